@@ -1,0 +1,26 @@
+// Bundles src/main.ts into dist/cli.mjs for the npm bin (ESM, code-split so got, eta and json-p3
+// load only when a command needs them) and dist/sea/cli.cjs for the single executable.
+import { build } from 'esbuild';
+import { readFileSync } from 'node:fs';
+
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+const common = {
+  entryPoints: { cli: 'src/main.ts' },
+  bundle: true,
+  platform: 'node',
+  target: 'node24',
+  define: { __VERSION__: JSON.stringify(version) },
+  legalComments: 'linked',
+  logLevel: 'warning',
+};
+
+await build({
+  ...common,
+  format: 'esm',
+  splitting: true,
+  outdir: 'dist',
+  outExtension: { '.js': '.mjs' },
+  chunkNames: 'chunks/[name]-[hash]',
+  // Some CommonJS dependencies call require() for Node built-ins.
+  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+});

@@ -1,0 +1,117 @@
+// argv -> options -> use case, and the single catch that turns any error into one line on stderr
+// and an exit code. Never calls process.exit: run() returns the code (citty is the counter-example).
+import { Command, CommanderError, Option } from 'commander';
+import { CredentialError, UsageError, exitCodeFor, type ExitCode } from './errors.js';
+import { DURATION_PATTERN, parseDuration } from './config/shape.js';
+import { getToken, render, validate, type Deps, type GetTokenFlags, type RequestFlags } from './get-token.js';
+
+export const DEFAULT_TIMEOUT = '30s';
+
+export interface CliDeps extends Omit<Deps, 'trace' | 'warn'> {
+  stderr: (text: string) => void;
+}
+
+interface RawOptions {
+  config?: string;
+  configInline?: string;
+  set?: string[];
+  output?: string;
+  apiVersion?: string;
+  cache?: boolean;
+  cacheDir?: string;
+  timeout?: string;
+  verbose?: boolean;
+}
+
+const PREFIX = 'webapi-credential: ';
+
+export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
+  let verbose = argv.includes('-v') || argv.includes('--verbose');
+  const line = (text: string) => deps.stderr(PREFIX + deps.redactor.redact(text).trimEnd().replace(/\n/g, '\n  ') + '\n');
+  const useCaseDeps = (options: RawOptions): Deps => {
+    verbose = options.verbose === true;
+    return { ...deps, warn: (text) => line(`warning: ${text}`), trace: verbose ? line : () => {} };
+  };
+
+  const program = new Command('webapi-credential')
+    .description('Kubernetes exec credential plugin: call a token API, take a JSON field, print an ExecCredential.')
+    .version(deps.version, '--version')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => deps.stdout(s), writeErr: () => {} })
+    .showSuggestionAfterError(true);
+
+  const requestOptions = (command: Command) =>
+    command
+      .option('-c, --config <path>', 'config file (YAML or JSON); env WEBAPI_CREDENTIAL_CONFIG')
+      .option('--config-inline <text>', 'config as YAML/JSON text; env WEBAPI_CREDENTIAL_CONFIG_INLINE')
+      .option('--set <key=value>', 'template variable vars.<key> (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
+      .option('--api-version <version>', 'client.authentication.k8s.io/v1 or v1beta1 (default: from KUBERNETES_EXEC_INFO, else v1beta1)')
+      .option('-v, --verbose', 'trace on stderr, secrets redacted');
+
+  requestOptions(
+    program
+      .command('get-token', { isDefault: true })
+      .description('print an ExecCredential (the default command)')
+      .addOption(new Option('-o, --output <format>', 'exec-credential or token').choices(['exec-credential', 'token']).default('exec-credential'))
+      .option('--cache', 'use the on-disk token cache')
+      .option('--no-cache', 'do not use the on-disk token cache')
+      .option('--cache-dir <dir>', 'cache directory')
+      .option('--timeout <duration>', 'whole-call deadline', DEFAULT_TIMEOUT),
+  ).action(async (options: RawOptions) => {
+    const flags: GetTokenFlags = {
+      ...requestFlags(options),
+      output: options.output as GetTokenFlags['output'],
+      timeoutMs: durationFlag('--timeout', options.timeout ?? DEFAULT_TIMEOUT),
+    };
+    await getToken(flags, useCaseDeps(options));
+  });
+
+  requestOptions(program.command('validate').description('check the config, its templates and the env they read; no network')).action(
+    async (options: RawOptions) => validate(requestFlags(options), useCaseDeps(options)),
+  );
+  requestOptions(program.command('render').description('print the request it would send, secrets redacted; no network')).action(
+    async (options: RawOptions) => render(requestFlags(options), useCaseDeps(options)),
+  );
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
+      line(`${error.message.replace(/^error: /, '')} (see --help)`);
+      return 2;
+    }
+    const code = exitCodeFor(error);
+    if (error instanceof CredentialError) line(error.message);
+    else line(`internal error, please report it: ${error instanceof Error ? error.message : String(error)}`);
+    if (verbose && error instanceof Error) line(stackOf(error));
+    return code;
+  }
+}
+
+function requestFlags(options: RawOptions): RequestFlags {
+  return {
+    ...(options.config !== undefined ? { config: options.config } : {}),
+    ...(options.configInline !== undefined ? { configInline: options.configInline } : {}),
+    ...(options.set !== undefined ? { set: options.set } : {}),
+    ...(options.apiVersion !== undefined ? { apiVersion: options.apiVersion } : {}),
+  };
+}
+
+function durationFlag(name: string, value: string): number {
+  if (!DURATION_PATTERN.test(value) || parseDuration(value) <= 0) {
+    throw new UsageError('FLAG_INVALID', `${name} ${JSON.stringify(value)}: expected a duration such as 10s, 500ms or 1m30s`);
+  }
+  return parseDuration(value);
+}
+
+function stackOf(error: Error): string {
+  const parts = [error.stack ?? error.message];
+  let cause = (error as { cause?: unknown }).cause;
+  while (cause instanceof Error) {
+    parts.push(`caused by: ${cause.stack ?? cause.message}`);
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return parts.join('\n');
+}

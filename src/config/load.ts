@@ -1,0 +1,58 @@
+// Finds the config in the order of SPEC "Command line" and parses it. Reading the file is the
+// caller's job (readFile is injected), so everything here runs in tests without a disk.
+import { UsageError } from '../errors.js';
+
+export const ENV_CONFIG = 'WEBAPI_CREDENTIAL_CONFIG';
+export const ENV_CONFIG_INLINE = 'WEBAPI_CREDENTIAL_CONFIG_INLINE';
+
+export interface ConfigFlags {
+  config?: string;
+  configInline?: string;
+}
+
+export type ConfigSource =
+  | { kind: 'text'; text: string; origin: string }
+  | { kind: 'file'; path: string; origin: string }
+  | { kind: 'document'; document: unknown; origin: string };
+
+export function selectSource(
+  flags: ConfigFlags,
+  env: Record<string, string | undefined>,
+  cluster: Record<string, unknown> | undefined,
+): ConfigSource {
+  if (flags.configInline !== undefined) return { kind: 'text', text: flags.configInline, origin: '--config-inline' };
+  if (flags.config !== undefined) return { kind: 'file', path: flags.config, origin: `--config ${flags.config}` };
+  const inline = env[ENV_CONFIG_INLINE];
+  if (inline) return { kind: 'text', text: inline, origin: ENV_CONFIG_INLINE };
+  const file = env[ENV_CONFIG];
+  if (file) return { kind: 'file', path: file, origin: `${ENV_CONFIG}=${file}` };
+  const extension = cluster?.['config'];
+  if (extension && typeof extension === 'object' && 'webAPIProviderConfig' in extension) {
+    return {
+      kind: 'document',
+      // Other keys of the cluster extension may belong to other tools: keep only ours.
+      document: { webAPIProviderConfig: (extension as Record<string, unknown>)['webAPIProviderConfig'] },
+      origin: 'KUBERNETES_EXEC_INFO spec.cluster.config',
+    };
+  }
+  throw new UsageError(
+    'NO_CONFIG',
+    `no config: pass --config <file> or --config-inline <yaml>, set ${ENV_CONFIG} or ${ENV_CONFIG_INLINE}, ` +
+      'or put webAPIProviderConfig in the kubeconfig cluster extension client.authentication.k8s.io/exec with provideClusterInfo: true',
+  );
+}
+
+/** Parses YAML or JSON (YAML 1.2 is a superset). Duplicate keys are an error, not a silent overwrite. */
+export async function parseConfigText(text: string, origin: string): Promise<unknown> {
+  const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  if (source.trim() === '') throw new UsageError('CONFIG_EMPTY', `config from ${origin} is empty`);
+  if (source.includes('\u0000')) throw new UsageError('CONFIG_PARSE', `config from ${origin} is not YAML or JSON text (it contains NUL bytes)`);
+  // yaml is CommonJS: its exports arrive as the default export under both Node and esbuild.
+  const { parse } = (await import('yaml')).default;
+  try {
+    return parse(source, { uniqueKeys: true, prettyErrors: true, maxAliasCount: 50 });
+  } catch (error) {
+    const first = String((error as Error).message).split('\n')[0];
+    throw new UsageError('CONFIG_PARSE', `config from ${origin} is not valid YAML or JSON: ${first}`, { cause: error });
+  }
+}

@@ -1,0 +1,140 @@
+import type { Shape } from './shape.js';
+
+const template = (description: string): Shape => ({ kind: 'string', description });
+const path = (description: string): Shape => ({
+  kind: 'string',
+  minLength: 1,
+  description: `${description} RFC 9535 JSONPath ($.a.b) or kubectl style ({.a.b}).`,
+});
+
+export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** webAPIProviderConfig, field by field. Drives validate.ts and schema/webapi-credential.schema.json. */
+export const providerShape: Shape = {
+  kind: 'object',
+  description: 'How to obtain a credential from a web API (the Argo CD webAPIProviderConfig schema).',
+  required: ['method', 'url'],
+  properties: {
+    method: { kind: 'string', enum: METHODS, description: 'HTTP method.' },
+    url: template('Request URL, a template. https:// unless allowInsecureHTTP.'),
+    tokenPath: path('Where the token is in the JSON response.'),
+    headers: { kind: 'map', of: template('Header value, a template.'), description: 'Request headers.' },
+    query: {
+      kind: 'map',
+      of: { kind: 'stringOrList', description: 'Template, or a list of templates (the key repeats).' },
+      description: 'Query parameters appended to the URL, each value encoded.',
+    },
+    body: template('Raw request body, a template, sent as is.'),
+    form: {
+      kind: 'map',
+      of: { kind: 'stringOrList', description: 'Template, or a list of templates (the key repeats).' },
+      description: 'application/x-www-form-urlencoded body; every value encoded for you.',
+    },
+    json: { kind: 'json', description: 'application/json body; string leaves are templates, JSON-escaped for you.' },
+    expiryPath: path('Expiry: RFC 3339 string or unix seconds/milliseconds.'),
+    expiresInPath: path('Expiry in seconds from now (number or numeric string).'),
+    expiryFromJWT: { kind: 'boolean', description: "Use a JWT token's exp claim when no path gives the expiry (default true)." },
+    clientCertificateDataPath: path('PEM client certificate in the response.'),
+    clientKeyDataPath: path('PEM client key in the response.'),
+    tls: {
+      kind: 'object',
+      description: 'TLS settings for the token API.',
+      properties: {
+        caFile: { kind: 'string', minLength: 1, description: 'PEM CA bundle added to the system roots.' },
+        caData: { kind: 'string', minLength: 1, description: 'PEM (or base64 of PEM) CA bundle added to the system roots.' },
+        certFile: { kind: 'string', minLength: 1, description: 'PEM client certificate for mutual TLS.' },
+        certData: { kind: 'string', minLength: 1, description: 'PEM (or base64 of PEM) client certificate.' },
+        keyFile: { kind: 'string', minLength: 1, description: 'PEM client key for mutual TLS.' },
+        keyData: { kind: 'string', minLength: 1, description: 'PEM (or base64 of PEM) client key.' },
+        serverName: { kind: 'string', minLength: 1, description: 'SNI and verification name override.' },
+        insecureSkipVerify: { kind: 'boolean', description: 'Do not verify the server certificate (warned on every call).' },
+      },
+    },
+    allowInsecureHTTP: { kind: 'boolean', description: 'Allow http:// URLs.' },
+    timeout: { kind: 'duration', description: 'Per attempt (default 10s).' },
+    retry: {
+      kind: 'object',
+      description: 'Retries on network errors, 408, 429 and 5xx.',
+      properties: { limit: { kind: 'integer', minimum: 0, maximum: 10, description: 'Retries after the first attempt (default 2).' } },
+    },
+    maxResponseBytes: { kind: 'integer', minimum: 1, maximum: 64 * 1024 * 1024, description: 'Largest response body read (default 1 MiB).' },
+    expiryMargin: { kind: 'duration', description: 'Report the credential as expiring this much early (default 60s).' },
+    cache: {
+      kind: 'object',
+      description: 'On-disk credential cache.',
+      properties: { enabled: { kind: 'boolean', description: 'Cache credentials with a known expiry (default false).' } },
+    },
+  },
+};
+
+export const fileShape: Shape = {
+  kind: 'object',
+  required: ['webAPIProviderConfig'],
+  properties: { webAPIProviderConfig: providerShape },
+};
+
+/** The config as the user wrote it (after the shape check). */
+export interface ProviderConfigInput {
+  method: string;
+  url: string;
+  tokenPath?: string;
+  headers?: Record<string, string>;
+  query?: Record<string, string | string[]>;
+  body?: string;
+  form?: Record<string, string | string[]>;
+  json?: unknown;
+  expiryPath?: string;
+  expiresInPath?: string;
+  expiryFromJWT?: boolean;
+  clientCertificateDataPath?: string;
+  clientKeyDataPath?: string;
+  tls?: {
+    caFile?: string;
+    caData?: string;
+    certFile?: string;
+    certData?: string;
+    keyFile?: string;
+    keyData?: string;
+    serverName?: string;
+    insecureSkipVerify?: boolean;
+  };
+  allowInsecureHTTP?: boolean;
+  timeout?: string;
+  retry?: { limit?: number };
+  maxResponseBytes?: number;
+  expiryMargin?: string;
+  cache?: { enabled?: boolean };
+}
+
+export type BodyForm = { kind: 'none' } | { kind: 'raw'; template: string } | { kind: 'form'; fields: Record<string, string[]> } | { kind: 'json'; value: unknown };
+
+/** The config with every default applied and every path checked. */
+export interface ProviderConfig {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  query: Record<string, string[]>;
+  body: BodyForm;
+  paths: {
+    token?: string;
+    expiry?: string;
+    expiresIn?: string;
+    clientCertificateData?: string;
+    clientKeyData?: string;
+  };
+  expiryFromJWT: boolean;
+  tls: NonNullable<ProviderConfigInput['tls']>;
+  allowInsecureHTTP: boolean;
+  timeoutMs: number;
+  retryLimit: number;
+  maxResponseBytes: number;
+  expiryMarginMs: number;
+  cacheEnabled: boolean;
+}
+
+export const DEFAULTS = {
+  timeoutMs: 10_000,
+  retryLimit: 2,
+  maxResponseBytes: 1024 * 1024,
+  expiryMarginMs: 60_000,
+};

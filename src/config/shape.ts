@@ -1,0 +1,143 @@
+// A tiny description language for the config file. One table (schema.ts) drives both the
+// validator and the JSON Schema that ships for editors, so the two cannot drift apart.
+
+export type Shape =
+  | { kind: 'string'; description?: string; minLength?: number; pattern?: RegExp; patternHint?: string; enum?: string[] }
+  | { kind: 'boolean'; description?: string }
+  | { kind: 'integer'; description?: string; minimum?: number; maximum?: number }
+  | { kind: 'duration'; description?: string }
+  | { kind: 'stringOrList'; description?: string }
+  | { kind: 'map'; of: Shape; description?: string }
+  | { kind: 'object'; properties: Record<string, Shape>; required?: string[]; description?: string }
+  | { kind: 'json'; description?: string };
+
+export interface Issue {
+  path: string;
+  message: string;
+}
+
+/** Go-style durations as kubectl and client-go print them: 500ms, 10s, 1m30s, 2h. */
+export const DURATION_PATTERN = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h))+$/;
+
+export function parseDuration(text: string): number {
+  let total = 0;
+  for (const [, amount, unit] of text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) {
+    const factor = unit === 'ms' ? 1 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 3_600_000;
+    total += Number(amount) * factor;
+  }
+  return Math.round(total);
+}
+
+export function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  switch (typeof value) {
+    case 'string':
+      return value.length > 40 ? 'a string' : `string ${JSON.stringify(value)}`;
+    case 'number':
+      return `number ${value}`;
+    case 'boolean':
+      return `boolean ${value}`;
+    case 'object':
+      return 'an object';
+    default:
+      return typeof value;
+  }
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Checks `value` against `shape`, appending every problem found to `issues`. Pure. */
+export function check(shape: Shape, value: unknown, path: string, issues: Issue[]): void {
+  const fail = (expected: string): void => void issues.push({ path, message: `expected ${expected}, found ${describe(value)}` });
+  switch (shape.kind) {
+    case 'string':
+      if (typeof value !== 'string') return fail('a string');
+      if (shape.enum && !shape.enum.includes(value)) return fail(`one of ${shape.enum.join(', ')}`);
+      if (shape.minLength !== undefined && value.length < shape.minLength) return fail('a non-empty string');
+      if (shape.pattern && !shape.pattern.test(value)) return fail(shape.patternHint ?? `a string matching ${shape.pattern}`);
+      return;
+    case 'boolean':
+      if (typeof value !== 'boolean') fail('true or false');
+      return;
+    case 'integer': {
+      const range = `an integer${shape.minimum !== undefined ? ` >= ${shape.minimum}` : ''}${shape.maximum !== undefined ? ` <= ${shape.maximum}` : ''}`;
+      if (typeof value !== 'number' || !Number.isInteger(value)) return fail(range);
+      if (shape.minimum !== undefined && value < shape.minimum) return fail(range);
+      if (shape.maximum !== undefined && value > shape.maximum) return fail(range);
+      return;
+    }
+    case 'duration':
+      if (typeof value !== 'string' || !DURATION_PATTERN.test(value)) fail('a duration such as 10s, 500ms or 1m30s');
+      return;
+    case 'stringOrList':
+      if (typeof value === 'string') return;
+      if (Array.isArray(value) && value.length > 0) {
+        value.forEach((item, i) => {
+          if (typeof item !== 'string') issues.push({ path: `${path}[${i}]`, message: `expected a string, found ${describe(item)}` });
+        });
+        return;
+      }
+      return fail('a string or a non-empty list of strings');
+    case 'map':
+      if (!isPlainObject(value)) return fail('a mapping');
+      for (const [key, item] of Object.entries(value)) check(shape.of, item, `${path}.${key}`, issues);
+      return;
+    case 'object':
+      if (!isPlainObject(value)) return fail('a mapping');
+      for (const name of shape.required ?? []) {
+        if (!(name in value)) issues.push({ path: `${path}.${name}`, message: 'is required' });
+      }
+      for (const [key, item] of Object.entries(value)) {
+        const property = shape.properties[key];
+        if (property) check(property, item, `${path}.${key}`, issues);
+        else issues.push({ path: `${path}.${key}`, message: `unknown field (known: ${Object.keys(shape.properties).join(', ')})` });
+      }
+      return;
+    case 'json':
+      if (!isPlainObject(value) && !Array.isArray(value)) fail('a mapping or a list');
+      return;
+  }
+}
+
+/** The same shape as JSON Schema (draft 2020-12), for editors. */
+export function toJsonSchema(shape: Shape): Record<string, unknown> {
+  const base = shape.description ? { description: shape.description } : {};
+  switch (shape.kind) {
+    case 'string':
+      return {
+        ...base,
+        type: 'string',
+        ...(shape.enum ? { enum: shape.enum } : {}),
+        ...(shape.minLength !== undefined ? { minLength: shape.minLength } : {}),
+        ...(shape.pattern ? { pattern: shape.pattern.source } : {}),
+      };
+    case 'boolean':
+      return { ...base, type: 'boolean' };
+    case 'integer':
+      return {
+        ...base,
+        type: 'integer',
+        ...(shape.minimum !== undefined ? { minimum: shape.minimum } : {}),
+        ...(shape.maximum !== undefined ? { maximum: shape.maximum } : {}),
+      };
+    case 'duration':
+      return { ...base, type: 'string', pattern: DURATION_PATTERN.source };
+    case 'stringOrList':
+      return { ...base, oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1 }] };
+    case 'map':
+      return { ...base, type: 'object', additionalProperties: toJsonSchema(shape.of) };
+    case 'object':
+      return {
+        ...base,
+        type: 'object',
+        properties: Object.fromEntries(Object.entries(shape.properties).map(([k, v]) => [k, toJsonSchema(v)])),
+        ...(shape.required?.length ? { required: shape.required } : {}),
+        additionalProperties: false,
+      };
+    case 'json':
+      return { ...base, type: ['object', 'array'] };
+  }
+}

@@ -1,0 +1,131 @@
+// Pure: raw parsed document in, resolved config or every problem out (changesets' validateConfig).
+import { check, parseDuration, type Issue } from './shape.js';
+import { DEFAULTS, fileShape, type ProviderConfig, type ProviderConfigInput } from './schema.js';
+
+const ROOT = 'webAPIProviderConfig';
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** Returns an error message for an invalid RFC 9535 path, undefined for a valid one. */
+export type PathChecker = (rfcPath: string) => string | undefined;
+
+export type ValidationResult = { ok: true; config: ProviderConfig } | { ok: false; issues: Issue[] };
+
+/**
+ * Accepts RFC 9535 paths ($.a.b) and kubectl-style ones ({.a.b}, {.a[0]}) and returns the RFC form.
+ * Anything else is returned unchanged so that the JSONPath parser reports the problem.
+ */
+export function normalizePath(path: string): string {
+  const trimmed = path.trim();
+  if (trimmed.startsWith('{') && trimmed.endsWith('}')) {
+    const inner = trimmed.slice(1, -1).trim();
+    if (inner.startsWith('.') || inner.startsWith('[')) return '$' + inner;
+    if (inner.startsWith('$')) return inner;
+  }
+  return path;
+}
+
+export function validateProviderDocument(document: unknown, checkPath: PathChecker): ValidationResult {
+  const issues: Issue[] = [];
+  check(fileShape, document, '', issues);
+  // Paths from check() start with '.', which reads oddly in messages.
+  for (const issue of issues) issue.path = issue.path.replace(/^\./, '') || '(document)';
+  if (issues.some((i) => i.path === '(document)' || i.path === ROOT)) return { ok: false, issues };
+  const input = (document as { webAPIProviderConfig: ProviderConfigInput }).webAPIProviderConfig;
+  return validateProvider(input, checkPath, issues);
+}
+
+/** Cross-field rules and normalization, on top of the per-field shape check already in `issues`. */
+export function validateProvider(input: ProviderConfigInput, checkPath: PathChecker, issues: Issue[] = []): ValidationResult {
+  const at = (field: string) => `${ROOT}.${field}`;
+  const add = (field: string, message: string) => issues.push({ path: at(field), message });
+  const known = (field: string) => !issues.some((i) => i.path === at(field) || i.path.startsWith(at(field) + '.'));
+
+  const forms = (['body', 'form', 'json'] as const).filter((f) => input[f] !== undefined);
+  if (forms.length > 1) add(forms[1]!, `only one of body, form, json may be set (found ${forms.join(', ')})`);
+  if (forms.length > 0 && (input.method === 'GET' || input.method === 'DELETE')) {
+    add(forms[0]!, `a ${input.method} request cannot have a body; use query or method POST`);
+  }
+
+  for (const name of Object.keys(input.headers ?? {})) {
+    if (!HEADER_NAME.test(name)) add(`headers.${name}`, 'is not a valid HTTP header name');
+  }
+
+  if (typeof input.url === 'string' && known('url')) {
+    const literal = input.url.trimStart();
+    if (/^http:\/\//i.test(literal) && input.allowInsecureHTTP !== true) {
+      add('url', 'http:// sends the request and the credential in clear text; use https:// or set allowInsecureHTTP: true');
+    } else if (!/^https?:\/\//i.test(literal) && !literal.startsWith('{{')) {
+      add('url', `expected an https:// URL, found ${JSON.stringify(literal.slice(0, 40))}`);
+    }
+  }
+
+  const paths: ProviderConfig['paths'] = {};
+  const pathFields = [
+    ['tokenPath', 'token'],
+    ['expiryPath', 'expiry'],
+    ['expiresInPath', 'expiresIn'],
+    ['clientCertificateDataPath', 'clientCertificateData'],
+    ['clientKeyDataPath', 'clientKeyData'],
+  ] as const;
+  for (const [field, key] of pathFields) {
+    const raw = input[field];
+    if (typeof raw !== 'string' || !known(field)) continue;
+    const normalized = normalizePath(raw);
+    const problem = checkPath(normalized);
+    if (problem) add(field, `invalid JSONPath ${JSON.stringify(raw)}: ${problem}`);
+    else paths[key] = normalized;
+  }
+  const hasCert = input.clientCertificateDataPath !== undefined;
+  const hasKey = input.clientKeyDataPath !== undefined;
+  if (hasCert !== hasKey) {
+    add(hasCert ? 'clientKeyDataPath' : 'clientCertificateDataPath', 'clientCertificateDataPath and clientKeyDataPath go together: set both or neither');
+  }
+  if (input.tokenPath === undefined && !(hasCert && hasKey)) {
+    add('tokenPath', 'is required (unless clientCertificateDataPath and clientKeyDataPath are both set)');
+  }
+  if (input.expiryPath !== undefined && input.expiresInPath !== undefined) {
+    add('expiresInPath', 'set expiryPath or expiresInPath, not both');
+  }
+
+  const tls = input.tls ?? {};
+  for (const [a, b] of [['caFile', 'caData'], ['certFile', 'certData'], ['keyFile', 'keyData']] as const) {
+    if (tls[a] !== undefined && tls[b] !== undefined) add(`tls.${b}`, `set tls.${a} or tls.${b}, not both`);
+  }
+  const hasClientCert = tls.certFile !== undefined || tls.certData !== undefined;
+  const hasClientKey = tls.keyFile !== undefined || tls.keyData !== undefined;
+  if (hasClientCert !== hasClientKey) {
+    add(hasClientCert ? 'tls.keyFile' : 'tls.certFile', 'a client certificate needs its key: set both certFile/certData and keyFile/keyData');
+  }
+
+  if (issues.length > 0) return { ok: false, issues };
+
+  const list = (record: Record<string, string | string[]> | undefined) =>
+    Object.fromEntries(Object.entries(record ?? {}).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]));
+
+  return {
+    ok: true,
+    config: {
+      method: input.method,
+      url: input.url,
+      headers: { ...input.headers },
+      query: list(input.query),
+      body:
+        input.body !== undefined
+          ? { kind: 'raw', template: input.body }
+          : input.form !== undefined
+            ? { kind: 'form', fields: list(input.form) }
+            : input.json !== undefined
+              ? { kind: 'json', value: input.json }
+              : { kind: 'none' },
+      paths,
+      expiryFromJWT: input.expiryFromJWT ?? true,
+      tls,
+      allowInsecureHTTP: input.allowInsecureHTTP ?? false,
+      timeoutMs: input.timeout !== undefined ? parseDuration(input.timeout) : DEFAULTS.timeoutMs,
+      retryLimit: input.retry?.limit ?? DEFAULTS.retryLimit,
+      maxResponseBytes: input.maxResponseBytes ?? DEFAULTS.maxResponseBytes,
+      expiryMarginMs: input.expiryMargin !== undefined ? parseDuration(input.expiryMargin) : DEFAULTS.expiryMarginMs,
+      cacheEnabled: input.cache?.enabled ?? false,
+    },
+  };
+}

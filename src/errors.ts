@@ -1,0 +1,55 @@
+// Every failure the user can cause or meet is one of these classes. Each carries a stable `code`
+// (for tests and scripts) and the exit code of SPEC "Errors"; exitCodeFor() is the one place that
+// maps an error to a process exit code. Anything else that escapes is a bug: exit 1.
+
+export type ExitCode = 0 | 1 | 2 | 3 | 4;
+
+export abstract class CredentialError extends Error {
+  abstract readonly exitCode: ExitCode;
+  constructor(
+    readonly code: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Exit 2: bad flags, invalid config, template errors, missing env values. */
+export class UsageError extends CredentialError {
+  readonly exitCode = 2 as const;
+}
+
+export interface ConfigIssue {
+  /** Field path, e.g. `webAPIProviderConfig.tls.caFile`. */
+  path: string;
+  message: string;
+}
+
+/** Exit 2: the config failed validation; every issue is reported at once. */
+export class ConfigError extends UsageError {
+  constructor(
+    readonly issues: ConfigIssue[],
+    source: string,
+  ) {
+    super(
+      'CONFIG_INVALID',
+      `config from ${source} is invalid: ` + issues.map((i) => `${i.path}: ${i.message}`).join('; '),
+    );
+  }
+}
+
+/** Exit 3: the request did not get a 2xx answer (DNS, connect, TLS, timeout, status). */
+export class RequestError extends CredentialError {
+  readonly exitCode = 3 as const;
+}
+
+/** Exit 4: a 2xx answer that does not hold a usable credential. */
+export class ResponseError extends CredentialError {
+  readonly exitCode = 4 as const;
+}
+
+export function exitCodeFor(error: unknown): ExitCode {
+  return error instanceof CredentialError ? error.exitCode : 1;
+}

@@ -1,0 +1,159 @@
+// From a parsed JSON response to the credential and its expiry. Pure: `now` is a parameter and
+// the JSONPath engine is injected, so the tables in test/extract.test.ts need no network or clock.
+import { X509Certificate } from 'node:crypto';
+import { ResponseError } from './errors.js';
+import type { ProviderConfig } from './config/schema.js';
+import type { CredentialStatus } from './exec-credential.js';
+import type { Match } from './jsonpath.js';
+
+export type Query = (path: string, document: unknown) => Match[];
+
+export interface Extracted {
+  status: CredentialStatus;
+  /** The real expiry (ms since epoch), before the margin; undefined when unknown. */
+  expiresAt: number | undefined;
+}
+
+export function parseResponseBody(text: string, contentType: string | undefined, excerpt: (s: string) => string): unknown {
+  const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  try {
+    return JSON.parse(source);
+  } catch {
+    const what = source.trim() === '' ? 'an empty body' : `${contentType ?? 'no content-type'}: ${excerpt(source)}`;
+    throw new ResponseError('RESPONSE_NOT_JSON', `the token API answered with something that is not JSON (${what})`);
+  }
+}
+
+export function extractCredential(
+  document: unknown,
+  config: Pick<ProviderConfig, 'paths' | 'expiryFromJWT' | 'expiryMarginMs'>,
+  query: Query,
+  now: number,
+): Extracted {
+  const { paths } = config;
+  const status: CredentialStatus = {};
+  if (paths.token) status.token = single(document, paths.token, 'tokenPath', query);
+  if (paths.clientCertificateData && paths.clientKeyData) {
+    status.clientCertificateData = single(document, paths.clientCertificateData, 'clientCertificateDataPath', query);
+    status.clientKeyData = single(document, paths.clientKeyData, 'clientKeyDataPath', query);
+  }
+
+  let expiresAt: number | undefined;
+  if (paths.expiry) expiresAt = parseExpiry(one(document, paths.expiry, 'expiryPath', query), paths.expiry);
+  else if (paths.expiresIn) expiresAt = now + parseExpiresIn(one(document, paths.expiresIn, 'expiresInPath', query), paths.expiresIn);
+  else if (config.expiryFromJWT && status.token) expiresAt = jwtExpiry(status.token);
+  if (expiresAt === undefined && status.clientCertificateData) expiresAt = certificateExpiry(status.clientCertificateData);
+
+  if (expiresAt !== undefined) {
+    const reported = reportedExpiry(expiresAt, now, config.expiryMarginMs);
+    if (reported === undefined) {
+      throw new ResponseError(
+        'CREDENTIAL_EXPIRED',
+        `the token API returned a credential that expired at ${new Date(expiresAt).toISOString()} (now ${new Date(now).toISOString()}); check the API and this machine's clock`,
+      );
+    }
+    status.expirationTimestamp = reported;
+  }
+  return { status, expiresAt };
+}
+
+/**
+ * client-go uses a credential up to the instant it is reported to expire, so we report it early:
+ * by the margin, or by half the remaining lifetime when that is shorter. Rounded down to the second
+ * (client-go's format), never in the past; undefined when already expired.
+ */
+export function reportedExpiry(expiresAt: number, now: number, marginMs: number): string | undefined {
+  const remaining = expiresAt - now;
+  if (remaining <= 0) return undefined;
+  const reported = Math.floor((expiresAt - Math.min(marginMs, remaining / 2)) / 1000) * 1000;
+  return new Date(Math.max(reported, Math.ceil(now / 1000) * 1000)).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function one(document: unknown, path: string, field: string, query: Query): unknown {
+  const matches = query(path, document);
+  if (matches.length === 0) {
+    throw new ResponseError('PATH_NO_MATCH', `${field} ${path} matched nothing in the response; ${describeKeys(document, path)}`);
+  }
+  if (matches.length > 1) {
+    throw new ResponseError('PATH_AMBIGUOUS', `${field} ${path} matched ${matches.length} values (${matches.slice(0, 3).map((m) => m.location).join(', ')}…); make it select exactly one`);
+  }
+  return matches[0]!.value;
+}
+
+function single(document: unknown, path: string, field: string, query: Query): string {
+  const value = one(document, path, field, query);
+  if (typeof value !== 'string') {
+    throw new ResponseError('PATH_NOT_STRING', `${field} ${path} matched ${kind(value)}, expected a non-empty string`);
+  }
+  if (value.trim() === '') throw new ResponseError('PATH_EMPTY', `${field} ${path} matched an empty string`);
+  return value;
+}
+
+function kind(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/** Names the keys at the deepest point the path reached, never their values. */
+export function describeKeys(document: unknown, path: string): string {
+  let node = document;
+  let at = '$';
+  for (const [, dotted, bracketed] of path.matchAll(/\.([A-Za-z_][\w-]*)|\[['"]([^'"]*)['"]\]/g)) {
+    const key = (dotted ?? bracketed)!;
+    if (node && typeof node === 'object' && !Array.isArray(node) && key in node) {
+      node = (node as Record<string, unknown>)[key];
+      at += `.${key}`;
+    } else break;
+  }
+  if (node && typeof node === 'object' && !Array.isArray(node)) {
+    const keys = Object.keys(node);
+    if (keys.length === 0) return `${at} is an empty object`;
+    const shown = keys.slice(0, 20).map((k) => JSON.stringify(k).slice(0, 64));
+    return `${at} has keys ${shown.join(', ')}${keys.length > 20 ? ` and ${keys.length - 20} more` : ''}`;
+  }
+  return `${at} is ${kind(node)}`;
+}
+
+export function parseExpiry(value: unknown, path: string): number {
+  if (typeof value === 'number' && Number.isFinite(value) && value > 0) {
+    // Unix seconds until the year 33658; anything larger is milliseconds.
+    return value >= 1e12 ? value : value * 1000;
+  }
+  if (typeof value === 'string') {
+    if (/^\d+(\.\d+)?$/.test(value.trim())) return parseExpiry(Number(value), path);
+    if (/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(value.trim())) {
+      const parsed = Date.parse(value.trim());
+      if (Number.isFinite(parsed)) return parsed;
+    }
+  }
+  throw new ResponseError('EXPIRY_UNPARSABLE', `expiryPath ${path} matched ${kind(value)} that is neither an RFC 3339 time nor unix seconds/milliseconds`);
+}
+
+export function parseExpiresIn(value: unknown, path: string): number {
+  const seconds = typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value;
+  if (typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0) return seconds * 1000;
+  throw new ResponseError('EXPIRY_UNPARSABLE', `expiresInPath ${path} matched ${kind(value)}, expected a positive number of seconds`);
+}
+
+/** The `exp` claim of a JWT, in ms; undefined for opaque tokens or a JWT without a usable exp. */
+export function jwtExpiry(token: string): number | undefined {
+  const parts = token.split('.');
+  if (parts.length !== 3) return undefined;
+  try {
+    const payload = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as { exp?: unknown };
+    return typeof payload.exp === 'number' && Number.isFinite(payload.exp) && payload.exp > 0 ? payload.exp * 1000 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** notAfter of a PEM certificate, in ms; undefined when it does not parse. */
+export function certificateExpiry(pem: string): number | undefined {
+  try {
+    const notAfter = Date.parse(new X509Certificate(pem).validTo);
+    return Number.isFinite(notAfter) ? notAfter : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,139 @@
+// The use cases: load -> validate -> render -> (request -> extract -> write). Everything they touch
+// arrives in `deps`; only main.ts builds the real ones.
+import { ConfigError, ResponseError, UsageError } from './errors.js';
+import { parseConfigText, selectSource, type ConfigFlags } from './config/load.js';
+import { validateProviderDocument } from './config/validate.js';
+import type { ProviderConfig } from './config/schema.js';
+import { formatExecCredential, readExecInfo, resolveApiVersion, type CredentialStatus } from './exec-credential.js';
+import { extractCredential, parseResponseBody } from './extract.js';
+import { excerpt, type Redactor } from './redact.js';
+import { describeRequest, loadTls, renderRequest, type RenderedRequest } from './request.js';
+import { TemplateRenderer } from './template.js';
+
+export interface Deps {
+  env: Record<string, string | undefined>;
+  readFile: (path: string) => string;
+  stdout: (text: string) => void;
+  /** One line for people; the caller adds the prefix and the newline and redacts. */
+  warn: (line: string) => void;
+  /** --verbose trace; a no-op otherwise. */
+  trace: (line: string) => void;
+  now: () => number;
+  random: () => number;
+  version: string;
+  redactor: Redactor;
+}
+
+export interface RequestFlags extends ConfigFlags {
+  set?: string[];
+  apiVersion?: string;
+}
+
+export interface GetTokenFlags extends RequestFlags {
+  output: 'exec-credential' | 'token';
+  timeoutMs: number;
+}
+
+interface Prepared {
+  config: ProviderConfig;
+  request: RenderedRequest;
+  apiVersion: string;
+  origin: string;
+}
+
+export function parseSetFlags(pairs: string[] | undefined): Record<string, string> {
+  const vars: Record<string, string> = {};
+  for (const pair of pairs ?? []) {
+    const eq = pair.indexOf('=');
+    const key = eq > 0 ? pair.slice(0, eq) : '';
+    if (!/^[A-Za-z_][\w-]*$/.test(key)) {
+      throw new UsageError('SET_INVALID', `--set ${JSON.stringify(pair)}: expected key=value with a key of letters, digits, _ or -`);
+    }
+    vars[key] = pair.slice(eq + 1);
+  }
+  return vars;
+}
+
+/** Everything up to the first byte on the network. validate and render stop here. */
+export async function prepare(flags: RequestFlags, deps: Deps): Promise<Prepared> {
+  const execInfo = readExecInfo(deps.env['KUBERNETES_EXEC_INFO']);
+  const apiVersion = resolveApiVersion(execInfo, flags.apiVersion);
+  const vars = parseSetFlags(flags.set);
+  const source = selectSource(flags, deps.env, execInfo.cluster);
+  let document: unknown;
+  if (source.kind === 'document') document = source.document;
+  else {
+    let text: string;
+    if (source.kind === 'text') text = source.text;
+    else {
+      try {
+        text = deps.readFile(source.path);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+        throw new UsageError('CONFIG_UNREADABLE', `cannot read config ${source.path}: ${code}`, { cause: error });
+      }
+    }
+    document = await parseConfigText(text, source.origin);
+  }
+  const { checkPath } = await import('./jsonpath.js');
+  const result = validateProviderDocument(document, checkPath);
+  if (!result.ok) throw new ConfigError(result.issues, source.origin);
+  const { config } = result;
+  deps.trace(`config from ${source.origin}`);
+
+  const renderer = new TemplateRenderer({ env: deps.env, vars, cluster: execInfo.cluster, readFile: deps.readFile }, deps.redactor);
+  const tls = loadTls(config.tls, deps.readFile, deps.redactor);
+  const request = renderRequest(config, renderer, deps.version, tls);
+  return { config, request, apiVersion, origin: source.origin };
+}
+
+export async function validate(flags: RequestFlags, deps: Deps): Promise<void> {
+  const { request, origin } = await prepare(flags, deps);
+  deps.stdout(deps.redactor.redact(`config from ${origin} is valid: ${request.method} ${request.url}\n`));
+}
+
+export async function render(flags: RequestFlags, deps: Deps): Promise<void> {
+  const { request } = await prepare(flags, deps);
+  deps.stdout(deps.redactor.redact(describeRequest(request)));
+}
+
+export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> {
+  const deadline = deps.now() + flags.timeoutMs;
+  const { config, request, apiVersion } = await prepare(flags, deps);
+  if (flags.output === 'token' && !config.paths.token) {
+    throw new UsageError('OUTPUT_TOKEN', '--output token needs a tokenPath; this config yields a client certificate');
+  }
+  const status = await fetchCredential(config, request, deadline, deps);
+  deps.stdout(flags.output === 'token' ? `${status.token}\n` : formatExecCredential(apiVersion, status));
+}
+
+async function fetchCredential(config: ProviderConfig, request: RenderedRequest, deadline: number, deps: Deps): Promise<CredentialStatus> {
+  if (request.tls.insecureSkipVerify) {
+    deps.warn('tls.insecureSkipVerify is set: the token API is not authenticated and the credential can be stolen in transit');
+  }
+  deps.trace(`request:\n${describeRequest(request)}`);
+  const { send } = await import('./http.js');
+  const response = await send(request, {
+    timeoutMs: config.timeoutMs,
+    retryLimit: config.retryLimit,
+    maxResponseBytes: config.maxResponseBytes,
+    allowInsecureHTTP: config.allowInsecureHTTP,
+    deadline,
+    templatedHeaders: Object.keys(config.headers),
+    env: deps.env,
+    now: deps.now,
+    random: deps.random,
+    log: deps.trace,
+    redact: (text) => deps.redactor.redact(text),
+  });
+  const document = parseResponseBody(response.body, response.contentType, (s) => excerpt(s, (t) => deps.redactor.redact(t)));
+  if (document === null || typeof document !== 'object') {
+    throw new ResponseError('RESPONSE_NOT_OBJECT', `the token API answered JSON ${document === null ? 'null' : typeof document}, expected an object`);
+  }
+  const { queryPath } = await import('./jsonpath.js');
+  const { status } = extractCredential(document, config, queryPath, deps.now());
+  deps.redactor.add(status.token);
+  deps.redactor.add(status.clientKeyData);
+  deps.trace(`credential extracted${status.expirationTimestamp ? `, reported to expire at ${status.expirationTimestamp}` : ', no expiry known'}`);
+  return status;
+}

@@ -1,0 +1,60 @@
+// Runs the real CLI as a child process: the bin script by default, or the single executable when
+// WEBAPI_CREDENTIAL_BIN points at it. Returns exit code, stdout and stderr.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const BIN_SCRIPT = `${ROOT}bin/webapi-credential.js`;
+
+/** The command that runs the CLI: [executable, ...leading args]. */
+export function cliCommand(): string[] {
+  const binary = process.env['WEBAPI_CREDENTIAL_BIN'];
+  return binary ? [binary] : [process.execPath, BIN_SCRIPT];
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  env?: Record<string, string | undefined>;
+  input?: string;
+  timeoutMs?: number;
+}
+
+/** A minimal environment: PATH and HOME only, plus what the test sets (as client-go would add). */
+export function baseEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
+  const env: Record<string, string> = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/root' };
+  for (const [k, v] of Object.entries(extra)) if (v !== undefined) env[k] = v;
+  return env;
+}
+
+export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
+  const [command, ...lead] = cliCommand();
+  return new Promise((resolve, reject) => {
+    const child = spawn(command!, [...lead, ...args], { env: baseEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** Fails with a readable message when any of `secrets` occurs in stdout or stderr. */
+export function leaks(result: CliResult, secrets: string[], allowInStdout: string[] = []): string[] {
+  const found: string[] = [];
+  for (const secret of secrets) {
+    if (result.stderr.includes(secret)) found.push(`stderr contains ${JSON.stringify(secret)}`);
+    if (!allowInStdout.includes(secret) && result.stdout.includes(secret)) found.push(`stdout contains ${JSON.stringify(secret)}`);
+  }
+  return found;
+}

@@ -3,7 +3,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { CredentialError, UsageError, exitCodeFor, type ExitCode } from './errors.js';
 import { DURATION_PATTERN, parseDuration } from './config/shape.js';
-import { getToken, render, validate, type Deps, type GetTokenFlags, type RequestFlags } from './get-token.js';
+import { clearCache, getToken, render, validate, type Deps, type GetTokenFlags, type RequestFlags } from './get-token.js';
 
 export const DEFAULT_TIMEOUT = '30s';
 
@@ -62,6 +62,8 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
       ...requestFlags(options),
       output: options.output as GetTokenFlags['output'],
       timeoutMs: durationFlag('--timeout', options.timeout ?? DEFAULT_TIMEOUT),
+      ...(options.cache !== undefined ? { cache: options.cache } : {}),
+      ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
     };
     await getToken(flags, useCaseDeps(options));
   });
@@ -73,13 +75,23 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     async (options: RawOptions) => render(requestFlags(options), useCaseDeps(options)),
   );
 
+  program
+    .command('cache')
+    .description('manage the on-disk token cache')
+    .command('clear')
+    .description('remove every cached credential')
+    .option('--cache-dir <dir>', 'cache directory')
+    .option('-v, --verbose', 'trace on stderr')
+    .action(async (options: RawOptions) => clearCache(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}, useCaseDeps(options)));
+
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
-      line(`${error.message.replace(/^error: /, '')} (see --help)`);
+      // Commander puts its "Did you mean" suggestion on a second line: keep the message on one.
+      line(`${error.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ')} (see --help)`);
       return 2;
     }
     const code = exitCodeFor(error);
@@ -101,7 +113,7 @@ function requestFlags(options: RawOptions): RequestFlags {
 
 function durationFlag(name: string, value: string): number {
   if (!DURATION_PATTERN.test(value) || parseDuration(value) <= 0) {
-    throw new UsageError('FLAG_INVALID', `${name} ${JSON.stringify(value)}: expected a duration such as 10s, 500ms or 1m30s`);
+    throw new UsageError('FLAG_INVALID', `${name} ${JSON.stringify(value)}: expected a positive duration such as 10s, 500ms or 1m30s`);
   }
   return parseDuration(value);
 }

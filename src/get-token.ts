@@ -9,6 +9,9 @@ import { extractCredential, parseResponseBody } from './extract.js';
 import { excerpt, type Redactor } from './redact.js';
 import { describeRequest, loadTls, renderRequest, type RenderedRequest } from './request.js';
 import { TemplateRenderer } from './template.js';
+import { cached, defaultCacheDir, type CacheDeps } from './cache/cache.js';
+import { cacheKey } from './cache/key.js';
+import { clearDir } from './cache/store.js';
 
 export interface Deps {
   env: Record<string, string | undefined>;
@@ -22,6 +25,7 @@ export interface Deps {
   random: () => number;
   version: string;
   redactor: Redactor;
+  cache: Omit<CacheDeps, 'trace' | 'now'> & { homedir: string };
 }
 
 export interface RequestFlags extends ConfigFlags {
@@ -32,6 +36,9 @@ export interface RequestFlags extends ConfigFlags {
 export interface GetTokenFlags extends RequestFlags {
   output: 'exec-credential' | 'token';
   timeoutMs: number;
+  /** --cache / --no-cache; undefined leaves it to the config. */
+  cache?: boolean;
+  cacheDir?: string;
 }
 
 interface Prepared {
@@ -103,14 +110,34 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
   if (flags.output === 'token' && !config.paths.token) {
     throw new UsageError('OUTPUT_TOKEN', '--output token needs a tokenPath; this config yields a client certificate');
   }
-  const status = await fetchCredential(config, request, deadline, deps);
-  deps.stdout(flags.output === 'token' ? `${status.token}\n` : formatExecCredential(apiVersion, status));
-}
-
-async function fetchCredential(config: ProviderConfig, request: RenderedRequest, deadline: number, deps: Deps): Promise<CredentialStatus> {
   if (request.tls.insecureSkipVerify) {
     deps.warn('tls.insecureSkipVerify is set: the token API is not authenticated and the credential can be stolen in transit');
   }
+  const fetch = () => fetchCredential(config, request, deadline, deps);
+  let status: CredentialStatus;
+  if (flags.cache ?? config.cacheEnabled) {
+    const dir = flags.cacheDir ?? defaultCacheDir(deps.env, deps.cache.homedir);
+    status = await cached(dir, cacheKey(request, config), { deadline, timeoutMs: flags.timeoutMs }, fetch, { ...deps.cache, now: deps.now, trace: deps.trace });
+    deps.redactor.add(status.token);
+    deps.redactor.add(status.clientKeyData);
+  } else {
+    status = await fetch();
+  }
+  deps.stdout(flags.output === 'token' ? `${status.token}\n` : formatExecCredential(apiVersion, status));
+}
+
+export function clearCache(flags: { cacheDir?: string }, deps: Deps): void {
+  const dir = flags.cacheDir ?? defaultCacheDir(deps.env, deps.cache.homedir);
+  let removed: number;
+  try {
+    removed = clearDir(deps.cache.fs, dir);
+  } catch (error) {
+    throw new UsageError('CACHE_CLEAR', `cannot clear the cache in ${dir}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { cause: error });
+  }
+  deps.stdout(`removed ${removed} file${removed === 1 ? '' : 's'} from ${dir}\n`);
+}
+
+async function fetchCredential(config: ProviderConfig, request: RenderedRequest, deadline: number, deps: Deps): Promise<CredentialStatus> {
   deps.trace(`request:\n${describeRequest(request)}`);
   const { send } = await import('./http.js');
   const response = await send(request, {

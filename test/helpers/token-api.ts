@@ -1,7 +1,7 @@
 // A real HTTPS token API on loopback, with the test PKI. Tests give it a handler and read back
 // every request it received (method, path, headers, body).
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:https';
-import { createServer as createHttpServer } from 'node:http';
+import { createServer } from 'node:https';
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { makePki, type KeyPair } from './pki.js';
 

@@ -1,0 +1,100 @@
+// The cache as get-token sees it: look up, else fetch once for everybody, then store. Best effort
+// throughout: a cache problem is a trace line and a fetch, never a failed command.
+import { join } from 'node:path';
+import type { CredentialStatus } from '../exec-credential.js';
+import { acquire, type LockDeps } from './lock.js';
+import { ensureDir, readEntry, writeEntry, type CacheFs } from './store.js';
+
+export interface CacheDeps extends LockDeps {
+  fs: CacheFs;
+  trace: (line: string) => void;
+  /** A name part no other process will pick for its temp file. */
+  unique: () => string;
+}
+
+/** Longest a caller waits for another process's fetch before fetching itself. */
+const MAX_WAIT_MS = 10_000;
+
+export function defaultCacheDir(env: Record<string, string | undefined>, homedir: string): string {
+  const xdg = env['XDG_CACHE_HOME'];
+  // XDG says a relative XDG_CACHE_HOME is invalid and must be ignored.
+  if (xdg && xdg.startsWith('/')) return join(xdg, 'webapi-credential');
+  return join(homedir, '.kube', 'cache', 'webapi-credential');
+}
+
+export async function cached(
+  dir: string,
+  key: string,
+  timing: { deadline: number; timeoutMs: number },
+  fetch: () => Promise<CredentialStatus>,
+  deps: CacheDeps,
+): Promise<CredentialStatus> {
+  const { fs, trace } = deps;
+  const store = (status: CredentialStatus) => {
+    if (!status.expirationTimestamp) {
+      trace('cache: not storing a credential without a known expiry');
+      return;
+    }
+    try {
+      writeEntry(fs, dir, key, status, deps.unique());
+      trace('cache: stored');
+    } catch (error) {
+      trace(`cache: cannot store the entry (${errorCode(error)})`);
+    }
+  };
+
+  try {
+    ensureDir(fs, dir);
+  } catch (error) {
+    trace(`cache: directory ${dir} is unusable (${errorCode(error)}); fetching without the cache`);
+    return fetch();
+  }
+  const first = readEntry(fs, dir, key, deps.now());
+  if (first.hit) {
+    trace('cache: hit');
+    return first.status;
+  }
+  trace(`cache: miss (${first.reason})`);
+
+  let outcome: Awaited<ReturnType<typeof acquire>>;
+  try {
+    outcome = await acquire(
+      dir,
+      key,
+      {
+        waitUntil: deps.now() + Math.min(MAX_WAIT_MS, (timing.deadline - deps.now()) / 2),
+        // No holder lives longer than its own deadline; ours is the best guess we have of theirs.
+        staleAfterMs: Math.max(timing.timeoutMs, 30_000) + 5_000,
+        ready: () => readEntry(fs, dir, key, deps.now()).hit,
+      },
+      deps,
+    );
+  } catch (error) {
+    trace(`cache: cannot lock (${errorCode(error)}); fetching without the lock`);
+    outcome = { kind: 'timeout' };
+  }
+
+  if (outcome.kind === 'timeout') {
+    trace('cache: another process holds the lock too long; fetching without it');
+    const status = await fetch();
+    store(status);
+    return status;
+  }
+  try {
+    // Whoever held the lock before us may have stored the entry in the meantime.
+    const again = readEntry(fs, dir, key, deps.now());
+    if (again.hit) {
+      trace('cache: hit after waiting for another process');
+      return again.status;
+    }
+    const status = await fetch();
+    store(status);
+    return status;
+  } finally {
+    if (outcome.kind === 'acquired') outcome.lock.release();
+  }
+}
+
+function errorCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
+}

@@ -1,15 +1,21 @@
 // Runs the real CLI as a child process: the bin script by default, or the single executable when
 // WEBAPI_CREDENTIAL_BIN points at it. Returns exit code, stdout and stderr.
 import { spawn } from 'node:child_process';
+import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const BIN_SCRIPT = `${ROOT}bin/webapi-credential.js`;
+/**
+ * The pinned Node 24, whatever Node runs vitest: `node_modules/.bin/vitest` started by hand runs on
+ * the system Node (20), but the product is tested on the Node it ships with.
+ */
+export const PINNED_NODE = realpathSync(`${ROOT}node_modules/.bin/node`);
 
 /** The command that runs the CLI: [executable, ...leading args]. */
 export function cliCommand(): string[] {
   const binary = process.env['WEBAPI_CREDENTIAL_BIN'];
-  return binary ? [binary] : [process.execPath, BIN_SCRIPT];
+  return binary ? [binary] : [PINNED_NODE, BIN_SCRIPT];
 }
 
 export interface CliResult {

@@ -1,0 +1,152 @@
+// A minimal kube-apiserver stand-in over HTTPS (test CA, localhost certificate) for e2e tests that
+// run the real kubectl. It authenticates like the real one, with two of its authenticators:
+//   - `Authorization: Bearer <token>` where `accepts(token)` names a user (the token webhook's job),
+//   - a client certificate that verifies against the given client CA (user = CN, groups = O).
+// Everything else, and any request without credentials, gets the apiserver's 401 Status.
+// It records every request (method, path, how it was authenticated) and answers just what the
+// e2e tests ask kubectl for: a PodList in `default`, and SelfSubjectReview (`kubectl auth whoami`).
+import { createServer, type ServerOptions } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import { makePki } from './pki.js';
+
+export interface UserInfo {
+  username: string;
+  groups: string[];
+}
+
+export interface ApiRequest {
+  method: string;
+  path: string;
+  /** How the request authenticated: 'bearer', 'certificate', or 'none' (answered 401). */
+  auth: 'bearer' | 'certificate' | 'none';
+  /** The bearer token that was presented, accepted or not. */
+  token?: string;
+  /** CN of a client certificate that verified against the client CA. */
+  certCN?: string;
+  /** The authenticated user, when there is one. */
+  user?: UserInfo;
+  status: number;
+  userAgent?: string;
+  body: string;
+}
+
+export interface ApiServerOptions {
+  /** Bearer tokens the server accepts: a set (user "token-user"), or a callback naming the user. */
+  accepts?: ReadonlySet<string> | ((token: string) => UserInfo | string | undefined);
+  /** PEM of the CA whose client certificates are accepted; none accepted when absent. */
+  clientCa?: string;
+  /** Pod names in namespace default; two by default. */
+  pods?: string[];
+}
+
+export interface ApiServer {
+  url: string;
+  /** PEM of the CA that signed the server certificate, for the kubeconfig. */
+  caFile: string;
+  requests: ApiRequest[];
+  close: () => Promise<void>;
+}
+
+export const UNAUTHORIZED = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 };
+
+function send(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
+  response.end(JSON.stringify(body));
+}
+
+function notFound(path: string): unknown {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `the server could not find the requested resource (${path})`, reason: 'NotFound', details: {}, code: 404 };
+}
+
+function podList(names: string[]): unknown {
+  return {
+    kind: 'PodList',
+    apiVersion: 'v1',
+    metadata: { resourceVersion: '1' },
+    items: names.map((name, i) => ({
+      metadata: { name, namespace: 'default', uid: `00000000-0000-0000-0000-00000000000${i}`, resourceVersion: '1', creationTimestamp: '2026-01-01T00:00:00Z' },
+      spec: { containers: [{ name: 'main', image: 'registry.example/app:1' }] },
+      status: { phase: 'Running' },
+    })),
+  };
+}
+
+function authenticate(req: IncomingMessage, options: ApiServerOptions): Pick<ApiRequest, 'auth' | 'token' | 'certCN' | 'user'> {
+  const header = req.headers.authorization;
+  if (header !== undefined) {
+    // The real apiserver tries the bearer token first and fails the request when it is rejected.
+    const match = /^Bearer (\S+)$/i.exec(header);
+    if (!match) return { auth: 'none' };
+    const token = match[1]!;
+    const accepts = options.accepts;
+    let found: UserInfo | string | undefined;
+    if (typeof accepts === 'function') found = accepts(token);
+    else if (accepts?.has(token)) found = 'token-user';
+    if (found === undefined) return { auth: 'none', token };
+    const user = typeof found === 'string' ? { username: found, groups: ['system:authenticated'] } : found;
+    return { auth: 'bearer', token, user };
+  }
+  const socket = req.socket as TLSSocket;
+  if (options.clientCa !== undefined && socket.authorized) {
+    const subject = socket.getPeerCertificate().subject as { CN?: string; O?: string | string[] } | undefined;
+    const cn = subject?.CN;
+    if (cn) {
+      const o = subject?.O;
+      const groups = [...(o === undefined ? [] : Array.isArray(o) ? o : [o]), 'system:authenticated'];
+      return { auth: 'certificate', certCN: cn, user: { username: cn, groups } };
+    }
+  }
+  return { auth: 'none' };
+}
+
+export async function startApiServer(options: ApiServerOptions = {}): Promise<ApiServer> {
+  const pki = makePki();
+  const requests: ApiRequest[] = [];
+  const pods = options.pods ?? ['web-0', 'web-1'];
+  const tls: ServerOptions = {
+    cert: pki.server.cert,
+    key: pki.server.key,
+    // Like the apiserver: ask for a client certificate, never require one, decide per request.
+    ...(options.clientCa !== undefined ? { requestCert: true, rejectUnauthorized: false, ca: options.clientCa } : {}),
+  };
+  const server = createServer(tls, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = new URL(req.url ?? '/', 'https://localhost').pathname;
+      const body = Buffer.concat(chunks).toString('utf8');
+      const who = authenticate(req, options);
+      const record: ApiRequest = { method: req.method ?? '', path, ...who, status: 0, body, ...(req.headers['user-agent'] ? { userAgent: req.headers['user-agent'] } : {}) };
+      requests.push(record);
+      const answer = (status: number, payload: unknown) => {
+        record.status = status;
+        send(res, status, payload);
+      };
+      if (!who.user) return answer(401, UNAUTHORIZED);
+      if (req.method === 'GET' && path === '/api/v1/namespaces/default/pods') return answer(200, podList(pods));
+      if (req.method === 'POST' && path === '/apis/authentication.k8s.io/v1/selfsubjectreviews') {
+        return answer(201, {
+          kind: 'SelfSubjectReview',
+          apiVersion: 'authentication.k8s.io/v1',
+          metadata: { creationTimestamp: null },
+          status: { userInfo: { username: who.user.username, groups: who.user.groups } },
+        });
+      }
+      return answer(404, notFound(path));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `https://127.0.0.1:${port}`,
+    caFile: pki.ca.certFile,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,7 +1,10 @@
 // Bundles src/main.ts into dist/cli.mjs for the npm bin (ESM, code-split so got, eta and json-p3
 // load only when a command needs them) and dist/sea/cli.cjs for the single executable.
 import { build } from 'esbuild';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+
+// Stale chunks of earlier builds would ship in the package otherwise.
+rmSync(new URL('../dist/chunks', import.meta.url), { recursive: true, force: true });
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
 const common = {

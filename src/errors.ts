@@ -53,3 +53,7 @@ export class ResponseError extends CredentialError {
 export function exitCodeFor(error: unknown): ExitCode {
   return error instanceof CredentialError ? error.exitCode : 1;
 }
+
+/** Printed on every call with tls.insecureSkipVerify, cache hits included. */
+export const INSECURE_SKIP_VERIFY_WARNING =
+  'tls.insecureSkipVerify is set: the token API is not authenticated and the credential can be stolen in transit';

@@ -75,7 +75,7 @@ function one(document: unknown, path: string, field: string, query: Query): unkn
     throw new ResponseError('PATH_NO_MATCH', `${field} ${path} matched nothing in the response; ${describeKeys(document, path)}`);
   }
   if (matches.length > 1) {
-    throw new ResponseError('PATH_AMBIGUOUS', `${field} ${path} matched ${matches.length} values (${matches.slice(0, 3).map((m) => m.location).join(', ')}…); make it select exactly one`);
+    throw new ResponseError('PATH_AMBIGUOUS', `${field} ${path} matched ${matches.length} values (${matches.slice(0, 3).map((m) => m.location).join(', ')}${matches.length > 3 ? ', …' : ''}); make it select exactly one`);
   }
   return matches[0]!.value;
 }
@@ -99,9 +99,18 @@ function kind(value: unknown): string {
 export function describeKeys(document: unknown, path: string): string {
   let node = document;
   let at = '$';
-  for (const [, dotted, bracketed] of path.matchAll(/\.([A-Za-z_][\w-]*)|\[['"]([^'"]*)['"]\]/g)) {
-    const key = (dotted ?? bracketed)!;
-    if (node && typeof node === 'object' && !Array.isArray(node) && key in node) {
+  // Follow the leading names and indexes only: skipping `[0]` or `[*]` would claim a place the path never reaches.
+  const segment = /\.([A-Za-z_][\w-]*)|\[['"]([^'"]*)['"]\]|\[(\d+)\]/y;
+  segment.lastIndex = path.startsWith('$') ? 1 : 0;
+  for (let m = segment.exec(path); m; m = segment.exec(path)) {
+    const [, dotted, bracketed, index] = m;
+    if (index !== undefined && Array.isArray(node) && Number(index) < node.length) {
+      node = node[Number(index)];
+      at += `[${index}]`;
+      continue;
+    }
+    const key = dotted ?? bracketed;
+    if (key !== undefined && node && typeof node === 'object' && !Array.isArray(node) && Object.hasOwn(node, key)) {
       node = (node as Record<string, unknown>)[key];
       at += `.${key}`;
     } else break;

@@ -1,6 +1,6 @@
 // The use cases: load -> validate -> render -> (request -> extract -> write). Everything they touch
 // arrives in `deps`; only main.ts builds the real ones.
-import { ConfigError, ResponseError, UsageError } from './errors.js';
+import { ConfigError, INSECURE_SKIP_VERIFY_WARNING, ResponseError, UsageError } from './errors.js';
 import { parseConfigText, selectSource, type ConfigFlags } from './config/load.js';
 import { validateProviderDocument } from './config/validate.js';
 import type { ProviderConfig } from './config/schema.js';
@@ -9,8 +9,10 @@ import { extractCredential, parseResponseBody } from './extract.js';
 import { excerpt, type Redactor } from './redact.js';
 import { describeRequest, loadTls, renderRequest, type RenderedRequest } from './request.js';
 import { TemplateRenderer } from './template.js';
+import { parseSetFlags } from './vars.js';
 import { cached, defaultCacheDir, type CacheDeps } from './cache/cache.js';
 import { cacheKey } from './cache/key.js';
+import { dependencyDigest, refKey, writeRef, type Ref, type RefInputs } from './cache/ref.js';
 import { clearDir } from './cache/store.js';
 
 export interface Deps {
@@ -46,19 +48,10 @@ interface Prepared {
   request: RenderedRequest;
   apiVersion: string;
   origin: string;
-}
-
-export function parseSetFlags(pairs: string[] | undefined): Record<string, string> {
-  const vars: Record<string, string> = {};
-  for (const pair of pairs ?? []) {
-    const eq = pair.indexOf('=');
-    const key = eq > 0 ? pair.slice(0, eq) : '';
-    if (!/^[A-Za-z_][\w-]*$/.test(key)) {
-      throw new UsageError('SET_INVALID', `--set ${JSON.stringify(pair)}: expected key=value with a key of letters, digits, _ or -`);
-    }
-    vars[key] = pair.slice(eq + 1);
-  }
-  return vars;
+  /** What the cache's fast path finds this request by (see cache/ref.ts). */
+  refInputs: Omit<RefInputs, 'cacheFlag' | 'version'>;
+  /** The env names and files the request was rendered from. */
+  dependencies: { env: string[]; files: string[] };
 }
 
 /** Everything up to the first byte on the network. validate and render stop here. */
@@ -68,8 +61,11 @@ export async function prepare(flags: RequestFlags, deps: Deps): Promise<Prepared
   const vars = parseSetFlags(flags.set);
   const source = selectSource(flags, deps.env, execInfo.cluster);
   let document: unknown;
-  if (source.kind === 'document') document = source.document;
-  else {
+  let configText: string;
+  if (source.kind === 'document') {
+    document = source.document;
+    configText = JSON.stringify(document);
+  } else {
     let text: string;
     if (source.kind === 'text') text = source.text;
     else {
@@ -80,6 +76,7 @@ export async function prepare(flags: RequestFlags, deps: Deps): Promise<Prepared
         throw new UsageError('CONFIG_UNREADABLE', `cannot read config ${source.path}: ${code}`, { cause: error });
       }
     }
+    configText = text;
     document = await parseConfigText(text, source.origin);
   }
   const { checkPath } = await import('./jsonpath.js');
@@ -88,10 +85,22 @@ export async function prepare(flags: RequestFlags, deps: Deps): Promise<Prepared
   const { config } = result;
   deps.trace(`config from ${source.origin}`);
 
-  const renderer = new TemplateRenderer({ env: deps.env, vars, cluster: execInfo.cluster, readFile: deps.readFile }, deps.redactor);
-  const tls = loadTls(config.tls, deps.readFile, deps.redactor);
+  const filesRead = new Set<string>();
+  const readFile = (path: string) => {
+    filesRead.add(path);
+    return deps.readFile(path);
+  };
+  const renderer = new TemplateRenderer({ env: deps.env, vars, cluster: execInfo.cluster, readFile }, deps.redactor);
+  const tls = loadTls(config.tls, readFile, deps.redactor);
   const request = renderRequest(config, renderer, deps.version, tls);
-  return { config, request, apiVersion, origin: source.origin };
+  return {
+    config,
+    request,
+    apiVersion,
+    origin: source.origin,
+    refInputs: { sourceKind: source.kind, configText, vars, cluster: execInfo.cluster },
+    dependencies: { env: [...renderer.envRead].sort(), files: [...filesRead].sort() },
+  };
 }
 
 export async function validate(flags: RequestFlags, deps: Deps): Promise<void> {
@@ -106,20 +115,33 @@ export async function render(flags: RequestFlags, deps: Deps): Promise<void> {
 
 export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> {
   const deadline = deps.now() + flags.timeoutMs;
-  const { config, request, apiVersion } = await prepare(flags, deps);
+  const { config, request, apiVersion, refInputs, dependencies } = await prepare(flags, deps);
   if (flags.output === 'token' && !config.paths.token) {
     throw new UsageError('OUTPUT_TOKEN', '--output token needs a tokenPath; this config yields a client certificate');
   }
-  if (request.tls.insecureSkipVerify) {
-    deps.warn('tls.insecureSkipVerify is set: the token API is not authenticated and the credential can be stolen in transit');
-  }
+  if (request.tls.insecureSkipVerify) deps.warn(INSECURE_SKIP_VERIFY_WARNING);
   const fetch = () => fetchCredential(config, request, deadline, deps);
   let status: CredentialStatus;
   if (flags.cache ?? config.cacheEnabled) {
     const dir = flags.cacheDir ?? defaultCacheDir(deps.env, deps.cache.homedir);
-    status = await cached(dir, cacheKey(request, config), { deadline, timeoutMs: flags.timeoutMs }, fetch, { ...deps.cache, now: deps.now, trace: deps.trace });
+    const key = cacheKey(request, config);
+    status = await cached(dir, key, { deadline, timeoutMs: flags.timeoutMs }, fetch, { ...deps.cache, now: deps.now, trace: deps.trace });
     deps.redactor.add(status.token);
     deps.redactor.add(status.clientKeyData);
+    if (status.expirationTimestamp) {
+      // Lets the next call find this entry without parsing and rendering (cache/ref.ts).
+      const ref: Ref = {
+        key,
+        ...dependencies,
+        digest: dependencyDigest(deps.env, dependencies.env, dependencies.files, deps.readFile),
+        insecure: request.tls.insecureSkipVerify,
+      };
+      try {
+        writeRef(deps.cache.fs, dir, refKey({ ...refInputs, version: deps.version, cacheFlag: flags.cache }), ref, deps.cache.unique());
+      } catch (error) {
+        deps.trace(`cache: cannot store the ref (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+      }
+    }
   } else {
     status = await fetch();
   }

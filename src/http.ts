@@ -36,12 +36,38 @@ const MAX_REDIRECTS = 5;
 
 class RedirectRefused extends Error {}
 
+// Failures before a connection exists. got 14 on Node >= 24.20 does not retry them: the request's
+// end() callback then fails with ERR_SOCKET_CLOSED_BEFORE_CONNECTION, which got takes as final
+// (sindresorhus/got#2469, fixed in got 16). So got retries everything else and send() retries these.
+const CONNECT_ERROR_CODES = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRINUSE'];
+const GOT_RETRY_ERROR_CODES = ['ETIMEDOUT', 'ECONNRESET', 'EPIPE'];
+
 export async function send(request: RenderedRequest, options: HttpOptions): Promise<HttpResponse> {
+  const state = { attempts: 0, connectError: undefined as string | undefined };
+  for (;;) {
+    try {
+      return await sendOnce(request, { ...options, retryLimit: options.retryLimit - state.attempts }, state);
+    } catch (error) {
+      const code = state.connectError;
+      const delay =
+        code !== undefined && state.attempts <= options.retryLimit
+          ? retryDelay({ attempt: state.attempts, retryAfterMs: undefined, now: options.now(), deadline: options.deadline, random: options.random() })
+          : 0;
+      if (delay === 0) throw error;
+      options.log(`attempt ${state.attempts} failed (${code}); retrying`);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
+
+async function sendOnce(request: RenderedRequest, options: HttpOptions, state: { attempts: number; connectError: string | undefined }): Promise<HttpResponse> {
   const { log, redact } = options;
   const started = options.now();
   const origin = new URL(request.url).origin;
   let tooLarge = false;
-  let attempts = 1;
+  const before = state.attempts;
+  state.attempts = before + 1;
+  state.connectError = undefined;
 
   const agentOptions: https.AgentOptions & { proxyEnv?: Record<string, string | undefined> } = {
     keepAlive: false,
@@ -70,6 +96,7 @@ export async function send(request: RenderedRequest, options: HttpOptions): Prom
       limit: options.retryLimit,
       methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
       statusCodes: RETRY_STATUS_CODES,
+      errorCodes: GOT_RETRY_ERROR_CODES,
       maxRetryAfter: Number.MAX_SAFE_INTEGER,
       calculateDelay: ({ attemptCount, computedValue, error }) => {
         if (computedValue === 0 || tooLarge) return 0;
@@ -99,7 +126,7 @@ export async function send(request: RenderedRequest, options: HttpOptions): Prom
       ],
       beforeRetry: [
         (error, retryCount) => {
-          attempts = retryCount + 1;
+          state.attempts = before + retryCount + 1;
           log(`attempt ${retryCount} failed (${redact(describeFailure(error))}); retrying`);
         },
       ],
@@ -120,7 +147,10 @@ export async function send(request: RenderedRequest, options: HttpOptions): Prom
     if (tooLarge) {
       throw new ResponseError('RESPONSE_TOO_LARGE', `the token API answered with more than maxResponseBytes (${options.maxResponseBytes} bytes)`, { cause: error });
     }
-    throw toRequestError(error as GotRequestError, attempts, options);
+    const failure = toRequestError(error as GotRequestError, state.attempts, options, request.url);
+    const code = (error as GotRequestError).code;
+    if (!(error as GotRequestError).response && CONNECT_ERROR_CODES.includes(code)) state.connectError = code;
+    throw failure;
   }
 }
 
@@ -143,7 +173,7 @@ const TLS_HINTS: Record<string, string> = {
   ERR_TLS_CERT_ALTNAME_INVALID: 'the server certificate does not name this host; fix url or set tls.serverName',
 };
 
-function toRequestError(error: GotRequestError, attempts: number, options: HttpOptions): Error {
+function toRequestError(error: GotRequestError, attempts: number, options: HttpOptions, requestUrl: string): Error {
   const { redact } = options;
   const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
   const cause = (error as { cause?: unknown }).cause;
@@ -154,10 +184,11 @@ function toRequestError(error: GotRequestError, attempts: number, options: HttpO
     const body = typeof response.body === 'string' ? excerpt(response.body, redact) : '';
     return new RequestError('HTTP_STATUS', `the token API answered ${status}${tries}${body ? `: ${body}` : ''}`, { cause: error });
   }
-  const url = redact(stripQuery(new URL(error.options?.url ?? 'https://unknown')));
+  const url = redact(stripQuery(new URL(error.options?.url ?? requestUrl)));
   const code = error.code ?? '';
   const innerCode = (cause as NodeJS.ErrnoException | undefined)?.code ?? code;
-  if (code === 'ERR_ABORTED' || error.name === 'AbortError') {
+  // The whole-call AbortSignal.timeout() surfaces as got's TimeoutError caused by a DOMException.
+  if (code === 'ERR_ABORTED' || error.name === 'AbortError' || cause instanceof DOMException) {
     return new RequestError('DEADLINE', `no answer from ${url} within the whole-call deadline (--timeout)${tries}`, { cause: error });
   }
   if (code === 'ETIMEDOUT') {
@@ -166,8 +197,10 @@ function toRequestError(error: GotRequestError, attempts: number, options: HttpO
   if (code === 'ERR_TOO_MANY_REDIRECTS') return new RequestError('REDIRECTS', `more than ${MAX_REDIRECTS} redirects from ${url}`, { cause: error });
   const hint = TLS_HINTS[innerCode];
   if (hint) return new RequestError('TLS', `TLS handshake with ${url} failed: ${hint} (${innerCode})`, { cause: error });
-  if (/alert (certificate required|handshake failure|bad certificate|unknown ca)/i.test(error.message)) {
-    return new RequestError('TLS', `TLS handshake with ${url} failed: the server rejected the client certificate (set tls.certFile and tls.keyFile): ${redact(error.message.split('\n')[0] ?? '')}`, { cause: error });
+  // OpenSSL's message carries a process address and a source file: keep only the alert's name.
+  const alert = /alert (certificate required|handshake failure|bad certificate|unknown ca)/i.exec(error.message);
+  if (alert) {
+    return new RequestError('TLS', `TLS handshake with ${url} failed: the server rejected the client certificate; set tls.certFile and tls.keyFile to one it trusts (${alert[0]})`, { cause: error });
   }
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new RequestError('DNS', `cannot resolve the host of ${url} (${code})${tries}`, { cause: error });
   if (code === 'ECONNREFUSED') return new RequestError('CONNECT', `connection to ${url} refused${tries}`, { cause: error });

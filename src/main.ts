@@ -1,13 +1,16 @@
 // The composition root: the only module that touches process, the real file system and the clock.
+// A cached credential is served by fast-path.ts without loading the rest (cli.ts and everything
+// behind it), which is most of the start-up time of a plugin kubectl runs on every command.
 import fs from 'node:fs';
 import { homedir } from 'node:os';
-import { run } from './cli.js';
+import type { CliDeps } from './cli.js';
+import { fastPath } from './fast-path.js';
 import { Redactor } from './redact.js';
 
 declare const __VERSION__: string;
 
-export async function main(): Promise<void> {
-  process.exitCode = await run(process.argv.slice(2), {
+function realDeps(): CliDeps {
+  return {
     env: process.env,
     readFile: (path) => fs.readFileSync(path, 'utf8'),
     stdout: (text) => process.stdout.write(text),
@@ -32,7 +35,19 @@ export async function main(): Promise<void> {
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
       unique: () => `${process.pid}-${Math.random().toString(36).slice(2)}`,
     },
-  });
+  };
+}
+
+export async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const deps = realDeps();
+  const served = fastPath(argv, deps);
+  if (served !== undefined) {
+    process.exitCode = served;
+    return;
+  }
+  const { run } = await import('./cli.js');
+  process.exitCode = await run(argv, deps);
 }
 
 void main();

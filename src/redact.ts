@@ -44,6 +44,9 @@ function encodings(value: string): string[] {
   if (json !== value) forms.push(json);
   const url = encodeURIComponent(value);
   if (url !== value) forms.push(url, url.replace(/%20/g, '+'));
+  // form and query values go through URLSearchParams, which also encodes ! ' ( ) ~
+  const form = new URLSearchParams({ v: value }).toString().slice(2);
+  if (form !== value) forms.push(form);
   forms.push(Buffer.from(value).toString('base64'));
   return forms;
 }

@@ -39,6 +39,9 @@ export function parseRetryAfter(header: string | undefined, now: number): number
   if (header === undefined) return undefined;
   const value = header.trim();
   if (/^\d+$/.test(value)) return Number(value) * 1000;
+  // HTTP dates start with the day name; Date.parse would also read "1.5" or "-1" as days in 2001,
+  // turning a malformed header into an immediate retry.
+  if (!/^[A-Za-z]/.test(value)) return undefined;
   const date = Date.parse(value);
   return Number.isFinite(date) ? Math.max(date - now, 0) : undefined;
 }

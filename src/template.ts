@@ -25,6 +25,8 @@ export class TemplateRenderer {
   private secretReadsSeen = 0;
   private missing: string[] = [];
   private interpolationIndex = 0;
+  /** Every env name a template looked up, set or not: what the rendered request depends on. */
+  readonly envRead = new Set<string>();
 
   constructor(
     private readonly scope: TemplateScope,
@@ -40,8 +42,12 @@ export class TemplateRenderer {
       // {{ expr }} interpolates; {{% js }} runs code (loops, conditions) for the rare case that needs it.
       parse: { exec: '%', interpolate: '', raw: '~' },
     });
+    const env = this.trackedEnv();
     this.data = {
-      env: this.trackedEnv(),
+      env,
+      // The global `process.env` would bypass the tracking above, and so the redaction: written out of
+      // habit, `process.env.X` reads the same tracked env as `env.X`.
+      process: { env },
       vars: this.tracked(scope.vars, 'vars', false),
       cluster: scope.cluster,
       urlencode: (s: unknown) => encodeURIComponent(this.arg('urlencode', s)),
@@ -127,6 +133,7 @@ export class TemplateRenderer {
     return new Proxy(source, {
       get: (target, key) => {
         if (typeof key !== 'string') return undefined;
+        if (secret) this.envRead.add(key);
         const value = Object.prototype.hasOwnProperty.call(target, key) ? target[key] : undefined;
         if (value === undefined) {
           this.missing.push(/^[A-Za-z_$][\w$]*$/.test(key) ? `${name}.${key}` : `${name}[${JSON.stringify(key)}]`);
@@ -149,5 +156,6 @@ function hint(missing: string[]): string {
 
 function firstLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
-  return message.split('\n').find((line) => line.trim() !== '')?.trim() ?? 'failed';
+  // Eta ends the line with a colon before the source excerpt it adds below.
+  return message.split('\n').find((line) => line.trim() !== '')?.trim().replace(/:$/, '') ?? 'failed';
 }

@@ -5,6 +5,8 @@ import type { CredentialStatus } from '../exec-credential.js';
 import { acquire, type LockDeps } from './lock.js';
 import { ensureDir, readEntry, writeEntry, type CacheFs } from './store.js';
 
+export { defaultCacheDir } from './store.js';
+
 export interface CacheDeps extends LockDeps {
   fs: CacheFs;
   trace: (line: string) => void;
@@ -15,12 +17,6 @@ export interface CacheDeps extends LockDeps {
 /** Longest a caller waits for another process's fetch before fetching itself. */
 const MAX_WAIT_MS = 10_000;
 
-export function defaultCacheDir(env: Record<string, string | undefined>, homedir: string): string {
-  const xdg = env['XDG_CACHE_HOME'];
-  // XDG says a relative XDG_CACHE_HOME is invalid and must be ignored.
-  if (xdg && xdg.startsWith('/')) return join(xdg, 'webapi-credential');
-  return join(homedir, '.kube', 'cache', 'webapi-credential');
-}
 
 export async function cached(
   dir: string,

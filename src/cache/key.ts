@@ -1,15 +1,15 @@
 // The cache key is a hash of everything that decides which credential comes back: the fully
 // rendered request (so a rotated secret or another cluster's vars misses), the TLS identity, and
 // the extraction settings. Pure.
-import { createHash } from 'node:crypto';
 import type { ProviderConfig } from '../config/schema.js';
 import type { RenderedRequest } from '../request.js';
+import { sha256Hex } from '../sha256.js';
 
 /** Bumped whenever the entry format or the key inputs change: old entries then simply miss. */
 export const CACHE_FORMAT = 'webapi-credential.cache/v1';
 
 export function cacheKey(request: RenderedRequest, config: Pick<ProviderConfig, 'paths' | 'expiryFromJWT' | 'expiryMarginMs'>): string {
-  const sha = (text: string | undefined) => (text === undefined ? null : createHash('sha256').update(text).digest('hex'));
+  const sha = (text: string | undefined) => (text === undefined ? null : sha256Hex(text));
   const headers = Object.entries(request.headers)
     .map(([name, value]) => [name.toLowerCase(), value])
     .sort(([a], [b]) => (a! < b! ? -1 : a! > b! ? 1 : 0));
@@ -24,5 +24,5 @@ export function cacheKey(request: RenderedRequest, config: Pick<ProviderConfig, 
     config.expiryFromJWT,
     config.expiryMarginMs,
   ]);
-  return createHash('sha256').update(material).digest('hex');
+  return sha256Hex(material);
 }

@@ -92,5 +92,7 @@ function isStale(path: string, staleAfterMs: number, deps: LockDeps): boolean {
   if (deps.now() - mtime > staleAfterMs) return true;
   // An empty pid means the owner died between creating the file and writing to it; give it a moment.
   if (!Number.isInteger(owner) || owner <= 0) return deps.now() - mtime > 1000;
-  return owner !== deps.pid && !deps.alive(owner);
+  // Our own pid is not us (we failed to create the lock just now): a dead holder whose pid we reuse,
+  // as in a fresh container per call sharing the cache volume.
+  return owner === deps.pid || !deps.alive(owner);
 }

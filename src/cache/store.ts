@@ -68,13 +68,17 @@ function isUsable(status: unknown): status is CredentialStatus {
   return (hasToken || hasPair) && str(s['expirationTimestamp']) && Number.isFinite(Date.parse(s['expirationTimestamp'] as string));
 }
 
-/** Writes atomically: a temp file of mode 0600 in the same directory, then rename. */
 export function writeEntry(fs: CacheFs, dir: string, key: string, status: CredentialStatus, unique: string): void {
   const entry: Entry = { apiVersion: CACHE_FORMAT, kind: 'CachedCredential', key, status };
-  const temp = join(dir, `${key}.${unique}.tmp`);
+  writeAtomic(fs, dir, `${key}.json`, entry, unique);
+}
+
+/** Readers see the old file or the new one, never a part: temp file (0600, same dir), then rename. */
+export function writeAtomic(fs: CacheFs, dir: string, name: string, content: unknown, unique: string): void {
+  const temp = join(dir, `${name.split('.')[0]}.${unique}.tmp`);
   try {
-    fs.writeFileSync(temp, JSON.stringify(entry) + '\n', { mode: 0o600, flag: 'wx' });
-    fs.renameSync(temp, entryPath(dir, key));
+    fs.writeFileSync(temp, JSON.stringify(content) + '\n', { mode: 0o600, flag: 'wx' });
+    fs.renameSync(temp, join(dir, name));
   } catch (error) {
     try {
       fs.unlinkSync(temp);
@@ -104,9 +108,16 @@ export function clearDir(fs: CacheFs, dir: string): number {
   }
   let removed = 0;
   for (const name of names) {
-    if (!/^[0-9a-f]{64}(\.json|\.lock|\..+\.tmp)$/.test(name)) continue;
+    if (!/^[0-9a-f]{64}(\.json|\.ref|\.lock|\..+\.tmp)$/.test(name)) continue;
     fs.unlinkSync(join(dir, name));
     removed++;
   }
   return removed;
+}
+
+export function defaultCacheDir(env: Record<string, string | undefined>, homedir: string): string {
+  const xdg = env['XDG_CACHE_HOME'];
+  // XDG says a relative XDG_CACHE_HOME is invalid and must be ignored.
+  if (xdg && xdg.startsWith('/')) return join(xdg, 'webapi-credential');
+  return join(homedir, '.kube', 'cache', 'webapi-credential');
 }

@@ -52,7 +52,8 @@ export async function parseConfigText(text: string, origin: string): Promise<unk
   try {
     return parse(source, { uniqueKeys: true, prettyErrors: true, maxAliasCount: 50 });
   } catch (error) {
-    const first = String((error as Error).message).split('\n')[0];
+    // prettyErrors ends the first line with a colon before the code frame it adds below.
+    const first = String((error as Error).message).split('\n')[0]?.replace(/:\s*$/, '');
     throw new UsageError('CONFIG_PARSE', `config from ${origin} is not valid YAML or JSON: ${first}`, { cause: error });
   }
 }

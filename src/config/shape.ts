@@ -91,7 +91,8 @@ export function check(shape: Shape, value: unknown, path: string, issues: Issue[
         if (!(name in value)) issues.push({ path: `${path}.${name}`, message: 'is required' });
       }
       for (const [key, item] of Object.entries(value)) {
-        const property = shape.properties[key];
+        // Own properties only: `constructor` or `__proto__` must not find Object.prototype members.
+        const property = Object.hasOwn(shape.properties, key) ? shape.properties[key] : undefined;
         if (property) check(property, item, `${path}.${key}`, issues);
         else issues.push({ path: `${path}.${key}`, message: `unknown field (known: ${Object.keys(shape.properties).join(', ')})` });
       }

@@ -65,8 +65,10 @@ export function extractCredential(
 export function reportedExpiry(expiresAt: number, now: number, marginMs: number): string | undefined {
   const remaining = expiresAt - now;
   if (remaining <= 0) return undefined;
-  const reported = Math.floor((expiresAt - Math.min(marginMs, remaining / 2)) / 1000) * 1000;
-  return new Date(Math.max(reported, Math.ceil(now / 1000) * 1000)).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const reported = Math.max(Math.floor((expiresAt - Math.min(marginMs, remaining / 2)) / 1000) * 1000, Math.ceil(now / 1000) * 1000);
+  // Less than a second left: no whole second is both after now and before the expiry.
+  if (reported > expiresAt) return undefined;
+  return new Date(reported).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
 function one(document: unknown, path: string, field: string, query: Query): unknown {

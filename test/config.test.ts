@@ -221,6 +221,7 @@ describe('validateProviderDocument', () => {
     ['a header name with a colon', { headers: { 'X-A:': 'x' } }, [`${P}.headers.X-A:: is not a valid HTTP header name`]],
     ['a header name with a non-ASCII letter', { headers: { 'X-Ü': 'x' } }, [`${P}.headers.X-Ü: is not a valid HTTP header name`]],
     ['an empty header name', { headers: { '': 'x' } }, [`${P}.headers.: is not a valid HTTP header name`]],
+    ['a per-attempt timeout of 0s', { timeout: '0s' }, [`${P}.timeout: must be longer than 0s`]],
   ])('rejects %s', (_name, patch, expected) => {
     expect(issuesOf({ ...BASE, ...patch })).toEqual(expected);
   });

@@ -193,6 +193,8 @@ describe('reportedExpiry', () => {
     ['reports the real expiry with a zero margin', NOW + 3600 * SEC, NOW, 0, '2026-01-01T01:00:00Z'],
     ['never reports a time before now', NOW + 1500, NOW + 500, 60 * SEC, '2026-01-01T00:00:01Z'],
     ['returns undefined for an expiry of exactly now', NOW, NOW, 60 * SEC, undefined],
+    ['returns undefined when no whole second lies between now and the expiry', NOW + 800, NOW + 500, 60 * SEC, undefined],
+    ['may report the expiry itself when it falls on the first whole second after now', NOW + 1000, NOW + 500, 60 * SEC, '2026-01-01T00:00:01Z'],
     ['returns undefined for an expiry in the past', NOW - 1, NOW, 60 * SEC, undefined],
   ])('%s', (_name, expiresAt, now, margin, expected) => {
     expect(reportedExpiry(expiresAt, now, margin)).toBe(expected);

@@ -83,6 +83,9 @@ export function validateProvider(input: ProviderConfigInput, checkPath: PathChec
   if (input.tokenPath === undefined && !(hasCert && hasKey)) {
     add('tokenPath', 'is required (unless clientCertificateDataPath and clientKeyDataPath are both set)');
   }
+  if (typeof input.timeout === 'string' && known('timeout') && parseDuration(input.timeout) <= 0) {
+    add('timeout', 'must be longer than 0s');
+  }
   if (input.expiryPath !== undefined && input.expiresInPath !== undefined) {
     add('expiresInPath', 'set expiryPath or expiresInPath, not both');
   }

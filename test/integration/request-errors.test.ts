@@ -1,0 +1,143 @@
+// Exit 3: the request did not get a 2xx answer. Connection failures, statuses, timeouts, and the
+// retry policy as the token API counts the attempts.
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { makePki } from '../helpers/pki.js';
+import { json, type Handler, type ReceivedRequest } from '../helpers/token-api.js';
+import { SECRET, SECRET_ENV, basic, closedPort, execCredential, expectFailure, expectSuccess, provider, tokenApis } from '../helpers/integration.js';
+
+const pki = makePki();
+const startApi = tokenApis();
+const tls = { caFile: pki.ca.certFile };
+
+/** A config that sends every secret of the suite: in a header, a form field and a query value. */
+const sendsSecrets = (url: string, extra: Record<string, unknown> = {}) =>
+  basic(url, {
+    tls,
+    headers: { 'X-Api-Key': '{{ env.API_KEY }}' },
+    form: { client_secret: '{{ env.FORM_SECRET }}', note: '{{ env.JSON_SECRET }}' },
+    query: { key: '{{ env.FORM_SECRET }}' },
+    ...extra,
+  });
+
+const run = (config: Record<string, unknown>, args: string[] = []) =>
+  runCli([...args, '--config-inline', provider(config)], { env: SECRET_ENV });
+
+/** Answers with the given statuses in turn, then with a token. */
+function sequence(...answers: Array<[number, string, Record<string, string>?]>): Handler {
+  let index = 0;
+  return (_req, res) => {
+    const answer = answers[index++];
+    if (answer) json(res, answer[0], answer[1], answer[2]);
+    else json(res, 200, { access_token: SECRET.token });
+  };
+}
+
+/** Records when each request arrived. */
+function timed(handler: Handler): { handler: Handler; times: number[] } {
+  const times: number[] = [];
+  return { times, handler: (req: ReceivedRequest, res) => (times.push(Date.now()), handler(req, res)) };
+}
+
+describe.concurrent('request failures exit 3', () => {
+  it('fails on connection refused after retrying, naming the URL without its query', async () => {
+    const port = await closedPort();
+    const started = Date.now();
+    const result = await run(sendsSecrets(`https://localhost:${port}/token?tenant=a`, { retry: { limit: 1 } }));
+    expectFailure(result, 3, `connection to https://localhost:${port}/token refused after 2 attempts`);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+  });
+
+  it('fails on connection refused at once when retry.limit is 0', async () => {
+    const port = await closedPort();
+    const result = await run(sendsSecrets(`https://localhost:${port}/token`, { retry: { limit: 0 } }));
+    expectFailure(result, 3, `connection to https://localhost:${port}/token refused`);
+  });
+
+  it('fails on a host that does not resolve', async () => {
+    const result = await run(sendsSecrets('https://nonexistent.invalid/token', { retry: { limit: 0 } }));
+    expectFailure(result, 3, /^cannot resolve the host of https:\/\/nonexistent\.invalid\/token \((ENOTFOUND|EAI_AGAIN)\)$/);
+  });
+
+  it('names the status and a redacted excerpt of a body that echoes every secret back', async () => {
+    const api = await startApi((req, res) =>
+      json(res, 401, { error: 'invalid_client', header: req.headers['x-api-key'], body: req.body, query: req.url }),
+    );
+    const result = await run(sendsSecrets(`${api.url}/token`));
+    expectFailure(
+      result,
+      3,
+      'the token API answered 401 Unauthorized: ' +
+        '{"error":"invalid_client","header":"[REDACTED]","body":"client_secret=[REDACTED]&note=[REDACTED]","query":"/token?key=[REDACTED]"}',
+    );
+    expect(api.requests).toHaveLength(1);
+  });
+
+  it('redacts a secret the API echoes JSON-escaped and cuts a long body to 200 characters', async () => {
+    const api = await startApi((req, res) => json(res, 403, `{"echo":${req.body},"padding":"${'p'.repeat(400)}"}`));
+    const result = await run(basic(`${api.url}/token`, { tls, json: { secret: '{{ env.JSON_SECRET }}' } }));
+    const redacted = `{"echo":{"secret":"[REDACTED]"},"padding":"${'p'.repeat(400)}"}`;
+    expectFailure(result, 3, `the token API answered 403 Forbidden: ${redacted.slice(0, 200)}…`);
+  });
+
+  it('does not retry a 4xx answer', async () => {
+    const api = await startApi(sequence([400, 'bad request']));
+    const result = await run(sendsSecrets(`${api.url}/token`, { retry: { limit: 2 } }));
+    expectFailure(result, 3, 'the token API answered 400 Bad Request: bad request');
+    expect(api.requests).toHaveLength(1);
+  });
+
+  it('retries a 5xx answer retry.limit times and then reports the attempts', async () => {
+    const api = await startApi((_req, res) => json(res, 503, 'down for maintenance'));
+    const result = await run(sendsSecrets(`${api.url}/token`, { retry: { limit: 2 } }));
+    expectFailure(result, 3, 'the token API answered 503 Service Unavailable after 3 attempts: down for maintenance');
+    expect(api.requests).toHaveLength(3);
+    // The same request every time, secrets included.
+    expect(new Set(api.requests.map((r) => `${r.url} ${r.body}`)).size).toBe(1);
+  });
+
+  it('succeeds when a retried 5xx is followed by a token', async () => {
+    const api = await startApi(sequence([502, 'bad gateway'], [500, 'oops']));
+    const result = await run(sendsSecrets(`${api.url}/token`));
+    expectSuccess(result, execCredential({ token: SECRET.token }));
+    expect(api.requests).toHaveLength(3);
+  });
+
+  it('waits for Retry-After on a 429 before trying again', async () => {
+    const { handler, times } = timed(sequence([429, 'slow down', { 'retry-after': '1' }]));
+    const api = await startApi(handler);
+    const result = await run(sendsSecrets(`${api.url}/token`));
+    expectSuccess(result, execCredential({ token: SECRET.token }));
+    expect(times).toHaveLength(2);
+    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(950);
+  });
+
+  it('fails on a 429 whose Retry-After reaches past the whole-call deadline, without waiting', async () => {
+    const api = await startApi(sequence([429, 'slow down', { 'retry-after': '30' }]));
+    const started = Date.now();
+    const result = await run(sendsSecrets(`${api.url}/token`), ['--timeout', '20s']);
+    expectFailure(result, 3, 'the token API answered 429 Too Many Requests: slow down');
+    expect(api.requests).toHaveLength(1);
+    // Waiting would have run into the deadline and said so; the bound only keeps the test honest.
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  it('gives up on each attempt after the per-attempt timeout and retries it', async () => {
+    const api = await startApi(() => {});
+    const result = await run(sendsSecrets(`${api.url}/token`, { timeout: '500ms', retry: { limit: 1 } }));
+    expectFailure(result, 3, `no answer from ${api.url}/token within 500 ms (timeout, request phase) after 2 attempts`);
+    expect(api.requests).toHaveLength(2);
+  });
+
+  it('ends by itself at the whole-call --timeout on a server that never answers', async () => {
+    const api = await startApi(() => {});
+    const started = Date.now();
+    const result = await run(sendsSecrets(`${api.url}/token`), ['--timeout', '2s']);
+    const elapsed = Date.now() - started;
+    expectFailure(result, 3, `no answer from ${api.url}/token within the whole-call deadline (--timeout)`);
+    expect(api.requests).toHaveLength(1);
+    // Well before the 10s per-attempt timeout that would otherwise end it.
+    expect(elapsed).toBeGreaterThanOrEqual(2000);
+    expect(elapsed).toBeLessThan(9000);
+  });
+});

@@ -1,0 +1,163 @@
+// TLS against real HTTPS servers made with the test PKI: CA sources, mutual TLS, serverName,
+// certificate failures, insecureSkipVerify and plain http.
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { makePki } from '../helpers/pki.js';
+import { json, type TokenApiOptions } from '../helpers/token-api.js';
+import {
+  PREFIX,
+  SECRET,
+  SECRET_ENV,
+  allSecrets,
+  basic,
+  execCredential,
+  expectFailure,
+  expectSuccess,
+  provider,
+  tokenApis,
+} from '../helpers/integration.js';
+
+const pki = makePki();
+const startApi = tokenApis();
+const issueToken = (options?: TokenApiOptions) => startApi((_req, res) => json(res, 200, { access_token: SECRET.token }), options);
+const base64 = (text: string) => Buffer.from(text).toString('base64');
+/** The client key in full and one line of its body: neither may appear in any output. */
+const clientKeySecrets = allSecrets([pki.client.key, pki.client.key.split('\n')[1]!, base64(pki.client.key)]);
+const TOKEN_CREDENTIAL = execCredential({ token: SECRET.token });
+const INSECURE_WARNING =
+  `${PREFIX}warning: tls.insecureSkipVerify is set: the token API is not authenticated and the credential can be stolen in transit\n`;
+
+const run = (config: Record<string, unknown>) => runCli(['--config-inline', provider(config)], { env: SECRET_ENV });
+
+describe.concurrent('trusting the token API', () => {
+  it.each([
+    { source: 'tls.caFile', tls: () => ({ caFile: pki.ca.certFile }) },
+    { source: 'tls.caData as PEM', tls: () => ({ caData: pki.ca.cert }) },
+    { source: 'tls.caData as base64 of PEM', tls: () => ({ caData: base64(pki.ca.cert) }) },
+  ])('verifies the server against the CA from $source', async ({ tls }) => {
+    const api = await issueToken();
+    expectSuccess(await run(basic(`${api.url}/token`, { tls: tls() })), TOKEN_CREDENTIAL);
+    expect(api.requests).toHaveLength(1);
+  });
+
+  it('connects to 127.0.0.1 and verifies a certificate for another name given as tls.serverName', async () => {
+    const api = await issueToken({ serverCert: pki.wrongHost });
+    const result = await run(basic(`https://127.0.0.1:${api.port}/token`, { tls: { caFile: pki.ca.certFile, serverName: 'elsewhere.example' } }));
+    expectSuccess(result, TOKEN_CREDENTIAL);
+    expect(api.requests[0]!.headers['host']).toBe(`127.0.0.1:${api.port}`);
+  });
+
+  it('fails with exit 3 on a certificate that is not signed by a trusted CA', async () => {
+    const api = await issueToken();
+    const result = await run(basic(`${api.url}/token`));
+    expectFailure(
+      result,
+      3,
+      `TLS handshake with ${api.url}/token failed: the server certificate is not signed by a trusted CA; set tls.caFile or tls.caData (UNABLE_TO_VERIFY_LEAF_SIGNATURE)`,
+    );
+    expect(api.requests).toHaveLength(0);
+  });
+
+  it('fails with exit 3 on a certificate from a CA other than the configured one', async () => {
+    const api = await issueToken({ serverCert: pki.untrustedServer });
+    const result = await run(basic(`${api.url}/token`, { tls: { caFile: pki.ca.certFile } }));
+    expectFailure(
+      result,
+      3,
+      `TLS handshake with ${api.url}/token failed: the server certificate is not signed by a trusted CA; set tls.caFile or tls.caData (UNABLE_TO_VERIFY_LEAF_SIGNATURE)`,
+    );
+  });
+
+  it('fails with exit 3 on an expired certificate', async () => {
+    const api = await issueToken({ serverCert: pki.expired });
+    const result = await run(basic(`${api.url}/token`, { tls: { caFile: pki.ca.certFile } }));
+    expectFailure(result, 3, `TLS handshake with ${api.url}/token failed: the server certificate has expired (CERT_HAS_EXPIRED)`);
+  });
+
+  it('fails with exit 3 when the certificate does not name the host', async () => {
+    const api = await issueToken({ serverCert: pki.wrongHost });
+    const result = await run(basic(`${api.url}/token`, { tls: { caFile: pki.ca.certFile } }));
+    expectFailure(
+      result,
+      3,
+      `TLS handshake with ${api.url}/token failed: the server certificate does not name this host; fix url or set tls.serverName (ERR_TLS_CERT_ALTNAME_INVALID)`,
+    );
+  });
+
+  it('fails with exit 3 when tls.serverName names a host the certificate is not for', async () => {
+    const api = await issueToken();
+    const result = await run(basic(`${api.url}/token`, { tls: { caFile: pki.ca.certFile, serverName: 'elsewhere.example' } }));
+    expectFailure(
+      result,
+      3,
+      `TLS handshake with ${api.url}/token failed: the server certificate does not name this host; fix url or set tls.serverName (ERR_TLS_CERT_ALTNAME_INVALID)`,
+    );
+  });
+
+  it('skips verification with insecureSkipVerify and warns on stderr at every call', async () => {
+    const api = await issueToken({ serverCert: pki.untrustedServer });
+    const config = basic(`${api.url}/token`, { tls: { insecureSkipVerify: true } });
+    const [first, second] = await Promise.all([run(config), run(config)]);
+    expectSuccess(first!, TOKEN_CREDENTIAL, INSECURE_WARNING);
+    expectSuccess(second!, TOKEN_CREDENTIAL, INSECURE_WARNING);
+    expect(api.requests).toHaveLength(2);
+  });
+
+  it('calls a plain http:// API when allowInsecureHTTP is true', async () => {
+    const api = await issueToken({ insecure: true });
+    expect(api.url.startsWith('http://')).toBe(true);
+    expectSuccess(await run(basic(`${api.url}/token`, { allowInsecureHTTP: true })), TOKEN_CREDENTIAL);
+    expect(api.requests).toHaveLength(1);
+  });
+});
+
+describe.concurrent('mutual TLS', () => {
+  const startMtls = () => issueToken({ mutualTls: true });
+
+  it.each([
+    { source: 'tls.certFile and tls.keyFile', tls: () => ({ certFile: pki.client.certFile, keyFile: pki.client.keyFile }) },
+    { source: 'tls.certData and tls.keyData as PEM', tls: () => ({ certData: pki.client.cert, keyData: pki.client.key }) },
+    { source: 'tls.certData and tls.keyData as base64 of PEM', tls: () => ({ certData: base64(pki.client.cert), keyData: base64(pki.client.key) }) },
+  ])('presents the client certificate from $source', async ({ tls }) => {
+    const api = await startMtls();
+    const result = await run(basic(`${api.url}/token`, { tls: { caFile: pki.ca.certFile, ...tls() } }));
+    expectSuccess(result, TOKEN_CREDENTIAL, '', clientKeySecrets);
+    expect(api.requests).toHaveLength(1);
+    expect(api.requests[0]!.clientCN).toBe('test-user');
+  });
+
+  it('fails with exit 3 and says to set a client certificate when the server requires one', async () => {
+    const api = await startMtls();
+    const result = await run(basic(`${api.url}/token`, { tls: { caFile: pki.ca.certFile } }));
+    expectFailure(
+      result,
+      3,
+      `TLS handshake with ${api.url}/token failed: the server rejected the client certificate; set tls.certFile and tls.keyFile to one it trusts (alert certificate required)`,
+    );
+    expect(api.requests).toHaveLength(0);
+  });
+
+  // Node's TLS server drops a connection whose client certificate it cannot verify without an
+  // alert, so all the client can say is that the server hung up.
+  it('fails with exit 3 when the client certificate is not signed by the CA the server trusts', async () => {
+    const api = await startMtls();
+    const tls = { caFile: pki.ca.certFile, certFile: pki.server.certFile, keyFile: pki.server.keyFile };
+    const result = await run(basic(`${api.url}/token`, { tls, retry: { limit: 0 } }));
+    expectFailure(result, 3, `connection to ${api.url}/token reset by the server (ECONNRESET)`, allSecrets([pki.server.key]));
+    expect(api.requests).toHaveLength(0);
+  });
+
+  it('fails with exit 2, before any connection, when tls.keyFile cannot be read', async () => {
+    const api = await startMtls();
+    const result = await run(basic(`${api.url}/token`, { tls: { certFile: pki.client.certFile, keyFile: '/nonexistent/client.key' } }));
+    expectFailure(result, 2, 'webAPIProviderConfig.tls.keyFile: cannot read /nonexistent/client.key: ENOENT', clientKeySecrets);
+    expect(api.requests).toHaveLength(0);
+  });
+
+  it('fails with exit 2 when tls.keyData is neither PEM nor base64 of PEM, without showing it', async () => {
+    const api = await startMtls();
+    const bogus = 'not-a-key-Jm4Wq8Zp';
+    const result = await run(basic(`${api.url}/token`, { tls: { certData: pki.client.cert, keyData: bogus } }));
+    expectFailure(result, 2, 'webAPIProviderConfig.tls.keyData: expected PEM private key (or base64 of it)', allSecrets([bogus]));
+  });
+});

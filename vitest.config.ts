@@ -1,13 +1,29 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+const binary = fileURLToPath(new URL('./dist/webapi-credential', import.meta.url));
 
 export default defineConfig({
   define: { __VERSION__: JSON.stringify('0.0.0-test') },
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Integration tests spawn the CLI and kubectl; two workers suit the 2-core CI machines.
     pool: 'forks',
     maxWorkers: 2,
+    projects: [
+      // Everything, with subprocess tests running bin/webapi-credential.js on the pinned Node.
+      { extends: true, test: { name: 'bin', include: ['test/**/*.test.ts'] } },
+      // The parts that run the product as a process, again against the single executable
+      // (npm test builds it first): what users install must pass what the bin script passes.
+      {
+        extends: true,
+        test: {
+          name: 'binary',
+          include: ['test/e2e/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/cache/**/*.test.ts', 'test/examples/**/*.test.ts'],
+          env: { WEBAPI_CREDENTIAL_BIN: binary },
+        },
+      },
+    ],
   },
 });

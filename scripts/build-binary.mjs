@@ -3,7 +3,7 @@
 // cache, so start-up skips compiling our code); postject injects the blob into a copy of the very
 // same Node binary (the blob and the binary must come from the same Node).
 import { build } from 'esbuild';
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -43,21 +43,26 @@ writeFileSync(
     execArgvExtension: 'none',
   }),
 );
-execFileSync(process.execPath, ['--experimental-sea-config', `${out}sea-config.json`], { stdio: 'inherit' });
+// Both tools are chatty on success (postject warns about ELF notes it leaves alone): show their
+// output only when they fail.
+function quietly(args) {
+  const result = spawnSync(process.execPath, args, { encoding: 'utf8' });
+  if (result.status !== 0) {
+    process.stderr.write(result.stdout + result.stderr);
+    throw new Error(`${args[0]} failed with exit code ${result.status}`);
+  }
+}
+quietly(['--experimental-sea-config', `${out}sea-config.json`]);
 
 rmSync(binary, { force: true });
 copyFileSync(process.execPath, binary);
 chmodSync(binary, 0o755);
-execFileSync(
-  process.execPath,
-  [
-    `${root}node_modules/postject/dist/cli.js`,
-    binary,
-    'NODE_SEA_BLOB',
-    `${out}sea-prep.blob`,
-    '--sentinel-fuse',
-    'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2',
-  ],
-  { stdio: ['ignore', 'ignore', 'inherit'] },
-);
+quietly([
+  `${root}node_modules/postject/dist/cli.js`,
+  binary,
+  'NODE_SEA_BLOB',
+  `${out}sea-prep.blob`,
+  '--sentinel-fuse',
+  'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2',
+]);
 process.stderr.write(`built ${binary} (webapi-credential ${version}, ${process.version})\n`);

@@ -1,0 +1,164 @@
+// acquire() on the real file system in a temp directory, with a fake clock and sleep: who gets the
+// lock, when a waiter gives up, and how a lock left by a dead process is recovered.
+import fs, { mkdtempSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { acquire, lockPath, type LockDeps } from '../../src/cache/lock.js';
+import { modeOf } from './support.js';
+
+const KEY = 'c'.repeat(64);
+const ME = 4242;
+const ALIVE = 777;
+const DEAD = 888;
+const START = Date.parse('2030-01-01T00:00:00Z');
+
+interface Clock {
+  deps: LockDeps;
+  /** The fake time now. */
+  time: () => number;
+  sleeps: number[];
+}
+
+/** A fake clock whose sleep advances it (and runs `onSleep` after each one); pid ALIVE is alive. */
+function clock(onSleep: (count: number) => void = () => {}): Clock {
+  let time = START;
+  const sleeps: number[] = [];
+  return {
+    time: () => time,
+    sleeps,
+    deps: {
+      fs,
+      now: () => time,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+        time += ms;
+        onSleep(sleeps.length);
+      },
+      pid: ME,
+      alive: (pid) => pid === ALIVE,
+    },
+  };
+}
+
+function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'webapi-credential-lock-'));
+}
+
+/** A lock file holding `content`, last modified at `mtime` (ms). */
+function plantLock(dir: string, content: string, mtime = START): string {
+  const path = lockPath(dir, KEY);
+  writeFileSync(path, content, { mode: 0o600 });
+  utimesSync(path, mtime / 1000, mtime / 1000);
+  return path;
+}
+
+const never = () => false;
+const options = (ready: () => boolean = never) => ({ waitUntil: START + 1_000, staleAfterMs: 35_000, ready });
+
+describe('acquire', () => {
+  it('takes a free lock at once: a 0600 file holding our pid, removed on release', async () => {
+    const dir = tempDir();
+    const c = clock();
+    const outcome = await acquire(dir, KEY, options(), c.deps);
+    expect(outcome.kind).toBe('acquired');
+    expect(c.sleeps).toEqual([]);
+    expect(readFileSync(lockPath(dir, KEY), 'utf8')).toBe(`${ME}\n`);
+    expect(modeOf(lockPath(dir, KEY))).toBe(0o600);
+    if (outcome.kind !== 'acquired') return;
+    outcome.lock.release();
+    expect(readdirSync(dir)).toEqual([]);
+    outcome.lock.release(); // twice is harmless
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('does not remove a lock that another process recovered and took after ours went stale', async () => {
+    const dir = tempDir();
+    const outcome = await acquire(dir, KEY, options(), clock().deps);
+    if (outcome.kind !== 'acquired') throw new Error(outcome.kind);
+    fs.unlinkSync(lockPath(dir, KEY));
+    outcome.lock.release();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('waits for a live holder and reports ready as soon as the entry is there, leaving the lock alone', async () => {
+    const dir = tempDir();
+    const path = plantLock(dir, `${ALIVE}\n`);
+    let entryWritten = false;
+    const c = clock((count) => (entryWritten = count === 3));
+    const outcome = await acquire(dir, KEY, options(() => entryWritten), c.deps);
+    expect(outcome).toEqual({ kind: 'ready' });
+    expect(c.sleeps).toEqual([25, 25, 25]);
+    expect(readFileSync(path, 'utf8')).toBe(`${ALIVE}\n`);
+  });
+
+  it('takes the lock when the live holder releases it without an entry (its fetch failed)', async () => {
+    const dir = tempDir();
+    const path = plantLock(dir, `${ALIVE}\n`);
+    const c = clock((count) => count === 2 && fs.unlinkSync(path));
+    const outcome = await acquire(dir, KEY, options(), c.deps);
+    expect(outcome.kind).toBe('acquired');
+    expect(c.sleeps).toEqual([25, 25]);
+    expect(readFileSync(path, 'utf8')).toBe(`${ME}\n`);
+  });
+
+  it('gives up at waitUntil while a live holder keeps the lock, without taking it', async () => {
+    const dir = tempDir();
+    const path = plantLock(dir, `${ALIVE}\n`);
+    const c = clock();
+    const outcome = await acquire(dir, KEY, options(), c.deps);
+    expect(outcome).toEqual({ kind: 'timeout' });
+    expect(c.time()).toBeLessThanOrEqual(START + 1_000);
+    expect(c.time()).toBeGreaterThanOrEqual(START + 1_000 - 25);
+    expect(c.sleeps.every((ms) => ms === 25)).toBe(true);
+    expect(readFileSync(path, 'utf8')).toBe(`${ALIVE}\n`);
+  });
+
+  it('gives up at once when waitUntil has already passed', async () => {
+    const dir = tempDir();
+    plantLock(dir, `${ALIVE}\n`);
+    const c = clock();
+    const outcome = await acquire(dir, KEY, { waitUntil: START - 1, staleAfterMs: 35_000, ready: never }, c.deps);
+    expect(outcome).toEqual({ kind: 'timeout' });
+    expect(c.sleeps).toEqual([]);
+  });
+
+  it.each<[string, string, number]>([
+    ['a dead pid (SIGKILL while fetching)', `${DEAD}\n`, START],
+    ['our own pid, which is not us since we have not taken it (a pid reused in a new container)', `${ME}\n`, START],
+    ['a live pid but older than staleAfterMs (a hung or pid-reused holder)', `${ALIVE}\n`, START - 35_001],
+    ['no pid, written more than a second ago (killed between create and write)', '', START - 1_001],
+    ['garbage instead of a pid, written more than a second ago', 'x\n', START - 1_001],
+  ])('recovers a lock holding %s and takes it without waiting', async (_name, content, mtime) => {
+    const dir = tempDir();
+    plantLock(dir, content, mtime);
+    const c = clock();
+    const outcome = await acquire(dir, KEY, options(), c.deps);
+    expect(outcome.kind).toBe('acquired');
+    expect(c.sleeps).toEqual([]);
+    expect(readFileSync(lockPath(dir, KEY), 'utf8')).toBe(`${ME}\n`);
+  });
+
+  it('gives a holder that has not written its pid yet a second before recovering the lock', async () => {
+    const dir = tempDir();
+    plantLock(dir, '', START);
+    const c = clock();
+    const outcome = await acquire(dir, KEY, { waitUntil: START + 5_000, staleAfterMs: 35_000, ready: never }, c.deps);
+    expect(outcome.kind).toBe('acquired');
+    expect(c.time() - START).toBeGreaterThan(1_000);
+    expect(c.time() - START).toBeLessThanOrEqual(1_025);
+  });
+
+  it('does not recover a lock of a live holder that is younger than staleAfterMs', async () => {
+    const dir = tempDir();
+    const path = plantLock(dir, `${ALIVE}\n`, START - 34_000);
+    const outcome = await acquire(dir, KEY, options(), clock().deps);
+    expect(outcome).toEqual({ kind: 'timeout' });
+    expect(statSync(path).mtimeMs).toBe(START - 34_000);
+  });
+
+  it('throws when the lock cannot be created for another reason than EEXIST', async () => {
+    const dir = join(tempDir(), 'missing');
+    await expect(acquire(dir, KEY, options(), clock().deps)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});

@@ -1,0 +1,156 @@
+// Single flight across real processes: many cold callers make one request, and a caller killed with
+// SIGKILL while it holds the lock (fetching, or writing the entry) does not block the next one.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { cachedConfig, deadPid, entryAndRef, getToken, onlyEntry, sandbox, spawnCli, tokenApis, tree } from './support.js';
+
+const startApi = tokenApis();
+const PREFIX = 'webapi-credential: ';
+
+/** Well within the 10 s bounded wait: a waiter that only gave up at the bound would take longer. */
+const RECOVERY_BOUND_MS = 5_000;
+
+describe('single flight', () => {
+  it('makes exactly one request for 50 parallel cold invocations, and all 50 print the same credential', async () => {
+    // The answer is held back a little so that the callers really do overlap.
+    const api = await startApi(undefined, 500);
+    const box = sandbox();
+    const config = cachedConfig(api);
+    const results = await Promise.all(Array.from({ length: 50 }, () => getToken(box, config, ['--cache'])));
+
+    expect(results.map((r) => r.code)).toEqual(Array(50).fill(0));
+    expect(results.map((r) => r.stderr)).toEqual(Array(50).fill(''));
+    const stdouts = new Set(results.map((r) => r.stdout));
+    expect(stdouts.size).toBe(1);
+    expect((JSON.parse([...stdouts][0]!) as { status: { token: string } }).status.token).toBe('token-1');
+    expect(api.requests).toHaveLength(1);
+    expect(tree(box.cacheDir)).toEqual(entryAndRef(box.cacheDir));
+  });
+
+  it('lets a waiting caller go on at once when the lock holder is killed with SIGKILL mid-request', async () => {
+    const api = await startApi();
+    const held = api.holdRequest(1);
+    const box = sandbox();
+    const config = cachedConfig(api);
+    const env = box.env({ API_KEY: 'api-key-1' });
+
+    const holder = spawnCli(['--config-inline', config, '--cache'], env);
+    await held.arrived;
+    const lock = tree(box.cacheDir).find((name) => name.endsWith('.lock'));
+    expect(lock).toMatch(/^[0-9a-f]{64}\.lock$/);
+    expect(readFileSync(join(box.cacheDir, lock!), 'utf8')).toBe(`${holder.child.pid}\n`);
+
+    const waiter = spawnCli(['--config-inline', config, '--cache', '--verbose'], env);
+    await waiter.waitForStderr(`${PREFIX}cache: miss (no entry)`);
+    // The waiter is polling the lock now; it must not have fetched.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(api.requests).toHaveLength(1);
+
+    const killedAt = Date.now();
+    holder.child.kill('SIGKILL');
+    expect(await holder.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    const { code } = await waiter.exited;
+    const recoveryMs = Date.now() - killedAt;
+    held.release();
+
+    expect(code).toBe(0);
+    expect(JSON.parse(waiter.stdout()).status.token).toBe('token-2');
+    expect(api.requests).toHaveLength(2);
+    expect(recoveryMs).toBeLessThan(RECOVERY_BOUND_MS);
+    expect(tree(box.cacheDir)).toEqual(entryAndRef(box.cacheDir));
+  });
+
+  it('serves the next caller at once after the lock holder was killed with SIGKILL mid-request', async () => {
+    const api = await startApi();
+    const held = api.holdRequest(1);
+    const box = sandbox();
+    const config = cachedConfig(api);
+
+    const holder = spawnCli(['--config-inline', config, '--cache'], box.env({ API_KEY: 'api-key-1' }));
+    await held.arrived;
+    holder.child.kill('SIGKILL');
+    await holder.exited;
+    const stale = tree(box.cacheDir);
+    expect(stale).toHaveLength(1);
+    expect(stale[0]).toMatch(/^[0-9a-f]{64}\.lock$/);
+
+    const started = Date.now();
+    const next = await getToken(box, config, ['--cache', '--verbose']);
+    const elapsedMs = Date.now() - started;
+    held.release();
+
+    expect(next.code).toBe(0);
+    expect(JSON.parse(next.stdout).status.token).toBe('token-2');
+    expect(next.stderr).not.toContain('holds the lock too long');
+    expect(api.requests).toHaveLength(2);
+    expect(elapsedMs).toBeLessThan(RECOVERY_BOUND_MS);
+    expect(tree(box.cacheDir)).toEqual(entryAndRef(box.cacheDir));
+  });
+
+  it('recovers from a caller killed while writing: dead lock, stray temp file and truncated entry', async () => {
+    const api = await startApi();
+    const box = sandbox();
+    const config = cachedConfig(api);
+    const first = await getToken(box, config, ['--cache']);
+    expect(first.code).toBe(0);
+    const { key, path, text } = onlyEntry(box.cacheDir);
+
+    // What a writer killed between creating its temp file and the rename would leave, plus an entry
+    // truncated by a crash of a writer that did not use rename. The temp file holds a credential that
+    // must never be served.
+    const pid = await deadPid();
+    writeFileSync(join(box.cacheDir, `${key}.lock`), `${pid}\n`, { mode: 0o600 });
+    const temp = `${key}.${pid}-k1ll3d.tmp`;
+    writeFileSync(join(box.cacheDir, temp), text.replace('token-1', 'token-from-temp-file'), { mode: 0o600 });
+    writeFileSync(path, text.slice(0, 40));
+
+    const started = Date.now();
+    const next = await getToken(box, config, ['--cache', '--verbose']);
+    const elapsedMs = Date.now() - started;
+
+    expect(next.code).toBe(0);
+    expect(JSON.parse(next.stdout).status.token).toBe('token-2');
+    expect(next.stdout).not.toContain('token-from-temp-file');
+    expect(next.stderr.split('\n').filter((line) => line.startsWith(`${PREFIX}cache:`))).toEqual([
+      `${PREFIX}cache: miss (entry is corrupt or truncated)`,
+      `${PREFIX}cache: stored`,
+    ]);
+    expect(elapsedMs).toBeLessThan(RECOVERY_BOUND_MS);
+    expect(api.requests).toHaveLength(2);
+    // The lock is gone; the dead writer's temp file stays until `cache clear`.
+    expect(tree(box.cacheDir)).toEqual([...entryAndRef(box.cacheDir), temp].sort());
+
+    const hit = await getToken(box, config, ['--cache']);
+    expect(hit.stdout).toBe(next.stdout);
+    expect(api.requests).toHaveLength(2);
+
+    const clear = await runCli(['cache', 'clear'], { env: box.env() });
+    expect(clear.stdout).toBe(`removed 3 files from ${box.cacheDir}\n`);
+    expect(tree(box.cacheDir)).toEqual([]);
+  });
+
+  it('fetches by itself, exits 0 and stores the entry when a live process holds the lock past the bounded wait', async () => {
+    const api = await startApi();
+    const box = sandbox();
+    const config = cachedConfig(api);
+    await getToken(box, config, ['--cache']);
+    const { key, path } = onlyEntry(box.cacheDir);
+    writeFileSync(path, '');
+    // A live holder (this test runner) that never finishes; --timeout 6s bounds the wait to half of
+    // it, 3 s, and leaves the other half for the fetch even on a loaded machine.
+    writeFileSync(join(box.cacheDir, `${key}.lock`), `${process.pid}\n`, { mode: 0o600 });
+
+    const result = await getToken(box, config, ['--cache', '--verbose', '--timeout', '6s']);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).status.token).toBe('token-2');
+    expect(result.stderr.split('\n').filter((line) => line.startsWith(`${PREFIX}cache:`))).toEqual([
+      `${PREFIX}cache: miss (entry is corrupt or truncated)`,
+      `${PREFIX}cache: another process holds the lock too long; fetching without it`,
+      `${PREFIX}cache: stored`,
+    ]);
+    expect(readFileSync(join(box.cacheDir, `${key}.lock`), 'utf8')).toBe(`${process.pid}\n`);
+    expect(api.requests).toHaveLength(2);
+  });
+});

@@ -1,0 +1,177 @@
+// The entry store on the real file system in a temp directory: every bad entry is a miss with a
+// reason (never an exception), writes are atomic and 0600, the directory is 0700, clear removes
+// only what the cache wrote. Plus the default directory.
+import fs, { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { defaultCacheDir } from '../../src/cache/cache.js';
+import { CACHE_FORMAT } from '../../src/cache/key.js';
+import { clearDir, ensureDir, entryPath, readEntry, writeEntry } from '../../src/cache/store.js';
+import type { CredentialStatus } from '../../src/exec-credential.js';
+import { modeOf } from './support.js';
+
+const KEY = 'a'.repeat(64);
+const OTHER = 'b'.repeat(64);
+const EXPIRY = '2030-01-02T03:04:05Z';
+const EXPIRES = Date.parse(EXPIRY);
+const NOW = EXPIRES - 3_600_000;
+const STATUS: CredentialStatus = { token: 'tok-1', expirationTimestamp: EXPIRY };
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-store-'));
+  fs.chmodSync(dir, 0o700);
+  return dir;
+}
+
+/** A directory holding `text` as the entry of KEY. */
+function withEntry(text: string): string {
+  const dir = tempDir();
+  writeFileSync(entryPath(dir, KEY), text, { mode: 0o600 });
+  return dir;
+}
+
+const entry = (fields: Record<string, unknown>) => JSON.stringify({ apiVersion: CACHE_FORMAT, kind: 'CachedCredential', key: KEY, status: STATUS, ...fields });
+
+describe('writeEntry and readEntry', () => {
+  it('write an entry file of mode 0600 that reads back as a hit with the same status, and leave no temp file', () => {
+    const dir = tempDir();
+    writeEntry(fs, dir, KEY, STATUS, 'unique-1');
+    expect(readdirSync(dir)).toEqual([`${KEY}.json`]);
+    expect(modeOf(entryPath(dir, KEY))).toBe(0o600);
+    expect(readFileSync(entryPath(dir, KEY), 'utf8')).toBe(
+      `{"apiVersion":"webapi-credential.cache/v1","kind":"CachedCredential","key":"${KEY}","status":{"token":"tok-1","expirationTimestamp":"${EXPIRY}"}}\n`,
+    );
+    expect(readEntry(fs, dir, KEY, NOW)).toEqual({ hit: true, status: STATUS });
+  });
+
+  it('replace an existing entry', () => {
+    const dir = tempDir();
+    writeEntry(fs, dir, KEY, STATUS, 'unique-1');
+    writeEntry(fs, dir, KEY, { token: 'tok-2', expirationTimestamp: EXPIRY }, 'unique-2');
+    expect(readdirSync(dir)).toEqual([`${KEY}.json`]);
+    expect(readEntry(fs, dir, KEY, NOW)).toEqual({ hit: true, status: { token: 'tok-2', expirationTimestamp: EXPIRY } });
+  });
+
+  it('keep a client certificate credential', () => {
+    const dir = tempDir();
+    const status = { clientCertificateData: 'CERT', clientKeyData: 'KEY', expirationTimestamp: EXPIRY };
+    writeEntry(fs, dir, KEY, status, 'u');
+    expect(readEntry(fs, dir, KEY, NOW)).toEqual({ hit: true, status });
+  });
+
+  it('throw when the directory is missing, leaving nothing behind', () => {
+    const dir = join(tempDir(), 'missing');
+    expect(() => writeEntry(fs, dir, KEY, STATUS, 'u')).toThrow(expect.objectContaining({ code: 'ENOENT' }));
+  });
+
+  it('never read a temp file left by a writer that died as the entry', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, `${KEY}.123-abc.tmp`), entry({}));
+    expect(readEntry(fs, dir, KEY, NOW)).toEqual({ hit: false, reason: 'no entry' });
+  });
+
+  it('miss a directory in place of the entry as unreadable', () => {
+    const dir = tempDir();
+    mkdirSync(entryPath(dir, KEY));
+    expect(readEntry(fs, dir, KEY, NOW)).toEqual({ hit: false, reason: 'entry unreadable (EISDIR)' });
+  });
+
+  const valid = entry({});
+  it.each<[string, string, string]>([
+    ['garbage', 'not json at all', 'entry is corrupt or truncated'],
+    ['an empty file', '', 'entry is corrupt or truncated'],
+    ['a truncated entry', valid.slice(0, valid.length - 20), 'entry is corrupt or truncated'],
+    ['a truncated entry cut at one byte', valid.slice(0, 1), 'entry is corrupt or truncated'],
+    ['NUL bytes (a file extended but never written)', '\0'.repeat(64), 'entry is corrupt or truncated'],
+    ['null', 'null', 'entry has another format version'],
+    ['a number', '42', 'entry has another format version'],
+    ['a list', '[]', 'entry has another format version'],
+    ['a foreign format version', entry({ apiVersion: 'webapi-credential.cache/v2' }), 'entry has another format version'],
+    ['no format version', entry({ apiVersion: undefined }), 'entry has another format version'],
+    ['another kind', entry({ kind: 'Credential' }), 'entry has another format version'],
+    ['the entry of another key (a renamed file)', entry({ key: OTHER }), 'entry belongs to another key'],
+    ['no status', entry({ status: undefined }), 'entry holds no usable credential'],
+    ['a string status', entry({ status: 'tok-1' }), 'entry holds no usable credential'],
+    ['an empty token', entry({ status: { token: '', expirationTimestamp: EXPIRY } }), 'entry holds no usable credential'],
+    ['a number token', entry({ status: { token: 7, expirationTimestamp: EXPIRY } }), 'entry holds no usable credential'],
+    ['a certificate without its key', entry({ status: { clientCertificateData: 'CERT', expirationTimestamp: EXPIRY } }), 'entry holds no usable credential'],
+    ['no expirationTimestamp', entry({ status: { token: 'tok-1' } }), 'entry holds no usable credential'],
+    ['an unparsable expirationTimestamp', entry({ status: { token: 'tok-1', expirationTimestamp: 'tomorrow' } }), 'entry holds no usable credential'],
+    ['an expired entry', entry({ status: { token: 'tok-1', expirationTimestamp: '2020-01-01T00:00:00Z' } }), 'entry expired at 2020-01-01T00:00:00Z'],
+  ])('miss %s, with a reason and no exception', (_name, text, reason) => {
+    expect(readEntry(fs, withEntry(text), KEY, NOW)).toEqual({ hit: false, reason });
+  });
+
+  it('serve an entry up to, but not at, its reported expiry', () => {
+    const dir = withEntry(valid);
+    expect(readEntry(fs, dir, KEY, EXPIRES - 1)).toEqual({ hit: true, status: STATUS });
+    expect(readEntry(fs, dir, KEY, EXPIRES)).toEqual({ hit: false, reason: `entry expired at ${EXPIRY}` });
+    expect(readEntry(fs, dir, KEY, EXPIRES + 1)).toEqual({ hit: false, reason: `entry expired at ${EXPIRY}` });
+  });
+
+  it('miss the entry of another key', () => {
+    const dir = withEntry(valid);
+    expect(readEntry(fs, dir, OTHER, NOW)).toEqual({ hit: false, reason: 'no entry' });
+  });
+});
+
+describe('ensureDir', () => {
+  it('creates missing directories and leaves the cache directory at 0700', () => {
+    const dir = join(tempDir(), 'a', 'b', 'webapi-credential');
+    ensureDir(fs, dir);
+    expect(modeOf(dir)).toBe(0o700);
+  });
+
+  it.each([0o755, 0o750, 0o777, 0o701])('tightens an existing directory of mode %o that we own to 0700', (mode) => {
+    const dir = join(tempDir(), 'cache');
+    mkdirSync(dir);
+    fs.chmodSync(dir, mode);
+    ensureDir(fs, dir);
+    expect(modeOf(dir)).toBe(0o700);
+  });
+
+  it('throws when the path is a regular file', () => {
+    const file = join(tempDir(), 'file');
+    writeFileSync(file, '');
+    expect(() => ensureDir(fs, file)).toThrow();
+  });
+
+  it('throws ENOTDIR when a parent is a regular file', () => {
+    const file = join(tempDir(), 'file');
+    writeFileSync(file, '');
+    expect(() => ensureDir(fs, join(file, 'cache'))).toThrow(expect.objectContaining({ code: 'ENOTDIR' }));
+  });
+});
+
+describe('clearDir', () => {
+  it('removes entries, locks and temp files and nothing else, and counts them', () => {
+    const dir = tempDir();
+    const names = [`${KEY}.json`, `${OTHER}.json`, `${KEY}.lock`, `${KEY}.123-abc.tmp`, 'notes.txt', 'short.json', `${KEY}.json.bak`];
+    for (const name of names) writeFileSync(join(dir, name), 'x');
+    expect(clearDir(fs, dir)).toBe(4);
+    expect(readdirSync(dir).sort()).toEqual([`${KEY}.json.bak`, 'notes.txt', 'short.json']);
+  });
+
+  it('counts 0 for a directory that does not exist', () => {
+    expect(clearDir(fs, join(tempDir(), 'missing'))).toBe(0);
+  });
+
+  it('throws when the path is a regular file', () => {
+    const file = join(tempDir(), 'file');
+    writeFileSync(file, '');
+    expect(() => clearDir(fs, file)).toThrow(expect.objectContaining({ code: 'ENOTDIR' }));
+  });
+});
+
+describe('defaultCacheDir', () => {
+  it.each<[string, Record<string, string | undefined>, string]>([
+    ['XDG_CACHE_HOME when it is absolute', { XDG_CACHE_HOME: '/x/cache' }, '/x/cache/webapi-credential'],
+    ['XDG_CACHE_HOME with a trailing slash', { XDG_CACHE_HOME: '/x/cache/' }, '/x/cache/webapi-credential'],
+    ['~/.kube/cache when XDG_CACHE_HOME is unset', {}, '/home/u/.kube/cache/webapi-credential'],
+    ['~/.kube/cache when XDG_CACHE_HOME is empty', { XDG_CACHE_HOME: '' }, '/home/u/.kube/cache/webapi-credential'],
+    ['~/.kube/cache when XDG_CACHE_HOME is relative (invalid per the XDG spec)', { XDG_CACHE_HOME: 'cache' }, '/home/u/.kube/cache/webapi-credential'],
+  ])('is under %s', (_name, env, expected) => {
+    expect(defaultCacheDir(env, '/home/u')).toBe(expected);
+  });
+});

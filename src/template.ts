@@ -143,6 +143,16 @@ export class TemplateRenderer {
         }
         return value;
       },
+      // `"X" in env` and Object.hasOwn(env, "X") depend on X as much as reading it does (the cache's
+      // fast path re-checks exactly the names recorded here).
+      has: (target, key) => {
+        if (secret && typeof key === 'string') this.envRead.add(key);
+        return Reflect.has(target, key);
+      },
+      getOwnPropertyDescriptor: (target, key) => {
+        if (secret && typeof key === 'string') this.envRead.add(key);
+        return Reflect.getOwnPropertyDescriptor(target, key);
+      },
     });
   }
 }

@@ -1,0 +1,83 @@
+// A cached credential must not pay for the machinery of a fetch: this runs the bin script (whose
+// build splits got, yaml, eta, json-p3 and commander into chunks loaded on demand) under a module
+// hook that lists every file it loads, and checks which libraries those files hold.
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BIN_SCRIPT, PINNED_NODE, baseEnv } from '../helpers/cli.js';
+import { cachedConfig, getToken, sandbox, tokenApis } from './support.js';
+
+// A string each library's code contains, and ours does not.
+const MARKERS: Record<string, string> = {
+  got: 'ERR_NON_2XX_3XX_RESPONSE',
+  yaml: 'YAMLParseError',
+  eta: 'autoEscape',
+  'json-p3': 'JSONPathSyntaxError',
+  commander: 'CommanderError',
+};
+
+const api = tokenApis();
+
+async function loadedLibraries(args: string[], env: Record<string, string | undefined>, dir: string): Promise<{ code: number | null; stdout: string; libraries: string[] }> {
+  const list = join(dir, 'loaded.txt');
+  const hook = join(dir, 'hook.mjs');
+  writeFileSync(
+    hook,
+    `import { registerHooks } from 'node:module';
+import { appendFileSync } from 'node:fs';
+registerHooks({ load(url, context, next) { appendFileSync(${JSON.stringify(list)}, url + '\\n'); return next(url, context); } });
+`,
+  );
+  writeFileSync(list, '');
+  // Not spawnSync: the token API lives in this process and must keep answering.
+  const result = await new Promise<{ status: number | null; stdout: string }>((resolve, reject) => {
+    const child = spawn(PINNED_NODE, ['--import', hook, BIN_SCRIPT, ...args], { env: baseEnv(env), stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout }));
+  });
+  const files = readFileSync(list, 'utf8')
+    .split('\n')
+    .filter((url) => url.startsWith('file:') && !url.endsWith('hook.mjs'))
+    .map((url) => readFileSync(new URL(url), 'utf8'));
+  const libraries = Object.entries(MARKERS)
+    .filter(([, marker]) => files.some((text) => text.includes(marker)))
+    .map(([name]) => name);
+  return { code: result.status, stdout: result.stdout, libraries };
+}
+
+describe('the cached-credential path', () => {
+  it('loads none of got, yaml, eta, json-p3 or commander on a hit, and all of what a miss needs', async () => {
+    if (process.env['WEBAPI_CREDENTIAL_BIN']) return; // The single binary has no module files to watch.
+    const server = await api();
+    const box = sandbox();
+    const yaml = join(box.root, 'config.yaml');
+    // A YAML file, as most kubeconfig users write it, so that a miss needs the YAML parser.
+    writeFileSync(yaml, JSON.stringify(JSON.parse(cachedConfig(server)), null, 2).replace(/^\{|\}$/g, ''));
+    const env = box.env({ API_KEY: 'api-key-1' });
+
+    const miss = await loadedLibraries(['--config', yaml, '--cache'], env, box.root);
+    expect(miss.code).toBe(0);
+    expect(miss.libraries).toEqual(['got', 'yaml', 'eta', 'json-p3', 'commander']);
+
+    const hit = await loadedLibraries(['--config', yaml, '--cache'], env, box.root);
+    expect(hit.code).toBe(0);
+    expect(hit.stdout).toBe(miss.stdout);
+    expect(hit.libraries).toEqual([]);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('takes the full path, libraries and all, when the cache is off', async () => {
+    if (process.env['WEBAPI_CREDENTIAL_BIN']) return;
+    const server = await api();
+    const box = sandbox();
+    const first = await getToken(box, cachedConfig(server), ['--cache']);
+    expect(first.code).toBe(0);
+    const off = await loadedLibraries(['--config-inline', cachedConfig(server), '--no-cache'], box.env({ API_KEY: 'api-key-1' }), box.root);
+    expect(off.code).toBe(0);
+    expect(off.libraries).toContain('got');
+    expect(server.requests).toHaveLength(2);
+  });
+});

@@ -1,6 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+// `node_modules/.bin/vitest` started by hand runs on the system Node (20 here), where the code under
+// test behaves differently (no proxy support in https.Agent): refuse rather than mislead.
+if (Number(process.versions.node.split('.')[0]) < 24) {
+  throw new Error(`the tests run on the pinned Node 24 (npm test, or node_modules/.bin/node node_modules/.bin/vitest), not ${process.version}`);
+}
+
 const binary = fileURLToPath(new URL('./dist/webapi-credential', import.meta.url));
 
 export default defineConfig({

@@ -1,14 +1,20 @@
 // argv -> options -> use case, and the single catch that turns any error into one line on stderr
 // and an exit code. Never calls process.exit: run() returns the code (citty is the counter-example).
-import { Command, CommanderError, Option } from 'commander';
+import { Argument, Command, CommanderError, Option } from 'commander';
 import { CredentialError, UsageError, exitCodeFor, type ExitCode } from './errors.js';
 import { DURATION_PATTERN, parseDuration } from './config/shape.js';
 import { clearCache, getToken, render, validate, type Deps, type GetTokenFlags, type RequestFlags } from './get-token.js';
+import { SHELLS, completionScript, describeProgram, type Shell } from './completion.js';
+import { addExamples } from './help.js';
+import { ARGOCD_COMMAND, ARGOCD_NAMESPACE } from './manifests.js';
+import { argoCdSecret, kubeconfig, type ArgoCdSecretFlags, type Invocation, type KubeconfigFlags } from './manifest-commands.js';
 
 export const DEFAULT_TIMEOUT = '30s';
 
 export interface CliDeps extends Omit<Deps, 'trace' | 'warn'> {
   stderr: (text: string) => void;
+  /** How this binary is started, for the exec entries `kubeconfig` writes. */
+  invocation?: () => Invocation;
 }
 
 interface RawOptions {
@@ -83,6 +89,53 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     .option('--cache-dir <dir>', 'cache directory')
     .option('-v, --verbose', 'trace on stderr')
     .action(async (options: RawOptions) => clearCache(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}, useCaseDeps(options)));
+
+  // Manifests that run this binary: each validates the config as the plugin will run it first.
+  interface ManifestOptions extends RawOptions {
+    server: string;
+    name?: string;
+    caFile?: string;
+    embedConfig?: boolean;
+    namespace: string;
+    command: string;
+  }
+  const manifestOptions = (command: Command, apiVersion: string) => {
+    requestOptions(command)
+      .requiredOption('--server <url>', 'https:// URL of the Kubernetes API server')
+      .option('--ca-file <path>', 'PEM CA bundle of the API server (embedded as certificate-authority-data / caData)')
+      .option('--embed-config', 'put the config in the manifest and set provideClusterInfo: true');
+    command.options.find((o) => o.long === '--api-version')!.description = `apiVersion of the exec entry: client.authentication.k8s.io/v1 or v1beta1 (default: client.authentication.k8s.io/${apiVersion})`;
+    return command;
+  };
+  const manifestFlags = (options: ManifestOptions) => ({
+    ...requestFlags(options),
+    server: options.server,
+    ...(options.name !== undefined ? { name: options.name } : {}),
+    ...(options.caFile !== undefined ? { caFile: options.caFile } : {}),
+    ...(options.embedConfig ? { embedConfig: true } : {}),
+  });
+  manifestOptions(program.command('kubeconfig').description('print a kubeconfig whose user runs this binary with the config'), 'v1')
+    .option('--name <name>', 'name of the cluster, user and context (default: the server host)')
+    .option('--cache', 'add --cache to the exec entry')
+    .action(async (options: ManifestOptions) => {
+      const invocation = deps.invocation?.() ?? { command: ['webapi-credential'], cwd: '.' };
+      const flags: KubeconfigFlags = { ...manifestFlags(options), ...(options.cache ? { cache: true } : {}) };
+      for (const note of await kubeconfig(flags, invocation, useCaseDeps(options))) line(note);
+    });
+  manifestOptions(program.command('argocd-secret').description('print an Argo CD cluster secret whose execProviderConfig runs this binary'), 'v1beta1')
+    .requiredOption('--name <name>', 'name of the cluster in Argo CD')
+    .option('--namespace <namespace>', 'namespace of Argo CD', ARGOCD_NAMESPACE)
+    .option('--command <path>', 'path of webapi-credential in the Argo CD containers', ARGOCD_COMMAND)
+    .action(async (options: ManifestOptions) => {
+      const flags: ArgoCdSecretFlags = { ...manifestFlags(options), namespace: options.namespace, command: options.command };
+      for (const note of await argoCdSecret(flags, useCaseDeps(options))) line(note);
+    });
+  program
+    .command('completion')
+    .description('print the shell completion script')
+    .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(SHELLS))
+    .action((shell: Shell) => deps.stdout(completionScript(shell, describeProgram(program), program.name())));
+  addExamples(program);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

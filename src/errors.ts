@@ -11,9 +11,17 @@ export abstract class CredentialError extends Error {
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(oneLine(message), options);
     this.name = new.target.name;
   }
+}
+
+/**
+ * Messages are one line on stderr. A control character that reached one from user input (a key
+ * `"a\nb"` in a config, a query name) is shown as its escape, never as a line break.
+ */
+function oneLine(message: string): string {
+  return message.replace(/[\u0000-\u0008\u000a-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1));
 }
 
 /** Exit 2: bad flags, invalid config, template errors, missing env values. */

@@ -19,7 +19,10 @@ export function parseResponseBody(text: string, contentType: string | undefined,
   try {
     return JSON.parse(source);
   } catch {
-    const what = source.trim() === '' ? 'an empty body' : `${contentType ?? 'no content-type'}: ${excerpt(source)}`;
+    // Bytes that are not UTF-8 text (a gzip body, an image) would only print as noise.
+    const binary = /[\ufffd\u0000]/.test(source);
+    const shown = binary ? 'binary data, not UTF-8 text' : excerpt(source);
+    const what = source.trim() === '' ? 'an empty body' : `${contentType ?? 'no content-type'}: ${shown}`;
     throw new ResponseError('RESPONSE_NOT_JSON', `the token API answered with something that is not JSON (${what})`);
   }
 }
@@ -44,6 +47,10 @@ export function extractCredential(
   else if (config.expiryFromJWT && status.token) expiresAt = jwtExpiry(status.token);
   if (expiresAt === undefined && status.clientCertificateData) expiresAt = certificateExpiry(status.clientCertificateData);
 
+  if (expiresAt !== undefined && !(expiresAt <= MAX_DATE_MS)) {
+    const field = paths.expiry ? `expiryPath ${paths.expiry}` : `expiresInPath ${paths.expiresIn}`;
+    throw new ResponseError('EXPIRY_UNPARSABLE', `${field} matched an expiry past the year 9999, which no timestamp can carry`);
+  }
   if (expiresAt !== undefined) {
     const reported = reportedExpiry(expiresAt, now, config.expiryMarginMs);
     if (reported === undefined) {
@@ -56,6 +63,9 @@ export function extractCredential(
   }
   return { status, expiresAt };
 }
+
+/** 9999-12-31T23:59:59Z: the last instant an RFC 3339 timestamp (four-digit year) can carry. */
+const MAX_DATE_MS = 253_402_300_799_000;
 
 /**
  * client-go uses a credential up to the instant it is reported to expire, so we report it early:
@@ -88,6 +98,11 @@ function single(document: unknown, path: string, field: string, query: Query): s
     throw new ResponseError('PATH_NOT_STRING', `${field} ${path} matched ${kind(value)}, expected a non-empty string`);
   }
   if (value.trim() === '') throw new ResponseError('PATH_EMPTY', `${field} ${path} matched an empty string`);
+  // client-go sends the token in an Authorization header, where Go refuses control characters; a
+  // PEM certificate or key is multi-line by nature.
+  if (field === 'tokenPath' && /[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) {
+    throw new ResponseError('PATH_NOT_TOKEN', `${field} ${path} matched a string with control characters (a line break?), which cannot be sent as a bearer token`);
+  }
   return value;
 }
 
@@ -153,7 +168,8 @@ export function jwtExpiry(token: string): number | undefined {
   if (parts.length !== 3) return undefined;
   try {
     const payload = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as { exp?: unknown };
-    return typeof payload.exp === 'number' && Number.isFinite(payload.exp) && payload.exp > 0 ? payload.exp * 1000 : undefined;
+    // An exp past the year 9999 is no usable expiry either.
+    return typeof payload.exp === 'number' && payload.exp > 0 && payload.exp * 1000 <= MAX_DATE_MS ? payload.exp * 1000 : undefined;
   } catch {
     return undefined;
   }

@@ -174,6 +174,7 @@ async function fetchCredential(config: ProviderConfig, request: RenderedRequest,
     random: deps.random,
     log: deps.trace,
     redact: (text) => deps.redactor.redact(text),
+    secret: (value) => deps.redactor.add(value),
   });
   const document = parseResponseBody(response.body, response.contentType, (s) => excerpt(s, (t) => deps.redactor.redact(t)));
   if (document === null || typeof document !== 'object') {

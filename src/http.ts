@@ -1,13 +1,15 @@
 // The only importer of got, loaded lazily by get-token.ts so that a cached credential never pays
-// for it. Turns got's errors into ours, with every message passed through the redactor.
+// for it: retries, redirects, limits, proxies and the --verbose trace. http-errors.ts turns got's
+// errors into ours, with every message passed through the redactor.
 import https from 'node:https';
 import http from 'node:http';
 import { rootCertificates } from 'node:tls';
 import got, { type RequestError as GotRequestError, type Response } from 'got';
-import { RequestError, ResponseError } from './errors.js';
+import { CredentialError, RequestError, ResponseError } from './errors.js';
+import { bodyExcerpt, describeFailure, MAX_REDIRECTS, RedirectRefused, stripQuery, toRequestError } from './http-errors.js';
+import { chooseProxy, proxySecrets, showProxy, type ProxyChoice } from './proxy.js';
 import type { RenderedRequest } from './request.js';
-import { excerpt } from './redact.js';
-import { parseRetryAfter, RETRY_STATUS_CODES, retryDelay } from './retry.js';
+import { parseRetryAfter, RETRY_AFTER_CAP_MS, RETRY_STATUS_CODES, retryDelay } from './retry.js';
 
 export interface HttpOptions {
   /** Per attempt. */
@@ -24,6 +26,8 @@ export interface HttpOptions {
   random: () => number;
   log: (line: string) => void;
   redact: (text: string) => string;
+  /** Registers a value that must never be shown: the password of a proxy URL. */
+  secret?: (value: string) => void;
 }
 
 export interface HttpResponse {
@@ -32,9 +36,7 @@ export interface HttpResponse {
   body: string;
 }
 
-const MAX_REDIRECTS = 5;
-
-class RedirectRefused extends Error {}
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 // Failures before a connection exists. got 14 on Node >= 24.20 does not retry them: the request's
 // end() callback then fails with ERR_SOCKET_CLOSED_BEFORE_CONNECTION, which got takes as final
@@ -42,25 +44,47 @@ class RedirectRefused extends Error {}
 const CONNECT_ERROR_CODES = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRINUSE'];
 const GOT_RETRY_ERROR_CODES = ['ETIMEDOUT', 'ECONNRESET', 'EPIPE'];
 
+interface SendState {
+  attempts: number;
+  connectError: string | undefined;
+  /** When the current attempt started (ms since epoch), for the --verbose trace. */
+  attemptStarted: number;
+}
+
 export async function send(request: RenderedRequest, options: HttpOptions): Promise<HttpResponse> {
-  const state = { attempts: 0, connectError: undefined as string | undefined };
+  const state: SendState = { attempts: 0, connectError: undefined, attemptStarted: options.now() };
   for (;;) {
     try {
       return await sendOnce(request, { ...options, retryLimit: options.retryLimit - state.attempts }, state);
     } catch (error) {
       const code = state.connectError;
-      const delay =
-        code !== undefined && state.attempts <= options.retryLimit
-          ? retryDelay({ attempt: state.attempts, retryAfterMs: undefined, now: options.now(), deadline: options.deadline, random: options.random() })
-          : 0;
+      if (code === undefined || state.attempts > options.retryLimit) throw error;
+      const delay = retryDelay({ attempt: state.attempts, retryAfterMs: undefined, now: options.now(), deadline: options.deadline, random: options.random() });
+      traceRetry(options, state, code, delay, undefined);
       if (delay === 0) throw error;
-      options.log(`attempt ${state.attempts} failed (${code}); retrying`);
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
 }
 
-async function sendOnce(request: RenderedRequest, options: HttpOptions, state: { attempts: number; connectError: string | undefined }): Promise<HttpResponse> {
+/** One or two trace lines for a failed attempt that could be retried: what failed, how long it took, what comes next. */
+function traceRetry(options: HttpOptions, state: SendState, failure: string, delay: number, retryAfter: string | undefined): void {
+  const attempt = state.attempts;
+  const took = options.now() - state.attemptStarted;
+  if (delay === 0) {
+    const why =
+      retryAfter !== undefined && (parseRetryAfter(retryAfter, options.now()) ?? 0) > RETRY_AFTER_CAP_MS
+        ? `Retry-After ${retryAfter.trim()} asks for more than ${RETRY_AFTER_CAP_MS / 1000} s`
+        : 'another attempt could not start before the whole-call deadline (--timeout)';
+    options.log(`attempt ${attempt} failed (${failure}) after ${took} ms; not retrying: ${why}`);
+    return;
+  }
+  options.log(`attempt ${attempt} failed (${failure}); retrying`);
+  const reason = retryAfter !== undefined && parseRetryAfter(retryAfter, options.now()) !== undefined ? `Retry-After ${retryAfter.trim()}` : 'backoff with jitter';
+  options.log(`attempt ${attempt} took ${took} ms; attempt ${attempt + 1} in ${delay} ms (${reason})`);
+}
+
+async function sendOnce(request: RenderedRequest, options: HttpOptions, state: SendState): Promise<HttpResponse> {
   const { log, redact } = options;
   const started = options.now();
   const origin = new URL(request.url).origin;
@@ -69,24 +93,39 @@ async function sendOnce(request: RenderedRequest, options: HttpOptions, state: {
   state.attempts = before + 1;
   state.connectError = undefined;
 
-  const agentOptions: https.AgentOptions & { proxyEnv?: Record<string, string | undefined> } = {
+  const tlsOptions: https.AgentOptions = {
     keepAlive: false,
-    // Node >= 24.5 speaks HTTPS_PROXY/NO_PROXY through CONNECT when given the environment.
-    proxyEnv: options.env,
     rejectUnauthorized: !request.tls.insecureSkipVerify,
     ...(request.tls.ca !== undefined ? { ca: [...rootCertificates, request.tls.ca] } : {}),
     ...(request.tls.cert !== undefined ? { cert: request.tls.cert } : {}),
     ...(request.tls.key !== undefined ? { key: request.tls.key } : {}),
     ...(request.tls.serverName !== undefined ? { servername: request.tls.serverName } : {}),
   };
+  // The proxy is chosen here (proxy.ts, curl's rules) for every host a redirect leads to; Node
+  // >= 24.5 then tunnels through CONNECT when its Agent is given that one proxy as `proxyEnv`.
+  let route: ProxyChoice = { proxy: undefined, variable: undefined, bypass: undefined };
+  const agentsFor = (target: URL) => {
+    route = chooseProxy(target, options.env);
+    const { proxy, variable } = route;
+    if (proxy) for (const secret of proxySecrets(proxy)) options.secret?.(secret);
+    if (proxy) log(`through the proxy ${redact(showProxy(proxy))} from ${variable} to ${redact(target.host)}`);
+    else if (variable) log(`directly to ${redact(target.host)}, not through the proxy from ${variable}: ${route.bypass}`);
+    const proxyEnv = proxy ? { [target.protocol === 'http:' ? 'HTTP_PROXY' : 'HTTPS_PROXY']: proxy.href } : undefined;
+    type ProxyAgentOptions = https.AgentOptions & { proxyEnv?: Record<string, string> };
+    return {
+      https: new https.Agent({ ...tlsOptions, ...(proxyEnv ? { proxyEnv } : {}) } as ProxyAgentOptions),
+      http: new http.Agent({ keepAlive: false, ...(proxyEnv ? { proxyEnv } : {}) } as ProxyAgentOptions),
+    };
+  };
 
   const promise = got(request.url, {
     method: request.method as 'POST',
     headers: request.headers,
     ...(request.body !== undefined ? { body: request.body } : {}),
-    agent: { https: new https.Agent(agentOptions), http: new http.Agent({ proxyEnv: options.env } as http.AgentOptions) },
-    timeout: { request: options.timeoutMs },
-    signal: AbortSignal.timeout(Math.max(options.deadline - options.now(), 1)),
+    agent: agentsFor(new URL(request.url)),
+    // Node's timers hold at most 2^31-1 ms (24.8 days); a longer --timeout or timeout is that long.
+    timeout: { request: Math.min(options.timeoutMs, MAX_TIMER_MS) },
+    signal: AbortSignal.timeout(Math.min(Math.max(options.deadline - options.now(), 1), MAX_TIMER_MS)),
     // A decompression bomb cannot pass maxResponseBytes when nothing is decompressed.
     decompress: false,
     responseType: 'text',
@@ -100,12 +139,19 @@ async function sendOnce(request: RenderedRequest, options: HttpOptions, state: {
       maxRetryAfter: Number.MAX_SAFE_INTEGER,
       calculateDelay: ({ attemptCount, computedValue, error }) => {
         if (computedValue === 0 || tooLarge) return 0;
-        const headers = error.response?.headers;
-        const retryAfter = parseRetryAfter(headers?.['retry-after'] as string | undefined, options.now());
-        return retryDelay({ attempt: attemptCount, retryAfterMs: retryAfter, now: options.now(), deadline: options.deadline, random: options.random() });
+        const header = error.response?.headers['retry-after'];
+        const retryAfter = parseRetryAfter(header, options.now());
+        const delay = retryDelay({ attempt: before + attemptCount, retryAfterMs: retryAfter, now: options.now(), deadline: options.deadline, random: options.random() });
+        traceRetry(options, state, redact(describeFailure(error)), delay, header);
+        return delay;
       },
     },
     hooks: {
+      beforeRequest: [
+        () => {
+          state.attemptStarted = options.now();
+        },
+      ],
       beforeRedirect: [
         (next, response) => {
           const target = next.url as URL;
@@ -121,13 +167,15 @@ async function sendOnce(request: RenderedRequest, options: HttpOptions, state: {
               if (lower === 'authorization' || lower === 'cookie' || options.templatedHeaders.some((h) => h.toLowerCase() === lower)) delete next.headers[name];
             }
           }
+          // got turns a 303 into a GET without a body but keeps the body's content-type.
+          if (next.body === undefined) for (const name of Object.keys(next.headers)) if (name.toLowerCase() === 'content-type') delete next.headers[name];
           log(`redirect ${response.statusCode} -> ${redact(target.toString())}`);
+          if (target.origin !== new URL(response.url).origin) next.agent = agentsFor(target);
         },
       ],
       beforeRetry: [
-        (error, retryCount) => {
+        (_error, retryCount) => {
           state.attempts = before + retryCount + 1;
-          log(`attempt ${retryCount} failed (${redact(describeFailure(error))}); retrying`);
         },
       ],
     },
@@ -141,69 +189,26 @@ async function sendOnce(request: RenderedRequest, options: HttpOptions, state: {
 
   try {
     const response = (await promise) as Response<string>;
-    log(`answer ${response.statusCode} after ${options.now() - started} ms, ${Buffer.byteLength(response.body)} bytes`);
-    return { status: response.statusCode, contentType: response.headers['content-type'], body: response.body };
+    // got passes a 3xx it did not follow (a 304, a 302 without Location) as a success: it is not one.
+    if (response.statusCode < 200 || response.statusCode > 299) {
+      const body = bodyExcerpt(response.body, redact);
+      throw new RequestError('HTTP_STATUS', `the token API answered ${response.statusCode}${response.statusMessage ? ` ${response.statusMessage}` : ''}${state.attempts > 1 ? ` after ${state.attempts} attempts` : ''}${body ? `: ${body}` : ''}`);
+    }
+    // With decompress off, got hands over a Buffer for a content-encoded body despite responseType 'text'.
+    const body: string = typeof response.body === 'string' ? response.body : Buffer.from(response.rawBody).toString('utf8');
+    log(`answer ${response.statusCode} after ${options.now() - started} ms, ${response.rawBody.length} bytes`);
+    return { status: response.statusCode, contentType: response.headers['content-type'], body };
   } catch (error) {
+    if (error instanceof CredentialError) throw error;
     if (tooLarge) {
       throw new ResponseError('RESPONSE_TOO_LARGE', `the token API answered with more than maxResponseBytes (${options.maxResponseBytes} bytes)`, { cause: error });
     }
-    const failure = toRequestError(error as GotRequestError, state.attempts, options, request.url);
+    const failure = toRequestError(error as GotRequestError, state.attempts, options, request, route);
     const code = (error as GotRequestError).code;
+    const tunnelStatus = ((error as { cause?: { code?: string; statusCode?: number } }).cause ?? {}) as { code?: string; statusCode?: number };
     if (!(error as GotRequestError).response && CONNECT_ERROR_CODES.includes(code)) state.connectError = code;
+    // A proxy that cannot reach the token API (502, 503…) is a connection error one hop further.
+    else if (tunnelStatus.code === 'ERR_PROXY_TUNNEL' && (tunnelStatus.statusCode ?? 0) >= 500) state.connectError = `proxy answered ${tunnelStatus.statusCode}`;
     throw failure;
   }
-}
-
-function stripQuery(url: URL): string {
-  return `${url.origin}${url.pathname}`;
-}
-
-function describeFailure(error: GotRequestError): string {
-  if (error.response) return `HTTP ${error.response.statusCode}`;
-  return error.code ?? error.message;
-}
-
-const TLS_HINTS: Record<string, string> = {
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'the server certificate is not signed by a trusted CA; set tls.caFile or tls.caData',
-  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'the server certificate is not signed by a trusted CA; set tls.caFile or tls.caData',
-  SELF_SIGNED_CERT_IN_CHAIN: 'the server certificate chain ends in an untrusted CA; set tls.caFile or tls.caData',
-  DEPTH_ZERO_SELF_SIGNED_CERT: 'the server certificate is self-signed; set tls.caFile or tls.caData to trust it',
-  CERT_HAS_EXPIRED: 'the server certificate has expired',
-  CERT_NOT_YET_VALID: 'the server certificate is not valid yet (check this machine\'s clock)',
-  ERR_TLS_CERT_ALTNAME_INVALID: 'the server certificate does not name this host; fix url or set tls.serverName',
-};
-
-function toRequestError(error: GotRequestError, attempts: number, options: HttpOptions, requestUrl: string): Error {
-  const { redact } = options;
-  const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
-  const cause = (error as { cause?: unknown }).cause;
-  if (cause instanceof RedirectRefused) return new RequestError('REDIRECT_REFUSED', cause.message, { cause: error });
-  const response = error.response;
-  if (response) {
-    const status = `${response.statusCode}${response.statusMessage ? ` ${response.statusMessage}` : ''}`;
-    const body = typeof response.body === 'string' ? excerpt(response.body, redact) : '';
-    return new RequestError('HTTP_STATUS', `the token API answered ${status}${tries}${body ? `: ${body}` : ''}`, { cause: error });
-  }
-  const url = redact(stripQuery(new URL(error.options?.url ?? requestUrl)));
-  const code = error.code ?? '';
-  const innerCode = (cause as NodeJS.ErrnoException | undefined)?.code ?? code;
-  // The whole-call AbortSignal.timeout() surfaces as got's TimeoutError caused by a DOMException.
-  if (code === 'ERR_ABORTED' || error.name === 'AbortError' || cause instanceof DOMException) {
-    return new RequestError('DEADLINE', `no answer from ${url} within the whole-call deadline (--timeout)${tries}`, { cause: error });
-  }
-  if (code === 'ETIMEDOUT') {
-    return new RequestError('TIMEOUT', `no answer from ${url} within ${options.timeoutMs} ms (timeout, ${error.name === 'TimeoutError' ? (error as { event?: string }).event ?? 'request' : 'request'} phase)${tries}`, { cause: error });
-  }
-  if (code === 'ERR_TOO_MANY_REDIRECTS') return new RequestError('REDIRECTS', `more than ${MAX_REDIRECTS} redirects from ${url}`, { cause: error });
-  const hint = TLS_HINTS[innerCode];
-  if (hint) return new RequestError('TLS', `TLS handshake with ${url} failed: ${hint} (${innerCode})`, { cause: error });
-  // OpenSSL's message carries a process address and a source file: keep only the alert's name.
-  const alert = /alert (certificate required|handshake failure|bad certificate|unknown ca)/i.exec(error.message);
-  if (alert) {
-    return new RequestError('TLS', `TLS handshake with ${url} failed: the server rejected the client certificate; set tls.certFile and tls.keyFile to one it trusts (${alert[0]})`, { cause: error });
-  }
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new RequestError('DNS', `cannot resolve the host of ${url} (${code})${tries}`, { cause: error });
-  if (code === 'ECONNREFUSED') return new RequestError('CONNECT', `connection to ${url} refused${tries}`, { cause: error });
-  if (code === 'ECONNRESET' || code === 'EPIPE') return new RequestError('CONNECT', `connection to ${url} reset by the server (${code})${tries}`, { cause: error });
-  return new RequestError('REQUEST', `request to ${url} failed: ${redact((error.message ?? String(error)).split('\n')[0] ?? '')}${code ? ` (${code})` : ''}${tries}`, { cause: error });
 }

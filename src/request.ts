@@ -1,5 +1,6 @@
 // Turns the resolved config into the concrete request: every template rendered, the body encoded,
 // TLS material read. Pure apart from the injected readFile; no network.
+import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { UsageError } from './errors.js';
 import type { ProviderConfig } from './config/schema.js';
 import type { Redactor } from './redact.js';
@@ -73,6 +74,13 @@ export function renderRequest(config: ProviderConfig, renderer: TemplateRenderer
     for (const existing of Object.keys(headers)) if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
     const value = renderer.render(template, `${ROOT}.headers.${name}`);
     if (/[\r\n\0]/.test(value)) throw new UsageError('HEADER_INVALID', `${ROOT}.headers.${name}: rendered value contains a line break or NUL`);
+    // What Node's http accepts in a header value: tab, printable ASCII and Latin-1. Anything else
+    // would fail at send time with ERR_INVALID_CHAR; encode it (urlencode, base64) instead.
+    const bad = /[^\t\x20-\x7e\x80-\xff]/u.exec(value);
+    if (bad) {
+      const code = `U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+      throw new UsageError('HEADER_INVALID', `${ROOT}.headers.${name}: rendered value contains ${code}, which an HTTP header cannot carry; encode it with urlencode() or base64()`);
+    }
     headers[name] = value;
   }
   return { method: config.method, url: url.toString(), headers, ...(body !== undefined ? { body } : {}), tls };
@@ -114,8 +122,42 @@ export function loadTls(tls: ProviderConfig['tls'], readFile: (path: string) => 
     redactor.add(material.key);
     if (tls.keyData !== undefined) redactor.add(tls.keyData);
   }
+  // Checked here, before any connection: Node would otherwise ignore a CA block it cannot parse (and
+  // report an unknown CA later) or fail the handshake with OpenSSL's words for a key that does not fit.
+  const field = (file: 'caFile' | 'certFile' | 'keyFile', data: 'caData' | 'certData' | 'keyData') => `${ROOT}.tls.${tls[file] !== undefined ? file : data}`;
+  if (material.ca !== undefined) certificates(field('caFile', 'caData'), material.ca);
+  const certificate = material.cert !== undefined ? certificates(field('certFile', 'certData'), material.cert)[0] : undefined;
+  const key = material.key !== undefined ? privateKey(field('keyFile', 'keyData'), material.key) : undefined;
+  if (certificate && key && !certificate.checkPrivateKey(key)) {
+    throw new UsageError('TLS_DATA', `${field('keyFile', 'keyData')}: the private key does not belong to the certificate in ${field('certFile', 'certData')}`);
+  }
   if (tls.serverName !== undefined) material.serverName = tls.serverName;
   return material;
+}
+
+function certificates(field: string, pem: string): X509Certificate[] {
+  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  // OpenSSL's TRUSTED CERTIFICATE blocks are for Node to read, not X509Certificate: let them through.
+  if (blocks.length === 0 && !pem.includes('-----BEGIN TRUSTED CERTIFICATE-----')) {
+    throw new UsageError('TLS_DATA', `${field}: holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  }
+  return blocks.map((block, i) => {
+    try {
+      return new X509Certificate(block);
+    } catch {
+      throw new UsageError('TLS_DATA', `${field}: certificate ${i + 1} of ${blocks.length} is not a valid X.509 certificate`);
+    }
+  });
+}
+
+function privateKey(field: string, pem: string): KeyObject {
+  try {
+    return createPrivateKey(pem);
+  } catch (error) {
+    // OpenSSL's message names no key material, but say it in our words anyway.
+    const encrypted = /passphrase|ENCRYPTED/.test(`${(error as Error).message} ${pem.slice(0, 64)}`);
+    throw new UsageError('TLS_DATA', encrypted ? `${field}: the private key is encrypted; decrypt it (openssl pkey -in key.pem -out plain.pem)` : `${field}: is not a readable PEM private key`);
+  }
 }
 
 /** The request as `render` and --verbose show it: an HTTP/1.1-like text, secrets redacted by the caller. */

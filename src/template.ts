@@ -24,6 +24,8 @@ export class TemplateRenderer {
   private secretReads = 0;
   private secretReadsSeen = 0;
   private missing: string[] = [];
+  /** The secret values read during the current render(), to scrub pieces of them from JS errors. */
+  private secretsRead: string[] = [];
   private interpolationIndex = 0;
   /** Every env name a template looked up, set or not: what the rendered request depends on. */
   readonly envRead = new Set<string>();
@@ -72,13 +74,15 @@ export class TemplateRenderer {
     this.missing = [];
     this.interpolationIndex = 0;
     this.secretReadsSeen = this.secretReads;
+    this.secretsRead = [];
     try {
       return fn.call(this.eta, this.data);
     } catch (error) {
       const expressions = ast.filter((item): item is { t: string; val: string } => typeof item !== 'string' && item.t !== 'e');
-      const expression = expressions[this.interpolationIndex]?.val.trim();
+      // One line, whatever whitespace the expression spans.
+      const expression = expressions[this.interpolationIndex]?.val.trim().replace(/\s+/g, ' ');
       const shown = expression ? `{{ ${expression} }}` : 'template';
-      if (error instanceof UsageError) throw new UsageError(error.code, `${where}: ${shown}: ${error.message}`, { cause: error });
+      if (error instanceof UsageError) throw new UsageError(error.code, `${where}: ${shown}: ${scrub(error.message, this.secretsRead)}`, { cause: error });
       if (error instanceof TemplateValueError) {
         const reason = this.missing.length > 0 ? `${this.missing.join(', ')} ${this.missing.length > 1 ? 'are' : 'is'} not set` : error.message;
         throw new UsageError('TEMPLATE_VALUE', `${where}: ${shown}: ${reason}${hint(this.missing)}`, { cause: error });
@@ -86,7 +90,7 @@ export class TemplateRenderer {
       const noCluster = this.scope.cluster === undefined && /\bcluster\b/.test(expression ?? '')
         ? ' (KUBERNETES_EXEC_INFO has no spec.cluster: set provideClusterInfo: true in the kubeconfig exec entry)'
         : '';
-      throw new UsageError('TEMPLATE_EVAL', `${where}: ${shown}: ${firstLine(error)}${noCluster}`, { cause: error });
+      throw new UsageError('TEMPLATE_EVAL', `${where}: ${shown}: ${scrub(firstLine(error), this.secretsRead)}${noCluster}`, { cause: error });
     }
   }
 
@@ -121,6 +125,7 @@ export class TemplateRenderer {
     }
     const trimmed = content.replace(/\r?\n$/, '');
     this.redactor.add(trimmed);
+    this.secretsRead.push(trimmed);
     this.secretReads++;
     return trimmed;
   }
@@ -139,6 +144,7 @@ export class TemplateRenderer {
           this.missing.push(/^[A-Za-z_$][\w$]*$/.test(key) ? `${name}.${key}` : `${name}[${JSON.stringify(key)}]`);
         } else if (secret) {
           this.redactor.add(value);
+          this.secretsRead.push(value);
           this.secretReads++;
         }
         return value;
@@ -162,6 +168,29 @@ function hint(missing: string[]): string {
   if (first?.startsWith('vars.')) return ` (pass --set ${first.slice(5)}=…, or give a default: ${first} ?? "…")`;
   if (first?.startsWith('env.')) return ` (set it in the environment or the kubeconfig exec env, or give a default: ${first} ?? "…")`;
   return '';
+}
+
+/**
+ * The redactor replaces whole secrets; JavaScript's own messages may quote a piece of one (JSON.parse
+ * cuts its input to ten characters: `"p@ss w0rd-"... is not valid JSON`, a slice names what it was
+ * given). Any run of six or more characters that is part of a secret read by this render goes.
+ */
+function scrub(message: string, secrets: string[]): string {
+  if (secrets.length === 0) return message;
+  let out = '';
+  for (let i = 0; i < message.length; ) {
+    let longest = 0;
+    for (const secret of secrets) {
+      let length = longest + 1;
+      while (i + length <= message.length && secret.includes(message.slice(i, i + length))) length++;
+      longest = Math.max(longest, length - 1);
+    }
+    if (longest >= 6) {
+      out += '[REDACTED]';
+      i += longest;
+    } else out += message[i++];
+  }
+  return out;
 }
 
 function firstLine(error: unknown): string {

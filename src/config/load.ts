@@ -21,6 +21,7 @@ export function selectSource(
   cluster: Record<string, unknown> | undefined,
 ): ConfigSource {
   if (flags.configInline !== undefined) return { kind: 'text', text: flags.configInline, origin: '--config-inline' };
+  if (flags.config === '') throw new UsageError('CONFIG_UNREADABLE', '--config "" names no file; pass the path of a YAML or JSON config');
   if (flags.config !== undefined) return { kind: 'file', path: flags.config, origin: `--config ${flags.config}` };
   const inline = env[ENV_CONFIG_INLINE];
   if (inline) return { kind: 'text', text: inline, origin: ENV_CONFIG_INLINE };
@@ -50,7 +51,9 @@ export async function parseConfigText(text: string, origin: string): Promise<unk
   // yaml is CommonJS: its exports arrive as the default export under both Node and esbuild.
   const { parse } = (await import('yaml')).default;
   try {
-    return parse(source, { uniqueKeys: true, prettyErrors: true, maxAliasCount: 50 });
+    // logLevel 'error': a warning (an unknown !tag) would otherwise go to process.emitWarning, a
+    // second, multi-line message on stderr; the value it leaves is checked by validation anyway.
+    return parse(source, { uniqueKeys: true, prettyErrors: true, maxAliasCount: 50, logLevel: 'error' });
   } catch (error) {
     // prettyErrors ends the first line with a colon before the code frame it adds below.
     const first = String((error as Error).message).split('\n')[0]?.replace(/:\s*$/, '');

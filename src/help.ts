@@ -1,0 +1,45 @@
+// The "Examples:" section of every command's --help. A command without examples fails a test.
+import type { Command } from 'commander';
+
+export const EXAMPLES: Record<string, string[]> = {
+  '': [
+    'webapi-credential --config provider.yaml                 # print an ExecCredential',
+    'webapi-credential validate --config provider.yaml        # check it without the network',
+    'webapi-credential kubeconfig --server https://k8s.example.com --config provider.yaml > kubeconfig',
+    'source <(webapi-credential completion bash)',
+  ],
+  'get-token': [
+    'CLIENT_SECRET=… webapi-credential --config provider.yaml',
+    'webapi-credential --config provider.yaml --set audience=prod --cache',
+    'curl -H "Authorization: Bearer $(webapi-credential --config provider.yaml -o token)" https://k8s.example.com/version',
+    'webapi-credential --config-inline \'webAPIProviderConfig: {method: GET, url: "https://auth.example.com/token", tokenPath: $.token}\'',
+  ],
+  validate: [
+    'webapi-credential validate --config provider.yaml --set realm=platform',
+    'CLIENT_SECRET=dummy webapi-credential validate --config examples/keycloak/config.yaml --set issuer=https://keycloak.example.com/realms/platform --set clientId=argocd',
+  ],
+  render: ['webapi-credential render --config provider.yaml --set realm=platform    # the request, secrets as [REDACTED]'],
+  cache: ['webapi-credential cache clear'],
+  'cache clear': ['webapi-credential cache clear', 'webapi-credential cache clear --cache-dir /tmp/webapi-credential-cache'],
+  kubeconfig: [
+    'webapi-credential kubeconfig --server https://k8s.example.com --ca-file ca.crt --config provider.yaml > ~/.kube/prod.yaml',
+    'KUBECONFIG=~/.kube/prod.yaml kubectl get pods',
+    'webapi-credential kubeconfig --server https://k8s.example.com --config provider.yaml --embed-config --cache --name prod',
+  ],
+  'argocd-secret': [
+    'webapi-credential argocd-secret --server https://k8s.example.com --name prod --config provider.yaml > cluster-secret.yaml',
+    'webapi-credential argocd-secret --server https://k8s.example.com --name prod --config provider.yaml --embed-config   # Argo CD >= 3.5',
+  ],
+  completion: [
+    'source <(webapi-credential completion bash)               # in ~/.bashrc',
+    'webapi-credential completion zsh > "${fpath[1]}/_webapi-credential"',
+    'webapi-credential completion fish > ~/.config/fish/completions/webapi-credential.fish',
+  ],
+};
+
+/** Adds the examples of EXAMPLES to `command` and every subcommand below it. */
+export function addExamples(command: Command, path: string[] = []): void {
+  const lines = EXAMPLES[path.join(' ')];
+  if (lines) command.addHelpText('after', `\nExamples:\n${lines.map((line) => `  $ ${line}`).join('\n')}`);
+  for (const sub of command.commands) addExamples(sub, [...path, sub.name()]);
+}

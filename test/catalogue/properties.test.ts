@@ -1,0 +1,298 @@
+// Property-based tests (fast-check) over the pure core: config text and validation, template
+// rendering and request building, response parsing and extraction. For any input the outcome is a
+// result or a classified error (a CredentialError: exit 2, 3 or 4), never anything else (exit 1);
+// every message is one line; and no secret read from the environment or a file, nor any value of
+// the response, appears in a message once redacted (not even a 10-character piece of one).
+// A few random configs also go through the built CLI (cli-parity covers the rest of that path).
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseConfigText } from '../../src/config/load.js';
+import { validateProviderDocument } from '../../src/config/validate.js';
+import { ConfigError, ResponseError, UsageError } from '../../src/errors.js';
+import { extractCredential, parseResponseBody } from '../../src/extract.js';
+import { checkPath, queryPath } from '../../src/jsonpath.js';
+import { Redactor, excerpt } from '../../src/redact.js';
+import { loadTls, renderRequest } from '../../src/request.js';
+import { TemplateRenderer } from '../../src/template.js';
+import { runCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process.js';
+import { makePki } from '../helpers/pki.js';
+
+const pki = makePki();
+const RUNS = { numRuns: 400 };
+
+/** Secrets with template syntax, quotes, a line break, Unicode and URL-special characters in them. */
+const SECRETS = {
+  PLAIN: 'prop-secret-Alpha-93qKx7',
+  TRICKY: 'p@ss "w0rd" {{ qq }}\n&=+%/é',
+  UNICODE: 'ключ-секрет-\u{1F511}-Zz81',
+  JSONISH: '{"nested":"prop-inner-Beta-55"}',
+};
+const FILE_SECRET = 'prop-file-secret-Gamma-17';
+const SECRET_VALUES = [...Object.values(SECRETS), FILE_SECRET];
+
+/** Every 10-character window of every secret: a message may show none of them. */
+const WINDOWS = [...new Set(SECRET_VALUES.flatMap((s) => [...s.matchAll(/(?=(.{10}))/gsu)].map((m) => m[1]!)))];
+function leakedPieces(text: string, pieces: string[] = WINDOWS): string[] {
+  return pieces.filter((piece) => text.includes(piece));
+}
+
+function oneLine(message: string): boolean {
+  return !/[\r\n]/.test(message);
+}
+
+function newRenderer(vars: Record<string, string> = { v: 'var-value', 'x-y': 'dashed' }) {
+  const redactor = new Redactor();
+  const readFile = (path: string) => {
+    if (path === '/run/secrets/token') return `${FILE_SECRET}\n`;
+    if (path === pki.ca.certFile) return pki.ca.cert;
+    const error = new Error(`ENOENT: no such file, open '${path}'`) as NodeJS.ErrnoException;
+    error.code = 'ENOENT';
+    throw error;
+  };
+  const renderer = new TemplateRenderer({ env: { ...SECRETS, EMPTY: '' }, vars, cluster: { server: 'https://k8s.example:6443', config: {} }, readFile }, redactor);
+  return { redactor, renderer, readFile };
+}
+
+// ── templates ──────────────────────────────────────────────────────────────────────────────
+const EXPRESSIONS = [
+  'env.PLAIN', 'env.TRICKY', 'env.UNICODE', 'env.JSONISH', 'env.EMPTY', 'env.MISSING', 'env["PLAIN"]', 'process.env.PLAIN',
+  'vars.v', 'vars["x-y"]', 'vars.missing', 'vars.missing ?? "default"', 'env.MISSING ?? env.PLAIN',
+  'urlencode(env.TRICKY)', 'base64(env.UNICODE)', 'base64decode(env.PLAIN)', 'json(env.JSONISH)', 'json(vars)', 'json(undefined)',
+  'JSON.parse(env.PLAIN)', 'JSON.parse(env.JSONISH).nested', 'JSON.parse(env.JSONISH).absent', 'JSON.parse(env.TRICKY)',
+  'env.PLAIN.slice(3)', 'env.PLAIN.toUpperCase()', 'env.PLAIN.split("-")', 'env.PLAIN + vars.v', '`${env.UNICODE}!`', 'env.PLAIN.length',
+  'file("/run/secrets/token")', 'file("/run/secrets/" + env.PLAIN)', 'file(env.MISSING)', 'urlencode(env.MISSING)', 'base64()',
+  'cluster.server', 'cluster.config.absent', 'cluster["certificate-authority-data"]', 'cluster',
+  'null', 'undefined', '{}', '[1, 2]', '1 / 0', 'new Error(env.PLAIN).message', 'BigInt(env.PLAIN)', 'decodeURIComponent("%E0%A4%A")',
+  'env.PLAIN.x.y', 'nope()', 'env.', '(', ')', '"unterminated', "'", '`', '[', ']', '?.', '??', '+',
+];
+const expression = fc.constantFrom(...EXPRESSIONS);
+const literal = fc.string({ unit: fc.constantFrom(...'ab -_/:?=&.é€\u{1F511}"\'\\\n\t{}'.split(/(?:)/u)), maxLength: 8 });
+const templatePiece = fc.oneof(
+  literal,
+  expression.map((e) => `{{ ${e} }}`),
+  expression.map((e) => `{{${e}}}`),
+  expression.map((e) => `{{~ ${e} }}`),
+  fc.tuple(expression, literal).map(([e, l]) => `{{ ${e}${l} }}`),
+  fc.constantFrom('{{', '}}', '{{ ', ' }}', '{{-', '-}}'),
+  expression,
+);
+const template = fc.array(templatePiece, { minLength: 1, maxLength: 5 }).map((pieces) => pieces.join(''));
+
+describe('template rendering, for any template', () => {
+  it('gives a string or a UsageError with a one-line message that shows no secret', () => {
+    fc.assert(
+      fc.property(template, (text) => {
+        const { redactor, renderer } = newRenderer();
+        try {
+          expect(typeof renderer.render(text, 'webAPIProviderConfig.body')).toBe('string');
+        } catch (error) {
+          expect(error).toBeInstanceOf(UsageError);
+          const message = redactor.redact((error as Error).message);
+          expect(oneLine(message)).toBe(true);
+          expect(message.startsWith('webAPIProviderConfig.body: ')).toBe(true);
+          expect(leakedPieces(message)).toEqual([]);
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it('registers whatever it renders from a secret, so the rendered value redacts to no secret', () => {
+    fc.assert(
+      fc.property(fc.array(expression.filter((e) => /env|file/.test(e)), { minLength: 1, maxLength: 3 }), (expressions) => {
+        const { redactor, renderer } = newRenderer();
+        let rendered: string;
+        try {
+          rendered = renderer.render(expressions.map((e) => `[{{ ${e} }}]`).join(''), 'webAPIProviderConfig.body');
+        } catch {
+          return;
+        }
+        expect(leakedPieces(redactor.redact(rendered))).toEqual([]);
+      }),
+      RUNS,
+    );
+  });
+});
+
+// ── config text and validation ─────────────────────────────────────────────────────────────
+const KEYS = ['method', 'url', 'tokenPath', 'headers', 'query', 'body', 'form', 'json', 'expiryPath', 'expiresInPath', 'expiryFromJWT',
+  'clientCertificateDataPath', 'clientKeyDataPath', 'tls', 'allowInsecureHTTP', 'timeout', 'retry', 'maxResponseBytes', 'expiryMargin', 'cache'];
+/** Names as users (and fuzzers) write them: ASCII, control characters included. */
+const name = fc.string({ unit: 'binary-ascii', maxLength: 6 });
+const plausible: Record<string, fc.Arbitrary<unknown>> = {
+  method: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'post', 'FETCH'),
+  url: fc.oneof(fc.constantFrom('https://token.example/t', 'http://token.example/t', 'ftp://x', '', 'not a url', 'https://[::1]:8443/t?a=1'), template),
+  tokenPath: fc.constantFrom('$.access_token', '{.status.token}', '$[', 'access_token', '', '$..*', '$.a[?@.b == 1]'),
+  headers: fc.dictionary(fc.oneof(fc.constantFrom('Authorization', 'X-Org', 'Accept', 'content-type'), name), fc.oneof(template, fc.integer())),
+  query: fc.dictionary(name, fc.oneof(template, fc.array(template, { maxLength: 3 }), fc.constant(null))),
+  body: template,
+  form: fc.dictionary(name, fc.oneof(template, fc.array(fc.oneof(template, fc.integer()), { maxLength: 3 }))),
+  json: fc.oneof(fc.dictionary(name, fc.oneof(template, fc.jsonValue({ maxDepth: 2 }))), fc.array(template, { maxLength: 3 }), template),
+  expiryPath: fc.constantFrom('$.expires_at', '$[', ''),
+  expiresInPath: fc.constantFrom('$.expires_in', '{.expires_in}', ''),
+  expiryFromJWT: fc.oneof(fc.boolean(), fc.constant('yes')),
+  clientCertificateDataPath: fc.constantFrom('$.cert', ''),
+  clientKeyDataPath: fc.constantFrom('$.key', ''),
+  tls: fc.oneof(
+    fc.record({ caFile: fc.constantFrom(pki.ca.certFile, '/nonexistent', ''), insecureSkipVerify: fc.oneof(fc.boolean(), fc.constant('true')) }, { requiredKeys: [] }),
+    fc.record({ caData: fc.constantFrom(pki.ca.cert, Buffer.from(pki.ca.cert).toString('base64'), 'garbage', '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n') }),
+    fc.string({ maxLength: 5 }),
+  ),
+  allowInsecureHTTP: fc.oneof(fc.boolean(), fc.constant('false')),
+  timeout: fc.constantFrom('10s', '0s', '500ms', '1m30s', '99999999999999999999h', '10', '-1s', 'ten'),
+  retry: fc.oneof(fc.record({ limit: fc.oneof(fc.integer({ min: -2, max: 12 }), fc.constant('3'), fc.double()) }, { requiredKeys: [] }), fc.integer()),
+  maxResponseBytes: fc.oneof(fc.integer({ min: -1, max: 2 ** 30 }), fc.double(), fc.constant('1MiB')),
+  expiryMargin: fc.constantFrom('60s', '0s', '1h', 'x'),
+  cache: fc.oneof(fc.record({ enabled: fc.oneof(fc.boolean(), fc.constant(1)) }, { requiredKeys: [] }), fc.constant(null)),
+};
+const providerInput = fc
+  .tuple(
+    fc.subarray(KEYS),
+    fc.dictionary(name, fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }),
+    fc.infiniteStream(fc.nat(9)),
+  )
+  .chain(([keys, extra]) =>
+    fc.tuple(...keys.map((key) => fc.oneof({ weight: 4, arbitrary: plausible[key]! }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) }))).map((values) => ({
+      ...extra,
+      ...Object.fromEntries(keys.map((key, i) => [key, values[i]])),
+    })),
+  );
+const document = fc.oneof({ weight: 8, arbitrary: providerInput.map((p) => ({ webAPIProviderConfig: p })) }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) });
+
+describe('config validation and request building, for any document', () => {
+  it('gives a request or a UsageError, every message one line with no secret', () => {
+    fc.assert(
+      fc.property(document, (doc) => {
+        const result = validateProviderDocument(doc, checkPath);
+        if (!result.ok) {
+          expect(result.issues.length).toBeGreaterThan(0);
+          expect(oneLine(new ConfigError(result.issues, '--config-inline').message)).toBe(true);
+          return;
+        }
+        const { redactor, renderer, readFile } = newRenderer();
+        try {
+          const request = renderRequest(result.config, renderer, '0.0.0-test', loadTls(result.config.tls, readFile, redactor));
+          expect(new URL(request.url).protocol).toMatch(/^https?:$/);
+          for (const value of Object.values(request.headers)) expect(value).not.toMatch(/[\r\n\0]/);
+        } catch (error) {
+          expect(error).toBeInstanceOf(UsageError);
+          const message = redactor.redact((error as Error).message);
+          expect(oneLine(message)).toBe(true);
+          expect(leakedPieces(message)).toEqual([]);
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it('parses any text into a document or a UsageError naming the source on one line', async () => {
+    const fragments = fc.constantFrom('webAPIProviderConfig:', '\n  ', 'method: POST', '{', '}', '[', ']', '"', "'", ':', '- ', '&a', '*a', '!!str', '!tag', '#', '\ufeff', '\r\n', '\t', '\u0000', '---', '...', '? ', '|', '>', 'é', '\u{1F511}');
+    const text = fc.oneof(fc.string({ unit: 'binary', maxLength: 40 }), fc.array(fragments, { maxLength: 12 }).map((parts) => parts.join('')));
+    await fc.assert(
+      fc.asyncProperty(text, async (source) => {
+        try {
+          await parseConfigText(source, '--config-inline');
+        } catch (error) {
+          expect(error).toBeInstanceOf(UsageError);
+          expect((error as Error).message.startsWith('config from --config-inline ')).toBe(true);
+          expect(oneLine((error as Error).message)).toBe(true);
+        }
+      }),
+      RUNS,
+    );
+  });
+});
+
+// ── responses ──────────────────────────────────────────────────────────────────────────────
+/** Response values carry this prefix, keys never do: no message may show a value. */
+const VALUE = 'resp-value-';
+const key = fc.constantFrom('access_token', 'token', 'expires_in', 'expires_at', 'status', 'credential', 'data', 'cert', 'key', '0', 'a b', 'ключ', '__proto__');
+const leaf = fc.oneof(
+  fc.string({ maxLength: 6 }).map((s) => `${VALUE}${s}-0123456789`),
+  fc.double(),
+  fc.integer(),
+  fc.constantFrom(1e308, -1, 0, 1e20, 1e15, 4102444800, '4102444800', '2030-01-01T00:00:00Z', '2030-13-45T99:99:99Z', '\u00a0', '', true, false, null),
+);
+const responseDocument: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+  node: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('node'), { maxLength: 3 }), fc.dictionary(key, tie('node'), { maxKeys: 4 })),
+})).node;
+const PATHS = ['$.access_token', '$.token', '$.status.credential.token', '$.data[0].access_token', '$..token', '$.*', '$[0]', "$['a b']", '$.ключ', '$.expires_in', '$.expires_at', '$.cert', '$.key'];
+const responseConfig = fc.record({
+  token: fc.option(fc.constantFrom(...PATHS), { nil: undefined }),
+  expiry: fc.option(fc.constantFrom('$.expires_at', '$.expires_in', '$.data'), { nil: undefined }),
+  expiresIn: fc.option(fc.constantFrom('$.expires_in', '$.expires_at'), { nil: undefined }),
+  certificates: fc.boolean(),
+  expiryFromJWT: fc.boolean(),
+  expiryMarginMs: fc.constantFrom(0, 60_000, 2 ** 53),
+});
+
+describe('response parsing and extraction, for any answer', () => {
+  it('gives a credential or a ResponseError that names paths and keys but never a value', () => {
+    fc.assert(
+      fc.property(responseDocument, responseConfig, fc.integer({ min: 0, max: 4102444800000 }), (doc, c, now) => {
+        const paths = {
+          ...(c.token ? { token: c.token } : {}),
+          ...(c.expiry ? { expiry: c.expiry } : c.expiresIn ? { expiresIn: c.expiresIn } : {}),
+          ...(c.certificates || !c.token ? { clientCertificateData: '$.cert', clientKeyData: '$.key' } : {}),
+        };
+        try {
+          const { status } = extractCredential(doc, { paths, expiryFromJWT: c.expiryFromJWT, expiryMarginMs: c.expiryMarginMs }, queryPath, now);
+          if (status.expirationTimestamp !== undefined) expect(status.expirationTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+          if (status.token !== undefined) expect(status.token).not.toMatch(/[\n\r\0]/);
+        } catch (error) {
+          expect(error).toBeInstanceOf(ResponseError);
+          const message = (error as Error).message;
+          expect(oneLine(message)).toBe(true);
+          expect(message).not.toContain(VALUE);
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it('parses any body into JSON or a ResponseError with a one-line, redacted excerpt', () => {
+    const body = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 60 }),
+      fc.jsonValue().map((v) => JSON.stringify(v)),
+      fc.jsonValue().map((v) => JSON.stringify(v).slice(0, -1)),
+      fc.uint8Array({ maxLength: 40 }).map((bytes) => Buffer.from(bytes).toString('utf8')),
+      fc.constantFrom(`<html>${SECRETS.PLAIN}</html>`, `token=${SECRETS.PLAIN}\r\nmore`),
+    );
+    fc.assert(
+      fc.property(body, fc.option(fc.constantFrom('application/json', 'text/html'), { nil: undefined }), (text, contentType) => {
+        const redactor = new Redactor();
+        for (const secret of SECRET_VALUES) redactor.add(secret);
+        try {
+          parseResponseBody(text, contentType, (s) => excerpt(s, (t) => redactor.redact(t)));
+        } catch (error) {
+          expect(error).toBeInstanceOf(ResponseError);
+          expect(oneLine((error as Error).message)).toBe(true);
+          expect(leakedPieces((error as Error).message)).toEqual([]);
+        }
+      }),
+      RUNS,
+    );
+  });
+});
+
+// ── a few through the built CLI ────────────────────────────────────────────────────────────
+describe('random configs through the CLI', () => {
+  it('exit 0 or 2 from validate and render, never 1, one prefixed line per message and no secret, in process and as a process', async () => {
+    const samples = fc.sample(document.map((d) => JSON.stringify(d)), { numRuns: 40, seed: 4242 });
+    const env = { ...SECRETS };
+    const check = (result: { code: number | null; stdout: string; stderr: string }) => {
+      expect([0, 2]).toContain(result.code);
+      if (result.code === 2) expect(result.stderr).toMatch(/^webapi-credential: [^\n]*\n$/);
+      expect(leakedPieces(result.stdout + result.stderr)).toEqual([]);
+    };
+    for (const text of samples) {
+      for (const command of ['validate', 'render']) check(await runInProcess([command, '--config-inline', text], { env }));
+    }
+    // The child processes are the slow part: a handful is enough to show they agree.
+    const children = await Promise.all(samples.slice(0, 6).map((text) => runCli(['render', '--config-inline', text], { env })));
+    children.forEach(check);
+    const inProcess = await Promise.all(samples.slice(0, 6).map((text) => runInProcess(['render', '--config-inline', text], { env })));
+    expect(children).toEqual(inProcess);
+  });
+});

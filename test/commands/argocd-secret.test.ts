@@ -1,0 +1,93 @@
+// `webapi-credential argocd-secret`: validates the config, then prints an Argo CD cluster secret
+// that runs the plugin with it (in args, or for Argo CD >= 3.5 in execProviderConfig.config), with
+// placeholders for the secret values. Filled in, the secret works the way Argo CD runs it.
+import { writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import YAML from 'yaml';
+import { leaks, runCli } from '../helpers/cli.js';
+import { clientGoStatus, runExecEntry } from '../helpers/exec-plugin.js';
+import { TRUST_TEST_CA, readYaml, scratchFile, standIns, type ArgoCdSecret } from '../helpers/examples.js';
+import { keycloak } from '../helpers/provider-apis.js';
+
+const SECRET = 'argocd-client-secret-4Vb';
+const CONFIG = 'examples/keycloak/config.yaml';
+const PREFIX = 'webapi-credential: ';
+const start = standIns();
+
+function parseSecret(stdout: string): ArgoCdSecret {
+  const secret = YAML.parse(stdout) as { metadata: ArgoCdSecret['metadata']; stringData: Record<string, string> };
+  return { metadata: secret.metadata, name: secret.stringData['name']!, server: secret.stringData['server']!, ...JSON.parse(secret.stringData['config']!) };
+}
+
+async function keycloakApi() {
+  const issued: string[] = [];
+  const api = await start(keycloak({ realm: 'platform', clientId: 'argocd', clientSecret: SECRET }, issued));
+  return { issued, sets: ['--set', `issuer=${api.url}/realms/platform`, '--set', 'clientId=argocd'] };
+}
+
+describe.concurrent('webapi-credential argocd-secret', () => {
+  it.each([
+    ['the config in --config-inline (every Argo CD)', []],
+    ['the config in execProviderConfig.config (Argo CD >= 3.5)', ['--embed-config']],
+  ])('prints a cluster secret with %s that, its placeholder filled in, gets a credential as Argo CD runs it', async (_how, flags) => {
+    const { issued, sets } = await keycloakApi();
+    const result = await runCli(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'Platform', '--config', CONFIG, ...sets, ...flags], { env: { CLIENT_SECRET: SECRET } });
+    expect({ code: result.code, stderr: result.stderr, leaks: leaks(result, [SECRET]) }).toEqual({
+      code: 0,
+      stderr: `${PREFIX}note: replace the placeholder of CLIENT_SECRET in execProviderConfig.env with the real value; this command never prints secrets\n`,
+      leaks: [],
+    });
+    const secret = parseSecret(result.stdout);
+    const exec = secret.execProviderConfig;
+    const embedded = flags.length > 0;
+    expect({ metadata: secret.metadata, name: secret.name, server: secret.server, env: exec.env, command: exec.command, apiVersion: exec.apiVersion }).toEqual({
+      metadata: { name: 'cluster-platform', namespace: 'argocd', labels: { 'argocd.argoproj.io/secret-type': 'cluster' } },
+      name: 'Platform',
+      server: 'https://k8s.example.com',
+      env: { CLIENT_SECRET: '<CLIENT_SECRET>' },
+      command: '/custom-tools/webapi-credential',
+      apiVersion: 'client.authentication.k8s.io/v1beta1',
+    });
+    const config = readYaml('keycloak', 'config.yaml');
+    if (embedded) expect({ args: exec.args, config: exec.config, provideClusterInfo: exec.provideClusterInfo }).toEqual({ args: sets, config, provideClusterInfo: true });
+    else expect({ first: exec.args[0], config: YAML.parse(exec.args[1]!), rest: exec.args.slice(2), provideClusterInfo: exec.provideClusterInfo }).toEqual({ first: '--config-inline', config, rest: sets, provideClusterInfo: undefined });
+
+    const filled = { ...exec, env: { CLIENT_SECRET: SECRET } };
+    const run = await runExecEntry(filled, { plugin: '/custom-tools/webapi-credential', cluster: { server: secret.server }, callerEnv: TRUST_TEST_CA });
+    expect(clientGoStatus(run, exec.apiVersion).token).toBe(issued[0]);
+  });
+
+  it('--ca-file, --namespace and --command shape the secret', async () => {
+    const ca = scratchFile('ca.crt', '');
+    writeFileSync(ca, '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+    const result = await runCli(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'prod', '--config', CONFIG, '--set', 'issuer=https://kc/realms/r', '--set', 'clientId=c', '--ca-file', ca, '--namespace', 'gitops', '--command', '/usr/local/bin/webapi-credential'], {
+      env: { CLIENT_SECRET: SECRET },
+    });
+    expect(result.code).toBe(0);
+    const secret = parseSecret(result.stdout);
+    expect({ namespace: secret.metadata.namespace, command: secret.execProviderConfig.command, tls: secret.tlsClientConfig }).toEqual({
+      namespace: 'gitops',
+      command: '/usr/local/bin/webapi-credential',
+      tls: { caData: Buffer.from('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n').toString('base64') },
+    });
+  });
+
+  it('a config without secrets needs no env and prints no note', async () => {
+    const result = await runCli(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'p', '--config-inline', 'webAPIProviderConfig: {method: GET, url: "https://a.example/t", tokenPath: $.t}']);
+    expect({ code: result.code, stderr: result.stderr, env: parseSecret(result.stdout).execProviderConfig.env }).toEqual({ code: 0, stderr: '', env: {} });
+  });
+
+  it('a file the config reads in the Argo CD containers need not exist here: it is named in a note', async () => {
+    const sets = ['--set', 'tokenUrl=https://sts.example.com/oauth2/token', '--set', 'audience=https://k8s.example.com'];
+    const result = await runCli(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'w', '--config', 'examples/rfc8693-token-exchange/config.yaml', ...sets]);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: `${PREFIX}note: /var/run/secrets/tokens/token-exchange must exist in the Argo CD containers (not found here)\n` });
+    expect(parseSecret(result.stdout).execProviderConfig.args.slice(2)).toEqual(sets);
+  });
+
+  it('needs --name, and refuses an invalid config with exit 2 and nothing on stdout', async () => {
+    const noName = await runCli(['argocd-secret', '--server', 'https://k8s.example.com', '--config', CONFIG]);
+    expect(noName).toEqual({ code: 2, stdout: '', stderr: `${PREFIX}required option '--name <name>' not specified (see --help)\n` });
+    const invalid = await runCli(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'p', '--config-inline', 'webAPIProviderConfig: {method: POST, url: "https://a.example"}']);
+    expect(invalid).toEqual({ code: 2, stdout: '', stderr: `${PREFIX}config from --config-inline is invalid: webAPIProviderConfig.tokenPath: is required (unless clientCertificateDataPath and clientKeyDataPath are both set)\n` });
+  });
+});

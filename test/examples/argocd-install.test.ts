@@ -1,0 +1,158 @@
+// examples/argocd: the kustomize patches, applied by the real `kubectl kustomize` over a stand-in of
+// the upstream install, and the Helm values put the binary where every example cluster secret points
+// (/custom-tools/webapi-credential) in both argocd-application-controller and argocd-server; the init
+// container's script installs a binary only when its checksum matches.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import YAML from 'yaml';
+import { KUBECTL_1_33, requireKubectl } from '../helpers/kubectl.js';
+import { PROVIDERS, examplePath, readArgoCdSecret, readText, readYaml } from '../helpers/examples.js';
+
+interface Container {
+  name: string;
+  image?: string;
+  args?: string[];
+  env?: Array<{ name: string; value: string }>;
+  securityContext?: Record<string, unknown>;
+  volumeMounts?: Array<{ name: string; mountPath: string }>;
+}
+interface PodSpec {
+  initContainers?: Container[];
+  containers: Container[];
+  volumes?: Array<{ name: string; emptyDir?: Record<string, unknown> }>;
+}
+
+const MOUNT = { name: 'custom-tools', mountPath: '/custom-tools' };
+const WORKLOADS = [
+  ['StatefulSet', 'argocd-application-controller'],
+  ['Deployment', 'argocd-server'],
+] as const;
+
+/** The parts of the upstream install.yaml the patches touch, with a volume of their own to keep. */
+function upstreamStandIn(): string {
+  return WORKLOADS.map(([kind, name]) =>
+    YAML.stringify({
+      apiVersion: 'apps/v1',
+      kind,
+      metadata: { name },
+      spec: {
+        selector: { matchLabels: { 'app.kubernetes.io/name': name } },
+        template: {
+          metadata: { labels: { 'app.kubernetes.io/name': name } },
+          spec: {
+            containers: [{ name, image: 'quay.io/argoproj/argocd:v3.1.0', volumeMounts: [{ name: 'argocd-home', mountPath: '/home/argocd' }] }],
+            volumes: [{ name: 'argocd-home', emptyDir: {} }],
+          },
+        },
+      },
+    }),
+  ).join('---\n');
+}
+
+/** Builds examples/argocd with its upstream resource replaced by upstreamStandIn(), with the real kubectl kustomize. */
+function kustomizeBuild(): Map<string, PodSpec> {
+  const kustomization = readYaml('argocd', 'kustomization.yaml') as { resources: string[]; patches: Array<{ path: string }> };
+  const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-kustomize-'));
+  for (const { path } of kustomization.patches) copyFileSync(examplePath('argocd', path), join(dir, path));
+  writeFileSync(join(dir, 'upstream.yaml'), upstreamStandIn());
+  writeFileSync(join(dir, 'kustomization.yaml'), YAML.stringify({ ...kustomization, resources: ['upstream.yaml'] }));
+  const out = execFileSync(requireKubectl(KUBECTL_1_33), ['kustomize', dir], { encoding: 'utf8' });
+  const specs = new Map<string, PodSpec>();
+  for (const doc of YAML.parseAllDocuments(out)) {
+    const object = doc.toJS() as { kind: string; metadata: { name: string; namespace: string }; spec: { template: { spec: PodSpec } } };
+    expect(object.metadata.namespace).toBe('argocd');
+    specs.set(`${object.kind}/${object.metadata.name}`, object.spec.template.spec);
+  }
+  return specs;
+}
+
+/** The init container that installs the binary, as the examples define it (one for all pods). */
+function expectInstalls(spec: PodSpec, main: string, keepsOwn: boolean): Container {
+  expect(spec.initContainers?.map((c) => c.name)).toEqual(['install-webapi-credential']);
+  const init = spec.initContainers![0]!;
+  expect(init.volumeMounts).toEqual([MOUNT]);
+  expect(init.securityContext).toMatchObject({ runAsNonRoot: true, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
+  const container = spec.containers.find((c) => c.name === main)!;
+  expect(container.volumeMounts).toEqual(keepsOwn ? [MOUNT, { name: 'argocd-home', mountPath: '/home/argocd' }] : [MOUNT]);
+  expect(spec.volumes?.find((v) => v.name === 'custom-tools')).toEqual({ name: 'custom-tools', emptyDir: { sizeLimit: '256Mi' } });
+  if (keepsOwn) expect(spec.volumes?.map((v) => v.name).sort()).toEqual(['argocd-home', 'custom-tools']);
+  return init;
+}
+
+describe('examples/argocd', () => {
+  it('the kustomization patches the upstream install and nothing else', () => {
+    expect(readYaml('argocd', 'kustomization.yaml')).toEqual({
+      apiVersion: 'kustomize.config.k8s.io/v1beta1',
+      kind: 'Kustomization',
+      namespace: 'argocd',
+      resources: ['https://raw.githubusercontent.com/argoproj/argo-cd/stable/manifests/install.yaml'],
+      patches: [{ path: 'patch-application-controller.yaml' }, { path: 'patch-server.yaml' }],
+    });
+  });
+
+  it('kubectl kustomize adds the init container and the /custom-tools volume to the application controller and the server, keeping their own', () => {
+    const specs = kustomizeBuild();
+    expect([...specs.keys()].sort()).toEqual(['Deployment/argocd-server', 'StatefulSet/argocd-application-controller']);
+    const controller = expectInstalls(specs.get('StatefulSet/argocd-application-controller')!, 'argocd-application-controller', true);
+    const server = expectInstalls(specs.get('Deployment/argocd-server')!, 'argocd-server', true);
+    expect(server).toEqual(controller);
+  });
+
+  it('the Helm values do the same through controller.* and server.*', () => {
+    const values = readYaml('argocd', 'helm-values.yaml') as Record<'controller' | 'server', { initContainers: Container[]; volumeMounts: unknown[]; volumes: PodSpec['volumes'] }>;
+    expect(Object.keys(values)).toEqual(['controller', 'server']);
+    const kustomized = kustomizeBuild().get('Deployment/argocd-server')!.initContainers![0];
+    for (const [component, main] of [['controller', 'argocd-application-controller'], ['server', 'argocd-server']] as const) {
+      const { initContainers, volumeMounts, volumes } = values[component];
+      expect(Object.keys(values[component]).sort()).toEqual(['initContainers', 'volumeMounts', 'volumes']);
+      const init = expectInstalls({ initContainers, containers: [{ name: main, volumeMounts: volumeMounts as Container['volumeMounts'] }], volumes }, main, false);
+      expect(init).toEqual(kustomized);
+    }
+  });
+
+  it('every example cluster secret runs the binary where the init container puts it', () => {
+    const script = (readYaml('argocd', 'patch-server.yaml') as { spec: { template: { spec: PodSpec } } }).spec.template.spec.initContainers![0]!.args![0]!;
+    const target = `${MOUNT.mountPath}/webapi-credential`;
+    expect(script).toContain(`-O ${target} `);
+    for (const provider of PROVIDERS) {
+      for (const file of ['argocd-cluster-secret.yaml', 'argocd-cluster-secret-3.5.yaml']) {
+        expect({ file: `${provider}/${file}`, command: readArgoCdSecret(provider, file).execProviderConfig.command }).toEqual({ file: `${provider}/${file}`, command: target });
+      }
+    }
+  });
+
+  it("the init container's script installs the download only when its SHA-256 matches", () => {
+    const init = (readYaml('argocd', 'patch-application-controller.yaml') as { spec: { template: { spec: PodSpec } } }).spec.template.spec.initContainers![0]!;
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-init-'));
+    const download = join(dir, 'download');
+    writeFileSync(download, '#!/bin/sh\necho fake webapi-credential\n');
+    // wget as the script calls it (-q -O <file> <url>), serving the download from disk.
+    mkdirSync(join(dir, 'bin'));
+    writeFileSync(join(dir, 'bin', 'wget'), `#!/bin/sh\n[ "$1" = -q ] && [ "$2" = -O ] && cp "${download}" "$3"\n`);
+    chmodSync(join(dir, 'bin', 'wget'), 0o755);
+    const runScript = (sha256: string, tools: string) => {
+      mkdirSync(tools);
+      const env = Object.fromEntries((init.env ?? []).map((e) => [e.name, e.value]));
+      const result = spawnSync('sh', ['-euc', init.args![0]!.replaceAll('/custom-tools', tools)], {
+        env: { ...env, WEBAPI_CREDENTIAL_SHA256: sha256, PATH: `${join(dir, 'bin')}:${process.env['PATH']}` },
+        encoding: 'utf8',
+      });
+      return result.status;
+    };
+    expect(Object.keys(Object.fromEntries((init.env ?? []).map((e) => [e.name, e.value])))).toEqual(['WEBAPI_CREDENTIAL_URL', 'WEBAPI_CREDENTIAL_SHA256']);
+    const good = join(dir, 'good');
+    expect(runScript(createHash('sha256').update(readFileSync(download)).digest('hex'), good)).toBe(0);
+    expect(statSync(join(good, 'webapi-credential')).mode & 0o777).toBe(0o555);
+    expect(runScript('0'.repeat(64), join(dir, 'bad'))).not.toBe(0);
+  });
+
+  it('the README names both files of the two ways a cluster secret can carry the config', () => {
+    const readme = readText('argocd', 'README.md');
+    expect(readme).toContain('| `argocd-cluster-secret.yaml` | any version with `execProviderConfig` |');
+    expect(readme).toContain('| `argocd-cluster-secret-3.5.yaml` | >= 3.5 |');
+  });
+});

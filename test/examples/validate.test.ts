@@ -1,0 +1,65 @@
+// Every example config validates twice: against the shipped JSON Schema (what an editor checks,
+// through the yaml-language-server comment each file starts with) and with `webapi-credential
+// validate`, given dummy values for the env and --set values its README lists.
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import YAML from 'yaml';
+import { schemaErrors, type Schema } from '../helpers/json-schema.js';
+import { EXAMPLES_DIR, PROVIDERS, examplePath, readArgoCdSecret, readText, readYaml, run, scratchFile } from '../helpers/examples.js';
+import { ROOT } from '../helpers/cli.js';
+
+const SCHEMA = JSON.parse(readFileSync(resolve(ROOT, 'schema/webapi-credential.schema.json'), 'utf8')) as Schema;
+const TOKEN_FILE = scratchFile('dummy-token', 'dummy-token\n');
+const KUBERNETES_EXEC_INFO = JSON.stringify({ kind: 'ExecCredential', apiVersion: 'client.authentication.k8s.io/v1', spec: { interactive: false, cluster: { server: 'https://k8s.example.com' } } });
+
+/** file -> [env, --set values, the request `validate` names]. */
+const CASES: Record<string, [Record<string, string>, string[], string]> = {
+  'upbound/config.yaml': [{ UPBOUND_TOKEN: 'dummy' }, ['org=acme'], 'POST https://auth.upbound.io/apis/tokenexchange.upbound.io/v1alpha1/orgscopedtokens'],
+  'keycloak/config.yaml': [{ CLIENT_SECRET: 'dummy' }, ['issuer=https://keycloak.example.com/realms/platform', 'clientId=argocd'], 'POST https://keycloak.example.com/realms/platform/protocol/openid-connect/token'],
+  'keycloak/config-client-secret-post.yaml': [{ CLIENT_SECRET: 'dummy' }, ['issuer=https://keycloak.example.com/realms/platform', 'clientId=argocd'], 'POST https://keycloak.example.com/realms/platform/protocol/openid-connect/token'],
+  'azure-ad/config.yaml': [{ AZURE_CLIENT_SECRET: 'dummy' }, ['tenantId=contoso.onmicrosoft.com', 'clientId=argocd'], 'POST https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token'],
+  'rfc8693-token-exchange/config.yaml': [{}, ['tokenUrl=https://sts.example.com/oauth2/token', 'audience=https://k8s.example.com', `subjectTokenFile=${TOKEN_FILE}`], 'POST https://sts.example.com/oauth2/token'],
+  'vault/config.yaml': [{ VAULT_TOKEN: 'dummy' }, ['vaultAddr=https://vault.example.com:8200', 'role=argocd', 'namespace=apps'], 'POST https://vault.example.com:8200/v1/kubernetes/creds/argocd'],
+  'pinniped/config.yaml': [{ PINNIPED_TOKEN: 'dummy', KUBERNETES_EXEC_INFO }, ['authenticator=corp-oidc'], 'POST https://k8s.example.com/apis/login.concierge.pinniped.dev/v1alpha1/tokencredentialrequests'],
+  'rancher/config.yaml': [{ RANCHER_PASSWORD: 'dummy' }, ['rancherUrl=https://rancher.example.com', 'username=argocd'], 'POST https://rancher.example.com/v3-public/localProviders/local?action=login'],
+};
+
+/** Every config*.yaml under examples/. */
+function configFiles(): string[] {
+  return readdirSync(EXAMPLES_DIR, { recursive: true, encoding: 'utf8' })
+    .filter((file) => /(^|\/)config[^/]*\.yaml$/.test(file))
+    .sort();
+}
+
+describe('the example configs', () => {
+  it('are exactly the ones this test knows how to validate', () => {
+    expect(configFiles()).toEqual(Object.keys(CASES).sort());
+  });
+
+  it.each(Object.keys(CASES))('%s names the shipped schema for editors and passes it', (file) => {
+    const first = readText(file).split('\n')[0]!;
+    expect(first).toBe('# yaml-language-server: $schema=../../schema/webapi-credential.schema.json');
+    expect(existsSync(resolve(dirname(examplePath(file)), first.slice(first.indexOf('=') + 1)))).toBe(true);
+    expect(schemaErrors(SCHEMA, readYaml(file))).toEqual([]);
+  });
+
+  it.each(Object.entries(CASES))('%s passes `webapi-credential validate` with dummy values', async (file, [env, sets, request]) => {
+    const result = await run(['validate', '--config', examplePath(file), ...sets.flatMap((pair) => ['--set', pair])], env);
+    expect(result).toEqual({ code: 0, stdout: `config from --config ${examplePath(file)} is valid: ${request}\n`, stderr: '' });
+  });
+
+  it.each(PROVIDERS)('the configs inside the Argo CD secrets of %s pass the schema too', (provider) => {
+    const classic = readArgoCdSecret(provider, 'argocd-cluster-secret.yaml').execProviderConfig;
+    const modern = readArgoCdSecret(provider, 'argocd-cluster-secret-3.5.yaml').execProviderConfig;
+    expect(classic.args[0]).toBe('--config-inline');
+    expect(schemaErrors(SCHEMA, YAML.parse(classic.args[1]!))).toEqual([]);
+    expect(schemaErrors(SCHEMA, modern.config)).toEqual([]);
+  });
+
+  it('the schema check can fail: a misspelt field in an example config is caught', () => {
+    const document = readYaml('vault/config.yaml') as { webAPIProviderConfig: Record<string, unknown> };
+    document.webAPIProviderConfig['tokenpath'] = document.webAPIProviderConfig['tokenPath'];
+    expect(schemaErrors(SCHEMA, document)).toEqual(['$.webAPIProviderConfig: additionalProperties tokenpath']);
+  });
+});

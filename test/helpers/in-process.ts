@@ -1,0 +1,50 @@
+// Runs the CLI's run() in this process, with the deps main.ts would build (real fs, clock, network)
+// but stdout and stderr captured. Tables of hundreds of cases then cost milliseconds each instead of
+// a Node start-up; test/catalogue/cli-parity.test.ts shows the child process says the same.
+import fs from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run } from '../../src/cli.js';
+import { Redactor } from '../../src/redact.js';
+import type { CliResult } from './cli.js';
+
+const home = mkdtempSync(join(tmpdir(), 'webapi-credential-home-'));
+
+/** The same minimal environment as runCli(): PATH and HOME (a scratch one), plus what the test sets. */
+export function minimalEnv(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  return { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home, ...extra };
+}
+
+export interface InProcessOptions {
+  env?: Record<string, string | undefined>;
+  /** Sees every stderr write as it happens, e.g. to act on a --verbose trace line. */
+  onStderr?: (text: string) => void;
+}
+
+export async function runInProcess(args: string[], options: InProcessOptions = {}): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await run(args, {
+    env: minimalEnv(options.env),
+    readFile: (path) => fs.readFileSync(path, 'utf8'),
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => {
+      stderr += text;
+      options.onStderr?.(text);
+    },
+    now: Date.now,
+    random: Math.random,
+    version: '0.1.0',
+    redactor: new Redactor(),
+    cache: {
+      fs,
+      homedir: home,
+      pid: process.pid,
+      alive: () => true,
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      unique: () => `${process.pid}-${Math.random().toString(36).slice(2)}`,
+    },
+  });
+  return { code, stdout, stderr };
+}

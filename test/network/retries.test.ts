@@ -1,0 +1,113 @@
+// The retry policy as a real token API counts and times the attempts: which answers are retried,
+// how long the client waits (backoff with jitter, Retry-After in seconds or as a date, capped), and
+// that no retry starts past the whole-call deadline. Timings are asserted loosely: lower bounds that
+// prove the wait happened, upper bounds far from the expected value.
+import { describe, expect, it } from 'vitest';
+import { STATUS_CODES } from 'node:http';
+import { answer, apis, call, config, expectFailure, expectSuccess, sequence, timed, traceLines } from './support.js';
+
+const startApi = apis();
+
+describe.concurrent('retries', () => {
+  it.each([408, 429, 500, 502, 503, 504, 599])('retries a %i answer and takes the token from the next one', async (status) => {
+    const api = await startApi(sequence([status, 'try again']));
+    expectSuccess(await call(config(`${api.url}/token`)));
+    expect(api.requests).toHaveLength(2);
+  });
+
+  it.each([400, 401, 403, 404, 405, 409, 410, 413, 422, 451])('does not retry a %i answer', async (status) => {
+    const api = await startApi(sequence([status, 'no']));
+    const result = await call(config(`${api.url}/token`));
+    expectFailure(result, 3, `the token API answered ${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''}: no`);
+    expect(api.requests).toHaveLength(1);
+  });
+
+  it('makes three attempts by default (retry.limit 2), waiting longer before the second retry than the first', async () => {
+    const { handler, gaps } = timed((_req, res) => answer(res, 503, 'down'));
+    const api = await startApi(handler);
+    const result = await call(config(`${api.url}/token`));
+    expectFailure(result, 3, 'the token API answered 503 Service Unavailable after 3 attempts: down');
+    expect(api.requests).toHaveLength(3);
+    const [first, second] = gaps();
+    // Equal jitter: 250-500 ms, then 500-1000 ms.
+    expect(first).toBeGreaterThanOrEqual(240);
+    expect(second).toBeGreaterThanOrEqual(480);
+    expect(first! + second!).toBeLessThan(4000);
+  });
+
+  it('makes one attempt only with retry.limit 0', async () => {
+    const api = await startApi((_req, res) => answer(res, 503, 'down'));
+    expectFailure(await call(config(`${api.url}/token`, { retry: { limit: 0 } })), 3, 'the token API answered 503 Service Unavailable: down');
+    expect(api.requests).toHaveLength(1);
+  });
+
+  it('waits until the HTTP date a Retry-After names', async () => {
+    const { handler, gaps } = timed(sequence([429, 'slow down', { 'retry-after': new Date(Date.now() + 2000).toUTCString() }]));
+    const api = await startApi(handler);
+    expectSuccess(await call(config(`${api.url}/token`)));
+    // The date has whole seconds: the wait is between one and two seconds.
+    expect(gaps()[0]).toBeGreaterThanOrEqual(900);
+    expect(gaps()[0]).toBeLessThan(4000);
+  });
+
+  it('honours Retry-After on a 503 too', async () => {
+    const { handler, gaps } = timed(sequence([503, 'maintenance', { 'retry-after': '1' }]));
+    const api = await startApi(handler);
+    expectSuccess(await call(config(`${api.url}/token`)));
+    expect(gaps()[0]).toBeGreaterThanOrEqual(950);
+  });
+
+  it('falls back to backoff when Retry-After is neither seconds nor a date', async () => {
+    const { handler, gaps } = timed(sequence([429, 'slow down', { 'retry-after': 'soon' }]));
+    const api = await startApi(handler);
+    expectSuccess(await call(config(`${api.url}/token`)));
+    expect(gaps()[0]).toBeGreaterThanOrEqual(240);
+    expect(gaps()[0]).toBeLessThan(2000);
+  });
+
+  it('does not wait for a Retry-After above the 60 s cap, even when the deadline is further away', async () => {
+    const api = await startApi(sequence([429, 'slow down', { 'retry-after': '61' }]));
+    const started = Date.now();
+    const result = await call(config(`${api.url}/token`), ['--timeout', '5m', '--verbose']);
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 3, stdout: '' });
+    // The trace ends with the message, then the stack trace (RequestError: …, under --verbose).
+    expect(traceLines(result).slice(-3, -1)).toEqual([
+      expect.stringMatching(/^attempt 1 failed \(HTTP 429\) after \d+ ms; not retrying: Retry-After 61 asks for more than 60 s$/),
+      'the token API answered 429 Too Many Requests: slow down',
+    ]);
+    expect(api.requests).toHaveLength(1);
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it('stops retrying before the whole-call deadline and reports the last answer, not a timeout', async () => {
+    const api = await startApi((_req, res) => answer(res, 503, 'down'));
+    const started = Date.now();
+    const result = await call(config(`${api.url}/token`, { retry: { limit: 10 } }), ['--timeout', '2s']);
+    const elapsed = Date.now() - started;
+    expectFailure(result, 3, /^the token API answered 503 Service Unavailable after \d+ attempts: down$/);
+    // Attempts start at about 0, 0.25-0.5, 0.75-1.5 and 1.75-3.5 s: only three or four fit in 2 s.
+    expect(result.stderr).toContain(`after ${api.requests.length} attempts`);
+    expect([3, 4]).toContain(api.requests.length);
+    // It stops on its own, before the 2 s deadline (plus start-up slack under load).
+    expect(elapsed).toBeLessThan(2500);
+  });
+
+  it('retries a connection the server resets before answering, then names the reset', async () => {
+    const api = await startApi((_req, res) => void res.socket?.destroy());
+    const result = await call(config(`${api.url}/token`));
+    expectFailure(result, 3, `connection to ${api.url}/token reset by the server (ECONNRESET) after 3 attempts`);
+    expect(api.requests).toHaveLength(3);
+  });
+
+  it('counts connection failures and error answers against the same retry.limit', async () => {
+    let calls = 0;
+    const api = await startApi((_req, res) => {
+      calls++;
+      if (calls === 1) res.socket?.destroy();
+      else answer(res, 502, 'bad gateway');
+    });
+    const result = await call(config(`${api.url}/token`, { retry: { limit: 2 } }));
+    expectFailure(result, 3, 'the token API answered 502 Bad Gateway after 3 attempts: bad gateway');
+    expect(api.requests).toHaveLength(3);
+  });
+});

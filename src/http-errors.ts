@@ -1,16 +1,29 @@
-// got's errors turned into ours: one line each, redacted, saying what failed and what to do.
-// Types only from got: http.ts is still its only importer.
+// Failures of the request turned into ours: one line each, redacted, saying what failed and what
+// to do.
 import { X509Certificate } from 'node:crypto';
-import type { RequestError as GotRequestError } from 'got';
-import { CredentialError, RequestError } from './errors.js';
+import { RequestError } from './errors.js';
 import { showProxy, type ProxyChoice } from './proxy.js';
 import { excerpt } from './redact.js';
 import type { RenderedRequest } from './request.js';
 
 export const MAX_REDIRECTS = 5;
 
-/** Thrown by the redirect hook; its message is the user's. */
-export class RedirectRefused extends Error {}
+/** A request that got no usable answer: Node's error code (or ours: DEADLINE) and where it happened. */
+export class Failure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    /** The URL of the hop that failed (a redirect's target, not always the configured url). */
+    readonly url: URL,
+    /** The status of an answer that broke off while its body arrived. */
+    readonly partialStatus?: number,
+    cause?: unknown,
+    /** The status a proxy answered a CONNECT with (ERR_PROXY_TUNNEL). */
+    readonly proxyStatus?: number,
+  ) {
+    super(message, { cause });
+  }
+}
 
 /** What toRequestError needs from http.ts. */
 export interface ErrorContext {
@@ -27,11 +40,6 @@ export function bodyExcerpt(body: unknown, redact: (text: string) => string): st
 
 export function stripQuery(url: URL): string {
   return `${url.origin}${url.pathname}`;
-}
-
-export function describeFailure(error: GotRequestError): string {
-  if (error.response) return `HTTP ${error.response.statusCode}`;
-  return error.code ?? error.message;
 }
 
 const TLS_HINTS: Record<string, string> = {
@@ -65,45 +73,32 @@ function clientCertificateProblem(pem: string | undefined, now: number): string 
 // Failures that happen between us and the proxy; anything past it the proxy reports as a status.
 const PROXY_CONNECT_CODES = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH'];
 
-export function toRequestError(error: GotRequestError, attempts: number, options: ErrorContext, request: RenderedRequest, route: ProxyChoice): Error {
+export function toRequestError(failure: Failure, attempts: number, options: ErrorContext, request: RenderedRequest, route: ProxyChoice): Error {
   const { redact } = options;
-  const requestUrl = request.url;
   const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
-  const cause = (error as { cause?: unknown }).cause;
-  if (cause instanceof RedirectRefused) return new RequestError('REDIRECT_REFUSED', cause.message, { cause: error });
-  // A UsageError from a hook (a bad proxy variable met on a redirect) keeps its own exit code.
-  if (cause instanceof CredentialError) return cause;
-  const response = error.response;
-  // Only got's HTTPError is a status answer: a timeout or reset while the body arrives also carries the response.
-  if (response && error.code === 'ERR_NON_2XX_3XX_RESPONSE') {
-    const status = `${response.statusCode}${response.statusMessage ? ` ${response.statusMessage}` : ''}`;
-    const body = bodyExcerpt(response.body, redact);
-    return new RequestError('HTTP_STATUS', `the token API answered ${status}${tries}${body ? `: ${body}` : ''}`, { cause: error });
-  }
-  const url = redact(stripQuery(new URL(error.options?.url ?? requestUrl)));
-  const code = error.code ?? '';
-  const innerCode = (cause as NodeJS.ErrnoException | undefined)?.code ?? code;
-  const noAnswer = response ? 'no complete answer' : 'no answer';
-  const arriving = response ? `; ${response.statusCode} and part of the body had arrived` : '';
-  // The whole-call AbortSignal.timeout() surfaces as got's TimeoutError caused by a DOMException.
-  if (code === 'ERR_ABORTED' || error.name === 'AbortError' || cause instanceof DOMException) {
+  const url = redact(stripQuery(failure.url));
+  const code = failure.code;
+  const error = failure;
+  const noAnswer = failure.partialStatus !== undefined ? 'no complete answer' : 'no answer';
+  const arriving = failure.partialStatus !== undefined ? `; ${failure.partialStatus} and part of the body had arrived` : '';
+  if (code === 'DEADLINE') {
     return new RequestError('DEADLINE', `${noAnswer} from ${url} within the whole-call deadline (--timeout)${tries}${arriving}`, { cause: error });
   }
-  if (code === 'ETIMEDOUT') {
-    return new RequestError('TIMEOUT', `${noAnswer} from ${url} within ${options.timeoutMs} ms (timeout, ${error.name === 'TimeoutError' ? (error as { event?: string }).event ?? 'request' : 'request'} phase)${tries}${arriving}`, { cause: error });
+  if (code === 'ETIMEDOUT' && failure.cause === undefined) {
+    return new RequestError('TIMEOUT', `${noAnswer} from ${url} within ${options.timeoutMs} ms (timeout, request phase)${tries}${arriving}`, { cause: error });
   }
   if (route.proxy) {
     const proxy = `the proxy ${redact(showProxy(route.proxy))} (from ${route.variable})`;
-    if (innerCode === 'ERR_PROXY_TUNNEL') {
+    if (code === 'ERR_PROXY_TUNNEL') {
       // Node's message ends with the proxy's status line: "… via http://proxy/: HTTP/1.1 407 Proxy Authentication Required".
       const statusLine = /(HTTP\/[\d.]+ \d{3}[^\n]*)$/.exec(error.message)?.[1]?.trim() ?? 'no 200 answer';
-      const status = (cause as { statusCode?: number } | undefined)?.statusCode;
+      const status = failure.proxyStatus;
       const hint = status === 407 || status === 401 ? `; check the user and password in ${route.variable}` : '';
-      return new RequestError('PROXY', `${proxy} did not open a tunnel to ${redact(new URL(error.options?.url ?? requestUrl).host)}: ${redact(statusLine)}${hint}${tries}`, { cause: error });
+      return new RequestError('PROXY', `${proxy} did not open a tunnel to ${redact(failure.url.host)}: ${redact(statusLine)}${hint}${tries}`, { cause: error });
     }
-    if (PROXY_CONNECT_CODES.includes(innerCode)) {
-      const what = innerCode === 'ECONNREFUSED' ? 'refused the connection' : innerCode.endsWith('UNREACH') ? 'is unreachable' : 'cannot be resolved';
-      return new RequestError('PROXY', `${proxy} ${what} (${innerCode})${tries}`, { cause: error });
+    if (PROXY_CONNECT_CODES.includes(code)) {
+      const what = code === 'ECONNREFUSED' ? 'refused the connection' : code.endsWith('UNREACH') ? 'is unreachable' : 'cannot be resolved';
+      return new RequestError('PROXY', `${proxy} ${what} (${code})${tries}`, { cause: error });
     }
   }
   if (code === 'ERR_TOO_MANY_REDIRECTS') return new RequestError('REDIRECTS', `more than ${MAX_REDIRECTS} redirects from ${url}`, { cause: error });
@@ -111,8 +106,8 @@ export function toRequestError(error: GotRequestError, attempts: number, options
   if (code === 'ERR_UNSUPPORTED_PROTOCOL' || code === 'ERR_INVALID_URL') {
     return new RequestError('REDIRECT_REFUSED', `the token API at ${url} redirected to a location that is not an http(s) URL (${redact(error.message)})`, { cause: error });
   }
-  const hint = TLS_HINTS[innerCode];
-  if (hint) return new RequestError('TLS', `TLS handshake with ${url} failed: ${hint} (${innerCode})`, { cause: error });
+  const hint = TLS_HINTS[code];
+  if (hint) return new RequestError('TLS', `TLS handshake with ${url} failed: ${hint} (${code})`, { cause: error });
   // OpenSSL's message carries a process address and a source file: keep only the alert's name.
   const alert = /alert (certificate required|handshake failure|bad certificate|unknown ca)/i.exec(error.message);
   if (alert) {
@@ -121,7 +116,7 @@ export function toRequestError(error: GotRequestError, attempts: number, options
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new RequestError('DNS', `cannot resolve the host of ${url} (${code})${tries}`, { cause: error });
   if (code === 'ECONNREFUSED') return new RequestError('CONNECT', `connection to ${url} refused${tries}`, { cause: error });
   if (code === 'ECONNRESET' || code === 'EPIPE') {
-    const certificate = response ? undefined : clientCertificateProblem(request.tls.cert, options.now());
+    const certificate = failure.partialStatus !== undefined ? undefined : clientCertificateProblem(request.tls.cert, options.now());
     return new RequestError('CONNECT', `connection to ${url} reset by the server (${code})${tries}${arriving}${certificate ? `; ${certificate}` : ''}`, { cause: error });
   }
   if (code === 'HPE_HEADER_OVERFLOW') return new RequestError('HTTP_PARSE', `the token API at ${url} answered with headers larger than 16 KiB (${code})`, { cause: error });

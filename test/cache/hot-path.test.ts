@@ -1,6 +1,6 @@
 // A cached credential must not pay for the machinery of a fetch: this runs the bin script (whose
-// build splits got, yaml, eta, json-p3 and commander into chunks loaded on demand) under a module
-// hook that lists every file it loads, and checks which libraries those files hold.
+// build splits the HTTP client, yaml, eta, json-p3 and commander into chunks loaded on demand)
+// under a module hook that lists every file it loads, and checks which libraries those files hold.
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +10,8 @@ import { cachedConfig, getToken, sandbox, tokenApis } from './support.js';
 
 // A string each library's code contains, and ours does not.
 const MARKERS: Record<string, string> = {
-  got: 'ERR_NON_2XX_3XX_RESPONSE',
+  // src/http.ts (node:https underneath)
+  'http client': 'RESPONSE_TOO_LARGE',
   yaml: 'YAMLParseError',
   eta: 'autoEscape',
   'json-p3': 'JSONPathSyntaxError',
@@ -49,7 +50,7 @@ registerHooks({ load(url, context, next) { appendFileSync(${JSON.stringify(list)
 }
 
 describe('the cached-credential path', () => {
-  it('loads none of got, yaml, eta, json-p3 or commander on a hit, and all of what a miss needs', async () => {
+  it('loads none of the HTTP client, yaml, eta, json-p3 or commander on a hit, and all of what a miss needs', async () => {
     if (process.env['WEBAPI_CREDENTIAL_BIN']) return; // The single binary has no module files to watch.
     const server = await api();
     const box = sandbox();
@@ -60,7 +61,7 @@ describe('the cached-credential path', () => {
 
     const miss = await loadedLibraries(['--config', yaml, '--cache'], env, box.root);
     expect(miss.code).toBe(0);
-    expect(miss.libraries).toEqual(['got', 'yaml', 'eta', 'json-p3', 'commander']);
+    expect(miss.libraries).toEqual(['http client', 'yaml', 'eta', 'json-p3', 'commander']);
 
     const hit = await loadedLibraries(['--config', yaml, '--cache'], env, box.root);
     expect(hit.code).toBe(0);
@@ -77,7 +78,7 @@ describe('the cached-credential path', () => {
     expect(first.code).toBe(0);
     const off = await loadedLibraries(['--config-inline', cachedConfig(server), '--no-cache'], box.env({ API_KEY: 'api-key-1' }), box.root);
     expect(off.code).toBe(0);
-    expect(off.libraries).toContain('got');
+    expect(off.libraries).toContain('http client');
     expect(server.requests).toHaveLength(2);
   });
 });

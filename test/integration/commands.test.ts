@@ -155,7 +155,7 @@ describe.concurrent('--verbose', () => {
     expect({ code: verbose.code, stdout: verbose.stdout }).toEqual({ code: 3, stdout: '' });
     expect(verbose.stderr).toContain(`\n${PREFIX}attempt 1 failed (HTTP 503); retrying\n`);
     expect(verbose.stderr).toContain(`\n${PREFIX}${message}\n${PREFIX}RequestError: ${message}\n      at `);
-    expect(verbose.stderr).toContain('\n  caused by: HTTPError: ');
+    expect(verbose.stderr).toMatch(/\n {6}at send \(/);
     for (const line of verbose.stderr.trimEnd().split('\n')) expect(line).toMatch(/^(webapi-credential: | {2})/);
     expect([...verbose.stderr.matchAll(/webapi-credential: the token API answered/g)]).toHaveLength(1);
     expect(api.requests).toHaveLength(4);

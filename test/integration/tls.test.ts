@@ -40,6 +40,18 @@ describe.concurrent('trusting the token API', () => {
     expect(api.requests).toHaveLength(1);
   });
 
+  it('adds tls.caFile to the system roots instead of replacing them', async () => {
+    // The "system" roots here are Node's plus NODE_EXTRA_CA_CERTS, read at start-up (the single
+    // binary too): a server signed by that extra CA must still verify while tls.caFile names another.
+    const api = await issueToken({ serverCert: pki.untrustedServer });
+    const result = await runCli(['--config-inline', provider(basic(`${api.url}/token`, { tls: { caFile: pki.ca.certFile } }))], {
+      env: { ...SECRET_ENV, NODE_EXTRA_CA_CERTS: pki.otherCa.certFile },
+    });
+    expectSuccess(result, TOKEN_CREDENTIAL);
+    const withoutRoots = await run(basic(`${api.url}/token`, { tls: { caFile: pki.ca.certFile } }));
+    expect(withoutRoots.code).toBe(3);
+  });
+
   it('connects to 127.0.0.1 and verifies a certificate for another name given as tls.serverName', async () => {
     const api = await issueToken({ serverCert: pki.wrongHost });
     const result = await run(basic(`https://127.0.0.1:${api.port}/token`, { tls: { caFile: pki.ca.certFile, serverName: 'elsewhere.example' } }));

@@ -116,14 +116,24 @@ async function coldBurst(n) {
 const bursts = [];
 for (let i = 0; i < 5; i++) bursts.push(await coldBurst(50));
 
+// A binary written moments ago (by npm run build:binary) sits in the page cache in large folios,
+// and mapping it counts up to ~18 MB more resident memory than the same file read back from disk:
+// that is page cache, not the plugin's memory. Drop the caches first where we may (root).
+const droppedCaches = spawnSync('sh', ['-c', 'sync && echo 1 > /proc/sys/vm/drop_caches'], { stdio: 'ignore' }).status === 0;
+for (let i = 0; i < 3; i++) once(commands.hit);
+
 function peakRss(command) {
   const result = spawnSync('/usr/bin/time', ['-f', '%M', ...command], { env, encoding: 'utf8' });
   const kb = Number(result.stderr.trim().split('\n').pop());
   return Number.isFinite(kb) ? kb / 1024 : NaN;
 }
 const rss = existsSync('/usr/bin/time')
-  ? { fetch: Math.max(...[1, 2, 3].map(() => peakRss(commands.fetch))), hit: Math.max(...[1, 2, 3].map(() => peakRss(commands.hit))) }
-  : { fetch: NaN, hit: NaN };
+  ? {
+      fetch: Math.max(...[1, 2, 3].map(() => peakRss(commands.fetch))),
+      hit: Math.max(...[1, 2, 3].map(() => peakRss(commands.hit))),
+      floor: Math.max(...[1, 2, 3].map(() => peakRss(commands.floor))),
+    }
+  : { fetch: NaN, hit: NaN, floor: NaN };
 
 api.kill();
 rmSync(dir, { recursive: true, force: true });
@@ -139,6 +149,6 @@ const lines = [
   `| fetch from local HTTPS API (binary) | ${f(med.fetch)} | ${(med.fetch / med['curl|jq']).toFixed(2)} × curl\\|jq | ≤ 2.0 × curl\\|jq |`,
   `| \`curl \\| jq\` shell plugin, same request | ${f(med['curl|jq'])} | 1.00 × curl\\|jq | |`,
   `| 50 concurrent cold calls (5 bursts) | wall ${bursts.map((b) => f(b.wall)).join(', ')} | upstream requests ${bursts.map((b) => b.requests).join(', ')}; failures ${bursts.map((b) => b.failures).join(', ')}; distinct tokens ${bursts.map((b) => b.tokens).join(', ')} | 1 request, 0 failures |`,
-  `| peak RSS | fetch ${rss.fetch.toFixed(1)} MB, hit ${rss.hit.toFixed(1)} MB | | ≤ 60 MB |`,
+  `| peak RSS (GNU time %M, max of 3${droppedCaches ? ', page cache dropped first' : ', page cache NOT dropped: not root'}) | fetch ${rss.fetch.toFixed(1)} MB, hit ${rss.hit.toFixed(1)} MB, \`node -e 0\` ${rss.floor.toFixed(1)} MB | | ≤ 60 MB |`,
 ];
 process.stdout.write(lines.join('\n') + '\n');

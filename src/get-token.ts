@@ -91,7 +91,7 @@ export async function prepare(flags: RequestFlags, deps: Deps): Promise<Prepared
     return deps.readFile(path);
   };
   const renderer = new TemplateRenderer({ env: deps.env, vars, cluster: execInfo.cluster, readFile }, deps.redactor);
-  const tls = loadTls(config.tls, readFile, deps.redactor);
+  const tls = loadTls(config.tls, readFile, deps.redactor, (template, where) => renderer.render(template, where));
   const request = renderRequest(config, renderer, deps.version, tls);
   return {
     config,

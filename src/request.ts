@@ -96,7 +96,19 @@ function renderJson(value: unknown, where: string, renderer: TemplateRenderer): 
 }
 
 /** Reads the TLS files and decodes inline data. Key material is registered as secret. */
-export function loadTls(tls: ProviderConfig['tls'], readFile: (path: string) => string, redactor: Redactor): TlsMaterial {
+export function loadTls(
+  written: ProviderConfig['tls'],
+  readFile: (path: string) => string,
+  redactor: Redactor,
+  render: (template: string, where: string) => string = (template) => template,
+): TlsMaterial {
+  // Templates too: `caData: "{{ cluster['certificate-authority-data'] }}"` trusts the CA client-go
+  // sends for the cluster (a Pinniped concierge on the cluster itself), keyData may come from env.
+  const tls = { ...written };
+  for (const name of ['caFile', 'caData', 'certFile', 'certData', 'keyFile', 'keyData', 'serverName'] as const) {
+    const value = tls[name];
+    if (value !== undefined) tls[name] = render(value, `${ROOT}.tls.${name}`);
+  }
   const read = (field: string, path: string) => {
     try {
       return readFile(path);

@@ -99,6 +99,7 @@ export class TemplateRenderer {
     if (value === undefined || value === null) throw new TemplateValueError(`yields ${value}`);
     if (typeof value === 'object') throw new TemplateValueError('yields an object; wrap it in json(…)');
     const text = String(value);
+    this.refuseMissingInside(text);
     if (this.secretReads !== this.secretReadsSeen) {
       // This interpolation was computed from a secret: whatever it produced is secret too.
       this.redactor.add(text);
@@ -112,7 +113,18 @@ export class TemplateRenderer {
 
   private arg(helper: string, value: unknown): string {
     if (value === undefined || value === null) throw new TemplateValueError(`${helper}() was given ${value}`);
-    return typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
+    const text = typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
+    this.refuseMissingInside(text);
+    return text;
+  }
+
+  /**
+   * JavaScript turns a missing value into the word inside a larger string: `vars.id + ":" +
+   * env.SECRET` gives "id:undefined", which would reach the API as a wrong credential. A name read
+   * as missing plus that word in the result is that mistake (a `??` default leaves no such word).
+   */
+  private refuseMissingInside(text: string): void {
+    if (this.missing.length > 0 && /\b(undefined|null)\b/.test(text)) throw new TemplateValueError('a missing value was turned into text');
   }
 
   private file(path: string): string {

@@ -66,6 +66,7 @@ describe('TemplateRenderer', () => {
     ['an env value with a dash in its name', '{{ env["MY-VAR"] }}', 'dashed-value'],
     ['a set but empty env value as empty', '[{{ env.EMPTY }}]', '[]'],
     ['a default for an unset env value', '{{ env.NOT_SET ?? "fallback" }}', 'fallback'],
+    ['a default for an unset env value inside a concatenation', '{{ "id:" + (env.NOT_SET ?? "anonymous") }}', 'id:anonymous'],
     ['the value, not the default, when the env value is set', '{{ env.ORG_NAME ?? "fallback" }}', 'acme-corp'],
     ['a var', 'aud={{ vars.audience }}', 'aud=spaces-api-audience'],
     ['a default for an unset var', '{{ vars.nope ?? "d" }}', 'd'],
@@ -104,6 +105,9 @@ describe('TemplateRenderer', () => {
     ['an unknown name', '{{ nope }}', 'TEMPLATE_EVAL', 'webAPIProviderConfig.url: {{ nope }}: nope is not defined'],
     ['an unknown helper', '{{ sha256(env.ORG_NAME) }}', 'TEMPLATE_EVAL', 'webAPIProviderConfig.url: {{ sha256(env.ORG_NAME) }}: sha256 is not defined'],
     ['an unreadable file', '{{ file("/secrets/missing") }}', 'TEMPLATE_FILE', 'webAPIProviderConfig.url: {{ file("/secrets/missing") }}: file("/secrets/missing") cannot be read: ENOENT'],
+    ['an unset env value concatenated into a string', '{{ vars.audience + ":" + env.CLIENT_SECRET }}', 'TEMPLATE_VALUE', 'webAPIProviderConfig.url: {{ vars.audience + ":" + env.CLIENT_SECRET }}: env.CLIENT_SECRET is not set (set it in the environment or the kubeconfig exec env, or give a default: env.CLIENT_SECRET ?? "…")'],
+    ['an unset env value concatenated inside a helper', '{{ base64(env.API_USER + ":" + env.NO_PASS) }}', 'TEMPLATE_VALUE', 'webAPIProviderConfig.url: {{ base64(env.API_USER + ":" + env.NO_PASS) }}: env.NO_PASS is not set (set it in the environment or the kubeconfig exec env, or give a default: env.NO_PASS ?? "…")'],
+    ['an unset var in a template literal', '{{ `aud=${vars.missing}` }}', 'TEMPLATE_VALUE', 'webAPIProviderConfig.url: {{ `aud=${vars.missing}` }}: vars.missing is not set (pass --set missing=…, or give a default: vars.missing ?? "…")'],
     ['an unclosed tag', 'x {{ env.ORG_NAME', 'TEMPLATE_SYNTAX', 'webAPIProviderConfig.url: template error: unclosed tag at line 1 col 3'],
     ['an unclosed string', '{{ "abc }}', 'TEMPLATE_SYNTAX', 'webAPIProviderConfig.url: template error: unclosed string at line 1 col 4'],
   ])('reports %s with the field and the expression', (_name, template, code, message) => {

@@ -40,6 +40,21 @@ describe.concurrent('trusting the token API', () => {
     expect(api.requests).toHaveLength(1);
   });
 
+  it('takes tls.caData from a template: the CA client-go sends for the cluster', async () => {
+    const api = await issueToken();
+    const execInfo = {
+      kind: 'ExecCredential',
+      apiVersion: 'client.authentication.k8s.io/v1',
+      spec: { interactive: false, cluster: { server: 'https://k8s.example.com', 'certificate-authority-data': base64(pki.ca.cert) } },
+    };
+    const config = provider(basic(`${api.url}/token`, { tls: { caData: "{{ cluster['certificate-authority-data'] }}" } }));
+    const result = await runCli(['--config-inline', config], { env: { ...SECRET_ENV, KUBERNETES_EXEC_INFO: JSON.stringify(execInfo) } });
+    expectSuccess(result, execCredential({ token: SECRET.token }, 'client.authentication.k8s.io/v1'));
+    const withoutCluster = await run(basic(`${api.url}/token`, { tls: { caData: "{{ cluster['certificate-authority-data'] }}" } }));
+    expect(withoutCluster.code).toBe(2);
+    expect(withoutCluster.stderr).toContain('webAPIProviderConfig.tls.caData: ');
+  });
+
   it('adds tls.caFile to the system roots instead of replacing them', async () => {
     // The "system" roots here are Node's plus NODE_EXTRA_CA_CERTS, read at start-up (the single
     // binary too): a server signed by that extra CA must still verify while tls.caFile names another.

@@ -5,6 +5,7 @@
 //   hit         the binary serving a cached credential
 //   fetch       the binary fetching from a local HTTPS token API (no cache)
 //   curl|jq     a shell exec plugin doing the same request with curl and jq
+//   node https  the least a Node plugin can do for that request (bench/min-fetch.mjs)
 //   50 cold     50 concurrent invocations on an empty cache: wall time, upstream requests, failures
 //   peak RSS    of a fetch and of a hit (GNU time's %M)
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -71,6 +72,7 @@ const commands = {
   hit: [binary, '--config', config, '--cache', '--cache-dir', cacheDir],
   fetch: [binary, '--config', config],
   'curl|jq': [plugin],
+  'node https': [node, join(root, 'bench', 'min-fetch.mjs'), `${url}/token`, join(dir, 'ca.crt')],
 };
 
 function once([command, ...args]) {
@@ -148,6 +150,7 @@ const lines = [
   `| cached hit (binary) | ${f(med.hit)} | ${(med.hit / med.floor).toFixed(2)} × floor | ≤ 1.25 × floor |`,
   `| fetch from local HTTPS API (binary) | ${f(med.fetch)} | ${(med.fetch / med['curl|jq']).toFixed(2)} × curl\\|jq | ≤ 2.0 × curl\\|jq |`,
   `| \`curl \\| jq\` shell plugin, same request | ${f(med['curl|jq'])} | 1.00 × curl\\|jq | |`,
+  `| least Node can do: node:https, same POST, nothing else (bench/min-fetch.mjs) | ${f(med['node https'])} | ${(med['node https'] / med['curl|jq']).toFixed(2)} × curl\\|jq; fetch = ${(med.fetch / med['node https']).toFixed(2)} × this | |`,
   `| 50 concurrent cold calls (5 bursts) | wall ${bursts.map((b) => f(b.wall)).join(', ')} | upstream requests ${bursts.map((b) => b.requests).join(', ')}; failures ${bursts.map((b) => b.failures).join(', ')}; distinct tokens ${bursts.map((b) => b.tokens).join(', ')} | 1 request, 0 failures |`,
   `| peak RSS (GNU time %M, max of 3${droppedCaches ? ', page cache dropped first' : ', page cache NOT dropped: not root'}) | fetch ${rss.fetch.toFixed(1)} MB, hit ${rss.hit.toFixed(1)} MB, \`node -e 0\` ${rss.floor.toFixed(1)} MB | | ≤ 60 MB |`,
 ];

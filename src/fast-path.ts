@@ -8,7 +8,7 @@ import { DURATION_PATTERN, parseDuration } from './config/shape.js';
 import { INSECURE_SKIP_VERIFY_WARNING } from './errors.js';
 import { formatExecCredential, readExecInfo, resolveApiVersion } from './exec-credential.js';
 import { dependencyDigest, readRef, refKey } from './cache/ref.js';
-import { defaultCacheDir, readEntry } from './cache/store.js';
+import { defaultCacheDir, privateDir, readEntry } from './cache/store.js';
 import { parseSetFlags } from './vars.js';
 
 export interface FastFlags {
@@ -72,6 +72,7 @@ export function fastPath(argv: string[], deps: Pick<CliDeps, 'env' | 'readFile' 
     const source = selectSource(flags, deps.env, execInfo.cluster);
     const configText = source.kind === 'document' ? JSON.stringify(source.document) : source.kind === 'text' ? source.text : deps.readFile(source.path);
     const dir = flags.cacheDir ?? defaultCacheDir(deps.env, deps.cache.homedir);
+    if (!privateDir(deps.cache.fs, dir, deps.cache.uid)) return undefined;
     const ref = readRef(deps.cache.fs, dir, refKey({ version: deps.version, sourceKind: source.kind, configText, vars, cluster: execInfo.cluster, cacheFlag: flags.cache }));
     if (!ref || dependencyDigest(deps.env, ref.env, ref.files, deps.readFile) !== ref.digest) return undefined;
     const lookup = readEntry(deps.cache.fs, dir, ref.key, deps.now());

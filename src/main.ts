@@ -39,6 +39,7 @@ function realDeps(): CliDeps {
       },
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
       unique: () => `${process.pid}-${Math.random().toString(36).slice(2)}`,
+      ...(process.getuid ? { uid: process.getuid() } : {}),
     },
   };
 }

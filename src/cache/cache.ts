@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import type { CredentialStatus } from '../exec-credential.js';
 import { acquire, type LockDeps } from './lock.js';
-import { ensureDir, readEntry, writeEntry, type CacheFs } from './store.js';
+import { clearDir, ensureDir, readEntry, writeEntry, type CacheFs } from './store.js';
 
 export { defaultCacheDir } from './store.js';
 
@@ -12,6 +12,8 @@ export interface CacheDeps extends LockDeps {
   trace: (line: string) => void;
   /** A name part no other process will pick for its temp file. */
   unique: () => string;
+  /** This process's uid (undefined where there is none): the cache directory must be its own. */
+  uid?: number;
 }
 
 /** Longest a caller waits for another process's fetch before fetching itself. */
@@ -40,7 +42,11 @@ export async function cached(
   };
 
   try {
-    ensureDir(fs, dir);
+    if (ensureDir(fs, dir, deps.uid)) {
+      // Others could write there until now: whatever they left may be a credential of their choosing.
+      const dropped = clearDir(fs, dir);
+      trace(`cache: directory ${dir} was open to others; made it 0700 and dropped the ${dropped} file(s) in it`);
+    }
   } catch (error) {
     trace(`cache: directory ${dir} is unusable (${errorCode(error)}); fetching without the cache`);
     return fetch();

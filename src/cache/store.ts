@@ -90,11 +90,28 @@ export function writeAtomic(fs: CacheFs, dir: string, name: string, content: unk
 }
 
 /** Creates the directory with mode 0700, and tightens one that we own but others can read. */
-export function ensureDir(fs: CacheFs, dir: string): void {
+/** Returns true when the directory was open to others: then nothing in it can be trusted. */
+export function ensureDir(fs: CacheFs, dir: string, uid: number | undefined): boolean {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const stat = fs.statSync(dir);
   if (!stat.isDirectory()) throw new Error(`${dir} is not a directory`);
-  if ((stat.mode & 0o077) !== 0) fs.chmodSync(dir, 0o700);
+  // Whoever owns the directory can put a credential of their choosing in it: only ours will do
+  // (a --cache-dir under /tmp made by another user, say). Root can chmod anyone's directory, which
+  // is why this is checked and not left to the chmod below.
+  if (uid !== undefined && stat.uid !== uid) throw new Error(`${dir} belongs to uid ${stat.uid}, not to this user (uid ${uid})`);
+  if ((stat.mode & 0o077) === 0) return false;
+  fs.chmodSync(dir, 0o700);
+  return true;
+}
+
+/** The fast path's read-only version of ensureDir: a directory that is not ours alone is not read. */
+export function privateDir(fs: CacheFs, dir: string, uid: number | undefined): boolean {
+  try {
+    const stat = fs.statSync(dir);
+    return stat.isDirectory() && (uid === undefined || stat.uid === uid) && (stat.mode & 0o077) === 0;
+  } catch {
+    return false;
+  }
 }
 
 /** Removes every entry, lock and temp file; returns how many files went. */

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultCacheDir } from '../../src/cache/cache.js';
 import { CACHE_FORMAT } from '../../src/cache/key.js';
-import { clearDir, ensureDir, entryPath, readEntry, writeEntry } from '../../src/cache/store.js';
+import { clearDir, ensureDir, entryPath, privateDir, readEntry, writeEntry } from '../../src/cache/store.js';
 import type { CredentialStatus } from '../../src/exec-credential.js';
 import { modeOf } from './support.js';
 
@@ -119,7 +119,7 @@ describe('writeEntry and readEntry', () => {
 describe('ensureDir', () => {
   it('creates missing directories and leaves the cache directory at 0700', () => {
     const dir = join(tempDir(), 'a', 'b', 'webapi-credential');
-    ensureDir(fs, dir);
+    ensureDir(fs, dir, process.getuid!());
     expect(modeOf(dir)).toBe(0o700);
   });
 
@@ -127,20 +127,44 @@ describe('ensureDir', () => {
     const dir = join(tempDir(), 'cache');
     mkdirSync(dir);
     fs.chmodSync(dir, mode);
-    ensureDir(fs, dir);
+    ensureDir(fs, dir, process.getuid!());
     expect(modeOf(dir)).toBe(0o700);
   });
 
   it('throws when the path is a regular file', () => {
     const file = join(tempDir(), 'file');
     writeFileSync(file, '');
-    expect(() => ensureDir(fs, file)).toThrow();
+    expect(() => ensureDir(fs, file, process.getuid!())).toThrow();
   });
 
   it('throws ENOTDIR when a parent is a regular file', () => {
     const file = join(tempDir(), 'file');
     writeFileSync(file, '');
-    expect(() => ensureDir(fs, join(file, 'cache'))).toThrow(expect.objectContaining({ code: 'ENOTDIR' }));
+    expect(() => ensureDir(fs, join(file, 'cache'), process.getuid!())).toThrow(expect.objectContaining({ code: 'ENOTDIR' }));
+  });
+
+  it.skipIf(process.getuid?.() !== 0)('refuses a directory that belongs to another user, and leaves its mode alone', () => {
+    // We run as root in CI, where chmod would succeed on anyone's directory: the owner check is what stops it.
+    const dir = join(tempDir(), 'theirs');
+    mkdirSync(dir, { mode: 0o777 });
+    fs.chmodSync(dir, 0o777);
+    fs.chownSync(dir, 4242, 4242);
+    expect(() => ensureDir(fs, dir, process.getuid!())).toThrow(`${dir} belongs to uid 4242, not to this user (uid ${process.getuid!()})`);
+    expect(modeOf(dir)).toBe(0o777);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)('lets the fast path read only a directory that is ours and closed to others', () => {
+    const uid = process.getuid!();
+    const ours = join(tempDir(), 'ours');
+    ensureDir(fs, ours, uid);
+    expect(privateDir(fs, ours, uid)).toBe(true);
+    fs.chmodSync(ours, 0o755);
+    expect(privateDir(fs, ours, uid)).toBe(false);
+    const theirs = join(tempDir(), 'theirs');
+    mkdirSync(theirs, { mode: 0o700 });
+    fs.chownSync(theirs, 4242, 4242);
+    expect(privateDir(fs, theirs, uid)).toBe(false);
+    expect(privateDir(fs, join(ours, 'missing'), uid)).toBe(false);
   });
 });
 

@@ -1,6 +1,5 @@
 // The cache as get-token sees it: look up, else fetch once for everybody, then store. Best effort
 // throughout: a cache problem is a trace line and a fetch, never a failed command.
-import { join } from 'node:path';
 import type { CredentialStatus } from '../exec-credential.js';
 import { acquire, type LockDeps } from './lock.js';
 import { clearDir, ensureDir, readEntry, writeEntry, type CacheFs } from './store.js';

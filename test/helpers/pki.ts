@@ -25,11 +25,11 @@ export interface Pki {
   untrustedServer: KeyPair;
 }
 
-function openssl(dir: string, args: string[]): void {
+export function openssl(dir: string, args: string[]): void {
   execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
-function pair(dir: string, name: string): KeyPair {
+export function pair(dir: string, name: string): KeyPair {
   const certFile = join(dir, `${name}.crt`);
   const keyFile = join(dir, `${name}.key`);
   return { cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8'), certFile, keyFile };

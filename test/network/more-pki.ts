@@ -1,10 +1,9 @@
 // Certificates the shared test PKI (test/helpers/pki.ts) does not make: a self-signed server
 // certificate, one not valid yet, an expired client certificate, and an encrypted client key.
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makePki, type KeyPair } from '../helpers/pki.js';
+import { makePki, openssl, pair, type KeyPair } from '../helpers/pki.js';
 
 export interface MorePki {
   selfSigned: KeyPair;
@@ -15,16 +14,6 @@ export interface MorePki {
 }
 
 const LOCALHOST = 'DNS:localhost,IP:127.0.0.1,IP:::1';
-
-function openssl(dir: string, args: string[]): void {
-  execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
-}
-
-function pair(dir: string, name: string): KeyPair {
-  const certFile = join(dir, `${name}.crt`);
-  const keyFile = join(dir, `${name}.key`);
-  return { cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8'), certFile, keyFile };
-}
 
 /** `openssl ca` can set any validity period; x509 -req cannot backdate or postdate. */
 function signWithDates(dir: string, name: string, ca: string, san: string, usage: string, start: string, end: string): void {

@@ -143,6 +143,13 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
+      // With get-token the default command, a mistyped command reaches it as an argument.
+      const first = argv[0];
+      if (error.code === 'commander.excessArguments' && first !== undefined && !first.startsWith('-')) {
+        const names = program.commands.map((command) => command.name()).filter((name) => name !== 'help');
+        line(`unknown command ${JSON.stringify(first)}; the commands are ${names.join(', ')} (see --help)`);
+        return 2;
+      }
       // Commander puts its "Did you mean" suggestion on a second line: keep the message on one.
       line(`${error.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ')} (see --help)`);
       return 2;

@@ -40,6 +40,8 @@ export const EXAMPLES: Record<string, string[]> = {
 /** Adds the examples of EXAMPLES to `command` and every subcommand below it. */
 export function addExamples(command: Command, path: string[] = []): void {
   const lines = EXAMPLES[path.join(' ')];
-  if (lines) command.addHelpText('after', `\nExamples:\n${lines.map((line) => `  $ ${line}`).join('\n')}`);
+  // The default command's options are what most readers of the top-level help are after.
+  const defaultNote = path.length === 0 ? '\nWithout a command, get-token runs: `webapi-credential get-token --help` lists its options\n(--config, --config-inline, --set, --output, --api-version, --cache, --cache-dir, --timeout, --verbose).\n' : '';
+  if (lines) command.addHelpText('after', `${defaultNote}\nExamples:\n${lines.map((line) => `  $ ${line}`).join('\n')}`);
   for (const sub of command.commands) addExamples(sub, [...path, sub.name()]);
 }

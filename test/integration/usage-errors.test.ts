@@ -54,6 +54,11 @@ const secretFile = writeTemp('secret', `${SECRET.file}\n`);
 const cases: Case[] = [
   { name: 'an unknown flag', args: withGood('--bogus'), message: "unknown option '--bogus' (see --help)" },
   {
+    name: 'a mistyped command, named as such rather than as an argument of get-token',
+    args: (g: string) => ['valdiate', '--config-inline', g],
+    message: 'unknown command "valdiate"; the commands are get-token, validate, render, cache, kubeconfig, argocd-secret, completion (see --help)',
+  },
+  {
     name: 'a misspelt flag, with the suggestion on the same line',
     args: withGood('--verbos'),
     message: "unknown option '--verbos' (Did you mean --verbose?) (see --help)",

@@ -1,15 +1,16 @@
 // argv -> options -> use case, and the single catch that turns any error into one line on stderr
 // and an exit code. Never calls process.exit: run() returns the code (citty is the counter-example).
 import { Argument, Command, CommanderError, Option } from 'commander';
-import { CredentialError, UsageError, exitCodeFor, type ExitCode } from './errors.js';
-import { DURATION_PATTERN, parseDuration } from './config/shape.js';
+import type { ExitCode } from './errors.js';
+import { reportFailure, reporter } from './report.js';
+import { DEFAULT_TIMEOUT, durationFlag } from './direct.js';
 import { clearCache, getToken, render, validate, type Deps, type GetTokenFlags, type RequestFlags } from './get-token.js';
 import { SHELLS, completionScript, describeProgram, type Shell } from './completion.js';
 import { addExamples } from './help.js';
 import { ARGOCD_COMMAND, ARGOCD_NAMESPACE } from './manifests.js';
 import { argoCdSecret, kubeconfig, type ArgoCdSecretFlags, type Invocation, type KubeconfigFlags } from './manifest-commands.js';
 
-export const DEFAULT_TIMEOUT = '30s';
+export { DEFAULT_TIMEOUT } from './direct.js';
 
 export interface CliDeps extends Omit<Deps, 'trace' | 'warn'> {
   stderr: (text: string) => void;
@@ -29,14 +30,13 @@ interface RawOptions {
   verbose?: boolean;
 }
 
-const PREFIX = 'webapi-credential: ';
 
 export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
   let verbose = argv.includes('-v') || argv.includes('--verbose');
-  const line = (text: string) => deps.stderr(PREFIX + deps.redactor.redact(text).trimEnd().replace(/\n/g, '\n  ') + '\n');
+  const { line, useCaseDeps: depsFor } = reporter(deps);
   const useCaseDeps = (options: RawOptions): Deps => {
     verbose = options.verbose === true;
-    return { ...deps, warn: (text) => line(`warning: ${text}`), trace: verbose ? line : () => {} };
+    return depsFor(verbose);
   };
 
   const program = new Command('webapi-credential')
@@ -154,11 +154,7 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
       line(`${error.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ')} (see --help)`);
       return 2;
     }
-    const code = exitCodeFor(error);
-    if (error instanceof CredentialError) line(error.message);
-    else line(`internal error, please report it: ${error instanceof Error ? error.message : String(error)}`);
-    if (verbose && error instanceof Error) line(stackOf(error));
-    return code;
+    return reportFailure(error, line, verbose);
   }
 }
 
@@ -169,21 +165,4 @@ function requestFlags(options: RawOptions): RequestFlags {
     ...(options.set !== undefined ? { set: options.set } : {}),
     ...(options.apiVersion !== undefined ? { apiVersion: options.apiVersion } : {}),
   };
-}
-
-function durationFlag(name: string, value: string): number {
-  if (!DURATION_PATTERN.test(value) || parseDuration(value) <= 0) {
-    throw new UsageError('FLAG_INVALID', `${name} ${JSON.stringify(value)}: expected a positive duration such as 10s, 500ms or 1m30s`);
-  }
-  return parseDuration(value);
-}
-
-function stackOf(error: Error): string {
-  const parts = [error.stack ?? error.message];
-  let cause = (error as { cause?: unknown }).cause;
-  while (cause instanceof Error) {
-    parts.push(`caused by: ${cause.stack ?? cause.message}`);
-    cause = (cause as { cause?: unknown }).cause;
-  }
-  return parts.join('\n');
 }

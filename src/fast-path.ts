@@ -19,6 +19,8 @@ export interface FastFlags {
   apiVersion?: string;
   cache?: boolean;
   cacheDir?: string;
+  /** Checked here; only a fetch needs it. */
+  timeout?: string;
   verbose: boolean;
 }
 
@@ -49,9 +51,9 @@ export function parseFastArgs(argv: string[]): FastFlags | undefined {
       if (!field && name !== '--timeout') return undefined;
       const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
       if (value === undefined) return undefined;
-      // --timeout is checked, not kept: serving from the cache makes no request.
       if (!field) {
         if (!DURATION_PATTERN.test(value) || parseDuration(value) <= 0) return undefined;
+        flags.timeout = value;
       } else if (field === 'set') flags.set.push(value);
       else if (field === 'output') {
         if (value !== 'exec-credential' && value !== 'token') return undefined;
@@ -62,9 +64,8 @@ export function parseFastArgs(argv: string[]): FastFlags | undefined {
   return flags;
 }
 
-export function fastPath(argv: string[], deps: Pick<CliDeps, 'env' | 'readFile' | 'stdout' | 'stderr' | 'now' | 'version' | 'cache'>): 0 | undefined {
-  const flags = parseFastArgs(argv);
-  if (!flags || flags.cache === false) return undefined;
+export function fastPath(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile' | 'stdout' | 'stderr' | 'now' | 'version' | 'cache'>): 0 | undefined {
+  if (flags.cache === false) return undefined;
   try {
     const execInfo = readExecInfo(deps.env['KUBERNETES_EXEC_INFO']);
     const apiVersion = resolveApiVersion(execInfo, flags.apiVersion);

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { homedir } from 'node:os';
 import type { CliDeps } from './cli.js';
-import { fastPath } from './fast-path.js';
+import { fastPath, parseFastArgs } from './fast-path.js';
 import { Redactor } from './redact.js';
 
 declare const __VERSION__: string;
@@ -47,9 +47,16 @@ function realDeps(): CliDeps {
 export async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const deps = realDeps();
-  const served = fastPath(argv, deps);
-  if (served !== undefined) {
-    process.exitCode = served;
+  const flags = parseFastArgs(argv);
+  if (flags) {
+    // The plain get-token form: the cache first, then the use case without commander.
+    const served = fastPath(flags, deps);
+    if (served !== undefined) {
+      process.exitCode = served;
+      return;
+    }
+    const { runGetToken } = await import('./direct.js');
+    process.exitCode = await runGetToken(flags, deps);
     return;
   }
   const { run } = await import('./cli.js');

@@ -61,13 +61,19 @@ describe('the cached-credential path', () => {
 
     const miss = await loadedLibraries(['--config', yaml, '--cache'], env, box.root);
     expect(miss.code).toBe(0);
-    expect(miss.libraries).toEqual(['http client', 'yaml', 'eta', 'json-p3', 'commander']);
+    // The plain get-token form skips commander on a miss too (src/direct.ts).
+    expect(miss.libraries).toEqual(['http client', 'yaml', 'eta', 'json-p3']);
 
     const hit = await loadedLibraries(['--config', yaml, '--cache'], env, box.root);
     expect(hit.code).toBe(0);
     expect(hit.stdout).toBe(miss.stdout);
     expect(hit.libraries).toEqual([]);
     expect(server.requests).toHaveLength(1);
+
+    // Any other command goes through commander.
+    const validate = await loadedLibraries(['validate', '--config', yaml], env, box.root);
+    expect(validate.code).toBe(0);
+    expect(validate.libraries).toEqual(['yaml', 'eta', 'json-p3', 'commander']);
   });
 
   it('takes the full path, libraries and all, when the cache is off', async () => {

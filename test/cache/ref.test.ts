@@ -143,8 +143,8 @@ describe('parseFastArgs', () => {
     [['--output=exec-credential'], { output: 'exec-credential' }],
     [['--api-version', 'client.authentication.k8s.io/v1'], { apiVersion: 'client.authentication.k8s.io/v1' }],
     [['--cache-dir', '/tmp/c'], { cacheDir: '/tmp/c' }],
-    [['--timeout', '10s'], {}],
-    [['--timeout=1m30s'], {}],
+    [['--timeout', '10s'], { timeout: '10s' }],
+    [['--timeout=1m30s'], { timeout: '1m30s' }],
     [['get-token', '--cache', '-c', 'x'], { cache: true, config: 'x' }],
   ])('accepts %j', (argv, flags) => {
     expect(parseFastArgs(argv)).toEqual({ ...defaults, ...flags });

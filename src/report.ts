@@ -1,0 +1,40 @@
+// How the CLI speaks to people: one redacted line per message on stderr, and the one place that
+// turns any error into its line and its exit code. Free of commander, so that get-token in its
+// plain form (direct.ts) runs without loading it.
+import { CredentialError, exitCodeFor, type ExitCode } from './errors.js';
+import type { Deps } from './get-token.js';
+
+export const PREFIX = 'webapi-credential: ';
+
+export interface Reporter {
+  line: (text: string) => void;
+  /** The use cases' deps: warnings always, the trace only with --verbose. */
+  useCaseDeps: (verbose: boolean) => Deps;
+}
+
+export function reporter(deps: Omit<Deps, 'trace' | 'warn'> & { stderr: (text: string) => void }): Reporter {
+  const line = (text: string) => deps.stderr(PREFIX + deps.redactor.redact(text).trimEnd().replace(/\n/g, '\n  ') + '\n');
+  return {
+    line,
+    useCaseDeps: (verbose) => ({ ...deps, warn: (text) => line(`warning: ${text}`), trace: verbose ? line : () => {} }),
+  };
+}
+
+/** Reports a failed use case: its message, the stack under --verbose; returns the exit code. */
+export function reportFailure(error: unknown, line: (text: string) => void, verbose: boolean): ExitCode {
+  const code = exitCodeFor(error);
+  if (error instanceof CredentialError) line(error.message);
+  else line(`internal error, please report it: ${error instanceof Error ? error.message : String(error)}`);
+  if (verbose && error instanceof Error) line(stackOf(error));
+  return code;
+}
+
+function stackOf(error: Error): string {
+  const parts = [error.stack ?? error.message];
+  let cause = (error as { cause?: unknown }).cause;
+  while (cause instanceof Error) {
+    parts.push(`caused by: ${cause.stack ?? cause.message}`);
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return parts.join('\n');
+}

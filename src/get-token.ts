@@ -2,7 +2,8 @@
 // arrives in `deps`; only main.ts builds the real ones.
 import { ConfigError, INSECURE_SKIP_VERIFY_WARNING, ResponseError, UsageError } from './errors.js';
 import { parseConfigText, selectSource, type ConfigFlags } from './config/load.js';
-import { validateProviderDocument } from './config/validate.js';
+import { normalizePath, validateProviderDocument } from './config/validate.js';
+import { pathEngine, type PathEngine } from './paths.js';
 import type { ProviderConfig } from './config/schema.js';
 import { formatExecCredential, readExecInfo, resolveApiVersion, type CredentialStatus } from './exec-credential.js';
 import { extractCredential, parseResponseBody } from './extract.js';
@@ -45,6 +46,7 @@ export interface GetTokenFlags extends RequestFlags {
 
 interface Prepared {
   config: ProviderConfig;
+  paths: PathEngine;
   request: RenderedRequest;
   apiVersion: string;
   origin: string;
@@ -79,8 +81,8 @@ export async function prepare(flags: RequestFlags, deps: Deps): Promise<Prepared
     configText = text;
     document = await parseConfigText(text, source.origin);
   }
-  const { checkPath } = await import('./jsonpath.js');
-  const result = validateProviderDocument(document, checkPath);
+  const paths = await pathEngine(pathsIn(document));
+  const result = validateProviderDocument(document, paths.check);
   if (!result.ok) throw new ConfigError(result.issues, source.origin);
   const { config } = result;
   deps.trace(`config from ${source.origin}`);
@@ -96,6 +98,7 @@ export async function prepare(flags: RequestFlags, deps: Deps): Promise<Prepared
   return {
     config,
     request,
+    paths,
     apiVersion,
     origin: source.origin,
     refInputs: { sourceKind: source.kind, configText, vars, cluster: execInfo.cluster },
@@ -115,12 +118,12 @@ export async function render(flags: RequestFlags, deps: Deps): Promise<void> {
 
 export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> {
   const deadline = deps.now() + flags.timeoutMs;
-  const { config, request, apiVersion, refInputs, dependencies } = await prepare(flags, deps);
+  const { config, request, paths, apiVersion, refInputs, dependencies } = await prepare(flags, deps);
   if (flags.output === 'token' && !config.paths.token) {
     throw new UsageError('OUTPUT_TOKEN', '--output token needs a tokenPath; this config yields a client certificate');
   }
   if (request.tls.insecureSkipVerify) deps.warn(INSECURE_SKIP_VERIFY_WARNING);
-  const fetch = () => fetchCredential(config, request, deadline, deps);
+  const fetch = () => fetchCredential(config, request, paths, deadline, deps);
   let status: CredentialStatus;
   if (flags.cache ?? config.cacheEnabled) {
     const dir = flags.cacheDir ?? defaultCacheDir(deps.env, deps.cache.homedir);
@@ -159,7 +162,7 @@ export function clearCache(flags: { cacheDir?: string }, deps: Deps): void {
   deps.stdout(`removed ${removed} file${removed === 1 ? '' : 's'} from ${dir}\n`);
 }
 
-async function fetchCredential(config: ProviderConfig, request: RenderedRequest, deadline: number, deps: Deps): Promise<CredentialStatus> {
+async function fetchCredential(config: ProviderConfig, request: RenderedRequest, paths: PathEngine, deadline: number, deps: Deps): Promise<CredentialStatus> {
   deps.trace(`request:\n${describeRequest(request)}`);
   const { send } = await import('./http.js');
   const response = await send(request, {
@@ -180,10 +183,20 @@ async function fetchCredential(config: ProviderConfig, request: RenderedRequest,
   if (document === null || typeof document !== 'object') {
     throw new ResponseError('RESPONSE_NOT_OBJECT', `the token API answered JSON ${document === null ? 'null' : typeof document}, expected an object`);
   }
-  const { queryPath } = await import('./jsonpath.js');
-  const { status } = extractCredential(document, config, queryPath, deps.now());
+  const { status } = extractCredential(document, config, paths.query, deps.now());
   deps.redactor.add(status.token);
   deps.redactor.add(status.clientKeyData);
   deps.trace(`credential extracted${status.expirationTimestamp ? `, reported to expire at ${status.expirationTimestamp}` : ', no expiry known'}`);
   return status;
+}
+
+const PATH_FIELDS = ['tokenPath', 'expiryPath', 'expiresInPath', 'clientCertificateDataPath', 'clientKeyDataPath'];
+
+/** The JSONPaths a document holds, as validation will see them: what decides if json-p3 is needed. */
+function pathsIn(document: unknown): string[] {
+  const provider = (document as { webAPIProviderConfig?: unknown } | null)?.webAPIProviderConfig;
+  if (typeof provider !== 'object' || provider === null) return [];
+  return PATH_FIELDS.map((field) => (provider as Record<string, unknown>)[field])
+    .filter((path): path is string => typeof path === 'string')
+    .map(normalizePath);
 }

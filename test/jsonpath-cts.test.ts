@@ -1,10 +1,17 @@
 // The RFC 9535 compliance test suite (jsonpath-standard/jsonpath-compliance-test-suite), run through
 // our own path handling: normalizePath + validateProviderDocument decide validity exactly as they do
-// for a real config, and queryPath selects the nodes exactly as extraction does.
+// for a real config, and the path engine (simple-path.ts, else json-p3) selects the nodes exactly as
+// extraction does. The suite's simple selectors are also held to simple-path.ts alone.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { normalizePath, validateProviderDocument } from '../src/config/validate.js';
-import { checkPath, queryPath } from '../src/jsonpath.js';
+import { checkPath, queryPath as fullQuery } from '../src/jsonpath.js';
+import { pathEngine } from '../src/paths.js';
+import { simpleQuery, simpleSegments } from '../src/simple-path.js';
+
+// The engine a real config gets: json-p3 loaded, simple paths answered by simple-path.ts.
+const engine = await pathEngine(['$[?@]']);
+const queryPath = engine.query;
 
 interface CtsCase {
   name: string;
@@ -20,7 +27,7 @@ const valid = cts.tests.filter((t) => !t.invalid_selector);
 const invalid = cts.tests.filter((t) => t.invalid_selector);
 
 function configWithTokenPath(selector: string) {
-  return validateProviderDocument({ webAPIProviderConfig: { method: 'POST', url: 'https://auth.example.com/token', tokenPath: selector } }, checkPath);
+  return validateProviderDocument({ webAPIProviderConfig: { method: 'POST', url: 'https://auth.example.com/token', tokenPath: selector } }, engine.check);
 }
 
 describe('the RFC 9535 compliance test suite', () => {
@@ -72,5 +79,25 @@ describe('the compliance suite in kubectl style', () => {
   it.each(invalid.filter(wrappable).map((t) => [kubectl(t.selector), t] as const))('rejects %s like the suite rejects its selector', (selector) => {
     const result = configWithTokenPath(selector);
     expect(result.ok ? [] : result.issues.map((i) => i.path)).toEqual(['webAPIProviderConfig.tokenPath']);
+  });
+});
+
+describe('simple-path.ts against the compliance suite', () => {
+  const simple = cts.tests.filter((t) => simpleSegments(t.selector) !== undefined);
+
+  it('recognises a fair share of the suite, so that the checks below mean something', () => {
+    expect(simple.length).toBeGreaterThanOrEqual(25);
+  });
+
+  it('recognises no selector the suite calls invalid', () => {
+    expect(simple.filter((t) => t.invalid_selector).map((t) => t.selector)).toEqual([]);
+  });
+
+  it.each(simple.map((t) => [t.selector, t] as const))('selects for %s what the suite and json-p3 select', (_selector, t) => {
+    const values = simpleQuery(simpleSegments(t.selector)!, t.document).map((m) => m.value);
+    if (t.results) expect(t.results).toContainEqual(values);
+    else expect(values).toEqual(t.result);
+    expect(values).toEqual(fullQuery(t.selector, t.document).map((m) => m.value));
+    expect(checkPath(t.selector)).toBeUndefined();
   });
 });

@@ -61,8 +61,9 @@ describe('the cached-credential path', () => {
 
     const miss = await loadedLibraries(['--config', yaml, '--cache'], env, box.root);
     expect(miss.code).toBe(0);
-    // The plain get-token form skips commander on a miss too (src/direct.ts).
-    expect(miss.libraries).toEqual(['http client', 'yaml', 'eta', 'json-p3']);
+    // The plain get-token form skips commander on a miss too (src/direct.ts), and simple paths
+    // like $.access_token skip json-p3 (src/simple-path.ts).
+    expect(miss.libraries).toEqual(['http client', 'yaml', 'eta']);
 
     const hit = await loadedLibraries(['--config', yaml, '--cache'], env, box.root);
     expect(hit.code).toBe(0);
@@ -73,7 +74,14 @@ describe('the cached-credential path', () => {
     // Any other command goes through commander.
     const validate = await loadedLibraries(['validate', '--config', yaml], env, box.root);
     expect(validate.code).toBe(0);
-    expect(validate.libraries).toEqual(['yaml', 'eta', 'json-p3', 'commander']);
+    expect(validate.libraries).toEqual(['yaml', 'eta', 'commander']);
+
+    // A path simple-path.ts does not cover brings json-p3 in.
+    const filtered = join(box.root, 'filtered.json');
+    writeFileSync(filtered, cachedConfig(server, { tokenPath: '$[?@.token_type]' }).replace('"$.access_token"', '"$[?@.token_type]"'));
+    const complex = await loadedLibraries(['validate', '--config', filtered], env, box.root);
+    expect(complex.code).toBe(0);
+    expect(complex.libraries).toContain('json-p3');
   });
 
   it('takes the full path, libraries and all, when the cache is off', async () => {

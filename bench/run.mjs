@@ -3,7 +3,7 @@
 //
 //   floor       node -e 0 of the same Node the binary is made of
 //   hit         the binary serving a cached credential
-//   fetch       the binary fetching from a local HTTPS token API (no cache)
+//   fetch       the binary fetching from a local HTTPS token API (no cache), config in YAML and in JSON
 //   curl|jq     a shell exec plugin doing the same request with curl and jq
 //   node https  the least a Node plugin can do for that request (bench/min-fetch.mjs)
 //   50 cold     50 concurrent invocations on an empty cache: wall time, upstream requests, failures
@@ -54,6 +54,21 @@ writeFileSync(
     caFile: ${join(dir, 'ca.crt')}
 `,
 );
+// The same config as JSON, as Argo CD's --config-inline usually carries it: no YAML parser.
+const configJson = join(dir, 'config.json');
+writeFileSync(
+  configJson,
+  JSON.stringify({
+    webAPIProviderConfig: {
+      method: 'POST',
+      url: `${url}/token`,
+      form: { grant_type: 'client_credentials', client_secret: '{{ env.CLIENT_SECRET }}' },
+      tokenPath: '$.access_token',
+      expiresInPath: '$.expires_in',
+      tls: { caFile: join(dir, 'ca.crt') },
+    },
+  }),
+);
 const plugin = join(dir, 'curl-jq-plugin.sh');
 writeFileSync(
   plugin,
@@ -71,15 +86,16 @@ const commands = {
   floor: [node, '-e', '0'],
   hit: [binary, '--config', config, '--cache', '--cache-dir', cacheDir],
   fetch: [binary, '--config', config],
+  'fetch json': [binary, '--config', configJson],
   'curl|jq': [plugin],
   'node https': [node, join(root, 'bench', 'min-fetch.mjs'), `${url}/token`, join(dir, 'ca.crt')],
 };
 
-function once([command, ...args]) {
+function once([command, ...args], name) {
   const started = process.hrtime.bigint();
   const result = spawnSync(command, args, { env, encoding: 'utf8' });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  if (result.status !== 0 || (command !== node && !result.stdout.includes('"token":"bench-token-'))) {
+  if (result.status !== 0 || (name !== 'floor' && !result.stdout.includes('"token":"bench-token-'))) {
     throw new Error(`${command} failed (${result.status}): ${result.stderr}`);
   }
   return ms;
@@ -87,9 +103,9 @@ function once([command, ...args]) {
 
 // Warm up the page cache and fill the token cache, then alternate the commands run by run so
 // that a noisy neighbour slows them all alike.
-for (const command of Object.values(commands)) for (let i = 0; i < 3; i++) once(command);
+for (const [name, command] of Object.entries(commands)) for (let i = 0; i < 3; i++) once(command, name);
 const samples = Object.fromEntries(Object.keys(commands).map((name) => [name, []]));
-for (let run = 0; run < RUNS; run++) for (const [name, command] of Object.entries(commands)) samples[name].push(once(command));
+for (let run = 0; run < RUNS; run++) for (const [name, command] of Object.entries(commands)) samples[name].push(once(command, name));
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
@@ -122,7 +138,7 @@ for (let i = 0; i < 5; i++) bursts.push(await coldBurst(50));
 // and mapping it counts up to ~18 MB more resident memory than the same file read back from disk:
 // that is page cache, not the plugin's memory. Drop the caches first where we may (root).
 const droppedCaches = spawnSync('sh', ['-c', 'sync && echo 1 > /proc/sys/vm/drop_caches'], { stdio: 'ignore' }).status === 0;
-for (let i = 0; i < 3; i++) once(commands.hit);
+for (let i = 0; i < 3; i++) once(commands.hit, 'hit');
 
 function peakRss(command) {
   const result = spawnSync('/usr/bin/time', ['-f', '%M', ...command], { env, encoding: 'utf8' });
@@ -149,6 +165,7 @@ const lines = [
   `| floor: \`node -e 0\` | ${f(med.floor)} | 1.00 × floor | |`,
   `| cached hit (binary) | ${f(med.hit)} | ${(med.hit / med.floor).toFixed(2)} × floor | ≤ 1.25 × floor |`,
   `| fetch from local HTTPS API (binary) | ${f(med.fetch)} | ${(med.fetch / med['curl|jq']).toFixed(2)} × curl\\|jq | ≤ 2.0 × curl\\|jq |`,
+  `| fetch, the config as JSON (binary) | ${f(med['fetch json'])} | ${(med['fetch json'] / med['curl|jq']).toFixed(2)} × curl\\|jq | ≤ 2.0 × curl\\|jq |`,
   `| \`curl \\| jq\` shell plugin, same request | ${f(med['curl|jq'])} | 1.00 × curl\\|jq | |`,
   `| least Node can do: node:https, same POST, nothing else (bench/min-fetch.mjs) | ${f(med['node https'])} | ${(med['node https'] / med['curl|jq']).toFixed(2)} × curl\\|jq; fetch = ${(med.fetch / med['node https']).toFixed(2)} × this | |`,
   `| 50 concurrent cold calls (5 bursts) | wall ${bursts.map((b) => f(b.wall)).join(', ')} | upstream requests ${bursts.map((b) => b.requests).join(', ')}; failures ${bursts.map((b) => b.failures).join(', ')}; distinct tokens ${bursts.map((b) => b.tokens).join(', ')} | 1 request, 0 failures |`,

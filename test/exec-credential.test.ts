@@ -2,16 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../src/errors.js';
 import { formatExecCredential, readExecInfo, resolveApiVersion, V1, V1BETA1, type ExecInfo } from '../src/exec-credential.js';
-
-const usageError = (run: () => unknown): UsageError => {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof UsageError) return error;
-    throw error;
-  }
-  throw new Error('expected a UsageError, got a result');
-};
+import { caught } from './helpers/caught.js';
 
 describe('readExecInfo', () => {
   const cluster = { server: 'https://k8s:6443', 'certificate-authority-data': 'Q0E=', config: { webAPIProviderConfig: { method: 'POST' } } };
@@ -38,7 +29,7 @@ describe('readExecInfo', () => {
     ['a missing apiVersion', JSON.stringify({ kind: 'ExecCredential' }), 'API_VERSION', 'KUBERNETES_EXEC_INFO has apiVersion null; supported: client.authentication.k8s.io/v1, client.authentication.k8s.io/v1beta1'],
     ['a numeric apiVersion', JSON.stringify({ apiVersion: 1, kind: 'ExecCredential' }), 'API_VERSION', 'KUBERNETES_EXEC_INFO has apiVersion 1; supported: client.authentication.k8s.io/v1, client.authentication.k8s.io/v1beta1'],
   ])('is a usage error on %s', (_name, raw, code, message) => {
-    const error = usageError(() => readExecInfo(raw));
+    const error = caught(UsageError, () => readExecInfo(raw));
     expect(error.code).toBe(code);
     expect(error.message).toBe(message);
     expect(error.exitCode).toBe(2);
@@ -63,7 +54,7 @@ describe('resolveApiVersion', () => {
     ['an unsupported flag', none, 'v1', '--api-version "v1" is not supported; use client.authentication.k8s.io/v1 or client.authentication.k8s.io/v1beta1'],
     ['an unsupported flag even when the exec info is set', v1, 'client.authentication.k8s.io/v1alpha1', '--api-version "client.authentication.k8s.io/v1alpha1" is not supported; use client.authentication.k8s.io/v1 or client.authentication.k8s.io/v1beta1'],
   ])('is a usage error for %s', (_name, info, flag, message) => {
-    const error = usageError(() => resolveApiVersion(info, flag));
+    const error = caught(UsageError, () => resolveApiVersion(info, flag));
     expect(error.code).toBe('API_VERSION');
     expect(error.message).toBe(message);
   });

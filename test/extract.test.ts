@@ -14,6 +14,7 @@ import {
   reportedExpiry,
 } from '../src/extract.js';
 import { queryPath } from '../src/jsonpath.js';
+import { caught } from './helpers/caught.js';
 
 /** 2026-01-01T00:00:00Z, on the second. */
 const NOW = Date.UTC(2026, 0, 1, 0, 0, 0);
@@ -43,16 +44,6 @@ Bplh4Jr8Qd+DE8k=
 `;
 const CERT_NOT_AFTER = Date.UTC(2036, 10, 19, 1, 58, 54);
 const KEY = 'key-material-not-parsed-here';
-
-function responseError(run: () => unknown): ResponseError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ResponseError) return error;
-    throw error;
-  }
-  throw new Error('expected a ResponseError, got a result');
-}
 
 describe('extractCredential', () => {
   it('takes the token that the path selects', () => {
@@ -86,14 +77,14 @@ describe('extractCredential', () => {
     ['an empty token is refused', { token: '' }, '$.token', 'PATH_EMPTY', 'tokenPath $.token matched an empty string'],
     ['a blank token is refused', { token: ' \n' }, '$.token', 'PATH_EMPTY', 'tokenPath $.token matched an empty string'],
   ])('fails when %s', (_name, document, path, code, message) => {
-    const error = responseError(() => extractCredential(document, config({ token: path }), queryPath, NOW));
+    const error = caught(ResponseError, () => extractCredential(document, config({ token: path }), queryPath, NOW));
     expect(error.code).toBe(code);
     expect(error.message).toBe(message);
   });
 
   it('never puts a value of the response into a no-match message', () => {
     const document = { data: { token: 'value-one-secret', nested: { deep: 'value-two-secret' } }, other: 'value-three-secret' };
-    const error = responseError(() => extractCredential(document, config({ token: '$.data.missing' }), queryPath, NOW));
+    const error = caught(ResponseError, () => extractCredential(document, config({ token: '$.data.missing' }), queryPath, NOW));
     expect(error.message).not.toMatch(/value-(one|two|three)-secret/);
   });
 
@@ -147,7 +138,7 @@ describe('extractCredential', () => {
     ['an expires_in in words', { t: 'tok', expires_in: '1 hour' }, { expiresIn: '$.expires_in' }, 'EXPIRY_UNPARSABLE', 'expiresInPath $.expires_in matched a string, expected a positive number of seconds'],
     ['two expires_in values', { t: 'tok', a: { expires_in: 1 }, b: { expires_in: 2 } }, { expiresIn: '$..expires_in' }, 'PATH_AMBIGUOUS', 'expiresInPath $..expires_in matched 2 values ($.a.expires_in, $.b.expires_in); make it select exactly one'],
   ])('fails on %s', (_name, document, paths, code, message) => {
-    const error = responseError(() => extractCredential(document, config({ token: '$.t', ...paths }), queryPath, NOW));
+    const error = caught(ResponseError, () => extractCredential(document, config({ token: '$.t', ...paths }), queryPath, NOW));
     expect(error.code).toBe(code);
     expect(error.message).toBe(message);
   });
@@ -157,7 +148,7 @@ describe('extractCredential', () => {
     ['an expiry of exactly now', { t: 'tok', exp: NOW / SEC }, { expiry: '$.exp' }],
     ['a JWT whose exp has passed', { t: jwt({ exp: NOW / SEC - 1 }) }, {}],
   ])('refuses %s as an already expired credential', (_name, document, paths) => {
-    const error = responseError(() => extractCredential(document, config({ token: '$.t', ...paths }), queryPath, NOW));
+    const error = caught(ResponseError, () => extractCredential(document, config({ token: '$.t', ...paths }), queryPath, NOW));
     expect(error.code).toBe('CREDENTIAL_EXPIRED');
     expect(error.exitCode).toBe(4);
     expect(error.message).toMatch(/^the token API returned a credential that expired at 20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z \(now 2026-01-01T00:00:00\.000Z\); check the API and this machine's clock$/);
@@ -179,7 +170,7 @@ describe('extractCredential', () => {
   });
 
   it('fails when the key path matches nothing', () => {
-    const error = responseError(() => extractCredential({ cert: CERT }, config({ clientCertificateData: '$.cert', clientKeyData: '$.key' }), queryPath, NOW));
+    const error = caught(ResponseError, () => extractCredential({ cert: CERT }, config({ clientCertificateData: '$.cert', clientKeyData: '$.key' }), queryPath, NOW));
     expect(error.message).toBe('clientKeyDataPath $.key matched nothing in the response; $ has keys "cert"');
   });
 });
@@ -309,13 +300,13 @@ describe('parseResponseBody', () => {
     ['a body without content type', 'oops', undefined, 'the token API answered with something that is not JSON (no content-type: oops)'],
     ['an empty body', ' \n', 'application/json', 'the token API answered with something that is not JSON (an empty body)'],
   ])('refuses %s', (_name, text, contentType, message) => {
-    const error = responseError(() => parseResponseBody(text, contentType, excerpt));
+    const error = caught(ResponseError, () => parseResponseBody(text, contentType, excerpt));
     expect(error.code).toBe('RESPONSE_NOT_JSON');
     expect(error.message).toBe(message);
   });
 
   it('passes the body through the excerpt function, which redacts', () => {
-    const error = responseError(() => parseResponseBody('token=s3cr3t-value', 'text/plain', (t) => t.replace('s3cr3t-value', '[REDACTED]')));
+    const error = caught(ResponseError, () => parseResponseBody('token=s3cr3t-value', 'text/plain', (t) => t.replace('s3cr3t-value', '[REDACTED]')));
     expect(error.message).toBe('the token API answered with something that is not JSON (text/plain: token=[REDACTED])');
   });
 });

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../src/errors.js';
 import { Redactor } from '../src/redact.js';
 import { TemplateRenderer, type TemplateScope } from '../src/template.js';
+import { caught } from './helpers/caught.js';
 
 const ENV = {
   ORG_NAME: 'acme-corp',
@@ -46,16 +47,6 @@ function setup(scope: Partial<TemplateScope> = {}) {
     redactor,
   );
   return { renderer, redactor, render: (template: string, where = 'webAPIProviderConfig.url') => renderer.render(template, where) };
-}
-
-function failure(run: () => unknown): UsageError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof UsageError) return error;
-    throw error;
-  }
-  throw new Error('expected a UsageError, got a result');
 }
 
 describe('TemplateRenderer', () => {
@@ -111,26 +102,26 @@ describe('TemplateRenderer', () => {
     ['an unclosed tag', 'x {{ env.ORG_NAME', 'TEMPLATE_SYNTAX', 'webAPIProviderConfig.url: template error: unclosed tag at line 1 col 3'],
     ['an unclosed string', '{{ "abc }}', 'TEMPLATE_SYNTAX', 'webAPIProviderConfig.url: template error: unclosed string at line 1 col 4'],
   ])('reports %s with the field and the expression', (_name, template, code, message) => {
-    const error = failure(() => setup().render(template));
+    const error = caught(UsageError, () => setup().render(template));
     expect(error.code).toBe(code);
     expect(error.message).toBe(message);
   });
 
   it('reports a JavaScript syntax error as a template syntax error', () => {
-    const error = failure(() => setup().render('{{ 1 + }}', 'webAPIProviderConfig.headers.X-A'));
+    const error = caught(UsageError, () => setup().render('{{ 1 + }}', 'webAPIProviderConfig.headers.X-A'));
     expect(error.code).toBe('TEMPLATE_SYNTAX');
     expect(error.message).toMatch(/^webAPIProviderConfig\.headers\.X-A: template error: \S/);
   });
 
   it('names the error of the second interpolation, not the first', () => {
-    const error = failure(() => setup().render('{{ env.ORG_NAME }}-{{ env.SECOND_MISSING }}', 'webAPIProviderConfig.body'));
+    const error = caught(UsageError, () => setup().render('{{ env.ORG_NAME }}-{{ env.SECOND_MISSING }}', 'webAPIProviderConfig.body'));
     expect(error.message).toBe(
       'webAPIProviderConfig.body: {{ env.SECOND_MISSING }}: env.SECOND_MISSING is not set (set it in the environment or the kubeconfig exec env, or give a default: env.SECOND_MISSING ?? "…")',
     );
   });
 
   it('tells how to get spec.cluster when a template reads cluster and client-go sent none', () => {
-    const error = failure(() => setup({ cluster: undefined }).render('{{ cluster.server }}'));
+    const error = caught(UsageError, () => setup({ cluster: undefined }).render('{{ cluster.server }}'));
     expect(error.code).toBe('TEMPLATE_EVAL');
     expect(error.message).toBe(
       "webAPIProviderConfig.url: {{ cluster.server }}: Cannot read properties of undefined (reading 'server') (KUBERNETES_EXEC_INFO has no spec.cluster: set provideClusterInfo: true in the kubeconfig exec entry)",
@@ -138,12 +129,12 @@ describe('TemplateRenderer', () => {
   });
 
   it('keeps the cause of an unreadable file', () => {
-    const error = failure(() => setup().render('{{ file("/secrets/missing") }}'));
+    const error = caught(UsageError, () => setup().render('{{ file("/secrets/missing") }}'));
     expect((error.cause as UsageError).cause).toMatchObject({ code: 'ENOENT' });
   });
 
   it('does not leak the value of a set env variable in an error about another', () => {
-    const error = failure(() => setup().render('{{ env.API_PASS }}{{ env.NOPE }}'));
+    const error = caught(UsageError, () => setup().render('{{ env.API_PASS }}{{ env.NOPE }}'));
     expect(error.message).not.toContain(ENV.API_PASS);
   });
 });

@@ -1,0 +1,10 @@
+/** The error of class `type` that `run` throws; fails the test when it returns or throws another. */
+export function caught<T extends Error>(type: abstract new (...args: never[]) => T, run: () => unknown): T {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof type) return error;
+    throw error;
+  }
+  throw new Error(`expected a ${type.name}, got a result`);
+}

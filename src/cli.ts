@@ -10,7 +10,6 @@ import { addExamples } from './help.js';
 import { ARGOCD_COMMAND, ARGOCD_NAMESPACE } from './manifests.js';
 import { argoCdSecret, kubeconfig, type ArgoCdSecretFlags, type Invocation, type KubeconfigFlags } from './manifest-commands.js';
 
-export { DEFAULT_TIMEOUT } from './direct.js';
 
 export interface CliDeps extends Omit<Deps, 'trace' | 'warn'> {
   stderr: (text: string) => void;

@@ -57,7 +57,7 @@ export async function cached(
   }
   trace(`cache: miss (${first.reason})`);
 
-  let outcome: Awaited<ReturnType<typeof acquire>>;
+  let outcome: Awaited<ReturnType<typeof acquire>> | { kind: 'unlockable' };
   try {
     outcome = await acquire(
       dir,
@@ -72,11 +72,11 @@ export async function cached(
     );
   } catch (error) {
     trace(`cache: cannot lock (${errorCode(error)}); fetching without the lock`);
-    outcome = { kind: 'timeout' };
+    outcome = { kind: 'unlockable' };
   }
 
-  if (outcome.kind === 'timeout') {
-    trace('cache: another process holds the lock too long; fetching without it');
+  if (outcome.kind === 'timeout' || outcome.kind === 'unlockable') {
+    if (outcome.kind === 'timeout') trace('cache: another process holds the lock too long; fetching without it');
     const status = await fetch();
     store(status);
     return status;

@@ -1,0 +1,33 @@
+// A lock file that cannot be created at all (EACCES, EROFS…) is not "another process holding it":
+// the trace says what happened, once, and the credential is fetched and stored all the same.
+import fs, { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { cached } from '../../src/cache/cache.js';
+import type { CacheFs } from '../../src/cache/store.js';
+
+it('fetches without the lock when the lock file cannot be created, and says why in one line', async () => {
+  const dir = join(mkdtempSync(join(tmpdir(), 'webapi-credential-unlockable-')), 'cache');
+  const denying: CacheFs = {
+    ...(fs as unknown as CacheFs),
+    openSync: (path, flags, mode) => {
+      if (path.endsWith('.lock')) throw Object.assign(new Error('permission denied'), { code: 'EACCES' });
+      return fs.openSync(path, flags, mode);
+    },
+  };
+  const lines: string[] = [];
+  const now = Date.parse('2026-01-01T00:00:00Z');
+  const status = { token: 'tok', expirationTimestamp: '2026-01-01T01:00:00Z' };
+  const result = await cached(dir, 'b'.repeat(64), { deadline: now + 30_000, timeoutMs: 30_000 }, async () => status, {
+    fs: denying,
+    trace: (line) => lines.push(line),
+    unique: () => 'u1',
+    now: () => now,
+    sleep: async () => {},
+    pid: process.pid,
+    alive: () => true,
+  });
+  expect(result).toEqual(status);
+  expect(lines).toEqual(['cache: miss (no entry)', 'cache: cannot lock (EACCES); fetching without the lock', 'cache: stored']);
+});

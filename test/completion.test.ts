@@ -147,11 +147,12 @@ describe.skipIf(!has('fish'))('the fish completion the CLI prints (where fish is
 });
 
 // zsh completes inside a line editor only: drive an interactive zsh through zpty and record what
-// the completion system adds for the line.
+// the completion system adds for the line. The marker is spelt "MA""TCH:" in the typed command so
+// that the terminal's echo of that command (wrapped differently under load) never contains it.
 const ZSH_CAPTURE = `zmodload zsh/zpty
 zpty z zsh -f -i
 zpty -w z "PS1=''; autoload -U compinit; compinit -u -d $3; source $1"
-zpty -w z 'compadd () { builtin compadd -O __hits "$@"; (( $#__hits )) && print -rl -- "MATCH:"\${^__hits}; builtin compadd "$@" }'
+zpty -w z 'compadd () { builtin compadd -O __hits "$@"; (( $#__hits )) && print -rl -- "MA""TCH:"\${^__hits}; builtin compadd "$@" }'
 zpty -w z 'zle -C __go complete-word _main_complete; bindkey "^T" __go'
 zpty -n -w z "$2"$'\\x14'
 zpty -w z $'\\necho __DONE__'

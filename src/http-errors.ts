@@ -78,48 +78,47 @@ export function toRequestError(failure: Failure, attempts: number, options: Erro
   const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
   const url = redact(stripQuery(failure.url));
   const code = failure.code;
-  const error = failure;
   const noAnswer = failure.partialStatus !== undefined ? 'no complete answer' : 'no answer';
   const arriving = failure.partialStatus !== undefined ? `; ${failure.partialStatus} and part of the body had arrived` : '';
   if (code === 'DEADLINE') {
-    return new RequestError('DEADLINE', `${noAnswer} from ${url} within the whole-call deadline (--timeout)${tries}${arriving}`, { cause: error });
+    return new RequestError('DEADLINE', `${noAnswer} from ${url} within the whole-call deadline (--timeout)${tries}${arriving}`, { cause: failure });
   }
   if (code === 'ETIMEDOUT' && failure.cause === undefined) {
-    return new RequestError('TIMEOUT', `${noAnswer} from ${url} within ${options.timeoutMs} ms (timeout, request phase)${tries}${arriving}`, { cause: error });
+    return new RequestError('TIMEOUT', `${noAnswer} from ${url} within ${options.timeoutMs} ms (timeout, request phase)${tries}${arriving}`, { cause: failure });
   }
   if (route.proxy) {
     const proxy = `the proxy ${redact(showProxy(route.proxy))} (from ${route.variable})`;
     if (code === 'ERR_PROXY_TUNNEL') {
       // Node's message ends with the proxy's status line: "… via http://proxy/: HTTP/1.1 407 Proxy Authentication Required".
-      const statusLine = /(HTTP\/[\d.]+ \d{3}[^\n]*)$/.exec(error.message)?.[1]?.trim() ?? 'no 200 answer';
+      const statusLine = /(HTTP\/[\d.]+ \d{3}[^\n]*)$/.exec(failure.message)?.[1]?.trim() ?? 'no 200 answer';
       const status = failure.proxyStatus;
       const hint = status === 407 || status === 401 ? `; check the user and password in ${route.variable}` : '';
-      return new RequestError('PROXY', `${proxy} did not open a tunnel to ${redact(failure.url.host)}: ${redact(statusLine)}${hint}${tries}`, { cause: error });
+      return new RequestError('PROXY', `${proxy} did not open a tunnel to ${redact(failure.url.host)}: ${redact(statusLine)}${hint}${tries}`, { cause: failure });
     }
     if (PROXY_CONNECT_CODES.includes(code)) {
       const what = code === 'ECONNREFUSED' ? 'refused the connection' : code.endsWith('UNREACH') ? 'is unreachable' : 'cannot be resolved';
-      return new RequestError('PROXY', `${proxy} ${what} (${code})${tries}`, { cause: error });
+      return new RequestError('PROXY', `${proxy} ${what} (${code})${tries}`, { cause: failure });
     }
   }
-  if (code === 'ERR_TOO_MANY_REDIRECTS') return new RequestError('REDIRECTS', `more than ${MAX_REDIRECTS} redirects from ${url}`, { cause: error });
+  if (code === 'ERR_TOO_MANY_REDIRECTS') return new RequestError('REDIRECTS', `more than ${MAX_REDIRECTS} redirects from ${url}`, { cause: failure });
   // The configured url was checked before sending: only a redirect's Location can be one of these.
   if (code === 'ERR_UNSUPPORTED_PROTOCOL' || code === 'ERR_INVALID_URL') {
-    return new RequestError('REDIRECT_REFUSED', `the token API at ${url} redirected to a location that is not an http(s) URL (${redact(error.message)})`, { cause: error });
+    return new RequestError('REDIRECT_REFUSED', `the token API at ${url} redirected to a location that is not an http(s) URL (${redact(failure.message)})`, { cause: failure });
   }
   const hint = TLS_HINTS[code];
-  if (hint) return new RequestError('TLS', `TLS handshake with ${url} failed: ${hint} (${code})`, { cause: error });
+  if (hint) return new RequestError('TLS', `TLS handshake with ${url} failed: ${hint} (${code})`, { cause: failure });
   // OpenSSL's message carries a process address and a source file: keep only the alert's name.
-  const alert = /alert (certificate required|handshake failure|bad certificate|unknown ca)/i.exec(error.message);
+  const alert = /alert (certificate required|handshake failure|bad certificate|unknown ca)/i.exec(failure.message);
   if (alert) {
-    return new RequestError('TLS', `TLS handshake with ${url} failed: the server rejected the client certificate; set tls.certFile and tls.keyFile to one it trusts (${alert[0]})`, { cause: error });
+    return new RequestError('TLS', `TLS handshake with ${url} failed: the server rejected the client certificate; set tls.certFile and tls.keyFile to one it trusts (${alert[0]})`, { cause: failure });
   }
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new RequestError('DNS', `cannot resolve the host of ${url} (${code})${tries}`, { cause: error });
-  if (code === 'ECONNREFUSED') return new RequestError('CONNECT', `connection to ${url} refused${tries}`, { cause: error });
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new RequestError('DNS', `cannot resolve the host of ${url} (${code})${tries}`, { cause: failure });
+  if (code === 'ECONNREFUSED') return new RequestError('CONNECT', `connection to ${url} refused${tries}`, { cause: failure });
   if (code === 'ECONNRESET' || code === 'EPIPE') {
     const certificate = failure.partialStatus !== undefined ? undefined : clientCertificateProblem(request.tls.cert, options.now());
-    return new RequestError('CONNECT', `connection to ${url} reset by the server (${code})${tries}${arriving}${certificate ? `; ${certificate}` : ''}`, { cause: error });
+    return new RequestError('CONNECT', `connection to ${url} reset by the server (${code})${tries}${arriving}${certificate ? `; ${certificate}` : ''}`, { cause: failure });
   }
-  if (code === 'HPE_HEADER_OVERFLOW') return new RequestError('HTTP_PARSE', `the token API at ${url} answered with headers larger than 16 KiB (${code})`, { cause: error });
-  if (code.startsWith('HPE_')) return new RequestError('HTTP_PARSE', `the token API at ${url} answered with something that is not HTTP/1.1 (${code})`, { cause: error });
-  return new RequestError('REQUEST', `request to ${url} failed: ${redact((error.message ?? String(error)).split('\n')[0] ?? '')}${code ? ` (${code})` : ''}${tries}`, { cause: error });
+  if (code === 'HPE_HEADER_OVERFLOW') return new RequestError('HTTP_PARSE', `the token API at ${url} answered with headers larger than 16 KiB (${code})`, { cause: failure });
+  if (code.startsWith('HPE_')) return new RequestError('HTTP_PARSE', `the token API at ${url} answered with something that is not HTTP/1.1 (${code})`, { cause: failure });
+  return new RequestError('REQUEST', `request to ${url} failed: ${redact(failure.message.split('\n')[0] ?? '')}${code ? ` (${code})` : ''}${tries}`, { cause: failure });
 }

@@ -45,7 +45,6 @@ interface Answer {
   statusMessage: string;
   headers: IncomingHttpHeaders;
   body: Buffer;
-  url: URL;
 }
 
 // Node's timers hold at most 2^31-1 ms (24.8 days); a longer --timeout or timeout is that long.
@@ -286,7 +285,7 @@ function exchange(target: URL, method: string, headers: Record<string, string>, 
       incoming.on('end', () =>
         finish(() => {
           agent.destroy();
-          resolve({ status: incoming.statusCode ?? 0, statusMessage: incoming.statusMessage ?? '', headers: incoming.headers, body: Buffer.concat(chunks), url: target });
+          resolve({ status: incoming.statusCode ?? 0, statusMessage: incoming.statusMessage ?? '', headers: incoming.headers, body: Buffer.concat(chunks) });
         }),
       );
     });

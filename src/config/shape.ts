@@ -1,5 +1,8 @@
 // A tiny description language for the config file. One table (schema.ts) drives both the
 // validator and the JSON Schema that ships for editors, so the two cannot drift apart.
+import type { ConfigIssue as Issue } from '../errors.js';
+
+export type { Issue };
 
 export type Shape =
   | { kind: 'string'; description?: string; minLength?: number; pattern?: RegExp; patternHint?: string; enum?: string[] }
@@ -11,10 +14,6 @@ export type Shape =
   | { kind: 'object'; properties: Record<string, Shape>; required?: string[]; description?: string }
   | { kind: 'json'; description?: string };
 
-export interface Issue {
-  path: string;
-  message: string;
-}
 
 /** Go-style durations as kubectl and client-go print them: 500ms, 10s, 1m30s, 2h. */
 export const DURATION_PATTERN = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h))+$/;

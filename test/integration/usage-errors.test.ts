@@ -137,6 +137,13 @@ const cases: Case[] = [
       'webAPIProviderConfig.headers.X-Org: {{ env.ORG_NAME }}: env.ORG_NAME is not set (set it in the environment or the kubeconfig exec env, or give a default: env.ORG_NAME ?? "…")',
   },
   {
+    // JavaScript would send "<key>:undefined": the set secret beside the missing one stays hidden.
+    name: 'a secret concatenated with an unset env var',
+    args: inline({ method: 'POST', url, tokenPath: '$.t', headers: { Authorization: 'Basic {{ base64(env.API_KEY + ":" + env.NO_SUCH_SECRET) }}' } }),
+    message:
+      'webAPIProviderConfig.headers.Authorization: {{ base64(env.API_KEY + ":" + env.NO_SUCH_SECRET) }}: env.NO_SUCH_SECRET is not set (set it in the environment or the kubeconfig exec env, or give a default: env.NO_SUCH_SECRET ?? "…")',
+  },
+  {
     name: 'a template that reads an unset var',
     args: inline({ method: 'POST', url, tokenPath: '$.t', query: { aud: '{{ vars.audience }}' } }),
     message: 'webAPIProviderConfig.query.aud: {{ vars.audience }}: vars.audience is not set (pass --set audience=…, or give a default: vars.audience ?? "…")',

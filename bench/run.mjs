@@ -90,6 +90,14 @@ const commands = {
   'curl|jq': [plugin],
   'node https': [node, join(root, 'bench', 'min-fetch.mjs'), `${url}/token`, join(dir, 'ca.crt')],
 };
+// BENCH_BASELINE=<another build of the binary> (e.g. main before a change) runs its hit and fetch in
+// the same alternating rounds, so a before/after comparison shares one machine state.
+const baseline = process.env.BENCH_BASELINE;
+if (baseline) {
+  if (!existsSync(baseline)) throw new Error(`BENCH_BASELINE ${baseline} does not exist`);
+  commands['hit (baseline)'] = [baseline, '--config', config, '--cache', '--cache-dir', join(dir, 'cache-baseline')];
+  commands['fetch (baseline)'] = [baseline, '--config', config];
+}
 
 function once([command, ...args], name) {
   const started = process.hrtime.bigint();
@@ -169,6 +177,12 @@ const lines = [
   `| \`curl \\| jq\` shell plugin, same request | ${f(med['curl|jq'])} | 1.00 × curl\\|jq | |`,
   `| least Node can do: node:https, same POST, nothing else (bench/min-fetch.mjs) | ${f(med['node https'])} | ${(med['node https'] / med['curl|jq']).toFixed(2)} × curl\\|jq; fetch = ${(med.fetch / med['node https']).toFixed(2)} × this | |`,
   `| 50 concurrent cold calls (5 bursts) | wall ${bursts.map((b) => f(b.wall)).join(', ')} | upstream requests ${bursts.map((b) => b.requests).join(', ')}; failures ${bursts.map((b) => b.failures).join(', ')}; distinct tokens ${bursts.map((b) => b.tokens).join(', ')} | 1 request, 0 failures |`,
+  ...(baseline
+    ? [
+        `| cached hit, baseline (${baseline}) | ${f(med['hit (baseline)'])} | ${(med['hit (baseline)'] / med.floor).toFixed(2)} × floor; this build = ${(med.hit / med['hit (baseline)']).toFixed(2)} × baseline | |`,
+        `| fetch, baseline | ${f(med['fetch (baseline)'])} | ${(med['fetch (baseline)'] / med['curl|jq']).toFixed(2)} × curl\\|jq; this build = ${(med.fetch / med['fetch (baseline)']).toFixed(2)} × baseline | |`,
+      ]
+    : []),
   `| peak RSS (GNU time %M, max of 3${droppedCaches ? ', page cache dropped first' : ', page cache NOT dropped: not root'}) | fetch ${rss.fetch.toFixed(1)} MB, hit ${rss.hit.toFixed(1)} MB, \`node -e 0\` ${rss.floor.toFixed(1)} MB | | ≤ 60 MB |`,
 ];
 process.stdout.write(lines.join('\n') + '\n');

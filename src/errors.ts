@@ -40,9 +40,10 @@ export class ConfigError extends UsageError {
   constructor(
     readonly issues: ConfigIssue[],
     source: string,
+    code = 'CONFIG_INVALID',
   ) {
     super(
-      'CONFIG_INVALID',
+      code,
       `config from ${source} is invalid: ` + issues.map((i) => `${i.path}: ${i.message}`).join('; '),
     );
   }

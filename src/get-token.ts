@@ -8,8 +8,8 @@ import type { ProviderConfig } from './config/schema.js';
 import { formatExecCredential, readExecInfo, resolveApiVersion, type CredentialStatus } from './exec-credential.js';
 import { extractCredential, parseResponseBody } from './extract.js';
 import { excerpt, type Redactor } from './redact.js';
-import { describeRequest, loadTls, renderRequest, type RenderedRequest } from './request.js';
-import { TemplateRenderer } from './template.js';
+import { describeRequest, loadTls, renderRequest, renderTls, templateFields, type RenderedRequest } from './request.js';
+import { checkTemplates, TemplateRenderer } from './template/renderer.js';
 import { parseSetFlags } from './vars.js';
 import { cached, defaultCacheDir, type CacheDeps } from './cache/cache.js';
 import { cacheKey } from './cache/key.js';
@@ -85,6 +85,9 @@ export async function prepare(flags: RequestFlags, deps: Deps): Promise<Prepared
   const result = validateProviderDocument(document, paths.check);
   if (!result.ok) throw new ConfigError(result.issues, source.origin);
   const { config } = result;
+  // Every expression is parsed and checked before anything is evaluated: a config is data.
+  const templateIssues = checkTemplates(config.lets, templateFields(config));
+  if (templateIssues.length > 0) throw new ConfigError(templateIssues, source.origin, 'TEMPLATE_SYNTAX');
   deps.trace(`config from ${source.origin}`);
 
   const filesRead = new Set<string>();
@@ -92,9 +95,13 @@ export async function prepare(flags: RequestFlags, deps: Deps): Promise<Prepared
     filesRead.add(path);
     return deps.readFile(path);
   };
-  const renderer = new TemplateRenderer({ env: deps.env, vars, cluster: execInfo.cluster, readFile }, deps.redactor);
-  const tls = loadTls(config.tls, readFile, deps.redactor, (template, where) => renderer.render(template, where));
-  const request = renderRequest(config, renderer, deps.version, tls);
+  const renderer = new TemplateRenderer(
+    { env: deps.env, vars, cluster: execInfo.cluster, readFile, nowMs: deps.now },
+    deps.redactor,
+  );
+  await renderer.defineLets(config.lets);
+  const tlsFields = await renderTls(config.tls, renderer);
+  const request = await renderRequest(config, renderer, deps.version, () => loadTls(tlsFields, readFile, deps.redactor));
   return {
     config,
     request,
@@ -200,3 +207,4 @@ function pathsIn(document: unknown): string[] {
     .filter((path): path is string => typeof path === 'string')
     .map(normalizePath);
 }
+

@@ -4,7 +4,7 @@ import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { UsageError } from './errors.js';
 import type { ProviderConfig } from './config/schema.js';
 import type { Redactor } from './redact.js';
-import type { TemplateRenderer } from './template.js';
+import type { TemplateRenderer } from './template/renderer.js';
 
 export interface TlsMaterial {
   ca?: string;
@@ -24,8 +24,71 @@ export interface RenderedRequest {
 
 const ROOT = 'webAPIProviderConfig';
 
-export function renderRequest(config: ProviderConfig, renderer: TemplateRenderer, version: string, tls: TlsMaterial): RenderedRequest {
-  const rendered = renderer.render(config.url, `${ROOT}.url`).trim();
+/** Every template of a config as [field path, text]: what checkTemplates() sees when the config loads. */
+export function templateFields(config: ProviderConfig): Array<[string, string]> {
+  const fields: Array<[string, string]> = [[`${ROOT}.url`, config.url]];
+  const lists = (name: string, record: Record<string, string[]>) => {
+    for (const [key, templates] of Object.entries(record)) {
+      templates.forEach((template, i) => fields.push([`${ROOT}.${name}.${key}${templates.length > 1 ? `[${i}]` : ''}`, template]));
+    }
+  };
+  lists('query', config.query);
+  if (config.body.kind === 'raw') fields.push([`${ROOT}.body`, config.body.template]);
+  if (config.body.kind === 'form') lists('form', config.body.fields);
+  if (config.body.kind === 'json') jsonStrings(config.body.value, `${ROOT}.json`, fields);
+  for (const [name, template] of Object.entries(config.headers)) fields.push([`${ROOT}.headers.${name}`, template]);
+  for (const name of TLS_TEMPLATES) {
+    const value = config.tls[name];
+    if (value !== undefined) fields.push([`${ROOT}.tls.${name}`, value]);
+  }
+  return fields;
+}
+
+function jsonStrings(value: unknown, where: string, into: Array<[string, string]>): void {
+  if (typeof value === 'string') into.push([where, value]);
+  else if (Array.isArray(value)) value.forEach((item, i) => jsonStrings(item, `${where}[${i}]`, into));
+  else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) jsonStrings(v, `${where}.${k}`, into);
+}
+
+/**
+ * Renders every template of the request, then builds it. Every missing value of every field is
+ * collected first and reported at once (renderer.finish()), so nothing here sees a half-rendered field.
+ */
+export async function renderRequest(config: ProviderConfig, renderer: TemplateRenderer, version: string, loadTlsMaterial: () => TlsMaterial): Promise<RenderedRequest> {
+  const rendered = (await renderer.render(config.url, `${ROOT}.url`)).trim();
+  const query: Array<[string, string]> = [];
+  for (const [name, templates] of Object.entries(config.query)) {
+    for (const [i, template] of templates.entries()) {
+      query.push([name, await renderer.render(template, `${ROOT}.query.${name}${templates.length > 1 ? `[${i}]` : ''}`)]);
+    }
+  }
+  let body: string | undefined;
+  let contentType: string | undefined;
+  switch (config.body.kind) {
+    case 'raw':
+      body = await renderer.render(config.body.template, `${ROOT}.body`);
+      break;
+    case 'form': {
+      const form = new URLSearchParams();
+      for (const [name, templates] of Object.entries(config.body.fields)) {
+        for (const [i, template] of templates.entries()) {
+          form.append(name, await renderer.render(template, `${ROOT}.form.${name}${templates.length > 1 ? `[${i}]` : ''}`));
+        }
+      }
+      body = form.toString();
+      contentType = 'application/x-www-form-urlencoded';
+      break;
+    }
+    case 'json':
+      body = JSON.stringify(await renderJson(config.body.value, `${ROOT}.json`, renderer));
+      contentType = 'application/json';
+      break;
+  }
+  const userHeaders: Array<[string, string]> = [];
+  for (const [name, template] of Object.entries(config.headers)) userHeaders.push([name, await renderer.render(template, `${ROOT}.headers.${name}`)]);
+  renderer.finish();
+  const tls = loadTlsMaterial();
+
   let url: URL;
   try {
     url = new URL(rendered);
@@ -38,41 +101,16 @@ export function renderRequest(config: ProviderConfig, renderer: TemplateRenderer
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new UsageError('URL_INVALID', `${ROOT}.url: expected an https:// URL, found ${url.protocol}//`);
   }
-  for (const [name, templates] of Object.entries(config.query)) {
-    templates.forEach((template, i) => {
-      url.searchParams.append(name, renderer.render(template, `${ROOT}.query.${name}${templates.length > 1 ? `[${i}]` : ''}`));
-    });
-  }
+  for (const [name, value] of query) url.searchParams.append(name, value);
 
   const headers: Record<string, string> = {
     accept: 'application/json',
     'user-agent': `webapi-credential/${version}`,
   };
-  let body: string | undefined;
-  switch (config.body.kind) {
-    case 'raw':
-      body = renderer.render(config.body.template, `${ROOT}.body`);
-      break;
-    case 'form': {
-      const form = new URLSearchParams();
-      for (const [name, templates] of Object.entries(config.body.fields)) {
-        templates.forEach((template, i) => {
-          form.append(name, renderer.render(template, `${ROOT}.form.${name}${templates.length > 1 ? `[${i}]` : ''}`));
-        });
-      }
-      body = form.toString();
-      headers['content-type'] = 'application/x-www-form-urlencoded';
-      break;
-    }
-    case 'json':
-      body = JSON.stringify(renderJson(config.body.value, `${ROOT}.json`, renderer));
-      headers['content-type'] = 'application/json';
-      break;
-  }
+  if (contentType) headers['content-type'] = contentType;
   // Header names are case-insensitive: the user's spelling replaces our default of any case.
-  for (const [name, template] of Object.entries(config.headers)) {
+  for (const [name, value] of userHeaders) {
     for (const existing of Object.keys(headers)) if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
-    const value = renderer.render(template, `${ROOT}.headers.${name}`);
     if (/[\r\n\0]/.test(value)) throw new UsageError('HEADER_INVALID', `${ROOT}.headers.${name}: rendered value contains a line break or NUL`);
     // What Node's http accepts in a header value: tab, printable ASCII and Latin-1. Anything else
     // would fail at send time with ERR_INVALID_CHAR; encode it (urlencode, base64) instead.
@@ -86,29 +124,41 @@ export function renderRequest(config: ProviderConfig, renderer: TemplateRenderer
   return { method: config.method, url: url.toString(), headers, ...(body !== undefined ? { body } : {}), tls };
 }
 
-function renderJson(value: unknown, where: string, renderer: TemplateRenderer): unknown {
+async function renderJson(value: unknown, where: string, renderer: TemplateRenderer): Promise<unknown> {
   if (typeof value === 'string') return renderer.render(value, where);
-  if (Array.isArray(value)) return value.map((item, i) => renderJson(item, `${where}[${i}]`, renderer));
+  if (Array.isArray(value)) {
+    const items = [];
+    for (const [i, item] of value.entries()) items.push(await renderJson(item, `${where}[${i}]`, renderer));
+    return items;
+  }
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, renderJson(v, `${where}.${k}`, renderer)]));
+    const object: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      Object.defineProperty(object, k, { value: await renderJson(v, `${where}.${k}`, renderer), enumerable: true, writable: true, configurable: true });
+    }
+    return object;
   }
   return value;
 }
 
-/** Reads the TLS files and decodes inline data. Key material is registered as secret. */
-export function loadTls(
-  written: ProviderConfig['tls'],
-  readFile: (path: string) => string,
-  redactor: Redactor,
-  render: (template: string, where: string) => string = (template) => template,
-): TlsMaterial {
-  // Templates too: `caData: "{{ cluster['certificate-authority-data'] }}"` trusts the CA client-go
-  // sends for the cluster (a Pinniped concierge on the cluster itself), keyData may come from env.
+const TLS_TEMPLATES = ['caFile', 'caData', 'certFile', 'certData', 'keyFile', 'keyData', 'serverName'] as const;
+
+/**
+ * The tls fields rendered: templates too, `caData: "{{ cluster['certificate-authority-data'] }}"`
+ * trusts the CA client-go sends for the cluster (a Pinniped concierge on the cluster itself), keyData
+ * may come from env. Problems are collected by the renderer like any field's.
+ */
+export async function renderTls(written: ProviderConfig['tls'], renderer: Pick<TemplateRenderer, 'render'>): Promise<ProviderConfig['tls']> {
   const tls = { ...written };
-  for (const name of ['caFile', 'caData', 'certFile', 'certData', 'keyFile', 'keyData', 'serverName'] as const) {
+  for (const name of TLS_TEMPLATES) {
     const value = tls[name];
-    if (value !== undefined) tls[name] = render(value, `${ROOT}.tls.${name}`);
+    if (value !== undefined) tls[name] = await renderer.render(value, `${ROOT}.tls.${name}`);
   }
+  return tls;
+}
+
+/** Reads the TLS files and decodes inline data of rendered tls fields. */
+export function loadTls(tls: ProviderConfig['tls'], readFile: (path: string) => string, redactor: Redactor): TlsMaterial {
   const read = (field: string, path: string) => {
     try {
       return readFile(path);

@@ -42,6 +42,7 @@ const DURATION = 'expected a duration such as 10s, 500ms or 1m30s';
 describe('validateProviderDocument', () => {
   it('accepts the minimal config and applies every default', () => {
     expect(configOf(BASE)).toEqual({
+      lets: [],
       method: 'POST',
       url: 'https://auth.example.com/token',
       headers: {},
@@ -84,6 +85,7 @@ describe('validateProviderDocument', () => {
       cache: { enabled: true },
     });
     expect(config).toEqual({
+      lets: [],
       method: 'PUT',
       url: 'https://auth.example.com/token?aud={{ vars.audience }}',
       headers: { Authorization: 'Bearer {{ env.API_KEY }}' },

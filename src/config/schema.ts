@@ -15,6 +15,11 @@ export const providerShape: Shape = {
   description: 'How to obtain a credential from a web API (the Argo CD webAPIProviderConfig schema).',
   required: ['method', 'url'],
   properties: {
+    let: {
+      kind: 'map',
+      of: { kind: 'string', minLength: 1, description: 'An expression (no {{ }} needed), evaluated once, in order.' },
+      description: 'Names for expressions that the templates use; each may use the names before it.',
+    },
     method: { kind: 'string', enum: METHODS, description: 'HTTP method.' },
     url: template('Request URL, a template. https:// unless allowInsecureHTTP.'),
     tokenPath: path('Where the token is in the JSON response.'),
@@ -75,6 +80,7 @@ export const fileShape: Shape = {
 
 /** The config as the user wrote it (after the shape check). */
 export interface ProviderConfigInput {
+  let?: Record<string, string>;
   method: string;
   url: string;
   tokenPath?: string;
@@ -110,6 +116,8 @@ export type BodyForm = { kind: 'none' } | { kind: 'raw'; template: string } | { 
 
 /** The config with every default applied and every path checked. */
 export interface ProviderConfig {
+  /** `let` names and expressions, in the order written. */
+  lets: Array<[string, string]>;
   method: string;
   url: string;
   headers: Record<string, string>;

@@ -108,6 +108,7 @@ export function validateProvider(input: ProviderConfigInput, checkPath: PathChec
   return {
     ok: true,
     config: {
+      lets: Object.entries(input.let ?? {}),
       method: input.method,
       url: input.url,
       headers: { ...input.headers },

@@ -12,8 +12,8 @@ import { ConfigError, ResponseError, UsageError } from '../../src/errors.js';
 import { extractCredential, parseResponseBody } from '../../src/extract.js';
 import { checkPath, queryPath } from '../../src/jsonpath.js';
 import { Redactor, excerpt } from '../../src/redact.js';
-import { loadTls, renderRequest } from '../../src/request.js';
-import { TemplateRenderer } from '../../src/template.js';
+import { loadTls, renderRequest, renderTls, templateFields } from '../../src/request.js';
+import { checkTemplates, TemplateRenderer } from '../../src/template/renderer.js';
 import { runCli } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { makePki } from '../helpers/pki.js';
@@ -80,12 +80,13 @@ const templatePiece = fc.oneof(
 const template = fc.array(templatePiece, { minLength: 1, maxLength: 5 }).map((pieces) => pieces.join(''));
 
 describe('template rendering, for any template', () => {
-  it('gives a string or a UsageError with a one-line message that shows no secret', () => {
-    fc.assert(
-      fc.property(template, (text) => {
+  it('gives a string or a UsageError with a one-line message that shows no secret', async () => {
+    await fc.assert(
+      fc.asyncProperty(template, async (text) => {
         const { redactor, renderer } = newRenderer();
         try {
-          expect(typeof renderer.render(text, 'webAPIProviderConfig.body')).toBe('string');
+          expect(typeof (await renderer.render(text, 'webAPIProviderConfig.body'))).toBe('string');
+          renderer.finish();
         } catch (error) {
           expect(error).toBeInstanceOf(UsageError);
           const message = redactor.redact((error as Error).message);
@@ -98,16 +99,12 @@ describe('template rendering, for any template', () => {
     );
   });
 
-  it('registers whatever it renders from a secret, so the rendered value redacts to no secret', () => {
-    fc.assert(
-      fc.property(fc.array(expression.filter((e) => /env|file/.test(e)), { minLength: 1, maxLength: 3 }), (expressions) => {
+  it('registers whatever it renders from a secret, so the rendered value redacts to no secret', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(expression.filter((e) => /env|file/.test(e)), { minLength: 1, maxLength: 3 }), async (expressions) => {
         const { redactor, renderer } = newRenderer();
-        let rendered: string;
-        try {
-          rendered = renderer.render(expressions.map((e) => `[{{ ${e} }}]`).join(''), 'webAPIProviderConfig.body');
-        } catch {
-          return;
-        }
+        const rendered = await renderer.render(expressions.map((e) => `[{{ ${e} }}]`).join(''), 'webAPIProviderConfig.body');
+        if (renderer.failed) return;
         expect(leakedPieces(redactor.redact(rendered))).toEqual([]);
       }),
       RUNS,
@@ -161,9 +158,9 @@ const providerInput = fc
 const document = fc.oneof({ weight: 8, arbitrary: providerInput.map((p) => ({ webAPIProviderConfig: p })) }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) });
 
 describe('config validation and request building, for any document', () => {
-  it('gives a request or a UsageError, every message one line with no secret', () => {
-    fc.assert(
-      fc.property(document, (doc) => {
+  it('gives a request or a UsageError, every message one line with no secret', async () => {
+    await fc.assert(
+      fc.asyncProperty(document, async (doc) => {
         const result = validateProviderDocument(doc, checkPath);
         if (!result.ok) {
           expect(result.issues.length).toBeGreaterThan(0);
@@ -172,7 +169,11 @@ describe('config validation and request building, for any document', () => {
         }
         const { redactor, renderer, readFile } = newRenderer();
         try {
-          const request = renderRequest(result.config, renderer, '0.0.0-test', loadTls(result.config.tls, readFile, redactor));
+          const issues = checkTemplates(result.config.lets, templateFields(result.config));
+          if (issues.length > 0) throw new ConfigError(issues, '--config-inline');
+          await renderer.defineLets(result.config.lets);
+          const tls = await renderTls(result.config.tls, renderer);
+          const request = await renderRequest(result.config, renderer, '0.0.0-test', () => loadTls(tls, readFile, redactor));
           expect(new URL(request.url).protocol).toMatch(/^https?:$/);
           for (const value of Object.values(request.headers)) expect(value).not.toMatch(/[\r\n\0]/);
         } catch (error) {

@@ -1,0 +1,220 @@
+// Template text -> literal parts and checked expression trees. jsep parses JavaScript expression
+// syntax; check() keeps exactly the constructs of SPEC "Templates" and refuses everything else with
+// a message that names it, so a config is data: nothing here or in evaluate.ts can reach the runtime.
+import jsep from 'jsep';
+import jsepObject from '@jsep-plugin/object';
+import { HELPER_NAMES, helperNamed } from './helpers.js';
+
+jsep.plugins.register(jsepObject);
+// `??` as in JavaScript: below `&&`, at the level of `||`.
+jsep.addBinaryOp('??', 1);
+// jsep knows more than we allow (bitwise, arithmetic): they parse, and check() names them.
+
+export type Node =
+  | { type: 'literal'; value: string | number | boolean | null }
+  | { type: 'array'; items: Node[] }
+  | { type: 'object'; entries: Array<[string, Node]> }
+  | { type: 'name'; name: string }
+  | { type: 'member'; object: Node; property: Node; text: string }
+  | { type: 'call'; helper: string; args: Node[] }
+  | { type: 'not'; argument: Node }
+  | { type: 'binary'; operator: BinaryOperator; left: Node; right: Node }
+  | { type: 'conditional'; test: Node; consequent: Node; alternate: Node };
+
+const BINARY = ['+', '??', '||', '&&', '===', '!==', '==', '!=', '<', '<=', '>', '>='] as const;
+type BinaryOperator = (typeof BINARY)[number];
+
+export type Part = string | { source: string; node: Node };
+
+/** Names a template may read besides the helpers. `let` names are added per config. */
+export const SCOPE_NAMES = ['env', 'vars', 'cluster', 'steps'] as const;
+
+/** Property names that lead from data to the runtime. */
+export const FORBIDDEN_PROPERTIES = new Set(['constructor', '__proto__', 'prototype']);
+
+/** A template that cannot be used; the message names the construct, the caller adds the field. */
+export class TemplateSyntaxError extends Error {}
+
+/** Splits `text` into literal text and `{{ expression }}` parts, each parsed and checked. */
+export function parseTemplate(text: string, names: ReadonlySet<string>): Part[] {
+  const parts: Part[] = [];
+  let at = 0;
+  while (at < text.length) {
+    const open = text.indexOf('{{', at);
+    if (open < 0) {
+      parts.push(text.slice(at));
+      break;
+    }
+    if (open > at) parts.push(text.slice(at, open));
+    if (text[open + 2] === '%') throw new TemplateSyntaxError('{{% %}} statements are not supported: a template holds expressions only');
+    const close = closingBraces(text, open + 2);
+    if (close < 0) throw new TemplateSyntaxError(`{{ at character ${open + 1} is never closed with }}`);
+    const source = text.slice(open + 2, close).trim();
+    parts.push({ source, node: parseExpression(source, names) });
+    at = close + 2;
+  }
+  return parts;
+}
+
+/**
+ * The `}}` that ends an expression: outside string literals and object braces, so that
+ * `{{ json({ a: { b: 1 }}) }}` keeps its inner braces.
+ */
+function closingBraces(text: string, from: number): number {
+  let depth = 0;
+  for (let i = from; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"' || c === "'") {
+      for (i++; i < text.length && text[i] !== c; i++) if (text[i] === '\\') i++;
+    } else if (c === '{') depth++;
+    else if (c === '}') {
+      if (depth === 0 && text[i + 1] === '}') return i;
+      depth = Math.max(0, depth - 1);
+    }
+  }
+  return -1;
+}
+
+/** Parses one expression (a `{{ }}` part or a `let` value) and checks it against the whitelist. */
+export function parseExpression(source: string, names: ReadonlySet<string>): Node {
+  if (source === '') throw new TemplateSyntaxError('{{ }} holds no expression');
+  let tree: jsep.Expression;
+  try {
+    tree = jsep(source);
+  } catch (error) {
+    if (error instanceof RangeError) throw new TemplateSyntaxError('the expression is nested too deeply');
+    // jsep's messages quote at most one character of the source ("Unexpected "=" at character 2").
+    throw new TemplateSyntaxError(`{{ ${oneLine(source)} }}: ${(error as Error).message}`);
+  }
+  try {
+    return check(tree, source, names);
+  } catch (error) {
+    if (error instanceof RangeError) throw new TemplateSyntaxError('the expression is nested too deeply');
+    throw error;
+  }
+}
+
+function check(tree: jsep.Expression, source: string, names: ReadonlySet<string>): Node {
+  const refuse = (what: string): never => {
+    throw new TemplateSyntaxError(`{{ ${oneLine(source)} }}: ${what}`);
+  };
+  const walk = (node: jsep.Expression, usage: 'value' | 'object' = 'value'): Node => {
+    switch (node.type) {
+      case 'Literal': {
+        const value = (node as jsep.Literal).value;
+        if (value instanceof RegExp) return refuse('regular expressions are not supported');
+        if (typeof value === 'number' && !Number.isFinite(value)) return refuse('that number is not finite');
+        return { type: 'literal', value: value as string | number | boolean | null };
+      }
+      case 'Identifier': {
+        const name = (node as jsep.Identifier).name;
+        if (name === 'undefined') return { type: 'literal', value: null };
+        if (helperNamed(name)) return refuse(`${name} is a helper: call it, ${name}(…)`);
+        if (!names.has(name)) return refuse(unknownName(name, names));
+        if (name === 'env' && usage !== 'object') return refuse('env can only be read one variable at a time: env.NAME or env["NAME"]');
+        return { type: 'name', name };
+      }
+      case 'MemberExpression': {
+        const member = node as jsep.MemberExpression;
+        if ((member as { optional?: boolean }).optional) return refuse('optional chaining (?.) is not supported; use ?? for a default');
+        const object = walk(member.object, 'object');
+        let property: Node;
+        if (member.computed) property = walk(member.property);
+        else property = { type: 'literal', value: (member.property as jsep.Identifier).name };
+        if (property.type === 'literal' && typeof property.value === 'string' && FORBIDDEN_PROPERTIES.has(property.value)) {
+          return refuse(`${property.value} is not data: only the own properties of objects and lists can be read`);
+        }
+        return { type: 'member', object, property, text: memberText(member, source) };
+      }
+      case 'CallExpression': {
+        const call = node as jsep.CallExpression;
+        if (call.callee.type !== 'Identifier') {
+          const method = call.callee.type === 'MemberExpression' && !(call.callee as jsep.MemberExpression).computed
+            ? ` (${((call.callee as jsep.MemberExpression).property as jsep.Identifier).name})`
+            : '';
+          return refuse(`calling a method${method} is not allowed; only the helpers can be called: ${HELPER_NAMES.join(', ')}`);
+        }
+        const name = (call.callee as jsep.Identifier).name;
+        const helper = helperNamed(name);
+        if (!helper) return refuse(`${name}() is not a helper; the helpers are ${HELPER_NAMES.join(', ')}`);
+        const args = call.arguments.map((arg) => walk(arg));
+        if (args.length < helper.arity[0] || args.length > helper.arity[1]) {
+          const [min, max] = helper.arity;
+          const expected = min === max ? `${min}` : `${min} to ${max}`;
+          return refuse(`${name}() takes ${expected} argument${max === 1 ? '' : 's'}, given ${args.length}`);
+        }
+        return { type: 'call', helper: name, args };
+      }
+      case 'ArrayExpression':
+        return { type: 'array', items: (node as jsep.ArrayExpression).elements.map((item) => (item ? walk(item) : refuse('a list with a hole'))) };
+      case 'ObjectExpression': {
+        const entries: Array<[string, Node]> = [];
+        for (const property of (node as unknown as { properties: Array<{ type: string; computed?: boolean; shorthand?: boolean; key: jsep.Expression; value?: jsep.Expression }> }).properties) {
+          if (property.type !== 'Property' || property.computed) return refuse('object keys must be names or strings');
+          const key = property.key.type === 'Identifier' ? (property.key as jsep.Identifier).name : (property.key as jsep.Literal).value;
+          if (typeof key !== 'string' && typeof key !== 'number') return refuse('object keys must be names or strings');
+          if (FORBIDDEN_PROPERTIES.has(String(key))) return refuse(`${String(key)} cannot be an object key`);
+          const value = property.shorthand || !property.value ? walk(property.key) : walk(property.value);
+          entries.push([String(key), value]);
+        }
+        return { type: 'object', entries };
+      }
+      case 'UnaryExpression': {
+        const unary = node as jsep.UnaryExpression;
+        if (unary.operator === '!') return { type: 'not', argument: walk(unary.argument) };
+        // A negative number is written with a minus; that is a literal, not arithmetic.
+        if (unary.operator === '-' && unary.argument.type === 'Literal' && typeof (unary.argument as jsep.Literal).value === 'number') {
+          return { type: 'literal', value: -((unary.argument as jsep.Literal).value as number) };
+        }
+        return refuse(`the operator ${unary.operator} is not supported`);
+      }
+      case 'BinaryExpression': {
+        const binary = node as jsep.BinaryExpression;
+        if (!(BINARY as readonly string[]).includes(binary.operator)) return refuse(`the operator ${binary.operator} is not supported; the operators are ${BINARY.join(' ')} ! and c ? a : b`);
+        return { type: 'binary', operator: binary.operator as BinaryOperator, left: walk(binary.left), right: walk(binary.right) };
+      }
+      case 'ConditionalExpression': {
+        const conditional = node as jsep.ConditionalExpression;
+        return { type: 'conditional', test: walk(conditional.test), consequent: walk(conditional.consequent), alternate: walk(conditional.alternate) };
+      }
+      case 'ThisExpression':
+        return refuse('this is not supported');
+      case 'Compound': {
+        const body = (node as jsep.Compound).body;
+        if (body[0]?.type === 'Identifier' && (body[0] as jsep.Identifier).name === 'new') return refuse('new is not supported');
+        return refuse('one expression per {{ }}: a comma or a second expression is not supported');
+      }
+      default:
+        return refuse(`${node.type} is not supported`);
+    }
+  };
+  return walk(tree);
+}
+
+function unknownName(name: string, names: ReadonlySet<string>): string {
+  const known = [...names].join(', ');
+  if (/^[A-Z][A-Z0-9_]*$/.test(name)) return `unknown name ${name}; an environment variable is read as env.${name}`;
+  if (name === 'process' || name === 'globalThis' || name === 'global' || name === 'require' || name === 'Function') {
+    return `${name} is not available: a template reads only ${known} and calls the helpers`;
+  }
+  return `unknown name ${name}; a template reads ${known} and calls the helpers ${HELPER_NAMES.join(', ')}`;
+}
+
+function memberText(member: jsep.MemberExpression, source: string): string {
+  const parts: string[] = [];
+  let node: jsep.Expression = member;
+  while (node.type === 'MemberExpression') {
+    const m = node as jsep.MemberExpression;
+    if (m.computed) {
+      const literal = m.property.type === 'Literal' ? (m.property as jsep.Literal).value : undefined;
+      parts.unshift(typeof literal === 'string' || typeof literal === 'number' ? `[${JSON.stringify(literal)}]` : '[…]');
+    } else parts.unshift(`.${(m.property as jsep.Identifier).name}`);
+    node = m.object;
+  }
+  const base = node.type === 'Identifier' ? (node as jsep.Identifier).name : oneLine(source);
+  return base + parts.join('');
+}
+
+export function oneLine(text: string): string {
+  return text.trim().replace(/\s+/g, ' ');
+}

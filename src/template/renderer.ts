@@ -1,0 +1,235 @@
+// Templates as the rest of the program sees them: checked when the config loads (every problem of
+// every field at once), then rendered field by field with every missing value collected, so one
+// run names them all. Tracks what the rendered request depends on (env names, volatile helpers)
+// and registers every secret it computes with the redactor.
+import { randomUUID } from 'node:crypto';
+import { UsageError } from '../errors.js';
+import type { Redactor } from '../redact.js';
+import { evaluate, FAILED, MissingValueError, QuietError, type EvalScope, type Value } from './evaluate.js';
+import { HelperError, HELPER_NAMES } from './helpers.js';
+import { oneLine, parseExpression, parseTemplate, SCOPE_NAMES, TemplateSyntaxError, type Node, type Part } from './parse.js';
+
+export interface TemplateScope {
+  env: Record<string, string | undefined>;
+  vars: Record<string, string>;
+  /** spec.cluster of KUBERNETES_EXEC_INFO, when client-go sent it. */
+  cluster: Record<string, unknown> | undefined;
+  readFile: (path: string) => string;
+  nowMs?: () => number;
+  uuid?: () => string;
+}
+
+/** A problem of one field, found when the config loads. */
+export interface TemplateIssue {
+  path: string;
+  message: string;
+}
+
+/** Names a `let` may not take: they would hide what templates read. */
+export const RESERVED_NAMES: ReadonlySet<string> = new Set([...SCOPE_NAMES, ...HELPER_NAMES, 'undefined', 'true', 'false', 'null', 'this']);
+
+/** The names every template can read: env, vars, cluster, steps and the `let` names. */
+export function scopeNames(letNames: Iterable<string>): Set<string> {
+  return new Set([...SCOPE_NAMES, ...letNames]);
+}
+
+/**
+ * Checks every `let` and template of a config. `lets` in order (each may use the ones before);
+ * `templates` as [field path, template text].
+ */
+export function checkTemplates(lets: Array<[string, string]>, templates: Iterable<[string, string]>): TemplateIssue[] {
+  const issues: TemplateIssue[] = [];
+  const defined: string[] = [];
+  for (const [name, source] of lets) {
+    const path = `webAPIProviderConfig.let.${name}`;
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) issues.push({ path, message: 'a let name is a letter or _ followed by letters, digits or _' });
+    else if (RESERVED_NAMES.has(name)) issues.push({ path, message: `${name} is taken: a let may not hide env, vars, cluster, steps or a helper` });
+    try {
+      parseExpression(source.replace(/^\s*\{\{([\s\S]*)\}\}\s*$/, '$1'), scopeNames(defined));
+    } catch (error) {
+      if (!(error instanceof TemplateSyntaxError)) throw error;
+      issues.push({ path, message: error.message });
+    }
+    defined.push(name);
+  }
+  const names = scopeNames(defined);
+  for (const [path, template] of templates) {
+    try {
+      parseTemplate(template, names);
+    } catch (error) {
+      if (!(error instanceof TemplateSyntaxError)) throw error;
+      issues.push({ path, message: error.message });
+    }
+  }
+  return issues;
+}
+
+interface Problem {
+  code: string;
+  text: string;
+}
+
+export class TemplateRenderer {
+  /** Every env name a template looked up, set or not: what the rendered request depends on. */
+  readonly envRead = new Set<string>();
+  /** Whether any rendered value came from now(), uuid() or jwt(): it will differ next time. */
+  volatile = false;
+  private readonly lets = new Map<string, Value | typeof FAILED>();
+  private readonly parsed = new Map<string, Part[]>();
+  private problems: Problem[] = [];
+  private steps: Record<string, unknown> | undefined;
+
+  constructor(
+    private readonly scope: TemplateScope,
+    private readonly redactor: Redactor,
+  ) {}
+
+  /** Evaluates the `let` names in order. Failures are collected like any field's. */
+  async defineLets(lets: Array<[string, string]>): Promise<void> {
+    for (const [name, source] of lets) {
+      const where = `webAPIProviderConfig.let.${name}`;
+      const expression = source.replace(/^\s*\{\{([\s\S]*)\}\}\s*$/, '$1');
+      try {
+        const node = parseExpression(expression, scopeNames(this.lets.keys()));
+        const value = await this.evaluateChecked(node, where, oneLine(expression));
+        this.lets.set(name, value);
+      } catch (error) {
+        this.lets.set(name, FAILED);
+        this.collect(error, where);
+      }
+    }
+  }
+
+  /** Makes the answers of the steps that ran readable as `steps.<name>`. */
+  setSteps(steps: Record<string, unknown>): void {
+    this.steps = steps;
+  }
+
+  /**
+   * Renders one template; `where` is its field path. A problem is collected and '' returned: call
+   * finish() once every field is rendered to throw them all.
+   */
+  async render(template: string, where: string): Promise<string> {
+    if (!template.includes('{{')) return template;
+    let parts = this.parsed.get(template);
+    try {
+      if (!parts) {
+        parts = parseTemplate(template, scopeNames(this.lets.keys()));
+        this.parsed.set(template, parts);
+      }
+      let out = '';
+      let secret = false;
+      for (const part of parts) {
+        if (typeof part === 'string') {
+          out += part;
+          continue;
+        }
+        const value = await this.evaluateChecked(part.node, where, oneLine(part.source));
+        if (typeof value.value === 'object') throw new HelperError(`{{ ${oneLine(part.source)} }} yields ${Array.isArray(value.value) ? 'a list' : 'an object'}; wrap it in json(…)`);
+        const text = String(value.value);
+        if (value.secret) this.redactor.add(text);
+        secret ||= value.secret;
+        out += text;
+      }
+      if (secret) this.redactor.add(out);
+      return out;
+    } catch (error) {
+      this.collect(error, where);
+      return '';
+    }
+  }
+
+  /** Throws every problem collected so far as one usage error (exit 2). */
+  finish(): void {
+    if (this.problems.length === 0) return;
+    const problems = this.problems;
+    this.problems = [];
+    throw new UsageError(problems[0]!.code, problems.map((p) => p.text).join('; '));
+  }
+
+  get failed(): boolean {
+    return this.problems.length > 0;
+  }
+
+  private async evaluateChecked(node: Node, where: string, source: string): Promise<Value> {
+    const missing: string[] = [];
+    let value: Value;
+    try {
+      value = await evaluate(node, this.evalScope(), missing);
+    } catch (error) {
+      if (error instanceof MissingValueError) throw new Located('TEMPLATE_VALUE', `${where}: {{ ${source} }}: ${missingText(error.missing, error.message)}`);
+      if (error instanceof HelperError) throw new Located('TEMPLATE_EVAL', `${where}: {{ ${source} }}: ${error.message}`);
+      if (error instanceof QuietError) throw error;
+      if (error instanceof UsageError) throw new Located(error.code, `${where}: {{ ${source} }}: ${error.message}`);
+      const code = (error as NodeJS.ErrnoException).code;
+      if (typeof code === 'string') throw new Located('TEMPLATE_FILE', `${where}: {{ ${source} }}: ${(error as Error).message}`);
+      throw error;
+    }
+    if (value.value === undefined || value.value === null) {
+      const reason = missing.length > 0 ? '' : `yields ${value.value === undefined ? 'nothing' : 'null'}`;
+      throw new Located('TEMPLATE_VALUE', `${where}: {{ ${source} }}: ${missingText(missing, reason)}`);
+    }
+    return value;
+  }
+
+  private collect(error: unknown, where: string): void {
+    if (error instanceof QuietError) return;
+    if (error instanceof Located) this.problems.push({ code: error.code, text: error.message });
+    else if (error instanceof TemplateSyntaxError) this.problems.push({ code: 'TEMPLATE_SYNTAX', text: `${where}: ${error.message}` });
+    else throw error;
+  }
+
+  private evalScope(): EvalScope {
+    const { env } = this.scope;
+    return {
+      env: (name) => {
+        this.envRead.add(name);
+        const value = Object.hasOwn(env, name) ? env[name] : undefined;
+        // SPEC: a variable set to the empty string reads as not set.
+        return value === '' ? undefined : value;
+      },
+      vars: this.scope.vars,
+      cluster: this.scope.cluster,
+      steps: this.steps,
+      lets: this.lets,
+      context: {
+        readFile: this.scope.readFile,
+        nowMs: this.scope.nowMs ?? Date.now,
+        uuid: this.scope.uuid ?? randomUUID,
+      },
+      secret: (text) => this.redactor.add(text),
+      volatile: () => {
+        this.volatile = true;
+      },
+    };
+  }
+}
+
+/** A problem with its field and expression already in the message. */
+class Located extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function missingText(missing: string[], reason: string): string {
+  const unique = [...new Set(missing)];
+  if (unique.length === 0) return reason;
+  const list = unique.join(', ');
+  const verb = unique.length > 1 ? 'are not set' : 'is not set';
+  return `${list} ${verb}${reason && reason !== 'a missing value was turned into text' ? ` (${reason})` : ''}${hint(unique)}`;
+}
+
+function hint(missing: string[]): string {
+  const plural = missing.length > 1;
+  const first = missing[0]!;
+  if (first === 'cluster' || first.startsWith('cluster.') || first.startsWith('cluster[')) {
+    return ' (KUBERNETES_EXEC_INFO has no spec.cluster: set provideClusterInfo: true in the kubeconfig exec entry)';
+  }
+  if (first.startsWith('vars.')) return ` (pass --set ${first.slice(5)}=…, or give a default: ${first} ?? "…")`;
+  if (first.startsWith('env')) return ` (set ${plural ? 'them' : 'it'} in the environment or the kubeconfig exec env, or give a default: ${first} ?? "…")`;
+  return '';
+}

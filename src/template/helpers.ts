@@ -35,6 +35,24 @@ function formEncode(value: string): string {
   return new URLSearchParams({ v: value }).toString().slice(2);
 }
 
+const READ_PROBLEMS: Record<string, string> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EISDIR: 'it is a directory',
+  ENOTDIR: 'a part of the path is not a directory',
+  ELOOP: 'too many symbolic links',
+};
+
+/** An error of the injected readFile in words: its code, or the message of our own read errors. */
+function readProblem(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code && Object.hasOwn(READ_PROBLEMS, code)) return READ_PROBLEMS[code]!;
+  // Our own bounded reader (main.ts) words its refusals (not a regular file, larger than 1 MiB).
+  if (code && (error as { friendly?: boolean }).friendly) return (error as Error).message;
+  return code ?? 'unreadable';
+}
+
 const BASE64 = /^[A-Za-z0-9+/\-_]*={0,2}$/;
 
 export const HELPERS: Readonly<Record<string, Helper>> = {
@@ -71,7 +89,16 @@ export const HELPERS: Readonly<Record<string, Helper>> = {
     arity: [1, 1],
     secret: true,
     doc: "a file's content, one trailing newline trimmed (a regular file of at most 1 MiB)",
-    call: ([path], context) => context.readFile(text('file', path)).replace(/\r?\n$/, ''),
+    call: ([path], context) => {
+      const name = text('file', path);
+      let content: string;
+      try {
+        content = context.readFile(name);
+      } catch (error) {
+        throw new HelperError(`file(${JSON.stringify(name)}) cannot be read: ${readProblem(error)}`);
+      }
+      return content.replace(/\r?\n$/, '');
+    },
   },
   basicAuth: {
     arity: [2, 2],

@@ -118,20 +118,20 @@ export class TemplateRenderer {
         this.parsed.set(template, parts);
       }
       let out = '';
-      let secret = false;
       for (const part of parts) {
         if (typeof part === 'string') {
           out += part;
           continue;
         }
         const value = await this.evaluateChecked(part.node, where, oneLine(part.source));
-        if (typeof value.value === 'object') throw new HelperError(`{{ ${oneLine(part.source)} }} yields ${Array.isArray(value.value) ? 'a list' : 'an object'}; wrap it in json(…)`);
+        if (typeof value.value === 'object') {
+          throw new Located('TEMPLATE_VALUE', `${where}: {{ ${oneLine(part.source)} }}: yields ${Array.isArray(value.value) ? 'a list' : 'an object'}; wrap it in json(…)`);
+        }
         const text = String(value.value);
+        // Only the interpolation: the literal text around it ("Basic ") is no secret.
         if (value.secret) this.redactor.add(text);
-        secret ||= value.secret;
         out += text;
       }
-      if (secret) this.redactor.add(out);
       return out;
     } catch (error) {
       this.collect(error, where);
@@ -217,16 +217,15 @@ class Located extends Error {
 
 function missingText(missing: string[], reason: string): string {
   const unique = [...new Set(missing)];
+  // What was missing says more than where it ended up (a helper's argument, a + operand).
   if (unique.length === 0) return reason;
-  const list = unique.join(', ');
-  const verb = unique.length > 1 ? 'are not set' : 'is not set';
-  return `${list} ${verb}${reason && reason !== 'a missing value was turned into text' ? ` (${reason})` : ''}${hint(unique)}`;
+  return `${unique.join(', ')} ${unique.length > 1 ? 'are not set' : 'is not set'}${hint(unique)}`;
 }
 
 function hint(missing: string[]): string {
   const plural = missing.length > 1;
   const first = missing[0]!;
-  if (first === 'cluster' || first.startsWith('cluster.') || first.startsWith('cluster[')) {
+  if (first === 'cluster') {
     return ' (KUBERNETES_EXEC_INFO has no spec.cluster: set provideClusterInfo: true in the kubeconfig exec entry)';
   }
   if (first.startsWith('vars.')) return ` (pass --set ${first.slice(5)}=…, or give a default: ${first} ?? "…")`;

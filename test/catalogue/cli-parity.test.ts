@@ -17,7 +17,7 @@ const SAMPLE = [
   'a WEBAPI_CREDENTIAL_CONFIG that is /dev/null',
   'a KUBERNETES_EXEC_INFO with a byte-order mark',
   'an env value with a line break sent in a header',
-  'a template that builds a gigabyte string',
+  'a template that would build a gigabyte string with a method',
   'an answer of binary bytes',
   'a token with a line break in it',
 ];

@@ -20,6 +20,7 @@ export interface CliDeps extends Omit<Deps, 'trace' | 'warn'> {
 interface RawOptions {
   config?: string;
   configInline?: string;
+  configFromCluster?: boolean;
   set?: string[];
   output?: string;
   apiVersion?: string;
@@ -49,6 +50,7 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     command
       .option('-c, --config <path>', 'config file (YAML or JSON); env WEBAPI_CREDENTIAL_CONFIG')
       .option('--config-inline <text>', 'config as YAML/JSON text; env WEBAPI_CREDENTIAL_CONFIG_INLINE')
+      .option('--config-from-cluster', 'take the config from the kubeconfig cluster entry (KUBERNETES_EXEC_INFO), which may come from another file or party')
       .option('--set <key=value>', 'template variable vars.<key> (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
       .option('--api-version <version>', 'client.authentication.k8s.io/v1 or v1beta1 (default: from KUBERNETES_EXEC_INFO, else v1beta1)')
       .option('-v, --verbose', 'trace on stderr, secrets redacted');
@@ -161,6 +163,7 @@ function requestFlags(options: RawOptions): RequestFlags {
   return {
     ...(options.config !== undefined ? { config: options.config } : {}),
     ...(options.configInline !== undefined ? { configInline: options.configInline } : {}),
+    ...(options.configFromCluster ? { configFromCluster: true } : {}),
     ...(options.set !== undefined ? { set: options.set } : {}),
     ...(options.apiVersion !== undefined ? { apiVersion: options.apiVersion } : {}),
   };

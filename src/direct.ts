@@ -18,6 +18,7 @@ export async function runGetToken(flags: FastFlags, deps: CliDeps): Promise<Exit
       {
         ...(flags.config !== undefined ? { config: flags.config } : {}),
         ...(flags.configInline !== undefined ? { configInline: flags.configInline } : {}),
+        ...(flags.configFromCluster ? { configFromCluster: true } : {}),
         ...(flags.set.length > 0 ? { set: flags.set } : {}),
         ...(flags.apiVersion !== undefined ? { apiVersion: flags.apiVersion } : {}),
         output: flags.output,

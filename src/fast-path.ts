@@ -14,6 +14,7 @@ import { parseSetFlags } from './vars.js';
 export interface FastFlags {
   config?: string;
   configInline?: string;
+  configFromCluster?: boolean;
   set: string[];
   output: 'exec-credential' | 'token';
   apiVersion?: string;
@@ -44,6 +45,7 @@ export function parseFastArgs(argv: string[]): FastFlags | undefined {
     if (arg === '--cache') flags.cache = true;
     else if (arg === '--no-cache') flags.cache = false;
     else if (arg === '-v' || arg === '--verbose') flags.verbose = true;
+    else if (arg === '--config-from-cluster') flags.configFromCluster = true;
     else {
       const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
       const name = eq > 0 ? arg.slice(0, eq) : arg;

@@ -46,8 +46,9 @@ interface Checked {
 export async function kubeconfig(flags: KubeconfigFlags, invocation: Invocation, deps: Deps): Promise<string[]> {
   const checked = await check(flags, V1, deps);
   const [command, ...lead] = invocation.command;
+  // An embedded config reaches the plugin through the cluster entry: the user entry must ask for it.
   const configArgs = flags.embedConfig
-    ? []
+    ? ['--config-from-cluster']
     : checked.source.kind === 'file'
       ? ['--config', resolve(invocation.cwd, checked.source.path)]
       : ['--config-inline', checked.source.text];
@@ -77,7 +78,7 @@ export async function argoCdSecret(flags: ArgoCdSecretFlags, deps: Deps): Promis
   const checked = await check(flags, V1BETA1, deps, elsewhere);
   const YAML = (await import('yaml')).default;
   // The Argo CD containers do not have the local file: the config travels in the secret.
-  const configArgs = flags.embedConfig ? [] : ['--config-inline', YAML.stringify(checked.document, { collectionStyle: 'flow', lineWidth: 0 }).trim()];
+  const configArgs = flags.embedConfig ? ['--config-from-cluster'] : ['--config-inline', YAML.stringify(checked.document, { collectionStyle: 'flow', lineWidth: 0 }).trim()];
   const manifest = buildArgoCdClusterSecret({
     name: flags.name ?? defaultName(checked.server),
     server: checked.server,

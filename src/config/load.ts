@@ -8,6 +8,8 @@ export const ENV_CONFIG_INLINE = 'WEBAPI_CREDENTIAL_CONFIG_INLINE';
 export interface ConfigFlags {
   config?: string;
   configInline?: string;
+  /** --config-from-cluster: the user entry accepts a config from the cluster entry. */
+  configFromCluster?: boolean;
 }
 
 export type ConfigSource =
@@ -28,7 +30,10 @@ export function selectSource(
   const file = env[ENV_CONFIG];
   if (file) return { kind: 'file', path: file, origin: `${ENV_CONFIG}=${file}` };
   const extension = cluster?.['config'];
-  if (extension && typeof extension === 'object' && 'webAPIProviderConfig' in extension) {
+  const carried = typeof extension === 'object' && extension !== null && Object.hasOwn(extension, 'webAPIProviderConfig');
+  // A cluster entry may come from another kubeconfig file or another party than the user entry
+  // that runs us, and a config decides where the user's env values and files go: only on request.
+  if (carried && flags.configFromCluster) {
     return {
       kind: 'document',
       // Other keys of the cluster extension may belong to other tools: keep only ours.
@@ -36,10 +41,27 @@ export function selectSource(
       origin: 'KUBERNETES_EXEC_INFO spec.cluster.config',
     };
   }
+  const elsewhere = `pass --config <file> or --config-inline <yaml>, or set ${ENV_CONFIG} or ${ENV_CONFIG_INLINE}`;
+  if (carried) {
+    throw new UsageError(
+      'NO_CONFIG',
+      `no config: the kubeconfig cluster entry carries a webAPIProviderConfig, but it is used only with --config-from-cluster in the exec entry's args (the cluster entry may come from another file or party than the user entry); add the flag, or ${elsewhere}`,
+    );
+  }
+  if (flags.configFromCluster) {
+    throw new UsageError(
+      'NO_CONFIG',
+      cluster === undefined
+        ? `no config: --config-from-cluster, but KUBERNETES_EXEC_INFO has no spec.cluster: set provideClusterInfo: true in the kubeconfig exec entry (Argo CD >= 3.5 sets it for execProviderConfig.config)`
+        : `no config: --config-from-cluster, but the cluster entry has no webAPIProviderConfig in its extension client.authentication.k8s.io/exec (client-go sent the cluster without it)`,
+    );
+  }
   throw new UsageError(
     'NO_CONFIG',
-    `no config: pass --config <file> or --config-inline <yaml>, set ${ENV_CONFIG} or ${ENV_CONFIG_INLINE}, ` +
-      'or put webAPIProviderConfig in the kubeconfig cluster extension client.authentication.k8s.io/exec with provideClusterInfo: true',
+    cluster === undefined || extension === undefined || extension === null
+      ? `no config: ${elsewhere}, or take it from the kubeconfig cluster extension client.authentication.k8s.io/exec with provideClusterInfo: true and --config-from-cluster in the exec entry` +
+          (cluster === undefined ? '' : ' (client-go sent the cluster, without that extension)')
+      : `no config: ${elsewhere}; the cluster extension client.authentication.k8s.io/exec that client-go sent holds no webAPIProviderConfig`,
   );
 }
 

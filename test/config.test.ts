@@ -387,30 +387,45 @@ describe('selectSource', () => {
     ['WEBAPI_CREDENTIAL_CONFIG comes next', {}, { WEBAPI_CREDENTIAL_CONFIG: '/env/config.yaml' }, CLUSTER, { kind: 'file', path: '/env/config.yaml', origin: 'WEBAPI_CREDENTIAL_CONFIG=/env/config.yaml' }],
     ['an empty environment value counts as unset', {}, { WEBAPI_CREDENTIAL_CONFIG_INLINE: '', WEBAPI_CREDENTIAL_CONFIG: '/env/config.yaml' }, undefined, { kind: 'file', path: '/env/config.yaml', origin: 'WEBAPI_CREDENTIAL_CONFIG=/env/config.yaml' }],
     ['an empty --config-inline is still chosen (and reported empty later)', { configInline: '' }, ENV, CLUSTER, { kind: 'text', text: '', origin: '--config-inline' }],
-    ['the cluster extension comes last and keeps only webAPIProviderConfig', {}, {}, CLUSTER, { kind: 'document', document: { webAPIProviderConfig: BASE }, origin: 'KUBERNETES_EXEC_INFO spec.cluster.config' }],
+    ['the cluster extension comes last, with --config-from-cluster, and keeps only webAPIProviderConfig', { configFromCluster: true }, {}, CLUSTER, { kind: 'document', document: { webAPIProviderConfig: BASE }, origin: 'KUBERNETES_EXEC_INFO spec.cluster.config' }],
   ])('picks the source: %s', (_name, flags, env, cluster, expected) => {
     expect(selectSource(flags, env, cluster)).toEqual(expected);
   });
 
-  it.each<[string, Record<string, unknown> | undefined]>([
-    ['there is no cluster', undefined],
-    ['the cluster has no config', { server: 'https://k8s' }],
-    ['the cluster config belongs to another tool', { config: { otherTool: {} } }],
-    ['the cluster config is a string', { config: 'webAPIProviderConfig' }],
-  ])('is a usage error NO_CONFIG when nothing is given and %s', (_name, cluster) => {
+  const ELSEWHERE = 'pass --config <file> or --config-inline <yaml>, or set WEBAPI_CREDENTIAL_CONFIG or WEBAPI_CREDENTIAL_CONFIG_INLINE';
+  const FROM_CLUSTER = 'take it from the kubeconfig cluster extension client.authentication.k8s.io/exec with provideClusterInfo: true and --config-from-cluster in the exec entry';
+  it.each<[string, ConfigFlags, Record<string, unknown> | undefined, string]>([
+    ['there is no cluster', {}, undefined, `no config: ${ELSEWHERE}, or ${FROM_CLUSTER}`],
+    ['the cluster has no config', {}, { server: 'https://k8s' }, `no config: ${ELSEWHERE}, or ${FROM_CLUSTER} (client-go sent the cluster, without that extension)`],
+    ['the cluster config belongs to another tool', {}, { config: { otherTool: {} } }, `no config: ${ELSEWHERE}; the cluster extension client.authentication.k8s.io/exec that client-go sent holds no webAPIProviderConfig`],
+    ['the cluster config is a string', {}, { config: 'webAPIProviderConfig' }, `no config: ${ELSEWHERE}; the cluster extension client.authentication.k8s.io/exec that client-go sent holds no webAPIProviderConfig`],
+    [
+      'the cluster carries a config but the flag is missing',
+      {},
+      CLUSTER,
+      `no config: the kubeconfig cluster entry carries a webAPIProviderConfig, but it is used only with --config-from-cluster in the exec entry's args (the cluster entry may come from another file or party than the user entry); add the flag, or ${ELSEWHERE}`,
+    ],
+    [
+      'the flag is given but there is no cluster',
+      { configFromCluster: true },
+      undefined,
+      'no config: --config-from-cluster, but KUBERNETES_EXEC_INFO has no spec.cluster: set provideClusterInfo: true in the kubeconfig exec entry (Argo CD >= 3.5 sets it for execProviderConfig.config)',
+    ],
+    [
+      'the flag is given but the cluster has no config',
+      { configFromCluster: true },
+      { server: 'https://k8s' },
+      'no config: --config-from-cluster, but the cluster entry has no webAPIProviderConfig in its extension client.authentication.k8s.io/exec (client-go sent the cluster without it)',
+    ],
+  ])('is a usage error NO_CONFIG when nothing is given and %s', (_name, flags, cluster, message) => {
     let caught: unknown;
     try {
-      selectSource({}, { WEBAPI_CREDENTIAL_CONFIG: '' }, cluster);
+      selectSource(flags, { WEBAPI_CREDENTIAL_CONFIG: '' }, cluster);
     } catch (error) {
       caught = error;
     }
     expect(caught).toBeInstanceOf(UsageError);
-    expect(caught).toMatchObject({
-      code: 'NO_CONFIG',
-      message:
-        'no config: pass --config <file> or --config-inline <yaml>, set WEBAPI_CREDENTIAL_CONFIG or WEBAPI_CREDENTIAL_CONFIG_INLINE, ' +
-        'or put webAPIProviderConfig in the kubeconfig cluster extension client.authentication.k8s.io/exec with provideClusterInfo: true',
-    });
+    expect(caught).toMatchObject({ code: 'NO_CONFIG', message });
   });
 });
 

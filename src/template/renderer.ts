@@ -67,6 +67,8 @@ export function checkTemplates(lets: Array<[string, string]>, templates: Iterabl
 interface Problem {
   code: string;
   text: string;
+  /** The names it found missing: a second field missing the same ones says nothing new. */
+  missing?: string;
 }
 
 export class TemplateRenderer {
@@ -157,7 +159,7 @@ export class TemplateRenderer {
     try {
       value = await evaluate(node, this.evalScope(), missing);
     } catch (error) {
-      if (error instanceof MissingValueError) throw new Located('TEMPLATE_VALUE', `${where}: {{ ${source} }}: ${missingText(error.missing, error.message)}`);
+      if (error instanceof MissingValueError) throw new Located('TEMPLATE_VALUE', `${where}: {{ ${source} }}: ${missingText(error.missing, error.message)}`, error.missing);
       if (error instanceof HelperError) throw new Located('TEMPLATE_EVAL', `${where}: {{ ${source} }}: ${error.message}`);
       if (error instanceof QuietError) throw error;
       if (error instanceof UsageError) throw new Located(error.code, `${where}: {{ ${source} }}: ${error.message}`);
@@ -167,14 +169,18 @@ export class TemplateRenderer {
     }
     if (value.value === undefined || value.value === null) {
       const reason = missing.length > 0 ? '' : `yields ${value.value === undefined ? 'nothing' : 'null'}`;
-      throw new Located('TEMPLATE_VALUE', `${where}: {{ ${source} }}: ${missingText(missing, reason)}`);
+      throw new Located('TEMPLATE_VALUE', `${where}: {{ ${source} }}: ${missingText(missing, reason)}`, missing);
     }
     return value;
   }
 
   private collect(error: unknown, where: string): void {
     if (error instanceof QuietError) return;
-    if (error instanceof Located) this.problems.push({ code: error.code, text: error.message });
+    if (error instanceof Located) {
+      const missing = error.missing.length > 0 ? [...new Set(error.missing)].sort().join(',') : undefined;
+      if (missing !== undefined && this.problems.some((p) => p.missing === missing)) return;
+      this.problems.push({ code: error.code, text: error.message, ...(missing !== undefined ? { missing } : {}) });
+    }
     else if (error instanceof TemplateSyntaxError) this.problems.push({ code: 'TEMPLATE_SYNTAX', text: `${where}: ${error.message}` });
     else throw error;
   }
@@ -210,6 +216,7 @@ class Located extends Error {
   constructor(
     readonly code: string,
     message: string,
+    readonly missing: string[] = [],
   ) {
     super(message);
   }
@@ -223,12 +230,11 @@ function missingText(missing: string[], reason: string): string {
 }
 
 function hint(missing: string[]): string {
-  const plural = missing.length > 1;
-  const first = missing[0]!;
-  if (first === 'cluster') {
-    return ' (KUBERNETES_EXEC_INFO has no spec.cluster: set provideClusterInfo: true in the kubeconfig exec entry)';
-  }
-  if (first.startsWith('vars.')) return ` (pass --set ${first.slice(5)}=…, or give a default: ${first} ?? "…")`;
-  if (first.startsWith('env')) return ` (set ${plural ? 'them' : 'it'} in the environment or the kubeconfig exec env, or give a default: ${first} ?? "…")`;
-  return '';
+  const hints: string[] = [];
+  const vars = missing.find((name) => name.startsWith('vars.'));
+  const env = missing.filter((name) => name.startsWith('env'));
+  if (vars) hints.push(`pass --set ${vars.slice(5)}=…, or give a default: ${vars} ?? "…"`);
+  if (env.length > 0) hints.push(`set ${env.length > 1 ? 'them' : 'it'} in the environment or the kubeconfig exec env, or give a default: ${env[0]} ?? "…"`);
+  if (missing.includes('cluster')) hints.push('KUBERNETES_EXEC_INFO has no spec.cluster: set provideClusterInfo: true in the kubeconfig exec entry');
+  return hints.length > 0 ? ` (${hints.join('; ')})` : '';
 }

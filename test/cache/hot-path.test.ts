@@ -1,5 +1,5 @@
 // A cached credential must not pay for the machinery of a fetch: this runs the bin script (whose
-// build splits the HTTP client, yaml, eta, json-p3 and commander into chunks loaded on demand)
+// build splits the HTTP client, yaml, the expression parser, json-p3 and commander into chunks loaded on demand)
 // under a module hook that lists every file it loads, and checks which libraries those files hold.
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -13,7 +13,8 @@ const MARKERS: Record<string, string> = {
   // src/http.ts (node:https underneath)
   'http client': 'RESPONSE_TOO_LARGE',
   yaml: 'YAMLParseError',
-  eta: 'autoEscape',
+  // jsep, and our template checker and evaluator with it
+  'expression parser': 'addBinaryOp',
   'json-p3': 'JSONPathSyntaxError',
   commander: 'CommanderError',
 };
@@ -50,7 +51,7 @@ registerHooks({ load(url, context, next) { appendFileSync(${JSON.stringify(list)
 }
 
 describe('the cached-credential path', () => {
-  it('loads none of the HTTP client, yaml, eta, json-p3 or commander on a hit, and all of what a miss needs', async () => {
+  it('loads none of the HTTP client, yaml, the expression parser, json-p3 or commander on a hit, and all of what a miss needs', async () => {
     if (process.env['WEBAPI_CREDENTIAL_BIN']) return; // The single binary has no module files to watch.
     const server = await api();
     const box = sandbox();
@@ -63,7 +64,7 @@ describe('the cached-credential path', () => {
     expect(miss.code).toBe(0);
     // The plain get-token form skips commander on a miss too (src/direct.ts), and simple paths
     // like $.access_token skip json-p3 (src/simple-path.ts).
-    expect(miss.libraries).toEqual(['http client', 'yaml', 'eta']);
+    expect(miss.libraries).toEqual(['http client', 'yaml', 'expression parser']);
 
     const hit = await loadedLibraries(['--config', yaml, '--cache'], env, box.root);
     expect(hit.code).toBe(0);
@@ -74,7 +75,7 @@ describe('the cached-credential path', () => {
     // Any other command goes through commander.
     const validate = await loadedLibraries(['validate', '--config', yaml], env, box.root);
     expect(validate.code).toBe(0);
-    expect(validate.libraries).toEqual(['yaml', 'eta', 'commander']);
+    expect(validate.libraries).toEqual(['yaml', 'expression parser', 'commander']);
 
     // A path simple-path.ts does not cover brings json-p3 in.
     const filtered = join(box.root, 'filtered.json');

@@ -490,7 +490,7 @@ export const cases: Case[] = [
   },
   {
     area: 'exec-info', fault: 'missing', name: 'a cluster extension config without a url',
-    args: () => [],
+    args: () => ['--config-from-cluster'],
     env: { KUBERNETES_EXEC_INFO: execInfo({ cluster: { server: 'https://k8s', config: { webAPIProviderConfig: { method: 'POST', tokenPath: '$.t' } } } }) },
     code: 2, message: `config from KUBERNETES_EXEC_INFO spec.cluster.config is invalid: ${P}.url: is required`,
   },

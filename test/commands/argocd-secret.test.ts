@@ -49,7 +49,7 @@ describe.concurrent('webapi-credential argocd-secret', () => {
       apiVersion: 'client.authentication.k8s.io/v1beta1',
     });
     const config = readYaml('keycloak', 'config.yaml');
-    if (embedded) expect({ args: exec.args, config: exec.config, provideClusterInfo: exec.provideClusterInfo }).toEqual({ args: sets, config, provideClusterInfo: true });
+    if (embedded) expect({ args: exec.args, config: exec.config, provideClusterInfo: exec.provideClusterInfo }).toEqual({ args: ['--config-from-cluster', ...sets], config, provideClusterInfo: true });
     else expect({ first: exec.args[0], config: YAML.parse(exec.args[1]!), rest: exec.args.slice(2), provideClusterInfo: exec.provideClusterInfo }).toEqual({ first: '--config-inline', config, rest: sets, provideClusterInfo: undefined });
 
     const filled = { ...exec, env: { CLIENT_SECRET: SECRET } };

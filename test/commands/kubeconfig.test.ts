@@ -66,7 +66,7 @@ describe.concurrent('webapi-credential kubeconfig', () => {
       server: 'https://k8s.example.com',
       extensions: [{ name: 'client.authentication.k8s.io/exec', extension: YAML.parse(readFileSync(`${ROOT}examples/pinniped/config.yaml`, 'utf8')) }],
     });
-    expect({ args: kubeconfig.users[0]!.user.exec['args'], provideClusterInfo: kubeconfig.users[0]!.user.exec['provideClusterInfo'] }).toEqual({ args: [...lead, '--set', 'authenticator=corp'], provideClusterInfo: true });
+    expect({ args: kubeconfig.users[0]!.user.exec['args'], provideClusterInfo: kubeconfig.users[0]!.user.exec['provideClusterInfo'] }).toEqual({ args: [...lead, '--config-from-cluster', '--set', 'authenticator=corp'], provideClusterInfo: true });
     expect(leaks(result, [SECRET])).toEqual([]);
   });
 
@@ -75,13 +75,13 @@ describe.concurrent('webapi-credential kubeconfig', () => {
       'a config that needs the cluster info without --embed-config',
       ['--config', 'examples/pinniped/config.yaml', '--set', 'authenticator=corp'],
       { PINNIPED_TOKEN: SECRET },
-      "webAPIProviderConfig.url: {{ vars.conciergeUrl ?? cluster.server }}: Cannot read properties of undefined (reading 'server') (KUBERNETES_EXEC_INFO has no spec.cluster: set provideClusterInfo: true in the kubeconfig exec entry)",
+      "webAPIProviderConfig.url: {{ vars.conciergeUrl ?? cluster.server }}: vars.conciergeUrl, cluster are not set (pass --set conciergeUrl=…, or give a default: vars.conciergeUrl ?? \"…\"; KUBERNETES_EXEC_INFO has no spec.cluster: set provideClusterInfo: true in the kubeconfig exec entry)",
     ],
     [
       'a file the config reads that is not here',
       ['--config', 'examples/rfc8693-token-exchange/config.yaml', '--set', 'tokenUrl=https://sts.example.com/t', '--set', 'audience=a'],
       {},
-      'webAPIProviderConfig.form.subject_token: {{ file(vars.subjectTokenFile ?? "/var/run/secrets/tokens/token-exchange") }}: file("/var/run/secrets/tokens/token-exchange") cannot be read: ENOENT',
+      'webAPIProviderConfig.form.subject_token: {{ file(vars.subjectTokenFile ?? "/var/run/secrets/tokens/token-exchange") }}: file("/var/run/secrets/tokens/token-exchange") cannot be read: no such file',
     ],
     ['a missing env value', ['--config', KEYCLOAK, ...SETS], {}, 'webAPIProviderConfig.form.client_secret: {{ env.CLIENT_SECRET }}: env.CLIENT_SECRET is not set (set it in the environment or the kubeconfig exec env, or give a default: env.CLIENT_SECRET ?? "…")'],
     [
@@ -91,7 +91,7 @@ describe.concurrent('webapi-credential kubeconfig', () => {
       'config from --config-inline is invalid: webAPIProviderConfig.retry.limit: expected an integer >= 0 <= 10, found number 11',
     ],
     ['a config file that is not there', ['--config', '/nonexistent/config.yaml'], {}, 'cannot read config /nonexistent/config.yaml: ENOENT'],
-    ['no config', [], {}, 'no config: pass --config <file> or --config-inline <yaml>, set WEBAPI_CREDENTIAL_CONFIG or WEBAPI_CREDENTIAL_CONFIG_INLINE, or put webAPIProviderConfig in the kubeconfig cluster extension client.authentication.k8s.io/exec with provideClusterInfo: true'],
+    ['no config', [], {}, 'no config: pass --config <file> or --config-inline <yaml>, or set WEBAPI_CREDENTIAL_CONFIG or WEBAPI_CREDENTIAL_CONFIG_INLINE, or take it from the kubeconfig cluster extension client.authentication.k8s.io/exec with provideClusterInfo: true and --config-from-cluster in the exec entry'],
     ['a CA file that is not PEM', ['--config', KEYCLOAK, ...SETS, '--ca-file', KEYCLOAK], { CLIENT_SECRET: SECRET }, `--ca-file ${KEYCLOAK}: expected PEM certificates`],
     ['a missing CA file', ['--config', KEYCLOAK, ...SETS, '--ca-file', '/nonexistent/ca.crt'], { CLIENT_SECRET: SECRET }, '--ca-file /nonexistent/ca.crt: cannot read it: ENOENT'],
   ])('refuses %s with exit 2 and prints nothing', async (_what, args, env, message) => {

@@ -294,7 +294,7 @@ describe('kubectl runs webapi-credential from a kubeconfig exec entry', () => {
     const kube = writeKubeconfig(newKube(), {
       server: setup.apiserver.url,
       caFile: setup.apiserver.caFile,
-      exec: { apiVersion: V1, interactiveMode: 'Never', provideClusterInfo: true, env: { CLIENT_ID, CLIENT_SECRET: clientSecret } },
+      exec: { apiVersion: V1, args: ['--config-from-cluster'], interactiveMode: 'Never', provideClusterInfo: true, env: { CLIENT_ID, CLIENT_SECRET: clientSecret } },
       // Another tool's key next to ours: the plugin must ignore it.
       execExtension: { ...config, otherTool: { enabled: true } },
     });

@@ -153,7 +153,8 @@ describe.concurrent.each(PROVIDERS)('examples/%s', (provider) => {
       command: PLUGIN.argocd,
       config: configOf(provider),
       provideClusterInfo: true,
-      configArgs: [],
+      // The user entry must ask for the cluster entry's config.
+      configArgs: ['--config-from-cluster'],
     });
     // The rest of the secret is the same as the one for every Argo CD version.
     const classic = readArgoCdSecret(provider, 'argocd-cluster-secret.yaml');

@@ -61,7 +61,7 @@ describe.concurrent('examples/rfc8693-token-exchange', () => {
     expectFailure(
       missing,
       2,
-      'webAPIProviderConfig.form.subject_token: {{ file(vars.subjectTokenFile ?? "/var/run/secrets/tokens/token-exchange") }}: file("/nonexistent/token") cannot be read: ENOENT',
+      'webAPIProviderConfig.form.subject_token: {{ file(vars.subjectTokenFile ?? "/var/run/secrets/tokens/token-exchange") }}: file("/nonexistent/token") cannot be read: no such file',
       [SA_TOKEN],
     );
     expect(api.requests).toHaveLength(1);

@@ -163,7 +163,7 @@ describe.concurrent('where the config and the template values come from', () => 
 
   it('reads webAPIProviderConfig from the cluster extension in KUBERNETES_EXEC_INFO, with cluster.server in templates', async () => {
     const api = await startApi(issue({ access_token: SECRET.token }));
-    const { result } = await timedRun([], { KUBERNETES_EXEC_INFO: execInfo(V1, cluster(api.url)) });
+    const { result } = await timedRun(['--config-from-cluster'], { KUBERNETES_EXEC_INFO: execInfo(V1, cluster(api.url)) });
     expectSuccess(result, execCredential(TOKEN_ONLY, V1));
     expect(api.requests.map((r) => r.url)).toEqual(['/exec-info?audience=https%3A%2F%2Fapiserver.example%3A6443']);
   });
@@ -174,7 +174,7 @@ describe.concurrent('where the config and the template values come from', () => 
     async ({ winner, present }) => {
       const api = await startApi(issue({ access_token: SECRET.token }));
       const at = (path: string) => provider(basic(`${api.url}/${path}`, { tls }));
-      const args: string[] = [];
+      const args: string[] = ['--config-from-cluster'];
       const env: Record<string, string> = {};
       if (present.includes('--config-inline')) args.push('--config-inline', at('--config-inline'));
       if (present.includes('--config')) args.push('--config', writeTemp('config.json', at('--config')));

@@ -1,14 +1,14 @@
 // The use cases: load -> validate -> render -> (request -> extract -> write). Everything they touch
 // arrives in `deps`; only main.ts builds the real ones.
-import { ConfigError, INSECURE_SKIP_VERIFY_WARNING, ResponseError, UsageError } from './errors.js';
+import { ConfigError, CredentialError, INSECURE_SKIP_VERIFY_WARNING, ResponseError, UsageError } from './errors.js';
 import { parseConfigText, selectSource, type ConfigFlags } from './config/load.js';
 import { normalizePath, validateProviderDocument } from './config/validate.js';
 import { pathEngine, type PathEngine } from './paths.js';
-import type { ProviderConfig } from './config/schema.js';
+import type { ProviderConfig, RequestConfig } from './config/schema.js';
 import { formatExecCredential, readExecInfo, resolveApiVersion, type CredentialStatus } from './exec-credential.js';
 import { extractCredential, parseResponseBody } from './extract.js';
 import { excerpt, type Redactor } from './redact.js';
-import { describeRequest, loadTls, renderRequest, renderTls, templateFields, type RenderedRequest } from './request.js';
+import { buildRequest, describeRequest, renderFields, renderRequest, requestRoot, templateFields, type RenderedFields, type RenderedRequest } from './request.js';
 import { checkTemplates, TemplateRenderer } from './template/renderer.js';
 import { parseSetFlags } from './vars.js';
 import { cached, defaultCacheDir, type CacheDeps } from './cache/cache.js';
@@ -47,7 +47,13 @@ export interface GetTokenFlags extends RequestFlags {
 interface Prepared {
   config: ProviderConfig;
   paths: PathEngine;
+  /** The main request; with steps, values a step gives are placeholders until the steps run. */
   request: RenderedRequest;
+  /** The steps' requests, placeholders for what earlier steps give. */
+  steps: RenderedRequest[];
+  /** Renders the requests again once the steps have run (fetchCredential). */
+  renderer: TemplateRenderer;
+  readFile: (path: string) => string;
   apiVersion: string;
   origin: string;
   /** What the cache's fast path finds this request by (see cache/ref.ts). */
@@ -86,7 +92,11 @@ export async function prepare(flags: RequestFlags, deps: Deps): Promise<Prepared
   if (!result.ok) throw new ConfigError(result.issues, source.origin);
   const { config } = result;
   // Every expression is parsed and checked before anything is evaluated: a config is data.
-  const templateIssues = checkTemplates(config.lets, templateFields(config));
+  const stepNames = config.steps.map((step) => step.name);
+  const templateIssues = checkTemplates(config.lets, [
+    ...config.steps.map((step, i) => ({ templates: templateFields(step, requestRoot(step)), stepsBefore: stepNames.slice(0, i), allSteps: stepNames })),
+    { templates: templateFields(config), stepsBefore: stepNames, allSteps: stepNames },
+  ]);
   if (templateIssues.length > 0) throw new ConfigError(templateIssues, source.origin, 'TEMPLATE_SYNTAX');
   deps.trace(`config from ${source.origin}`);
 
@@ -100,11 +110,21 @@ export async function prepare(flags: RequestFlags, deps: Deps): Promise<Prepared
     deps.redactor,
   );
   await renderer.defineLets(config.lets);
-  const tlsFields = await renderTls(config.tls, renderer);
-  const request = await renderRequest(config, renderer, deps.version, () => loadTls(tlsFields, readFile, deps.redactor));
+  // No step runs before the first byte goes out: what a step gives shows as a placeholder. Every
+  // template is still evaluated, so every missing value and every dependency is known now.
+  renderer.setSteps('placeholders');
+  const stepFields: RenderedFields[] = [];
+  for (const step of config.steps) stepFields.push(await renderFields(step, renderer, requestRoot(step)));
+  const mainFields = await renderFields(config, renderer);
+  renderer.finish();
+  const steps = config.steps.map((step, i) => buildRequest(step, stepFields[i]!, deps.version, readFile, deps.redactor, requestRoot(step)));
+  const request = buildRequest(config, mainFields, deps.version, readFile, deps.redactor);
   return {
     config,
     request,
+    steps,
+    renderer,
+    readFile,
     paths,
     apiVersion,
     origin: source.origin,
@@ -114,23 +134,32 @@ export async function prepare(flags: RequestFlags, deps: Deps): Promise<Prepared
 }
 
 export async function validate(flags: RequestFlags, deps: Deps): Promise<void> {
-  const { request, origin } = await prepare(flags, deps);
-  deps.stdout(deps.redactor.redact(`config from ${origin} is valid: ${request.method} ${request.url}\n`));
+  const { request, origin, config, steps } = await prepare(flags, deps);
+  const first = steps.map((step, i) => `steps.${config.steps[i]!.name} ${step.method} ${step.url}, then `).join('');
+  deps.stdout(deps.redactor.redact(`config from ${origin} is valid: ${first}${request.method} ${request.url}\n`));
 }
 
 export async function render(flags: RequestFlags, deps: Deps): Promise<void> {
-  const { request } = await prepare(flags, deps);
-  deps.stdout(deps.redactor.redact(describeRequest(request)));
+  const { request, config, steps } = await prepare(flags, deps);
+  if (steps.length === 0) {
+    deps.stdout(deps.redactor.redact(describeRequest(request)));
+    return;
+  }
+  // Every request in the order it is sent, each under the name of its place in the config.
+  const parts = steps.map((step, i) => `# steps.${config.steps[i]!.name}\n${describeRequest(step)}`);
+  parts.push(`# webAPIProviderConfig\n${describeRequest(request)}`);
+  deps.stdout(deps.redactor.redact(parts.join('\n')));
 }
 
 export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> {
   const deadline = deps.now() + flags.timeoutMs;
-  const { config, request, paths, apiVersion, refInputs, dependencies } = await prepare(flags, deps);
+  const prepared = await prepare(flags, deps);
+  const { config, request, apiVersion, refInputs, dependencies } = prepared;
   if (flags.output === 'token' && !config.paths.token) {
     throw new UsageError('OUTPUT_TOKEN', '--output token needs a tokenPath; this config yields a client certificate');
   }
   if (request.tls.insecureSkipVerify) deps.warn(INSECURE_SKIP_VERIFY_WARNING);
-  const fetch = () => fetchCredential(config, request, paths, deadline, deps);
+  const fetch = () => fetchCredential(prepared, deadline, deps);
   let status: CredentialStatus;
   if (flags.cache ?? config.cacheEnabled) {
     const dir = flags.cacheDir ?? defaultCacheDir(deps.env, deps.cache.homedir);
@@ -169,24 +198,54 @@ export function clearCache(flags: { cacheDir?: string }, deps: Deps): void {
   deps.stdout(`removed ${removed} file${removed === 1 ? '' : 's'} from ${dir}\n`);
 }
 
-async function fetchCredential(config: ProviderConfig, request: RenderedRequest, paths: PathEngine, deadline: number, deps: Deps): Promise<CredentialStatus> {
-  deps.trace(`request:\n${describeRequest(request)}`);
+async function fetchCredential(prepared: Prepared, deadline: number, deps: Deps): Promise<CredentialStatus> {
+  const { config, paths, renderer, readFile } = prepared;
   const { send } = await import('./http.js');
-  const response = await send(request, {
-    timeoutMs: config.timeoutMs,
-    retryLimit: config.retryLimit,
-    maxResponseBytes: config.maxResponseBytes,
-    allowInsecureHTTP: config.allowInsecureHTTP,
-    deadline,
-    templatedHeaders: Object.keys(config.headers),
-    env: deps.env,
-    now: deps.now,
-    random: deps.random,
-    log: deps.trace,
-    redact: (text) => deps.redactor.redact(text),
-    secret: (value) => deps.redactor.add(value),
-  });
-  const document = parseResponseBody(response.body, response.contentType, (s) => excerpt(s, (t) => deps.redactor.redact(t)));
+  const call = async (request: RenderedRequest, settings: RequestConfig) => {
+    deps.trace(`request:\n${describeRequest(request)}`);
+    const response = await send(request, {
+      timeoutMs: settings.timeoutMs,
+      retryLimit: settings.retryLimit,
+      maxResponseBytes: settings.maxResponseBytes,
+      allowInsecureHTTP: settings.allowInsecureHTTP,
+      // The whole call, steps included, stays within --timeout.
+      deadline,
+      templatedHeaders: Object.keys(settings.headers),
+      env: deps.env,
+      now: deps.now,
+      random: deps.random,
+      log: deps.trace,
+      redact: (text) => deps.redactor.redact(text),
+      secret: (value) => deps.redactor.add(value),
+    });
+    return parseResponseBody(response.body, response.contentType, (s) => excerpt(s, (t) => deps.redactor.redact(t)));
+  };
+
+  let request = prepared.request;
+  if (config.steps.length > 0) {
+    const answers: Record<string, unknown> = {};
+    for (const step of config.steps) {
+      renderer.setSteps(answers);
+      const root = requestRoot(step);
+      deps.trace(`steps.${step.name}`);
+      try {
+        const answer = await call(await renderRequest(step, renderer, deps.version, readFile, deps.redactor, root), step);
+        if (answer === null || typeof answer !== 'object') {
+          throw new ResponseError('RESPONSE_NOT_OBJECT', `the token API answered JSON ${answer === null ? 'null' : typeof answer}, expected an object`);
+        }
+        // Whatever a step answers may be a credential: every string of it is a secret.
+        registerStrings(answer, deps.redactor);
+        Object.defineProperty(answers, step.name, { value: answer, enumerable: true });
+      } catch (error) {
+        // The step is named in every error of its own, whatever its exit code.
+        if (error instanceof CredentialError) error.message = `steps.${step.name}: ${error.message}`;
+        throw error;
+      }
+    }
+    renderer.setSteps(answers);
+    request = await renderRequest(config, renderer, deps.version, readFile, deps.redactor);
+  }
+  const document = await call(request, config);
   if (document === null || typeof document !== 'object') {
     throw new ResponseError('RESPONSE_NOT_OBJECT', `the token API answered JSON ${document === null ? 'null' : typeof document}, expected an object`);
   }
@@ -195,6 +254,11 @@ async function fetchCredential(config: ProviderConfig, request: RenderedRequest,
   deps.redactor.add(status.clientKeyData);
   deps.trace(`credential extracted${status.expirationTimestamp ? `, reported to expire at ${status.expirationTimestamp}` : ', no expiry known'}`);
   return status;
+}
+
+function registerStrings(value: unknown, redactor: Redactor, depth = 0): void {
+  if (typeof value === 'string') redactor.add(value);
+  else if (depth < 64 && typeof value === 'object' && value !== null) for (const item of Object.values(value)) registerStrings(item, redactor, depth + 1);
 }
 
 const PATH_FIELDS = ['tokenPath', 'expiryPath', 'expiresInPath', 'clientCertificateDataPath', 'clientKeyDataPath'];

@@ -2,7 +2,7 @@
 // TLS material read. Pure apart from the injected readFile; no network.
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { UsageError } from './errors.js';
-import type { ProviderConfig } from './config/schema.js';
+import type { ProviderConfig, RequestConfig } from './config/schema.js';
 import type { Redactor } from './redact.js';
 import type { TemplateRenderer } from './template/renderer.js';
 
@@ -24,22 +24,27 @@ export interface RenderedRequest {
 
 const ROOT = 'webAPIProviderConfig';
 
-/** Every template of a config as [field path, text]: what checkTemplates() sees when the config loads. */
-export function templateFields(config: ProviderConfig): Array<[string, string]> {
-  const fields: Array<[string, string]> = [[`${ROOT}.url`, config.url]];
+/** Where a request's fields are in the config: `webAPIProviderConfig` or `webAPIProviderConfig.steps.<name>`. */
+export function requestRoot(step?: { name: string }): string {
+  return step ? `${ROOT}.steps.${step.name}` : ROOT;
+}
+
+/** Every template of one request as [field path, text]: what checkTemplates() sees when the config loads. */
+export function templateFields(config: RequestConfig, root = ROOT): Array<[string, string]> {
+  const fields: Array<[string, string]> = [[`${root}.url`, config.url]];
   const lists = (name: string, record: Record<string, string[]>) => {
     for (const [key, templates] of Object.entries(record)) {
-      templates.forEach((template, i) => fields.push([`${ROOT}.${name}.${key}${templates.length > 1 ? `[${i}]` : ''}`, template]));
+      templates.forEach((template, i) => fields.push([`${root}.${name}.${key}${templates.length > 1 ? `[${i}]` : ''}`, template]));
     }
   };
   lists('query', config.query);
-  if (config.body.kind === 'raw') fields.push([`${ROOT}.body`, config.body.template]);
+  if (config.body.kind === 'raw') fields.push([`${root}.body`, config.body.template]);
   if (config.body.kind === 'form') lists('form', config.body.fields);
-  if (config.body.kind === 'json') jsonStrings(config.body.value, `${ROOT}.json`, fields);
-  for (const [name, template] of Object.entries(config.headers)) fields.push([`${ROOT}.headers.${name}`, template]);
+  if (config.body.kind === 'json') jsonStrings(config.body.value, `${root}.json`, fields);
+  for (const [name, template] of Object.entries(config.headers)) fields.push([`${root}.headers.${name}`, template]);
   for (const name of TLS_TEMPLATES) {
     const value = config.tls[name];
-    if (value !== undefined) fields.push([`${ROOT}.tls.${name}`, value]);
+    if (value !== undefined) fields.push([`${root}.tls.${name}`, value]);
   }
   return fields;
 }
@@ -50,29 +55,39 @@ function jsonStrings(value: unknown, where: string, into: Array<[string, string]
   else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) jsonStrings(v, `${where}.${k}`, into);
 }
 
+/** A request's templates rendered, not yet checked as a URL and headers (see buildRequest). */
+export interface RenderedFields {
+  url: string;
+  query: Array<[string, string]>;
+  body?: string;
+  contentType?: string;
+  headers: Array<[string, string]>;
+  tls: ProviderConfig['tls'];
+}
+
 /**
- * Renders every template of the request, then builds it. Every missing value of every field is
- * collected first and reported at once (renderer.finish()), so nothing here sees a half-rendered field.
+ * Renders every template of one request. Problems are collected by the renderer (its finish()
+ * throws them all), so a config with several requests reports every missing value in one run.
  */
-export async function renderRequest(config: ProviderConfig, renderer: TemplateRenderer, version: string, loadTlsMaterial: () => TlsMaterial): Promise<RenderedRequest> {
-  const rendered = (await renderer.render(config.url, `${ROOT}.url`)).trim();
+export async function renderFields(config: RequestConfig, renderer: TemplateRenderer, root = ROOT): Promise<RenderedFields> {
+  const url = (await renderer.render(config.url, `${root}.url`)).trim();
   const query: Array<[string, string]> = [];
   for (const [name, templates] of Object.entries(config.query)) {
     for (const [i, template] of templates.entries()) {
-      query.push([name, await renderer.render(template, `${ROOT}.query.${name}${templates.length > 1 ? `[${i}]` : ''}`)]);
+      query.push([name, await renderer.render(template, `${root}.query.${name}${templates.length > 1 ? `[${i}]` : ''}`)]);
     }
   }
   let body: string | undefined;
   let contentType: string | undefined;
   switch (config.body.kind) {
     case 'raw':
-      body = await renderer.render(config.body.template, `${ROOT}.body`);
+      body = await renderer.render(config.body.template, `${root}.body`);
       break;
     case 'form': {
       const form = new URLSearchParams();
       for (const [name, templates] of Object.entries(config.body.fields)) {
         for (const [i, template] of templates.entries()) {
-          form.append(name, await renderer.render(template, `${ROOT}.form.${name}${templates.length > 1 ? `[${i}]` : ''}`));
+          form.append(name, await renderer.render(template, `${root}.form.${name}${templates.length > 1 ? `[${i}]` : ''}`));
         }
       }
       body = form.toString();
@@ -80,48 +95,74 @@ export async function renderRequest(config: ProviderConfig, renderer: TemplateRe
       break;
     }
     case 'json':
-      body = JSON.stringify(await renderJson(config.body.value, `${ROOT}.json`, renderer));
+      body = JSON.stringify(await renderJson(config.body.value, `${root}.json`, renderer));
       contentType = 'application/json';
       break;
   }
-  const userHeaders: Array<[string, string]> = [];
-  for (const [name, template] of Object.entries(config.headers)) userHeaders.push([name, await renderer.render(template, `${ROOT}.headers.${name}`)]);
-  renderer.finish();
-  const tls = loadTlsMaterial();
+  const headers: Array<[string, string]> = [];
+  for (const [name, template] of Object.entries(config.headers)) headers.push([name, await renderer.render(template, `${root}.headers.${name}`)]);
+  const tls = await renderTls(config.tls, renderer, root);
+  return { url, query, ...(body !== undefined ? { body } : {}), ...(contentType !== undefined ? { contentType } : {}), headers, tls };
+}
 
-  let url: URL;
+/** The rendered fields as a request: the URL and headers checked, the TLS material read. */
+export function buildRequest(
+  config: RequestConfig,
+  fields: RenderedFields,
+  version: string,
+  readFile: (path: string) => string,
+  redactor: Redactor,
+  root = ROOT,
+): RenderedRequest {
+  const tls = loadTls(fields.tls, readFile, redactor, root);
+  let url: URL | undefined;
   try {
-    url = new URL(rendered);
+    url = new URL(fields.url);
   } catch {
-    throw new UsageError('URL_INVALID', `${ROOT}.url: rendered to something that is not a URL`);
+    // `render` shows a URL that a step will give as its placeholder.
+    if (!fields.url.startsWith('[steps.')) throw new UsageError('URL_INVALID', `${root}.url: rendered to something that is not a URL`);
   }
-  if (url.protocol === 'http:' && !config.allowInsecureHTTP) {
-    throw new UsageError('URL_INSECURE', `${ROOT}.url: rendered to an http:// URL; use https:// or set allowInsecureHTTP: true`);
+  if (url?.protocol === 'http:' && !config.allowInsecureHTTP) {
+    throw new UsageError('URL_INSECURE', `${root}.url: rendered to an http:// URL; use https:// or set allowInsecureHTTP: true`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError('URL_INVALID', `${ROOT}.url: expected an https:// URL, found ${url.protocol}//`);
+  if (url && url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError('URL_INVALID', `${root}.url: expected an https:// URL, found ${url.protocol}//`);
   }
-  for (const [name, value] of query) url.searchParams.append(name, value);
+  for (const [name, value] of fields.query) url?.searchParams.append(name, value);
 
   const headers: Record<string, string> = {
     accept: 'application/json',
     'user-agent': `webapi-credential/${version}`,
   };
-  if (contentType) headers['content-type'] = contentType;
+  if (fields.contentType) headers['content-type'] = fields.contentType;
   // Header names are case-insensitive: the user's spelling replaces our default of any case.
-  for (const [name, value] of userHeaders) {
+  for (const [name, value] of fields.headers) {
     for (const existing of Object.keys(headers)) if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
-    if (/[\r\n\0]/.test(value)) throw new UsageError('HEADER_INVALID', `${ROOT}.headers.${name}: rendered value contains a line break or NUL`);
+    if (/[\r\n\0]/.test(value)) throw new UsageError('HEADER_INVALID', `${root}.headers.${name}: rendered value contains a line break or NUL`);
     // What Node's http accepts in a header value: tab, printable ASCII and Latin-1. Anything else
     // would fail at send time with ERR_INVALID_CHAR; encode it (urlencode, base64) instead.
     const bad = /[^\t\x20-\x7e\x80-\xff]/u.exec(value);
     if (bad) {
       const code = `U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
-      throw new UsageError('HEADER_INVALID', `${ROOT}.headers.${name}: rendered value contains ${code}, which an HTTP header cannot carry; encode it with urlencode() or base64()`);
+      throw new UsageError('HEADER_INVALID', `${root}.headers.${name}: rendered value contains ${code}, which an HTTP header cannot carry; encode it with urlencode() or base64()`);
     }
     headers[name] = value;
   }
-  return { method: config.method, url: url.toString(), headers, ...(body !== undefined ? { body } : {}), tls };
+  return { method: config.method, url: url?.toString() ?? fields.url, headers, ...(fields.body !== undefined ? { body: fields.body } : {}), tls };
+}
+
+/** One request rendered, every problem of it reported, and built. */
+export async function renderRequest(
+  config: RequestConfig,
+  renderer: TemplateRenderer,
+  version: string,
+  readFile: (path: string) => string,
+  redactor: Redactor,
+  root = ROOT,
+): Promise<RenderedRequest> {
+  const fields = await renderFields(config, renderer, root);
+  renderer.finish();
+  return buildRequest(config, fields, version, readFile, redactor, root);
 }
 
 async function renderJson(value: unknown, where: string, renderer: TemplateRenderer): Promise<unknown> {
@@ -148,30 +189,30 @@ const TLS_TEMPLATES = ['caFile', 'caData', 'certFile', 'certData', 'keyFile', 'k
  * trusts the CA client-go sends for the cluster (a Pinniped concierge on the cluster itself), keyData
  * may come from env. Problems are collected by the renderer like any field's.
  */
-export async function renderTls(written: ProviderConfig['tls'], renderer: Pick<TemplateRenderer, 'render'>): Promise<ProviderConfig['tls']> {
+export async function renderTls(written: ProviderConfig['tls'], renderer: Pick<TemplateRenderer, 'render'>, root = ROOT): Promise<ProviderConfig['tls']> {
   const tls = { ...written };
   for (const name of TLS_TEMPLATES) {
     const value = tls[name];
-    if (value !== undefined) tls[name] = await renderer.render(value, `${ROOT}.tls.${name}`);
+    if (value !== undefined) tls[name] = await renderer.render(value, `${root}.tls.${name}`);
   }
   return tls;
 }
 
 /** Reads the TLS files and decodes inline data of rendered tls fields. */
-export function loadTls(tls: ProviderConfig['tls'], readFile: (path: string) => string, redactor: Redactor): TlsMaterial {
+export function loadTls(tls: ProviderConfig['tls'], readFile: (path: string) => string, redactor: Redactor, root = ROOT): TlsMaterial {
   const read = (field: string, path: string) => {
     try {
       return readFile(path);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-      throw new UsageError('TLS_FILE', `${ROOT}.tls.${field}: cannot read ${path}: ${code}`, { cause: error });
+      throw new UsageError('TLS_FILE', `${root}.tls.${field}: cannot read ${path}: ${code}`, { cause: error });
     }
   };
   const pem = (field: string, data: string, kind: string) => {
     if (data.includes('-----BEGIN')) return data;
     const decoded = Buffer.from(data.trim(), 'base64').toString('utf8');
     if (decoded.includes('-----BEGIN')) return decoded;
-    throw new UsageError('TLS_DATA', `${ROOT}.tls.${field}: expected PEM ${kind} (or base64 of it)`);
+    throw new UsageError('TLS_DATA', `${root}.tls.${field}: expected PEM ${kind} (or base64 of it)`);
   };
   const material: TlsMaterial = { insecureSkipVerify: tls.insecureSkipVerify === true };
   if (tls.caFile !== undefined) material.ca = pem('caFile', read('caFile', tls.caFile), 'certificates');
@@ -186,7 +227,7 @@ export function loadTls(tls: ProviderConfig['tls'], readFile: (path: string) => 
   }
   // Checked here, before any connection: Node would otherwise ignore a CA block it cannot parse (and
   // report an unknown CA later) or fail the handshake with OpenSSL's words for a key that does not fit.
-  const field = (file: 'caFile' | 'certFile' | 'keyFile', data: 'caData' | 'certData' | 'keyData') => `${ROOT}.tls.${tls[file] !== undefined ? file : data}`;
+  const field = (file: 'caFile' | 'certFile' | 'keyFile', data: 'caData' | 'certData' | 'keyData') => `${root}.tls.${tls[file] !== undefined ? file : data}`;
   if (material.ca !== undefined) certificates(field('caFile', 'caData'), material.ca);
   const certificate = material.cert !== undefined ? certificates(field('certFile', 'certData'), material.cert)[0] : undefined;
   const key = material.key !== undefined ? privateKey(field('keyFile', 'keyData'), material.key) : undefined;

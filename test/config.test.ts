@@ -43,6 +43,7 @@ describe('validateProviderDocument', () => {
   it('accepts the minimal config and applies every default', () => {
     expect(configOf(BASE)).toEqual({
       lets: [],
+      steps: [],
       method: 'POST',
       url: 'https://auth.example.com/token',
       headers: {},
@@ -86,6 +87,7 @@ describe('validateProviderDocument', () => {
     });
     expect(config).toEqual({
       lets: [],
+      steps: [],
       method: 'PUT',
       url: 'https://auth.example.com/token?aud={{ vars.audience }}',
       headers: { Authorization: 'Bearer {{ env.API_KEY }}' },

@@ -9,6 +9,61 @@ const path = (description: string): Shape => ({
 
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
+const tlsShape: Shape = {
+  kind: 'object',
+  description: 'TLS settings for the token API.',
+  properties: {
+    caFile: { kind: 'string', minLength: 1, description: 'PEM CA bundle added to the system roots; a template.' },
+    caData: { kind: 'string', minLength: 1, description: 'PEM (or base64 of PEM) CA bundle added to the system roots; a template.' },
+    certFile: { kind: 'string', minLength: 1, description: 'PEM client certificate for mutual TLS; a template.' },
+    certData: { kind: 'string', minLength: 1, description: 'PEM (or base64 of PEM) client certificate; a template.' },
+    keyFile: { kind: 'string', minLength: 1, description: 'PEM client key for mutual TLS; a template.' },
+    keyData: { kind: 'string', minLength: 1, description: 'PEM (or base64 of PEM) client key; a template.' },
+    serverName: { kind: 'string', minLength: 1, description: 'SNI and verification name override; a template.' },
+    insecureSkipVerify: { kind: 'boolean', description: 'Do not verify the server certificate (warned on every call).' },
+  },
+};
+
+/** The fields of one HTTP request: the main one and every step share them. */
+const requestProperties: Record<string, Shape> = {
+  method: { kind: 'string', enum: METHODS, description: 'HTTP method.' },
+  url: template('Request URL, a template. https:// unless allowInsecureHTTP.'),
+  headers: { kind: 'map', of: template('Header value, a template.'), description: 'Request headers.' },
+  query: {
+    kind: 'map',
+    of: { kind: 'stringOrList', description: 'Template, or a list of templates (the key repeats).' },
+    description: 'Query parameters appended to the URL, each value encoded.',
+  },
+  body: template('Raw request body, a template, sent as is.'),
+  form: {
+    kind: 'map',
+    of: { kind: 'stringOrList', description: 'Template, or a list of templates (the key repeats).' },
+    description: 'application/x-www-form-urlencoded body; every value encoded for you.',
+  },
+  json: { kind: 'json', description: 'application/json body; string leaves are templates, JSON-escaped for you.' },
+  tls: tlsShape,
+  allowInsecureHTTP: { kind: 'boolean', description: 'Allow http:// URLs.' },
+  timeout: { kind: 'duration', description: 'Per attempt (default 10s).' },
+  retry: {
+    kind: 'object',
+    description: 'Retries on network errors, 408, 429 and 5xx.',
+    properties: { limit: { kind: 'integer', minimum: 0, maximum: 10, description: 'Retries after the first attempt (default 2).' } },
+  },
+  maxResponseBytes: { kind: 'integer', minimum: 1, maximum: 64 * 1024 * 1024, description: 'Largest response body read (default 1 MiB).' },
+};
+
+export const STEP_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+const stepShape: Shape = {
+  kind: 'object',
+  description: 'A request that runs before the main one; its JSON answer is steps.<name> in later templates.',
+  required: ['name', 'method', 'url'],
+  properties: {
+    name: { kind: 'string', pattern: STEP_NAME, patternHint: 'a name of letters, digits and _ (not starting with a digit)', description: 'The name later templates read the answer by: steps.<name>.' },
+    ...requestProperties,
+  },
+};
+
 /** webAPIProviderConfig, field by field. Drives validate.ts and schema/webapi-credential.schema.json. */
 export const providerShape: Shape = {
   kind: 'object',
@@ -20,49 +75,25 @@ export const providerShape: Shape = {
       of: { kind: 'string', minLength: 1, description: 'An expression (no {{ }} needed), evaluated once, in order.' },
       description: 'Names for expressions that the templates use; each may use the names before it.',
     },
-    method: { kind: 'string', enum: METHODS, description: 'HTTP method.' },
-    url: template('Request URL, a template. https:// unless allowInsecureHTTP.'),
+    steps: { kind: 'list', of: stepShape, description: 'Requests that run in order before the main one (a login, a token exchange).' },
+    method: requestProperties['method']!,
+    url: requestProperties['url']!,
     tokenPath: path('Where the token is in the JSON response.'),
-    headers: { kind: 'map', of: template('Header value, a template.'), description: 'Request headers.' },
-    query: {
-      kind: 'map',
-      of: { kind: 'stringOrList', description: 'Template, or a list of templates (the key repeats).' },
-      description: 'Query parameters appended to the URL, each value encoded.',
-    },
-    body: template('Raw request body, a template, sent as is.'),
-    form: {
-      kind: 'map',
-      of: { kind: 'stringOrList', description: 'Template, or a list of templates (the key repeats).' },
-      description: 'application/x-www-form-urlencoded body; every value encoded for you.',
-    },
-    json: { kind: 'json', description: 'application/json body; string leaves are templates, JSON-escaped for you.' },
+    headers: requestProperties['headers']!,
+    query: requestProperties['query']!,
+    body: requestProperties['body']!,
+    form: requestProperties['form']!,
+    json: requestProperties['json']!,
     expiryPath: path('Expiry: RFC 3339 string or unix seconds/milliseconds.'),
     expiresInPath: path('Expiry in seconds from now (number or numeric string).'),
     expiryFromJWT: { kind: 'boolean', description: "Use a JWT token's exp claim when no path gives the expiry (default true)." },
     clientCertificateDataPath: path('PEM client certificate in the response.'),
     clientKeyDataPath: path('PEM client key in the response.'),
-    tls: {
-      kind: 'object',
-      description: 'TLS settings for the token API.',
-      properties: {
-        caFile: { kind: 'string', minLength: 1, description: 'PEM CA bundle added to the system roots; a template.' },
-        caData: { kind: 'string', minLength: 1, description: 'PEM (or base64 of PEM) CA bundle added to the system roots; a template.' },
-        certFile: { kind: 'string', minLength: 1, description: 'PEM client certificate for mutual TLS; a template.' },
-        certData: { kind: 'string', minLength: 1, description: 'PEM (or base64 of PEM) client certificate; a template.' },
-        keyFile: { kind: 'string', minLength: 1, description: 'PEM client key for mutual TLS; a template.' },
-        keyData: { kind: 'string', minLength: 1, description: 'PEM (or base64 of PEM) client key; a template.' },
-        serverName: { kind: 'string', minLength: 1, description: 'SNI and verification name override; a template.' },
-        insecureSkipVerify: { kind: 'boolean', description: 'Do not verify the server certificate (warned on every call).' },
-      },
-    },
-    allowInsecureHTTP: { kind: 'boolean', description: 'Allow http:// URLs.' },
-    timeout: { kind: 'duration', description: 'Per attempt (default 10s).' },
-    retry: {
-      kind: 'object',
-      description: 'Retries on network errors, 408, 429 and 5xx.',
-      properties: { limit: { kind: 'integer', minimum: 0, maximum: 10, description: 'Retries after the first attempt (default 2).' } },
-    },
-    maxResponseBytes: { kind: 'integer', minimum: 1, maximum: 64 * 1024 * 1024, description: 'Largest response body read (default 1 MiB).' },
+    tls: tlsShape,
+    allowInsecureHTTP: requestProperties['allowInsecureHTTP']!,
+    timeout: requestProperties['timeout']!,
+    retry: requestProperties['retry']!,
+    maxResponseBytes: requestProperties['maxResponseBytes']!,
     expiryMargin: { kind: 'duration', description: 'Report the credential as expiring this much early (default 60s).' },
     cache: {
       kind: 'object',
@@ -78,9 +109,30 @@ export const fileShape: Shape = {
   properties: { webAPIProviderConfig: providerShape },
 };
 
+/** A request as the user wrote it: the main one and each step. */
+export interface RequestInput {
+  method: string;
+  url: string;
+  headers?: Record<string, string>;
+  query?: Record<string, string | string[]>;
+  body?: string;
+  form?: Record<string, string | string[]>;
+  json?: unknown;
+  tls?: ProviderConfigInput['tls'];
+  allowInsecureHTTP?: boolean;
+  timeout?: string;
+  retry?: { limit?: number };
+  maxResponseBytes?: number;
+}
+
+export interface StepInput extends RequestInput {
+  name: string;
+}
+
 /** The config as the user wrote it (after the shape check). */
 export interface ProviderConfigInput {
   let?: Record<string, string>;
+  steps?: StepInput[];
   method: string;
   url: string;
   tokenPath?: string;
@@ -114,10 +166,29 @@ export interface ProviderConfigInput {
 
 export type BodyForm = { kind: 'none' } | { kind: 'raw'; template: string } | { kind: 'form'; fields: Record<string, string[]> } | { kind: 'json'; value: unknown };
 
+/** One request with every default applied: the main one, or a step. */
+export interface RequestConfig {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  query: Record<string, string[]>;
+  body: BodyForm;
+  tls: NonNullable<ProviderConfigInput['tls']>;
+  allowInsecureHTTP: boolean;
+  timeoutMs: number;
+  retryLimit: number;
+  maxResponseBytes: number;
+}
+
+export interface StepConfig extends RequestConfig {
+  name: string;
+}
+
 /** The config with every default applied and every path checked. */
-export interface ProviderConfig {
+export interface ProviderConfig extends RequestConfig {
   /** `let` names and expressions, in the order written. */
   lets: Array<[string, string]>;
+  steps: StepConfig[];
   method: string;
   url: string;
   headers: Record<string, string>;

@@ -11,6 +11,7 @@ export type Shape =
   | { kind: 'duration'; description?: string }
   | { kind: 'stringOrList'; description?: string }
   | { kind: 'map'; of: Shape; description?: string }
+  | { kind: 'list'; of: Shape; description?: string }
   | { kind: 'object'; properties: Record<string, Shape>; required?: string[]; description?: string }
   | { kind: 'json'; description?: string };
 
@@ -84,6 +85,10 @@ export function check(shape: Shape, value: unknown, path: string, issues: Issue[
       if (!isPlainObject(value)) return fail('a mapping');
       for (const [key, item] of Object.entries(value)) check(shape.of, item, `${path}.${key}`, issues);
       return;
+    case 'list':
+      if (!Array.isArray(value)) return fail('a list');
+      value.forEach((item, i) => check(shape.of, item, `${path}[${i}]`, issues));
+      return;
     case 'object':
       if (!isPlainObject(value)) return fail('a mapping');
       for (const name of shape.required ?? []) {
@@ -129,6 +134,8 @@ export function toJsonSchema(shape: Shape): Record<string, unknown> {
       return { ...base, oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1 }] };
     case 'map':
       return { ...base, type: 'object', additionalProperties: toJsonSchema(shape.of) };
+    case 'list':
+      return { ...base, type: 'array', items: toJsonSchema(shape.of) };
     case 'object':
       return {
         ...base,

@@ -1,6 +1,6 @@
 // Pure: raw parsed document in, resolved config or every problem out (changesets' validateConfig).
 import { check, parseDuration, type Issue } from './shape.js';
-import { DEFAULTS, fileShape, type ProviderConfig, type ProviderConfigInput } from './schema.js';
+import { DEFAULTS, fileShape, type ProviderConfig, type ProviderConfigInput, type RequestConfig, type RequestInput } from './schema.js';
 
 const ROOT = 'webAPIProviderConfig';
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -40,24 +40,14 @@ export function validateProvider(input: ProviderConfigInput, checkPath: PathChec
   const add = (field: string, message: string) => issues.push({ path: at(field), message });
   const known = (field: string) => !issues.some((i) => i.path === at(field) || i.path.startsWith(at(field) + '.'));
 
-  const forms = (['body', 'form', 'json'] as const).filter((f) => input[f] !== undefined);
-  if (forms.length > 1) add(forms[1]!, `only one of body, form, json may be set (found ${forms.join(', ')})`);
-  if (forms.length > 0 && (input.method === 'GET' || input.method === 'DELETE')) {
-    add(forms[0]!, `a ${input.method} request cannot have a body; use query or method POST`);
-  }
-
-  for (const name of Object.keys(input.headers ?? {})) {
-    if (!HEADER_NAME.test(name)) add(`headers.${name}`, 'is not a valid HTTP header name');
-  }
-
-  if (typeof input.url === 'string' && known('url')) {
-    const literal = input.url.trimStart();
-    if (/^http:\/\//i.test(literal) && input.allowInsecureHTTP !== true) {
-      add('url', 'http:// sends the request and the credential in clear text; use https:// or set allowInsecureHTTP: true');
-    } else if (!/^https?:\/\//i.test(literal) && !literal.startsWith('{{')) {
-      add('url', `expected an https:// URL, found ${JSON.stringify(literal.slice(0, 40))}`);
-    }
-  }
+  checkRequest(input, '', issues);
+  const names = new Set<string>();
+  (Array.isArray(input.steps) ? input.steps : []).forEach((step, i) => {
+    if (typeof step !== 'object' || step === null) return;
+    checkRequest(step, `steps[${i}].`, issues);
+    if (typeof step.name === 'string' && names.has(step.name)) add(`steps[${i}].name`, `${step.name} is the name of an earlier step; step names are unique`);
+    names.add(step.name);
+  });
 
   const paths: ProviderConfig['paths'] = {};
   const pathFields = [
@@ -83,11 +73,54 @@ export function validateProvider(input: ProviderConfigInput, checkPath: PathChec
   if (input.tokenPath === undefined && !(hasCert && hasKey)) {
     add('tokenPath', 'is required (unless clientCertificateDataPath and clientKeyDataPath are both set)');
   }
-  if (typeof input.timeout === 'string' && known('timeout') && parseDuration(input.timeout) <= 0) {
-    add('timeout', 'must be longer than 0s');
-  }
   if (input.expiryPath !== undefined && input.expiresInPath !== undefined) {
     add('expiresInPath', 'set expiryPath or expiresInPath, not both');
+  }
+
+  if (issues.length > 0) return { ok: false, issues };
+
+  const main = resolveRequest(input, undefined);
+  return {
+    ok: true,
+    config: {
+      lets: Object.entries(input.let ?? {}),
+      // A step takes tls, timeout, retry, maxResponseBytes and allowInsecureHTTP from the top level unless it sets them.
+      steps: (input.steps ?? []).map((step) => ({ name: step.name, ...resolveRequest(step, main) })),
+      ...main,
+      paths,
+      expiryFromJWT: input.expiryFromJWT ?? true,
+      expiryMarginMs: input.expiryMargin !== undefined ? parseDuration(input.expiryMargin) : DEFAULTS.expiryMarginMs,
+      cacheEnabled: input.cache?.enabled ?? false,
+    },
+  };
+}
+
+/** The rules of one request (the main one, or a step at `prefix`). */
+function checkRequest(input: RequestInput, prefix: string, issues: Issue[]): void {
+  const at = (field: string) => `${ROOT}.${prefix}${field}`;
+  const add = (field: string, message: string) => issues.push({ path: at(field), message });
+  const known = (field: string) => !issues.some((i) => i.path === at(field) || i.path.startsWith(at(field) + '.'));
+
+  const forms = (['body', 'form', 'json'] as const).filter((f) => input[f] !== undefined);
+  if (forms.length > 1) add(forms[1]!, `only one of body, form, json may be set (found ${forms.join(', ')})`);
+  if (forms.length > 0 && (input.method === 'GET' || input.method === 'DELETE')) {
+    add(forms[0]!, `a ${input.method} request cannot have a body; use query or method POST`);
+  }
+
+  for (const name of Object.keys(input.headers ?? {})) {
+    if (!HEADER_NAME.test(name)) add(`headers.${name}`, 'is not a valid HTTP header name');
+  }
+
+  if (typeof input.url === 'string' && known('url')) {
+    const literal = input.url.trimStart();
+    if (/^http:\/\//i.test(literal) && input.allowInsecureHTTP !== true) {
+      add('url', 'http:// sends the request and the credential in clear text; use https:// or set allowInsecureHTTP: true');
+    } else if (!/^https?:\/\//i.test(literal) && !literal.startsWith('{{')) {
+      add('url', `expected an https:// URL, found ${JSON.stringify(literal.slice(0, 40))}`);
+    }
+  }
+  if (typeof input.timeout === 'string' && known('timeout') && parseDuration(input.timeout) <= 0) {
+    add('timeout', 'must be longer than 0s');
   }
 
   const tls = input.tls ?? {};
@@ -99,37 +132,31 @@ export function validateProvider(input: ProviderConfigInput, checkPath: PathChec
   if (hasClientCert !== hasClientKey) {
     add(hasClientCert ? 'tls.keyFile' : 'tls.certFile', 'a client certificate needs its key: set both certFile/certData and keyFile/keyData');
   }
+}
 
-  if (issues.length > 0) return { ok: false, issues };
+function list(record: Record<string, string | string[]> | undefined): Record<string, string[]> {
+  return Object.fromEntries(Object.entries(record ?? {}).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]));
+}
 
-  const list = (record: Record<string, string | string[]> | undefined) =>
-    Object.fromEntries(Object.entries(record ?? {}).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]));
-
+/** One request with its defaults: the SPEC's, or for a step the main request's. */
+function resolveRequest(input: RequestInput, inherit: RequestConfig | undefined): RequestConfig {
   return {
-    ok: true,
-    config: {
-      lets: Object.entries(input.let ?? {}),
-      method: input.method,
-      url: input.url,
-      headers: { ...input.headers },
-      query: list(input.query),
-      body:
-        input.body !== undefined
-          ? { kind: 'raw', template: input.body }
-          : input.form !== undefined
-            ? { kind: 'form', fields: list(input.form) }
-            : input.json !== undefined
-              ? { kind: 'json', value: input.json }
-              : { kind: 'none' },
-      paths,
-      expiryFromJWT: input.expiryFromJWT ?? true,
-      tls,
-      allowInsecureHTTP: input.allowInsecureHTTP ?? false,
-      timeoutMs: input.timeout !== undefined ? parseDuration(input.timeout) : DEFAULTS.timeoutMs,
-      retryLimit: input.retry?.limit ?? DEFAULTS.retryLimit,
-      maxResponseBytes: input.maxResponseBytes ?? DEFAULTS.maxResponseBytes,
-      expiryMarginMs: input.expiryMargin !== undefined ? parseDuration(input.expiryMargin) : DEFAULTS.expiryMarginMs,
-      cacheEnabled: input.cache?.enabled ?? false,
-    },
+    method: input.method,
+    url: input.url,
+    headers: { ...input.headers },
+    query: list(input.query),
+    body:
+      input.body !== undefined
+        ? { kind: 'raw', template: input.body }
+        : input.form !== undefined
+          ? { kind: 'form', fields: list(input.form) }
+          : input.json !== undefined
+            ? { kind: 'json', value: input.json }
+            : { kind: 'none' },
+    tls: input.tls ?? inherit?.tls ?? {},
+    allowInsecureHTTP: input.allowInsecureHTTP ?? inherit?.allowInsecureHTTP ?? false,
+    timeoutMs: input.timeout !== undefined ? parseDuration(input.timeout) : (inherit?.timeoutMs ?? DEFAULTS.timeoutMs),
+    retryLimit: input.retry?.limit ?? inherit?.retryLimit ?? DEFAULTS.retryLimit,
+    maxResponseBytes: input.maxResponseBytes ?? inherit?.maxResponseBytes ?? DEFAULTS.maxResponseBytes,
   };
 }

@@ -4,6 +4,17 @@
 import { FORBIDDEN_PROPERTIES, type Node } from './parse.js';
 import { helperNamed, HelperError, type HelperContext } from './helpers.js';
 
+/**
+ * A value that a step will give at run time: `render` and `validate` run no step, so
+ * `steps.login.auth.client_token` renders as `[steps.login.auth.client_token]`.
+ */
+export class Placeholder {
+  constructor(readonly text: string) {}
+  toString(): string {
+    return `[${this.text}]`;
+  }
+}
+
 export interface Value {
   value: unknown;
   secret: boolean;
@@ -14,8 +25,8 @@ export interface EvalScope {
   env: (name: string) => string | undefined;
   vars: Record<string, string>;
   cluster: unknown;
-  /** The steps that ran so far (every value secret); undefined where steps cannot be read. */
-  steps: Record<string, unknown> | undefined;
+  /** The steps that ran so far (every value secret); a Placeholder when no step runs (render, validate). */
+  steps: Record<string, unknown> | Placeholder | undefined;
   lets: ReadonlyMap<string, Value | typeof FAILED>;
   context: HelperContext;
   /** Registers a secret string with the redactor. */
@@ -77,6 +88,7 @@ export async function evaluate(node: Node, scope: EvalScope, missing: Missing): 
         args.push(value);
       }
       if (helper.volatile) scope.volatile();
+      if (args.some((a) => a.value instanceof Placeholder)) return { value: new Placeholder(`${node.helper}(…)`), secret: true };
       const result = await helper.call(
         args.map((a) => a.value),
         scope.context,
@@ -138,6 +150,10 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
     return { value: undefined, secret: object.secret };
   }
   const container = object.value;
+  if (container instanceof Placeholder) {
+    const step = /^[A-Za-z_][A-Za-z0-9_]*$/.test(property) ? `.${property}` : `[${JSON.stringify(property)}]`;
+    return { value: new Placeholder(container.text + step), secret: true };
+  }
   let value: unknown;
   if (Array.isArray(container)) {
     const index = typeof key.value === 'number' ? key.value : /^(0|[1-9]\d*)$/.test(property) ? Number(property) : NaN;
@@ -165,8 +181,9 @@ async function binary(node: Extract<Node, { type: 'binary' }>, scope: EvalScope,
   }
   const right = await evaluate(node.right, scope, missing);
   const secret = left.secret || right.secret;
-  const a = left.value;
-  const b = right.value;
+  // What a step will give is text for now: "Bearer " + steps.login.token renders as "Bearer [steps.login.token]".
+  const a = left.value instanceof Placeholder ? String(left.value) : left.value;
+  const b = right.value instanceof Placeholder ? String(right.value) : right.value;
   switch (node.operator) {
     case '+': {
       for (const side of [a, b]) {

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { UsageError } from '../errors.js';
 import type { Redactor } from '../redact.js';
-import { evaluate, FAILED, MissingValueError, QuietError, type EvalScope, type Value } from './evaluate.js';
+import { evaluate, FAILED, MissingValueError, Placeholder, QuietError, type EvalScope, type Value } from './evaluate.js';
 import { HelperError, HELPER_NAMES } from './helpers.js';
 import { oneLine, parseExpression, parseTemplate, SCOPE_NAMES, TemplateSyntaxError, type Node, type Part } from './parse.js';
 
@@ -33,19 +33,30 @@ export function scopeNames(letNames: Iterable<string>): Set<string> {
   return new Set([...SCOPE_NAMES, ...letNames]);
 }
 
+/** Templates of one request, and the steps that have run before it. */
+export interface TemplateGroup {
+  templates: Iterable<[string, string]>;
+  stepsBefore: string[];
+  /** Every step name of the config, to tell a later step from an unknown one. */
+  allSteps: string[];
+}
+
 /**
- * Checks every `let` and template of a config. `lets` in order (each may use the ones before);
- * `templates` as [field path, template text].
+ * Checks every `let` and template of a config, at load, before anything is evaluated. `lets` in
+ * order (each may use the ones before; none may read steps, which have not run when lets are
+ * evaluated); each group's templates may read only the steps before them.
  */
-export function checkTemplates(lets: Array<[string, string]>, templates: Iterable<[string, string]>): TemplateIssue[] {
+export function checkTemplates(lets: Array<[string, string]>, groups: TemplateGroup[]): TemplateIssue[] {
   const issues: TemplateIssue[] = [];
   const defined: string[] = [];
   for (const [name, source] of lets) {
     const path = `webAPIProviderConfig.let.${name}`;
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) issues.push({ path, message: 'a let name is a letter or _ followed by letters, digits or _' });
     else if (RESERVED_NAMES.has(name)) issues.push({ path, message: `${name} is taken: a let may not hide env, vars, cluster, steps or a helper` });
+    const expression = source.replace(/^\s*\{\{([\s\S]*)\}\}\s*$/, '$1');
     try {
-      parseExpression(source.replace(/^\s*\{\{([\s\S]*)\}\}\s*$/, '$1'), scopeNames(defined));
+      const node = parseExpression(expression, scopeNames(defined));
+      if (stepReferences(node).length > 0) issues.push({ path, message: `{{ ${oneLine(expression)} }}: a let cannot read steps (it is evaluated before any step runs); write the expression where it is used` });
     } catch (error) {
       if (!(error instanceof TemplateSyntaxError)) throw error;
       issues.push({ path, message: error.message });
@@ -53,15 +64,74 @@ export function checkTemplates(lets: Array<[string, string]>, templates: Iterabl
     defined.push(name);
   }
   const names = scopeNames(defined);
-  for (const [path, template] of templates) {
-    try {
-      parseTemplate(template, names);
-    } catch (error) {
-      if (!(error instanceof TemplateSyntaxError)) throw error;
-      issues.push({ path, message: error.message });
+  for (const group of groups) {
+    for (const [path, template] of group.templates) {
+      try {
+        for (const part of parseTemplate(template, names)) {
+          if (typeof part === 'string') continue;
+          for (const step of stepReferences(part.node)) {
+            const problem = stepProblem(step, group);
+            if (problem) issues.push({ path, message: `{{ ${oneLine(part.source)} }}: ${problem}` });
+          }
+        }
+      } catch (error) {
+        if (!(error instanceof TemplateSyntaxError)) throw error;
+        issues.push({ path, message: error.message });
+      }
     }
   }
   return issues;
+}
+
+/** The step names an expression reads (`steps.login…`); null for `steps[expr]` or `steps` as a whole. */
+function stepReferences(node: Node): Array<string | null> {
+  const found: Array<string | null> = [];
+  const walk = (n: Node, asObject: boolean): void => {
+    switch (n.type) {
+      case 'name':
+        if (n.name === 'steps' && !asObject) found.push(null);
+        return;
+      case 'member':
+        if (n.object.type === 'name' && n.object.name === 'steps') {
+          found.push(n.property.type === 'literal' && typeof n.property.value === 'string' ? n.property.value : null);
+        } else walk(n.object, true);
+        walk(n.property, false);
+        return;
+      case 'array':
+        n.items.forEach((item) => walk(item, false));
+        return;
+      case 'object':
+        n.entries.forEach(([, item]) => walk(item, false));
+        return;
+      case 'call':
+        n.args.forEach((arg) => walk(arg, false));
+        return;
+      case 'not':
+        walk(n.argument, false);
+        return;
+      case 'binary':
+        walk(n.left, false);
+        walk(n.right, false);
+        return;
+      case 'conditional':
+        walk(n.test, false);
+        walk(n.consequent, false);
+        walk(n.alternate, false);
+        return;
+      case 'literal':
+        return;
+    }
+  };
+  walk(node, false);
+  return found;
+}
+
+function stepProblem(step: string | null, group: TemplateGroup): string | undefined {
+  const before = group.stepsBefore.length > 0 ? `the steps before it are ${group.stepsBefore.join(', ')}` : 'no step runs before it';
+  if (step === null) return `name the step: steps.<name> (${before})`;
+  if (group.stepsBefore.includes(step)) return undefined;
+  if (group.allSteps.includes(step)) return `steps.${step} runs later than this request; ${before}`;
+  return `steps.${step} is not a step; ${before}`;
 }
 
 interface Problem {
@@ -79,7 +149,7 @@ export class TemplateRenderer {
   private readonly lets = new Map<string, Value | typeof FAILED>();
   private readonly parsed = new Map<string, Part[]>();
   private problems: Problem[] = [];
-  private steps: Record<string, unknown> | undefined;
+  private steps: Record<string, unknown> | Placeholder | undefined;
 
   constructor(
     private readonly scope: TemplateScope,
@@ -102,9 +172,9 @@ export class TemplateRenderer {
     }
   }
 
-  /** Makes the answers of the steps that ran readable as `steps.<name>`. */
-  setSteps(steps: Record<string, unknown>): void {
-    this.steps = steps;
+  /** Makes the answers of the steps that ran readable as `steps.<name>`; 'placeholders' where none runs. */
+  setSteps(steps: Record<string, unknown> | 'placeholders'): void {
+    this.steps = steps === 'placeholders' ? new Placeholder('steps') : steps;
   }
 
   /**
@@ -126,6 +196,10 @@ export class TemplateRenderer {
           continue;
         }
         const value = await this.evaluateChecked(part.node, where, oneLine(part.source));
+        if (value.value instanceof Placeholder) {
+          out += String(value.value);
+          continue;
+        }
         if (typeof value.value === 'object') {
           throw new Located('TEMPLATE_VALUE', `${where}: {{ ${oneLine(part.source)} }}: yields ${Array.isArray(value.value) ? 'a list' : 'an object'}; wrap it in json(…)`);
         }

@@ -12,7 +12,7 @@ import { ConfigError, ResponseError, UsageError } from '../../src/errors.js';
 import { extractCredential, parseResponseBody } from '../../src/extract.js';
 import { checkPath, queryPath } from '../../src/jsonpath.js';
 import { Redactor, excerpt } from '../../src/redact.js';
-import { loadTls, renderRequest, renderTls, templateFields } from '../../src/request.js';
+import { renderRequest, templateFields } from '../../src/request.js';
 import { checkTemplates, TemplateRenderer } from '../../src/template/renderer.js';
 import { runCli } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process.js';
@@ -169,11 +169,10 @@ describe('config validation and request building, for any document', () => {
         }
         const { redactor, renderer, readFile } = newRenderer();
         try {
-          const issues = checkTemplates(result.config.lets, templateFields(result.config));
+          const issues = checkTemplates(result.config.lets, [{ templates: templateFields(result.config), stepsBefore: [], allSteps: [] }]);
           if (issues.length > 0) throw new ConfigError(issues, '--config-inline');
           await renderer.defineLets(result.config.lets);
-          const tls = await renderTls(result.config.tls, renderer);
-          const request = await renderRequest(result.config, renderer, '0.0.0-test', () => loadTls(tls, readFile, redactor));
+          const request = await renderRequest(result.config, renderer, '0.0.0-test', readFile, redactor);
           expect(new URL(request.url).protocol).toMatch(/^https?:$/);
           for (const value of Object.values(request.headers)) expect(value).not.toMatch(/[\r\n\0]/);
         } catch (error) {

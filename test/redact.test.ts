@@ -52,9 +52,7 @@ describe('Redactor', () => {
   });
 
   it('counts each distinct form once', () => {
-    const redactor = redactorWith('plainvalue', 'plainvalue');
-    // the value and its base64; trimmed, JSON and URL forms are the same string
-    expect(redactor.size).toBe(2);
+    expect(redactorWith('plainvalue', 'plainvalue').size).toBe(redactorWith('plainvalue').size);
   });
 
   it('leaves text alone when nothing is registered', () => {

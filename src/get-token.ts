@@ -7,7 +7,7 @@ import { pathEngine, type PathEngine } from './paths.js';
 import type { ProviderConfig } from './config/schema.js';
 import { formatExecCredential, readExecInfo, resolveApiVersion, type CredentialStatus } from './exec-credential.js';
 import { extractCredential, parseResponseBody } from './extract.js';
-import { excerpt, type Redactor } from './redact.js';
+import type { Redactor } from './redact.js';
 import { describeRequest, loadTls, renderRequest, type RenderedRequest } from './request.js';
 import { TemplateRenderer } from './template.js';
 import { parseSetFlags } from './vars.js';
@@ -179,7 +179,7 @@ async function fetchCredential(config: ProviderConfig, request: RenderedRequest,
     redact: (text) => deps.redactor.redact(text),
     secret: (value) => deps.redactor.add(value),
   });
-  const document = parseResponseBody(response.body, response.contentType, (s) => excerpt(s, (t) => deps.redactor.redact(t)));
+  const document = parseResponseBody(response.body, response.contentType, response.bytes);
   if (document === null || typeof document !== 'object') {
     throw new ResponseError('RESPONSE_NOT_OBJECT', `the token API answered JSON ${document === null ? 'null' : typeof document}, expected an object`);
   }

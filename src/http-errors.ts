@@ -42,6 +42,17 @@ export function bodyExcerpt(body: Buffer, redact: (text: string) => string): str
 // What OAuth 2.0 (RFC 6749 5.2), RFC 7807-like and most REST APIs put in an error answer.
 const ERROR_FIELDS = new Set(['error', 'error_description', 'message', 'errors', 'reason', 'code']);
 
+// Deeper than this, an error field is no message for people; the cut also keeps the stack safe.
+const MAX_FIELD_DEPTH = 8;
+
+function redactStrings(value: unknown, redact: (text: string) => string, depth = 0): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_FIELD_DEPTH) return '…';
+  if (Array.isArray(value)) return value.map((item) => redactStrings(item, redact, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [redact(k), redactStrings(v, redact, depth + 1)]));
+}
+
 /**
  * What a non-2xx answer said, for the one-line message: the standard error fields of a JSON object,
  * redacted; for any other body only its type and size, as an echo of the request may carry a
@@ -58,7 +69,8 @@ export function errorBodySummary(body: Buffer, contentType: string | undefined, 
   }
   if (document !== null && typeof document === 'object' && !Array.isArray(document)) {
     const fields = Object.entries(document).filter(([name]) => ERROR_FIELDS.has(name));
-    if (fields.length > 0) return { summary: excerpt(JSON.stringify(Object.fromEntries(fields)), redact) };
+    // Each value is redacted as the API wrote it: JSON.stringify would escape an echo once more.
+    if (fields.length > 0) return { summary: excerpt(JSON.stringify(redactStrings(Object.fromEntries(fields), redact)), redact) };
   }
   return { summary: `${describeBody(contentType, body.length)} (--verbose shows an excerpt)`, verboseExcerpt: bodyExcerpt(body, redact) };
 }

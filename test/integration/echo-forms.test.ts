@@ -48,9 +48,9 @@ describe.concurrent('a 401 that echoes the key', () => {
     expectHidden(result);
   });
 
-  it('hides the key in the reason phrase', async () => {
+  it('hides the key in the reason phrase, upper-cased', async () => {
     const api = await startApi((_req, res) => {
-      res.writeHead(401, `Bad key ${KEY}`, { 'content-type': 'application/json' });
+      res.writeHead(401, `Bad key ${KEY.toUpperCase()}`, { 'content-type': 'application/json' });
       res.end('{"error":"invalid_client"}');
     });
     const result = await run(sendsKey(`${api.url}/token`));

@@ -14,17 +14,23 @@ export interface Extracted {
   expiresAt: number | undefined;
 }
 
-export function parseResponseBody(text: string, contentType: string | undefined, excerpt: (s: string) => string): unknown {
+/**
+ * A 2xx body is never shown, not even under --verbose: it may hold the credential in a form nobody
+ * registered as secret (`access_token=gho_…&scope=repo`), so only its type and size are named.
+ */
+export function parseResponseBody(text: string, contentType: string | undefined, bytes: number): unknown {
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   try {
     return JSON.parse(source);
   } catch {
-    // Bytes that are not UTF-8 text (a gzip body, an image) would only print as noise.
-    const binary = /[\ufffd\u0000]/.test(source);
-    const shown = binary ? 'binary data, not UTF-8 text' : excerpt(source);
-    const what = source.trim() === '' ? 'an empty body' : `${contentType ?? 'no content-type'}: ${shown}`;
+    const what = source.trim() === '' ? 'an empty body' : describeBody(contentType, bytes);
     throw new ResponseError('RESPONSE_NOT_JSON', `the token API answered with something that is not JSON (${what})`);
   }
+}
+
+/** A body named by its type and size alone, for messages that must not show it. */
+export function describeBody(contentType: string | undefined, bytes: number): string {
+  return `${contentType ?? 'no content-type'}, ${bytes} bytes`;
 }
 
 export function extractCredential(

@@ -7,7 +7,7 @@ import { pathEngine, type PathEngine } from './paths.js';
 import type { ProviderConfig, RequestConfig } from './config/schema.js';
 import { formatExecCredential, readExecInfo, resolveApiVersion, type CredentialStatus } from './exec-credential.js';
 import { extractCredential, parseResponseBody } from './extract.js';
-import { excerpt, type Redactor } from './redact.js';
+import type { Redactor } from './redact.js';
 import { buildRequest, describeRequest, renderFields, renderRequest, requestRoot, templateFields, type RenderedFields, type RenderedRequest } from './request.js';
 import { checkTemplates, TemplateRenderer } from './template/renderer.js';
 import { parseSetFlags } from './vars.js';
@@ -218,7 +218,7 @@ async function fetchCredential(prepared: Prepared, deadline: number, deps: Deps)
       redact: (text) => deps.redactor.redact(text),
       secret: (value) => deps.redactor.add(value),
     });
-    return parseResponseBody(response.body, response.contentType, (s) => excerpt(s, (t) => deps.redactor.redact(t)));
+    return parseResponseBody(response.body, response.contentType, response.bytes);
   };
 
   let request = prepared.request;

@@ -2,6 +2,7 @@
 // to do.
 import { X509Certificate } from 'node:crypto';
 import { RequestError } from './errors.js';
+import { describeBody } from './extract.js';
 import { showProxy, type ProxyChoice } from './proxy.js';
 import { excerpt } from './redact.js';
 import type { RenderedRequest } from './request.js';
@@ -33,9 +34,45 @@ export interface ErrorContext {
 }
 
 /** A short, redacted view of an error body; bytes that are not text are not shown. */
-export function bodyExcerpt(body: unknown, redact: (text: string) => string): string {
-  const text = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : '';
+export function bodyExcerpt(body: Buffer, redact: (text: string) => string): string {
+  const text = body.toString('utf8');
   return /[\ufffd\u0000]/.test(text) ? 'binary data, not UTF-8 text' : excerpt(text, redact);
+}
+
+// What OAuth 2.0 (RFC 6749 5.2), RFC 7807-like and most REST APIs put in an error answer.
+const ERROR_FIELDS = new Set(['error', 'error_description', 'message', 'errors', 'reason', 'code']);
+
+// Deeper than this, an error field is no message for people; the cut also keeps the stack safe.
+const MAX_FIELD_DEPTH = 8;
+
+function redactStrings(value: unknown, redact: (text: string) => string, depth = 0): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_FIELD_DEPTH) return '…';
+  if (Array.isArray(value)) return value.map((item) => redactStrings(item, redact, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [redact(k), redactStrings(v, redact, depth + 1)]));
+}
+
+/**
+ * What a non-2xx answer said, for the one-line message: the standard error fields of a JSON object,
+ * redacted; for any other body only its type and size, as an echo of the request may carry a
+ * secret in a form nobody thought of. The excerpt of such a body is for the --verbose trace.
+ */
+export function errorBodySummary(body: Buffer, contentType: string | undefined, redact: (text: string) => string): { summary: string; verboseExcerpt?: string } {
+  if (body.length === 0) return { summary: '' };
+  let document: unknown;
+  try {
+    const text = body.toString('utf8');
+    document = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  } catch {
+    document = undefined;
+  }
+  if (document !== null && typeof document === 'object' && !Array.isArray(document)) {
+    const fields = Object.entries(document).filter(([name]) => ERROR_FIELDS.has(name));
+    // Each value is redacted as the API wrote it: JSON.stringify would escape an echo once more.
+    if (fields.length > 0) return { summary: excerpt(JSON.stringify(redactStrings(Object.fromEntries(fields), redact)), redact) };
+  }
+  return { summary: `${describeBody(contentType, body.length)} (--verbose shows an excerpt)`, verboseExcerpt: bodyExcerpt(body, redact) };
 }
 
 export function stripQuery(url: URL): string {

@@ -10,7 +10,7 @@ import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http'
 import https from 'node:https';
 import { createSecureContext, type SecureContext } from 'node:tls';
 import { CredentialError, RequestError, ResponseError } from './errors.js';
-import { Failure, MAX_REDIRECTS, bodyExcerpt, stripQuery, toRequestError } from './http-errors.js';
+import { Failure, MAX_REDIRECTS, errorBodySummary, stripQuery, toRequestError } from './http-errors.js';
 import { chooseProxy, proxySecrets, showProxy, type ProxyChoice } from './proxy.js';
 import type { RenderedRequest, TlsMaterial } from './request.js';
 import { parseRetryAfter, RETRY_AFTER_CAP_MS, RETRY_STATUS_CODES, retryDelay } from './retry.js';
@@ -38,6 +38,8 @@ export interface HttpResponse {
   status: number;
   contentType: string | undefined;
   body: string;
+  /** The body's size as received; `body` is its UTF-8 reading. */
+  bytes: number;
 }
 
 interface Answer {
@@ -71,7 +73,7 @@ export async function send(request: RenderedRequest, options: HttpOptions): Prom
     const tries = attempt > 1 ? ` after ${attempt} attempts` : '';
     if (answer && answer.status >= 200 && answer.status <= 299) {
       options.log(`answer ${answer.status} after ${options.now() - started} ms, ${answer.body.length} bytes`);
-      return { status: answer.status, contentType: answer.headers['content-type'], body: answer.body.toString('utf8') };
+      return { status: answer.status, contentType: answer.headers['content-type'], body: answer.body.toString('utf8'), bytes: answer.body.length };
     }
     const retryable = answer ? RETRY_STATUS_CODES.includes(answer.status) : isRetryable(failure!);
     const retryAfter = answer ? headerValue(answer.headers['retry-after']) : undefined;
@@ -84,8 +86,9 @@ export async function send(request: RenderedRequest, options: HttpOptions): Prom
       }
     }
     if (answer) {
-      const body = bodyExcerpt(answer.body, options.redact);
-      throw new RequestError('HTTP_STATUS', `the token API answered ${answer.status}${answer.statusMessage ? ` ${answer.statusMessage}` : ''}${tries}${body ? `: ${body}` : ''}`);
+      const said = errorBodySummary(answer.body, answer.headers['content-type'], options.redact);
+      if (said.verboseExcerpt !== undefined) options.log(`answer ${answer.status} body (excerpt): ${said.verboseExcerpt}`);
+      throw new RequestError('HTTP_STATUS', `the token API answered ${answer.status}${answer.statusMessage ? ` ${answer.statusMessage}` : ''}${tries}${said.summary ? `: ${said.summary}` : ''}`);
     }
     throw toRequestError(failure!, attempt, options, request, route);
   }

@@ -29,12 +29,23 @@ export function reportFailure(error: unknown, line: (text: string) => void, verb
   return code;
 }
 
-function stackOf(error: Error): string {
-  const parts = [error.stack ?? error.message];
+export function stackOf(error: Error): string {
+  const parts = [shown(error)];
   let cause = (error as { cause?: unknown }).cause;
   while (cause instanceof Error) {
-    parts.push(`caused by: ${cause.stack ?? cause.message}`);
+    parts.push(`caused by: ${shown(cause)}`);
     cause = (cause as { cause?: unknown }).cause;
   }
   return parts.join('\n');
+}
+
+/**
+ * A parser's SyntaxError quotes the text it failed on (`Unexpected token 'p', "p@ssw0rd-v"…`): a
+ * piece of a secret that no redaction can recognise, so only its frames are shown.
+ */
+function shown(error: Error): string {
+  const stack = error.stack ?? `${error.name}: ${error.message}`;
+  if (!(error instanceof SyntaxError)) return stack;
+  const at = stack.indexOf('\n    at ');
+  return `${error.name}: (message not shown: it may quote the text it could not parse)${at >= 0 ? stack.slice(at) : ''}`;
 }

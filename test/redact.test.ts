@@ -1,6 +1,9 @@
 // The Redactor knows which strings are secret and replaces them, in the encodings they travel in.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { excerpt, REDACTED, Redactor } from '../src/redact.js';
+import { normalise } from '../src/redact-forms.js';
+import { secretEchoes } from './helpers/secret-forms.js';
 
 const redactorWith = (...secrets: (string | undefined | null)[]) => {
   const redactor = new Redactor();
@@ -52,9 +55,7 @@ describe('Redactor', () => {
   });
 
   it('counts each distinct form once', () => {
-    const redactor = redactorWith('plainvalue', 'plainvalue');
-    // the value and its base64; trimmed, JSON and URL forms are the same string
-    expect(redactor.size).toBe(2);
+    expect(redactorWith('plainvalue', 'plainvalue').size).toBe(redactorWith('plainvalue').size);
   });
 
   it('leaves text alone when nothing is registered', () => {
@@ -66,6 +67,89 @@ describe('Redactor', () => {
     expect(redactor.redact('first-secret second-secret')).toBe('[REDACTED] second-secret');
     redactor.add('second-secret');
     expect(redactor.redact('first-secret second-secret')).toBe('[REDACTED] [REDACTED]');
+  });
+});
+
+describe('Redactor, forms a server or a URL gives back', () => {
+  const secret = 'abc|def ghi^jkl&<x>"\'+/é';
+  it.each<[string, string]>([
+    ['the URL path encode set', 'https://api/v1/abc|def%20ghi%5Ejkl&%3Cx%3E%22\'+/%C3%A9'],
+    ['percent-encoding in lower-case hex', 'abc%7cdef%20ghi%5ejkl%26%3cx%3e%22%27%2b%2f%c3%a9'],
+    ['form encoding with + for space', 'q=abc%7Cdef+ghi%5Ejkl%26%3Cx%3E%22%27%2B%2F%C3%A9'],
+    ["Go's JSON encoder", '{"e":"abc|def ghi^jkl\\u0026\\u003cx\\u003e\\"\\u0027+\\/\\u00e9"}'],
+    ['HTML entities', 'abc&#124;def ghi&Hat;jkl&amp;&lt;x&gt;&quot;&#39;&#x2B;/&#233;'],
+    ['upper case', 'ABC|DEF GHI^JKL&<X>"\'+/É'],
+    ['a line break in the middle', 'abc|def gh\r\ni^jkl&<x>"\'+/é'],
+    ['an escaped line break inside JSON text', '"abc|def\\n ghi^jkl\\u0026\\u003cx\\u003e\\"\'+/\\u00e9"'],
+  ])('hides %s', (_name, text) => {
+    const out = redactorWith(secret).redact(`before ${text} after`);
+    expect(out).toContain(REDACTED);
+    expect(out).not.toMatch(/def|ghi|jkl/i);
+  });
+
+  it.each<[string, (value: string) => string]>([
+    ['base64', (v) => Buffer.from(v).toString('base64')],
+    ['unpadded base64', (v) => Buffer.from(v).toString('base64').replace(/=+$/, '')],
+    ['base64url', (v) => Buffer.from(v).toString('base64url')],
+    ['lower-case hex', (v) => Buffer.from(v).toString('hex')],
+    ['upper-case hex', (v) => Buffer.from(v).toString('hex').toUpperCase()],
+    ['base64 of user:secret (Basic auth)', (v) => Buffer.from(`user:${v}`).toString('base64')],
+    ['base64 of the secret two bytes in', (v) => Buffer.from(`ab${v}:x`).toString('base64')],
+  ])('hides the %s form', (_name, encode) => {
+    const value = 's3cr3t>?value~with/edges';
+    const encoded = encode(value);
+    const out = redactorWith(value).redact(`x ${encoded} y`);
+    expect(out).toContain(REDACTED);
+    // Only the characters that mix the secret's bits with its neighbours' may stay: at most one each side.
+    const hidden = encoded.length - (out.length - REDACTED.length - 4);
+    expect(hidden).toBeGreaterThanOrEqual(Buffer.byteLength(value));
+  });
+
+  it('leaves the text around a match byte for byte, escapes and all', () => {
+    expect(redactorWith('hunter22').redact('a\\u0026b HUNTER22 %41 &amp; c')).toBe('a\\u0026b [REDACTED] %41 &amp; c');
+  });
+
+  it('hides a raw secret that itself looks like an escape', () => {
+    expect(redactorWith('x%41y\\back&lt;').redact('is x%41y\\back&lt; !')).toBe('is [REDACTED] !');
+    expect(redactorWith('x%41y\\back&lt;').redact(JSON.stringify('x%41y\\back&lt;'))).toBe('"[REDACTED]"');
+  });
+
+  it('does not redact a three-byte value in any form', () => {
+    expect(redactorWith('xyz').size).toBe(0);
+  });
+
+  it('keeps a four-byte value from blanking hex or base64 fragments of ordinary text', () => {
+    expect(redactorWith('abcd').redact('616263 YWJj plain')).toBe('616263 YWJj plain');
+  });
+
+  it('hides every echo the test helper knows, for any secret of printable text', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 6, maxLength: 40 }).filter((s) => s.trim().length >= 6), (value) => {
+        const redactor = redactorWith(value);
+        for (const [name, echo] of Object.entries(secretEchoes(value))) {
+          const out = redactor.redact(`<${echo}>`);
+          if (out !== `<${REDACTED}>`) throw new Error(`${name} form ${JSON.stringify(echo)} of ${JSON.stringify(value)} was printed: ${out}`);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('normalise', () => {
+  it.each<[string, string, string]>([
+    ['folds ASCII and non-ASCII case', 'AbC É', 'abc \u00c3\u00a9'],
+    ['reads + as a space', 'a+b c', 'a b c'],
+    ['drops line breaks', 'a\r\nb\nc', 'abc'],
+  ])('%s', (_name, text, expected) => {
+    expect(normalise(text).text).toBe(expected);
+  });
+
+  it('maps each normal byte back to the characters it came from', () => {
+    const normal = normalise('x%41&amp;\\u00e9y', { percent: true, json: true, html: true });
+    expect(normal.text).toBe('xa&\u00c3\u00a9y');
+    expect([...normal.start.slice(0, 6)]).toEqual([0, 1, 4, 9, 9, 15]);
+    expect([...normal.end.slice(0, 6)]).toEqual([1, 4, 9, 15, 15, 16]);
   });
 });
 

@@ -588,17 +588,17 @@ export const cases: Case[] = [
   {
     area: 'responses', fault: 'truncated', name: 'a JSON answer cut off inside the token',
     args: withConfig({}), answer: { body: `{"access_token": "${ISSUED.slice(0, 8)}` },
-    code: 4, message: 'the token API answered with something that is not JSON (application/json: {"access_token": "cat-issu)',
+    code: 4, message: 'the token API answered with something that is not JSON (application/json, 26 bytes)',
   },
   {
     area: 'responses', fault: 'binary', name: 'an answer of binary bytes',
     args: withConfig({}), answer: { headers: { 'content-type': 'application/octet-stream' }, body: binaryBytes },
-    code: 4, message: 'the token API answered with something that is not JSON (application/octet-stream: binary data, not UTF-8 text)',
+    code: 4, message: 'the token API answered with something that is not JSON (application/octet-stream, 16 bytes)',
   },
   {
     area: 'responses', fault: 'NUL', name: 'a JSON answer with a raw NUL inside the token',
     args: withConfig({}), answer: { body: `{"access_token": "${ISSUED}\u0000"}` },
-    code: 4, message: 'the token API answered with something that is not JSON (application/json: binary data, not UTF-8 text)',
+    code: 4, message: 'the token API answered with something that is not JSON (application/json, 46 bytes)',
   },
   {
     area: 'responses', fault: 'BOM', name: 'a JSON answer with a byte-order mark and no access_token',
@@ -679,7 +679,7 @@ export const cases: Case[] = [
   {
     area: 'responses', fault: 'binary', name: 'an error answer of binary bytes',
     args: withConfig({}), answer: { status: 401, headers: { 'content-type': 'image/png' }, body: binaryBytes },
-    code: 3, message: 'the token API answered 401 Unauthorized: binary data, not UTF-8 text',
+    code: 3, message: 'the token API answered 401 Unauthorized: image/png, 16 bytes (--verbose shows an excerpt)',
   },
   {
     area: 'responses', fault: 'empty', name: 'an error answer without a body',
@@ -694,7 +694,7 @@ export const cases: Case[] = [
   {
     area: 'responses', fault: 'missing', name: 'a 302 without a Location, echoing the API key',
     args: withConfig({}), answer: { status: 302, headers: { 'content-type': 'text/plain' }, body: `moved; you sent Bearer ${SECRET.apiKey}` },
-    code: 3, message: 'the token API answered 302 Found: moved; you sent Bearer [REDACTED]',
+    code: 3, message: 'the token API answered 302 Found: text/plain, 42 bytes (--verbose shows an excerpt)',
   },
 ];
 

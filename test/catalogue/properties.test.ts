@@ -11,7 +11,7 @@ import { validateProviderDocument } from '../../src/config/validate.js';
 import { ConfigError, ResponseError, UsageError } from '../../src/errors.js';
 import { extractCredential, parseResponseBody } from '../../src/extract.js';
 import { checkPath, queryPath } from '../../src/jsonpath.js';
-import { Redactor, excerpt } from '../../src/redact.js';
+import { Redactor } from '../../src/redact.js';
 import { renderRequest, templateFields } from '../../src/request.js';
 import { checkTemplates, TemplateRenderer } from '../../src/template/renderer.js';
 import { runCli } from '../helpers/cli.js';
@@ -251,7 +251,7 @@ describe('response parsing and extraction, for any answer', () => {
     );
   });
 
-  it('parses any body into JSON or a ResponseError with a one-line, redacted excerpt', () => {
+  it('parses any body into JSON or a ResponseError with a one-line message that shows no secret', () => {
     const body = fc.oneof(
       fc.string({ unit: 'binary', maxLength: 60 }),
       fc.jsonValue().map((v) => JSON.stringify(v)),
@@ -264,7 +264,7 @@ describe('response parsing and extraction, for any answer', () => {
         const redactor = new Redactor();
         for (const secret of SECRET_VALUES) redactor.add(secret);
         try {
-          parseResponseBody(text, contentType, (s) => excerpt(s, (t) => redactor.redact(t)));
+          parseResponseBody(text, contentType, Buffer.byteLength(text));
         } catch (error) {
           expect(error).toBeInstanceOf(ResponseError);
           expect(oneLine((error as Error).message)).toBe(true);

@@ -57,10 +57,10 @@ describe.concurrent('examples/pinniped', () => {
   });
 
   it.each<[string, (c: Record<string, unknown>) => void, string]>([
-    ['a GET', (c) => ((c['method'] = 'GET'), delete c['json']), '405 Method Not Allowed: {"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server does not allow this method on the requested resource","reason":"MethodNotAllowed","code":405}'],
-    ['a form body', (c) => ((c['form'] = { token: '{{ env.PINNIPED_TOKEN }}' }), delete c['json']), '415 Unsupported Media Type: {"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the body of the request was in an unknown format","reason":"UnsupportedMediaType","code":415}'],
-    ['another kind', (c) => ((c['json'] as Record<string, unknown>)['kind'] = 'TokenRequest'), '400 Bad Request: {"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the object provided is unrecognized","reason":"BadRequest","code":400}'],
-    ['the namespaced path of old Concierges', (c) => (c['url'] = String(c['url']).replace('/v1alpha1/', '/v1alpha1/namespaces/pinniped-concierge/')), '404 Not Found: {"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","code":404}'],
+    ['a GET', (c) => ((c['method'] = 'GET'), delete c['json']), '405 Method Not Allowed: {"message":"the server does not allow this method on the requested resource","reason":"MethodNotAllowed","code":405}'],
+    ['a form body', (c) => ((c['form'] = { token: '{{ env.PINNIPED_TOKEN }}' }), delete c['json']), '415 Unsupported Media Type: {"message":"the body of the request was in an unknown format","reason":"UnsupportedMediaType","code":415}'],
+    ['another kind', (c) => ((c['json'] as Record<string, unknown>)['kind'] = 'TokenRequest'), '400 Bad Request: {"message":"the object provided is unrecognized","reason":"BadRequest","code":400}'],
+    ['the namespaced path of old Concierges', (c) => (c['url'] = String(c['url']).replace('/v1alpha1/', '/v1alpha1/namespaces/pinniped-concierge/')), '404 Not Found: {"message":"the server could not find the requested resource","reason":"NotFound","code":404}'],
   ])('the stand-in refuses %s: exit 3 with its answer', async (_what, mutate, answer) => {
     const { api } = await concierge();
     const result = await run(['--config-inline', mutated('pinniped', mutate), '--set', 'authenticator=corp-oidc', '--set', `conciergeUrl=${api.url}`], { PINNIPED_TOKEN: ID_TOKEN });

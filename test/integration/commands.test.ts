@@ -151,7 +151,7 @@ describe.concurrent('--verbose', () => {
       run(['-v', '--config-inline', config, '--set', 'aud=spaces']),
       run(['--config-inline', config, '--set', 'aud=spaces']),
     ]);
-    const message = 'the token API answered 503 Service Unavailable after 2 attempts: unavailable for Basic [REDACTED]';
+    const message = 'the token API answered 503 Service Unavailable after 2 attempts: application/json, 86 bytes (--verbose shows an excerpt)';
     expectFailure(quiet, 3, message, allSecrets([basicAuth]));
 
     expect({ code: verbose.code, stdout: verbose.stdout }).toEqual({ code: 3, stdout: '' });

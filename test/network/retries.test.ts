@@ -18,7 +18,7 @@ describe.concurrent('retries', () => {
   it.each([400, 401, 403, 404, 405, 409, 410, 413, 422, 451])('does not retry a %i answer', async (status) => {
     const api = await startApi(sequence([status, 'no']));
     const result = await call(config(`${api.url}/token`));
-    expectFailure(result, 3, `the token API answered ${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''}: no`);
+    expectFailure(result, 3, `the token API answered ${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''}: application/json, 2 bytes (--verbose shows an excerpt)`);
     expect(api.requests).toHaveLength(1);
   });
 
@@ -26,7 +26,7 @@ describe.concurrent('retries', () => {
     const { handler, gaps } = timed((_req, res) => answer(res, 503, 'down'));
     const api = await startApi(handler);
     const result = await call(config(`${api.url}/token`));
-    expectFailure(result, 3, 'the token API answered 503 Service Unavailable after 3 attempts: down');
+    expectFailure(result, 3, 'the token API answered 503 Service Unavailable after 3 attempts: application/json, 4 bytes (--verbose shows an excerpt)');
     expect(api.requests).toHaveLength(3);
     const [first, second] = gaps();
     // Equal jitter: 250-500 ms, then 500-1000 ms.
@@ -37,7 +37,7 @@ describe.concurrent('retries', () => {
 
   it('makes one attempt only with retry.limit 0', async () => {
     const api = await startApi((_req, res) => answer(res, 503, 'down'));
-    expectFailure(await call(config(`${api.url}/token`, { retry: { limit: 0 } })), 3, 'the token API answered 503 Service Unavailable: down');
+    expectFailure(await call(config(`${api.url}/token`, { retry: { limit: 0 } })), 3, 'the token API answered 503 Service Unavailable: application/json, 4 bytes (--verbose shows an excerpt)');
     expect(api.requests).toHaveLength(1);
   });
 
@@ -71,9 +71,10 @@ describe.concurrent('retries', () => {
     const result = await call(config(`${api.url}/token`), ['--timeout', '5m', '--verbose']);
     expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 3, stdout: '' });
     // The trace ends with the message, then the stack trace (RequestError: …, under --verbose).
-    expect(traceLines(result).slice(-3, -1)).toEqual([
+    expect(traceLines(result).slice(-4, -1)).toEqual([
       expect.stringMatching(/^attempt 1 failed \(HTTP 429\) after \d+ ms; not retrying: Retry-After 61 asks for more than 60 s$/),
-      'the token API answered 429 Too Many Requests: slow down',
+      'answer 429 body (excerpt): slow down',
+      'the token API answered 429 Too Many Requests: application/json, 9 bytes (--verbose shows an excerpt)',
     ]);
     expect(api.requests).toHaveLength(1);
     expect(Date.now() - started).toBeLessThan(3000);
@@ -84,7 +85,7 @@ describe.concurrent('retries', () => {
     const started = Date.now();
     const result = await call(config(`${api.url}/token`, { retry: { limit: 10 } }), ['--timeout', '2s']);
     const elapsed = Date.now() - started;
-    expectFailure(result, 3, /^the token API answered 503 Service Unavailable after \d+ attempts: down$/);
+    expectFailure(result, 3, /^the token API answered 503 Service Unavailable after \d+ attempts: application\/json, 4 bytes \(--verbose shows an excerpt\)$/);
     // Attempts start at about 0, 0.25-0.5, 0.75-1.5 and 1.75-3.5 s: only three or four fit in 2 s.
     expect(result.stderr).toContain(`after ${api.requests.length} attempts`);
     expect([3, 4]).toContain(api.requests.length);
@@ -107,7 +108,7 @@ describe.concurrent('retries', () => {
       else answer(res, 502, 'bad gateway');
     });
     const result = await call(config(`${api.url}/token`, { retry: { limit: 2 } }));
-    expectFailure(result, 3, 'the token API answered 502 Bad Gateway after 3 attempts: bad gateway');
+    expectFailure(result, 3, 'the token API answered 502 Bad Gateway after 3 attempts: application/json, 11 bytes (--verbose shows an excerpt)');
     expect(api.requests).toHaveLength(3);
   });
 });

@@ -76,7 +76,8 @@ describe.concurrent('--verbose traces every attempt', () => {
     expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 3, stdout: '' });
     for (const line of result.stderr.trimEnd().split('\n')) expect(line).toMatch(/^(webapi-credential: | {2})/);
     expect(leaks(result, ALL_SECRETS)).toEqual([]);
-    expect(result.stderr).toContain(`${PREFIX}the token API answered 500 Internal Server Error after 2 attempts: echo Bearer [REDACTED] client_secret=[REDACTED]\n`);
+    expect(result.stderr).toContain(`${PREFIX}answer 500 body (excerpt): echo Bearer [REDACTED] client_secret=[REDACTED]\n`);
+    expect(result.stderr).toContain(`${PREFIX}the token API answered 500 Internal Server Error after 2 attempts: application/json, 70 bytes (--verbose shows an excerpt)\n`);
     expect(traceLines(result)[1]).toBe('request:');
     expect(result.stderr).toContain(`\n  POST ${api.url}/token?key=[REDACTED]\n`);
   });

@@ -293,9 +293,9 @@ describe('validateProviderDocument', () => {
       `${P}.body: a GET request cannot have a body; use query or method POST`,
       `${P}.headers.Bad Name: is not a valid HTTP header name`,
       `${P}.url: http:// sends the request and the credential in clear text; use https:// or set allowInsecureHTTP: true`,
-      expect.stringMatching(/^webAPIProviderConfig\.tokenPath: invalid JSONPath "\$\.a\[": /) as unknown as string,
       `${P}.tls.caData: set tls.caFile or tls.caData, not both`,
       `${P}.tls.keyFile: a client certificate needs its key: set both certFile/certData and keyFile/keyData`,
+      expect.stringMatching(/^webAPIProviderConfig\.tokenPath: invalid JSONPath "\$\.a\[": /) as unknown as string,
     ]);
   });
 

@@ -1,5 +1,5 @@
 // Shell completion generated from commander's tree: the model (unit), then the scripts the real CLI
-// prints, run by the real shells. bash always runs; zsh and fish run where they are installed.
+// prints, run by the real shells. bash always runs; zsh and fish where they are found (helpers/tools.ts).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,7 @@ import { Argument, Command, Option } from 'commander';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { completionScript, describeProgram } from '../src/completion.js';
 import { runCli } from './helpers/cli.js';
+import { describeWith, FISH, ZSH } from './helpers/tools.js';
 
 function tinyProgram(): Command {
   const program = new Command('tiny').option('-q, --quiet', 'say less');
@@ -133,12 +134,11 @@ describe('the bash completion the CLI prints', () => {
   });
 });
 
-const has = (shell: string) => spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
 
-describe.skipIf(!has('fish'))('the fish completion the CLI prints (where fish is installed)', () => {
+describeWith(FISH)('the fish completion the CLI prints', () => {
   it.each(CASES)('completes %j', (words, candidates) => {
     const line = words.join(' ');
-    const result = spawnSync('fish', ['--no-config', '-c', `source ${script['fish']}; complete -C${JSON.stringify(line)}`], { encoding: 'utf8' });
+    const result = spawnSync(FISH.path!, ['--no-config', '-c', `source ${script['fish']}; complete -C${JSON.stringify(line)}`], { encoding: 'utf8' });
     expect(result.stderr).toBe('');
     const got = result.stdout.split('\n').filter((l) => l !== '').map((l) => l.split('\t')[0]!);
     // fish lists the directory of a path prefix first; candidates are what matches the last word.
@@ -165,11 +165,11 @@ print -rl -- \${\${(M)\${(f)out//$'\\r'/}:#*MATCH:*}#*MATCH:} | sort -u
 zpty -d z
 `;
 
-describe.skipIf(!has('zsh'))('the zsh completion the CLI prints (where zsh is installed)', () => {
+describeWith(ZSH)('the zsh completion the CLI prints', () => {
   const capture = join(dir, 'capture.zsh');
   writeFileSync(capture, ZSH_CAPTURE);
   it.each(CASES.filter(([words]) => !words.at(-1)!.startsWith('/') && !words.at(-1)!.includes(dir)))('completes %j', (words, candidates) => {
-    const result = spawnSync('zsh', ['-f', capture, script['zsh']!, words.join(' '), join(dir, 'zcompdump')], { encoding: 'utf8', timeout: 10_000 });
+    const result = spawnSync(ZSH.path!, ['-f', capture, script['zsh']!, words.join(' '), join(dir, 'zcompdump')], { encoding: 'utf8', timeout: 10_000 });
     expect(sorted(result.stdout.split('\n').filter((l) => l !== ''))).toEqual(sorted(candidates));
   });
 });

@@ -22,7 +22,7 @@ interface CtsCase {
   invalid_selector?: boolean;
 }
 
-const cts = JSON.parse(readFileSync(new URL('../../shared/testdata/jsonpath-cts/cts.json', import.meta.url), 'utf8')) as { tests: CtsCase[] };
+const cts = JSON.parse(readFileSync(new URL('./fixtures/jsonpath-cts/cts.json', import.meta.url), 'utf8')) as { tests: CtsCase[] };
 const valid = cts.tests.filter((t) => !t.invalid_selector);
 const invalid = cts.tests.filter((t) => t.invalid_selector);
 

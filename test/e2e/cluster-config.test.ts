@@ -3,15 +3,15 @@
 // The user entry's plugin takes it only with --config-from-cluster, and even then runs no code.
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { startApiServer } from '../helpers/apiserver.js';
-import { KUBECTL_1_33, makeKube, pluginCommand, requireKubectl, runKubectl, type Kube } from '../helpers/kubectl.js';
+import { KUBECTL_1_33, makeKube, pluginCommand, runKubectl, type Kube } from '../helpers/kubectl.js';
 import { makePki } from '../helpers/pki.js';
+import { describeWith } from '../helpers/tools.js';
 import { json, startTokenApi } from '../helpers/token-api.js';
 
 const pki = makePki();
 let open: Array<{ close: () => Promise<void> }> = [];
-beforeAll(() => void requireKubectl(KUBECTL_1_33));
 afterEach(async () => {
   await Promise.all(open.map((server) => server.close()));
   open = [];
@@ -60,7 +60,7 @@ async function setup(providerConfig: (tokenUrl: string) => unknown, args: string
 
 const benign = (url: string) => ({ method: 'POST', url: `${url}/token`, tokenPath: '$.access_token', tls: { caFile: pki.ca.certFile } });
 
-describe('a config in a second kubeconfig file, through the real kubectl', () => {
+describeWith(KUBECTL_1_33)('a config in a second kubeconfig file, through the real kubectl', () => {
   it('is ignored without --config-from-cluster: the plugin names the flag and sends nothing', async () => {
     const { tokenApi, kube } = await setup(benign, []);
     const result = await runKubectl(KUBECTL_1_33, kube, ['get', '--raw', '/api/v1/namespaces/default/pods']);

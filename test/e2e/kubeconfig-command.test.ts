@@ -3,11 +3,12 @@
 // which gets a token from a Keycloak stand-in, and the apiserver stand-in accepts that token.
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from '../helpers/apiserver.js';
 import { ROOT, runCli } from '../helpers/cli.js';
 import { TRUST_TEST_CA } from '../helpers/examples.js';
 import { KUBECTL_1_33, makeKube, requireKubectl, type Kube } from '../helpers/kubectl.js';
+import { describeWith } from '../helpers/tools.js';
 import { keycloak } from '../helpers/provider-apis.js';
 import { startTokenApi, type TokenApi } from '../helpers/token-api.js';
 
@@ -18,20 +19,19 @@ let tokenApi: TokenApi;
 let apiserver: ApiServer;
 
 beforeAll(async () => {
-  requireKubectl(KUBECTL_1_33);
   tokenApi = await startTokenApi(keycloak({ realm: 'platform', clientId: 'kubectl', clientSecret: SECRET }, issued));
   apiserver = await startApiServer({ accepts: (token) => (issued.includes(token) ? 'service-account-kubectl' : undefined) });
 });
 
 afterAll(async () => {
-  await Promise.all([tokenApi.close(), apiserver.close()]);
+  await Promise.all([tokenApi?.close(), apiserver?.close()]);
 });
 
 /** kubectl in a clean environment, as a person who exported the secret (and trusts the test CA) runs it. */
 function kubectl(kube: Kube, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: kube.home, KUBECONFIG: kube.kubeconfig, CLIENT_SECRET: SECRET, ...TRUST_TEST_CA };
   return new Promise((resolve, reject) => {
-    const child = spawn(KUBECTL_1_33, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(requireKubectl(KUBECTL_1_33), args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -45,7 +45,7 @@ function kubectl(kube: Kube, args: string[]): Promise<{ code: number | null; std
   });
 }
 
-describe('the kubeconfig that `webapi-credential kubeconfig` prints', () => {
+describeWith(KUBECTL_1_33)('the kubeconfig that `webapi-credential kubeconfig` prints', () => {
   it.each([
     ['with the config file in args', []],
     ['with the config embedded in the cluster extension', ['--embed-config']],

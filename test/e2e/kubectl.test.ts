@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { startApiServer, type ApiServer, type ApiServerOptions, type UserInfo } from '../helpers/apiserver.js';
 import { ROOT } from '../helpers/cli.js';
 import {
@@ -15,7 +15,6 @@ import {
   KUBECTL_1_33,
   makeKube,
   pluginCommand,
-  requireKubectl,
   runKubectl,
   writeKubeconfig,
   type ExecEntry,
@@ -23,6 +22,7 @@ import {
   type KubectlResult,
 } from '../helpers/kubectl.js';
 import { makePki } from '../helpers/pki.js';
+import { describeWith } from '../helpers/tools.js';
 import { fakeJwt, json, startTokenApi, type Handler, type ReceivedRequest, type TokenApi } from '../helpers/token-api.js';
 
 const V1 = 'client.authentication.k8s.io/v1';
@@ -35,11 +35,6 @@ const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
 const pki = makePki();
 let open: Array<{ close: () => Promise<void> }> = [];
 
-beforeAll(() => {
-  // Fail loudly, never skip, when the kubectl binaries are missing.
-  requireKubectl(KUBECTL_1_33);
-  requireKubectl(KUBECTL_1_27);
-});
 
 afterEach(async () => {
   await Promise.all(open.map((server) => server.close()));
@@ -150,7 +145,7 @@ async function bearerSetup(options: { user?: UserInfo; rejectAll?: boolean } = {
   return { ...setup, kube, clientSecret };
 }
 
-describe('kubectl runs webapi-credential from a kubeconfig exec entry', () => {
+describeWith(KUBECTL_1_33, KUBECTL_1_27)('kubectl runs webapi-credential from a kubeconfig exec entry', () => {
   it('kubectl 1.33 with exec apiVersion v1 lists the pods using the bearer token the token API issued', async () => {
     const { kube, clientSecret, ...setup } = await bearerSetup();
 

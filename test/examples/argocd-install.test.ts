@@ -7,9 +7,10 @@ import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, statSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import YAML from 'yaml';
 import { KUBECTL_1_33, requireKubectl } from '../helpers/kubectl.js';
+import { describeWith } from '../helpers/tools.js';
 import { PROVIDERS, examplePath, readArgoCdSecret, readText, readYaml } from '../helpers/examples.js';
 
 interface Container {
@@ -83,7 +84,7 @@ function expectInstalls(spec: PodSpec, main: string, keepsOwn: boolean): Contain
   return init;
 }
 
-describe('examples/argocd', () => {
+describeWith(KUBECTL_1_33)('examples/argocd', () => {
   it('the kustomization patches the upstream install and nothing else', () => {
     expect(readYaml('argocd', 'kustomization.yaml')).toEqual({
       apiVersion: 'kustomize.config.k8s.io/v1beta1',

@@ -2,21 +2,20 @@
 // kubectl gets a clean environment (PATH, HOME and KUBECONFIG in a temp dir) so no cache and no
 // config of the machine leaks in; the plugin inherits it plus the kubeconfig's exec.env.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cliCommand } from './cli.js';
 
-/** Versioned kubectl binaries of the Google Cloud SDK; never /usr/bin/kubectl (a dispatcher that runs exec plugins twice). */
-export const KUBECTL_1_33 = '/usr/lib/google-cloud-sdk/bin/kubectl.1.33';
-export const KUBECTL_1_27 = '/usr/lib/google-cloud-sdk/bin/kubectl.1.27';
+import { KUBECTL_1_27, KUBECTL_1_33, toolPath, type Tool } from './tools.js';
 
-/** The kubectl binary at `path`, or a clear failure when it is not installed. */
-export function requireKubectl(path: string): string {
-  if (!existsSync(path)) {
-    throw new Error(`kubectl not found at ${path}: the e2e tests need the Google Cloud SDK kubectl binaries (apt-get install kubectl / google-cloud-cli)`);
-  }
-  return path;
+// Versioned kubectl binaries (KUBECTL_1_33, KUBECTL_1_27, else the Google Cloud SDK's); never
+// /usr/bin/kubectl, a dispatcher that runs exec plugins twice.
+export { KUBECTL_1_27, KUBECTL_1_33 };
+
+/** The kubectl binary of `tool`, or a clear failure when it is not here. */
+export function requireKubectl(tool: Tool): string {
+  return toolPath(tool);
 }
 
 /**
@@ -92,7 +91,7 @@ export interface KubectlResult {
   stderr: string;
 }
 
-export function runKubectl(kubectl: string, kube: Kube, args: string[], timeoutMs = 15_000): Promise<KubectlResult> {
+export function runKubectl(kubectl: Tool, kube: Kube, args: string[], timeoutMs = 15_000): Promise<KubectlResult> {
   const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: kube.home, KUBECONFIG: kube.kubeconfig };
   return new Promise((resolve, reject) => {
     const child = spawn(requireKubectl(kubectl), args, { env, stdio: ['ignore', 'pipe', 'pipe'] });

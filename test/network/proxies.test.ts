@@ -1,4 +1,4 @@
-// Through a real CONNECT proxy (tinyproxy on loopback): which variable is read, which hosts
+// Through a real CONNECT proxy (the npm package proxy, on loopback): which variable is read, which hosts
 // NO_PROXY sends around it (curl's rules, decided by src/proxy.ts), the proxy's own credentials
 // kept out of every message and trace, and what the user is told when the proxy is the problem.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,7 +27,7 @@ const proxySecrets = [
   Buffer.from(`${USER}:${SECRET.proxyPassword}`).toString('base64'),
 ];
 
-/** tinyproxy logs a CONNECT before it connects on: by the time the CLI has an answer, the line is there. */
+/** The proxy records a CONNECT before it connects on: by the time the CLI has an answer, the line is there. */
 function tunnelled(api: TokenApi, through: Proxy = proxy, host = 'localhost'): boolean {
   return through.connects().includes(`${host}:${api.port}`);
 }
@@ -167,7 +167,7 @@ describe.concurrent('a proxy that wants credentials', () => {
       result,
       3,
       `the proxy http://[REDACTED]@127.0.0.1:${authProxy.port} (from HTTPS_PROXY) did not open a tunnel to localhost:${api.port}: ` +
-        'HTTP/1.0 401 Unauthorized; check the user and password in HTTPS_PROXY',
+        'HTTP/1.1 407 Proxy Authentication Required; check the user and password in HTTPS_PROXY',
       [...proxySecrets, `wrong-${SECRET.proxyPassword}`],
     );
     expect(api.requests).toHaveLength(0);
@@ -194,7 +194,7 @@ describe.concurrent('when the proxy is the problem', () => {
   it('retries, then reports the status line, when the proxy cannot reach the token API', async () => {
     const port = await closedPort();
     const result = await call(config(`https://localhost:${port}/token`, { retry: { limit: 1 } }), [], { HTTPS_PROXY: proxy.url });
-    expectFailure(result, 3, `the proxy http://127.0.0.1:${proxy.port} (from HTTPS_PROXY) did not open a tunnel to localhost:${port}: HTTP/1.1 500 Unable to connect after 2 attempts`);
+    expectFailure(result, 3, `the proxy http://127.0.0.1:${proxy.port} (from HTTPS_PROXY) did not open a tunnel to localhost:${port}: HTTP/1.1 500 Internal Server Error after 2 attempts`);
     expect(proxy.connects().filter((c) => c === `localhost:${port}`)).toHaveLength(2);
   });
 

@@ -1,0 +1,78 @@
+// Tools npm cannot install (kubectl, zsh, fish): found through an env variable, then their usual
+// places. A suite that needs one that is absent is skipped with one line that names the tool and
+// how to enable it; under CI=true the absence fails the run instead (.ci/run provides them all).
+import { accessSync, constants } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { describe } from 'vitest';
+
+export interface Tool {
+  name: string;
+  /** The executable, or undefined when it is not here. */
+  path: string | undefined;
+  /** How to make it available, for the skip line. */
+  enable: string;
+}
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `env` names the tool's path; else the first executable of `candidates` (names are looked up on the PATH). */
+export function findTool(name: string, env: string, candidates: string[], enable: string): Tool {
+  const given = process.env[env];
+  if (given) return { name, path: executable(given) ? given : undefined, enable: `${env}=${given} is not executable; ${enable}` };
+  for (const candidate of candidates) {
+    if (candidate.includes('/')) {
+      if (executable(candidate)) return { name, path: candidate, enable };
+    } else {
+      for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
+        if (dir && executable(join(dir, candidate))) return { name, path: join(dir, candidate), enable };
+      }
+    }
+  }
+  return { name, path: undefined, enable };
+}
+
+/** The path of a tool a test needs; throws when absent (use describeWith to skip instead). */
+export function toolPath(tool: Tool): string {
+  if (!tool.path) throw new Error(`${tool.name} not found: ${tool.enable}`);
+  return tool.path;
+}
+
+const reported = new Set<string>();
+
+/**
+ * `describe` when every tool is here; otherwise the suite is skipped with one line on stderr naming
+ * what is missing, or, under CI=true, fails.
+ */
+export function describeWith(...tools: Tool[]): typeof describe | typeof describe.skip {
+  const missing = tools.filter((tool) => !tool.path);
+  if (missing.length === 0) return describe;
+  const line = missing.map((tool) => `${tool.name} not found (${tool.enable})`).join('; ');
+  if (process.env['CI'] === 'true') throw new Error(`CI=true requires every tool: ${line}`);
+  if (!reported.has(line)) {
+    reported.add(line);
+    process.stderr.write(`skipped: ${line}\n`);
+  }
+  return describe.skip;
+}
+
+export const KUBECTL_1_33 = findTool(
+  'kubectl 1.33',
+  'KUBECTL_1_33',
+  ['/usr/lib/google-cloud-sdk/bin/kubectl.1.33'],
+  'set KUBECTL_1_33 to a kubectl 1.33 binary; not /usr/bin/kubectl of the Google Cloud SDK, a dispatcher that runs exec plugins twice',
+);
+export const KUBECTL_1_27 = findTool(
+  'kubectl 1.27',
+  'KUBECTL_1_27',
+  ['/usr/lib/google-cloud-sdk/bin/kubectl.1.27'],
+  'set KUBECTL_1_27 to a kubectl 1.27 binary (the last one that sends v1beta1 by default)',
+);
+export const ZSH = findTool('zsh', 'ZSH_BIN', ['zsh'], 'apt-get install zsh, or set ZSH_BIN');
+export const FISH = findTool('fish', 'FISH_BIN', ['fish'], 'apt-get install fish, or set FISH_BIN');

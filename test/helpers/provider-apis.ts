@@ -69,9 +69,11 @@ export function keycloak(expected: { realm: string; clientId: string; clientSecr
     const [clientId, clientSecret] =
       basic !== undefined
         ? (() => {
+            // RFC 6749 §2.3.1, as Keycloak reads it: each part is form-decoded after the base64.
             const decoded = Buffer.from(basic, 'base64').toString('utf8');
             const colon = decoded.indexOf(':');
-            return [decoded.slice(0, colon), decoded.slice(colon + 1)];
+            const formDecode = (part: string) => decodeURIComponent(part.replace(/\+/g, ' '));
+            return [formDecode(decoded.slice(0, colon)), formDecode(decoded.slice(colon + 1))];
           })()
         : [body.get('client_id'), body.get('client_secret')];
     if (clientId !== expected.clientId || clientSecret !== expected.clientSecret) {

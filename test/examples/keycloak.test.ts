@@ -19,7 +19,8 @@ async function keycloakApi() {
 
 describe.concurrent('examples/keycloak', () => {
   it.each([
-    ['config.yaml', 'HTTP Basic', `Basic ${Buffer.from(`${CLIENT_ID}:${SECRET}`).toString('base64')}`, { grant_type: 'client_credentials' }],
+    // RFC 6749 §2.3.1: both parts form-encoded, then base64.
+    ['config.yaml', 'HTTP Basic', `Basic ${Buffer.from(`${CLIENT_ID}:${new URLSearchParams({ s: SECRET }).toString().slice(2)}`).toString('base64')}`, { grant_type: 'client_credentials' }],
     ['config-client-secret-post.yaml', 'the form', undefined, { grant_type: 'client_credentials', client_id: CLIENT_ID, client_secret: SECRET }],
   ])('%s gets a client_credentials token, the client authenticating with %s', async (file, _how, authorization, form) => {
     const { api, issued, sets } = await keycloakApi();

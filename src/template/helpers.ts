@@ -108,6 +108,14 @@ export const HELPERS: Readonly<Record<string, Helper>> = {
       return `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`;
     },
   },
+  jwt: {
+    arity: [2, 3],
+    volatile: true,
+    secret: true,
+    doc: 'a signed JWT (compact JWS) of the claims with the key; iat, exp (5 min) and jti added when absent',
+    // jose (and our use of it) loads only for a config that signs.
+    call: async ([claims, key, options], context) => (await import('./jwt.js')).signJwt(claims, key, options, context),
+  },
   now: { arity: [0, 0], volatile: true, doc: 'the current unix time in seconds', call: (_args, context) => Math.floor(context.nowMs() / 1000) },
   uuid: { arity: [0, 0], volatile: true, doc: 'a random UUID v4', call: (_args, context) => context.uuid() },
 };

@@ -15,6 +15,8 @@ const MARKERS: Record<string, string> = {
   yaml: 'YAMLParseError',
   // jsep, and our template checker and evaluator with it
   'expression parser': 'addBinaryOp',
+  // jose, for jwt()
+  jose: 'JWSSignatureVerificationFailed',
   'json-p3': 'JSONPathSyntaxError',
   commander: 'CommanderError',
 };

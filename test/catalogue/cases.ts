@@ -552,12 +552,12 @@ export const cases: Case[] = [
   {
     area: 'templates', fault: 'huge', name: 'a template that would build a gigabyte string with a method',
     args: withConfig({ json: { a: '{{ "a".repeat(2 ** 30) }}' } }),
-    code: 2, message: `${INVALID}${P}.json.a: {{ "a".repeat(2 ** 30) }}: calling a method (repeat) is not allowed; only the helpers can be called: urlencode, base64, base64url, base64decode, lower, upper, trim, json, fromJson, file, basicAuth, now, uuid`,
+    code: 2, message: `${INVALID}${P}.json.a: {{ "a".repeat(2 ** 30) }}: calling a method (repeat) is not allowed; only the helpers can be called: urlencode, base64, base64url, base64decode, lower, upper, trim, json, fromJson, file, basicAuth, jwt, now, uuid`,
   },
   {
     area: 'templates', fault: 'unsupported', name: 'a template that calls require()',
     args: withConfig({ json: { a: '{{ require("fs").readFileSync("/etc/passwd") }}' } }),
-    code: 2, message: `${INVALID}${P}.json.a: {{ require("fs").readFileSync("/etc/passwd") }}: calling a method (readFileSync) is not allowed; only the helpers can be called: urlencode, base64, base64url, base64decode, lower, upper, trim, json, fromJson, file, basicAuth, now, uuid`,
+    code: 2, message: `${INVALID}${P}.json.a: {{ require("fs").readFileSync("/etc/passwd") }}: calling a method (readFileSync) is not allowed; only the helpers can be called: urlencode, base64, base64url, base64decode, lower, upper, trim, json, fromJson, file, basicAuth, jwt, now, uuid`,
   },
   {
     area: 'templates', fault: 'unicode', name: 'a template reading a var named in Cyrillic',

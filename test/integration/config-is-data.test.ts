@@ -16,19 +16,19 @@ const EXPLOITS: Array<[string, string, string]> = [
   [
     'a global reached by name',
     `globalThis.process.getBuiltinModule("child_process").execSync("touch ${pwned}")`,
-    'calling a method (execSync) is not allowed; only the helpers can be called: urlencode, base64, base64url, base64decode, lower, upper, trim, json, fromJson, file, basicAuth, now, uuid',
+    'calling a method (execSync) is not allowed; only the helpers can be called: urlencode, base64, base64url, base64decode, lower, upper, trim, json, fromJson, file, basicAuth, jwt, now, uuid',
   ],
   [
     "a helper's constructor",
     `urlencode.constructor("return process")().getBuiltinModule("child_process").execSync("touch ${pwned}")`,
-    'calling a method (execSync) is not allowed; only the helpers can be called: urlencode, base64, base64url, base64decode, lower, upper, trim, json, fromJson, file, basicAuth, now, uuid',
+    'calling a method (execSync) is not allowed; only the helpers can be called: urlencode, base64, base64url, base64decode, lower, upper, trim, json, fromJson, file, basicAuth, jwt, now, uuid',
   ],
   ['a constructor reached through data', 'cluster.constructor', 'constructor is not data: only the own properties of objects and lists can be read'],
-  ['a list literal constructor', '[].constructor.constructor("return process")()', 'calling a method is not allowed; only the helpers can be called: urlencode, base64, base64url, base64decode, lower, upper, trim, json, fromJson, file, basicAuth, now, uuid'],
+  ['a list literal constructor', '[].constructor.constructor("return process")()', 'calling a method is not allowed; only the helpers can be called: urlencode, base64, base64url, base64decode, lower, upper, trim, json, fromJson, file, basicAuth, jwt, now, uuid'],
   ['__proto__', 'vars.__proto__', '__proto__ is not data: only the own properties of objects and lists can be read'],
   ['this', 'this', 'this is not supported'],
   ['an arrow function', '(() => 1)()', 'Unexpected "=" at character 4'],
-  ['require', `require("child_process").execSync("touch ${pwned}")`, 'calling a method (execSync) is not allowed; only the helpers can be called: urlencode, base64, base64url, base64decode, lower, upper, trim, json, fromJson, file, basicAuth, now, uuid'],
+  ['require', `require("child_process").execSync("touch ${pwned}")`, 'calling a method (execSync) is not allowed; only the helpers can be called: urlencode, base64, base64url, base64decode, lower, upper, trim, json, fromJson, file, basicAuth, jwt, now, uuid'],
   ['process.env', 'process.env.HOME', 'process is not available: a template reads only env, vars, cluster, steps and calls the helpers'],
 ];
 

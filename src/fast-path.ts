@@ -7,8 +7,9 @@ import { selectSource } from './config/load.js';
 import { DURATION_PATTERN, parseDuration } from './config/shape.js';
 import { INSECURE_SKIP_VERIFY_WARNING } from './errors.js';
 import { formatExecCredential, readExecInfo, resolveApiVersion } from './exec-credential.js';
-import { dependencyDigest, readRef, refKey } from './cache/ref.js';
-import { defaultCacheDir, privateDir, readEntry } from './cache/store.js';
+import { entryKey, refKey } from './cache/key.js';
+import { dependencyDigest, readRef } from './cache/ref.js';
+import { defaultCacheDir, privateDir, readEntry, readSecret } from './cache/store.js';
 import { parseSetFlags } from './vars.js';
 
 export interface FastFlags {
@@ -75,10 +76,15 @@ export function fastPath(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile
     const source = selectSource(flags, deps.env, execInfo.cluster);
     const configText = source.kind === 'document' ? JSON.stringify(source.document) : source.kind === 'text' ? source.text : deps.readFile(source.path);
     const dir = flags.cacheDir ?? defaultCacheDir(deps.env, deps.cache.homedir);
-    if (!privateDir(deps.cache.fs, dir, deps.cache.uid)) return undefined;
-    const ref = readRef(deps.cache.fs, dir, refKey({ version: deps.version, sourceKind: source.kind, configText, vars, cluster: execInfo.cluster, cacheFlag: flags.cache }));
-    if (!ref || dependencyDigest(deps.env, ref.env, ref.files, deps.readFile) !== ref.digest) return undefined;
-    const lookup = readEntry(deps.cache.fs, dir, ref.key, deps.now());
+    const { fs, uid } = deps.cache;
+    if (!privateDir(fs, dir, uid)) return undefined;
+    const secret = readSecret(fs, dir, uid);
+    if (!secret) return undefined;
+    const found = refKey(secret, { version: deps.version, sourceKind: source.kind, configText, vars, cluster: execInfo.cluster, cacheFlag: flags.cache });
+    const ref = readRef(fs, dir, found, uid);
+    if (!ref) return undefined;
+    const key = entryKey(secret, ref.inputs, dependencyDigest(deps.env, ref.env, ref.files, deps.readFile));
+    const lookup = readEntry(fs, dir, key, deps.now(), uid);
     if (!lookup.hit || (flags.output === 'token' && !lookup.status.token)) return undefined;
     if (ref.insecure) deps.stderr(`webapi-credential: warning: ${INSECURE_SKIP_VERIFY_WARNING}\n`);
     if (flags.verbose) deps.stderr(`webapi-credential: cache: hit (fast path, ${dir})\n`);

@@ -11,9 +11,9 @@ import type { Redactor } from './redact.js';
 import { buildRequest, describeRequest, renderFields, renderRequest, requestRoot, templateFields, type RenderedFields, type RenderedRequest } from './request.js';
 import { checkTemplates, TemplateRenderer } from './template/renderer.js';
 import { parseSetFlags } from './vars.js';
-import { cached, defaultCacheDir, type CacheDeps } from './cache/cache.js';
-import { cacheKey } from './cache/key.js';
-import { dependencyDigest, refKey, writeRef, type Ref, type RefInputs } from './cache/ref.js';
+import { cached, defaultCacheDir, openCache, type CacheDeps } from './cache/cache.js';
+import { entryKey, inputsKey, refKey, type RefInputs } from './cache/key.js';
+import { dependencyDigest, writeRef } from './cache/ref.js';
 import { clearDir } from './cache/store.js';
 
 export interface Deps {
@@ -54,6 +54,8 @@ interface Prepared {
   /** Renders the requests again once the steps have run (fetchCredential). */
   renderer: TemplateRenderer;
   readFile: (path: string) => string;
+  /** The config as parsed: what the cache key takes of it. */
+  document: unknown;
   apiVersion: string;
   origin: string;
   /** What the cache's fast path finds this request by (see cache/ref.ts). */
@@ -125,6 +127,7 @@ export async function prepare(flags: RequestFlags, deps: Deps): Promise<Prepared
     steps,
     renderer,
     readFile,
+    document,
     paths,
     apiVersion,
     origin: source.origin,
@@ -161,22 +164,22 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
   if (request.tls.insecureSkipVerify) deps.warn(INSECURE_SKIP_VERIFY_WARNING);
   const fetch = () => fetchCredential(prepared, deadline, deps);
   let status: CredentialStatus;
-  if (flags.cache ?? config.cacheEnabled) {
-    const dir = flags.cacheDir ?? defaultCacheDir(deps.env, deps.cache.homedir);
-    const key = cacheKey(request, config);
-    status = await cached(dir, key, { deadline, timeoutMs: flags.timeoutMs }, fetch, { ...deps.cache, now: deps.now, trace: deps.trace });
+  const dir = flags.cacheDir ?? defaultCacheDir(deps.env, deps.cache.homedir);
+  const cacheDeps = { ...deps.cache, now: deps.now, trace: deps.trace };
+  const secret = flags.cache ?? config.cacheEnabled ? openCache(dir, cacheDeps) : undefined;
+  if (secret) {
+    // Keyed by the inputs and the values the templates read, never by the rendered request: a
+    // jwt(), now(), uuid() or a step's answer would make every call's key a new one.
+    const ref = refKey(secret, { ...refInputs, version: deps.version, cacheFlag: flags.cache });
+    const inputs = inputsKey(secret, { version: deps.version, document: prepared.document, vars: refInputs.vars, cluster: refInputs.cluster });
+    const key = entryKey(secret, inputs, dependencyDigest(deps.env, dependencies.env, dependencies.files, deps.readFile));
+    status = await cached(dir, key, { deadline, timeoutMs: flags.timeoutMs }, fetch, cacheDeps);
     deps.redactor.add(status.token);
     deps.redactor.add(status.clientKeyData);
     if (status.expirationTimestamp) {
-      // Lets the next call find this entry without parsing and rendering (cache/ref.ts).
-      const ref: Ref = {
-        key,
-        ...dependencies,
-        digest: dependencyDigest(deps.env, dependencies.env, dependencies.files, deps.readFile),
-        insecure: request.tls.insecureSkipVerify,
-      };
       try {
-        writeRef(deps.cache.fs, dir, refKey({ ...refInputs, version: deps.version, cacheFlag: flags.cache }), ref, deps.cache.unique());
+        // Lets the next call find this entry without parsing and rendering (cache/ref.ts).
+        writeRef(deps.cache.fs, dir, ref, { inputs, ...dependencies, insecure: request.tls.insecureSkipVerify }, deps.cache.unique());
       } catch (error) {
         deps.trace(`cache: cannot store the ref (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
       }
@@ -195,7 +198,7 @@ export function clearCache(flags: { cacheDir?: string }, deps: Deps): void {
   } catch (error) {
     throw new UsageError('CACHE_CLEAR', `cannot clear the cache in ${dir}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { cause: error });
   }
-  deps.stdout(`removed ${removed} file${removed === 1 ? '' : 's'} from ${dir}\n`);
+  deps.stdout(`removed ${removed} cached credential${removed === 1 ? '' : 's'} from ${dir}\n`);
 }
 
 async function fetchCredential(prepared: Prepared, deadline: number, deps: Deps): Promise<CredentialStatus> {

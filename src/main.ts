@@ -58,6 +58,16 @@ function realDeps(): CliDeps {
       },
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
       unique: () => `${process.pid}-${Math.random().toString(36).slice(2)}`,
+      // Only a write that creates the cache's key needs node:crypto: loaded then, not on a hit.
+      randomBytes: () => process.getBuiltinModule('node:crypto').randomBytes(32),
+      host: () => {
+        // A pid is this host's and this pid namespace's: containers sharing a cache volume differ in one.
+        try {
+          return `${fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()}/${fs.readlinkSync('/proc/self/ns/pid')}`;
+        } catch {
+          return '';
+        }
+      },
       ...(process.getuid ? { uid: process.getuid() } : {}),
     },
   };

@@ -14,7 +14,8 @@ const PRIMES = firstPrimes(64);
 const K = Uint32Array.from(PRIMES, (p) => frac32(Math.cbrt(p)));
 const H0 = Uint32Array.from(PRIMES.slice(0, 8), (p) => frac32(Math.sqrt(p)));
 
-export function sha256Hex(input: string | Uint8Array): string {
+/** The 32-byte SHA-256 digest. */
+export function sha256(input: string | Uint8Array): Uint8Array {
   const data = typeof input === 'string' ? Buffer.from(input, 'utf8') : input;
   const bitLength = data.length * 8;
   const padded = new Uint8Array((((data.length + 9 + 63) >> 6) << 6));
@@ -61,7 +62,34 @@ export function sha256Hex(input: string | Uint8Array): string {
     h[6] = (h[6]! + g) >>> 0;
     h[7] = (h[7]! + hh) >>> 0;
   }
-  let hex = '';
-  for (const word of h) hex += word.toString(16).padStart(8, '0');
-  return hex;
+  const out = new Uint8Array(32);
+  const outView = new DataView(out.buffer);
+  h.forEach((word, i) => outView.setUint32(i * 4, word));
+  return out;
+}
+
+function hex(bytes: Uint8Array): string {
+  let text = '';
+  for (const byte of bytes) text += byte.toString(16).padStart(2, '0');
+  return text;
+}
+
+export function sha256Hex(input: string | Uint8Array): string {
+  return hex(sha256(input));
+}
+
+/** HMAC-SHA256 (RFC 2104) in hex: the cache's keyed hash, so its file names are no oracle for a secret. */
+export function hmacSha256Hex(key: Uint8Array, message: string | Uint8Array): string {
+  const block = new Uint8Array(64);
+  block.set(key.length > 64 ? sha256(key) : key);
+  const data = typeof message === 'string' ? Buffer.from(message, 'utf8') : message;
+  const inner = new Uint8Array(64 + data.length);
+  const outer = new Uint8Array(64 + 32);
+  for (let i = 0; i < 64; i++) {
+    inner[i] = block[i]! ^ 0x36;
+    outer[i] = block[i]! ^ 0x5c;
+  }
+  inner.set(data, 64);
+  outer.set(sha256(inner), 64);
+  return hex(sha256(outer));
 }

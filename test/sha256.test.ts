@@ -1,6 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { sha256Hex } from '../src/sha256.js';
+import { hmacSha256Hex, sha256Hex } from '../src/sha256.js';
 
 const reference = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
 
@@ -26,5 +26,23 @@ describe('sha256Hex', () => {
 
   it('gives the well-known digest of "abc"', () => {
     expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+});
+
+describe('hmacSha256Hex', () => {
+  const referenceHmac = (key: Uint8Array, data: string | Uint8Array) => createHmac('sha256', key).update(data).digest('hex');
+
+  it('gives the RFC 4231 test case 2 value', () => {
+    expect(hmacSha256Hex(Buffer.from('Jefe'), 'what do ya want for nothing?')).toBe('5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843');
+  });
+
+  it('matches node:crypto for keys shorter than, equal to and longer than a block, and any message', () => {
+    for (const keyLength of [0, 1, 32, 63, 64, 65, 131]) {
+      for (const messageLength of [0, 1, 55, 64, 200]) {
+        const key = randomBytes(keyLength);
+        const message = randomBytes(messageLength);
+        expect(hmacSha256Hex(key, message)).toBe(referenceHmac(key, message));
+      }
+    }
   });
 });

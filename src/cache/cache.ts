@@ -2,7 +2,7 @@
 // throughout: a cache problem is a trace line and a fetch, never a failed command.
 import type { CredentialStatus } from '../exec-credential.js';
 import { acquire, type LockDeps } from './lock.js';
-import { clearDir, ensureDir, readEntry, writeEntry, type CacheFs } from './store.js';
+import { ensureDir, ensureSecret, readEntry, writeEntry, type CacheFs } from './store.js';
 
 export { defaultCacheDir } from './store.js';
 
@@ -13,6 +13,22 @@ export interface CacheDeps extends LockDeps {
   unique: () => string;
   /** This process's uid (undefined where there is none): the cache directory must be its own. */
   uid?: number;
+  /** 32 random bytes, for the key of the keyed hashes. */
+  randomBytes: () => Uint8Array;
+}
+
+/**
+ * Makes the directory ready and returns the key of its keyed hashes, or undefined (with a trace)
+ * when the directory cannot be trusted or used: then the call fetches without the cache.
+ */
+export function openCache(dir: string, deps: CacheDeps): Uint8Array | undefined {
+  try {
+    ensureDir(deps.fs, dir, deps.uid);
+    return ensureSecret(deps.fs, dir, deps.uid, deps.randomBytes);
+  } catch (error) {
+    deps.trace(`cache: off for this call: ${error instanceof Error && !(error as NodeJS.ErrnoException).code ? error.message : `directory ${dir} is unusable (${errorCode(error)})`}`);
+    return undefined;
+  }
 }
 
 /** Longest a caller waits for another process's fetch before fetching itself. */
@@ -33,24 +49,14 @@ export async function cached(
       return;
     }
     try {
-      writeEntry(fs, dir, key, status, deps.unique());
+      writeEntry(fs, dir, key, status, deps.unique(), deps.now());
       trace('cache: stored');
     } catch (error) {
       trace(`cache: cannot store the entry (${errorCode(error)})`);
     }
   };
 
-  try {
-    if (ensureDir(fs, dir, deps.uid)) {
-      // Others could write there until now: whatever they left may be a credential of their choosing.
-      const dropped = clearDir(fs, dir);
-      trace(`cache: directory ${dir} was open to others; made it 0700 and dropped the ${dropped} file(s) in it`);
-    }
-  } catch (error) {
-    trace(`cache: directory ${dir} is unusable (${errorCode(error)}); fetching without the cache`);
-    return fetch();
-  }
-  const first = readEntry(fs, dir, key, deps.now());
+  const first = readEntry(fs, dir, key, deps.now(), deps.uid);
   if (first.hit) {
     trace('cache: hit');
     return first.status;
@@ -66,7 +72,7 @@ export async function cached(
         waitUntil: deps.now() + Math.min(MAX_WAIT_MS, (timing.deadline - deps.now()) / 2),
         // No holder lives longer than its own deadline; ours is the best guess we have of theirs.
         staleAfterMs: Math.max(timing.timeoutMs, 30_000) + 5_000,
-        ready: () => readEntry(fs, dir, key, deps.now()).hit,
+        ready: () => readEntry(fs, dir, key, deps.now(), deps.uid).hit,
       },
       deps,
     );
@@ -83,7 +89,7 @@ export async function cached(
   }
   try {
     // Whoever held the lock before us may have stored the entry in the meantime.
-    const again = readEntry(fs, dir, key, deps.now());
+    const again = readEntry(fs, dir, key, deps.now(), deps.uid);
     if (again.hit) {
       trace('cache: hit after waiting for another process');
       return again.status;

@@ -1,8 +1,10 @@
 // Single flight across processes: the first cold caller creates <key>.lock with O_EXCL and fetches;
 // the others poll until the entry appears or the lock goes. A lock whose owner died (SIGKILL while
-// fetching or writing) is recovered: its pid is gone, or it is older than any fetch may take.
+// fetching or writing) is recovered: it is older than any fetch may take, its mtime is in the
+// future, or, when it was written on this very host and pid namespace, its pid is gone. Two
+// waiters never both break one lock: the breaker renames it away and checks it moved that very file.
 import { join } from 'node:path';
-import type { CacheFs } from './store.js';
+import { readPrivateFile, type CacheFs } from './store.js';
 
 export interface LockDeps {
   fs: CacheFs;
@@ -11,6 +13,14 @@ export interface LockDeps {
   pid: number;
   /** true when a process with this pid exists on this host. */
   alive: (pid: number) => boolean;
+  /**
+   * This host and pid namespace (boot id + namespace inode): a pid only means something to a
+   * process that shares them, not across containers sharing a cache volume.
+   */
+  host?: () => string;
+  uid?: number;
+  /** A name part no other process will pick. */
+  unique: () => string;
 }
 
 export interface Lock {
@@ -40,12 +50,9 @@ export async function acquire(
     const lock = tryCreate(path, deps);
     if (lock) return { kind: 'acquired', lock };
     if (options.ready()) return { kind: 'ready' };
-    if (isStale(path, options.staleAfterMs, deps)) {
-      try {
-        deps.fs.unlinkSync(path);
-      } catch {
-        // Another waiter removed it first.
-      }
+    const stale = staleLock(path, options.staleAfterMs, deps);
+    if (stale !== undefined) {
+      breakLock(path, stale, deps);
       continue;
     }
     if (deps.now() + POLL_MS >= options.waitUntil) return { kind: 'timeout' };
@@ -62,7 +69,7 @@ function tryCreate(path: string, deps: LockDeps): Lock | undefined {
     throw error;
   }
   try {
-    deps.fs.writeSync(fd, `${deps.pid}\n`);
+    deps.fs.writeSync(fd, `${deps.pid} ${deps.host?.() ?? ''}\n`);
   } finally {
     deps.fs.closeSync(fd);
   }
@@ -80,19 +87,66 @@ function tryCreate(path: string, deps: LockDeps): Lock | undefined {
   };
 }
 
-function isStale(path: string, staleAfterMs: number, deps: LockDeps): boolean {
-  let mtime: number;
-  let owner: number;
+interface Judged {
+  ino: number;
+  mtimeMs: number;
+  text: string;
+}
+
+/** A lock that is stale, as judged (its inode, time and content), or undefined while it is live (or gone, or not ours). */
+function staleLock(path: string, staleAfterMs: number, deps: LockDeps): Judged | undefined {
+  let judged: Judged;
   try {
-    mtime = deps.fs.statSync(path).mtimeMs;
-    owner = Number.parseInt(deps.fs.readFileSync(path, 'utf8'), 10);
+    const { ino, mtimeMs } = deps.fs.lstatSync(path);
+    judged = { ino, mtimeMs, text: readPrivateFile(deps.fs, path, deps.uid, 256) };
   } catch {
-    return false; // Gone already, or unreadable: the next round decides.
+    return undefined; // Gone already, or planted: the wait runs out and we fetch without it.
   }
-  if (deps.now() - mtime > staleAfterMs) return true;
+  const mtime = judged.mtimeMs;
+  const text = judged.text;
+  const age = deps.now() - mtime;
+  // No holder lives longer than a fetch; a future mtime is a clock jump or a planted file.
+  if (age > staleAfterMs || age < -5_000) return judged;
+  const [pidText, host] = text.trim().split(' ');
+  const owner = Number.parseInt(pidText ?? '', 10);
   // An empty pid means the owner died between creating the file and writing to it; give it a moment.
-  if (!Number.isInteger(owner) || owner <= 0) return deps.now() - mtime > 1000;
-  // Our own pid is not us (we failed to create the lock just now): a dead holder whose pid we reuse,
-  // as in a fresh container per call sharing the cache volume.
-  return owner === deps.pid || !deps.alive(owner);
+  if (!Number.isInteger(owner) || owner <= 0) return age > 1000 ? judged : undefined;
+  // A pid from another host or container says nothing here: only the age decides then.
+  const here = deps.host?.();
+  if (!here || host !== here) return undefined;
+  // Our own pid is not us (we failed to create the lock just now): a dead holder whose pid we reuse.
+  return owner === deps.pid || !deps.alive(owner) ? judged : undefined;
+}
+
+/**
+ * Removes the lock judged stale. Renamed away first: of two waiters that judged the same lock stale,
+ * only the one whose rename moved that very file (inode, time and content: an inode number is
+ * reused at once) removes it; one that moved a fresh lock (taken in between) puts it back.
+ */
+function breakLock(path: string, judged: Judged, deps: LockDeps): void {
+  const aside = `${path}.${deps.unique()}.broken`;
+  try {
+    deps.fs.renameSync(path, aside);
+  } catch {
+    return; // Another waiter moved it first.
+  }
+  let same = false;
+  try {
+    const moved = deps.fs.lstatSync(aside);
+    same = moved.ino === judged.ino && moved.mtimeMs === judged.mtimeMs && readPrivateFile(deps.fs, aside, deps.uid, 256) === judged.text;
+  } catch {
+    same = false;
+  }
+  if (!same) {
+    try {
+      deps.fs.linkSync(aside, path);
+    } catch {
+      // A newer lock is in place already: the one we moved is its holder's no more.
+    }
+  }
+  try {
+    deps.fs.unlinkSync(aside);
+  } catch {
+    // Nothing to clean up.
+  }
 }

@@ -1,49 +1,27 @@
-// The fast path to a cached credential. A full run renders the request to find the entry's key,
-// which needs YAML, Eta and JSONPath: tens of milliseconds for a plugin kubectl runs on every
-// command. So each cached entry also gets a ref, found from the raw inputs alone (config text,
-// --set vars, cluster info, the cache flag and our version), that names the entry and the
-// environment variables and files its request was rendered from. When those still hash to the
-// same digest, the rendered request would be the same, and the entry may be served as is.
+// The fast path to a cached credential. A full run renders every template to learn which env
+// variables and files the credential depends on, which needs YAML, the expression parser and
+// JSONPath: tens of milliseconds for a plugin kubectl runs on every command. So each entry also gets
+// a ref, found from the raw inputs alone, that lists those names. With their current values the
+// fast path computes the entry's key (cache/key.ts) as the full run would: a rotated secret, a
+// changed file or var, another config simply names another entry.
 import { join } from 'node:path';
 import { sha256Hex } from '../sha256.js';
 import { CACHE_FORMAT } from './key.js';
-import { writeAtomic, type CacheFs } from './store.js';
-
-export interface RefInputs {
-  version: string;
-  sourceKind: string;
-  configText: string;
-  vars: Record<string, string>;
-  cluster: Record<string, unknown> | undefined;
-  cacheFlag: boolean | undefined;
-}
+import { readPrivateFile, writeAtomic, type CacheFs } from './store.js';
 
 export interface Ref {
-  /** Key of the entry (cacheKey of the rendered request). */
-  key: string;
+  /** inputsKey() of the config, vars and cluster info the ref was found by. */
+  inputs: string;
   env: string[];
   files: string[];
-  digest: string;
   /** tls.insecureSkipVerify: the warning is due on every call, hits included. */
   insecure: boolean;
 }
 
-export function refKey(inputs: RefInputs): string {
-  return sha256Hex(
-    JSON.stringify([
-      CACHE_FORMAT,
-      'ref',
-      inputs.version,
-      inputs.sourceKind,
-      inputs.configText,
-      inputs.vars,
-      inputs.cluster ?? null,
-      inputs.cacheFlag ?? null,
-    ]),
-  );
-}
-
-/** Hash of the current values of what the request was rendered from; a file that is gone counts as null. */
+/**
+ * The current values of what the request was rendered from, digested; a file that is gone counts
+ * as null. Never stored: it only goes into the keyed entry key.
+ */
 export function dependencyDigest(env: Record<string, string | undefined>, names: string[], files: string[], readFile: (path: string) => string): string {
   const read = (path: string) => {
     try {
@@ -52,25 +30,21 @@ export function dependencyDigest(env: Record<string, string | undefined>, names:
       return null;
     }
   };
-  return sha256Hex(JSON.stringify([names.map((name) => [name, env[name] ?? null]), files.map((path) => [path, read(path)])]));
+  // An empty value reads as not set in templates: the same here.
+  return sha256Hex(JSON.stringify([names.map((name) => [name, env[name] || null]), files.map((path) => [path, read(path)])]));
 }
 
-export function readRef(fs: CacheFs, dir: string, key: string): Ref | undefined {
+export function refPath(dir: string, key: string): string {
+  return join(dir, `${key}.ref`);
+}
+
+export function readRef(fs: CacheFs, dir: string, key: string, uid: number | undefined): Ref | undefined {
   try {
-    const parsed = JSON.parse(fs.readFileSync(join(dir, `${key}.ref`), 'utf8')) as Partial<Ref> & { apiVersion?: unknown; kind?: unknown };
+    const parsed = JSON.parse(readPrivateFile(fs, refPath(dir, key), uid)) as Partial<Ref> & { apiVersion?: unknown; kind?: unknown };
     const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
-    if (
-      parsed.apiVersion !== CACHE_FORMAT ||
-      parsed.kind !== 'CacheRef' ||
-      typeof parsed.key !== 'string' ||
-      !/^[0-9a-f]{64}$/.test(parsed.key) ||
-      typeof parsed.digest !== 'string' ||
-      !strings(parsed.env) ||
-      !strings(parsed.files)
-    ) {
-      return undefined;
-    }
-    return { key: parsed.key, env: parsed.env, files: parsed.files, digest: parsed.digest, insecure: parsed.insecure === true };
+    if (parsed.apiVersion !== CACHE_FORMAT || parsed.kind !== 'CacheRef' || !strings(parsed.env) || !strings(parsed.files)) return undefined;
+    if (typeof parsed.inputs !== 'string' || !/^[0-9a-f]{64}$/.test(parsed.inputs)) return undefined;
+    return { inputs: parsed.inputs, env: parsed.env, files: parsed.files, insecure: parsed.insecure === true };
   } catch {
     return undefined;
   }

@@ -1,9 +1,22 @@
 // Versioned credential entries on disk, Pinniped's execcredcache in spirit: best effort, so every
 // problem (missing, corrupt, truncated, foreign version, expired, unreadable) is a miss with a
 // reason, never an exception, and a write that fails is only reported.
-import { join } from 'node:path';
+import { constants } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { CredentialStatus } from '../exec-credential.js';
 import { CACHE_FORMAT } from './key.js';
+
+interface Stat {
+  mode: number;
+  uid: number;
+  nlink: number;
+  size: number;
+  mtimeMs: number;
+  ino: number;
+  isFile(): boolean;
+  isDirectory(): boolean;
+  isSymbolicLink(): boolean;
+}
 
 /** The subset of node:fs the cache uses; main.ts passes the real one. */
 export interface CacheFs {
@@ -11,13 +24,54 @@ export interface CacheFs {
   writeFileSync(path: string, data: string, options: { mode: number; flag: string }): void;
   renameSync(from: string, to: string): void;
   unlinkSync(path: string): void;
+  linkSync(existing: string, path: string): void;
   mkdirSync(path: string, options: { recursive: true; mode: number }): unknown;
-  chmodSync(path: string, mode: number): void;
-  statSync(path: string): { mode: number; mtimeMs: number; uid: number; isDirectory(): boolean };
+  statSync(path: string): Stat;
+  lstatSync(path: string): Stat;
+  fstatSync(fd: number): Stat;
+  realpathSync(path: string): string;
   readdirSync(path: string): string[];
-  openSync(path: string, flags: string, mode: number): number;
+  openSync(path: string, flags: string | number, mode?: number): number;
+  readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null): number;
   closeSync(fd: number): void;
   writeSync(fd: number, data: string): number;
+}
+
+/** Largest cache file read: an entry holds one credential, a few kB. */
+const MAX_FILE_BYTES = 256 * 1024;
+
+/** A file of the cache that is not one we wrote: a miss, never a read of what someone planted. */
+export class UntrustedFile extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+/**
+ * Reads a cache file without trusting its name: opened without following a link and without
+ * blocking (a FIFO cannot hang us), then used only if the descriptor is a regular file of ours,
+ * mode 0600, one link, of bounded size. What was checked is what is read.
+ */
+export function readPrivateFile(fs: CacheFs, path: string, uid: number | undefined, maxBytes = MAX_FILE_BYTES): string {
+  const fd = fs.openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) throw new UntrustedFile('not a regular file');
+    if (uid !== undefined && stat.uid !== uid) throw new UntrustedFile(`owned by uid ${stat.uid}`);
+    if ((stat.mode & 0o777) !== 0o600) throw new UntrustedFile(`mode ${(stat.mode & 0o777).toString(8)}, not 600`);
+    if (stat.nlink !== 1) throw new UntrustedFile(`${stat.nlink} links`);
+    if (stat.size > maxBytes) throw new UntrustedFile(`${stat.size} bytes`);
+    const buffer = new Uint8Array(stat.size);
+    let read = 0;
+    while (read < stat.size) {
+      const n = fs.readSync(fd, buffer, read, stat.size - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return Buffer.from(buffer.subarray(0, read)).toString('utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 interface Entry {
@@ -33,13 +87,14 @@ export function entryPath(dir: string, key: string): string {
   return join(dir, `${key}.json`);
 }
 
-export function readEntry(fs: CacheFs, dir: string, key: string, now: number): Lookup {
+export function readEntry(fs: CacheFs, dir: string, key: string, now: number, uid: number | undefined): Lookup {
   let text: string;
   try {
-    text = fs.readFileSync(entryPath(dir, key), 'utf8');
+    text = readPrivateFile(fs, entryPath(dir, key), uid);
   } catch (error) {
+    if (error instanceof UntrustedFile) return { hit: false, reason: `entry is not ours (${error.reason})` };
     const code = (error as NodeJS.ErrnoException).code;
-    return { hit: false, reason: code === 'ENOENT' ? 'no entry' : `entry unreadable (${code ?? 'error'})` };
+    return { hit: false, reason: code === 'ENOENT' ? 'no entry' : code === 'ELOOP' ? 'entry is a symbolic link' : `entry unreadable (${code ?? 'error'})` };
   }
   let entry: Partial<Entry>;
   try {
@@ -68,13 +123,17 @@ function isUsable(status: unknown): status is CredentialStatus {
   return (hasToken || hasPair) && str(s['expirationTimestamp']) && Number.isFinite(Date.parse(s['expirationTimestamp'] as string));
 }
 
-export function writeEntry(fs: CacheFs, dir: string, key: string, status: CredentialStatus, unique: string): void {
+export function writeEntry(fs: CacheFs, dir: string, key: string, status: CredentialStatus, unique: string, now?: number): void {
   const entry: Entry = { apiVersion: CACHE_FORMAT, kind: 'CachedCredential', key, status };
-  writeAtomic(fs, dir, `${key}.json`, entry, unique);
+  writeAtomic(fs, dir, `${key}.json`, entry, unique, now);
 }
 
+/** A temp file older than this belongs to a writer that died (no fetch lives this long). */
+const DEAD_TEMP_MS = 10 * 60_000;
+
 /** Readers see the old file or the new one, never a part: temp file (0600, same dir), then rename. */
-export function writeAtomic(fs: CacheFs, dir: string, name: string, content: unknown, unique: string): void {
+export function writeAtomic(fs: CacheFs, dir: string, name: string, content: unknown, unique: string, now?: number): void {
+  if (now !== undefined) removeDeadTemps(fs, dir, now);
   const temp = join(dir, `${name.split('.')[0]}.${unique}.tmp`);
   try {
     fs.writeFileSync(temp, JSON.stringify(content) + '\n', { mode: 0o600, flag: 'wx' });
@@ -89,32 +148,67 @@ export function writeAtomic(fs: CacheFs, dir: string, name: string, content: unk
   }
 }
 
-/** Creates the directory with mode 0700, and tightens one that we own but others can read. */
-/** Returns true when the directory was open to others: then nothing in it can be trusted. */
-export function ensureDir(fs: CacheFs, dir: string, uid: number | undefined): boolean {
+/**
+ * Creates the directory (mode 0700) when it is missing, then checks it can be trusted (see
+ * untrusted()); throws with the reason when not. Never chmods or empties anything: what the plugin
+ * did not create is not its to change.
+ */
+export function ensureDir(fs: CacheFs, dir: string, uid: number | undefined): void {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const stat = fs.statSync(dir);
-  if (!stat.isDirectory()) throw new Error(`${dir} is not a directory`);
-  // Whoever owns the directory can put a credential of their choosing in it: only ours will do
-  // (a --cache-dir under /tmp made by another user, say). Root can chmod anyone's directory, which
-  // is why this is checked and not left to the chmod below.
-  if (uid !== undefined && stat.uid !== uid) throw new Error(`${dir} belongs to uid ${stat.uid}, not to this user (uid ${uid})`);
-  if ((stat.mode & 0o077) === 0) return false;
-  fs.chmodSync(dir, 0o700);
-  return true;
+  const reason = untrusted(fs, dir, uid);
+  if (reason) throw new Error(reason);
 }
 
-/** The fast path's read-only version of ensureDir: a directory that is not ours alone is not read. */
+/** The fast path's read-only check: a directory that cannot be trusted is not read. */
 export function privateDir(fs: CacheFs, dir: string, uid: number | undefined): boolean {
   try {
-    const stat = fs.statSync(dir);
-    return stat.isDirectory() && (uid === undefined || stat.uid === uid) && (stat.mode & 0o077) === 0;
+    return untrusted(fs, dir, uid) === undefined;
   } catch {
     return false;
   }
 }
 
-/** Removes every entry, lock and temp file; returns how many files went. */
+/**
+ * Why `dir` cannot hold our credentials, or undefined when it can: it must be a real directory (not
+ * a symbolic link) of ours, mode 0700, and no directory above it may be writable by another user (a
+ * root-owned sticky directory such as /tmp aside), or they could swap it or what is in it.
+ */
+export function untrusted(fs: CacheFs, dir: string, uid: number | undefined): string | undefined {
+  const stat = fs.lstatSync(dir);
+  if (stat.isSymbolicLink()) return `${dir} is a symbolic link`;
+  if (!stat.isDirectory()) return `${dir} is not a directory`;
+  if (uid === undefined) return undefined;
+  if (stat.uid !== uid) return `${dir} belongs to uid ${stat.uid}, not to this user (uid ${uid})`;
+  if ((stat.mode & 0o077) !== 0) return `${dir} has mode ${(stat.mode & 0o777).toString(8)}; the cache needs 700`;
+  for (let parent = fs.realpathSync(dirname(dir)); ; parent = dirname(parent)) {
+    const above = fs.statSync(parent);
+    const sticky = (above.mode & 0o1000) !== 0;
+    const othersWrite = (above.mode & 0o022) !== 0;
+    if (above.uid !== 0 && above.uid !== uid) return `${parent} above it belongs to uid ${above.uid}`;
+    if (othersWrite && !(above.uid === 0 && sticky)) return `${parent} above it is writable by others`;
+    if (parent === dirname(parent)) return undefined;
+  }
+}
+
+function removeDeadTemps(fs: CacheFs, dir: string, now: number): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!/^[0-9a-f]{64}\..+\.tmp$/.test(name)) continue;
+    try {
+      const stat = fs.lstatSync(join(dir, name));
+      if (stat.isFile() && now - stat.mtimeMs > DEAD_TEMP_MS) fs.unlinkSync(join(dir, name));
+    } catch {
+      // Gone already.
+    }
+  }
+}
+
+/** Removes every entry, ref, lock and temp file (and the key); returns how many credentials went. */
 export function clearDir(fs: CacheFs, dir: string): number {
   let names: string[];
   try {
@@ -125,11 +219,39 @@ export function clearDir(fs: CacheFs, dir: string): number {
   }
   let removed = 0;
   for (const name of names) {
-    if (!/^[0-9a-f]{64}(\.json|\.ref|\.lock|\..+\.tmp)$/.test(name)) continue;
+    if (!/^[0-9a-f]{64}(\.json|\.ref|\.lock|\..+\.tmp)$/.test(name) && name !== SECRET_FILE) continue;
     fs.unlinkSync(join(dir, name));
-    removed++;
+    if (name.endsWith('.json')) removed++;
   }
   return removed;
+}
+
+/** The random key of the cache's keyed hashes (HMAC-SHA256), 0600 beside the entries. */
+export const SECRET_FILE = 'hmac-key';
+
+/** The key, or undefined when there is none of ours (the fast path then misses). */
+export function readSecret(fs: CacheFs, dir: string, uid: number | undefined): Uint8Array | undefined {
+  try {
+    const text = readPrivateFile(fs, join(dir, SECRET_FILE), uid, 128).trim();
+    return /^[0-9a-f]{64}$/.test(text) ? Buffer.from(text, 'hex') : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The key, created once (O_EXCL, 0600) from `random` when there is none. */
+export function ensureSecret(fs: CacheFs, dir: string, uid: number | undefined, random: () => Uint8Array): Uint8Array {
+  const existing = readSecret(fs, dir, uid);
+  if (existing) return existing;
+  try {
+    fs.writeFileSync(join(dir, SECRET_FILE), Buffer.from(random()).toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    // Another process made it first; anything else is for the read below to judge.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  const made = readSecret(fs, dir, uid);
+  if (!made) throw new Error(`${join(dir, SECRET_FILE)} is not a key of ours`);
+  return made;
 }
 
 export function defaultCacheDir(env: Record<string, string | undefined>, homedir: string): string {

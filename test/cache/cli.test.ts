@@ -133,21 +133,23 @@ describe.concurrent('the token cache', () => {
     expect(api.requests).toHaveLength(2);
   });
 
-  it('hits across --set values that no template reads', async () => {
+  it('misses on another --set value, as the SPEC keys by the variables', async () => {
     const api = await startApi();
     const box = sandbox();
     const config = cachedConfig(api);
     const a = await getToken(box, config, ['--cache', '--set', 'unused=a']);
+    const again = await getToken(box, config, ['--cache', '--set', 'unused=a']);
     const b = await getToken(box, config, ['--cache', '--set', 'unused=b']);
-    expect(b.stdout).toBe(a.stdout);
-    expect(api.requests).toHaveLength(1);
+    expect(again.stdout).toBe(a.stdout);
+    expect(credential(b.stdout).status.token).toBe('token-2');
+    expect(api.requests).toHaveLength(2);
   });
 
   it.each<[string, (entry: string) => string, string]>([
     ['a corrupt entry', () => '{"apiVersion": nonsense', 'entry is corrupt or truncated'],
     ['a truncated entry', (entry) => entry.slice(0, Math.floor(entry.length / 2)), 'entry is corrupt or truncated'],
     ['an empty entry', () => '', 'entry is corrupt or truncated'],
-    ['an entry of a foreign format version', (entry) => entry.replace('webapi-credential.cache/v1', 'webapi-credential.cache/v0'), 'entry has another format version'],
+    ['an entry of a foreign format version', (entry) => entry.replace('webapi-credential.cache/v2', 'webapi-credential.cache/v0'), 'entry has another format version'],
     ['an entry without a credential', (entry) => entry.replace('"token":"token-1"', '"token":""'), 'entry holds no usable credential'],
   ])('refetches over %s, exits 0 and repairs the entry', async (_name, damage, reason) => {
     const api = await startApi();
@@ -230,8 +232,7 @@ describe.concurrent('the token cache', () => {
     expect(verbose.code).toBe(0);
     expect(credential(verbose.stdout).status.token).toBe('token-2');
     expect(cacheLines(verbose.stderr)).toEqual([
-      `cache: directory ${dir} is unusable (ENOTDIR); fetching without the cache`,
-      'cache: cannot store the ref (ENOTDIR)',
+      `cache: off for this call: directory ${dir} is unusable (ENOTDIR)`,
     ]);
     expect(api.requests).toHaveLength(2);
     expect(readFileSync(file, 'utf8')).toBe('not a directory');
@@ -246,8 +247,7 @@ describe.concurrent('the token cache', () => {
     expect(result.code).toBe(0);
     expect(credential(result.stdout).status.token).toBe('token-1');
     expect(cacheLines(result.stderr)).toEqual([
-      `cache: directory ${file} is unusable (EEXIST); fetching without the cache`,
-      'cache: cannot store the ref (ENOTDIR)',
+      `cache: off for this call: directory ${file} is unusable (EEXIST)`,
     ]);
     expect(readFileSync(file, 'utf8')).toBe('not a directory');
   });
@@ -260,15 +260,16 @@ describe.concurrent('the token cache', () => {
     expect(modeOf(onlyEntry(box.cacheDir).path)).toBe(0o600);
   });
 
-  it('tightens an existing 0755 cache directory it owns to 0700', async () => {
+  it('leaves an existing 0755 cache directory as it is, and fetches without the cache', async () => {
     const api = await startApi();
     const box = sandbox();
     mkdirSync(box.cacheDir);
     chmodSync(box.cacheDir, 0o755);
-    const result = await getToken(box, cachedConfig(api), ['--cache']);
+    const result = await getToken(box, cachedConfig(api), ['--cache', '--verbose']);
     expect(result.code).toBe(0);
-    expect(modeOf(box.cacheDir)).toBe(0o700);
-    expect(modeOf(onlyEntry(box.cacheDir).path)).toBe(0o600);
+    expect(cacheLines(result.stderr)).toEqual([`cache: off for this call: ${box.cacheDir} has mode 755; the cache needs 700`]);
+    expect(modeOf(box.cacheDir)).toBe(0o755);
+    expect(tree(box.cacheDir)).toEqual([]);
   });
 
   it.each<[string, string[], Record<string, unknown>]>([
@@ -344,7 +345,7 @@ describe.concurrent('the token cache', () => {
     const clear = await runCli(['cache', 'clear'], { env: box.env() });
     expect(api.requests).toHaveLength(2);
     // Two entries and their two refs.
-    expect(clear).toEqual({ code: 0, stdout: `removed 4 files from ${box.cacheDir}\n`, stderr: '' });
+    expect(clear).toEqual({ code: 0, stdout: `removed 2 cached credentials from ${box.cacheDir}\n`, stderr: '' });
     expect(tree(box.cacheDir)).toEqual(['README.txt']);
 
     const after = await getToken(box, config, ['--cache', '--set', 'x=1']);
@@ -360,7 +361,7 @@ describe.concurrent('the token cache', () => {
     await getToken(box, config, ['--cache', '--cache-dir', dir]);
     await getToken(box, config, ['--cache']);
     const clear = await runCli(['cache', 'clear', '--cache-dir', dir], { env: box.env() });
-    expect(clear).toEqual({ code: 0, stdout: `removed 2 files from ${dir}\n`, stderr: '' });
+    expect(clear).toEqual({ code: 0, stdout: `removed 1 cached credential from ${dir}\n`, stderr: '' });
     expect(tree(dir)).toEqual([]);
     expect(tree(box.cacheDir)).toEqual(entryAndRef(box.cacheDir));
   });
@@ -368,7 +369,7 @@ describe.concurrent('the token cache', () => {
   it('cache clear on a directory that does not exist removes nothing and creates nothing', async () => {
     const box = sandbox();
     const clear = await runCli(['cache', 'clear'], { env: box.env() });
-    expect(clear).toEqual({ code: 0, stdout: `removed 0 files from ${box.cacheDir}\n`, stderr: '' });
+    expect(clear).toEqual({ code: 0, stdout: `removed 0 cached credentials from ${box.cacheDir}\n`, stderr: '' });
     expect(tree(box.xdg)).toEqual([]);
   });
 
@@ -410,19 +411,18 @@ describe.concurrent('what the cache keeps', () => {
     const { ref } = onlyRef(box.cacheDir);
     expect(tree(box.cacheDir)).toEqual(entryAndRef(box.cacheDir));
     expect(entry).toEqual({
-      apiVersion: 'webapi-credential.cache/v1',
+      apiVersion: 'webapi-credential.cache/v2',
       kind: 'CachedCredential',
       key,
       status: { token: 'credential-1', expirationTimestamp: credential(first.stdout).status.expirationTimestamp },
     });
-    // The ref names what the request was rendered from, and holds only a digest of their values.
+    // The ref names what the request was rendered from, and holds no digest of their values.
     expect(ref).toEqual({
-      apiVersion: 'webapi-credential.cache/v1',
+      apiVersion: 'webapi-credential.cache/v2',
       kind: 'CacheRef',
-      key,
+      inputs: expect.stringMatching(/^[0-9a-f]{64}$/),
       env: ['FORM_SECRET', 'HEADER_SECRET', 'SECRET_FILE'],
       files: [secretFile, pki.ca.certFile, pki.client.certFile, pki.client.keyFile].sort(),
-      digest: expect.stringMatching(/^[0-9a-f]{64}$/),
       insecure: false,
     });
     const keyBody = pki.client.key.split('\n').filter((line) => line && !line.startsWith('-----'));

@@ -145,9 +145,10 @@ describe.concurrent('the fast path to a cached credential', () => {
     const config = cachedConfig(api);
     const enabled = cachedConfig(api, { cache: { enabled: true } });
     await getToken(box, config, ['--cache']);
-    // The same request under cache.enabled: the same entry (the switch is not part of the key).
-    expect(token((await getToken(box, enabled)).stdout)).toBe('token-1');
-    expect(api.requests).toHaveLength(1);
+    // Another config text (cache.enabled added), another entry: the config is part of the key.
+    expect(token((await getToken(box, enabled)).stdout)).toBe('token-2');
+    expect(token((await getToken(box, enabled)).stdout)).toBe('token-2');
+    expect(api.requests).toHaveLength(2);
     const files = tree(box.cacheDir);
 
     const calls = [
@@ -156,8 +157,8 @@ describe.concurrent('the fast path to a cached credential', () => {
       await getToken(box, enabled, ['--no-cache']),
       await getToken(box, enabled, ['--cache', '--no-cache']),
     ];
-    expect(calls.map((r) => token(r.stdout))).toEqual(['token-2', 'token-3', 'token-4', 'token-5']);
-    expect(api.requests).toHaveLength(5);
+    expect(calls.map((r) => token(r.stdout))).toEqual(['token-3', 'token-4', 'token-5', 'token-6']);
+    expect(api.requests).toHaveLength(6);
     expect(tree(box.cacheDir)).toEqual(files);
   });
 

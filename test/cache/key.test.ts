@@ -1,70 +1,81 @@
-// cacheKey is a pure function of the rendered request and the extraction settings: everything that
-// can change which credential comes back changes the key, nothing else does.
+// The cache's keys are keyed hashes of the inputs: everything that can change which credential
+// comes back changes the key, nothing that changes from one render to the next is in it, and
+// without the cache's own random key nobody can compute (or test a guessed secret against) them.
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { cacheKey } from '../../src/cache/key.js';
-import type { RenderedRequest } from '../../src/request.js';
+import { CACHE_FORMAT, entryKey, refKey, type RefInputs } from '../../src/cache/key.js';
+import { dependencyDigest } from '../../src/cache/ref.js';
 
-type Settings = Parameters<typeof cacheKey>[1];
-
-const request: RenderedRequest = {
-  method: 'POST',
-  url: 'https://auth.example.com/token?aud=cluster-a',
-  headers: { Authorization: 'Bearer secret-1', 'User-Agent': 'webapi-credential/0.1.0', 'Content-Type': 'application/json' },
-  body: '{"client_secret":"s3cr3t"}',
-  tls: { ca: 'CA PEM', cert: 'CERT PEM', key: 'KEY PEM', serverName: 'auth.internal', insecureSkipVerify: false },
+const secret = Buffer.alloc(32, 7);
+const inputs: RefInputs = {
+  version: '1.2.3',
+  sourceKind: 'file',
+  configText: 'webAPIProviderConfig: {}',
+  vars: { org: 'acme' },
+  cluster: { server: 'https://k8s' },
+  cacheFlag: true,
 };
-const settings: Settings = { paths: { token: '$.access_token', expiresIn: '$.expires_in' }, expiryFromJWT: true, expiryMarginMs: 60_000 };
-const base = cacheKey(request, settings);
+const base = refKey(secret, inputs);
 
-const tls = (change: Partial<RenderedRequest['tls']>): RenderedRequest => ({ ...request, tls: { ...request.tls, ...change } });
-const { body: _body, ...withoutBody } = request;
-const { key: _key, ...tlsWithoutKey } = request.tls;
-
-describe('cacheKey', () => {
-  it('is 64 lower-case hex characters and the same for the same input', () => {
-    expect(base).toMatch(/^[0-9a-f]{64}$/);
-    expect(cacheKey(structuredClone(request), structuredClone(settings))).toBe(base);
+describe('refKey', () => {
+  it('is the HMAC-SHA256 of the inputs under the cache key, in hex', () => {
+    const expected = createHmac('sha256', secret)
+      .update(JSON.stringify([CACHE_FORMAT, 'ref', '1.2.3', 'file', 'webAPIProviderConfig: {}', { org: 'acme' }, { server: 'https://k8s' }, true]))
+      .digest('hex');
+    expect(base).toBe(expected);
+    expect(refKey(secret, structuredClone(inputs))).toBe(base);
   });
 
-  it.each<[string, RenderedRequest, Settings?]>([
-    ['another method', { ...request, method: 'PUT' }],
-    ['another host', { ...request, url: 'https://auth2.example.com/token?aud=cluster-a' }],
-    ['another query value (another cluster)', { ...request, url: 'https://auth.example.com/token?aud=cluster-b' }],
-    ['a rotated secret in a header', { ...request, headers: { ...request.headers, Authorization: 'Bearer secret-2' } }],
-    ['one more header', { ...request, headers: { ...request.headers, 'X-Org': 'acme' } }],
-    ['one header fewer', { ...request, headers: { Authorization: 'Bearer secret-1', 'User-Agent': 'webapi-credential/0.1.0' } }],
-    ['another plugin version in the User-Agent', { ...request, headers: { ...request.headers, 'User-Agent': 'webapi-credential/0.2.0' } }],
-    ['a rotated secret in the body', { ...request, body: '{"client_secret":"s3cr3t-2"}' }],
-    ['no body instead of a body', withoutBody],
-    ['another CA', tls({ ca: 'CA2 PEM' })],
-    ['another client certificate', tls({ cert: 'CERT2 PEM' })],
-    ['another client key', tls({ key: 'KEY2 PEM' })],
-    ['no client key', { ...request, tls: tlsWithoutKey }],
-    ['another server name', tls({ serverName: 'other.internal' })],
-    ['insecureSkipVerify', tls({ insecureSkipVerify: true })],
-    ['another tokenPath', request, { ...settings, paths: { ...settings.paths, token: '$.token' } }],
-    ['expiryPath instead of expiresInPath', request, { ...settings, paths: { token: '$.access_token', expiry: '$.expires_in' } }],
-    ['certificate paths added', request, { ...settings, paths: { ...settings.paths, clientCertificateData: '$.c', clientKeyData: '$.k' } }],
-    ['expiryFromJWT off', request, { ...settings, expiryFromJWT: false }],
-    ['another expiryMargin', request, { ...settings, expiryMarginMs: 30_000 }],
-  ])('changes with %s', (_name, changed, changedSettings) => {
-    const key = cacheKey(changed, changedSettings ?? settings);
+  it.each<[string, Partial<RefInputs>]>([
+    ['another version', { version: '1.2.4' }],
+    ['another source kind', { sourceKind: 'text' }],
+    ['another config text', { configText: 'webAPIProviderConfig: { }' }],
+    ['another var', { vars: { org: 'other' } }],
+    ['another cluster', { cluster: { server: 'https://k8s-2' } }],
+    ['no cluster', { cluster: undefined }],
+    ['another cache flag', { cacheFlag: undefined }],
+  ])('changes with %s', (_name, change) => {
+    expect(refKey(secret, { ...inputs, ...change })).not.toBe(base);
+  });
+
+  it('changes with the cache key: another cache directory computes other names', () => {
+    expect(refKey(Buffer.alloc(32, 8), inputs)).not.toBe(base);
+  });
+});
+
+describe('entryKey', () => {
+  const env = { SECRET: 'rotated-1', OTHER: 'x' };
+  const files: Record<string, string> = { '/token': 'file-1' };
+  const readFile = (path: string) => {
+    const content = files[path];
+    if (content === undefined) throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
+    return content;
+  };
+  const digest = (e: Record<string, string | undefined>) => dependencyDigest(e, ['SECRET', 'UNSET'], ['/token', '/gone'], readFile);
+  const key = entryKey(secret, base, digest(env));
+
+  it('is the same for the same inputs and values, whatever else is in the environment', () => {
+    expect(entryKey(secret, base, digest({ ...env, OTHER: 'changed' }))).toBe(key);
+  });
+
+  it('changes when a value a template reads changes, appears or goes', () => {
+    expect(entryKey(secret, base, digest({ ...env, SECRET: 'rotated-2' }))).not.toBe(key);
+    expect(entryKey(secret, base, digest({ ...env, UNSET: 'now set' }))).not.toBe(key);
+    expect(entryKey(secret, base, digest({ OTHER: 'x' }))).not.toBe(key);
+  });
+
+  it('treats an empty value as unset, as templates do', () => {
+    expect(entryKey(secret, base, digest({ ...env, UNSET: '' }))).toBe(key);
+  });
+
+  it('changes when a file a template reads changes', () => {
+    files['/token'] = 'file-2';
+    expect(entryKey(secret, base, digest(env))).not.toBe(key);
+    files['/token'] = 'file-1';
+  });
+
+  it('holds no plain hash of a secret: without the cache key it cannot be computed', () => {
+    expect(entryKey(Buffer.alloc(32, 9), base, digest(env))).not.toBe(key);
     expect(key).toMatch(/^[0-9a-f]{64}$/);
-    expect(key).not.toBe(base);
-  });
-
-  it('tells "no body" from "an empty body"', () => {
-    expect(cacheKey(withoutBody, settings)).not.toBe(cacheKey({ ...withoutBody, body: '' }, settings));
-  });
-
-  it.each<[string, RenderedRequest]>([
-    ['header names in another case', { ...request, headers: { authorization: 'Bearer secret-1', 'USER-AGENT': 'webapi-credential/0.1.0', 'content-type': 'application/json' } }],
-    ['headers in another order', { ...request, headers: { 'Content-Type': 'application/json', 'User-Agent': 'webapi-credential/0.1.0', Authorization: 'Bearer secret-1' } }],
-  ])('stays the same with %s', (_name, same) => {
-    expect(cacheKey(same, settings)).toBe(base);
-  });
-
-  it('does not contain any of the request secrets', () => {
-    for (const secret of ['secret-1', 's3cr3t', 'KEY PEM']) expect(base).not.toContain(secret);
   });
 });

@@ -12,6 +12,8 @@ const ME = 4242;
 const ALIVE = 777;
 const DEAD = 888;
 const START = Date.parse('2030-01-01T00:00:00Z');
+const HOST = 'boot-1/pid:[4026531836]';
+let uniques = 0;
 
 interface Clock {
   deps: LockDeps;
@@ -37,6 +39,9 @@ function clock(onSleep: (count: number) => void = () => {}): Clock {
       },
       pid: ME,
       alive: (pid) => pid === ALIVE,
+      host: () => HOST,
+      unique: () => `u${++uniques}`,
+      ...(process.getuid ? { uid: process.getuid() } : {}),
     },
   };
 }
@@ -63,7 +68,7 @@ describe('acquire', () => {
     const outcome = await acquire(dir, KEY, options(), c.deps);
     expect(outcome.kind).toBe('acquired');
     expect(c.sleeps).toEqual([]);
-    expect(readFileSync(lockPath(dir, KEY), 'utf8')).toBe(`${ME}\n`);
+    expect(readFileSync(lockPath(dir, KEY), 'utf8')).toBe(`${ME} ${HOST}\n`);
     expect(modeOf(lockPath(dir, KEY))).toBe(0o600);
     if (outcome.kind !== 'acquired') return;
     outcome.lock.release();
@@ -83,40 +88,40 @@ describe('acquire', () => {
 
   it('waits for a live holder and reports ready as soon as the entry is there, leaving the lock alone', async () => {
     const dir = tempDir();
-    const path = plantLock(dir, `${ALIVE}\n`);
+    const path = plantLock(dir, `${ALIVE} ${HOST}\n`);
     let entryWritten = false;
     const c = clock((count) => (entryWritten = count === 3));
     const outcome = await acquire(dir, KEY, options(() => entryWritten), c.deps);
     expect(outcome).toEqual({ kind: 'ready' });
     expect(c.sleeps).toEqual([25, 25, 25]);
-    expect(readFileSync(path, 'utf8')).toBe(`${ALIVE}\n`);
+    expect(readFileSync(path, 'utf8')).toBe(`${ALIVE} ${HOST}\n`);
   });
 
   it('takes the lock when the live holder releases it without an entry (its fetch failed)', async () => {
     const dir = tempDir();
-    const path = plantLock(dir, `${ALIVE}\n`);
+    const path = plantLock(dir, `${ALIVE} ${HOST}\n`);
     const c = clock((count) => count === 2 && fs.unlinkSync(path));
     const outcome = await acquire(dir, KEY, options(), c.deps);
     expect(outcome.kind).toBe('acquired');
     expect(c.sleeps).toEqual([25, 25]);
-    expect(readFileSync(path, 'utf8')).toBe(`${ME}\n`);
+    expect(readFileSync(path, 'utf8')).toBe(`${ME} ${HOST}\n`);
   });
 
   it('gives up at waitUntil while a live holder keeps the lock, without taking it', async () => {
     const dir = tempDir();
-    const path = plantLock(dir, `${ALIVE}\n`);
+    const path = plantLock(dir, `${ALIVE} ${HOST}\n`);
     const c = clock();
     const outcome = await acquire(dir, KEY, options(), c.deps);
     expect(outcome).toEqual({ kind: 'timeout' });
     expect(c.time()).toBeLessThanOrEqual(START + 1_000);
     expect(c.time()).toBeGreaterThanOrEqual(START + 1_000 - 25);
     expect(c.sleeps.every((ms) => ms === 25)).toBe(true);
-    expect(readFileSync(path, 'utf8')).toBe(`${ALIVE}\n`);
+    expect(readFileSync(path, 'utf8')).toBe(`${ALIVE} ${HOST}\n`);
   });
 
   it('gives up at once when waitUntil has already passed', async () => {
     const dir = tempDir();
-    plantLock(dir, `${ALIVE}\n`);
+    plantLock(dir, `${ALIVE} ${HOST}\n`);
     const c = clock();
     const outcome = await acquire(dir, KEY, { waitUntil: START - 1, staleAfterMs: 35_000, ready: never }, c.deps);
     expect(outcome).toEqual({ kind: 'timeout' });
@@ -124,9 +129,11 @@ describe('acquire', () => {
   });
 
   it.each<[string, string, number]>([
-    ['a dead pid (SIGKILL while fetching)', `${DEAD}\n`, START],
-    ['our own pid, which is not us since we have not taken it (a pid reused in a new container)', `${ME}\n`, START],
-    ['a live pid but older than staleAfterMs (a hung or pid-reused holder)', `${ALIVE}\n`, START - 35_001],
+    ['a dead pid of this host (SIGKILL while fetching)', `${DEAD} ${HOST}\n`, START],
+    ['our own pid, which is not us since we have not taken it (a pid reused)', `${ME} ${HOST}\n`, START],
+    ['a live pid but older than staleAfterMs (a hung or pid-reused holder)', `${ALIVE} ${HOST}\n`, START - 35_001],
+    ['a pid of another host, older than staleAfterMs', `${ALIVE} another-host\n`, START - 35_001],
+    ['a modification time in the future (a clock jump, or a planted lock)', `${ALIVE} ${HOST}\n`, START + 60_000],
     ['no pid, written more than a second ago (killed between create and write)', '', START - 1_001],
     ['garbage instead of a pid, written more than a second ago', 'x\n', START - 1_001],
   ])('recovers a lock holding %s and takes it without waiting', async (_name, content, mtime) => {
@@ -136,7 +143,7 @@ describe('acquire', () => {
     const outcome = await acquire(dir, KEY, options(), c.deps);
     expect(outcome.kind).toBe('acquired');
     expect(c.sleeps).toEqual([]);
-    expect(readFileSync(lockPath(dir, KEY), 'utf8')).toBe(`${ME}\n`);
+    expect(readFileSync(lockPath(dir, KEY), 'utf8')).toBe(`${ME} ${HOST}\n`);
   });
 
   it('gives a holder that has not written its pid yet a second before recovering the lock', async () => {
@@ -151,10 +158,56 @@ describe('acquire', () => {
 
   it('does not recover a lock of a live holder that is younger than staleAfterMs', async () => {
     const dir = tempDir();
-    const path = plantLock(dir, `${ALIVE}\n`, START - 34_000);
+    const path = plantLock(dir, `${ALIVE} ${HOST}\n`, START - 34_000);
     const outcome = await acquire(dir, KEY, options(), clock().deps);
     expect(outcome).toEqual({ kind: 'timeout' });
     expect(statSync(path).mtimeMs).toBe(START - 34_000);
+  });
+
+  it.each([
+    ['another host', `${DEAD} another-host\n`],
+    ['no host (written by a version that did not record one)', `${DEAD}\n`],
+  ])('does not judge a dead-looking pid of %s: only its age can make it stale', async (_name, content) => {
+    const dir = tempDir();
+    const path = plantLock(dir, content, START - 1_000);
+    const outcome = await acquire(dir, KEY, options(), clock().deps);
+    expect(outcome).toEqual({ kind: 'timeout' });
+    expect(readFileSync(path, 'utf8')).toBe(content);
+  });
+
+  it('ignores a lock that is not ours (another mode), waiting rather than reading or breaking it', async () => {
+    const dir = tempDir();
+    const path = plantLock(dir, `${DEAD} ${HOST}\n`, START - 60_000);
+    fs.chmodSync(path, 0o644);
+    const outcome = await acquire(dir, KEY, options(), clock().deps);
+    expect(outcome).toEqual({ kind: 'timeout' });
+    expect(readdirSync(dir)).toEqual([`${KEY}.lock`]);
+  });
+
+  it('puts back a fresh lock that a second waiter took between our judging and our breaking', async () => {
+    const dir = tempDir();
+    const path = plantLock(dir, `${DEAD} ${HOST}\n`);
+    const c = clock();
+    // The rename of a breaker moves whatever is at the lock's name: replace the stale lock by a
+    // fresh one just before it, as a faster waiter would.
+    const real = c.deps.fs;
+    let swapped = false;
+    const racing = {
+      ...real,
+      renameSync: (from: string, to: string) => {
+        if (!swapped && from === path) {
+          swapped = true;
+          real.unlinkSync(path);
+          real.writeFileSync(path, `${ALIVE} ${HOST}\n`, { mode: 0o600, flag: 'w' });
+          utimesSync(path, START / 1000, START / 1000);
+        }
+        real.renameSync(from, to);
+      },
+    } as typeof real;
+    const outcome = await acquire(dir, KEY, options(), { ...c.deps, fs: racing });
+    expect(outcome).toEqual({ kind: 'timeout' });
+    expect(readFileSync(path, 'utf8')).toBe(`${ALIVE} ${HOST}\n`);
+    expect(readdirSync(dir)).toEqual([`${KEY}.lock`]);
   });
 
   it('throws when the lock cannot be created for another reason than EEXIST', async () => {

@@ -22,7 +22,7 @@ describe.skipIf(process.getuid?.() !== 0)('a cache directory that is not ours', 
     const second = await getToken(box, config, ['--cache', '--cache-dir', dir, '--verbose']);
     expect(second.code).toBe(0);
     expect(second.stdout).toContain('"token":"token-2"');
-    expect(second.stderr).toContain(`cache: directory ${dir} is unusable (${dir} belongs to uid 4242, not to this user (uid 0)); fetching without the cache`);
+    expect(second.stderr).toContain(`cache: off for this call: ${dir} belongs to uid 4242, not to this user (uid 0)\n`);
     expect(server.requests).toHaveLength(2);
     expect(readdirSync(dir).sort()).toEqual(planted);
   });
@@ -32,17 +32,17 @@ describe.skipIf(process.getuid?.() !== 0)('a cache directory that is not ours', 
     const box = sandbox();
     const config = cachedConfig(server);
     const dir = join(box.root, 'open-cache');
-    mkdirSync(dir, { mode: 0o777 });
+    mkdirSync(dir, { mode: 0o700 });
     expect((await getToken(box, config, ['--cache', '--cache-dir', dir])).code).toBe(0);
-    // Loosen it again and forge the entry: the fast path must not read an open directory, and the
-    // full path, tightening it, drops everything that was written while it was open.
+    // Loosen it again and forge the entry: neither path may read a directory open to others, and
+    // nothing in it is changed: the plugin does not chmod or empty what it does not own alone.
     const { chmodSync } = await import('node:fs');
     chmodSync(dir, 0o777);
     const entry = readdirSync(dir).find((name) => name.endsWith('.json'))!;
-    writeFileSync(join(dir, entry), JSON.stringify({ apiVersion: 'webapi-credential.cache/v1', kind: 'CachedCredential', key: entry.slice(0, -5), status: { token: 'forged', expirationTimestamp: '2999-01-01T00:00:00Z' } }));
+    writeFileSync(join(dir, entry), JSON.stringify({ apiVersion: 'webapi-credential.cache/v2', kind: 'CachedCredential', key: entry.slice(0, -5), status: { token: 'forged', expirationTimestamp: '2999-01-01T00:00:00Z' } }));
     const result = await getToken(box, config, ['--cache', '--cache-dir', dir, '--verbose']);
     expect(result.stderr).not.toContain('fast path');
-    expect(result.stderr).toContain(`cache: directory ${dir} was open to others; made it 0700 and dropped the 2 file(s) in it`);
+    expect(result.stderr).toContain(`cache: off for this call: ${dir} has mode 777; the cache needs 700\n`);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('"token":"token-2"');
     expect(result.stdout).not.toContain('forged');

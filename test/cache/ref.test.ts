@@ -1,45 +1,14 @@
-// The pure parts of the fast path: the ref key, the digest of what a request was rendered from, the
+// The pure parts of the fast path: the digest of what a request was rendered from, the
 // ref file (real fs in a temp dir), and the argv subset the fast path accepts (anything else goes to
 // the full parser).
 import fs, { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { dependencyDigest, readRef, refKey, writeRef, type Ref, type RefInputs } from '../../src/cache/ref.js';
+import { CACHE_FORMAT } from '../../src/cache/key.js';
+import { dependencyDigest, readRef, writeRef, type Ref } from '../../src/cache/ref.js';
 import { parseFastArgs, type FastFlags } from '../../src/fast-path.js';
 import { modeOf } from './support.js';
-
-const inputs: RefInputs = {
-  version: '0.1.0',
-  sourceKind: 'text',
-  configText: '{"webAPIProviderConfig":{}}',
-  vars: { cluster: 'a' },
-  cluster: { server: 'https://a.example' },
-  cacheFlag: true,
-};
-const base = refKey(inputs);
-
-describe('refKey', () => {
-  it('is 64 hex characters and the same for the same inputs', () => {
-    expect(base).toMatch(/^[0-9a-f]{64}$/);
-    expect(refKey(structuredClone(inputs))).toBe(base);
-  });
-
-  it.each<[string, Partial<RefInputs>]>([
-    ['another plugin version', { version: '0.2.0' }],
-    ['another config source kind', { sourceKind: 'path' }],
-    ['another config text', { configText: '{"webAPIProviderConfig":{"x":1}}' }],
-    ['another --set value', { vars: { cluster: 'b' } }],
-    ['one more --set', { vars: { cluster: 'a', extra: '1' } }],
-    ['no --set', { vars: {} }],
-    ['other cluster info', { cluster: { server: 'https://b.example' } }],
-    ['no cluster info', { cluster: undefined }],
-    ['the cache enabled by the config instead of --cache', { cacheFlag: undefined }],
-    ['--no-cache', { cacheFlag: false }],
-  ])('changes with %s', (_name, change) => {
-    expect(refKey({ ...inputs, ...change })).not.toBe(base);
-  });
-});
 
 describe('dependencyDigest', () => {
   const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-ref-'));
@@ -57,14 +26,13 @@ describe('dependencyDigest', () => {
   it.each<[string, Record<string, string | undefined>]>([
     ['a rotated value', { A: 'a2', B: 'b' }],
     ['a name that is now unset', { A: 'a' }],
-    ['an empty value instead of an unset one', { A: 'a', B: '' }],
     ['values swapped between names', { A: 'b', B: 'a' }],
   ])('changes with %s', (_name, env) => {
     expect(digest(env)).not.toBe(same);
   });
 
-  it('tells an unset name from a value that was unset before', () => {
-    expect(dependencyDigest({}, ['A'], [], read)).not.toBe(dependencyDigest({ A: '' }, ['A'], [], read));
+  it('reads an empty value as unset, as templates do', () => {
+    expect(dependencyDigest({}, ['A'], [], read)).toBe(dependencyDigest({ A: '' }, ['A'], [], read));
   });
 
   it('changes when a file is rotated or removed, and not when it is rewritten with the same content', () => {
@@ -82,9 +50,9 @@ describe('dependencyDigest', () => {
 });
 
 describe('writeRef and readRef', () => {
-  const KEY = 'd'.repeat(64);
   const REF_KEY = 'e'.repeat(64);
-  const ref: Ref = { key: KEY, env: ['API_KEY'], files: ['/etc/ca.pem'], digest: 'f'.repeat(64), insecure: false };
+  const ref: Ref = { inputs: 'f'.repeat(64), env: ['API_KEY'], files: ['/etc/ca.pem'], insecure: false };
+  const uid = process.getuid?.();
   const tempDir = () => mkdtempSync(join(tmpdir(), 'webapi-credential-ref-'));
 
   it('write a 0600 file named after the ref key that reads back the same, leaving no temp file', () => {
@@ -92,35 +60,34 @@ describe('writeRef and readRef', () => {
     writeRef(fs, dir, REF_KEY, ref, 'u1');
     expect(readdirSync(dir)).toEqual([`${REF_KEY}.ref`]);
     expect(modeOf(join(dir, `${REF_KEY}.ref`))).toBe(0o600);
-    expect(JSON.parse(readFileSync(join(dir, `${REF_KEY}.ref`), 'utf8'))).toEqual({ apiVersion: 'webapi-credential.cache/v1', kind: 'CacheRef', ...ref });
-    expect(readRef(fs, dir, REF_KEY)).toEqual(ref);
+    expect(JSON.parse(readFileSync(join(dir, `${REF_KEY}.ref`), 'utf8'))).toEqual({ apiVersion: CACHE_FORMAT, kind: 'CacheRef', ...ref });
+    expect(readRef(fs, dir, REF_KEY, uid)).toEqual(ref);
   });
 
-  const valid = { apiVersion: 'webapi-credential.cache/v1', kind: 'CacheRef', ...ref };
+  const valid = { apiVersion: CACHE_FORMAT, kind: 'CacheRef', ...ref };
+  const plant = (dir: string, text: string) => writeFileSync(join(dir, `${REF_KEY}.ref`), text, { mode: 0o600 });
   it.each<[string, string]>([
     ['garbage', '{"apiVersion'],
     ['an empty file', ''],
     ['null', 'null'],
     ['another format version', JSON.stringify({ ...valid, apiVersion: 'webapi-credential.cache/v0' })],
     ['another kind', JSON.stringify({ ...valid, kind: 'CachedCredential' })],
-    ['a key that is not 64 hex characters', JSON.stringify({ ...valid, key: '../../etc/passwd' })],
-    ['no digest', JSON.stringify({ ...valid, digest: undefined })],
     ['env names that are not strings', JSON.stringify({ ...valid, env: [1] })],
     ['files that are not a list', JSON.stringify({ ...valid, files: '/etc/ca.pem' })],
   ])('read a ref holding %s as no ref', (_name, text) => {
     const dir = tempDir();
-    writeFileSync(join(dir, `${REF_KEY}.ref`), text);
-    expect(readRef(fs, dir, REF_KEY)).toBeUndefined();
+    plant(dir, text);
+    expect(readRef(fs, dir, REF_KEY, uid)).toBeUndefined();
   });
 
   it('read a missing ref as no ref', () => {
-    expect(readRef(fs, tempDir(), REF_KEY)).toBeUndefined();
+    expect(readRef(fs, tempDir(), REF_KEY, uid)).toBeUndefined();
   });
 
   it('read anything but insecure: true as a secure ref', () => {
     const dir = tempDir();
-    writeFileSync(join(dir, `${REF_KEY}.ref`), JSON.stringify({ ...valid, insecure: 'yes' }));
-    expect(readRef(fs, dir, REF_KEY)).toEqual({ ...ref, insecure: false });
+    plant(dir, JSON.stringify({ ...valid, insecure: 'yes' }));
+    expect(readRef(fs, dir, REF_KEY, uid)).toEqual({ ...ref, insecure: false });
   });
 });
 

@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { cachedConfig, deadPid, entryAndRef, getToken, onlyEntry, sandbox, spawnCli, tokenApis, tree } from './support.js';
+import { cachedConfig, deadPid, entryAndRef, getToken, onlyEntry, sandbox, spawnCli, tokenApis, tree, HOST_ID } from './support.js';
 
 const startApi = tokenApis();
 const PREFIX = 'webapi-credential: ';
@@ -40,7 +40,7 @@ describe('single flight', () => {
     await held.arrived;
     const lock = tree(box.cacheDir).find((name) => name.endsWith('.lock'));
     expect(lock).toMatch(/^[0-9a-f]{64}\.lock$/);
-    expect(readFileSync(join(box.cacheDir, lock!), 'utf8')).toBe(`${holder.child.pid}\n`);
+    expect(readFileSync(join(box.cacheDir, lock!), 'utf8')).toBe(`${holder.child.pid} ${HOST_ID}\n`);
 
     const waiter = spawnCli(['--config-inline', config, '--cache', '--verbose'], env);
     await waiter.waitForStderr(`${PREFIX}cache: miss (no entry)`);
@@ -101,7 +101,7 @@ describe('single flight', () => {
     // truncated by a crash of a writer that did not use rename. The temp file holds a credential that
     // must never be served.
     const pid = await deadPid();
-    writeFileSync(join(box.cacheDir, `${key}.lock`), `${pid}\n`, { mode: 0o600 });
+    writeFileSync(join(box.cacheDir, `${key}.lock`), `${pid} ${HOST_ID}\n`, { mode: 0o600 });
     const temp = `${key}.${pid}-k1ll3d.tmp`;
     writeFileSync(join(box.cacheDir, temp), text.replace('token-1', 'token-from-temp-file'), { mode: 0o600 });
     writeFileSync(path, text.slice(0, 40));
@@ -119,7 +119,7 @@ describe('single flight', () => {
     ]);
     expect(elapsedMs).toBeLessThan(RECOVERY_BOUND_MS);
     expect(api.requests).toHaveLength(2);
-    // The lock is gone; the dead writer's temp file stays until `cache clear`.
+    // The lock is gone; the dead writer's temp file stays until it is older than any writer lives.
     expect(tree(box.cacheDir)).toEqual([...entryAndRef(box.cacheDir), temp].sort());
 
     const hit = await getToken(box, config, ['--cache']);
@@ -127,7 +127,7 @@ describe('single flight', () => {
     expect(api.requests).toHaveLength(2);
 
     const clear = await runCli(['cache', 'clear'], { env: box.env() });
-    expect(clear.stdout).toBe(`removed 3 files from ${box.cacheDir}\n`);
+    expect(clear.stdout).toBe(`removed 1 cached credential from ${box.cacheDir}\n`);
     expect(tree(box.cacheDir)).toEqual([]);
   });
 

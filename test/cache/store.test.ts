@@ -16,6 +16,7 @@ const OTHER = 'b'.repeat(64);
 const EXPIRY = '2030-01-02T03:04:05Z';
 const EXPIRES = Date.parse(EXPIRY);
 const NOW = EXPIRES - 3_600_000;
+const UID = process.getuid?.();
 const STATUS: CredentialStatus = { token: 'tok-1', expirationTimestamp: EXPIRY };
 
 function tempDir(): string {
@@ -40,9 +41,9 @@ describe('writeEntry and readEntry', () => {
     expect(readdirSync(dir)).toEqual([`${KEY}.json`]);
     expect(modeOf(entryPath(dir, KEY))).toBe(0o600);
     expect(readFileSync(entryPath(dir, KEY), 'utf8')).toBe(
-      `{"apiVersion":"webapi-credential.cache/v1","kind":"CachedCredential","key":"${KEY}","status":{"token":"tok-1","expirationTimestamp":"${EXPIRY}"}}\n`,
+      `{"apiVersion":"${CACHE_FORMAT}","kind":"CachedCredential","key":"${KEY}","status":{"token":"tok-1","expirationTimestamp":"${EXPIRY}"}}\n`,
     );
-    expect(readEntry(fs, dir, KEY, NOW)).toEqual({ hit: true, status: STATUS });
+    expect(readEntry(fs, dir, KEY, NOW, UID)).toEqual({ hit: true, status: STATUS });
   });
 
   it('replace an existing entry', () => {
@@ -50,14 +51,14 @@ describe('writeEntry and readEntry', () => {
     writeEntry(fs, dir, KEY, STATUS, 'unique-1');
     writeEntry(fs, dir, KEY, { token: 'tok-2', expirationTimestamp: EXPIRY }, 'unique-2');
     expect(readdirSync(dir)).toEqual([`${KEY}.json`]);
-    expect(readEntry(fs, dir, KEY, NOW)).toEqual({ hit: true, status: { token: 'tok-2', expirationTimestamp: EXPIRY } });
+    expect(readEntry(fs, dir, KEY, NOW, UID)).toEqual({ hit: true, status: { token: 'tok-2', expirationTimestamp: EXPIRY } });
   });
 
   it('keep a client certificate credential', () => {
     const dir = tempDir();
     const status = { clientCertificateData: 'CERT', clientKeyData: 'KEY', expirationTimestamp: EXPIRY };
     writeEntry(fs, dir, KEY, status, 'u');
-    expect(readEntry(fs, dir, KEY, NOW)).toEqual({ hit: true, status });
+    expect(readEntry(fs, dir, KEY, NOW, UID)).toEqual({ hit: true, status });
   });
 
   it('throw when the directory is missing, leaving nothing behind', () => {
@@ -68,13 +69,13 @@ describe('writeEntry and readEntry', () => {
   it('never read a temp file left by a writer that died as the entry', () => {
     const dir = tempDir();
     writeFileSync(join(dir, `${KEY}.123-abc.tmp`), entry({}));
-    expect(readEntry(fs, dir, KEY, NOW)).toEqual({ hit: false, reason: 'no entry' });
+    expect(readEntry(fs, dir, KEY, NOW, UID)).toEqual({ hit: false, reason: 'no entry' });
   });
 
   it('miss a directory in place of the entry as unreadable', () => {
     const dir = tempDir();
     mkdirSync(entryPath(dir, KEY));
-    expect(readEntry(fs, dir, KEY, NOW)).toEqual({ hit: false, reason: 'entry unreadable (EISDIR)' });
+    expect(readEntry(fs, dir, KEY, NOW, UID)).toEqual({ hit: false, reason: 'entry is not ours (not a regular file)' });
   });
 
   const valid = entry({});
@@ -87,7 +88,7 @@ describe('writeEntry and readEntry', () => {
     ['null', 'null', 'entry has another format version'],
     ['a number', '42', 'entry has another format version'],
     ['a list', '[]', 'entry has another format version'],
-    ['a foreign format version', entry({ apiVersion: 'webapi-credential.cache/v2' }), 'entry has another format version'],
+    ['a foreign format version', entry({ apiVersion: 'webapi-credential.cache/v1' }), 'entry has another format version'],
     ['no format version', entry({ apiVersion: undefined }), 'entry has another format version'],
     ['another kind', entry({ kind: 'Credential' }), 'entry has another format version'],
     ['the entry of another key (a renamed file)', entry({ key: OTHER }), 'entry belongs to another key'],
@@ -100,19 +101,19 @@ describe('writeEntry and readEntry', () => {
     ['an unparsable expirationTimestamp', entry({ status: { token: 'tok-1', expirationTimestamp: 'tomorrow' } }), 'entry holds no usable credential'],
     ['an expired entry', entry({ status: { token: 'tok-1', expirationTimestamp: '2020-01-01T00:00:00Z' } }), 'entry expired at 2020-01-01T00:00:00Z'],
   ])('miss %s, with a reason and no exception', (_name, text, reason) => {
-    expect(readEntry(fs, withEntry(text), KEY, NOW)).toEqual({ hit: false, reason });
+    expect(readEntry(fs, withEntry(text), KEY, NOW, UID)).toEqual({ hit: false, reason });
   });
 
   it('serve an entry up to, but not at, its reported expiry', () => {
     const dir = withEntry(valid);
-    expect(readEntry(fs, dir, KEY, EXPIRES - 1)).toEqual({ hit: true, status: STATUS });
-    expect(readEntry(fs, dir, KEY, EXPIRES)).toEqual({ hit: false, reason: `entry expired at ${EXPIRY}` });
-    expect(readEntry(fs, dir, KEY, EXPIRES + 1)).toEqual({ hit: false, reason: `entry expired at ${EXPIRY}` });
+    expect(readEntry(fs, dir, KEY, EXPIRES - 1, UID)).toEqual({ hit: true, status: STATUS });
+    expect(readEntry(fs, dir, KEY, EXPIRES, UID)).toEqual({ hit: false, reason: `entry expired at ${EXPIRY}` });
+    expect(readEntry(fs, dir, KEY, EXPIRES + 1, UID)).toEqual({ hit: false, reason: `entry expired at ${EXPIRY}` });
   });
 
   it('miss the entry of another key', () => {
     const dir = withEntry(valid);
-    expect(readEntry(fs, dir, OTHER, NOW)).toEqual({ hit: false, reason: 'no entry' });
+    expect(readEntry(fs, dir, OTHER, NOW, UID)).toEqual({ hit: false, reason: 'no entry' });
   });
 });
 
@@ -123,12 +124,14 @@ describe('ensureDir', () => {
     expect(modeOf(dir)).toBe(0o700);
   });
 
-  it.each([0o755, 0o750, 0o777, 0o701])('tightens an existing directory of mode %o that we own to 0700', (mode) => {
+  it.each([0o755, 0o750, 0o777, 0o701])('refuses an existing directory of mode %o that we own, and leaves it as it is', (mode) => {
     const dir = join(tempDir(), 'cache');
     mkdirSync(dir);
     fs.chmodSync(dir, mode);
-    ensureDir(fs, dir, process.getuid!());
-    expect(modeOf(dir)).toBe(0o700);
+    writeFileSync(join(dir, `${KEY}.json`), 'theirs');
+    expect(() => ensureDir(fs, dir, process.getuid!())).toThrow(`${dir} has mode ${mode.toString(8)}; the cache needs 700`);
+    expect(modeOf(dir)).toBe(mode);
+    expect(readdirSync(dir)).toEqual([`${KEY}.json`]);
   });
 
   it('throws when the path is a regular file', () => {
@@ -169,11 +172,11 @@ describe('ensureDir', () => {
 });
 
 describe('clearDir', () => {
-  it('removes entries, locks and temp files and nothing else, and counts them', () => {
+  it('removes entries, refs, locks, temp files and the key and nothing else, and counts the credentials', () => {
     const dir = tempDir();
-    const names = [`${KEY}.json`, `${OTHER}.json`, `${KEY}.lock`, `${KEY}.123-abc.tmp`, 'notes.txt', 'short.json', `${KEY}.json.bak`];
+    const names = [`${KEY}.json`, `${OTHER}.json`, `${KEY}.ref`, `${KEY}.lock`, `${KEY}.123-abc.tmp`, 'hmac-key', 'notes.txt', 'short.json', `${KEY}.json.bak`];
     for (const name of names) writeFileSync(join(dir, name), 'x');
-    expect(clearDir(fs, dir)).toBe(4);
+    expect(clearDir(fs, dir)).toBe(2);
     expect(readdirSync(dir).sort()).toEqual([`${KEY}.json.bak`, 'notes.txt', 'short.json']);
   });
 

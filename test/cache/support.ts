@@ -2,7 +2,7 @@
 // touched), a token API that issues numbered tokens with a known lifetime, and the CLI as a child
 // process whose handle the test keeps (to kill it mid-request).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect } from 'vitest';
@@ -12,6 +12,9 @@ import { json, startTokenApi, type Handler, type TokenApi } from '../helpers/tok
 
 export const pki = makePki();
 export const DIR_NAME = 'webapi-credential';
+
+/** This host and pid namespace as a lock records them (src/main.ts: boot id / pid namespace). */
+export const HOST_ID = `${readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()}/${readlinkSync('/proc/self/ns/pid')}`;
 
 const root = mkdtempSync(join(tmpdir(), 'webapi-credential-cache-'));
 let counter = 0;
@@ -42,10 +45,14 @@ export function sandbox(): Sandbox {
   };
 }
 
-/** Every file and directory below `dir`, relative, sorted; [] for an empty or missing directory. */
+/**
+ * Every file and directory below `dir`, relative, sorted; [] for an empty or missing directory. The
+ * key of the cache's keyed hashes (hmac-key, made with the directory) is left out: the tests here are
+ * about entries, refs, locks and temp files; test/cache/trust.test.ts checks the key file itself.
+ */
 export function tree(dir: string): string[] {
   try {
-    return (readdirSync(dir, { recursive: true }) as string[]).sort();
+    return (readdirSync(dir, { recursive: true }) as string[]).filter((name) => !/(^|\/)hmac-key$/.test(name)).sort();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;

@@ -9,6 +9,7 @@ import type { CacheFs } from '../../src/cache/store.js';
 
 it('fetches without the lock when the lock file cannot be created, and says why in one line', async () => {
   const dir = join(mkdtempSync(join(tmpdir(), 'webapi-credential-unlockable-')), 'cache');
+  fs.mkdirSync(dir, { mode: 0o700 });
   const denying: CacheFs = {
     ...(fs as unknown as CacheFs),
     openSync: (path, flags, mode) => {
@@ -27,6 +28,7 @@ it('fetches without the lock when the lock file cannot be created, and says why 
     sleep: async () => {},
     pid: process.pid,
     alive: () => true,
+    randomBytes: () => new Uint8Array(32),
   });
   expect(result).toEqual(status);
   expect(lines).toEqual(['cache: miss (no entry)', 'cache: cannot lock (EACCES); fetching without the lock', 'cache: stored']);

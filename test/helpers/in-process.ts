@@ -1,6 +1,7 @@
 // Runs the CLI's run() in this process, with the deps main.ts would build (real fs, clock, network)
 // but stdout and stderr captured. Tables of hundreds of cases then cost milliseconds each instead of
 // a Node start-up; test/catalogue/cli-parity.test.ts shows the child process says the same.
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,6 +45,8 @@ export async function runInProcess(args: string[], options: InProcessOptions = {
       alive: () => true,
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
       unique: () => `${process.pid}-${Math.random().toString(36).slice(2)}`,
+      randomBytes: () => randomBytes(32),
+      ...(process.getuid ? { uid: process.getuid() } : {}),
     },
   });
   return { code, stdout, stderr };

@@ -87,6 +87,35 @@ describe('the cached-credential path', () => {
     expect(complex.libraries).toContain('json-p3');
   });
 
+  it('loads neither jose nor the expression parser on a hit of a config with steps and jwt()', async () => {
+    if (process.env['WEBAPI_CREDENTIAL_BIN']) return;
+    const server = await api();
+    const box = sandbox();
+    const { generateKeyPairSync } = await import('node:crypto');
+    const key = join(box.root, 'client.key');
+    writeFileSync(key, generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ format: 'pem', type: 'pkcs8' }) as string);
+    const base = JSON.parse(cachedConfig(server)) as { webAPIProviderConfig: Record<string, unknown> };
+    const config = join(box.root, 'steps.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        webAPIProviderConfig: {
+          ...base.webAPIProviderConfig,
+          steps: [{ name: 'login', method: 'POST', url: `${server.url}/token`, form: { assertion: `{{ jwt({ iss: "c" }, file(${JSON.stringify(key)})) }}` } }],
+          headers: { Authorization: 'Bearer {{ steps.login.access_token }}' },
+        },
+      }),
+    );
+    const env = box.env({ API_KEY: 'api-key-1' });
+    const miss = await loadedLibraries(['--config', config, '--cache'], env, box.root);
+    expect(miss.code).toBe(0);
+    expect(miss.libraries).toEqual(['http client', 'expression parser', 'jose']);
+    const hit = await loadedLibraries(['--config', config, '--cache'], env, box.root);
+    expect(hit.stdout).toBe(miss.stdout);
+    expect(hit.libraries).toEqual([]);
+    expect(server.requests).toHaveLength(2);
+  });
+
   it('takes the full path, libraries and all, when the cache is off', async () => {
     if (process.env['WEBAPI_CREDENTIAL_BIN']) return;
     const server = await api();

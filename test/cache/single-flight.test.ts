@@ -29,6 +29,27 @@ describe('single flight', () => {
     expect(tree(box.cacheDir)).toEqual(entryAndRef(box.cacheDir));
   });
 
+  it('makes one request for 8 cold callers of a config whose request changes every render (jwt, uuid, now)', async () => {
+    // A signed client assertion with a fresh jti, a uuid and the time: a key over the rendered
+    // request would never repeat, and each caller would fetch on its own.
+    const api = await startApi(undefined, 500);
+    const box = sandbox();
+    const { generateKeyPairSync } = await import('node:crypto');
+    const key = join(box.root, 'client.key');
+    writeFileSync(key, generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ format: 'pem', type: 'pkcs8' }) as string);
+    const config = cachedConfig(api, {
+      query: { request_id: '{{ uuid() }}', at: '{{ now() }}' },
+      headers: { Authorization: 'Bearer {{ env.API_KEY }}', 'X-Assertion': `{{ jwt({ iss: "client", aud: "api" }, file(${JSON.stringify(key)})) }}` },
+    });
+    const results = await Promise.all(Array.from({ length: 8 }, () => getToken(box, config, ['--cache'])));
+    expect(results.map((r) => r.code)).toEqual(Array(8).fill(0));
+    expect(new Set(results.map((r) => r.stdout)).size).toBe(1);
+    expect(api.requests).toHaveLength(1);
+    const again = await getToken(box, config, ['--cache']);
+    expect(again.stdout).toBe(results[0]!.stdout);
+    expect(api.requests).toHaveLength(1);
+  });
+
   it('lets a waiting caller go on at once when the lock holder is killed with SIGKILL mid-request', async () => {
     const api = await startApi();
     const held = api.holdRequest(1);

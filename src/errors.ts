@@ -66,3 +66,23 @@ export function exitCodeFor(error: unknown): ExitCode {
 /** Printed on every call with tls.insecureSkipVerify, cache hits included. */
 export const INSECURE_SKIP_VERIFY_WARNING =
   'tls.insecureSkipVerify is set: the token API is not authenticated and the credential can be stolen in transit';
+
+const READ_PROBLEMS: Record<string, string> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EISDIR: 'it is a directory',
+  ENOTDIR: 'a part of the path is not a directory',
+  ELOOP: 'too many symbolic links',
+};
+
+/**
+ * A file that could not be read, in words: the common errno codes, or the message of our own
+ * bounded reader (src/main.ts: not a regular file, larger than 1 MiB), else the code.
+ */
+export function readProblem(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code && Object.hasOwn(READ_PROBLEMS, code)) return READ_PROBLEMS[code]!;
+  if ((error as { readLimit?: boolean }).readLimit) return (error as Error).message;
+  return code ?? 'unreadable';
+}

@@ -154,12 +154,32 @@ export function parseExpiry(value: unknown, path: string): number {
   }
   if (typeof value === 'string') {
     if (/^\d+(\.\d+)?$/.test(value.trim())) return parseExpiry(Number(value), path);
-    if (/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(value.trim())) {
+    const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/.exec(value.trim());
+    if (rfc3339) {
       const parsed = Date.parse(value.trim());
-      if (Number.isFinite(parsed)) return parsed;
+      // Date.parse rolls 2026-02-30 over to March 2: a date that does not exist is no expiry.
+      if (Number.isFinite(parsed) && realDate(rfc3339)) return parsed;
+      throw new ResponseError('EXPIRY_UNPARSABLE', `expiryPath ${path} matched a time that does not exist (${describeImpossible(rfc3339)})`);
     }
   }
   throw new ResponseError('EXPIRY_UNPARSABLE', `expiryPath ${path} matched ${kind(value)} that is neither an RFC 3339 time nor unix seconds/milliseconds`);
+}
+
+function realDate(m: RegExpExecArray): boolean {
+  const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(m[i]));
+  const offsetHours = m[9] === undefined ? 0 : Number(m[9]);
+  const offsetMinutes = m[10] === undefined ? 0 : Number(m[10]);
+  const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate();
+  return month! >= 1 && month! <= 12 && day! >= 1 && day! <= daysInMonth && hour! <= 23 && minute! <= 59 && second! <= 60 && offsetHours <= 23 && offsetMinutes <= 59;
+}
+
+function describeImpossible(m: RegExpExecArray): string {
+  const [month, day, hour, minute] = [2, 3, 4, 5].map((i) => Number(m[i]));
+  if (month! < 1 || month! > 12) return `month ${m[2]}`;
+  if (hour! > 23) return `hour ${m[4]}`;
+  if (minute! > 59) return `minute ${m[5]}`;
+  if (day! < 1 || day! > 28) return `day ${m[3]} of month ${m[2]}`;
+  return 'its offset is out of range';
 }
 
 export function parseExpiresIn(value: unknown, path: string): number {

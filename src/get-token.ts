@@ -1,6 +1,6 @@
 // The use cases: load -> validate -> render -> (request -> extract -> write). Everything they touch
 // arrives in `deps`; only main.ts builds the real ones.
-import { ConfigError, CredentialError, INSECURE_SKIP_VERIFY_WARNING, ResponseError, UsageError } from './errors.js';
+import { ConfigError, CredentialError, INSECURE_SKIP_VERIFY_WARNING, readProblem, ResponseError, UsageError } from './errors.js';
 import { parseConfigText, selectSource, type ConfigFlags } from './config/load.js';
 import { normalizePath, validateProviderDocument } from './config/validate.js';
 import { pathEngine, type PathEngine } from './paths.js';
@@ -66,6 +66,16 @@ interface Prepared {
 
 /** Everything up to the first byte on the network. validate and render stop here. */
 export async function prepare(flags: RequestFlags, deps: Deps): Promise<Prepared> {
+  try {
+    return await prepareConfig(flags, deps);
+  } catch (error) {
+    // A config nested deeper than the stack goes (a json body 100 000 levels deep): its fault, exit 2.
+    if (error instanceof RangeError) throw new UsageError('CONFIG_TOO_DEEP', 'the config is nested too deeply to read');
+    throw error;
+  }
+}
+
+async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared> {
   const execInfo = readExecInfo(deps.env['KUBERNETES_EXEC_INFO']);
   const apiVersion = resolveApiVersion(execInfo, flags.apiVersion);
   const vars = parseSetFlags(flags.set);
@@ -82,8 +92,7 @@ export async function prepare(flags: RequestFlags, deps: Deps): Promise<Prepared
       try {
         text = deps.readFile(source.path);
       } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-        throw new UsageError('CONFIG_UNREADABLE', `cannot read config ${source.path}: ${code}`, { cause: error });
+        throw new UsageError('CONFIG_UNREADABLE', `cannot read config ${source.path}: ${readProblem(error)}`, { cause: error });
       }
     }
     configText = text;
@@ -252,7 +261,14 @@ async function fetchCredential(prepared: Prepared, deadline: number, deps: Deps)
   if (document === null || typeof document !== 'object') {
     throw new ResponseError('RESPONSE_NOT_OBJECT', `the token API answered JSON ${document === null ? 'null' : typeof document}, expected an object`);
   }
-  const { status } = extractCredential(document, config, paths.query, deps.now());
+  let status: CredentialStatus;
+  try {
+    ({ status } = extractCredential(document, config, paths.query, deps.now()));
+  } catch (error) {
+    // A stack overflow or json-p3's recursion limit on a hostile answer: its fault, not ours.
+    if (error instanceof RangeError) throw new ResponseError('RESPONSE_TOO_DEEP', 'the token API answered JSON nested too deeply to search; check the API and the paths');
+    throw error;
+  }
   deps.redactor.add(status.token);
   deps.redactor.add(status.clientKeyData);
   deps.trace(`credential extracted${status.expirationTimestamp ? `, reported to expire at ${status.expirationTimestamp}` : ', no expiry known'}`);

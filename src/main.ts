@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import { homedir } from 'node:os';
 import type { CliDeps } from './cli.js';
 import { fastPath, parseFastArgs } from './fast-path.js';
+import { readBoundedFile } from './read-file.js';
 import { Redactor } from './redact.js';
 
 declare const __VERSION__: string;
@@ -31,7 +32,7 @@ function writeAll(fd: number, text: string): void {
 function realDeps(): CliDeps {
   return {
     env: process.env,
-    readFile: (path) => fs.readFileSync(path, 'utf8'),
+    readFile: readBoundedFile,
     stdout: (text) => writeAll(1, text),
     stderr: (text) => process.stderr.write(text),
     now: Date.now,

@@ -2,7 +2,7 @@
 // will run it (prepare, with the cluster info client-go would send), then print the manifest.
 // Secret values are never printed: the env names the templates read are listed, not their values.
 import { resolve } from 'node:path';
-import { UsageError } from './errors.js';
+import { readProblem, UsageError } from './errors.js';
 import { parseConfigText, selectSource } from './config/load.js';
 import { V1, V1BETA1 } from './exec-credential.js';
 import { prepare, type Deps, type RequestFlags } from './get-token.js';
@@ -126,7 +126,7 @@ async function check(flags: ManifestFlags, defaultApiVersion: string, deps: Deps
     try {
       text = deps.readFile(selected.path);
     } catch (error) {
-      throw new UsageError('CONFIG_UNREADABLE', `cannot read config ${selected.path}: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`, { cause: error });
+      throw new UsageError('CONFIG_UNREADABLE', `cannot read config ${selected.path}: ${readProblem(error)}`, { cause: error });
     }
   }
   const document = await parseConfigText(text, selected.origin);
@@ -164,7 +164,7 @@ function readCa(path: string, deps: Deps): string {
   try {
     pem = deps.readFile(path);
   } catch (error) {
-    throw new UsageError('CA_FILE', `--ca-file ${path}: cannot read it: ${(error as NodeJS.ErrnoException).code ?? 'unreadable'}`, { cause: error });
+    throw new UsageError('CA_FILE', `--ca-file ${path}: cannot read it: ${readProblem(error)}`, { cause: error });
   }
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError('CA_FILE', `--ca-file ${path}: expected PEM certificates`);
   return Buffer.from(pem, 'utf8').toString('base64');

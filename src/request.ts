@@ -1,7 +1,7 @@
 // Turns the resolved config into the concrete request: every template rendered, the body encoded,
 // TLS material read. Pure apart from the injected readFile; no network.
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
-import { UsageError } from './errors.js';
+import { readProblem, UsageError } from './errors.js';
 import type { ProviderConfig, RequestConfig } from './config/schema.js';
 import type { Redactor } from './redact.js';
 import type { TemplateRenderer } from './template/renderer.js';
@@ -204,8 +204,7 @@ export function loadTls(tls: ProviderConfig['tls'], readFile: (path: string) => 
     try {
       return readFile(path);
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-      throw new UsageError('TLS_FILE', `${root}.tls.${field}: cannot read ${path}: ${code}`, { cause: error });
+      throw new UsageError('TLS_FILE', `${root}.tls.${field}: cannot read ${path}: ${readProblem(error)}`, { cause: error });
     }
   };
   const pem = (field: string, data: string, kind: string) => {

@@ -1,6 +1,7 @@
 // The helpers a template may call: the one table that parse-time checks, messages and docs read.
 // Each gets plain values (strings, numbers, data) and the context of the render; none can reach
 // anything the context does not hand it. Messages never quote an argument: it may be a secret.
+import { readProblem } from '../errors.js';
 
 export interface HelperContext {
   /** A file's content (the caller bounds and tracks it). */
@@ -33,24 +34,6 @@ function text(helper: string, value: unknown, position = 'its argument'): string
 /** application/x-www-form-urlencoded, as RFC 6749 §2.3.1 asks of a client id and secret. */
 function formEncode(value: string): string {
   return new URLSearchParams({ v: value }).toString().slice(2);
-}
-
-const READ_PROBLEMS: Record<string, string> = {
-  ENOENT: 'no such file',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EISDIR: 'it is a directory',
-  ENOTDIR: 'a part of the path is not a directory',
-  ELOOP: 'too many symbolic links',
-};
-
-/** An error of the injected readFile in words: its code, or the message of our own read errors. */
-function readProblem(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code && Object.hasOwn(READ_PROBLEMS, code)) return READ_PROBLEMS[code]!;
-  // Our own bounded reader (main.ts) words its refusals (not a regular file, larger than 1 MiB).
-  if (code && (error as { friendly?: boolean }).friendly) return (error as Error).message;
-  return code ?? 'unreadable';
 }
 
 const BASE64 = /^[A-Za-z0-9+/\-_]*={0,2}$/;

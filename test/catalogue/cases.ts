@@ -412,16 +412,17 @@ export const cases: Case[] = [
     code: 2, message: `config from WEBAPI_CREDENTIAL_CONFIG_INLINE is invalid: ${P}.tokenPath: is required (unless clientCertificateDataPath and clientKeyDataPath are both set)`,
   },
   {
-    area: 'env', fault: 'empty', name: 'a WEBAPI_CREDENTIAL_CONFIG that is /dev/null',
+    area: 'env', fault: 'wrong type', name: 'a WEBAPI_CREDENTIAL_CONFIG that is /dev/null',
     args: () => [],
     env: { WEBAPI_CREDENTIAL_CONFIG: '/dev/null' },
-    code: 2, message: 'config from WEBAPI_CREDENTIAL_CONFIG=/dev/null is empty',
+    // A device, not a regular file: /dev/zero would never end, /dev/null is refused alike.
+    code: 2, message: 'cannot read config /dev/null: not a regular file',
   },
   {
     area: 'env', fault: 'wrong type', name: 'a WEBAPI_CREDENTIAL_CONFIG that is a directory',
     args: () => [],
     env: { WEBAPI_CREDENTIAL_CONFIG: aDirectory },
-    code: 2, message: `cannot read config ${aDirectory}: EISDIR`,
+    code: 2, message: `cannot read config ${aDirectory}: not a regular file`,
   },
   {
     area: 'env', fault: 'unsupported', name: 'an all_proxy that is a SOCKS proxy',
@@ -547,7 +548,7 @@ export const cases: Case[] = [
   {
     area: 'templates', fault: 'wrong type', name: 'file() of a directory',
     args: withConfig({ form: { a: `{{ file(${JSON.stringify(aDirectory)}) }}` } }),
-    code: 2, message: `${P}.form.a: {{ file(${JSON.stringify(aDirectory)}) }}: file(${JSON.stringify(aDirectory)}) cannot be read: it is a directory`,
+    code: 2, message: `${P}.form.a: {{ file(${JSON.stringify(aDirectory)}) }}: file(${JSON.stringify(aDirectory)}) cannot be read: not a regular file`,
   },
   {
     area: 'templates', fault: 'huge', name: 'a template that would build a gigabyte string with a method',

@@ -90,10 +90,10 @@ describe.concurrent('webapi-credential kubeconfig', () => {
       {},
       'config from --config-inline is invalid: webAPIProviderConfig.retry.limit: expected an integer >= 0 <= 10, found number 11',
     ],
-    ['a config file that is not there', ['--config', '/nonexistent/config.yaml'], {}, 'cannot read config /nonexistent/config.yaml: ENOENT'],
+    ['a config file that is not there', ['--config', '/nonexistent/config.yaml'], {}, 'cannot read config /nonexistent/config.yaml: no such file'],
     ['no config', [], {}, 'no config: pass --config <file> or --config-inline <yaml>, or set WEBAPI_CREDENTIAL_CONFIG or WEBAPI_CREDENTIAL_CONFIG_INLINE, or take it from the kubeconfig cluster extension client.authentication.k8s.io/exec with provideClusterInfo: true and --config-from-cluster in the exec entry'],
     ['a CA file that is not PEM', ['--config', KEYCLOAK, ...SETS, '--ca-file', KEYCLOAK], { CLIENT_SECRET: SECRET }, `--ca-file ${KEYCLOAK}: expected PEM certificates`],
-    ['a missing CA file', ['--config', KEYCLOAK, ...SETS, '--ca-file', '/nonexistent/ca.crt'], { CLIENT_SECRET: SECRET }, '--ca-file /nonexistent/ca.crt: cannot read it: ENOENT'],
+    ['a missing CA file', ['--config', KEYCLOAK, ...SETS, '--ca-file', '/nonexistent/ca.crt'], { CLIENT_SECRET: SECRET }, '--ca-file /nonexistent/ca.crt: cannot read it: no such file'],
   ])('refuses %s with exit 2 and prints nothing', async (_what, args, env, message) => {
     const result = await runCli(['kubeconfig', '--server', 'https://k8s.example.com', ...args], { env });
     expect(result).toEqual({ code: 2, stdout: '', stderr: `${PREFIX}${message}\n` });

@@ -3,6 +3,7 @@
 // a Node start-up; test/catalogue/cli-parity.test.ts shows the child process says the same.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import { readBoundedFile } from '../../src/read-file.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,7 +29,7 @@ export async function runInProcess(args: string[], options: InProcessOptions = {
   let stderr = '';
   const code = await run(args, {
     env: minimalEnv(options.env),
-    readFile: (path) => fs.readFileSync(path, 'utf8'),
+    readFile: readBoundedFile,
     stdout: (text) => void (stdout += text),
     stderr: (text) => {
       stderr += text;

@@ -177,7 +177,7 @@ describe.concurrent('mutual TLS', () => {
   it('fails with exit 2, before any connection, when tls.keyFile cannot be read', async () => {
     const api = await startMtls();
     const result = await run(basic(`${api.url}/token`, { tls: { certFile: pki.client.certFile, keyFile: '/nonexistent/client.key' } }));
-    expectFailure(result, 2, 'webAPIProviderConfig.tls.keyFile: cannot read /nonexistent/client.key: ENOENT', clientKeySecrets);
+    expectFailure(result, 2, 'webAPIProviderConfig.tls.keyFile: cannot read /nonexistent/client.key: no such file', clientKeySecrets);
     expect(api.requests).toHaveLength(0);
   });
 

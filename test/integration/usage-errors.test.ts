@@ -74,13 +74,13 @@ const cases: Case[] = [
   { name: 'a --set without a key', args: withGood('--set', '=x'), message: '--set "=x": expected key=value with a key of letters, digits, _ or -' },
   { name: 'no config anywhere', args: () => [], message: NO_CONFIG },
   { name: 'an empty WEBAPI_CREDENTIAL_CONFIG_INLINE, which counts as unset', args: () => [], env: { WEBAPI_CREDENTIAL_CONFIG_INLINE: '' }, message: NO_CONFIG },
-  { name: 'a --config file that does not exist', args: () => ['--config', '/nonexistent/config.yaml'], message: 'cannot read config /nonexistent/config.yaml: ENOENT' },
-  { name: 'a --config that is a directory', args: () => ['-c', emptyDir], message: `cannot read config ${emptyDir}: EISDIR` },
+  { name: 'a --config file that does not exist', args: () => ['--config', '/nonexistent/config.yaml'], message: 'cannot read config /nonexistent/config.yaml: no such file' },
+  { name: 'a --config that is a directory', args: () => ['-c', emptyDir], message: `cannot read config ${emptyDir}: not a regular file` },
   {
     name: 'a WEBAPI_CREDENTIAL_CONFIG file that does not exist',
     args: () => [],
     env: { WEBAPI_CREDENTIAL_CONFIG: '/nonexistent/env.yaml' },
-    message: 'cannot read config /nonexistent/env.yaml: ENOENT',
+    message: 'cannot read config /nonexistent/env.yaml: no such file',
   },
   {
     name: 'a config file that is not valid YAML',

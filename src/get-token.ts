@@ -1,5 +1,6 @@
 // The use cases: load -> validate -> render -> (request -> extract -> write). Everything they touch
 // arrives in `deps`; only main.ts builds the real ones.
+import { dirname, isAbsolute, join } from 'node:path';
 import { ConfigError, CredentialError, INSECURE_SKIP_VERIFY_WARNING, readProblem, ResponseError, UsageError } from './errors.js';
 import { parseConfigText, selectSource, type ConfigFlags } from './config/load.js';
 import { normalizePath, validateProviderDocument } from './config/validate.js';
@@ -112,9 +113,13 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
   deps.trace(`config from ${source.origin}`);
 
   const filesRead = new Set<string>();
+  // A relative path in a config file means the file's directory, wherever kubectl runs us from; in
+  // an inline config (or one from the cluster entry) it means the current directory.
+  const base = source.kind === 'file' ? dirname(source.path) : undefined;
   const readFile = (path: string) => {
-    filesRead.add(path);
-    return deps.readFile(path);
+    const resolved = base !== undefined && !isAbsolute(path) ? join(base, path) : path;
+    filesRead.add(resolved);
+    return deps.readFile(resolved);
   };
   const renderer = new TemplateRenderer(
     { env: deps.env, vars, cluster: execInfo.cluster, readFile, nowMs: deps.now },

@@ -26,6 +26,8 @@ export interface CliResult {
 
 export interface RunOptions {
   env?: Record<string, string | undefined>;
+  /** The working directory of the CLI (the test's by default). */
+  cwd?: string;
   input?: string;
   timeoutMs?: number;
 }
@@ -40,7 +42,7 @@ export function baseEnv(extra: Record<string, string | undefined> = {}): Record<
 export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
   const [command, ...lead] = cliCommand();
   return new Promise((resolve, reject) => {
-    const child = spawn(command!, [...lead, ...args], { env: baseEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command!, [...lead, ...args], { env: baseEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'], ...(options.cwd ? { cwd: options.cwd } : {}) });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

@@ -33,6 +33,8 @@ export interface ConfigIssue {
   /** Field path, e.g. `webAPIProviderConfig.tls.caFile`. */
   path: string;
   message: string;
+  /** For an unknown field: its name and the names known at its place. */
+  unknown?: { key: string; known: string[] };
 }
 
 /** Exit 2: the config failed validation; every issue is reported at once. */
@@ -44,7 +46,7 @@ export class ConfigError extends UsageError {
   ) {
     super(
       code,
-      `config from ${source} is invalid: ` + issues.map((i) => `${i.path}: ${i.message}`).join('; '),
+      `config from ${source} is invalid: ` + issues.map((i) => `${i.path}: ${i.message}`.slice(0, 400)).join('; '),
     );
   }
 }

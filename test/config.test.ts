@@ -149,13 +149,13 @@ describe('validateProviderDocument', () => {
     ['timeout is a bare number', { timeout: 10 }, [`${P}.timeout: ${DURATION}, found number 10`]],
     ['timeout is in words', { timeout: '10 seconds' }, [`${P}.timeout: ${DURATION}, found string "10 seconds"`]],
     ['retry is a number', { retry: 3 }, [`${P}.retry: expected a mapping, found number 3`]],
-    ['retry.limit is a fraction', { retry: { limit: 1.5 } }, [`${P}.retry.limit: expected an integer >= 0 <= 10, found number 1.5`]],
-    ['retry.limit is negative', { retry: { limit: -1 } }, [`${P}.retry.limit: expected an integer >= 0 <= 10, found number -1`]],
-    ['retry.limit is above 10', { retry: { limit: 11 } }, [`${P}.retry.limit: expected an integer >= 0 <= 10, found number 11`]],
-    ['retry.limit is a string', { retry: { limit: '2' } }, [`${P}.retry.limit: expected an integer >= 0 <= 10, found string "2"`]],
-    ['maxResponseBytes is zero', { maxResponseBytes: 0 }, [`${P}.maxResponseBytes: expected an integer >= 1 <= 67108864, found number 0`]],
-    ['maxResponseBytes is above 64 MiB', { maxResponseBytes: 64 * 1024 * 1024 + 1 }, [`${P}.maxResponseBytes: expected an integer >= 1 <= 67108864, found number 67108865`]],
-    ['maxResponseBytes has a unit', { maxResponseBytes: '1MiB' }, [`${P}.maxResponseBytes: expected an integer >= 1 <= 67108864, found string "1MiB"`]],
+    ['retry.limit is a fraction', { retry: { limit: 1.5 } }, [`${P}.retry.limit: expected an integer from 0 to 10, found number 1.5`]],
+    ['retry.limit is negative', { retry: { limit: -1 } }, [`${P}.retry.limit: expected an integer from 0 to 10, found number -1`]],
+    ['retry.limit is above 10', { retry: { limit: 11 } }, [`${P}.retry.limit: expected an integer from 0 to 10, found number 11`]],
+    ['retry.limit is a string', { retry: { limit: '2' } }, [`${P}.retry.limit: expected an integer from 0 to 10, found string "2"`]],
+    ['maxResponseBytes is zero', { maxResponseBytes: 0 }, [`${P}.maxResponseBytes: expected an integer from 1 to 67108864, found number 0`]],
+    ['maxResponseBytes is above 64 MiB', { maxResponseBytes: 64 * 1024 * 1024 + 1 }, [`${P}.maxResponseBytes: expected an integer from 1 to 67108864, found number 67108865`]],
+    ['maxResponseBytes has a unit', { maxResponseBytes: '1MiB' }, [`${P}.maxResponseBytes: expected an integer from 1 to 67108864, found string "1MiB"`]],
     ['expiryMargin is in days', { expiryMargin: '1d' }, [`${P}.expiryMargin: ${DURATION}, found string "1d"`]],
     ['cache is a boolean', { cache: true }, [`${P}.cache: expected a mapping, found boolean true`]],
     ['cache.enabled is the string on', { cache: { enabled: 'on' } }, [`${P}.cache.enabled: expected true or false, found string "on"`]],
@@ -169,8 +169,10 @@ describe('validateProviderDocument', () => {
 
   it.each<[string, unknown, string[]]>([
     ['a top-level key beside webAPIProviderConfig', { webAPIProviderConfig: BASE, extra: 1 }, ['extra: unknown field (known: webAPIProviderConfig)']],
-    ['a misspelt provider field', { webAPIProviderConfig: { ...BASE, tokenpath: '$.x' } }, [`${P}.tokenpath: unknown field (known: ${PROVIDER_FIELDS})`]],
-    ['a misspelt tls field', { webAPIProviderConfig: { ...BASE, tls: { caFiles: '/ca' } } }, [`${P}.tls.caFiles: unknown field (known: ${TLS_FIELDS})`]],
+    ['a misspelt provider field', { webAPIProviderConfig: { ...BASE, tokenpath: '$.x' } }, [`${P}.tokenpath: unknown field; did you mean tokenPath?`]],
+    ['a misspelt tls field', { webAPIProviderConfig: { ...BASE, tls: { caFiles: '/ca' } } }, [`${P}.tls.caFiles: unknown field; did you mean caFile?`]],
+    ['a tls field at the top', { webAPIProviderConfig: { ...BASE, caFile: '/ca' } }, [`${P}.caFile: unknown field here; it belongs under tls (${P}.tls.caFile)`]],
+    ['a misspelt required field, without a follow-on "is required"', { webAPIProviderConfig: { method: 'POST', url: 'https://a/t', tokenpath: '$.x' } }, [`${P}.tokenpath: unknown field; did you mean tokenPath?`]],
     ['an unknown retry field', { webAPIProviderConfig: { ...BASE, retry: { max: 3 } } }, [`${P}.retry.max: unknown field (known: limit)`]],
     ['an unknown cache field', { webAPIProviderConfig: { ...BASE, cache: { dir: '/tmp' } } }, [`${P}.cache.dir: unknown field (known: enabled)`]],
     ['a __proto__ key from JSON', JSON.parse(`{"webAPIProviderConfig": ${JSON.stringify(BASE)}, "__proto__": {"x": 1}}`), ['__proto__: unknown field (known: webAPIProviderConfig)']],
@@ -287,7 +289,7 @@ describe('validateProviderDocument', () => {
     ).toEqual([
       `${P}.headers.Good: expected a string, found number 1`,
       `${P}.timeout: ${DURATION}, found string "soon"`,
-      `${P}.retry.limit: expected an integer >= 0 <= 10, found number 99`,
+      `${P}.retry.limit: expected an integer from 0 to 10, found number 99`,
       `${P}.retry.max: unknown field (known: limit)`,
       `${P}.surprise: unknown field (known: ${PROVIDER_FIELDS})`,
       `${P}.body: a GET request cannot have a body; use query or method POST`,
@@ -355,7 +357,7 @@ describe('check', () => {
     ]],
     ['an object missing a required property and with an unknown one', { kind: 'object', required: ['a'], properties: { a: { kind: 'boolean' } } }, { b: 1 }, [
       { path: 'x.a', message: 'is required' },
-      { path: 'x.b', message: 'unknown field (known: a)' },
+      { path: 'x.b', message: 'unknown field (known: a)', unknown: { key: 'b', known: ['a'] } },
     ]],
   ])('checks %s', (_name, shape, value, expected) => {
     expect(run(shape, value)).toEqual(expected);

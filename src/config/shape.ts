@@ -49,6 +49,36 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Levenshtein distance, case folded: how far a typo is from a field name. */
+function distance(a: string, b: string): number {
+  const x = a.toLowerCase();
+  const y = b.toLowerCase();
+  let previous = Array.from({ length: y.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= x.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= y.length; j++) row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (x[i - 1] === y[j - 1] ? 0 : 1));
+    previous = row;
+  }
+  return previous[y.length]!;
+}
+
+/** The known field a typo most likely meant, if one is close enough. */
+export function closest(key: string, known: string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const name of known) {
+    const d = distance(key, name);
+    if (d < bestDistance) [best, bestDistance] = [name, d];
+  }
+  // Close, and not a rewrite of the whole word (`b` is no typo of `a`).
+  return best !== undefined && bestDistance <= Math.max(1, Math.floor(best.length / 4)) && bestDistance < Math.min(key.length, best.length) ? best : undefined;
+}
+
+function unknownField(key: string, known: string[]): string {
+  const guess = closest(key, known);
+  return guess ? `unknown field; did you mean ${guess}?` : `unknown field (known: ${known.join(', ')})`;
+}
+
 /** Checks `value` against `shape`, appending every problem found to `issues`. Pure. */
 export function check(shape: Shape, value: unknown, path: string, issues: Issue[]): void {
   const fail = (expected: string): void => void issues.push({ path, message: `expected ${expected}, found ${describe(value)}` });
@@ -63,7 +93,9 @@ export function check(shape: Shape, value: unknown, path: string, issues: Issue[
       if (typeof value !== 'boolean') fail('true or false');
       return;
     case 'integer': {
-      const range = `an integer${shape.minimum !== undefined ? ` >= ${shape.minimum}` : ''}${shape.maximum !== undefined ? ` <= ${shape.maximum}` : ''}`;
+      const { minimum: min, maximum: max } = shape;
+      const range =
+        min !== undefined && max !== undefined ? `an integer from ${min} to ${max}` : min !== undefined ? `an integer of at least ${min}` : max !== undefined ? `an integer of at most ${max}` : 'an integer';
       if (typeof value !== 'number' || !Number.isInteger(value)) return fail(range);
       if (shape.minimum !== undefined && value < shape.minimum) return fail(range);
       if (shape.maximum !== undefined && value > shape.maximum) return fail(range);
@@ -98,7 +130,7 @@ export function check(shape: Shape, value: unknown, path: string, issues: Issue[
         // Own properties only: `constructor` or `__proto__` must not find Object.prototype members.
         const property = Object.hasOwn(shape.properties, key) ? shape.properties[key] : undefined;
         if (property) check(property, item, `${path}.${key}`, issues);
-        else issues.push({ path: `${path}.${key}`, message: `unknown field (known: ${Object.keys(shape.properties).join(', ')})` });
+        else issues.push({ path: `${path}.${key}`, message: unknownField(key, Object.keys(shape.properties)), unknown: { key, known: Object.keys(shape.properties) } });
       }
       return;
     case 'json':

@@ -1,5 +1,5 @@
 // Pure: raw parsed document in, resolved config or every problem out (changesets' validateConfig).
-import { check, parseDuration, type Issue } from './shape.js';
+import { check, parseDuration, type Issue, type Shape } from './shape.js';
 import { DEFAULTS, fileShape, type ProviderConfig, type ProviderConfigInput, type RequestConfig, type RequestInput } from './schema.js';
 
 const ROOT = 'webAPIProviderConfig';
@@ -29,6 +29,8 @@ export function validateProviderDocument(document: unknown, checkPath: PathCheck
   check(fileShape, document, '', issues);
   // Paths from check() start with '.', which reads oddly in messages.
   for (const issue of issues) issue.path = issue.path.replace(/^\./, '') || '(document)';
+  placeMisplaced(issues);
+  dropFollowOns(issues);
   if (issues.some((i) => i.path === '(document)' || i.path === ROOT)) return { ok: false, issues };
   const input = (document as { webAPIProviderConfig: ProviderConfigInput }).webAPIProviderConfig;
   return validateProvider(input, checkPath, issues);
@@ -70,7 +72,7 @@ export function validateProvider(input: ProviderConfigInput, checkPath: PathChec
   if (hasCert !== hasKey) {
     add(hasCert ? 'clientKeyDataPath' : 'clientCertificateDataPath', 'clientCertificateDataPath and clientKeyDataPath go together: set both or neither');
   }
-  if (input.tokenPath === undefined && !(hasCert && hasKey)) {
+  if (input.tokenPath === undefined && !(hasCert && hasKey) && !issues.some((i) => i.message === 'unknown field; did you mean tokenPath?')) {
     add('tokenPath', 'is required (unless clientCertificateDataPath and clientKeyDataPath are both set)');
   }
   if (input.expiryPath !== undefined && input.expiresInPath !== undefined) {
@@ -159,4 +161,37 @@ function resolveRequest(input: RequestInput, inherit: RequestConfig | undefined)
     retryLimit: input.retry?.limit ?? inherit?.retryLimit ?? DEFAULTS.retryLimit,
     maxResponseBytes: input.maxResponseBytes ?? inherit?.maxResponseBytes ?? DEFAULTS.maxResponseBytes,
   };
+}
+
+/** Where each field of a nested object lives: `caFile` -> `tls.caFile`, so a misplaced one can be told. */
+const NESTED: Record<string, string> = (() => {
+  const places: Record<string, string> = {};
+  const provider = (fileShape as { properties: Record<string, Shape> }).properties['webAPIProviderConfig'] as { properties: Record<string, Shape> };
+  for (const [name, shape] of Object.entries(provider.properties)) {
+    if (shape.kind !== 'object') continue;
+    for (const field of Object.keys(shape.properties)) if (!Object.hasOwn(provider.properties, field)) places[field] = `${name}.${field}`;
+  }
+  return places;
+})();
+
+/** `caFile` at the top: not "unknown", it belongs under tls. */
+function placeMisplaced(issues: Issue[]): void {
+  for (const issue of issues) {
+    if (!issue.unknown || issue.message.includes('did you mean')) continue;
+    const place = Object.hasOwn(NESTED, issue.unknown.key) ? NESTED[issue.unknown.key] : undefined;
+    if (place && issue.path === `${ROOT}.${issue.unknown.key}`) {
+      issue.message = `unknown field here; it belongs under ${place.split('.')[0]} (${ROOT}.${place})`;
+    }
+  }
+}
+
+/** A misspelt required field is one problem, not also "X is required". */
+function dropFollowOns(issues: Issue[]): void {
+  const meant = new Set(
+    issues.flatMap((issue) => {
+      const guess = issue.message.match(/did you mean (\S+)\?$/)?.[1];
+      return guess ? [`${issue.path.slice(0, issue.path.lastIndexOf('.'))}.${guess}`] : [];
+    }),
+  );
+  for (let i = issues.length - 1; i >= 0; i--) if (issues[i]!.message === 'is required' && meant.has(issues[i]!.path)) issues.splice(i, 1);
 }

@@ -88,7 +88,7 @@ describe.concurrent('webapi-credential kubeconfig', () => {
       'an invalid config',
       ['--config-inline', 'webAPIProviderConfig: {method: POST, url: "https://a.example", tokenPath: $.t, retry: {limit: 11}}'],
       {},
-      'config from --config-inline is invalid: webAPIProviderConfig.retry.limit: expected an integer >= 0 <= 10, found number 11',
+      'config from --config-inline is invalid: webAPIProviderConfig.retry.limit: expected an integer from 0 to 10, found number 11',
     ],
     ['a config file that is not there', ['--config', '/nonexistent/config.yaml'], {}, 'cannot read config /nonexistent/config.yaml: no such file'],
     ['no config', [], {}, 'no config: pass --config <file> or --config-inline <yaml>, or set WEBAPI_CREDENTIAL_CONFIG or WEBAPI_CREDENTIAL_CONFIG_INLINE, or take it from the kubeconfig cluster extension client.authentication.k8s.io/exec with provideClusterInfo: true and --config-from-cluster in the exec entry'],

@@ -58,7 +58,7 @@ describe.concurrent('validate', () => {
   it('fails with exit 2 on an invalid config, without calling the API', async () => {
     const api = await issueToken();
     const result = await run(['validate', '--config-inline', provider(basic(`${api.url}/token`, { retry: { limit: 11 } }))]);
-    expectFailure(result, 2, 'config from --config-inline is invalid: webAPIProviderConfig.retry.limit: expected an integer >= 0 <= 10, found number 11');
+    expectFailure(result, 2, 'config from --config-inline is invalid: webAPIProviderConfig.retry.limit: expected an integer from 0 to 10, found number 11');
     expect(api.requests).toHaveLength(0);
   });
 });

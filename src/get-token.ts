@@ -33,6 +33,8 @@ export interface Deps {
 }
 
 export interface RequestFlags extends ConfigFlags {
+  /** Refuse `${X}` and `$X` in literal template text instead of warning (get-token). */
+  strictHabits?: boolean;
   set?: string[];
   apiVersion?: string;
 }
@@ -109,7 +111,12 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
     ...config.steps.map((step, i) => ({ templates: templateFields(step, requestRoot(step)), stepsBefore: stepNames.slice(0, i), allSteps: stepNames })),
     { templates: templateFields(config), stepsBefore: stepNames, allSteps: stepNames },
   ]);
-  if (templateIssues.length > 0) throw new ConfigError(templateIssues, source.origin, 'TEMPLATE_SYNTAX');
+  const habits = templateIssues.filter((issue) => issue.habit);
+  const errors = templateIssues.filter((issue) => !issue.habit);
+  if (errors.length > 0) throw new ConfigError(errors, source.origin, 'TEMPLATE_SYNTAX');
+  // validate and render show what would be sent; get-token must not send it.
+  if (habits.length > 0 && flags.strictHabits) throw new ConfigError(habits, source.origin, 'TEMPLATE_HABIT');
+  for (const habit of habits) deps.warn(`${habit.path}: ${habit.message}`);
   deps.trace(`config from ${source.origin}`);
 
   const filesRead = new Set<string>();
@@ -170,7 +177,7 @@ export async function render(flags: RequestFlags, deps: Deps): Promise<void> {
 
 export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> {
   const deadline = deps.now() + flags.timeoutMs;
-  const prepared = await prepare(flags, deps);
+  const prepared = await prepare({ ...flags, strictHabits: true }, deps);
   const { config, request, apiVersion, refInputs, dependencies } = prepared;
   if (flags.output === 'token' && !config.paths.token) {
     throw new UsageError('OUTPUT_TOKEN', '--output token needs a tokenPath; this config yields a client certificate');

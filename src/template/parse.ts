@@ -78,6 +78,13 @@ function closingBraces(text: string, from: number): number {
 /** Parses one expression (a `{{ }}` part or a `let` value) and checks it against the whitelist. */
 export function parseExpression(source: string, names: ReadonlySet<string>): Node {
   if (source === '') throw new TemplateSyntaxError('{{ }} holds no expression');
+  // Go templates (Helm, External Secrets) write {{ .Env.X }} or {{ .X }}: say what to write here.
+  const go = /^\.(Env\.)?([A-Za-z_][A-Za-z0-9_]*)$/.exec(source);
+  if (go) {
+    const name = go[2]!;
+    const here = go[1] || /^[A-Z][A-Z0-9_]*$/.test(name) ? `env.${name}` : `vars.${name}`;
+    throw new TemplateSyntaxError(`{{ ${source} }} is Go template syntax; here it is {{ ${here} }}`);
+  }
   let tree: jsep.Expression;
   try {
     tree = jsep(source);

@@ -144,6 +144,11 @@ export function toRequestError(failure: Failure, attempts: number, options: Erro
   }
   const hint = TLS_HINTS[code];
   if (hint) return new RequestError('TLS', `TLS handshake with ${url} failed: ${hint} (${code})`, { cause: failure });
+  // OpenSSL reads the first bytes of an HTTP answer as a TLS record: "wrong version number".
+  if (/wrong version number|packet length too long|http request/i.test(failure.message)) {
+    const origin = `${failure.url.protocol}//${failure.url.host}`;
+    return new RequestError('TLS_PLAIN_HTTP', `the server at ${redact(origin)} answered in plain HTTP, not TLS: use http:// with allowInsecureHTTP, or the TLS port${tries}`, { cause: failure });
+  }
   // OpenSSL's message carries a process address and a source file: keep only the alert's name.
   const alert = /alert (certificate required|handshake failure|bad certificate|unknown ca)/i.exec(failure.message);
   if (alert) {

@@ -35,7 +35,7 @@ export function describeBody(contentType: string | undefined, bytes: number): st
 
 export function extractCredential(
   document: unknown,
-  config: Pick<ProviderConfig, 'paths' | 'expiryFromJWT' | 'expiryMarginMs'>,
+  config: Pick<ProviderConfig, 'paths' | 'expiryFromJWT' | 'expiryMarginMs' | 'expiresInMs'>,
   query: Query,
   now: number,
 ): Extracted {
@@ -52,6 +52,8 @@ export function extractCredential(
   else if (paths.expiresIn) expiresAt = now + parseExpiresIn(one(document, paths.expiresIn, 'expiresInPath', query), paths.expiresIn);
   else if (config.expiryFromJWT && status.token) expiresAt = jwtExpiry(status.token);
   if (expiresAt === undefined && status.clientCertificateData) expiresAt = certificateExpiry(status.clientCertificateData);
+  // A provider whose tokens live a known time (Upbound: 60 minutes) says so in the config.
+  if (expiresAt === undefined && config.expiresInMs !== undefined) expiresAt = now + config.expiresInMs;
 
   if (expiresAt !== undefined && !(expiresAt <= MAX_DATE_MS)) {
     const field = paths.expiry ? `expiryPath ${paths.expiry}` : `expiresInPath ${paths.expiresIn}`;

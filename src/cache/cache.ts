@@ -45,7 +45,7 @@ export async function cached(
   const { fs, trace } = deps;
   const store = (status: CredentialStatus) => {
     if (!status.expirationTimestamp) {
-      trace('cache: not storing a credential without a known expiry');
+      trace('cache: not storing a credential without a known expiry (set expiresIn, expiryPath or expiresInPath)');
       return;
     }
     try {

@@ -87,6 +87,7 @@ export const providerShape: Shape = {
     expiryPath: path('Expiry: RFC 3339 string or unix seconds/milliseconds.'),
     expiresInPath: path('Expiry in seconds from now (number or numeric string).'),
     expiryFromJWT: { kind: 'boolean', description: "Use a JWT token's exp claim when no path gives the expiry (default true)." },
+    expiresIn: { kind: 'duration', description: "The credential's lifetime when neither a path, a JWT exp nor a certificate gives one (e.g. 60m)." },
     clientCertificateDataPath: path('PEM client certificate in the response.'),
     clientKeyDataPath: path('PEM client key in the response.'),
     tls: tlsShape,
@@ -144,6 +145,7 @@ export interface ProviderConfigInput {
   expiryPath?: string;
   expiresInPath?: string;
   expiryFromJWT?: boolean;
+  expiresIn?: string;
   clientCertificateDataPath?: string;
   clientKeyDataPath?: string;
   tls?: {
@@ -202,6 +204,8 @@ export interface ProviderConfig extends RequestConfig {
     clientKeyData?: string;
   };
   expiryFromJWT: boolean;
+  /** The lifetime to assume when nothing in the answer gives one. */
+  expiresInMs?: number;
   tls: NonNullable<ProviderConfigInput['tls']>;
   allowInsecureHTTP: boolean;
   timeoutMs: number;

@@ -75,6 +75,9 @@ export function validateProvider(input: ProviderConfigInput, checkPath: PathChec
   if (input.tokenPath === undefined && !(hasCert && hasKey) && !issues.some((i) => i.message === 'unknown field; did you mean tokenPath?')) {
     add('tokenPath', 'is required (unless clientCertificateDataPath and clientKeyDataPath are both set)');
   }
+  if (typeof input.expiresIn === 'string' && parseDuration(input.expiresIn) <= 0 && !issues.some((i) => i.path === at('expiresIn'))) {
+    add('expiresIn', 'must be longer than 0s');
+  }
   if (input.expiryPath !== undefined && input.expiresInPath !== undefined) {
     add('expiresInPath', 'set expiryPath or expiresInPath, not both');
   }
@@ -91,6 +94,7 @@ export function validateProvider(input: ProviderConfigInput, checkPath: PathChec
       ...main,
       paths,
       expiryFromJWT: input.expiryFromJWT ?? true,
+      ...(input.expiresIn !== undefined ? { expiresInMs: parseDuration(input.expiresIn) } : {}),
       expiryMarginMs: input.expiryMargin !== undefined ? parseDuration(input.expiryMargin) : DEFAULTS.expiryMarginMs,
       cacheEnabled: input.cache?.enabled ?? false,
     },

@@ -211,7 +211,7 @@ describe.concurrent('the token cache', () => {
     const second = await getToken(box, config, ['--cache']);
     expect([first.code, second.code]).toEqual([0, 0]);
     expect(credential(first.stdout).status.expirationTimestamp).toBeUndefined();
-    expect(cacheLines(first.stderr)).toEqual(['cache: miss (no entry)', 'cache: not storing a credential without a known expiry']);
+    expect(cacheLines(first.stderr)).toEqual(['cache: miss (no entry)', 'cache: not storing a credential without a known expiry (set expiresIn, expiryPath or expiresInPath)']);
     expect(second.stdout).not.toBe(first.stdout);
     expect(api.requests).toHaveLength(2);
     expect(tree(box.cacheDir)).toEqual([]);

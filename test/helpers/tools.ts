@@ -76,3 +76,9 @@ export const KUBECTL_1_27 = findTool(
 );
 export const ZSH = findTool('zsh', 'ZSH_BIN', ['zsh'], 'apt-get install zsh, or set ZSH_BIN');
 export const FISH = findTool('fish', 'FISH_BIN', ['fish'], 'apt-get install fish, or set FISH_BIN');
+export const NODE_22 = findTool(
+  'Node 22',
+  'NODE_22',
+  [],
+  'npm i --prefix <dir> node@22, then set NODE_22=<dir>/node_modules/.bin/node (.ci/run does)',
+);

@@ -1,0 +1,77 @@
+// The npm package as users get it: `npm pack` of this checkout (prepack builds dist/), installed
+// into a fresh prefix with `npm i -g`, run on the oldest Node it claims (22, the npm node@22 package)
+// and on the pinned 24: a real fetch, validate, render, kubeconfig. An older Node gets one line.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { beforeAll, expect, it } from 'vitest';
+import { PINNED_NODE, ROOT } from '../helpers/cli.js';
+import { makePki } from '../helpers/pki.js';
+import { json } from '../helpers/token-api.js';
+import { SECRET, provider, tokenApis } from '../helpers/integration.js';
+import { describeWith, NODE_22 } from '../helpers/tools.js';
+
+const pki = makePki();
+const startApi = tokenApis();
+let installed = '';
+
+/** Runs the installed bin with `node` first on the PATH, as a user's shell would. */
+function run(node: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(installed, args, { env: { PATH: `${dirname(node)}:/usr/bin:/bin`, HOME: tmpdir(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describeWith(NODE_22)('the npm package, packed and installed', () => {
+  beforeAll(() => {
+    const work = mkdtempSync(join(tmpdir(), 'webapi-credential-package-'));
+    // npm pack runs prepack (the build) with the Node that runs npm: the pinned one.
+    const npmEnv = { ...process.env, PATH: `${dirname(PINNED_NODE)}:${process.env['PATH'] ?? ''}` };
+    execFileSync('npm', ['pack', '--silent', '--pack-destination', work], { cwd: ROOT, env: npmEnv, stdio: ['ignore', 'ignore', 'inherit'] });
+    const tarball = readdirSync(work).find((name) => name.endsWith('.tgz'))!;
+    const prefix = join(work, 'prefix');
+    // No runtime dependencies (everything is bundled): the install needs no registry.
+    execFileSync('npm', ['install', '--global', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', join(work, tarball)], { env: npmEnv, stdio: ['ignore', 'ignore', 'inherit'] });
+    installed = join(prefix, 'bin', 'webapi-credential');
+  }, 180_000);
+
+  const nodes = (): Array<[string, string]> => [
+    ['Node 22', realpathSync(NODE_22.path!)],
+    ['the pinned Node 24', PINNED_NODE],
+  ];
+
+  it.each([['Node 22'], ['the pinned Node 24']])('fetches, validates, renders and writes a kubeconfig on %s', async (name) => {
+    const node = nodes().find(([n]) => n === name)![1];
+    const version = await run(node, ['--version']);
+    expect(version.stdout).toMatch(/^\d+\.\d+\.\d+/);
+    const api = await startApi((_request, response) => json(response, 200, { access_token: SECRET.token, expires_in: 600 }));
+    const config = provider({ method: 'POST', url: `${api.url}/token`, tokenPath: '$.access_token', expiresInPath: '$.expires_in', form: { s: '{{ env.PKG_SECRET }}' }, tls: { caFile: pki.ca.certFile } });
+    const env = { PKG_SECRET: 'package-secret-Lm3' };
+    const fetched = await run(node, ['--config-inline', config], env);
+    expect(fetched.stderr).toBe('');
+    expect(JSON.parse(fetched.stdout).status.token).toBe(SECRET.token);
+    const validated = await run(node, ['validate', '--config-inline', config], env);
+    expect(validated.stdout).toBe(`config from --config-inline is valid: POST ${api.url}/token\n`);
+    const rendered = await run(node, ['render', '--config-inline', config], env);
+    expect(rendered.stdout).toContain('s=[REDACTED]');
+    expect(rendered.stdout).not.toContain('package-secret-Lm3');
+    const kubeconfig = await run(node, ['kubeconfig', '--server', 'https://k8s.example', '--config-inline', config], env);
+    expect(kubeconfig.code).toBe(0);
+    expect(kubeconfig.stdout).toContain('kind: Config');
+  });
+
+  it('says in one line that an older Node will not do', async () => {
+    const old = execFileSync('sh', ['-c', 'command -v node'], { encoding: 'utf8' }).trim();
+    const version = execFileSync(old, ['--version'], { encoding: 'utf8' }).trim();
+    if (Number(version.slice(1).split('.')[0]) >= 22) return; // this machine's node is new enough: nothing to show
+    const result = await run(old, ['--version']);
+    expect(result).toEqual({ code: 1, stdout: '', stderr: `webapi-credential: needs Node >= 22, this is ${version}; install a newer Node, or use the single binary\n` });
+  });
+});

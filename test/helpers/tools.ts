@@ -83,4 +83,3 @@ export const NODE_22 = findTool(
   'npm i --prefix <dir> node@22, then set NODE_22=<dir>/node_modules/.bin/node (.ci/run does)',
 );
 export const QEMU_AARCH64 = findTool('qemu-aarch64-static', 'QEMU_AARCH64', ['qemu-aarch64-static'], 'apt-get install qemu-user-static libc6-arm64-cross libstdc++6-arm64-cross');
-export const WINE = findTool('wine', 'WINE_BIN', ['wine64', 'wine'], 'apt-get install wine64');

@@ -10,7 +10,7 @@ import { PINNED_NODE, ROOT } from '../helpers/cli.js';
 import { makePki } from '../helpers/pki.js';
 import { json } from '../helpers/token-api.js';
 import { SECRET, provider, tokenApis } from '../helpers/integration.js';
-import { describeWith, QEMU_AARCH64, WINE } from '../helpers/tools.js';
+import { describeWith, QEMU_AARCH64 } from '../helpers/tools.js';
 
 const pki = makePki();
 const startApi = tokenApis();
@@ -72,8 +72,6 @@ describeWith(QEMU_AARCH64)('the release binaries', () => {
     // macOS finds the blob in a segment of its own.
     expect(readFileSync(file('darwin-x64')).includes('NODE_SEA')).toBe(true);
   });
-
-  it.skipIf(!WINE.path)('runs on Windows x64 (under wine): --version', () => {
-    expect(execFileSync(WINE.path!, [file('win-x64.exe'), '--version'], { encoding: 'utf8', env: { ...process.env, WINEDEBUG: '-all' } })).toContain(VERSION);
-  });
+  // No run of the Windows binary: Debian 12's wine 8.0 crashes at the start of Node 24's node.exe
+  // (an unhandled breakpoint exception, with or without the SEA blob), so it proves nothing here.
 });

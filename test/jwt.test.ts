@@ -92,6 +92,7 @@ describe('jwt() refuses', () => {
     ['a secret without an HMAC algorithm', CLAIMS, 'just-a-secret-value', undefined, 'jwt(): the key is not a PEM private key or a JWK (for a shared secret, pass { alg: "HS256" })'],
     ['a broken PEM', CLAIMS, '-----BEGIN PRIVATE KEY-----\nc2VjcmV0LWtleS1tYXRlcmlhbA==\n-----END PRIVATE KEY-----\n', undefined, 'jwt(): the key is not a PEM private key (PKCS#8, PKCS#1 or SEC1) or a private JWK'],
     ['a public JWK', CLAIMS, jwk(rsa.publicKey), undefined, 'jwt(): the key is not a PEM private key (PKCS#8, PKCS#1 or SEC1) or a private JWK'],
+    ['a private key asked to sign HS256 (its text would become the secret)', CLAIMS, rsaPem, { alg: 'HS256' }, 'jwt(): HS256 signs with a shared secret, and this is a private key or a JWK'],
     ['an HMAC algorithm without a string secret', CLAIMS, jwk(rsa.privateKey), { alg: 'HS256' }, 'jwt(): HS256 signs with a shared secret: give the secret as a string'],
     ['claims that are not an object', 'iss', rsaPem, undefined, 'jwt() takes the claims as an object, { iss: …, aud: … }'],
     ['a thumbprint of something that is no certificate', CLAIMS, rsaPem, { x5t: 'not a certificate' }, 'jwt(): options["x5t"] is not a PEM certificate'],

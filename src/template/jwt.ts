@@ -64,6 +64,8 @@ export async function signJwt(claims: unknown, key: unknown, options: unknown, c
 function signingKey(key: unknown, asked: string | undefined): { keyObject: KeyObject; alg: string } {
   if (asked !== undefined && HMAC.includes(asked)) {
     if (typeof key !== 'string' || key === '') throw new HelperError(`jwt(): ${asked} signs with a shared secret: give the secret as a string`);
+    // A private key's text as an HMAC secret would sign with the key itself, for anyone who has it.
+    if (key.includes('-----BEGIN') || key.trim().startsWith('{')) throw new HelperError(`jwt(): ${asked} signs with a shared secret, and this is a private key or a JWK`);
     return { keyObject: createSecretKey(Buffer.from(key, 'utf8')), alg: asked };
   }
   let keyObject: KeyObject;

@@ -1,21 +1,23 @@
 // examples/argocd: the kustomize patches, applied by the real `kubectl kustomize` over a stand-in of
 // the upstream install, and the Helm values put the binary where every example cluster secret points
 // (/custom-tools/webapi-credential) in both argocd-application-controller and argocd-server; the init
-// container's script installs a binary only when its checksum matches.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+// container copies it out of the webapi-credential image (the repository's Dockerfile), downloading
+// nothing.
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHash } from 'node:crypto';
 import { expect, it } from 'vitest';
 import YAML from 'yaml';
 import { KUBECTL_1_33, requireKubectl } from '../helpers/kubectl.js';
 import { describeWith } from '../helpers/tools.js';
 import { PROVIDERS, examplePath, readArgoCdSecret, readText, readYaml } from '../helpers/examples.js';
+import { ROOT } from '../helpers/cli.js';
 
 interface Container {
   name: string;
   image?: string;
+  command?: string[];
   args?: string[];
   env?: Array<{ name: string; value: string }>;
   securityContext?: Record<string, unknown>;
@@ -116,9 +118,9 @@ describeWith(KUBECTL_1_33)('examples/argocd', () => {
   });
 
   it('every example cluster secret runs the binary where the init container puts it', () => {
-    const script = (readYaml('argocd', 'patch-server.yaml') as { spec: { template: { spec: PodSpec } } }).spec.template.spec.initContainers![0]!.args![0]!;
+    const init = (readYaml('argocd', 'patch-server.yaml') as { spec: { template: { spec: PodSpec } } }).spec.template.spec.initContainers![0]!;
     const target = `${MOUNT.mountPath}/webapi-credential`;
-    expect(script).toContain(`-O ${target} `);
+    expect(init.command).toEqual(['cp', '/usr/local/bin/webapi-credential', target]);
     for (const provider of PROVIDERS) {
       for (const file of ['argocd-cluster-secret.yaml', 'argocd-cluster-secret-3.5.yaml']) {
         expect({ file: `${provider}/${file}`, command: readArgoCdSecret(provider, file).execProviderConfig.command }).toEqual({ file: `${provider}/${file}`, command: target });
@@ -126,29 +128,14 @@ describeWith(KUBECTL_1_33)('examples/argocd', () => {
     }
   });
 
-  it("the init container's script installs the download only when its SHA-256 matches", () => {
+  it("copies the binary out of the image built from the repository's Dockerfile, where that image keeps it", () => {
     const init = (readYaml('argocd', 'patch-application-controller.yaml') as { spec: { template: { spec: PodSpec } } }).spec.template.spec.initContainers![0]!;
-    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-init-'));
-    const download = join(dir, 'download');
-    writeFileSync(download, '#!/bin/sh\necho fake webapi-credential\n');
-    // wget as the script calls it (-q -O <file> <url>), serving the download from disk.
-    mkdirSync(join(dir, 'bin'));
-    writeFileSync(join(dir, 'bin', 'wget'), `#!/bin/sh\n[ "$1" = -q ] && [ "$2" = -O ] && cp "${download}" "$3"\n`);
-    chmodSync(join(dir, 'bin', 'wget'), 0o755);
-    const runScript = (sha256: string, tools: string) => {
-      mkdirSync(tools);
-      const env = Object.fromEntries((init.env ?? []).map((e) => [e.name, e.value]));
-      const result = spawnSync('sh', ['-euc', init.args![0]!.replaceAll('/custom-tools', tools)], {
-        env: { ...env, WEBAPI_CREDENTIAL_SHA256: sha256, PATH: `${join(dir, 'bin')}:${process.env['PATH']}` },
-        encoding: 'utf8',
-      });
-      return result.status;
-    };
-    expect(Object.keys(Object.fromEntries((init.env ?? []).map((e) => [e.name, e.value])))).toEqual(['WEBAPI_CREDENTIAL_URL', 'WEBAPI_CREDENTIAL_SHA256']);
-    const good = join(dir, 'good');
-    expect(runScript(createHash('sha256').update(readFileSync(download)).digest('hex'), good)).toBe(0);
-    expect(statSync(join(good, 'webapi-credential')).mode & 0o777).toBe(0o555);
-    expect(runScript('0'.repeat(64), join(dir, 'bad'))).not.toBe(0);
+    expect(init.image).toMatch(/\/webapi-credential:\d+\.\d+\.\d+$/);
+    expect(init.env).toBeUndefined();
+    const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+    expect(dockerfile).toContain('COPY --from=pick /webapi-credential /usr/local/bin/webapi-credential');
+    expect(dockerfile).toMatch(/^USER \d+:\d+$/m);
+    expect(dockerfile).toContain('case "$TARGETARCH" in amd64) arch=x64 ;; arm64) arch=arm64 ;;');
   });
 
   it('the README names both files of the two ways a cluster secret can carry the config', () => {

@@ -1,0 +1,18 @@
+# The webapi-credential image: the release binary of the build's architecture at
+# /usr/local/bin/webapi-credential, run as a non-root user. Argo CD's init container copies it out
+# (examples/argocd). Build after `npm run release`:
+#   docker buildx build --platform linux/amd64,linux/arm64 -t <registry>/webapi-credential:0.1.0 .
+# Only the binary of the target architecture reaches the image (a stage picks it).
+FROM debian:12-slim AS pick
+ARG TARGETARCH
+COPY dist/release/ /release/
+RUN set -eu; \
+    case "$TARGETARCH" in amd64) arch=x64 ;; arm64) arch=arm64 ;; *) echo "no release binary for $TARGETARCH" >&2; exit 1 ;; esac; \
+    cd /release && sha256sum -c --ignore-missing SHA256SUMS; \
+    install -m 0555 /release/webapi-credential-*-linux-"$arch" /webapi-credential
+
+# glibc and libstdc++, which the Node inside the binary links against.
+FROM debian:12-slim
+COPY --from=pick /webapi-credential /usr/local/bin/webapi-credential
+USER 65532:65532
+ENTRYPOINT ["/usr/local/bin/webapi-credential"]

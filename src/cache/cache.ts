@@ -24,7 +24,7 @@ export interface CacheDeps extends LockDeps {
 export function openCache(dir: string, deps: CacheDeps): Uint8Array | undefined {
   try {
     ensureDir(deps.fs, dir, deps.uid);
-    return ensureSecret(deps.fs, dir, deps.uid, deps.randomBytes);
+    return ensureSecret(deps.fs, dir, deps.uid, deps.randomBytes, deps.unique());
   } catch (error) {
     deps.trace(`cache: off for this call: ${error instanceof Error && !(error as NodeJS.ErrnoException).code ? error.message : `directory ${dir} is unusable (${errorCode(error)})`}`);
     return undefined;

@@ -219,7 +219,7 @@ export function clearDir(fs: CacheFs, dir: string): number {
   }
   let removed = 0;
   for (const name of names) {
-    if (!/^[0-9a-f]{64}(\.json|\.ref|\.lock|\..+\.tmp)$/.test(name) && name !== SECRET_FILE) continue;
+    if (!/^[0-9a-f]{64}(\.json|\.ref|\.lock|\..+\.tmp)$/.test(name) && name !== SECRET_FILE && !/^hmac-key\..+\.tmp$/.test(name)) continue;
     fs.unlinkSync(join(dir, name));
     if (name.endsWith('.json')) removed++;
   }
@@ -239,15 +239,27 @@ export function readSecret(fs: CacheFs, dir: string, uid: number | undefined): U
   }
 }
 
-/** The key, created once (O_EXCL, 0600) from `random` when there is none. */
-export function ensureSecret(fs: CacheFs, dir: string, uid: number | undefined, random: () => Uint8Array): Uint8Array {
+/**
+ * The key, created once from `random` when there is none: written whole to a temp file, then linked
+ * to its name (which fails if another process got there first), so that no reader ever sees it half
+ * written, and concurrent first callers all end up with the same key.
+ */
+export function ensureSecret(fs: CacheFs, dir: string, uid: number | undefined, random: () => Uint8Array, unique: string): Uint8Array {
   const existing = readSecret(fs, dir, uid);
   if (existing) return existing;
+  const temp = join(dir, `${SECRET_FILE}.${unique}.tmp`);
   try {
-    fs.writeFileSync(join(dir, SECRET_FILE), Buffer.from(random()).toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+    fs.writeFileSync(temp, Buffer.from(random()).toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+    fs.linkSync(temp, join(dir, SECRET_FILE));
   } catch (error) {
     // Another process made it first; anything else is for the read below to judge.
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    try {
+      fs.unlinkSync(temp);
+    } catch {
+      // Not made.
+    }
   }
   const made = readSecret(fs, dir, uid);
   if (!made) throw new Error(`${join(dir, SECRET_FILE)} is not a key of ours`);

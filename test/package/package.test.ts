@@ -2,7 +2,7 @@
 // into a fresh prefix with `npm i -g`, run on the oldest Node it claims (22, the npm node@22 package)
 // and on the pinned 24: a real fetch, validate, render, kubeconfig. An older Node gets one line.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, realpathSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
@@ -32,9 +32,17 @@ function run(node: string, args: string[], env: Record<string, string> = {}): Pr
 describeWith(NODE_22)('the npm package, packed and installed', () => {
   beforeAll(() => {
     const work = mkdtempSync(join(tmpdir(), 'webapi-credential-package-'));
+    // Packed from a copy of the checkout's tracked files, as a clean clone would be: prepack builds
+    // dist/ there, not under the other suites' feet (they run this checkout's dist/ meanwhile).
+    const clone = join(work, 'clone');
+    for (const path of execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n')) {
+      mkdirSync(dirname(join(clone, path)), { recursive: true });
+      copyFileSync(join(ROOT, path), join(clone, path));
+    }
+    symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
     // npm pack runs prepack (the build) with the Node that runs npm: the pinned one.
     const npmEnv = { ...process.env, PATH: `${dirname(PINNED_NODE)}:${process.env['PATH'] ?? ''}` };
-    execFileSync('npm', ['pack', '--silent', '--pack-destination', work], { cwd: ROOT, env: npmEnv, stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync('npm', ['pack', '--silent', '--pack-destination', work], { cwd: clone, env: npmEnv, stdio: ['ignore', 'ignore', 'inherit'] });
     const tarball = readdirSync(work).find((name) => name.endsWith('.tgz'))!;
     const prefix = join(work, 'prefix');
     // No runtime dependencies (everything is bundled): the install needs no registry.

@@ -79,7 +79,7 @@ export function stripQuery(url: URL): string {
   return `${url.origin}${url.pathname}`;
 }
 
-const TLS_HINTS: Record<string, string> = {
+export const TLS_HINTS: Record<string, string> = {
   UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'the server certificate is not signed by a trusted CA; set tls.caFile or tls.caData',
   UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'the server certificate is not signed by a trusted CA; set tls.caFile or tls.caData',
   SELF_SIGNED_CERT_IN_CHAIN: 'the server certificate chain ends in an untrusted CA; set tls.caFile or tls.caData',
@@ -105,6 +105,16 @@ function clientCertificateProblem(pem: string | undefined, now: number): string 
     // request.ts has parsed it already; nothing to add.
   }
   return undefined;
+}
+
+/** An https:// proxy whose own certificate is not trusted: the proxy named, not the token API. */
+export function proxyTlsError(route: ProxyChoice, code: string, redact: (text: string) => string, failure: Failure): RequestError {
+  const hint = (TLS_HINTS[code] ?? 'its certificate is not trusted').replace(/; set tls\.caFile or tls\.caData.*$|; fix url or set tls\.serverName$/, '');
+  return new RequestError(
+    'PROXY_TLS',
+    `TLS handshake with the proxy ${redact(showProxy(route.proxy!))} (from ${route.variable}) failed: ${hint.replace(/^the server certificate/, 'its certificate')}; trust its CA through NODE_EXTRA_CA_CERTS or fix ${route.variable} (${code})`,
+    { cause: failure },
+  );
 }
 
 // Failures that happen between us and the proxy; anything past it the proxy reports as a status.

@@ -8,9 +8,9 @@
 // (sindresorhus/got#2469).
 import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import { createSecureContext, type SecureContext } from 'node:tls';
+import tls, { createSecureContext, type SecureContext } from 'node:tls';
 import { CredentialError, RequestError, ResponseError } from './errors.js';
-import { Failure, MAX_REDIRECTS, errorBodySummary, stripQuery, toRequestError } from './http-errors.js';
+import { Failure, MAX_REDIRECTS, TLS_HINTS, errorBodySummary, proxyTlsError, stripQuery, toRequestError } from './http-errors.js';
 import { chooseProxy, proxySecrets, showProxy, type ProxyChoice } from './proxy.js';
 import type { RenderedRequest, TlsMaterial } from './request.js';
 import { parseRetryAfter, RETRY_AFTER_CAP_MS, RETRY_STATUS_CODES, retryDelay } from './retry.js';
@@ -90,8 +90,33 @@ export async function send(request: RenderedRequest, options: HttpOptions): Prom
       if (said.verboseExcerpt !== undefined) options.log(`answer ${answer.status} body (excerpt): ${said.verboseExcerpt}`);
       throw new RequestError('HTTP_STATUS', `the token API answered ${answer.status}${answer.statusMessage ? ` ${answer.statusMessage}` : ''}${tries}${said.summary ? `: ${said.summary}` : ''}`);
     }
+    // An https:// proxy's own certificate fails the same way the token API's would: ask the proxy
+    // alone, so the message blames the hop that failed. Only on this failure path.
+    if (route.proxy?.protocol === 'https:' && isTlsFailure(failure!)) {
+      const problem = await proxyHandshake(route.proxy, options);
+      if (problem) throw proxyTlsError(route, problem, options.redact, failure!);
+    }
     throw toRequestError(failure!, attempt, options, request, route);
   }
+}
+
+function isTlsFailure(failure: Failure): boolean {
+  return TLS_HINTS[failure.code] !== undefined || /^ERR_(TLS|SSL)_|CERT|SSL/.test(failure.code);
+}
+
+/** The TLS error code of a handshake with the proxy alone (Node's default trust, as its agent uses), or undefined. */
+function proxyHandshake(proxy: URL, options: HttpOptions): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const socket = tls.connect({ host: proxy.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.port || 443), servername: proxy.hostname, ALPNProtocols: ['http/1.1'] });
+    const timer = setTimeout(() => finish(undefined), Math.max(1, Math.min(options.deadline - options.now(), 5_000)));
+    const finish = (code: string | undefined) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(code);
+    };
+    socket.once('secureConnect', () => finish(undefined));
+    socket.once('error', (error: NodeJS.ErrnoException) => finish(error.code ?? 'TLS'));
+  });
 }
 
 function isRetryable(failure: Failure): boolean {

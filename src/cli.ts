@@ -8,6 +8,7 @@ import { clearCache, getToken, render, validate, type Deps, type GetTokenFlags, 
 import { SHELLS, completionScript, describeProgram, type Shell } from './completion.js';
 import { addExamples } from './help.js';
 import { ARGOCD_COMMAND, ARGOCD_NAMESPACE } from './manifests.js';
+import { closest } from './config/shape.js';
 import { argoCdSecret, kubeconfig, type ArgoCdSecretFlags, type Invocation, type KubeconfigFlags } from './manifest-commands.js';
 
 
@@ -148,7 +149,8 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
       const first = argv[0];
       if (error.code === 'commander.excessArguments' && first !== undefined && !first.startsWith('-')) {
         const names = program.commands.map((command) => command.name()).filter((name) => name !== 'help');
-        line(`unknown command ${JSON.stringify(first)}; the commands are ${names.join(', ')} (see --help)`);
+        const guess = closest(first, names);
+        line(`unknown command ${JSON.stringify(first)}; ${guess ? `did you mean ${guess}?` : `the commands are ${names.join(', ')}`} (see --help)`);
         return 2;
       }
       // Commander puts its "Did you mean" suggestion on a second line: keep the message on one.

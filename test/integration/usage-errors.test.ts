@@ -56,7 +56,12 @@ const cases: Case[] = [
   {
     name: 'a mistyped command, named as such rather than as an argument of get-token',
     args: (g: string) => ['valdiate', '--config-inline', g],
-    message: 'unknown command "valdiate"; the commands are get-token, validate, render, cache, kubeconfig, argocd-secret, completion (see --help)',
+    message: 'unknown command "valdiate"; did you mean validate? (see --help)',
+  },
+  {
+    name: 'a command close to none, listing the commands',
+    args: (g: string) => ['login', '--config-inline', g],
+    message: 'unknown command "login"; the commands are get-token, validate, render, cache, kubeconfig, argocd-secret, completion (see --help)',
   },
   {
     name: 'a misspelt flag, with the suggestion on the same line',

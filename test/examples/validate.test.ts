@@ -21,6 +21,12 @@ const CASES: Record<string, [Record<string, string>, string[], string]> = {
   'azure-ad/config.yaml': [{ AZURE_CLIENT_SECRET: 'dummy' }, ['tenantId=contoso.onmicrosoft.com', 'clientId=argocd'], 'POST https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token'],
   'rfc8693-token-exchange/config.yaml': [{}, ['tokenUrl=https://sts.example.com/oauth2/token', 'audience=https://k8s.example.com', `subjectTokenFile=${TOKEN_FILE}`], 'POST https://sts.example.com/oauth2/token'],
   'vault/config.yaml': [{ VAULT_TOKEN: 'dummy' }, ['vaultAddr=https://vault.example.com:8200', 'role=argocd', 'namespace=apps'], 'POST https://vault.example.com:8200/v1/kubernetes/creds/argocd'],
+  // The token file resolves against examples/vault/, as any relative path in a config file does.
+  'vault/config-kubernetes-auth.yaml': [
+    {},
+    ['vaultAddr=https://vault.example.com:8200', 'role=argocd', 'namespace=apps', 'tokenFile=../../test/fixtures/service-account-token'],
+    'steps.login POST https://vault.example.com:8200/v1/auth/kubernetes/login, then POST https://vault.example.com:8200/v1/kubernetes/creds/argocd',
+  ],
   'pinniped/config.yaml': [{ PINNIPED_TOKEN: 'dummy', KUBERNETES_EXEC_INFO }, ['authenticator=corp-oidc'], 'POST https://k8s.example.com/apis/login.concierge.pinniped.dev/v1alpha1/tokencredentialrequests'],
   'rancher/config.yaml': [{ RANCHER_PASSWORD: 'dummy' }, ['rancherUrl=https://rancher.example.com', 'username=argocd'], 'POST https://rancher.example.com/v3-public/localProviders/local?action=login'],
 };

@@ -2,7 +2,11 @@
 // valid for the lease; a request of another shape is refused.
 import { describe, expect, it } from 'vitest';
 import { expectExpiresIn, expectFailure, expectQuietSuccess, examplePath, mutated, run, standIns, V1BETA1 } from '../helpers/examples.js';
-import { vault } from '../helpers/provider-apis.js';
+import { vault, vaultWithKubernetesAuth } from '../helpers/provider-apis.js';
+import { generateKeyPairSync, sign } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const VAULT_TOKEN = 'hvs.CAESIJ-vault-token-x7Qe';
 const start = standIns();
@@ -53,5 +57,44 @@ describe.concurrent('examples/vault', () => {
     expectFailure(role, 3, `the token API answered 400 Bad Request: {"errors":["role 'admin' does not exist"]}`, [VAULT_TOKEN]);
     const namespace = await run(['--config', config, ...sets('argocd', 'kube-system')], env);
     expectFailure(namespace, 3, `the token API answered 403 Forbidden: {"errors":["kubernetes_namespace 'kube-system' is not allowed by role"]}`, [VAULT_TOKEN]);
+  });
+});
+
+describe('examples/vault/config-kubernetes-auth.yaml', () => {
+  // The cluster's service-account issuer, and a projected token it signed for argocd/argocd-server.
+  const issuer = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const saToken = (sub: string, key = issuer.privateKey) => {
+    const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const body = `${part({ alg: 'RS256', typ: 'JWT' })}.${part({ iss: 'https://kubernetes.default.svc', sub, exp: Math.floor(Date.now() / 1000) + 3600 })}`;
+    return `${body}.${sign('sha256', Buffer.from(body), key).toString('base64url')}`;
+  };
+  const tokenFile = (token: string) => {
+    const path = join(mkdtempSync(join(tmpdir(), 'webapi-credential-sa-')), 'token');
+    writeFileSync(path, `${token}\n`);
+    return path;
+  };
+  const login = async () => {
+    const issued: string[] = [];
+    const api = await start(
+      vaultWithKubernetesAuth({ mount: 'kubernetes', role: 'argocd', namespace: 'apps', serviceAccount: 'argocd-server', issuerKey: issuer.publicKey }, issued),
+    );
+    return { api, issued, sets: (file: string) => ['--set', `vaultAddr=${api.url}`, '--set', 'role=argocd', '--set', 'namespace=apps', '--set', `tokenFile=${file}`] };
+  };
+
+  it('logs in with the service-account token, then gets a token from the secrets engine with the client token', async () => {
+    const { api, issued, sets } = await login();
+    const sa = saToken('system:serviceaccount:apps:argocd-server');
+    const result = await run(['--config', examplePath('vault', 'config-kubernetes-auth.yaml'), ...sets(tokenFile(sa))], {});
+    expectQuietSuccess(result, [sa]);
+    expect((JSON.parse(result.stdout) as { status: { token: string } }).status.token).toBe(issued[0]);
+    expect(api.requests.map((r) => r.path)).toEqual(['/v1/auth/kubernetes/login', '/v1/kubernetes/creds/argocd']);
+  });
+
+  it('fails at the login step, named, for a token the cluster did not sign; the secrets engine is never asked', async () => {
+    const { api, sets } = await login();
+    const forged = saToken('system:serviceaccount:apps:argocd-server', generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey);
+    const result = await run(['--config', examplePath('vault', 'config-kubernetes-auth.yaml'), ...sets(tokenFile(forged))], {});
+    expectFailure(result, 3, 'steps.login: the token API answered 403 Forbidden: {"errors":["permission denied"]}', [forged]);
+    expect(api.requests.map((r) => r.path)).toEqual(['/v1/auth/kubernetes/login']);
   });
 });

@@ -2,7 +2,7 @@
 // and response shapes and rejecting, with the provider's kind of error, a request of another shape:
 // wrong method, path, content type, grant or body fields, or credentials. They answer only what the
 // examples need. Every token they issue is pushed to `issued`.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, verify, type KeyObject } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { fakeJwt, json, type Handler, type ReceivedRequest } from './token-api.js';
 
@@ -222,4 +222,41 @@ export function rancher(expected: { username: string; password: string; expiresA
       userId: 'user-8x7qj',
     });
   };
+}
+
+/**
+ * Vault's Kubernetes auth method, POST /v1/auth/kubernetes/login {role, jwt}: as Vault does (through
+ * the cluster's TokenReview), it accepts a service-account JWT only when the cluster's issuer key
+ * signed it, for the role's service account; the answer's client_token then opens the secrets engine.
+ */
+export function vaultWithKubernetesAuth(
+  expected: { mount: string; role: string; namespace: string; serviceAccount: string; issuerKey: KeyObject },
+  issued: string[],
+): Handler {
+  const clientTokens = new Set<string>();
+  return (request, response) => {
+    if (request.path === '/v1/auth/kubernetes/login') {
+      if (request.method !== 'POST' && request.method !== 'PUT') return json(response, 405, { errors: ['unsupported operation'] });
+      const body = jsonBody(request);
+      if (body === undefined) return json(response, 400, { errors: ['failed to parse JSON input'] });
+      if (body['role'] !== expected.role) return json(response, 400, { errors: [`invalid role name "${String(body['role'])}"`] });
+      const sub = serviceAccountOf(String(body['jwt'] ?? ''), expected.issuerKey);
+      if (sub !== `system:serviceaccount:${expected.namespace}:${expected.serviceAccount}`) return json(response, 403, { errors: ['permission denied'] });
+      const clientToken = `hvs.${randomBytes(18).toString('base64url')}`;
+      clientTokens.add(clientToken);
+      return json(response, 200, { auth: { client_token: clientToken, accessor: id(), policies: ['default', expected.role], lease_duration: 2764800, renewable: true } });
+    }
+    const token = request.headers['x-vault-token'];
+    if (typeof token !== 'string' || !clientTokens.has(token)) return json(response, 403, { errors: ['permission denied'] });
+    return vault({ mount: expected.mount, role: expected.role, namespace: expected.namespace, token }, issued)(request, response);
+  };
+}
+
+/** The `sub` of an RS256 JWT signed by `key`, or undefined: what a TokenReview would vouch for. */
+function serviceAccountOf(jwt: string, key: KeyObject): string | undefined {
+  const [header, payload, signature] = jwt.split('.');
+  if (!header || !payload || !signature) return undefined;
+  if (!verify('sha256', Buffer.from(`${header}.${payload}`), key, Buffer.from(signature, 'base64url'))) return undefined;
+  const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { sub?: string; exp?: number };
+  return typeof claims.exp === 'number' && claims.exp * 1000 > Date.now() ? claims.sub : undefined;
 }

@@ -77,7 +77,7 @@ writeFileSync(
   configSteps,
   JSON.stringify({
     webAPIProviderConfig: {
-      steps: [{ name: 'login', method: 'POST', url: `${url}/token`, form: { assertion: `{{ jwt({ iss: "bench", aud: "${url}" }, file("${signingKey}")) }}` } }],
+      steps: [{ name: 'login', method: 'POST', url: `${url}/token`, form: { client_secret: '{{ env.CLIENT_SECRET }}', assertion: `{{ jwt({ iss: "bench", aud: "${url}" }, file("${signingKey}")) }}` } }],
       method: 'POST',
       url: `${url}/token`,
       headers: { Authorization: 'Bearer {{ steps.login.access_token }}' },

@@ -17,10 +17,17 @@ export function readBoundedFile(path: string): string {
     const refuse = (message: string, code: string) => Object.assign(new Error(message), { code, readLimit: true });
     if (!stat.isFile()) throw refuse('not a regular file', 'ENOTREG');
     if (stat.size > MAX_READ_BYTES) throw refuse('larger than 1 MiB', 'EFBIG');
-    const buffer = Buffer.alloc(MAX_READ_BYTES + 1);
+    // Sized to the file (one byte more shows a file that grew since fstat): a cached credential's
+    // fast path reads its dependencies with this, and a 1 MiB buffer each cost it milliseconds.
+    let buffer = Buffer.allocUnsafe(stat.size + 1);
     let length = 0;
-    for (let n = 1; n > 0 && length <= MAX_READ_BYTES; length += n) n = fs.readSync(fd, buffer, length, buffer.length - length, null);
-    if (length > MAX_READ_BYTES) throw refuse('larger than 1 MiB', 'EFBIG');
+    for (;;) {
+      const n = fs.readSync(fd, buffer, length, buffer.length - length, null);
+      if (n === 0) break;
+      length += n;
+      if (length > MAX_READ_BYTES) throw refuse('larger than 1 MiB', 'EFBIG');
+      if (length === buffer.length) buffer = Buffer.concat([buffer, Buffer.allocUnsafe(Math.min(buffer.length, MAX_READ_BYTES + 1 - buffer.length) || 1)]);
+    }
     return buffer.toString('utf8', 0, length);
   } finally {
     fs.closeSync(fd);

@@ -66,3 +66,16 @@ export function leaks(result: CliResult, secrets: string[], allowInStdout: strin
   }
   return found;
 }
+
+/** Runs any command with exactly `env` and no input; collects its exit code and output. */
+export function runCommand(command: string, args: string[], env: Record<string, string>): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}

@@ -1,12 +1,12 @@
 // The npm package as users get it: `npm pack` of this checkout (prepack builds dist/), installed
 // into a fresh prefix with `npm i -g`, run on the oldest Node it claims (22, the npm node@22 package)
 // and on the pinned 24: a real fetch, validate, render, kubeconfig. An older Node gets one line.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
-import { PINNED_NODE, ROOT } from '../helpers/cli.js';
+import { PINNED_NODE, ROOT, runCommand } from '../helpers/cli.js';
 import { makePki } from '../helpers/pki.js';
 import { json } from '../helpers/token-api.js';
 import { SECRET, provider, tokenApis } from '../helpers/integration.js';
@@ -17,16 +17,8 @@ const startApi = tokenApis();
 let installed = '';
 
 /** Runs the installed bin with `node` first on the PATH, as a user's shell would. */
-function run(node: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(installed, args, { env: { PATH: `${dirname(node)}:/usr/bin:/bin`, HOME: tmpdir(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function run(node: string, args: string[], env: Record<string, string> = {}) {
+  return runCommand(installed, args, { PATH: `${dirname(node)}:/usr/bin:/bin`, HOME: tmpdir(), ...env });
 }
 
 describeWith(NODE_22)('the npm package, packed and installed', () => {

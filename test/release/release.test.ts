@@ -2,11 +2,11 @@
 // linux-arm64 one runs here under qemu (a real fetch from a local HTTPS token API, --version,
 // validate); the others are checked for what they are. Built once per run when missing or older
 // than the sources (it takes a minute or two).
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
-import { PINNED_NODE, ROOT } from '../helpers/cli.js';
+import { PINNED_NODE, ROOT, runCommand } from '../helpers/cli.js';
 import { makePki } from '../helpers/pki.js';
 import { json } from '../helpers/token-api.js';
 import { SECRET, provider, tokenApis } from '../helpers/integration.js';
@@ -24,16 +24,8 @@ function newestSource(): number {
   return Math.max(...out.trim().split('\n').map((path) => (existsSync(join(ROOT, path)) ? statSync(join(ROOT, path)).mtimeMs : 0)));
 }
 
-function runArm64(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(QEMU_AARCH64.path!, ['-L', '/usr/aarch64-linux-gnu', file('linux-arm64'), ...args], { env: { PATH: '/usr/bin:/bin', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function runArm64(args: string[], env: Record<string, string> = {}) {
+  return runCommand(QEMU_AARCH64.path!, ['-L', '/usr/aarch64-linux-gnu', file('linux-arm64'), ...args], { PATH: '/usr/bin:/bin', ...env });
 }
 
 describeWith(QEMU_AARCH64)('the release binaries', () => {

@@ -3,8 +3,8 @@
 // behind it), which is most of the start-up time of a plugin kubectl runs on every command.
 import fs from 'node:fs';
 import { homedir } from 'node:os';
-import type { CliDeps } from './cli.js';
-import { fastPath, parseFastArgs } from './fast-path.js';
+import type { CliDeps } from './cli/program.js';
+import { fastPath, parseFastArgs } from './cli/fast-path.js';
 import { readBoundedFile } from './read-file.js';
 import { Redactor } from './redact.js';
 
@@ -85,11 +85,11 @@ export async function main(): Promise<void> {
       process.exitCode = served;
       return;
     }
-    const { runGetToken } = await import('./direct.js');
+    const { runGetToken } = await import('./cli/direct.js');
     process.exitCode = await runGetToken(flags, deps);
     return;
   }
-  const { run } = await import('./cli.js');
+  const { run } = await import('./cli/program.js');
   process.exitCode = await run(argv, deps);
 }
 

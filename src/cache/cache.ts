@@ -1,6 +1,6 @@
 // The cache as get-token sees it: look up, else fetch once for everybody, then store. Best effort
 // throughout: a cache problem is a trace line and a fetch, never a failed command.
-import type { CredentialStatus } from '../exec-credential.js';
+import type { CredentialStatus } from '../credential/exec-credential.js';
 import { acquire, type LockDeps } from './lock.js';
 import { ensureDir, ensureSecret, readEntry, writeEntry, type CacheFs } from './store.js';
 

@@ -4,7 +4,7 @@
 // vars, cluster info, the cache flag, our version) and the current values of every env variable and
 // file the templates read. Nothing that changes from one render to the next is in it (now(),
 // uuid(), a jwt()'s iat/exp/jti, the answers of steps), so repeated and concurrent calls agree on it.
-import { hmacSha256Hex } from '../sha256.js';
+import { hmacSha256Hex } from './sha256.js';
 
 /** Bumped whenever the entry format or the key inputs change: old entries then simply miss. */
 export const CACHE_FORMAT = 'webapi-credential.cache/v2';

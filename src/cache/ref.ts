@@ -5,7 +5,7 @@
 // fast path computes the entry's key (cache/key.ts) as the full run would: a rotated secret, a
 // changed file or var, another config simply names another entry.
 import { join } from 'node:path';
-import { sha256Hex } from '../sha256.js';
+import { sha256Hex } from './sha256.js';
 import { CACHE_FORMAT } from './key.js';
 import { readPrivateFile, writeAtomic, type CacheFs } from './store.js';
 

@@ -3,7 +3,7 @@
 // reason, never an exception, and a write that fails is only reported.
 import { constants } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { CredentialStatus } from '../exec-credential.js';
+import type { CredentialStatus } from '../credential/exec-credential.js';
 import { CACHE_FORMAT } from './key.js';
 
 interface Stat {

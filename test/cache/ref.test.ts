@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CACHE_FORMAT } from '../../src/cache/key.js';
 import { dependencyDigest, readRef, writeRef, type Ref } from '../../src/cache/ref.js';
-import { parseFastArgs, type FastFlags } from '../../src/fast-path.js';
+import { parseFastArgs, type FastFlags } from '../../src/cli/fast-path.js';
 import { modeOf } from './support.js';
 
 describe('dependencyDigest', () => {

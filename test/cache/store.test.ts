@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultCacheDir } from '../../src/cache/cache.js';
 import { CACHE_FORMAT } from '../../src/cache/key.js';
 import { clearDir, ensureDir, entryPath, privateDir, readEntry, writeEntry } from '../../src/cache/store.js';
-import type { CredentialStatus } from '../../src/exec-credential.js';
+import type { CredentialStatus } from '../../src/credential/exec-credential.js';
 import { modeOf } from './support.js';
 
 const KEY = 'a'.repeat(64);

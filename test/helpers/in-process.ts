@@ -7,7 +7,7 @@ import { readBoundedFile } from '../../src/read-file.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run } from '../../src/cli.js';
+import { run } from '../../src/cli/program.js';
 import { Redactor } from '../../src/redact.js';
 import type { CliResult } from './cli.js';
 

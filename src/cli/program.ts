@@ -1,0 +1,172 @@
+// argv -> options -> use case, and the single catch that turns any error into one line on stderr
+// and an exit code. Never calls process.exit: run() returns the code (citty is the counter-example).
+import { Argument, Command, CommanderError, Option } from 'commander';
+import type { ExitCode } from '../errors.js';
+import { reportFailure, reporter } from './report.js';
+import { DEFAULT_TIMEOUT, durationFlag } from './direct.js';
+import { clearCache, getToken, render, validate, type Deps, type GetTokenFlags, type RequestFlags } from '../use-case/get-token.js';
+import { SHELLS, completionScript, describeProgram, type Shell } from './completion.js';
+import { addExamples } from './help.js';
+import { ARGOCD_COMMAND, ARGOCD_NAMESPACE } from './manifests.js';
+import { closest } from '../config/shape.js';
+import { argoCdSecret, kubeconfig, type ArgoCdSecretFlags, type Invocation, type KubeconfigFlags } from './generators.js';
+
+
+export interface CliDeps extends Omit<Deps, 'trace' | 'warn'> {
+  stderr: (text: string) => void;
+  /** How this binary is started, for the exec entries `kubeconfig` writes. */
+  invocation?: () => Invocation;
+}
+
+interface RawOptions {
+  config?: string;
+  configInline?: string;
+  configFromCluster?: boolean;
+  set?: string[];
+  output?: string;
+  apiVersion?: string;
+  cache?: boolean;
+  cacheDir?: string;
+  timeout?: string;
+  verbose?: boolean;
+}
+
+
+export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
+  let verbose = argv.includes('-v') || argv.includes('--verbose');
+  const { line, useCaseDeps: depsFor } = reporter(deps);
+  const useCaseDeps = (options: RawOptions): Deps => {
+    verbose = options.verbose === true;
+    return depsFor(verbose);
+  };
+
+  const program = new Command('webapi-credential')
+    .description('Kubernetes exec credential plugin: call a token API, take a JSON field, print an ExecCredential.')
+    .version(deps.version, '--version')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => deps.stdout(s), writeErr: () => {} })
+    .showSuggestionAfterError(true);
+
+  const requestOptions = (command: Command) =>
+    command
+      .option('-c, --config <path>', 'config file (YAML or JSON); env WEBAPI_CREDENTIAL_CONFIG')
+      .option('--config-inline <text>', 'config as YAML/JSON text; env WEBAPI_CREDENTIAL_CONFIG_INLINE')
+      .option('--config-from-cluster', 'take the config from the kubeconfig cluster entry (KUBERNETES_EXEC_INFO), which may come from another file or party')
+      .option('--set <key=value>', 'template variable vars.<key> (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
+      .option('--api-version <version>', 'client.authentication.k8s.io/v1 or v1beta1 (default: from KUBERNETES_EXEC_INFO, else v1beta1)')
+      .option('-v, --verbose', 'trace on stderr, secrets redacted');
+
+  requestOptions(
+    program
+      .command('get-token', { isDefault: true })
+      .description('print an ExecCredential (the default command)')
+      .addOption(new Option('-o, --output <format>', 'exec-credential or token').choices(['exec-credential', 'token']).default('exec-credential'))
+      .option('--cache', 'use the on-disk token cache')
+      .option('--no-cache', 'do not use the on-disk token cache')
+      .option('--cache-dir <dir>', 'cache directory')
+      .option('--timeout <duration>', 'whole-call deadline', DEFAULT_TIMEOUT),
+  ).action(async (options: RawOptions) => {
+    const flags: GetTokenFlags = {
+      ...requestFlags(options),
+      output: options.output as GetTokenFlags['output'],
+      timeoutMs: durationFlag('--timeout', options.timeout ?? DEFAULT_TIMEOUT),
+      ...(options.cache !== undefined ? { cache: options.cache } : {}),
+      ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
+    };
+    await getToken(flags, useCaseDeps(options));
+  });
+
+  requestOptions(program.command('validate').description('check the config, its templates and the env they read; no network')).action(
+    async (options: RawOptions) => validate(requestFlags(options), useCaseDeps(options)),
+  );
+  requestOptions(program.command('render').description('print the request it would send, secrets redacted; no network')).action(
+    async (options: RawOptions) => render(requestFlags(options), useCaseDeps(options)),
+  );
+
+  program
+    .command('cache')
+    .description('manage the on-disk token cache')
+    .command('clear')
+    .description('remove every cached credential')
+    .option('--cache-dir <dir>', 'cache directory')
+    .option('-v, --verbose', 'trace on stderr')
+    .action(async (options: RawOptions) => clearCache(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}, useCaseDeps(options)));
+
+  // Manifests that run this binary: each validates the config as the plugin will run it first.
+  interface ManifestOptions extends RawOptions {
+    server: string;
+    name?: string;
+    caFile?: string;
+    embedConfig?: boolean;
+    namespace: string;
+    command: string;
+  }
+  const manifestOptions = (command: Command, apiVersion: string) => {
+    requestOptions(command)
+      .requiredOption('--server <url>', 'https:// URL of the Kubernetes API server')
+      .option('--ca-file <path>', 'PEM CA bundle of the API server (embedded as certificate-authority-data / caData)')
+      .option('--embed-config', 'put the config in the manifest and set provideClusterInfo: true');
+    command.options.find((o) => o.long === '--api-version')!.description = `apiVersion of the exec entry: client.authentication.k8s.io/v1 or v1beta1 (default: client.authentication.k8s.io/${apiVersion})`;
+    return command;
+  };
+  const manifestFlags = (options: ManifestOptions) => ({
+    ...requestFlags(options),
+    server: options.server,
+    ...(options.name !== undefined ? { name: options.name } : {}),
+    ...(options.caFile !== undefined ? { caFile: options.caFile } : {}),
+    ...(options.embedConfig ? { embedConfig: true } : {}),
+  });
+  manifestOptions(program.command('kubeconfig').description('print a kubeconfig whose user runs this binary with the config'), 'v1')
+    .option('--name <name>', 'name of the cluster, user and context (default: the server host)')
+    .option('--cache', 'add --cache to the exec entry')
+    .action(async (options: ManifestOptions) => {
+      const invocation = deps.invocation?.() ?? { command: ['webapi-credential'], cwd: '.' };
+      const flags: KubeconfigFlags = { ...manifestFlags(options), ...(options.cache ? { cache: true } : {}) };
+      for (const note of await kubeconfig(flags, invocation, useCaseDeps(options))) line(note);
+    });
+  manifestOptions(program.command('argocd-secret').description('print an Argo CD cluster secret whose execProviderConfig runs this binary'), 'v1beta1')
+    .requiredOption('--name <name>', 'name of the cluster in Argo CD')
+    .option('--namespace <namespace>', 'namespace of Argo CD', ARGOCD_NAMESPACE)
+    .option('--command <path>', 'path of webapi-credential in the Argo CD containers', ARGOCD_COMMAND)
+    .action(async (options: ManifestOptions) => {
+      const flags: ArgoCdSecretFlags = { ...manifestFlags(options), namespace: options.namespace, command: options.command };
+      for (const note of await argoCdSecret(flags, useCaseDeps(options))) line(note);
+    });
+  program
+    .command('completion')
+    .description('print the shell completion script')
+    .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(SHELLS))
+    .action((shell: Shell) => deps.stdout(completionScript(shell, describeProgram(program), program.name())));
+  addExamples(program);
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
+      // With get-token the default command, a mistyped command reaches it as an argument.
+      const first = argv[0];
+      if (error.code === 'commander.excessArguments' && first !== undefined && !first.startsWith('-')) {
+        const names = program.commands.map((command) => command.name()).filter((name) => name !== 'help');
+        const guess = closest(first, names);
+        line(`unknown command ${JSON.stringify(first)}; ${guess ? `did you mean ${guess}?` : `the commands are ${names.join(', ')}`} (see --help)`);
+        return 2;
+      }
+      // Commander puts its "Did you mean" suggestion on a second line: keep the message on one.
+      line(`${error.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ')} (see --help)`);
+      return 2;
+    }
+    return reportFailure(error, line, verbose);
+  }
+}
+
+function requestFlags(options: RawOptions): RequestFlags {
+  return {
+    ...(options.config !== undefined ? { config: options.config } : {}),
+    ...(options.configInline !== undefined ? { configInline: options.configInline } : {}),
+    ...(options.configFromCluster ? { configFromCluster: true } : {}),
+    ...(options.set !== undefined ? { set: options.set } : {}),
+    ...(options.apiVersion !== undefined ? { apiVersion: options.apiVersion } : {}),
+  };
+}

@@ -1,0 +1,326 @@
+// The request to the token API, on node:https: attempts with retries, redirects, limits, proxies
+// and the --verbose trace. Loaded lazily by get-token.ts, so a cached credential never pays for it.
+//
+// Why not got (the library we started with): importing it costs the single binary 35-50 ms, more
+// than a whole `curl | jq` plugin run (bench/), and of what it offers we used only the plumbing:
+// the retry policy (retry.ts), the redirect policy and the error messages (http-errors.ts) were
+// ours already. got 14 also stops retrying connection failures on Node >= 24.20
+// (sindresorhus/got#2469).
+import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import tls, { createSecureContext, type SecureContext } from 'node:tls';
+import { CredentialError, RequestError, ResponseError } from '../errors.js';
+import { Failure, MAX_REDIRECTS, TLS_HINTS, errorBodySummary, proxyTlsError, stripQuery, toRequestError } from './http-errors.js';
+import { chooseProxy, proxySecrets, showProxy, type ProxyChoice } from './proxy.js';
+import type { RenderedRequest, TlsMaterial } from './build.js';
+import { parseRetryAfter, RETRY_AFTER_CAP_MS, RETRY_STATUS_CODES, retryDelay } from './retry.js';
+
+export interface HttpOptions {
+  /** Per attempt, redirects included. */
+  timeoutMs: number;
+  retryLimit: number;
+  maxResponseBytes: number;
+  allowInsecureHTTP: boolean;
+  /** Whole call, ms since epoch. */
+  deadline: number;
+  /** Header names the user templated: dropped when a redirect changes origin. */
+  templatedHeaders: string[];
+  env: Record<string, string | undefined>;
+  now: () => number;
+  random: () => number;
+  log: (line: string) => void;
+  redact: (text: string) => string;
+  /** Registers a value that must never be shown: the password of a proxy URL. */
+  secret?: (value: string) => void;
+}
+
+export interface HttpResponse {
+  status: number;
+  contentType: string | undefined;
+  body: string;
+  /** The body's size as received; `body` is its UTF-8 reading. */
+  bytes: number;
+}
+
+interface Answer {
+  status: number;
+  statusMessage: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+// Node's timers hold at most 2^31-1 ms (24.8 days); a longer --timeout or timeout is that long.
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const REDIRECT_STATUSES = [301, 302, 303, 307, 308];
+// Failures worth another attempt: nothing reached the API, or its answer broke off. TLS failures,
+// the deadline and a too large answer would only fail the same way again.
+const RETRY_ERROR_CODES = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRINUSE', 'ETIMEDOUT', 'ECONNRESET', 'EPIPE'];
+
+export async function send(request: RenderedRequest, options: HttpOptions): Promise<HttpResponse> {
+  const secureContext = makeSecureContext(request.tls);
+  for (let attempt = 1; ; attempt++) {
+    const started = options.now();
+    let failure: Failure | undefined;
+    let answer: Answer | undefined;
+    let route: ProxyChoice = { proxy: undefined, variable: undefined, bypass: undefined };
+    try {
+      answer = await attemptOnce(request, options, secureContext, started, (chosen) => (route = chosen));
+    } catch (error) {
+      if (error instanceof CredentialError) throw error;
+      if (!(error instanceof Failure)) throw error;
+      failure = error;
+    }
+    const tries = attempt > 1 ? ` after ${attempt} attempts` : '';
+    if (answer && answer.status >= 200 && answer.status <= 299) {
+      options.log(`answer ${answer.status} after ${options.now() - started} ms, ${answer.body.length} bytes`);
+      return { status: answer.status, contentType: answer.headers['content-type'], body: answer.body.toString('utf8'), bytes: answer.body.length };
+    }
+    const retryable = answer ? RETRY_STATUS_CODES.includes(answer.status) : isRetryable(failure!);
+    const retryAfter = answer ? headerValue(answer.headers['retry-after']) : undefined;
+    if (retryable && attempt <= options.retryLimit) {
+      const delay = retryDelay({ attempt, retryAfterMs: parseRetryAfter(retryAfter, options.now()), now: options.now(), deadline: options.deadline, random: options.random() });
+      traceRetry(options, attempt, started, answer ? `HTTP ${answer.status}` : failure!.code, delay, retryAfter);
+      if (delay > 0) {
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        continue;
+      }
+    }
+    if (answer) {
+      const said = errorBodySummary(answer.body, answer.headers['content-type'], options.redact);
+      if (said.verboseExcerpt !== undefined) options.log(`answer ${answer.status} body (excerpt): ${said.verboseExcerpt}`);
+      throw new RequestError('HTTP_STATUS', `the token API answered ${answer.status}${answer.statusMessage ? ` ${answer.statusMessage}` : ''}${tries}${said.summary ? `: ${said.summary}` : ''}`);
+    }
+    // An https:// proxy's own certificate fails the same way the token API's would: ask the proxy
+    // alone, so the message blames the hop that failed. Only on this failure path.
+    if (route.proxy?.protocol === 'https:' && isTlsFailure(failure!)) {
+      const problem = await proxyHandshake(route.proxy, options);
+      if (problem) throw proxyTlsError(route, problem, options.redact, failure!);
+    }
+    throw toRequestError(failure!, attempt, options, request, route);
+  }
+}
+
+function isTlsFailure(failure: Failure): boolean {
+  return TLS_HINTS[failure.code] !== undefined || /^ERR_(TLS|SSL)_|CERT|SSL/.test(failure.code);
+}
+
+/** The TLS error code of a handshake with the proxy alone (Node's default trust, as its agent uses), or undefined. */
+function proxyHandshake(proxy: URL, options: HttpOptions): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const socket = tls.connect({ host: proxy.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.port || 443), servername: proxy.hostname, ALPNProtocols: ['http/1.1'] });
+    const timer = setTimeout(() => finish(undefined), Math.max(1, Math.min(options.deadline - options.now(), 5_000)));
+    const finish = (code: string | undefined) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(code);
+    };
+    socket.once('secureConnect', () => finish(undefined));
+    socket.once('error', (error: NodeJS.ErrnoException) => finish(error.code ?? 'TLS'));
+  });
+}
+
+function isRetryable(failure: Failure): boolean {
+  // A proxy that cannot reach the token API (502, 503…) is a connection error one hop further.
+  if (failure.code === 'ERR_PROXY_TUNNEL') return (failure.proxyStatus ?? 0) >= 500;
+  return RETRY_ERROR_CODES.includes(failure.code);
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** One or two trace lines for a failed attempt that could be retried: what failed, how long it took, what comes next. */
+function traceRetry(options: HttpOptions, attempt: number, started: number, failure: string, delay: number, retryAfter: string | undefined): void {
+  const took = options.now() - started;
+  if (delay === 0) {
+    const why =
+      retryAfter !== undefined && (parseRetryAfter(retryAfter, options.now()) ?? 0) > RETRY_AFTER_CAP_MS
+        ? `Retry-After ${retryAfter.trim()} asks for more than ${RETRY_AFTER_CAP_MS / 1000} s`
+        : 'another attempt could not start before the whole-call deadline (--timeout)';
+    options.log(`attempt ${attempt} failed (${options.redact(failure)}) after ${took} ms; not retrying: ${why}`);
+    return;
+  }
+  options.log(`attempt ${attempt} failed (${options.redact(failure)}); retrying`);
+  const reason = retryAfter !== undefined && parseRetryAfter(retryAfter, options.now()) !== undefined ? `Retry-After ${retryAfter.trim()}` : 'backoff with jitter';
+  options.log(`attempt ${attempt} took ${took} ms; attempt ${attempt + 1} in ${delay} ms (${reason})`);
+}
+
+/**
+ * The system roots plus tls.caFile/caData. Passing `ca` would replace the roots, and handing it
+ * [...rootCertificates, ca] parses every root again (~10 ms); adding the CA to a context that
+ * starts from the roots gives the context its own copy of the root store with the CA in it.
+ */
+function makeSecureContext(tls: TlsMaterial): SecureContext {
+  const context = createSecureContext({
+    ...(tls.cert !== undefined ? { cert: tls.cert } : {}),
+    ...(tls.key !== undefined ? { key: tls.key } : {}),
+  });
+  if (tls.ca !== undefined) (context.context as { addCACert(pem: string): void }).addCACert(tls.ca);
+  return context;
+}
+
+/** One attempt: the request and the redirects it leads to, within the per-attempt timeout. */
+async function attemptOnce(
+  request: RenderedRequest,
+  options: HttpOptions,
+  secureContext: SecureContext,
+  started: number,
+  onRoute: (route: ProxyChoice) => void,
+): Promise<Answer> {
+  const { log, redact } = options;
+  const origin = new URL(request.url).origin;
+  let target = new URL(request.url);
+  let method = request.method;
+  let headers: Record<string, string> = { ...request.headers };
+  let body = request.body;
+  let route = routeFor(target, options);
+  onRoute(route);
+  for (let redirects = 0; ; redirects++) {
+    const answer = await exchange(target, method, headers, body, { secureContext, tls: request.tls, route, started, options });
+    const location = headerValue(answer.headers.location);
+    if (!REDIRECT_STATUSES.includes(answer.status) || location === undefined) return answer;
+    if (redirects >= MAX_REDIRECTS) throw new Failure('ERR_TOO_MANY_REDIRECTS', `more than ${MAX_REDIRECTS} redirects`, target);
+
+    let next: URL;
+    try {
+      // Location is bytes; Node hands them over as latin1, servers mean UTF-8.
+      next = new URL(Buffer.from(location, 'latin1').toString('utf8'), target);
+    } catch (error) {
+      throw new Failure('ERR_INVALID_URL', 'Invalid URL', target, undefined, error);
+    }
+    if (next.protocol !== 'https:' && next.protocol !== 'http:') {
+      throw new Failure('ERR_UNSUPPORTED_PROTOCOL', `Unsupported protocol: ${next.protocol}`, target);
+    }
+    if (next.protocol === 'http:' && !options.allowInsecureHTTP) {
+      throw new RequestError('REDIRECT_REFUSED', `the token API redirected to http:// (${redact(stripQuery(next))}); refusing without allowInsecureHTTP`);
+    }
+    // 303 means "GET the answer there"; 301/302/307/308 repeat the request as it was.
+    if (answer.status === 303 && method !== 'GET' && method !== 'HEAD') {
+      method = 'GET';
+      body = undefined;
+      headers = withoutHeaders(headers, (name) => name === 'content-type' || name === 'content-length');
+    }
+    if (next.origin !== origin) {
+      if (body !== undefined) {
+        throw new RequestError('REDIRECT_REFUSED', `the token API redirected the request body to another origin (${redact(next.origin)}); refusing to resend it: point url at the final location`);
+      }
+      const templated = options.templatedHeaders.map((name) => name.toLowerCase());
+      headers = withoutHeaders(headers, (name) => name === 'authorization' || name === 'cookie' || name === 'host' || templated.includes(name));
+    }
+    log(`redirect ${answer.status} -> ${redact(next.toString())}`);
+    if (next.origin !== target.origin) {
+      route = routeFor(next, options);
+      onRoute(route);
+    }
+    target = next;
+  }
+}
+
+function withoutHeaders(headers: Record<string, string>, drop: (lowerName: string) => boolean): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !drop(name.toLowerCase())));
+}
+
+/** The proxy for one host (proxy.ts, curl's rules), decided again for every host a redirect leads to. */
+function routeFor(target: URL, options: HttpOptions): ProxyChoice {
+  const route = chooseProxy(target, options.env);
+  const { proxy, variable } = route;
+  if (proxy) {
+    for (const secret of proxySecrets(proxy)) options.secret?.(secret);
+    options.log(`through the proxy ${options.redact(showProxy(proxy))} from ${variable} to ${options.redact(target.host)}`);
+  } else if (variable) {
+    options.log(`directly to ${options.redact(target.host)}, not through the proxy from ${variable}: ${route.bypass}`);
+  }
+  return route;
+}
+
+interface ExchangeContext {
+  secureContext: SecureContext;
+  tls: TlsMaterial;
+  route: ProxyChoice;
+  /** When the attempt started: the per-attempt timeout runs from there. */
+  started: number;
+  options: HttpOptions;
+}
+
+/** One HTTP request and its whole answer, read up to maxResponseBytes while it streams in. */
+function exchange(target: URL, method: string, headers: Record<string, string>, body: string | undefined, context: ExchangeContext): Promise<Answer> {
+  const { options, tls, route } = context;
+  // Node >= 24.5 tunnels through CONNECT when its Agent is given the one proxy chosen above.
+  const proxyEnv = route.proxy ? { [target.protocol === 'http:' ? 'HTTP_PROXY' : 'HTTPS_PROXY']: route.proxy.href } : undefined;
+  const agent =
+    target.protocol === 'http:'
+      ? new http.Agent({ keepAlive: false, ...(proxyEnv ? { proxyEnv } : {}) } as http.AgentOptions)
+      : new https.Agent({
+          keepAlive: false,
+          secureContext: context.secureContext,
+          rejectUnauthorized: !tls.insecureSkipVerify,
+          ...(tls.serverName !== undefined ? { servername: tls.serverName } : {}),
+          ...(proxyEnv ? { proxyEnv } : {}),
+        } as https.AgentOptions);
+  const attemptEnd = context.started + options.timeoutMs;
+  const deadlineFirst = options.deadline <= attemptEnd;
+  const wait = Math.min(Math.max((deadlineFirst ? options.deadline : attemptEnd) - options.now(), 1), MAX_TIMER_MS);
+
+  return new Promise<Answer>((resolve, reject) => {
+    let response: IncomingMessage | undefined;
+    let settled = false;
+    const finish = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      outcome();
+    };
+    const fail = (failure: Error) =>
+      finish(() => {
+        request?.destroy();
+        agent.destroy();
+        reject(failure);
+      });
+    const failWith = (code: string, message: string, cause?: unknown, proxyStatus?: number) =>
+      fail(new Failure(code, message, target, response ? response.statusCode : undefined, cause, proxyStatus));
+
+    const timer = setTimeout(
+      () => (deadlineFirst ? failWith('DEADLINE', 'the whole-call deadline passed') : failWith('ETIMEDOUT', `timeout of ${options.timeoutMs} ms`)),
+      wait,
+    );
+    const requestFn = target.protocol === 'http:' ? http.request : https.request;
+    let request: http.ClientRequest;
+    try {
+      request = requestFn(target, { method, headers, agent });
+    } catch (error) {
+      // request.ts checks header values; anything Node still refuses is reported, not thrown.
+      clearTimeout(timer);
+      agent.destroy();
+      reject(new Failure((error as NodeJS.ErrnoException).code ?? 'REQUEST', (error as Error).message, target, undefined, error));
+      return;
+    }
+    request.on('error', (error: NodeJS.ErrnoException & { statusCode?: number }) =>
+      failWith(error.code ?? 'REQUEST', error.message, error, error.statusCode),
+    );
+    request.on('response', (incoming) => {
+      response = incoming;
+      const declared = Number(incoming.headers['content-length']);
+      if (Number.isFinite(declared) && declared > options.maxResponseBytes) return fail(tooLarge(options));
+      const chunks: Buffer[] = [];
+      let size = 0;
+      incoming.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > options.maxResponseBytes) fail(tooLarge(options));
+        else chunks.push(chunk);
+      });
+      incoming.on('aborted', () => failWith('ECONNRESET', 'the answer broke off'));
+      incoming.on('error', (error: NodeJS.ErrnoException) => failWith(error.code ?? 'ECONNRESET', error.message, error));
+      incoming.on('end', () =>
+        finish(() => {
+          agent.destroy();
+          resolve({ status: incoming.statusCode ?? 0, statusMessage: incoming.statusMessage ?? '', headers: incoming.headers, body: Buffer.concat(chunks) });
+        }),
+      );
+    });
+    request.end(body);
+  });
+}
+
+function tooLarge(options: HttpOptions): ResponseError {
+  return new ResponseError('RESPONSE_TOO_LARGE', `the token API answered with more than maxResponseBytes (${options.maxResponseBytes} bytes)`);
+}

@@ -1,0 +1,321 @@
+// From a parsed response to the credential and its expiry, with the real JSONPath engine and a
+// fixed clock.
+import { describe, expect, it } from 'vitest';
+import type { ProviderConfig } from '../../src/config/schema.js';
+import { ResponseError } from '../../src/errors.js';
+import {
+  certificateExpiry,
+  describeKeys,
+  extractCredential,
+  jwtExpiry,
+  parseExpiresIn,
+  parseExpiry,
+  parseResponseBody,
+  reportedExpiry,
+} from '../../src/credential/extract.js';
+import { queryPath } from '../../src/credential/jsonpath.js';
+import { caught } from '../helpers/caught.js';
+
+/** 2026-01-01T00:00:00Z, on the second. */
+const NOW = Date.UTC(2026, 0, 1, 0, 0, 0);
+const SEC = 1000;
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+type Config = Pick<ProviderConfig, 'paths' | 'expiryFromJWT' | 'expiryMarginMs'>;
+const config = (paths: Config['paths'], extra: Partial<Config> = {}): Config => ({ paths, expiryFromJWT: true, expiryMarginMs: 60 * SEC, ...extra });
+
+function jwt(payload: Record<string, unknown>): string {
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  return `${part({ alg: 'RS256', typ: 'JWT' })}.${part(payload)}.c2lnbmF0dXJl`;
+}
+
+// A self-signed certificate made once with openssl for this test; notAfter 2036-11-19T01:58:54Z.
+const CERT = `-----BEGIN CERTIFICATE-----
+MIIBhzCCAS2gAwIBAgIUVOdAwJNZ9Z0BemciEJfkf6eoifgwCgYIKoZIzj0EAwIw
+GTEXMBUGA1UEAwwOZml4dHVyZS1jbGllbnQwHhcNMjYxMTIyMDE1ODU0WhcNMzYx
+MTE5MDE1ODU0WjAZMRcwFQYDVQQDDA5maXh0dXJlLWNsaWVudDBZMBMGByqGSM49
+AgEGCCqGSM49AwEHA0IABMtyZiYYGi2+Z1sDt5PvyAlBEINfBppvd30s8k347Dk+
+LFXyKa3KeU8SF/lkmb20votbHP/3RLKUCeRwpGp4+GOjUzBRMB0GA1UdDgQWBBQw
+cQdUYvNa+DbON3g6Ks/kJSDf4zAfBgNVHSMEGDAWgBQwcQdUYvNa+DbON3g6Ks/k
+JSDf4zAPBgNVHRMBAf8EBTADAQH/MAoGCCqGSM49BAMCA0gAMEUCIAaAuzpKZUN6
+hlc5IGylDbQp/1pXYPXVPehQbCtEC2ZLAiEAs4j8wfsWXJVBxbvPZcRj7K7FFhOR
+Bplh4Jr8Qd+DE8k=
+-----END CERTIFICATE-----
+`;
+const CERT_NOT_AFTER = Date.UTC(2036, 10, 19, 1, 58, 54);
+const KEY = 'key-material-not-parsed-here';
+
+describe('extractCredential', () => {
+  it('takes the token that the path selects', () => {
+    expect(extractCredential({ access_token: 'tok-1', token_type: 'Bearer' }, config({ token: '$.access_token' }), queryPath, NOW)).toEqual({
+      status: { token: 'tok-1' },
+      expiresAt: undefined,
+    });
+  });
+
+  it.each([
+    ['a nested member', { status: { token: 'tok-2' } }, '$.status.token'],
+    ['an array element', { items: [{ token: 'tok-2' }] }, '$.items[0].token'],
+    ['a filter that selects one node', { items: [{ kind: 'a', token: 'x' }, { kind: 'b', token: 'tok-2' }] }, "$.items[?@.kind == 'b'].token"],
+    ['a bracketed name with a dash', { 'access-token': 'tok-2' }, "$['access-token']"],
+  ])('takes the token from %s', (_name, document, path) => {
+    expect(extractCredential(document, config({ token: path }), queryPath, NOW).status.token).toBe('tok-2');
+  });
+
+  it.each<[string, unknown, string, string, string]>([
+    ['a path that matches nothing names the keys that are there', { data: { token: 's3cr3t-value', expires: 5 } }, '$.data.tokne', 'PATH_NO_MATCH', 'tokenPath $.data.tokne matched nothing in the response; $.data has keys "token", "expires"'],
+    ['a top-level miss names the top-level keys', { error: 'invalid_client', error_description: 'bad secret' }, '$.access_token', 'PATH_NO_MATCH', 'tokenPath $.access_token matched nothing in the response; $ has keys "error", "error_description"'],
+    ['a miss in an empty object says so', { data: {} }, '$.data.token', 'PATH_NO_MATCH', 'tokenPath $.data.token matched nothing in the response; $.data is an empty object'],
+    ['a miss below a string says what it is', { data: 'opaque-secret-string' }, '$.data.token', 'PATH_NO_MATCH', 'tokenPath $.data.token matched nothing in the response; $.data is a string'],
+    ['a response that is a list', ['tok'], '$.token', 'PATH_NO_MATCH', 'tokenPath $.token matched nothing in the response; $ is a list'],
+    ['two matches are ambiguous', { a: { token: 'x' }, b: { token: 'y' } }, '$..token', 'PATH_AMBIGUOUS', 'tokenPath $..token matched 2 values ($.a.token, $.b.token); make it select exactly one'],
+    ['four matches show three locations', { t: ['a', 'b', 'c', 'd'] }, '$.t[*]', 'PATH_AMBIGUOUS', 'tokenPath $.t[*] matched 4 values ($.t[0], $.t[1], $.t[2], …); make it select exactly one'],
+    ['a number is not a token', { token: 12345 }, '$.token', 'PATH_NOT_STRING', 'tokenPath $.token matched a number, expected a non-empty string'],
+    ['an object is not a token', { token: { value: 'x' } }, '$.token', 'PATH_NOT_STRING', 'tokenPath $.token matched an object, expected a non-empty string'],
+    ['null is not a token', { token: null }, '$.token', 'PATH_NOT_STRING', 'tokenPath $.token matched null, expected a non-empty string'],
+    ['a list is not a token', { token: ['x'] }, '$.token', 'PATH_NOT_STRING', 'tokenPath $.token matched a list, expected a non-empty string'],
+    ['an empty token is refused', { token: '' }, '$.token', 'PATH_EMPTY', 'tokenPath $.token matched an empty string'],
+    ['a blank token is refused', { token: ' \n' }, '$.token', 'PATH_EMPTY', 'tokenPath $.token matched an empty string'],
+  ])('fails when %s', (_name, document, path, code, message) => {
+    const error = caught(ResponseError, () => extractCredential(document, config({ token: path }), queryPath, NOW));
+    expect(error.code).toBe(code);
+    expect(error.message).toBe(message);
+  });
+
+  it('never puts a value of the response into a no-match message', () => {
+    const document = { data: { token: 'value-one-secret', nested: { deep: 'value-two-secret' } }, other: 'value-three-secret' };
+    const error = caught(ResponseError, () => extractCredential(document, config({ token: '$.data.missing' }), queryPath, NOW));
+    expect(error.message).not.toMatch(/value-(one|two|three)-secret/);
+  });
+
+  it.each<[string, unknown, Config['paths'], number]>([
+    ['an RFC 3339 expiry in UTC', { t: 'tok', exp: '2026-01-01T01:00:00Z' }, { expiry: '$.exp' }, NOW + 3600 * SEC],
+    ['an RFC 3339 expiry with an offset', { t: 'tok', exp: '2026-01-01T02:00:00+01:00' }, { expiry: '$.exp' }, NOW + 3600 * SEC],
+    ['an RFC 3339 expiry with nanoseconds', { t: 'tok', exp: '2026-01-01T01:00:00.123456789Z' }, { expiry: '$.exp' }, NOW + 3600 * SEC + 123],
+    ['unix seconds', { t: 'tok', exp: NOW / SEC + 3600 }, { expiry: '$.exp' }, NOW + 3600 * SEC],
+    ['unix milliseconds', { t: 'tok', exp: NOW + 3600 * SEC }, { expiry: '$.exp' }, NOW + 3600 * SEC],
+    ['unix seconds as a string', { t: 'tok', exp: String(NOW / SEC + 3600) }, { expiry: '$.exp' }, NOW + 3600 * SEC],
+    ['expires_in seconds', { t: 'tok', expires_in: 3600 }, { expiresIn: '$.expires_in' }, NOW + 3600 * SEC],
+    ['expires_in as a numeric string', { t: 'tok', expires_in: '3600' }, { expiresIn: '$.expires_in' }, NOW + 3600 * SEC],
+  ])('reads %s', (_name, document, paths, expiresAt) => {
+    const result = extractCredential(document, config({ token: '$.t', ...paths }), queryPath, NOW);
+    expect(result.expiresAt).toBe(expiresAt);
+    expect(result.status.expirationTimestamp).toBe(iso(Math.floor((expiresAt - 60 * SEC) / SEC) * SEC));
+  });
+
+  it('reports the expiry 60s early by default', () => {
+    const result = extractCredential({ t: 'tok', expires_in: 3600 }, config({ token: '$.t', expiresIn: '$.expires_in' }), queryPath, NOW);
+    expect(result.status).toEqual({ token: 'tok', expirationTimestamp: '2026-01-01T00:59:00Z' });
+  });
+
+  it('takes the exp claim of a JWT when no path gives the expiry', () => {
+    const token = jwt({ sub: 'me', exp: NOW / SEC + 600 });
+    const result = extractCredential({ t: token }, config({ token: '$.t' }), queryPath, NOW);
+    expect(result).toEqual({ status: { token, expirationTimestamp: '2026-01-01T00:09:00Z' }, expiresAt: NOW + 600 * SEC });
+  });
+
+  it('ignores the exp claim with expiryFromJWT: false', () => {
+    const token = jwt({ exp: NOW / SEC + 600 });
+    const result = extractCredential({ t: token }, config({ token: '$.t' }, { expiryFromJWT: false }), queryPath, NOW);
+    expect(result).toEqual({ status: { token }, expiresAt: undefined });
+  });
+
+  it('prefers expiryPath to the exp claim', () => {
+    const token = jwt({ exp: NOW / SEC + 600 });
+    const result = extractCredential({ t: token, exp: NOW / SEC + 7200 }, config({ token: '$.t', expiry: '$.exp' }), queryPath, NOW);
+    expect(result.expiresAt).toBe(NOW + 7200 * SEC);
+  });
+
+  it('has no expiry for an opaque token without expiry paths', () => {
+    expect(extractCredential({ t: 'opaque' }, config({ token: '$.t' }), queryPath, NOW)).toEqual({ status: { token: 'opaque' }, expiresAt: undefined });
+  });
+
+  it.each<[string, unknown, Config['paths'], string, string]>([
+    ['an expiry path that matches nothing', { t: 'tok' }, { expiry: '$.exp' }, 'PATH_NO_MATCH', 'expiryPath $.exp matched nothing in the response; $ has keys "t"'],
+    ['an expiry that is a date without time', { t: 'tok', exp: '2026-01-01' }, { expiry: '$.exp' }, 'EXPIRY_UNPARSABLE', 'expiryPath $.exp matched a string that is neither an RFC 3339 time nor unix seconds/milliseconds'],
+    ['an expiry that is a boolean', { t: 'tok', exp: true }, { expiry: '$.exp' }, 'EXPIRY_UNPARSABLE', 'expiryPath $.exp matched a boolean that is neither an RFC 3339 time nor unix seconds/milliseconds'],
+    ['an expires_in of zero', { t: 'tok', expires_in: 0 }, { expiresIn: '$.expires_in' }, 'EXPIRY_UNPARSABLE', 'expiresInPath $.expires_in matched a number, expected a positive number of seconds'],
+    ['an expires_in in words', { t: 'tok', expires_in: '1 hour' }, { expiresIn: '$.expires_in' }, 'EXPIRY_UNPARSABLE', 'expiresInPath $.expires_in matched a string, expected a positive number of seconds'],
+    ['two expires_in values', { t: 'tok', a: { expires_in: 1 }, b: { expires_in: 2 } }, { expiresIn: '$..expires_in' }, 'PATH_AMBIGUOUS', 'expiresInPath $..expires_in matched 2 values ($.a.expires_in, $.b.expires_in); make it select exactly one'],
+  ])('fails on %s', (_name, document, paths, code, message) => {
+    const error = caught(ResponseError, () => extractCredential(document, config({ token: '$.t', ...paths }), queryPath, NOW));
+    expect(error.code).toBe(code);
+    expect(error.message).toBe(message);
+  });
+
+  it.each<[string, unknown, Config['paths']]>([
+    ['an expiry in the past', { t: 'tok', exp: '2025-12-31T23:00:00Z' }, { expiry: '$.exp' }],
+    ['an expiry of exactly now', { t: 'tok', exp: NOW / SEC }, { expiry: '$.exp' }],
+    ['a JWT whose exp has passed', { t: jwt({ exp: NOW / SEC - 1 }) }, {}],
+  ])('refuses %s as an already expired credential', (_name, document, paths) => {
+    const error = caught(ResponseError, () => extractCredential(document, config({ token: '$.t', ...paths }), queryPath, NOW));
+    expect(error.code).toBe('CREDENTIAL_EXPIRED');
+    expect(error.exitCode).toBe(4);
+    expect(error.message).toMatch(/^the token API returned a credential that expired at 20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z \(now 2026-01-01T00:00:00\.000Z\); check the API and this machine's clock$/);
+  });
+
+  it('extracts a client certificate and key, taking the expiry from the certificate', () => {
+    const document = { status: { credential: { clientCertificateData: CERT, clientKeyData: KEY } } };
+    const paths = { clientCertificateData: '$.status.credential.clientCertificateData', clientKeyData: '$.status.credential.clientKeyData' };
+    expect(extractCredential(document, config(paths), queryPath, NOW)).toEqual({
+      status: { clientCertificateData: CERT, clientKeyData: KEY, expirationTimestamp: '2036-11-19T01:57:54Z' },
+      expiresAt: CERT_NOT_AFTER,
+    });
+  });
+
+  it('extracts a token together with a certificate and key', () => {
+    const document = { token: 'tok', cert: CERT, key: KEY, expires_in: 120 };
+    const result = extractCredential(document, config({ token: '$.token', clientCertificateData: '$.cert', clientKeyData: '$.key', expiresIn: '$.expires_in' }), queryPath, NOW);
+    expect(result).toEqual({ status: { token: 'tok', clientCertificateData: CERT, clientKeyData: KEY, expirationTimestamp: '2026-01-01T00:01:00Z' }, expiresAt: NOW + 120 * SEC });
+  });
+
+  it('fails when the key path matches nothing', () => {
+    const error = caught(ResponseError, () => extractCredential({ cert: CERT }, config({ clientCertificateData: '$.cert', clientKeyData: '$.key' }), queryPath, NOW));
+    expect(error.message).toBe('clientKeyDataPath $.key matched nothing in the response; $ has keys "cert"');
+  });
+});
+
+describe('reportedExpiry', () => {
+  it.each<[string, number, number, number, string | undefined]>([
+    ['subtracts the margin', NOW + 3600 * SEC, NOW, 60 * SEC, '2026-01-01T00:59:00Z'],
+    ['uses half the remaining lifetime when that is shorter than the margin', NOW + 100 * SEC, NOW, 60 * SEC, '2026-01-01T00:00:50Z'],
+    ['uses the margin when it equals half the remaining lifetime', NOW + 120 * SEC, NOW, 60 * SEC, '2026-01-01T00:01:00Z'],
+    ['rounds down to the second', NOW + 121_900, NOW, 60 * SEC, '2026-01-01T00:01:01Z'],
+    ['reports the real expiry with a zero margin', NOW + 3600 * SEC, NOW, 0, '2026-01-01T01:00:00Z'],
+    ['never reports a time before now', NOW + 1500, NOW + 500, 60 * SEC, '2026-01-01T00:00:01Z'],
+    ['returns undefined for an expiry of exactly now', NOW, NOW, 60 * SEC, undefined],
+    ['returns undefined when no whole second lies between now and the expiry', NOW + 800, NOW + 500, 60 * SEC, undefined],
+    ['may report the expiry itself when it falls on the first whole second after now', NOW + 1000, NOW + 500, 60 * SEC, '2026-01-01T00:00:01Z'],
+    ['returns undefined for an expiry in the past', NOW - 1, NOW, 60 * SEC, undefined],
+  ])('%s', (_name, expiresAt, now, margin, expected) => {
+    expect(reportedExpiry(expiresAt, now, margin)).toBe(expected);
+  });
+});
+
+describe('parseExpiry', () => {
+  it.each<[string, unknown, number]>([
+    ['RFC 3339 with Z', '2026-01-01T00:00:00Z', NOW],
+    ['RFC 3339 in lower case', '2026-01-01t00:00:00z', NOW],
+    ['RFC 3339 with a space instead of T', '2026-01-01 00:00:00Z', NOW],
+    ['RFC 3339 with a negative offset', '2025-12-31T19:00:00-05:00', NOW],
+    ['RFC 3339 with milliseconds', '2026-01-01T00:00:00.250Z', NOW + 250],
+    ['RFC 3339 with surrounding spaces', ' 2026-01-01T00:00:00Z ', NOW],
+    ['unix seconds', NOW / SEC, NOW],
+    ['fractional unix seconds', NOW / SEC + 0.5, NOW + 500],
+    ['unix milliseconds', NOW, NOW],
+    ['the smallest number read as milliseconds', 1e12, 1e12],
+    ['the largest number read as seconds', 1e12 - 1, (1e12 - 1) * SEC],
+    ['unix seconds as a string', String(NOW / SEC), NOW],
+    ['unix milliseconds as a string', String(NOW), NOW],
+  ])('reads %s', (_name, value, expected) => {
+    expect(parseExpiry(value, '$.exp')).toBe(expected);
+  });
+
+  it.each<[string, unknown]>([
+    ['zero', 0],
+    ['a negative number', -5],
+    ['infinity', Number.POSITIVE_INFINITY],
+    ['a date without time', '2026-01-01'],
+    ['a time without zone', '2026-01-01T00:00:00'],
+    ['an HTTP date', 'Thu, 01 Jan 2026 00:00:00 GMT'],
+    ['an impossible month', '2026-13-01T00:00:00Z'],
+    ['an empty string', ''],
+    ['null', null],
+    ['an object', { seconds: 1 }],
+  ])('refuses %s', (_name, value) => {
+    expect(() => parseExpiry(value, '$.exp')).toThrowError(ResponseError);
+  });
+});
+
+describe('parseExpiresIn', () => {
+  it.each<[string, unknown, number]>([
+    ['whole seconds', 3600, 3_600_000],
+    ['fractional seconds', 1.5, 1500],
+    ['a numeric string', '3600', 3_600_000],
+    ['a numeric string with spaces', ' 60 ', 60_000],
+  ])('reads %s', (_name, value, expected) => {
+    expect(parseExpiresIn(value, '$.expires_in')).toBe(expected);
+  });
+
+  it.each<[string, unknown]>([
+    ['zero', 0],
+    ['a negative number', -60],
+    ['a negative numeric string', '-60'],
+    ['a duration string', '60s'],
+    ['NaN', Number.NaN],
+    ['null', null],
+  ])('refuses %s', (_name, value) => {
+    expect(() => parseExpiresIn(value, '$.expires_in')).toThrowError(ResponseError);
+  });
+});
+
+describe('jwtExpiry', () => {
+  it.each<[string, string, number | undefined]>([
+    ['a JWT with an exp claim', jwt({ exp: 1_767_225_600 }), 1_767_225_600_000],
+    ['a JWT with a fractional exp claim', jwt({ exp: 1_767_225_600.5 }), 1_767_225_600_500],
+    ['a JWT without exp', jwt({ sub: 'me' }), undefined],
+    ['a JWT with a string exp', jwt({ exp: '1767225600' }), undefined],
+    ['a JWT with a negative exp', jwt({ exp: -1 }), undefined],
+    ['an opaque token', 'opaque-token', undefined],
+    ['a dotted token that is not JSON', 'a.b.c', undefined],
+    ['a JWE with five parts', `${jwt({ exp: 1 })}.x.y`, undefined],
+    ['a JWT whose payload is a list', `e30.${Buffer.from('[1]').toString('base64url')}.sig`, undefined],
+  ])('reads %s', (_name, token, expected) => {
+    expect(jwtExpiry(token)).toBe(expected);
+  });
+});
+
+describe('describeKeys', () => {
+  it.each<[string, unknown, string, string]>([
+    ['the keys at the root', { a: 1, b: 'secret-value' }, '$.c', '$ has keys "a", "b"'],
+    ['the keys at the deepest object reached', { a: { b: { c: 'secret-value', d: 2 } } }, '$.a.b.x.y', '$.a.b has keys "c", "d"'],
+    ['a bracketed name', { 'odd key': { z: 1 } }, "$['odd key'].y", '$.odd key has keys "z"'],
+    ['the kind of a non-object', { a: 42 }, '$.a.b', '$.a is a number'],
+    ['the first 20 keys and how many more', Object.fromEntries(Array.from({ length: 22 }, (_, i) => [`k${i}`, i])), '$.x', `$ has keys ${Array.from({ length: 20 }, (_, i) => `"k${i}"`).join(', ')} and 2 more`],
+    ['null', null, '$.a', '$ is null'],
+    ['the keys inside an array element', { items: [{ token: 'secret-value', exp: 1 }] }, '$.items[0].tokne', '$.items[0] has keys "token", "exp"'],
+    ['a list when the index is out of range', { items: [] }, '$.items[3].token', '$.items is a list'],
+    ['the object where an index met an object, without walking past it', { data: { token: 'secret-value' } }, '$.data[0].token', '$.data has keys "token"'],
+    ['the list where a wildcard starts', { items: [{ a: { token: 1 } }] }, '$.items[*].a.token', '$.items is a list'],
+    ['the root keys for a descendant path', { a: { b: 1 } }, '$..token', '$ has keys "a"'],
+    ['no inherited member as a key', {}, '$.constructor.name', '$ is an empty object'],
+  ])('names %s', (_name, document, path, expected) => {
+    expect(describeKeys(document, path)).toBe(expected);
+  });
+});
+
+describe('parseResponseBody', () => {
+  it.each<[string, string, unknown]>([
+    ['an object', '{"access_token":"t"}', { access_token: 't' }],
+    ['JSON after a byte order mark', '\ufeff{"a":1}', { a: 1 }],
+    ['a bare string', '"t"', 't'],
+  ])('parses %s', (_name, text, expected) => {
+    expect(parseResponseBody(text, 'application/json', text.length)).toEqual(expected);
+  });
+
+  it.each<[string, string, string | undefined, string]>([
+    ['an HTML page, by its content type and size', '<html><body>Login</body></html>', 'text/html', 'the token API answered with something that is not JSON (text/html, 31 bytes)'],
+    ['a body without content type', 'oops', undefined, 'the token API answered with something that is not JSON (no content-type, 4 bytes)'],
+    ['an empty body', ' \n', 'application/json', 'the token API answered with something that is not JSON (an empty body)'],
+  ])('refuses %s', (_name, text, contentType, message) => {
+    const error = caught(ResponseError, () => parseResponseBody(text, contentType, text.length));
+    expect(error.code).toBe('RESPONSE_NOT_JSON');
+    expect(error.message).toBe(message);
+  });
+
+  it('never shows a 2xx body, which may hold the credential in a form nobody registered', () => {
+    const error = caught(ResponseError, () => parseResponseBody('access_token=gho_16C7e42F292c6912E7710c838347Ae178B4a&scope=repo', 'application/x-www-form-urlencoded', 66));
+    expect(error.message).toBe('the token API answered with something that is not JSON (application/x-www-form-urlencoded, 66 bytes)');
+  });
+});
+
+describe('certificateExpiry', () => {
+  it.each<[string, string, number | undefined]>([
+    ['a PEM certificate', CERT, CERT_NOT_AFTER],
+    ['a PEM certificate after other text', `subject=CN=x\n${CERT}`, CERT_NOT_AFTER],
+    ['a key instead of a certificate', KEY, undefined],
+    ['an empty string', '', undefined],
+  ])('reads %s', (_name, pem, expected) => {
+    expect(certificateExpiry(pem)).toBe(expected);
+  });
+});

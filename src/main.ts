@@ -3,7 +3,7 @@
 // behind it), which is most of the start-up time of a plugin kubectl runs on every command.
 import fs from 'node:fs';
 import { homedir } from 'node:os';
-import type { CliDeps } from './cli/program.js';
+import type { CliDeps } from './cli/deps.js';
 import { fastPath, parseFastArgs } from './cli/fast-path.js';
 import { readBoundedFile } from './read-file.js';
 import { Redactor } from './redact.js';
@@ -37,6 +37,9 @@ function realDeps(): CliDeps {
     stderr: (text) => process.stderr.write(text),
     now: Date.now,
     random: Math.random,
+    // Loaded when a template asks for one, not on a cached credential.
+    uuid: () => process.getBuiltinModule('node:crypto').randomUUID(),
+    send: async (request, options) => (await import('./request/http.js')).send(request, options),
     version: typeof __VERSION__ === 'string' ? __VERSION__ : '0.0.0-dev',
     // The single executable is its own command; the bin script runs under the node that runs it now.
     invocation: () => ({

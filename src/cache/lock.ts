@@ -23,7 +23,7 @@ export interface LockDeps {
   unique: () => string;
 }
 
-export interface Lock {
+interface Lock {
   release: () => void;
 }
 

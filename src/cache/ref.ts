@@ -34,7 +34,7 @@ export function dependencyDigest(env: Record<string, string | undefined>, names:
   return sha256Hex(JSON.stringify([names.map((name) => [name, env[name] || null]), files.map((path) => [path, read(path)])]));
 }
 
-export function refPath(dir: string, key: string): string {
+function refPath(dir: string, key: string): string {
   return join(dir, `${key}.ref`);
 }
 

@@ -15,7 +15,7 @@ const K = Uint32Array.from(PRIMES, (p) => frac32(Math.cbrt(p)));
 const H0 = Uint32Array.from(PRIMES.slice(0, 8), (p) => frac32(Math.sqrt(p)));
 
 /** The 32-byte SHA-256 digest. */
-export function sha256(input: string | Uint8Array): Uint8Array {
+function sha256(input: string | Uint8Array): Uint8Array {
   const data = typeof input === 'string' ? Buffer.from(input, 'utf8') : input;
   const bitLength = data.length * 8;
   const padded = new Uint8Array((((data.length + 9 + 63) >> 6) << 6));

@@ -1,7 +1,6 @@
 // Versioned credential entries on disk, Pinniped's execcredcache in spirit: best effort, so every
 // problem (missing, corrupt, truncated, foreign version, expired, unreadable) is a miss with a
 // reason, never an exception, and a write that fails is only reported.
-import { constants } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CredentialStatus } from '../credential/exec-credential.js';
 import { CACHE_FORMAT } from './key.js';
@@ -35,13 +34,14 @@ export interface CacheFs {
   readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null): number;
   closeSync(fd: number): void;
   writeSync(fd: number, data: string): number;
+  constants: { O_RDONLY: number; O_NOFOLLOW: number; O_NONBLOCK: number };
 }
 
 /** Largest cache file read: an entry holds one credential, a few kB. */
 const MAX_FILE_BYTES = 256 * 1024;
 
 /** A file of the cache that is not one we wrote: a miss, never a read of what someone planted. */
-export class UntrustedFile extends Error {
+class UntrustedFile extends Error {
   constructor(readonly reason: string) {
     super(reason);
   }
@@ -53,7 +53,7 @@ export class UntrustedFile extends Error {
  * mode 0600, one link, of bounded size. What was checked is what is read.
  */
 export function readPrivateFile(fs: CacheFs, path: string, uid: number | undefined, maxBytes = MAX_FILE_BYTES): string {
-  const fd = fs.openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
   try {
     const stat = fs.fstatSync(fd);
     if (!stat.isFile()) throw new UntrustedFile('not a regular file');
@@ -173,7 +173,7 @@ export function privateDir(fs: CacheFs, dir: string, uid: number | undefined): b
  * a symbolic link) of ours, mode 0700, and no directory above it may be writable by another user (a
  * root-owned sticky directory such as /tmp aside), or they could swap it or what is in it.
  */
-export function untrusted(fs: CacheFs, dir: string, uid: number | undefined): string | undefined {
+function untrusted(fs: CacheFs, dir: string, uid: number | undefined): string | undefined {
   const stat = fs.lstatSync(dir);
   if (stat.isSymbolicLink()) return `${dir} is a symbolic link`;
   if (!stat.isDirectory()) return `${dir} is not a directory`;
@@ -227,7 +227,7 @@ export function clearDir(fs: CacheFs, dir: string): number {
 }
 
 /** The random key of the cache's keyed hashes (HMAC-SHA256), 0600 beside the entries. */
-export const SECRET_FILE = 'hmac-key';
+const SECRET_FILE = 'hmac-key';
 
 /** The key, or undefined when there is none of ours (the fast path then misses). */
 export function readSecret(fs: CacheFs, dir: string, uid: number | undefined): Uint8Array | undefined {

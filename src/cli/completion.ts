@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];
 
-export interface OptionSpec {
+interface OptionSpec {
   short?: string;
   long?: string;
   description: string;

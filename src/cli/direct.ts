@@ -1,15 +1,13 @@
 // get-token in its plain form (the flags fast-path.ts understands), without commander: what kubectl
 // runs on every command that finds no cached credential. Same use case, same error reporting as
-// the commander route in cli.ts; test/catalogue/cli-parity.test.ts and the integration suites run
+// the commander route in program.ts; test/catalogue/cli-parity.test.ts and the integration suites run
 // both ways.
-import { UsageError, type ExitCode } from '../errors.js';
-import { DURATION_PATTERN, parseDuration } from '../config/shape.js';
-import type { CliDeps } from './program.js';
+import type { ExitCode } from '../errors.js';
+import type { CliDeps } from './deps.js';
+import { DEFAULT_TIMEOUT, durationFlag } from './flags.js';
 import type { FastFlags } from './fast-path.js';
 import { getToken } from '../use-case/get-token.js';
 import { reportFailure, reporter } from './report.js';
-
-export const DEFAULT_TIMEOUT = '30s';
 
 export async function runGetToken(flags: FastFlags, deps: CliDeps): Promise<ExitCode> {
   const { line, useCaseDeps } = reporter(deps);
@@ -32,11 +30,4 @@ export async function runGetToken(flags: FastFlags, deps: CliDeps): Promise<Exit
   } catch (error) {
     return reportFailure(error, line, flags.verbose);
   }
-}
-
-export function durationFlag(name: string, value: string): number {
-  if (!DURATION_PATTERN.test(value) || parseDuration(value) <= 0) {
-    throw new UsageError('FLAG_INVALID', `${name} ${JSON.stringify(value)}: expected a positive duration such as 10s, 500ms or 1m30s`);
-  }
-  return parseDuration(value);
 }

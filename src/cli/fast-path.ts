@@ -1,8 +1,8 @@
-// A cached credential without the full machinery: no commander, YAML, Eta, JSONPath or got, only
+// A cached credential without the full machinery: no commander, YAML, expression parser, JSONPath or HTTP client, only
 // the raw inputs, the ref (cache/ref.ts) and the entry. Anything it does not fully understand (an
 // unknown flag, help, a subcommand, a bad value, a missing or stale ref) returns undefined, and
 // main.ts runs the full path, which decides and reports exactly as if this did not exist.
-import type { CliDeps } from './program.js';
+import type { CliDeps } from './deps.js';
 import { selectSource } from '../config/load.js';
 import { DURATION_PATTERN, parseDuration } from '../config/shape.js';
 import { INSECURE_SKIP_VERIFY_WARNING } from '../errors.js';

@@ -5,7 +5,8 @@ import { resolve } from 'node:path';
 import { readProblem, UsageError } from '../errors.js';
 import { parseConfigText, selectSource } from '../config/load.js';
 import { V1, V1BETA1 } from '../credential/exec-credential.js';
-import { prepare, type Deps, type RequestFlags } from '../use-case/get-token.js';
+import type { Deps, RequestFlags } from '../use-case/deps.js';
+import { prepare } from '../use-case/prepare.js';
 import { buildArgoCdClusterSecret, buildKubeconfig, defaultName, type ExecPlugin } from './manifests.js';
 
 /** How this very binary is started: [node, script] for the bin script, [binary] for the single executable. */
@@ -14,7 +15,7 @@ export interface Invocation {
   cwd: string;
 }
 
-export interface ManifestFlags extends RequestFlags {
+interface ManifestFlags extends RequestFlags {
   server: string;
   name?: string;
   caFile?: string;

@@ -1,7 +1,7 @@
 // The manifests `kubeconfig` and `argocd-secret` print, as plain objects. Pure: the caller has
 // validated the config, read the CA file and knows how this binary is started.
 
-export const EXEC_EXTENSION = 'client.authentication.k8s.io/exec';
+const EXEC_EXTENSION = 'client.authentication.k8s.io/exec';
 export const ARGOCD_COMMAND = '/custom-tools/webapi-credential';
 export const ARGOCD_NAMESPACE = 'argocd';
 

@@ -3,20 +3,19 @@
 import { Argument, Command, CommanderError, Option } from 'commander';
 import type { ExitCode } from '../errors.js';
 import { reportFailure, reporter } from './report.js';
-import { DEFAULT_TIMEOUT, durationFlag } from './direct.js';
-import { clearCache, getToken, render, validate, type Deps, type GetTokenFlags, type RequestFlags } from '../use-case/get-token.js';
+import type { CliDeps } from './deps.js';
+import { DEFAULT_TIMEOUT, durationFlag } from './flags.js';
+import type { Deps, GetTokenFlags, RequestFlags } from '../use-case/deps.js';
+import { getToken } from '../use-case/get-token.js';
+import { render, validate } from '../use-case/inspect.js';
+import { clearCache } from '../use-case/clear-cache.js';
 import { SHELLS, completionScript, describeProgram, type Shell } from './completion.js';
 import { addExamples } from './help.js';
 import { ARGOCD_COMMAND, ARGOCD_NAMESPACE } from './manifests.js';
 import { closest } from '../config/shape.js';
-import { argoCdSecret, kubeconfig, type ArgoCdSecretFlags, type Invocation, type KubeconfigFlags } from './generators.js';
+import { argoCdSecret, kubeconfig, type ArgoCdSecretFlags, type KubeconfigFlags } from './generators.js';
 
 
-export interface CliDeps extends Omit<Deps, 'trace' | 'warn'> {
-  stderr: (text: string) => void;
-  /** How this binary is started, for the exec entries `kubeconfig` writes. */
-  invocation?: () => Invocation;
-}
 
 interface RawOptions {
   config?: string;

@@ -2,9 +2,9 @@
 // turns any error into its line and its exit code. Free of commander, so that get-token in its
 // plain form (direct.ts) runs without loading it.
 import { CredentialError, exitCodeFor, type ExitCode } from '../errors.js';
-import type { Deps } from '../use-case/get-token.js';
+import type { Deps } from '../use-case/deps.js';
 
-export const PREFIX = 'webapi-credential: ';
+const PREFIX = 'webapi-credential: ';
 
 export interface Reporter {
   line: (text: string) => void;

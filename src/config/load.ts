@@ -2,8 +2,8 @@
 // caller's job (readFile is injected), so everything here runs in tests without a disk.
 import { UsageError } from '../errors.js';
 
-export const ENV_CONFIG = 'WEBAPI_CREDENTIAL_CONFIG';
-export const ENV_CONFIG_INLINE = 'WEBAPI_CREDENTIAL_CONFIG_INLINE';
+const ENV_CONFIG = 'WEBAPI_CREDENTIAL_CONFIG';
+const ENV_CONFIG_INLINE = 'WEBAPI_CREDENTIAL_CONFIG_INLINE';
 
 export interface ConfigFlags {
   config?: string;

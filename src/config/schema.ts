@@ -1,3 +1,5 @@
+// The config file's fields, once: validate.ts checks a document against this table and the JSON
+// Schema in schema/ is generated from it (test/config/schema.test.ts keeps the two equal).
 import type { Shape } from './shape.js';
 
 const template = (description: string): Shape => ({ kind: 'string', description });
@@ -7,7 +9,7 @@ const path = (description: string): Shape => ({
   description: `${description} RFC 9535 JSONPath ($.a.b) or kubectl style ({.a.b}).`,
 });
 
-export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 const tlsShape: Shape = {
   kind: 'object',
@@ -52,7 +54,7 @@ const requestProperties: Record<string, Shape> = {
   maxResponseBytes: { kind: 'integer', minimum: 1, maximum: 64 * 1024 * 1024, description: 'Largest response body read (default 1 MiB).' },
 };
 
-export const STEP_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const STEP_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const stepShape: Shape = {
   kind: 'object',
@@ -65,7 +67,7 @@ const stepShape: Shape = {
 };
 
 /** webAPIProviderConfig, field by field. Drives validate.ts and schema/webapi-credential.schema.json. */
-export const providerShape: Shape = {
+const providerShape: Shape = {
   kind: 'object',
   description: 'How to obtain a credential from a web API (the Argo CD webAPIProviderConfig schema).',
   required: ['method', 'url'],
@@ -126,7 +128,7 @@ export interface RequestInput {
   maxResponseBytes?: number;
 }
 
-export interface StepInput extends RequestInput {
+interface StepInput extends RequestInput {
   name: string;
 }
 
@@ -166,7 +168,7 @@ export interface ProviderConfigInput {
   cache?: { enabled?: boolean };
 }
 
-export type BodyForm = { kind: 'none' } | { kind: 'raw'; template: string } | { kind: 'form'; fields: Record<string, string[]> } | { kind: 'json'; value: unknown };
+type BodyForm = { kind: 'none' } | { kind: 'raw'; template: string } | { kind: 'form'; fields: Record<string, string[]> } | { kind: 'json'; value: unknown };
 
 /** One request with every default applied: the main one, or a step. */
 export interface RequestConfig {

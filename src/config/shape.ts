@@ -28,7 +28,7 @@ export function parseDuration(text: string): number {
   return Math.round(total);
 }
 
-export function describe(value: unknown): string {
+function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   switch (typeof value) {

@@ -37,7 +37,7 @@ export function validateProviderDocument(document: unknown, checkPath: PathCheck
 }
 
 /** Cross-field rules and normalization, on top of the per-field shape check already in `issues`. */
-export function validateProvider(input: ProviderConfigInput, checkPath: PathChecker, issues: Issue[] = []): ValidationResult {
+function validateProvider(input: ProviderConfigInput, checkPath: PathChecker, issues: Issue[] = []): ValidationResult {
   const at = (field: string) => `${ROOT}.${field}`;
   const add = (field: string, message: string) => issues.push({ path: at(field), message });
   const known = (field: string) => !issues.some((i) => i.path === at(field) || i.path.startsWith(at(field) + '.'));

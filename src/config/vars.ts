@@ -1,3 +1,4 @@
+// The template variables of --set key=value (vars.<key>): not secrets, they stand on the command line.
 import { UsageError } from '../errors.js';
 
 /** --set key=value pairs into `vars`. Shared by the full path and the fast path, so they agree. */

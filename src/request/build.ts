@@ -189,7 +189,7 @@ const TLS_TEMPLATES = ['caFile', 'caData', 'certFile', 'certData', 'keyFile', 'k
  * trusts the CA client-go sends for the cluster (a Pinniped concierge on the cluster itself), keyData
  * may come from env. Problems are collected by the renderer like any field's.
  */
-export async function renderTls(written: ProviderConfig['tls'], renderer: Pick<TemplateRenderer, 'render'>, root = ROOT): Promise<ProviderConfig['tls']> {
+async function renderTls(written: ProviderConfig['tls'], renderer: Pick<TemplateRenderer, 'render'>, root = ROOT): Promise<ProviderConfig['tls']> {
   const tls = { ...written };
   for (const name of TLS_TEMPLATES) {
     const value = tls[name];
@@ -199,7 +199,7 @@ export async function renderTls(written: ProviderConfig['tls'], renderer: Pick<T
 }
 
 /** Reads the TLS files and decodes inline data of rendered tls fields. */
-export function loadTls(tls: ProviderConfig['tls'], readFile: (path: string) => string, redactor: Redactor, root = ROOT): TlsMaterial {
+function loadTls(tls: ProviderConfig['tls'], readFile: (path: string) => string, redactor: Redactor, root = ROOT): TlsMaterial {
   const read = (field: string, path: string) => {
     try {
       return readFile(path);

@@ -34,7 +34,7 @@ export interface ErrorContext {
 }
 
 /** A short, redacted view of an error body; bytes that are not text are not shown. */
-export function bodyExcerpt(body: Buffer, redact: (text: string) => string): string {
+function bodyExcerpt(body: Buffer, redact: (text: string) => string): string {
   const text = body.toString('utf8');
   return /[\ufffd\u0000]/.test(text) ? 'binary data, not UTF-8 text' : excerpt(text, redact);
 }

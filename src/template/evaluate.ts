@@ -2,7 +2,8 @@
 // file() or a step, and whatever is computed from one, is secret and handed to `secret()` so that
 // the redactor knows it. Member access reads own properties of plain data only.
 import { FORBIDDEN_PROPERTIES, type Node } from './parse.js';
-import { helperNamed, HelperError, type HelperContext } from './helpers.js';
+import { HelperError } from './helper-error.js';
+import { helperNamed, type HelperContext } from './helpers.js';
 
 /**
  * A value that a step will give at run time: `render` and `validate` run no step, so
@@ -233,7 +234,7 @@ function compare(operator: string, a: unknown, b: unknown): boolean {
   }
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
+function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;

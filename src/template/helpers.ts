@@ -2,6 +2,7 @@
 // Each gets plain values (strings, numbers, data) and the context of the render; none can reach
 // anything the context does not hand it. Messages never quote an argument: it may be a secret.
 import { readProblem } from '../errors.js';
+import { HelperError } from './helper-error.js';
 
 export interface HelperContext {
   /** A file's content (the caller bounds and tracks it). */
@@ -23,7 +24,6 @@ export interface Helper {
 }
 
 /** Thrown by a helper for a value it cannot use; the renderer adds field and expression. */
-export class HelperError extends Error {}
 
 function text(helper: string, value: unknown, position = 'its argument'): string {
   if (typeof value === 'string') return value;
@@ -38,7 +38,7 @@ function formEncode(value: string): string {
 
 const BASE64 = /^[A-Za-z0-9+/\-_]*={0,2}$/;
 
-export const HELPERS: Readonly<Record<string, Helper>> = {
+const HELPERS: Readonly<Record<string, Helper>> = {
   urlencode: { arity: [1, 1], doc: 'percent-encode (encodeURIComponent)', call: ([s]) => encodeURIComponent(text('urlencode', s)) },
   base64: { arity: [1, 1], doc: 'base64 of the UTF-8 text', call: ([s]) => Buffer.from(text('base64', s), 'utf8').toString('base64') },
   base64url: { arity: [1, 1], doc: 'base64url of the UTF-8 text, unpadded', call: ([s]) => Buffer.from(text('base64url', s), 'utf8').toString('base64url') },

@@ -2,7 +2,7 @@
 // client_secret_jwt) and JWT bearer grants (Google service-account keys). Signing is jose's; it is
 // loaded only when a config calls jwt(). No message here ever holds key material or a claim value.
 import { createHash, createPrivateKey, createSecretKey, X509Certificate, type KeyObject } from 'node:crypto';
-import { HelperError } from './helpers.js';
+import { HelperError } from './helper-error.js';
 
 const ASYMMETRIC = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 const HMAC = ['HS256', 'HS384', 'HS512'];

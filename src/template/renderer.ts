@@ -2,11 +2,11 @@
 // every field at once), then rendered field by field with every missing value collected, so one
 // run names them all. Tracks what the rendered request depends on (env names, volatile helpers)
 // and registers every secret it computes with the redactor.
-import { randomUUID } from 'node:crypto';
 import { UsageError } from '../errors.js';
 import type { Redactor } from '../redact.js';
 import { evaluate, FAILED, MissingValueError, Placeholder, QuietError, type EvalScope, type Value } from './evaluate.js';
-import { HelperError, HELPER_NAMES } from './helpers.js';
+import { HelperError } from './helper-error.js';
+import { HELPER_NAMES } from './helpers.js';
 import { oneLine, parseExpression, parseTemplate, SCOPE_NAMES, TemplateSyntaxError, type Node, type Part } from './parse.js';
 
 export interface TemplateScope {
@@ -15,8 +15,9 @@ export interface TemplateScope {
   /** spec.cluster of KUBERNETES_EXEC_INFO, when client-go sent it. */
   cluster: Record<string, unknown> | undefined;
   readFile: (path: string) => string;
-  nowMs?: () => number;
-  uuid?: () => string;
+  /** The clock and a UUID v4 source: now(), uuid() and jwt() get them from here, never from globals. */
+  nowMs: () => number;
+  uuid: () => string;
 }
 
 /** A problem of one field, found when the config loads. */
@@ -44,10 +45,10 @@ function shellHabits(path: string, parts: Part[]): TemplateIssue[] {
 }
 
 /** Names a `let` may not take: they would hide what templates read. */
-export const RESERVED_NAMES: ReadonlySet<string> = new Set([...SCOPE_NAMES, ...HELPER_NAMES, 'undefined', 'true', 'false', 'null', 'this']);
+const RESERVED_NAMES: ReadonlySet<string> = new Set([...SCOPE_NAMES, ...HELPER_NAMES, 'undefined', 'true', 'false', 'null', 'this']);
 
 /** The names every template can read: env, vars, cluster, steps and the `let` names. */
-export function scopeNames(letNames: Iterable<string>): Set<string> {
+function scopeNames(letNames: Iterable<string>): Set<string> {
   return new Set([...SCOPE_NAMES, ...letNames]);
 }
 
@@ -294,8 +295,8 @@ export class TemplateRenderer {
       lets: this.lets,
       context: {
         readFile: this.scope.readFile,
-        nowMs: this.scope.nowMs ?? Date.now,
-        uuid: this.scope.uuid ?? randomUUID,
+        nowMs: this.scope.nowMs,
+        uuid: this.scope.uuid,
       },
       secret: (text) => this.redactor.add(text),
       volatile: () => {

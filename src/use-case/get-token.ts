@@ -1,179 +1,16 @@
-// The use cases: load -> validate -> render -> (request -> extract -> write). Everything they touch
-// arrives in `deps`; only main.ts builds the real ones.
-import { dirname, isAbsolute, join } from 'node:path';
-import { ConfigError, CredentialError, INSECURE_SKIP_VERIFY_WARNING, readProblem, ResponseError, UsageError } from '../errors.js';
-import { parseConfigText, selectSource, type ConfigFlags } from '../config/load.js';
-import { normalizePath, validateProviderDocument } from '../config/validate.js';
-import { pathEngine, type PathEngine } from '../credential/paths.js';
-import type { ProviderConfig, RequestConfig } from '../config/schema.js';
-import { formatExecCredential, readExecInfo, resolveApiVersion, type CredentialStatus } from '../credential/exec-credential.js';
+// get-token: prepare -> cache? -> (steps -> request -> extract) -> ExecCredential on stdout.
+// Everything it touches arrives in `deps`; only main.ts builds the real ones.
+import { INSECURE_SKIP_VERIFY_WARNING, ResponseError, UsageError } from '../errors.js';
+import type { RequestConfig } from '../config/schema.js';
+import { formatExecCredential, type CredentialStatus } from '../credential/exec-credential.js';
 import { extractCredential, parseResponseBody } from '../credential/extract.js';
-import type { Redactor } from '../redact.js';
-import { buildRequest, describeRequest, renderFields, renderRequest, requestRoot, templateFields, type RenderedFields, type RenderedRequest } from '../request/build.js';
-import { checkTemplates, TemplateRenderer } from '../template/renderer.js';
-import { parseSetFlags } from '../config/vars.js';
-import { cached, defaultCacheDir, openCache, type CacheDeps } from '../cache/cache.js';
-import { entryKey, inputsKey, refKey, type RefInputs } from '../cache/key.js';
+import { describeRequest, renderRequest, type RenderedRequest } from '../request/build.js';
+import { runSteps } from '../request/steps.js';
+import { cached, defaultCacheDir, openCache } from '../cache/cache.js';
+import { entryKey, inputsKey, refKey } from '../cache/key.js';
 import { dependencyDigest, writeRef } from '../cache/ref.js';
-import { clearDir } from '../cache/store.js';
-
-export interface Deps {
-  env: Record<string, string | undefined>;
-  readFile: (path: string) => string;
-  stdout: (text: string) => void;
-  /** One line for people; the caller adds the prefix and the newline and redacts. */
-  warn: (line: string) => void;
-  /** --verbose trace; a no-op otherwise. */
-  trace: (line: string) => void;
-  now: () => number;
-  random: () => number;
-  version: string;
-  redactor: Redactor;
-  cache: Omit<CacheDeps, 'trace' | 'now'> & { homedir: string };
-}
-
-export interface RequestFlags extends ConfigFlags {
-  /** Refuse `${X}` and `$X` in literal template text instead of warning (get-token). */
-  strictHabits?: boolean;
-  set?: string[];
-  apiVersion?: string;
-}
-
-export interface GetTokenFlags extends RequestFlags {
-  output: 'exec-credential' | 'token';
-  timeoutMs: number;
-  /** --cache / --no-cache; undefined leaves it to the config. */
-  cache?: boolean;
-  cacheDir?: string;
-}
-
-interface Prepared {
-  config: ProviderConfig;
-  paths: PathEngine;
-  /** The main request; with steps, values a step gives are placeholders until the steps run. */
-  request: RenderedRequest;
-  /** The steps' requests, placeholders for what earlier steps give. */
-  steps: RenderedRequest[];
-  /** Renders the requests again once the steps have run (fetchCredential). */
-  renderer: TemplateRenderer;
-  readFile: (path: string) => string;
-  /** The config as parsed: what the cache key takes of it. */
-  document: unknown;
-  apiVersion: string;
-  origin: string;
-  /** What the cache's fast path finds this request by (see cache/ref.ts). */
-  refInputs: Omit<RefInputs, 'cacheFlag' | 'version'>;
-  /** The env names and files the request was rendered from. */
-  dependencies: { env: string[]; files: string[] };
-}
-
-/** Everything up to the first byte on the network. validate and render stop here. */
-export async function prepare(flags: RequestFlags, deps: Deps): Promise<Prepared> {
-  try {
-    return await prepareConfig(flags, deps);
-  } catch (error) {
-    // A config nested deeper than the stack goes (a json body 100 000 levels deep): its fault, exit 2.
-    if (error instanceof RangeError) throw new UsageError('CONFIG_TOO_DEEP', 'the config is nested too deeply to read');
-    throw error;
-  }
-}
-
-async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared> {
-  const execInfo = readExecInfo(deps.env['KUBERNETES_EXEC_INFO']);
-  const apiVersion = resolveApiVersion(execInfo, flags.apiVersion);
-  const vars = parseSetFlags(flags.set);
-  const source = selectSource(flags, deps.env, execInfo.cluster);
-  let document: unknown;
-  let configText: string;
-  if (source.kind === 'document') {
-    document = source.document;
-    configText = JSON.stringify(document);
-  } else {
-    let text: string;
-    if (source.kind === 'text') text = source.text;
-    else {
-      try {
-        text = deps.readFile(source.path);
-      } catch (error) {
-        throw new UsageError('CONFIG_UNREADABLE', `cannot read config ${source.path}: ${readProblem(error)}`, { cause: error });
-      }
-    }
-    configText = text;
-    document = await parseConfigText(text, source.origin);
-  }
-  const paths = await pathEngine(pathsIn(document));
-  const result = validateProviderDocument(document, paths.check);
-  if (!result.ok) throw new ConfigError(result.issues, source.origin);
-  const { config } = result;
-  // Every expression is parsed and checked before anything is evaluated: a config is data.
-  const stepNames = config.steps.map((step) => step.name);
-  const templateIssues = checkTemplates(config.lets, [
-    ...config.steps.map((step, i) => ({ templates: templateFields(step, requestRoot(step)), stepsBefore: stepNames.slice(0, i), allSteps: stepNames })),
-    { templates: templateFields(config), stepsBefore: stepNames, allSteps: stepNames },
-  ]);
-  const habits = templateIssues.filter((issue) => issue.habit);
-  const errors = templateIssues.filter((issue) => !issue.habit);
-  if (errors.length > 0) throw new ConfigError(errors, source.origin, 'TEMPLATE_SYNTAX');
-  // validate and render show what would be sent; get-token must not send it.
-  if (habits.length > 0 && flags.strictHabits) throw new ConfigError(habits, source.origin, 'TEMPLATE_HABIT');
-  for (const habit of habits) deps.warn(`${habit.path}: ${habit.message}`);
-  deps.trace(`config from ${source.origin}`);
-
-  const filesRead = new Set<string>();
-  // A relative path in a config file means the file's directory, wherever kubectl runs us from; in
-  // an inline config (or one from the cluster entry) it means the current directory.
-  const base = source.kind === 'file' ? dirname(source.path) : undefined;
-  const readFile = (path: string) => {
-    const resolved = base !== undefined && !isAbsolute(path) ? join(base, path) : path;
-    filesRead.add(resolved);
-    return deps.readFile(resolved);
-  };
-  const renderer = new TemplateRenderer(
-    { env: deps.env, vars, cluster: execInfo.cluster, readFile, nowMs: deps.now },
-    deps.redactor,
-  );
-  await renderer.defineLets(config.lets);
-  // No step runs before the first byte goes out: what a step gives shows as a placeholder. Every
-  // template is still evaluated, so every missing value and every dependency is known now.
-  renderer.setSteps('placeholders');
-  const stepFields: RenderedFields[] = [];
-  for (const step of config.steps) stepFields.push(await renderFields(step, renderer, requestRoot(step)));
-  const mainFields = await renderFields(config, renderer);
-  renderer.finish();
-  const steps = config.steps.map((step, i) => buildRequest(step, stepFields[i]!, deps.version, readFile, deps.redactor, requestRoot(step)));
-  const request = buildRequest(config, mainFields, deps.version, readFile, deps.redactor);
-  return {
-    config,
-    request,
-    steps,
-    renderer,
-    readFile,
-    document,
-    paths,
-    apiVersion,
-    origin: source.origin,
-    refInputs: { sourceKind: source.kind, configText, vars, cluster: execInfo.cluster },
-    dependencies: { env: [...renderer.envRead].sort(), files: [...filesRead].sort() },
-  };
-}
-
-export async function validate(flags: RequestFlags, deps: Deps): Promise<void> {
-  const { request, origin, config, steps } = await prepare(flags, deps);
-  const first = steps.map((step, i) => `steps.${config.steps[i]!.name} ${step.method} ${step.url}, then `).join('');
-  deps.stdout(deps.redactor.redact(`config from ${origin} is valid: ${first}${request.method} ${request.url}\n`));
-}
-
-export async function render(flags: RequestFlags, deps: Deps): Promise<void> {
-  const { request, config, steps } = await prepare(flags, deps);
-  if (steps.length === 0) {
-    deps.stdout(deps.redactor.redact(describeRequest(request)));
-    return;
-  }
-  // Every request in the order it is sent, each under the name of its place in the config.
-  const parts = steps.map((step, i) => `# steps.${config.steps[i]!.name}\n${describeRequest(step)}`);
-  parts.push(`# webAPIProviderConfig\n${describeRequest(request)}`);
-  deps.stdout(deps.redactor.redact(parts.join('\n')));
-}
+import type { Deps, GetTokenFlags } from './deps.js';
+import { prepare, type Prepared } from './prepare.js';
 
 export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> {
   const deadline = deps.now() + flags.timeoutMs;
@@ -211,23 +48,11 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
   deps.stdout(flags.output === 'token' ? `${status.token}\n` : formatExecCredential(apiVersion, status));
 }
 
-export function clearCache(flags: { cacheDir?: string }, deps: Deps): void {
-  const dir = flags.cacheDir ?? defaultCacheDir(deps.env, deps.cache.homedir);
-  let removed: number;
-  try {
-    removed = clearDir(deps.cache.fs, dir);
-  } catch (error) {
-    throw new UsageError('CACHE_CLEAR', `cannot clear the cache in ${dir}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { cause: error });
-  }
-  deps.stdout(`removed ${removed} cached credential${removed === 1 ? '' : 's'} from ${dir}\n`);
-}
-
 async function fetchCredential(prepared: Prepared, deadline: number, deps: Deps): Promise<CredentialStatus> {
   const { config, paths, renderer, readFile } = prepared;
-  const { send } = await import('../request/http.js');
   const call = async (request: RenderedRequest, settings: RequestConfig) => {
     deps.trace(`request:\n${describeRequest(request)}`);
-    const response = await send(request, {
+    const response = await deps.send(request, {
       timeoutMs: settings.timeoutMs,
       retryLimit: settings.retryLimit,
       maxResponseBytes: settings.maxResponseBytes,
@@ -247,26 +72,7 @@ async function fetchCredential(prepared: Prepared, deadline: number, deps: Deps)
 
   let request = prepared.request;
   if (config.steps.length > 0) {
-    const answers: Record<string, unknown> = {};
-    for (const step of config.steps) {
-      renderer.setSteps(answers);
-      const root = requestRoot(step);
-      deps.trace(`steps.${step.name}`);
-      try {
-        const answer = await call(await renderRequest(step, renderer, deps.version, readFile, deps.redactor, root), step);
-        if (answer === null || typeof answer !== 'object') {
-          throw new ResponseError('RESPONSE_NOT_OBJECT', `the token API answered JSON ${answer === null ? 'null' : typeof answer}, expected an object`);
-        }
-        // Whatever a step answers may be a credential: every string of it is a secret.
-        registerStrings(answer, deps.redactor);
-        Object.defineProperty(answers, step.name, { value: answer, enumerable: true });
-      } catch (error) {
-        // The step is named in every error of its own, whatever its exit code.
-        if (error instanceof CredentialError) error.message = `steps.${step.name}: ${error.message}`;
-        throw error;
-      }
-    }
-    renderer.setSteps(answers);
+    renderer.setSteps(await runSteps(config.steps, { renderer, call, readFile, version: deps.version, redactor: deps.redactor, trace: deps.trace }));
     request = await renderRequest(config, renderer, deps.version, readFile, deps.redactor);
   }
   const document = await call(request, config);
@@ -286,20 +92,3 @@ async function fetchCredential(prepared: Prepared, deadline: number, deps: Deps)
   deps.trace(`credential extracted${status.expirationTimestamp ? `, reported to expire at ${status.expirationTimestamp}` : ', no expiry known'}`);
   return status;
 }
-
-function registerStrings(value: unknown, redactor: Redactor, depth = 0): void {
-  if (typeof value === 'string') redactor.add(value);
-  else if (depth < 64 && typeof value === 'object' && value !== null) for (const item of Object.values(value)) registerStrings(item, redactor, depth + 1);
-}
-
-const PATH_FIELDS = ['tokenPath', 'expiryPath', 'expiresInPath', 'clientCertificateDataPath', 'clientKeyDataPath'];
-
-/** The JSONPaths a document holds, as validation will see them: what decides if json-p3 is needed. */
-function pathsIn(document: unknown): string[] {
-  const provider = (document as { webAPIProviderConfig?: unknown } | null)?.webAPIProviderConfig;
-  if (typeof provider !== 'object' || provider === null) return [];
-  return PATH_FIELDS.map((field) => (provider as Record<string, unknown>)[field])
-    .filter((path): path is string => typeof path === 'string')
-    .map(normalizePath);
-}
-

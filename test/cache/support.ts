@@ -191,15 +191,6 @@ export function spawnCli(args: string[], env: Record<string, string | undefined>
   };
 }
 
-/** Resolves once `condition()` holds, checking every 10 ms; rejects after `timeoutMs`. */
-export async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 /** A pid that belonged to a process that has exited and been reaped. */
 export async function deadPid(): Promise<number> {
   const child = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });

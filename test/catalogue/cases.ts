@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { makePki } from '../helpers/pki.js';
 import { startTokenApi, type TokenApi } from '../helpers/token-api.js';
 
-export const pki = makePki();
+const pki = makePki();
 
 export type Area = 'config' | 'flags' | 'env' | 'exec-info' | 'templates' | 'responses';
 export type Fault =
@@ -44,7 +44,7 @@ export interface Case {
 }
 
 /** Read by the header template of every config: must never be printed. */
-export const SECRET = {
+const SECRET = {
   apiKey: 'cat-apikey-Wm5Tq8Zr',
   newline: 'cat-line-one\ncat-line-two',
   unicode: 'cat-key-\u{1F511}-Fp3Lx',
@@ -52,7 +52,7 @@ export const SECRET = {
 } as const;
 export const SECRET_ENV = { API_KEY: SECRET.apiKey, MULTILINE: SECRET.newline, EMOJI: SECRET.unicode, LONG_SECRET: SECRET.long };
 /** Issued in answers: as secret as the env values. */
-export const ISSUED = 'cat-issued-token-Rb7Yk2Vd';
+const ISSUED = 'cat-issued-token-Rb7Yk2Vd';
 export const SECRETS = [SECRET.apiKey, SECRET.newline, 'cat-line-one', 'cat-line-two', SECRET.unicode, SECRET.long, SECRET.long.slice(0, 10), ISSUED];
 
 const V1 = 'client.authentication.k8s.io/v1';
@@ -66,7 +66,7 @@ const aDirectory = join(scratch, 'a-directory');
 mkdirSync(aDirectory);
 
 /** A valid config for `url` whose header template reads the secret; `extra` overrides or adds fields. */
-export function good(url: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+function good(url: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { method: 'POST', url, tokenPath: '$.access_token', headers: { Authorization: 'Bearer {{ env.API_KEY }}' }, tls: { caFile: pki.ca.certFile }, ...extra };
 }
 const doc = (config: unknown) => JSON.stringify({ webAPIProviderConfig: config });

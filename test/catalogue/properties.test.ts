@@ -4,6 +4,7 @@
 // every message is one line; and no secret read from the environment or a file, nor any value of
 // the response, appears in a message once redacted (not even a 10-character piece of one).
 // A few random configs also go through the built CLI (cli-parity covers the rest of that path).
+import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../src/config/load.js';
@@ -50,7 +51,7 @@ function newRenderer(vars: Record<string, string> = { v: 'var-value', 'x-y': 'da
     error.code = 'ENOENT';
     throw error;
   };
-  const renderer = new TemplateRenderer({ env: { ...SECRETS, EMPTY: '' }, vars, cluster: { server: 'https://k8s.example:6443', config: {} }, readFile }, redactor);
+  const renderer = new TemplateRenderer({ env: { ...SECRETS, EMPTY: '' }, vars, cluster: { server: 'https://k8s.example:6443', config: {} }, readFile, nowMs: Date.now, uuid: randomUUID }, redactor);
   return { redactor, renderer, readFile };
 }
 

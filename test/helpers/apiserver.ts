@@ -16,7 +16,7 @@ export interface UserInfo {
   groups: string[];
 }
 
-export interface ApiRequest {
+interface ApiRequest {
   method: string;
   path: string;
   /** How the request authenticated: 'bearer', 'certificate', or 'none' (answered 401). */
@@ -49,7 +49,7 @@ export interface ApiServer {
   close: () => Promise<void>;
 }
 
-export const UNAUTHORIZED = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 };
+const UNAUTHORIZED = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 };
 
 function send(response: ServerResponse, status: number, body: unknown): void {
   response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' });

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makePki, type KeyPair } from './pki.js';
 
-export const EXAMPLE_HOSTS = [
+const EXAMPLE_HOSTS = [
   'auth.upbound.io',
   'keycloak.example.com',
   'login.microsoftonline.com',

@@ -16,7 +16,7 @@ export const PROVIDERS = ['upbound', 'keycloak', 'azure-ad', 'rfc8693-token-exch
 export type Provider = (typeof PROVIDERS)[number];
 export const V1 = 'client.authentication.k8s.io/v1';
 export const V1BETA1 = 'client.authentication.k8s.io/v1beta1';
-export const PREFIX = 'webapi-credential: ';
+const PREFIX = 'webapi-credential: ';
 
 /** Trust for the test CA without a tls.caFile in the config: how a private CA is added system-wide. */
 export const TRUST_TEST_CA = { NODE_EXTRA_CA_CERTS: makePki().ca.certFile };

@@ -16,7 +16,7 @@ export interface ExecEntry {
 }
 
 /** spec.cluster as client-go fills it from the kubeconfig cluster (kebab-case keys). */
-export interface ClusterInfo {
+interface ClusterInfo {
   server: string;
   'certificate-authority-data'?: string;
   config?: unknown;

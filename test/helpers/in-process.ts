@@ -1,7 +1,7 @@
 // Runs the CLI's run() in this process, with the deps main.ts would build (real fs, clock, network)
 // but stdout and stderr captured. Tables of hundreds of cases then cost milliseconds each instead of
 // a Node start-up; test/catalogue/cli-parity.test.ts shows the child process says the same.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { readBoundedFile } from '../../src/read-file.js';
 import { mkdtempSync } from 'node:fs';
@@ -9,12 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../src/cli/program.js';
 import { Redactor } from '../../src/redact.js';
+import { send } from '../../src/request/http.js';
 import type { CliResult } from './cli.js';
 
 const home = mkdtempSync(join(tmpdir(), 'webapi-credential-home-'));
 
 /** The same minimal environment as runCli(): PATH and HOME (a scratch one), plus what the test sets. */
-export function minimalEnv(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+function minimalEnv(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
   return { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home, ...extra };
 }
 
@@ -37,6 +38,8 @@ export async function runInProcess(args: string[], options: InProcessOptions = {
     },
     now: Date.now,
     random: Math.random,
+    uuid: randomUUID,
+    send,
     version: '0.1.0',
     redactor: new Redactor(),
     cache: {

@@ -23,7 +23,7 @@ function executable(path: string): boolean {
 }
 
 /** `env` names the tool's path; else the first executable of `candidates` (names are looked up on the PATH). */
-export function findTool(name: string, env: string, candidates: string[], enable: string): Tool {
+function findTool(name: string, env: string, candidates: string[], enable: string): Tool {
   const given = process.env[env];
   if (given) return { name, path: executable(given) ? given : undefined, enable: `${env}=${given} is not executable; ${enable}` };
   for (const candidate of candidates) {

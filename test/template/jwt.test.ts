@@ -1,12 +1,12 @@
 // jwt(): every algorithm and key format the SPEC lists, each signature checked by jose against the
 // public key; the header fields; the claims added when absent; errors that never show the key.
 import { execFileSync } from 'node:child_process';
-import { createSecretKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createSecretKey, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { Redactor } from '../../src/redact.js';
-import { HelperError } from '../../src/template/helpers.js';
+import { HelperError } from '../../src/template/helper-error.js';
 import { signJwt } from '../../src/template/jwt.js';
 import { TemplateRenderer } from '../../src/template/renderer.js';
 import { makePki } from '../helpers/pki.js';
@@ -126,7 +126,7 @@ describe('jwt() in a template', () => {
   it('names jwt() and the field when the key cannot sign: exit 2 material, no key in it', async () => {
     const redactor = new Redactor();
     const key = pem(rsa.privateKey, 'pkcs8');
-    const renderer = new TemplateRenderer({ env: {}, vars: {}, cluster: undefined, readFile: () => key }, redactor);
+    const renderer = new TemplateRenderer({ env: {}, vars: {}, cluster: undefined, readFile: () => key, nowMs: Date.now, uuid: randomUUID }, redactor);
     await renderer.render('{{ jwt({ iss: "a" }, file("/key.pem"), { alg: "ES256" }) }}', 'webAPIProviderConfig.form.client_assertion');
     let message = '';
     try {

@@ -1,5 +1,6 @@
 // Templates: {{ expressions }} parsed by jsep and evaluated by our whitelist, no HTML escaping,
 // strict about undefined/null, and every value derived from a secret registered with the Redactor.
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { Redactor } from '../../src/redact.js';
@@ -42,6 +43,8 @@ function setup(scope: Partial<TemplateScope> = {}) {
         if (content === undefined) throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' });
         return content;
       },
+      nowMs: Date.now,
+      uuid: randomUUID,
       ...scope,
     },
     redactor,

@@ -1,0 +1,56 @@
+// The architecture as rules (docs/architecture.md): `npm test` runs them and a violation fails it with
+// the rule's name. test/architecture.test.ts proves each rule catches what it names, and checks what
+// imports cannot show (the process global and the clock in the pure folders).
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      comment: 'A cycle means two modules cannot be understood (or loaded lazily) apart.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'pure-core-no-io',
+      comment: 'config/, template/ and credential/ get files, network, process and clock as arguments.',
+      severity: 'error',
+      from: { path: '^src/(config|template|credential)/' },
+      to: { dependencyTypes: ['core'], path: '^(node:)?(fs|fs/promises|net|http|https|http2|tls|dns|dgram|child_process|cluster|os|process|worker_threads|timers|timers/promises|readline|vm)$' },
+    },
+    {
+      name: 'nothing-imports-cli',
+      comment: 'cli/ turns argv into a use case; only main.ts, the composition root, starts it.',
+      severity: 'error',
+      from: { pathNot: '^src/(main\\.ts$|cli/)' },
+      to: { path: '^src/cli/' },
+    },
+    {
+      name: 'only-main-builds-real-deps',
+      comment: 'The real file system and HTTP client are handed out by main.ts (read-file.ts is its fs reader).',
+      severity: 'error',
+      from: { pathNot: '^src/(main|read-file)\\.ts$' },
+      to: { dependencyTypesNot: ['type-only'], path: ['^(node:)?fs(/promises)?$', '^src/request/http\\.ts$', '^src/read-file\\.ts$'] },
+    },
+    {
+      name: 'network-only-in-the-http-client',
+      comment: 'Sockets are opened by request/http.ts alone (proxy.ts only reads node:net\'s address checks).',
+      severity: 'error',
+      from: { pathNot: '^src/request/(http|proxy)\\.ts$' },
+      to: { dependencyTypes: ['core'], path: '^(node:)?(net|http|https|http2|tls|dns|dgram)$' },
+    },
+    {
+      name: 'no-unresolvable',
+      comment: 'An import that resolves to nothing fails at run time, maybe only on a rare path.',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'] },
+  },
+};

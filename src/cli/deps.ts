@@ -1,0 +1,11 @@
+// What the CLI needs from the outside world, in one type: main.ts builds the real ones, tests pass
+// object literals. Its own module so that the fast path, the plain get-token form and the commander
+// program share it without importing one another.
+import type { Deps } from '../use-case/deps.js';
+import type { Invocation } from './generators.js';
+
+export interface CliDeps extends Omit<Deps, 'trace' | 'warn'> {
+  stderr: (text: string) => void;
+  /** How this binary is started, for the exec entries `kubeconfig` writes. */
+  invocation?: () => Invocation;
+}

@@ -1,0 +1,16 @@
+// cache clear: remove every cached credential (and only what the cache wrote).
+import { UsageError } from '../errors.js';
+import { defaultCacheDir } from '../cache/cache.js';
+import { clearDir } from '../cache/store.js';
+import type { Deps } from './deps.js';
+
+export function clearCache(flags: { cacheDir?: string }, deps: Deps): void {
+  const dir = flags.cacheDir ?? defaultCacheDir(deps.env, deps.cache.homedir);
+  let removed: number;
+  try {
+    removed = clearDir(deps.cache.fs, dir);
+  } catch (error) {
+    throw new UsageError('CACHE_CLEAR', `cannot clear the cache in ${dir}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { cause: error });
+  }
+  deps.stdout(`removed ${removed} cached credential${removed === 1 ? '' : 's'} from ${dir}\n`);
+}

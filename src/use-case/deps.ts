@@ -1,0 +1,40 @@
+// What the use cases take from the outside (main.ts builds the real ones) and the flags they read.
+import type { ConfigFlags } from '../config/load.js';
+import type { Redactor } from '../redact.js';
+import type { CacheDeps } from '../cache/cache.js';
+import type { HttpOptions, HttpResponse } from '../request/http.js';
+import type { RenderedRequest } from '../request/build.js';
+
+export interface Deps {
+  env: Record<string, string | undefined>;
+  readFile: (path: string) => string;
+  stdout: (text: string) => void;
+  /** One line for people; the caller adds the prefix and the newline and redacts. */
+  warn: (line: string) => void;
+  /** --verbose trace; a no-op otherwise. */
+  trace: (line: string) => void;
+  now: () => number;
+  random: () => number;
+  /** A random UUID v4, for uuid() and jwt()'s jti. */
+  uuid: () => string;
+  /** The HTTP client (request/http.ts): main.ts loads it on the first request, never on a cached credential. */
+  send: (request: RenderedRequest, options: HttpOptions) => Promise<HttpResponse>;
+  version: string;
+  redactor: Redactor;
+  cache: Omit<CacheDeps, 'trace' | 'now'> & { homedir: string };
+}
+
+export interface RequestFlags extends ConfigFlags {
+  /** Refuse `${X}` and `$X` in literal template text instead of warning (get-token). */
+  strictHabits?: boolean;
+  set?: string[];
+  apiVersion?: string;
+}
+
+export interface GetTokenFlags extends RequestFlags {
+  output: 'exec-credential' | 'token';
+  timeoutMs: number;
+  /** --cache / --no-cache; undefined leaves it to the config. */
+  cache?: boolean;
+  cacheDir?: string;
+}

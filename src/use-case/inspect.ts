@@ -1,0 +1,22 @@
+// validate and render: what a config would send, checked and shown without sending it.
+import type { Deps, RequestFlags } from './deps.js';
+import { describeRequest } from '../request/build.js';
+import { prepare } from './prepare.js';
+
+export async function validate(flags: RequestFlags, deps: Deps): Promise<void> {
+  const { request, origin, config, steps } = await prepare(flags, deps);
+  const first = steps.map((step, i) => `steps.${config.steps[i]!.name} ${step.method} ${step.url}, then `).join('');
+  deps.stdout(deps.redactor.redact(`config from ${origin} is valid: ${first}${request.method} ${request.url}\n`));
+}
+
+export async function render(flags: RequestFlags, deps: Deps): Promise<void> {
+  const { request, config, steps } = await prepare(flags, deps);
+  if (steps.length === 0) {
+    deps.stdout(deps.redactor.redact(describeRequest(request)));
+    return;
+  }
+  // Every request in the order it is sent, each under the name of its place in the config.
+  const parts = steps.map((step, i) => `# steps.${config.steps[i]!.name}\n${describeRequest(step)}`);
+  parts.push(`# webAPIProviderConfig\n${describeRequest(request)}`);
+  deps.stdout(deps.redactor.redact(parts.join('\n')));
+}

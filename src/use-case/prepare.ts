@@ -1,0 +1,136 @@
+// Everything up to the first byte on the network: select and read the config, validate it, check
+// every template, evaluate them (steps' answers as placeholders) and build the requests. validate and
+// render stop here; get-token goes on from here.
+import { dirname, isAbsolute, join } from 'node:path';
+import { ConfigError, readProblem, UsageError } from '../errors.js';
+import { parseConfigText, selectSource } from '../config/load.js';
+import { normalizePath, validateProviderDocument } from '../config/validate.js';
+import type { ProviderConfig } from '../config/schema.js';
+import { parseSetFlags } from '../config/vars.js';
+import { pathEngine, type PathEngine } from '../credential/paths.js';
+import { readExecInfo, resolveApiVersion } from '../credential/exec-credential.js';
+import { buildRequest, renderFields, requestRoot, templateFields, type RenderedFields, type RenderedRequest } from '../request/build.js';
+import { checkTemplates, TemplateRenderer } from '../template/renderer.js';
+import type { RefInputs } from '../cache/key.js';
+import type { Deps, RequestFlags } from './deps.js';
+
+export interface Prepared {
+  config: ProviderConfig;
+  paths: PathEngine;
+  /** The main request; with steps, values a step gives are placeholders until the steps run. */
+  request: RenderedRequest;
+  /** The steps' requests, placeholders for what earlier steps give. */
+  steps: RenderedRequest[];
+  /** Renders the requests again once the steps have run (fetchCredential). */
+  renderer: TemplateRenderer;
+  readFile: (path: string) => string;
+  /** The config as parsed: what the cache key takes of it. */
+  document: unknown;
+  apiVersion: string;
+  origin: string;
+  /** What the cache's fast path finds this request by (see cache/ref.ts). */
+  refInputs: Omit<RefInputs, 'cacheFlag' | 'version'>;
+  /** The env names and files the request was rendered from. */
+  dependencies: { env: string[]; files: string[] };
+}
+
+/** Everything up to the first byte on the network. validate and render stop here. */
+export async function prepare(flags: RequestFlags, deps: Deps): Promise<Prepared> {
+  try {
+    return await prepareConfig(flags, deps);
+  } catch (error) {
+    // A config nested deeper than the stack goes (a json body 100 000 levels deep): its fault, exit 2.
+    if (error instanceof RangeError) throw new UsageError('CONFIG_TOO_DEEP', 'the config is nested too deeply to read');
+    throw error;
+  }
+}
+
+async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared> {
+  const execInfo = readExecInfo(deps.env['KUBERNETES_EXEC_INFO']);
+  const apiVersion = resolveApiVersion(execInfo, flags.apiVersion);
+  const vars = parseSetFlags(flags.set);
+  const source = selectSource(flags, deps.env, execInfo.cluster);
+  let document: unknown;
+  let configText: string;
+  if (source.kind === 'document') {
+    document = source.document;
+    configText = JSON.stringify(document);
+  } else {
+    let text: string;
+    if (source.kind === 'text') text = source.text;
+    else {
+      try {
+        text = deps.readFile(source.path);
+      } catch (error) {
+        throw new UsageError('CONFIG_UNREADABLE', `cannot read config ${source.path}: ${readProblem(error)}`, { cause: error });
+      }
+    }
+    configText = text;
+    document = await parseConfigText(text, source.origin);
+  }
+  const paths = await pathEngine(pathsIn(document));
+  const result = validateProviderDocument(document, paths.check);
+  if (!result.ok) throw new ConfigError(result.issues, source.origin);
+  const { config } = result;
+  // Every expression is parsed and checked before anything is evaluated: a config is data.
+  const stepNames = config.steps.map((step) => step.name);
+  const templateIssues = checkTemplates(config.lets, [
+    ...config.steps.map((step, i) => ({ templates: templateFields(step, requestRoot(step)), stepsBefore: stepNames.slice(0, i), allSteps: stepNames })),
+    { templates: templateFields(config), stepsBefore: stepNames, allSteps: stepNames },
+  ]);
+  const habits = templateIssues.filter((issue) => issue.habit);
+  const errors = templateIssues.filter((issue) => !issue.habit);
+  if (errors.length > 0) throw new ConfigError(errors, source.origin, 'TEMPLATE_SYNTAX');
+  // validate and render show what would be sent; get-token must not send it.
+  if (habits.length > 0 && flags.strictHabits) throw new ConfigError(habits, source.origin, 'TEMPLATE_HABIT');
+  for (const habit of habits) deps.warn(`${habit.path}: ${habit.message}`);
+  deps.trace(`config from ${source.origin}`);
+
+  const filesRead = new Set<string>();
+  // A relative path in a config file means the file's directory, wherever kubectl runs us from; in
+  // an inline config (or one from the cluster entry) it means the current directory.
+  const base = source.kind === 'file' ? dirname(source.path) : undefined;
+  const readFile = (path: string) => {
+    const resolved = base !== undefined && !isAbsolute(path) ? join(base, path) : path;
+    filesRead.add(resolved);
+    return deps.readFile(resolved);
+  };
+  const renderer = new TemplateRenderer(
+    { env: deps.env, vars, cluster: execInfo.cluster, readFile, nowMs: deps.now, uuid: deps.uuid },
+    deps.redactor,
+  );
+  await renderer.defineLets(config.lets);
+  // No step runs before the first byte goes out: what a step gives shows as a placeholder. Every
+  // template is still evaluated, so every missing value and every dependency is known now.
+  renderer.setSteps('placeholders');
+  const stepFields: RenderedFields[] = [];
+  for (const step of config.steps) stepFields.push(await renderFields(step, renderer, requestRoot(step)));
+  const mainFields = await renderFields(config, renderer);
+  renderer.finish();
+  const steps = config.steps.map((step, i) => buildRequest(step, stepFields[i]!, deps.version, readFile, deps.redactor, requestRoot(step)));
+  const request = buildRequest(config, mainFields, deps.version, readFile, deps.redactor);
+  return {
+    config,
+    request,
+    steps,
+    renderer,
+    readFile,
+    document,
+    paths,
+    apiVersion,
+    origin: source.origin,
+    refInputs: { sourceKind: source.kind, configText, vars, cluster: execInfo.cluster },
+    dependencies: { env: [...renderer.envRead].sort(), files: [...filesRead].sort() },
+  };
+}
+
+const PATH_FIELDS = ['tokenPath', 'expiryPath', 'expiresInPath', 'clientCertificateDataPath', 'clientKeyDataPath'];
+
+/** The JSONPaths a document holds, as validation will see them: what decides if json-p3 is needed. */
+function pathsIn(document: unknown): string[] {
+  const provider = (document as { webAPIProviderConfig?: unknown } | null)?.webAPIProviderConfig;
+  if (typeof provider !== 'object' || provider === null) return [];
+  return PATH_FIELDS.map((field) => (provider as Record<string, unknown>)[field])
+    .filter((path): path is string => typeof path === 'string')
+    .map(normalizePath);
+}

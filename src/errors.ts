@@ -80,7 +80,7 @@ const READ_PROBLEMS: Record<string, string> = {
 
 /**
  * A file that could not be read, in words: the common errno codes, or the message of our own
- * bounded reader (src/main.ts: not a regular file, larger than 1 MiB), else the code.
+ * bounded reader (read-file.ts: not a regular file, larger than 1 MiB), else the code.
  */
 export function readProblem(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;

@@ -1,5 +1,5 @@
 // The composition root: the only module that touches process, the real file system and the clock.
-// A cached credential is served by fast-path.ts without loading the rest (cli.ts and everything
+// A cached credential is served by cli/fast-path.ts without loading the rest (cli/program.ts and everything
 // behind it), which is most of the start-up time of a plugin kubectl runs on every command.
 import fs from 'node:fs';
 import { homedir } from 'node:os';
@@ -39,7 +39,10 @@ function realDeps(): CliDeps {
     random: Math.random,
     // Loaded when a template asks for one, not on a cached credential.
     uuid: () => process.getBuiltinModule('node:crypto').randomUUID(),
-    send: async (request, options) => (await import('./request/http.js')).send(request, options),
+    send: async (request, options) => {
+      const { send } = await import('./request/http.js');
+      return send(request, options);
+    },
     version: typeof __VERSION__ === 'string' ? __VERSION__ : '0.0.0-dev',
     // The single executable is its own command; the bin script runs under the node that runs it now.
     invocation: () => ({

@@ -1,5 +1,5 @@
 // The request to the token API, on node:https: attempts with retries, redirects, limits, proxies
-// and the --verbose trace. Loaded lazily by get-token.ts, so a cached credential never pays for it.
+// and the --verbose trace. Loaded lazily by main.ts on the first request, so a cached credential never pays for it.
 //
 // Why not got (the library we started with): importing it costs the single binary 35-50 ms, more
 // than a whole `curl | jq` plugin run (bench/), and of what it offers we used only the plumbing:

@@ -1,4 +1,4 @@
-// The fast path (src/fast-path.ts, src/cache/ref.ts) serves a cached credential from the raw inputs
+// The fast path (src/cli/fast-path.ts, src/cache/ref.ts) serves a cached credential from the raw inputs
 // and a ref, without rendering the request. These tests hold it to the full path's answers: whatever
 // would change the rendered request must miss, and whatever the full path rejects stays rejected.
 import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -10,7 +10,7 @@ import { cachedConfig, getToken, sandbox, tokenApis } from './support.js';
 
 // A string each library's code contains, and ours does not.
 const MARKERS: Record<string, string> = {
-  // src/http.ts (node:https underneath)
+  // src/request/http.ts (node:https underneath)
   'http client': 'RESPONSE_TOO_LARGE',
   yaml: 'YAMLParseError',
   // jsep, and our template checker and evaluator with it
@@ -64,8 +64,8 @@ describe('the cached-credential path', () => {
 
     const miss = await loadedLibraries(['--config', yaml, '--cache'], env, box.root);
     expect(miss.code).toBe(0);
-    // The plain get-token form skips commander on a miss too (src/direct.ts), and simple paths
-    // like $.access_token skip json-p3 (src/simple-path.ts).
+    // The plain get-token form skips commander on a miss too (src/cli/direct.ts), and simple paths
+    // like $.access_token skip json-p3 (src/credential/simple-path.ts).
     expect(miss.libraries).toEqual(['http client', 'yaml', 'expression parser']);
 
     const hit = await loadedLibraries(['--config', yaml, '--cache'], env, box.root);

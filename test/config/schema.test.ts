@@ -2,7 +2,7 @@
 // same shape table as the validator. This test keeps the committed file equal to the generated one.
 //
 // To regenerate the file after changing src/config/schema.ts:
-//   UPDATE_SCHEMA=1 node_modules/.bin/vitest run test/schema.test.ts
+//   UPDATE_SCHEMA=1 node_modules/.bin/node node_modules/.bin/vitest run test/config/schema.test.ts
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fileShape } from '../../src/config/schema.js';

@@ -1,5 +1,5 @@
 // Through a real CONNECT proxy (the npm package proxy, on loopback): which variable is read, which hosts
-// NO_PROXY sends around it (curl's rules, decided by src/proxy.ts), the proxy's own credentials
+// NO_PROXY sends around it (curl's rules, decided by src/request/proxy.ts), the proxy's own credentials
 // kept out of every message and trace, and what the user is told when the proxy is the problem.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';

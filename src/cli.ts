@@ -3,7 +3,8 @@
 import { Argument, Command, CommanderError, Option } from 'commander';
 import type { ExitCode } from './errors.js';
 import { reportFailure, reporter } from './report.js';
-import { DEFAULT_TIMEOUT, durationFlag } from './direct.js';
+import { durationFlag } from './direct.js';
+import { DEFAULT_TIMEOUT, GET_TOKEN_FLAGS, flagSyntax, type Flag } from './flags.js';
 import { clearCache, getToken, render, validate, type Deps, type GetTokenFlags, type RequestFlags } from './get-token.js';
 import { SHELLS, completionScript, describeProgram, type Shell } from './completion.js';
 import { addExamples } from './help.js';
@@ -47,24 +48,14 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     .configureOutput({ writeOut: (s) => deps.stdout(s), writeErr: () => {} })
     .showSuggestionAfterError(true);
 
-  const requestOptions = (command: Command) =>
-    command
-      .option('-c, --config <path>', 'config file (YAML or JSON); env WEBAPI_CREDENTIAL_CONFIG')
-      .option('--config-inline <text>', 'config as YAML/JSON text; env WEBAPI_CREDENTIAL_CONFIG_INLINE')
-      .option('--config-from-cluster', 'take the config from the kubeconfig cluster entry (KUBERNETES_EXEC_INFO), which may come from another file or party')
-      .option('--set <key=value>', 'template variable vars.<key> (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
-      .option('--api-version <version>', 'client.authentication.k8s.io/v1 or v1beta1 (default: from KUBERNETES_EXEC_INFO, else v1beta1)')
-      .option('-v, --verbose', 'trace on stderr, secrets redacted');
+  // validate, render and the generators take the request flags of get-token's table.
+  const requestOptions = (command: Command) => addFlags(command, GET_TOKEN_FLAGS.filter((flag) => flag.request));
 
-  requestOptions(
+  addFlags(
     program
       .command('get-token', { isDefault: true })
-      .description('print an ExecCredential (the default command)')
-      .addOption(new Option('-o, --output <format>', 'exec-credential or token').choices(['exec-credential', 'token']).default('exec-credential'))
-      .option('--cache', 'use the on-disk token cache')
-      .option('--no-cache', 'do not use the on-disk token cache')
-      .option('--cache-dir <dir>', 'cache directory')
-      .option('--timeout <duration>', 'whole-call deadline', DEFAULT_TIMEOUT),
+      .description('print an ExecCredential (the default command)'),
+    GET_TOKEN_FLAGS,
   ).action(async (options: RawOptions) => {
     const flags: GetTokenFlags = {
       ...requestFlags(options),
@@ -83,13 +74,12 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     async (options: RawOptions) => render(requestFlags(options), useCaseDeps(options)),
   );
 
-  program
+  const cacheClear = program
     .command('cache')
     .description('manage the on-disk token cache')
     .command('clear')
-    .description('remove every cached credential')
-    .option('--cache-dir <dir>', 'cache directory')
-    .option('-v, --verbose', 'trace on stderr')
+    .description('remove every cached credential');
+  addFlags(cacheClear, GET_TOKEN_FLAGS.filter((flag) => flag.key === 'cacheDir' || flag.key === 'verbose'))
     .action(async (options: RawOptions) => clearCache(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}, useCaseDeps(options)));
 
   // Manifests that run this binary: each validates the config as the plugin will run it first.
@@ -159,6 +149,18 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     }
     return reportFailure(error, line, verbose);
   }
+}
+
+/** Adds the options of `flags` to `command`, as the table declares them. */
+function addFlags(command: Command, flags: readonly Flag[]): Command {
+  for (const flag of flags) {
+    const option = new Option(flagSyntax(flag), flag.description);
+    if (flag.choices) option.choices(flag.choices);
+    if (flag.default !== undefined) option.default(flag.default);
+    if (flag.repeatable) option.argParser((value: string, previous: string[] = []) => [...previous, value]);
+    command.addOption(option);
+  }
+  return command;
 }
 
 function requestFlags(options: RawOptions): RequestFlags {

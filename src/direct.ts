@@ -6,10 +6,9 @@ import { UsageError, type ExitCode } from './errors.js';
 import { DURATION_PATTERN, parseDuration } from './config/shape.js';
 import type { CliDeps } from './cli.js';
 import type { FastFlags } from './fast-path.js';
+import { DEFAULT_TIMEOUT } from './flags.js';
 import { getToken } from './get-token.js';
 import { reportFailure, reporter } from './report.js';
-
-export const DEFAULT_TIMEOUT = '30s';
 
 export async function runGetToken(flags: FastFlags, deps: CliDeps): Promise<ExitCode> {
   const { line, useCaseDeps } = reporter(deps);

@@ -8,15 +8,15 @@ import { DEFAULT_TIMEOUT, GET_TOKEN_FLAGS, flagSyntax, type Flag } from './flags
 import { clearCache, getToken, render, validate, type Deps, type GetTokenFlags, type RequestFlags } from './get-token.js';
 import { SHELLS, completionScript, describeProgram, type Shell } from './completion.js';
 import { addExamples } from './help.js';
-import { ARGOCD_COMMAND, ARGOCD_NAMESPACE } from './manifests.js';
+import { ARGOCD_COMMAND, ARGOCD_NAMESPACE, INSTALLED_NAME } from './manifests.js';
 import { closest } from './config/shape.js';
-import { argoCdSecret, kubeconfig, type ArgoCdSecretFlags, type Invocation, type KubeconfigFlags } from './manifest-commands.js';
+import { argoCdSecret, kubeconfig, type ArgoCdSecretFlags, type KubeconfigFlags } from './manifest-commands.js';
 
 
 export interface CliDeps extends Omit<Deps, 'trace' | 'warn'> {
   stderr: (text: string) => void;
-  /** How this binary is started, for the exec entries `kubeconfig` writes. */
-  invocation?: () => Invocation;
+  /** The current directory: `kubeconfig` writes the config's absolute path. */
+  cwd?: () => string;
 }
 
 interface RawOptions {
@@ -109,10 +109,10 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
   manifestOptions(program.command('kubeconfig').description('print a kubeconfig whose user runs this binary with the config'), 'v1')
     .option('--name <name>', 'name of the cluster, user and context (default: the server host)')
     .option('--cache', 'add --cache to the exec entry')
-    .action(async (options: ManifestOptions) => {
-      const invocation = deps.invocation?.() ?? { command: ['webapi-credential'], cwd: '.' };
-      const flags: KubeconfigFlags = { ...manifestFlags(options), ...(options.cache ? { cache: true } : {}) };
-      for (const note of await kubeconfig(flags, invocation, useCaseDeps(options))) line(note);
+    .option('--command <path>', `the exec entry's command (default: ${INSTALLED_NAME}, found on the PATH, so that kubectl shows the installHint when it is not)`)
+    .action(async (options: ManifestOptions & { command?: string }) => {
+      const flags: KubeconfigFlags = { ...manifestFlags(options), ...(options.cache ? { cache: true } : {}), ...(options.command !== undefined ? { command: options.command } : {}) };
+      for (const note of await kubeconfig(flags, deps.cwd?.() ?? '.', useCaseDeps(options))) line(note);
     });
   manifestOptions(program.command('argocd-secret').description('print an Argo CD cluster secret whose execProviderConfig runs this binary'), 'v1beta1')
     .requiredOption('--name <name>', 'name of the cluster in Argo CD')

@@ -26,6 +26,7 @@ export const EXAMPLES: Record<string, string[]> = {
     'webapi-credential kubeconfig --server https://k8s.example.com --ca-file ca.crt --config provider.yaml > ~/.kube/prod.yaml',
     'KUBECONFIG=~/.kube/prod.yaml kubectl get pods',
     'webapi-credential kubeconfig --server https://k8s.example.com --config provider.yaml --embed-config --cache --name prod',
+    'webapi-credential kubeconfig --server https://k8s.example.com --config provider.yaml --command /opt/bin/webapi-credential   # not on the PATH',
   ],
   'argocd-secret': [
     'webapi-credential argocd-secret --server https://k8s.example.com --name prod --config provider.yaml > cluster-secret.yaml',
@@ -35,6 +36,7 @@ export const EXAMPLES: Record<string, string[]> = {
     'source <(webapi-credential completion bash)               # in ~/.bashrc',
     'webapi-credential completion zsh > "${fpath[1]}/_webapi-credential"',
     'webapi-credential completion fish > ~/.config/fish/completions/webapi-credential.fish',
+    'webapi-credential completion powershell | Out-String | Invoke-Expression   # in $PROFILE',
   ],
 };
 

@@ -54,15 +54,21 @@ export async function kubeconfig(flags: KubeconfigFlags, cwd: string, deps: Deps
       ? ['--config', resolve(cwd, checked.source.path)]
       : ['--config-inline', checked.source.text];
   let embedded: unknown;
+  let inlinedPaths: string[] = [];
   if (flags.embedConfig) {
     const inlined = inlineTlsFiles(checked, deps);
     embedded = inlined.document;
+    inlinedPaths = inlined.paths;
     notes.push(...inlined.notes);
-    // The TLS files travel as data now; a relative file() path means kubectl's directory.
-    const relative = checked.relativeFiles.filter((path) => !inlined.paths.includes(path));
+  }
+  // A config that travels in the kubeconfig (embedded, or --config-inline) has no directory of its
+  // own: its relative paths mean the one kubectl runs in. The TLS files of an embedded one are data now.
+  if (flags.embedConfig || checked.source.kind === 'text') {
+    const relative = checked.relativeFiles.filter((path) => !inlinedPaths.includes(path));
     if (relative.length > 0) {
       const one = relative.length === 1;
-      notes.push(`note: ${names(relative)} ${one ? 'is a relative path' : 'are relative paths'}: in an embedded config ${one ? 'it resolves' : 'they resolve'} against the directory kubectl runs in; use an absolute path`);
+      const how = flags.embedConfig ? 'an embedded' : 'an inline';
+      notes.push(`note: ${names(relative)} ${one ? 'is a relative path' : 'are relative paths'}: in ${how} config ${one ? 'it resolves' : 'they resolve'} against the directory kubectl runs in; use an absolute path`);
     }
   }
   const plugin: ExecPlugin = {

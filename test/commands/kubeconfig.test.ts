@@ -162,6 +162,17 @@ describe.concurrent('webapi-credential kubeconfig', () => {
     expect(cluster.extensions[0]!.extension.webAPIProviderConfig['tls']).toEqual({ caData: pki.ca.cert, certData: pki.client.cert, keyData: pki.client.key, serverName: 'auth.internal' });
   });
 
+  it('--config-inline with a relative path: noted, since kubectl\'s directory decides it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-inline-'));
+    copyFileSync(pki.ca.certFile, join(dir, 'ca.crt'));
+    const inline = 'webAPIProviderConfig: {method: POST, url: "https://auth.example.com/token", tokenPath: $.access_token, tls: {caFile: ca.crt}}';
+    const result = await runCli(['kubeconfig', '--server', 'https://k8s.example.com', '--config-inline', inline], { cwd: dir });
+    expect({ code: result.code, stderr: result.stderr }).toEqual({
+      code: 0,
+      stderr: `${PREFIX}note: ca.crt is a relative path: in an inline config it resolves against the directory kubectl runs in; use an absolute path\n`,
+    });
+  });
+
   it('needs --server', async () => {
     const result = await runCli(['kubeconfig', '--config', KEYCLOAK]);
     expect(result).toEqual({ code: 2, stdout: '', stderr: `${PREFIX}required option '--server <url>' not specified (see --help)\n` });

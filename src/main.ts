@@ -44,11 +44,7 @@ function realDeps(): CliDeps {
       return send(request, options);
     },
     version: typeof __VERSION__ === 'string' ? __VERSION__ : '0.0.0-dev',
-    // The single executable is its own command; the bin script runs under the node that runs it now.
-    invocation: () => ({
-      command: process.getBuiltinModule('node:sea').isSea() || !process.argv[1] ? [process.execPath] : [process.execPath, process.argv[1]],
-      cwd: process.cwd(),
-    }),
+    cwd: () => process.cwd(),
     redactor: new Redactor(),
     cache: {
       fs,

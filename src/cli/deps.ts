@@ -2,10 +2,9 @@
 // object literals. Its own module so that the fast path, the plain get-token form and the commander
 // program share it without importing one another.
 import type { Deps } from '../use-case/deps.js';
-import type { Invocation } from './generators.js';
 
 export interface CliDeps extends Omit<Deps, 'trace' | 'warn'> {
   stderr: (text: string) => void;
-  /** How this binary is started, for the exec entries `kubeconfig` writes. */
-  invocation?: () => Invocation;
+  /** The current directory: `kubeconfig` writes the config's absolute path. */
+  cwd?: () => string;
 }

@@ -6,6 +6,7 @@ import type { CliDeps } from './deps.js';
 import { selectSource } from '../config/load.js';
 import { DURATION_PATTERN, parseDuration } from '../config/shape.js';
 import { INSECURE_SKIP_VERIFY_WARNING } from '../errors.js';
+import { flagNamed, type OUTPUTS } from './flags.js';
 import { formatExecCredential, readExecInfo, resolveApiVersion } from '../credential/exec-credential.js';
 import { entryKey, refKey } from '../cache/key.js';
 import { dependencyDigest, readRef } from '../cache/ref.js';
@@ -17,7 +18,7 @@ export interface FastFlags {
   configInline?: string;
   configFromCluster?: boolean;
   set: string[];
-  output: 'exec-credential' | 'token';
+  output: (typeof OUTPUTS)[number];
   apiVersion?: string;
   cache?: boolean;
   cacheDir?: string;
@@ -26,43 +27,28 @@ export interface FastFlags {
   verbose: boolean;
 }
 
-const VALUED: Record<string, keyof FastFlags> = {
-  '-c': 'config',
-  '--config': 'config',
-  '--config-inline': 'configInline',
-  '--set': 'set',
-  '-o': 'output',
-  '--output': 'output',
-  '--api-version': 'apiVersion',
-  '--cache-dir': 'cacheDir',
-};
-
-/** The get-token flags, or undefined for anything the full parser should see. */
+/** The get-token flags (one table, flags.ts), or undefined for anything the full parser should see. */
 export function parseFastArgs(argv: string[]): FastFlags | undefined {
   const flags: FastFlags = { set: [], output: 'exec-credential', verbose: false };
+  const values = flags as unknown as Record<string, unknown>;
   let i = argv[0] === 'get-token' ? 1 : 0;
   for (; i < argv.length; i++) {
     const arg = argv[i]!;
-    if (arg === '--cache') flags.cache = true;
-    else if (arg === '--no-cache') flags.cache = false;
-    else if (arg === '-v' || arg === '--verbose') flags.verbose = true;
-    else if (arg === '--config-from-cluster') flags.configFromCluster = true;
-    else {
-      const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
-      const name = eq > 0 ? arg.slice(0, eq) : arg;
-      const field = VALUED[name];
-      if (!field && name !== '--timeout') return undefined;
-      const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
-      if (value === undefined) return undefined;
-      if (!field) {
-        if (!DURATION_PATTERN.test(value) || parseDuration(value) <= 0) return undefined;
-        flags.timeout = value;
-      } else if (field === 'set') flags.set.push(value);
-      else if (field === 'output') {
-        if (value !== 'exec-credential' && value !== 'token') return undefined;
-        flags.output = value;
-      } else (flags as unknown as Record<string, string>)[field] = value;
+    const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
+    const flag = flagNamed(eq > 0 ? arg.slice(0, eq) : arg);
+    if (!flag) return undefined;
+    if (!flag.value) {
+      if (eq > 0) return undefined;
+      values[flag.key] = !flag.negates;
+      continue;
     }
+    const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
+    if (value === undefined) return undefined;
+    if (flag.choices && !flag.choices.includes(value)) return undefined;
+    // Checked here; only a fetch needs it.
+    if (flag.key === 'timeout' && (!DURATION_PATTERN.test(value) || parseDuration(value) <= 0)) return undefined;
+    if (flag.repeatable) (values[flag.key] as string[]).push(value);
+    else values[flag.key] = value;
   }
   return flags;
 }

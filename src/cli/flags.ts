@@ -1,9 +1,72 @@
-// get-token's flag values, checked the same way by the commander program and the plain form.
+// The get-token flags, declared once: program.ts builds commander's options from this table, the
+// fast path (fast-path.ts) parses the plain get-token form with it, help.ts lists it under the
+// top-level --help and completion.ts takes the values it suggests. Light: the fast path loads it.
 import { UsageError } from '../errors.js';
 import { DURATION_PATTERN, parseDuration } from '../config/shape.js';
 
-export const DEFAULT_TIMEOUT = '30s';
+type FlagKey = 'config' | 'configInline' | 'configFromCluster' | 'set' | 'output' | 'apiVersion' | 'cache' | 'cacheDir' | 'timeout' | 'verbose';
 
+export interface Flag {
+  /** The option's property: commander's attribute name, a key of FastFlags. */
+  key: FlagKey;
+  long: string;
+  short?: string;
+  /** The name of the value in help (`<path>`); absent for a switch. */
+  value?: string;
+  description: string;
+  default?: string;
+  /** The only values accepted. */
+  choices?: readonly string[];
+  /** Values shell completion offers where the check is the use case's own (--api-version). */
+  completions?: readonly string[];
+  repeatable?: boolean;
+  /** A switch that sets its key to false (--no-cache). */
+  negates?: boolean;
+  /** validate, render and the generators take it too (the config and its inputs). */
+  request?: boolean;
+}
+
+export const DEFAULT_TIMEOUT = '30s';
+const API_VERSIONS = ['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1'] as const;
+export const OUTPUTS = ['exec-credential', 'token'] as const;
+
+export const GET_TOKEN_FLAGS: readonly Flag[] = [
+  { key: 'config', long: '--config', short: '-c', value: 'path', description: 'config file (YAML or JSON); env WEBAPI_CREDENTIAL_CONFIG', request: true },
+  { key: 'configInline', long: '--config-inline', value: 'text', description: 'config as YAML/JSON text; env WEBAPI_CREDENTIAL_CONFIG_INLINE', request: true },
+  {
+    key: 'configFromCluster',
+    long: '--config-from-cluster',
+    description: 'take the config from the kubeconfig cluster entry (KUBERNETES_EXEC_INFO), which may come from another file or party',
+    request: true,
+  },
+  { key: 'set', long: '--set', value: 'key=value', description: 'template variable vars.<key> (repeatable)', repeatable: true, request: true },
+  { key: 'output', long: '--output', short: '-o', value: 'format', description: 'what to print: an ExecCredential, or the bare token', default: 'exec-credential', choices: OUTPUTS },
+  {
+    key: 'apiVersion',
+    long: '--api-version',
+    value: 'version',
+    description: 'client.authentication.k8s.io/v1 or v1beta1 (default: from KUBERNETES_EXEC_INFO, else v1beta1)',
+    completions: API_VERSIONS,
+    request: true,
+  },
+  { key: 'cache', long: '--cache', description: 'use the on-disk token cache (default: off, or the config\'s cache.enabled)' },
+  { key: 'cache', long: '--no-cache', description: 'do not use the on-disk token cache', negates: true },
+  { key: 'cacheDir', long: '--cache-dir', value: 'dir', description: 'cache directory (default: $XDG_CACHE_HOME/webapi-credential, else ~/.kube/cache/webapi-credential)' },
+  { key: 'timeout', long: '--timeout', value: 'duration', description: 'whole-call deadline, e.g. 10s', default: DEFAULT_TIMEOUT },
+  { key: 'verbose', long: '--verbose', short: '-v', description: 'trace on stderr, secrets redacted', request: true },
+];
+
+/** The flag named `name` (`-c`, `--config`), if get-token has one. */
+export function flagNamed(name: string): Flag | undefined {
+  return GET_TOKEN_FLAGS.find((flag) => flag.long === name || flag.short === name);
+}
+
+/** commander's spelling of a flag: `-c, --config <path>`. */
+export function flagSyntax(flag: Flag): string {
+  return `${flag.short ? `${flag.short}, ` : ''}${flag.long}${flag.value ? ` <${flag.value}>` : ''}`;
+}
+
+/** --timeout's value in milliseconds, checked the same way on both routes. */
 export function durationFlag(name: string, value: string): number {
   if (!DURATION_PATTERN.test(value) || parseDuration(value) <= 0) {
     throw new UsageError('FLAG_INVALID', `${name} ${JSON.stringify(value)}: expected a positive duration such as 10s, 500ms or 1m30s`);

@@ -1,19 +1,13 @@
 // The use cases behind `kubeconfig` and `argocd-secret`: validate the config exactly as the plugin
 // will run it (prepare, with the cluster info client-go would send), then print the manifest.
 // Secret values are never printed: the env names the templates read are listed, not their values.
-import { resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { readProblem, UsageError } from '../errors.js';
 import { parseConfigText, selectSource } from '../config/load.js';
 import { V1, V1BETA1 } from '../credential/exec-credential.js';
 import type { Deps, RequestFlags } from '../use-case/deps.js';
 import { prepare } from '../use-case/prepare.js';
-import { buildArgoCdClusterSecret, buildKubeconfig, defaultName, type ExecPlugin } from './manifests.js';
-
-/** How this very binary is started: [node, script] for the bin script, [binary] for the single executable. */
-export interface Invocation {
-  command: string[];
-  cwd: string;
-}
+import { buildArgoCdClusterSecret, buildKubeconfig, defaultName, INSTALLED_NAME, type ExecPlugin } from './manifests.js';
 
 interface ManifestFlags extends RequestFlags {
   server: string;
@@ -25,6 +19,8 @@ interface ManifestFlags extends RequestFlags {
 
 export interface KubeconfigFlags extends ManifestFlags {
   cache?: boolean;
+  /** The exec entry's command: the installed name by default, so kubectl's installHint works. */
+  command?: string;
 }
 
 export interface ArgoCdSecretFlags extends ManifestFlags {
@@ -38,26 +34,49 @@ interface Checked {
   caData?: string;
   source: { kind: 'file'; path: string } | { kind: 'text'; text: string };
   document: unknown;
-  /** Env names the templates read that are set now: the plugin needs them at run time too. */
+  /** Env names the templates read that are set now or that a value needs: the plugin needs them at run time. */
   envNames: string[];
   setArgs: string[];
+  /** The relative paths the config reads, as written. */
+  relativeFiles: string[];
+  /** The files the config reads (file(), tls.*File), resolved as the plugin would here. */
+  files: string[];
 }
 
 /** Prints the kubeconfig; returns notes for stderr. */
-export async function kubeconfig(flags: KubeconfigFlags, invocation: Invocation, deps: Deps): Promise<string[]> {
+export async function kubeconfig(flags: KubeconfigFlags, cwd: string, deps: Deps): Promise<string[]> {
   const checked = await check(flags, V1, deps);
-  const [command, ...lead] = invocation.command;
+  const command = flags.command ?? INSTALLED_NAME;
+  const notes: string[] = [];
   // An embedded config reaches the plugin through the cluster entry: the user entry must ask for it.
   const configArgs = flags.embedConfig
     ? ['--config-from-cluster']
     : checked.source.kind === 'file'
-      ? ['--config', resolve(invocation.cwd, checked.source.path)]
+      ? ['--config', resolve(cwd, checked.source.path)]
       : ['--config-inline', checked.source.text];
+  let embedded: unknown;
+  let inlinedPaths: string[] = [];
+  if (flags.embedConfig) {
+    const inlined = inlineTlsFiles(checked, deps);
+    embedded = inlined.document;
+    inlinedPaths = inlined.paths;
+    notes.push(...inlined.notes);
+  }
+  // A config that travels in the kubeconfig (embedded, or --config-inline) has no directory of its
+  // own: its relative paths mean the one kubectl runs in. The TLS files of an embedded one are data now.
+  if (flags.embedConfig || checked.source.kind === 'text') {
+    const relative = checked.relativeFiles.filter((path) => !inlinedPaths.includes(path));
+    if (relative.length > 0) {
+      const one = relative.length === 1;
+      const how = flags.embedConfig ? 'an embedded' : 'an inline';
+      notes.push(`note: ${names(relative)} ${one ? 'is a relative path' : 'are relative paths'}: in ${how} config ${one ? 'it resolves' : 'they resolve'} against the directory kubectl runs in; use an absolute path`);
+    }
+  }
   const plugin: ExecPlugin = {
-    command: command!,
-    args: [...lead, ...configArgs, ...checked.setArgs, ...(flags.cache ? ['--cache'] : [])],
+    command,
+    args: [...configArgs, ...checked.setArgs, ...(flags.cache ? ['--cache'] : [])],
     apiVersion: checked.apiVersion,
-    ...(flags.embedConfig ? { embeddedConfig: checked.document } : {}),
+    ...(embedded !== undefined ? { embeddedConfig: embedded } : {}),
   };
   const manifest = buildKubeconfig({
     name: flags.name ?? defaultName(checked.server),
@@ -66,9 +85,10 @@ export async function kubeconfig(flags: KubeconfigFlags, invocation: Invocation,
     plugin,
   });
   deps.stdout(await toYaml(manifest));
-  return checked.envNames.length === 0
-    ? []
-    : [`note: kubectl must pass ${names(checked.envNames)} to the plugin: export ${checked.envNames.length === 1 ? 'it' : 'them'} where kubectl runs, or add users[].user.exec.env entries`];
+  if (checked.envNames.length > 0) {
+    notes.unshift(`note: kubectl must pass ${names(checked.envNames)} to the plugin: export ${checked.envNames.length === 1 ? 'it' : 'them'} where kubectl runs, or add users[].user.exec.env entries`);
+  }
+  return notes;
 }
 
 /** Prints the Argo CD cluster secret; returns notes for stderr. */
@@ -77,9 +97,10 @@ export async function argoCdSecret(flags: ArgoCdSecretFlags, deps: Deps): Promis
   // one that is not here is no error, only a note.
   const elsewhere: string[] = [];
   const checked = await check(flags, V1BETA1, deps, elsewhere);
+  // The config travels in the secret, never a path on this machine: TLS files go in as data.
+  const inlined = inlineTlsFiles(checked, deps, elsewhere);
   const YAML = (await import('yaml')).default;
-  // The Argo CD containers do not have the local file: the config travels in the secret.
-  const configArgs = flags.embedConfig ? ['--config-from-cluster'] : ['--config-inline', YAML.stringify(checked.document, { collectionStyle: 'flow', lineWidth: 0 }).trim()];
+  const configArgs = flags.embedConfig ? ['--config-from-cluster'] : ['--config-inline', YAML.stringify(inlined.document, { collectionStyle: 'flow', lineWidth: 0 }).trim()];
   const manifest = buildArgoCdClusterSecret({
     name: flags.name ?? defaultName(checked.server),
     server: checked.server,
@@ -89,7 +110,7 @@ export async function argoCdSecret(flags: ArgoCdSecretFlags, deps: Deps): Promis
       command: flags.command,
       args: [...configArgs, ...checked.setArgs],
       apiVersion: checked.apiVersion,
-      ...(flags.embedConfig ? { embeddedConfig: checked.document } : {}),
+      ...(flags.embedConfig ? { embeddedConfig: inlined.document } : {}),
     },
     env: Object.fromEntries(checked.envNames.map((name) => [name, `<${name}>`])),
   });
@@ -99,8 +120,69 @@ export async function argoCdSecret(flags: ArgoCdSecretFlags, deps: Deps): Promis
     const one = checked.envNames.length === 1;
     notes.push(`note: replace the placeholder${one ? '' : 's'} of ${names(checked.envNames)} in execProviderConfig.env with the real value${one ? '' : 's'}; this command never prints secrets`);
   }
-  if (elsewhere.length > 0) notes.push(`note: ${names([...new Set(elsewhere)])} must exist in the Argo CD containers (not found here)`);
+  notes.push(...inlined.notes);
+  // What file() reads (and a TLS file not found here) is read in the Argo CD containers; a relative
+  // path there means their working directory, not this config's.
+  const base = checked.source.kind === 'file' ? dirname(checked.source.path) : undefined;
+  const relative = checked.relativeFiles.filter((path) => !inlined.paths.includes(path));
+  const relativeResolved = relative.map((path) => (base !== undefined ? join(base, path) : path));
+  const inPod = [...new Set([...checked.files, ...elsewhere])].filter((path) => !inlined.resolved.includes(path) && !relativeResolved.includes(path));
+  if (inPod.length > 0) {
+    const missing = inPod.filter((path) => elsewhere.includes(path));
+    notes.push(`note: ${names(inPod)} must exist in the Argo CD containers${missing.length === inPod.length ? ' (not found here)' : missing.length > 0 ? ` (${names(missing)} not found here)` : ''}`);
+  }
+  if (relative.length > 0) {
+    const one = relative.length === 1;
+    notes.push(`note: ${names(relative)} ${one ? 'is a relative path' : 'are relative paths'}: in the Argo CD containers ${one ? 'it resolves' : 'they resolve'} against their working directory; use an absolute path`);
+  }
   return notes;
+}
+
+const TLS_FILES = [
+  ['caFile', 'caData'],
+  ['certFile', 'certData'],
+  ['keyFile', 'keyData'],
+] as const;
+
+interface Inlined {
+  document: unknown;
+  /** The tls.*File values inlined, as written, and as read. */
+  paths: string[];
+  resolved: string[];
+  notes: string[];
+}
+
+/**
+ * The document with every tls.caFile, certFile and keyFile (top level and steps) replaced by the
+ * file's content as caData, certData and keyData: the manifest carries the config to a machine
+ * that has no such file. A templated path, or one not found here (`elsewhere`), stays a path.
+ */
+function inlineTlsFiles(checked: Checked, deps: Deps, elsewhere: string[] = []): Inlined {
+  const document = structuredClone(checked.document) as { webAPIProviderConfig: Record<string, unknown> };
+  const base = checked.source.kind === 'file' ? dirname(checked.source.path) : undefined;
+  const result: Inlined = { document, paths: [], resolved: [], notes: [] };
+  const provider = document.webAPIProviderConfig;
+  const steps = Array.isArray(provider['steps']) ? (provider['steps'] as Array<Record<string, unknown>>) : [];
+  for (const [request, root] of [[provider, 'webAPIProviderConfig'], ...steps.map((step, i) => [step, `webAPIProviderConfig.steps[${i}]`] as const)] as const) {
+    const tls = request['tls'];
+    if (typeof tls !== 'object' || tls === null) continue;
+    const fields = tls as Record<string, unknown>;
+    for (const [file, data] of TLS_FILES) {
+      const path = fields[file];
+      if (typeof path !== 'string' || path.includes('{{')) continue;
+      const resolvedPath = base !== undefined && !isAbsolute(path) ? join(base, path) : path;
+      if (elsewhere.includes(resolvedPath)) continue;
+      const content = deps.readFile(resolvedPath);
+      // The same place in the mapping, under the data name.
+      const entries = Object.entries(fields).map(([key, value]): [string, unknown] => (key === file ? [data, content] : [key, value]));
+      for (const key of Object.keys(fields)) delete fields[key];
+      Object.assign(fields, Object.fromEntries(entries));
+      result.paths.push(path);
+      result.resolved.push(resolvedPath);
+      if (file === 'keyFile') result.notes.push(`note: ${root}.tls.keyFile ${path} is inlined as tls.keyData: the manifest holds its private key, keep it as secret as the file`);
+    }
+  }
+  return result;
 }
 
 // Stands in for a file of the Argo CD containers; passes the PEM check of tls.*File.
@@ -135,6 +217,8 @@ async function check(flags: ManifestFlags, defaultApiVersion: string, deps: Deps
   const cluster = { server, ...(caData !== undefined ? { 'certificate-authority-data': caData } : {}), config: document };
   const execInfo = flags.embedConfig ? JSON.stringify({ apiVersion, kind: 'ExecCredential', spec: { interactive: false, cluster } }) : undefined;
   const readFile = (path: string) => {
+    // A TLS path rendered from an unset env value names a file of the machine that will run the plugin.
+    if (path.includes('[env.')) return ELSEWHERE;
     try {
       return deps.readFile(path);
     } catch (error) {
@@ -143,10 +227,22 @@ async function check(flags: ManifestFlags, defaultApiVersion: string, deps: Deps
       return ELSEWHERE;
     }
   };
-  const prepared = await prepare({ ...flags, apiVersion }, { ...deps, readFile, env: { ...deps.env, KUBERNETES_EXEC_INFO: execInfo } });
-  const envNames = prepared.dependencies.env.filter((name) => name !== 'KUBERNETES_EXEC_INFO' && deps.env[name] !== undefined);
+  // The shape and the templates are checked, never the secret values: an unset env value renders as
+  // a placeholder, and its name is listed for the manifest's reader.
+  const prepared = await prepare({ ...flags, apiVersion, unsetEnvAsPlaceholder: true }, { ...deps, readFile, env: { ...deps.env, KUBERNETES_EXEC_INFO: execInfo } });
+  const envNames = prepared.dependencies.env.filter((name) => name !== 'KUBERNETES_EXEC_INFO' && (deps.env[name] !== undefined || prepared.envNeeded.includes(name)));
   const setArgs = (flags.set ?? []).flatMap((pair) => ['--set', pair]);
-  return { server, apiVersion, ...(caData !== undefined ? { caData } : {}), source, document, envNames, setArgs };
+  return {
+    server,
+    apiVersion,
+    ...(caData !== undefined ? { caData } : {}),
+    source,
+    document,
+    envNames,
+    setArgs,
+    relativeFiles: prepared.relativeFiles,
+    files: prepared.dependencies.files,
+  };
 }
 
 function serverUrl(text: string): string {

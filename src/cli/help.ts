@@ -1,5 +1,6 @@
 // The "Examples:" section of every command's --help. A command without examples fails a test.
 import type { Command } from 'commander';
+import { GET_TOKEN_FLAGS, flagSyntax } from './flags.js';
 
 export const EXAMPLES: Record<string, string[]> = {
   '': [
@@ -25,6 +26,7 @@ export const EXAMPLES: Record<string, string[]> = {
     'webapi-credential kubeconfig --server https://k8s.example.com --ca-file ca.crt --config provider.yaml > ~/.kube/prod.yaml',
     'KUBECONFIG=~/.kube/prod.yaml kubectl get pods',
     'webapi-credential kubeconfig --server https://k8s.example.com --config provider.yaml --embed-config --cache --name prod',
+    'webapi-credential kubeconfig --server https://k8s.example.com --config provider.yaml --command /opt/bin/webapi-credential   # not on the PATH',
   ],
   'argocd-secret': [
     'webapi-credential argocd-secret --server https://k8s.example.com --name prod --config provider.yaml > cluster-secret.yaml',
@@ -34,6 +36,7 @@ export const EXAMPLES: Record<string, string[]> = {
     'source <(webapi-credential completion bash)               # in ~/.bashrc',
     'webapi-credential completion zsh > "${fpath[1]}/_webapi-credential"',
     'webapi-credential completion fish > ~/.config/fish/completions/webapi-credential.fish',
+    'webapi-credential completion powershell | Out-String | Invoke-Expression   # in $PROFILE',
   ],
 };
 
@@ -41,7 +44,14 @@ export const EXAMPLES: Record<string, string[]> = {
 export function addExamples(command: Command, path: string[] = []): void {
   const lines = EXAMPLES[path.join(' ')];
   // The default command's options are what most readers of the top-level help are after.
-  const defaultNote = path.length === 0 ? '\nWithout a command, get-token runs: `webapi-credential get-token --help` lists its options\n(--config, --config-inline, --set, --output, --api-version, --cache, --cache-dir, --timeout, --verbose).\n' : '';
+  const defaultNote = path.length === 0 ? `\nWithout a command, get-token runs. Its options:\n${flagTable()}\n` : '';
   if (lines) command.addHelpText('after', `${defaultNote}\nExamples:\n${lines.map((line) => `  $ ${line}`).join('\n')}`);
   for (const sub of command.commands) addExamples(sub, [...path, sub.name()]);
+}
+
+/** get-token's flags as commander lists options: syntax, then description and default. */
+function flagTable(): string {
+  const rows = GET_TOKEN_FLAGS.map((flag) => [flagSyntax(flag), `${flag.description}${flag.choices ? ` (choices: ${flag.choices.join(', ')})` : ''}${flag.default !== undefined ? ` (default: ${flag.default})` : ''}`] as const);
+  const width = Math.max(...rows.map(([syntax]) => syntax.length));
+  return rows.map(([syntax, text]) => `  ${syntax.padEnd(width)}  ${text}`).join('\n');
 }

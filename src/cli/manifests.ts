@@ -3,12 +3,13 @@
 
 const EXEC_EXTENSION = 'client.authentication.k8s.io/exec';
 export const ARGOCD_COMMAND = '/custom-tools/webapi-credential';
+/** The name the package and the release binary install as: what kubectl looks up on the PATH. */
+export const INSTALLED_NAME = 'webapi-credential';
 export const ARGOCD_NAMESPACE = 'argocd';
 
 export interface ExecPlugin {
-  /** The executable, absolute. */
+  /** The executable: a name looked up on the PATH, or an absolute path. */
   command: string;
-  /** Leading args of the executable (the script path under node), then the plugin's own. */
   args: string[];
   apiVersion: string;
   /** The config document, handed to the plugin by client-go as spec.cluster.config. */
@@ -34,7 +35,7 @@ export function buildKubeconfig(input: KubeconfigInput): Record<string, unknown>
     command: plugin.command,
     args: plugin.args,
     interactiveMode: 'Never',
-    installHint: `webapi-credential was not found at ${plugin.command}: install it and run "webapi-credential kubeconfig" again`,
+    installHint: kubeconfigInstallHint(plugin.command),
   };
   if (plugin.embeddedConfig !== undefined) exec['provideClusterInfo'] = true;
   return {
@@ -45,6 +46,13 @@ export function buildKubeconfig(input: KubeconfigInput): Record<string, unknown>
     contexts: [{ name, context: { cluster: name, user: name } }],
     'current-context': name,
   };
+}
+
+/** What kubectl prints when it cannot start the command. */
+function kubeconfigInstallHint(command: string): string {
+  return command.includes('/') || command.includes('\\')
+    ? `webapi-credential was not found at ${command}: install it there, or write this kubeconfig again with webapi-credential kubeconfig --command <path>`
+    : `${command} was not found on the PATH: install a release binary as ${command} in a directory of the PATH, or npm i -g webapi-credential (Node >= 22)`;
 }
 
 export interface ArgoCdSecretInput {

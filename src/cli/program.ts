@@ -4,17 +4,16 @@ import { Argument, Command, CommanderError, Option } from 'commander';
 import type { ExitCode } from '../errors.js';
 import { reportFailure, reporter } from './report.js';
 import type { CliDeps } from './deps.js';
-import { DEFAULT_TIMEOUT, durationFlag } from './flags.js';
+import { DEFAULT_TIMEOUT, GET_TOKEN_FLAGS, durationFlag, flagSyntax, type Flag } from './flags.js';
 import type { Deps, GetTokenFlags, RequestFlags } from '../use-case/deps.js';
 import { getToken } from '../use-case/get-token.js';
 import { render, validate } from '../use-case/inspect.js';
 import { clearCache } from '../use-case/clear-cache.js';
 import { SHELLS, completionScript, describeProgram, type Shell } from './completion.js';
 import { addExamples } from './help.js';
-import { ARGOCD_COMMAND, ARGOCD_NAMESPACE } from './manifests.js';
+import { ARGOCD_COMMAND, ARGOCD_NAMESPACE, INSTALLED_NAME } from './manifests.js';
 import { closest } from '../config/shape.js';
 import { argoCdSecret, kubeconfig, type ArgoCdSecretFlags, type KubeconfigFlags } from './generators.js';
-
 
 
 interface RawOptions {
@@ -46,24 +45,14 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     .configureOutput({ writeOut: (s) => deps.stdout(s), writeErr: () => {} })
     .showSuggestionAfterError(true);
 
-  const requestOptions = (command: Command) =>
-    command
-      .option('-c, --config <path>', 'config file (YAML or JSON); env WEBAPI_CREDENTIAL_CONFIG')
-      .option('--config-inline <text>', 'config as YAML/JSON text; env WEBAPI_CREDENTIAL_CONFIG_INLINE')
-      .option('--config-from-cluster', 'take the config from the kubeconfig cluster entry (KUBERNETES_EXEC_INFO), which may come from another file or party')
-      .option('--set <key=value>', 'template variable vars.<key> (repeatable)', (value: string, previous: string[] = []) => [...previous, value])
-      .option('--api-version <version>', 'client.authentication.k8s.io/v1 or v1beta1 (default: from KUBERNETES_EXEC_INFO, else v1beta1)')
-      .option('-v, --verbose', 'trace on stderr, secrets redacted');
+  // validate, render and the generators take the request flags of get-token's table.
+  const requestOptions = (command: Command) => addFlags(command, GET_TOKEN_FLAGS.filter((flag) => flag.request));
 
-  requestOptions(
+  addFlags(
     program
       .command('get-token', { isDefault: true })
-      .description('print an ExecCredential (the default command)')
-      .addOption(new Option('-o, --output <format>', 'exec-credential or token').choices(['exec-credential', 'token']).default('exec-credential'))
-      .option('--cache', 'use the on-disk token cache')
-      .option('--no-cache', 'do not use the on-disk token cache')
-      .option('--cache-dir <dir>', 'cache directory')
-      .option('--timeout <duration>', 'whole-call deadline', DEFAULT_TIMEOUT),
+      .description('print an ExecCredential (the default command)'),
+    GET_TOKEN_FLAGS,
   ).action(async (options: RawOptions) => {
     const flags: GetTokenFlags = {
       ...requestFlags(options),
@@ -82,13 +71,12 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     async (options: RawOptions) => render(requestFlags(options), useCaseDeps(options)),
   );
 
-  program
+  const cacheClear = program
     .command('cache')
     .description('manage the on-disk token cache')
     .command('clear')
-    .description('remove every cached credential')
-    .option('--cache-dir <dir>', 'cache directory')
-    .option('-v, --verbose', 'trace on stderr')
+    .description('remove every cached credential');
+  addFlags(cacheClear, GET_TOKEN_FLAGS.filter((flag) => flag.key === 'cacheDir' || flag.key === 'verbose'))
     .action(async (options: RawOptions) => clearCache(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}, useCaseDeps(options)));
 
   // Manifests that run this binary: each validates the config as the plugin will run it first.
@@ -118,10 +106,10 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
   manifestOptions(program.command('kubeconfig').description('print a kubeconfig whose user runs this binary with the config'), 'v1')
     .option('--name <name>', 'name of the cluster, user and context (default: the server host)')
     .option('--cache', 'add --cache to the exec entry')
-    .action(async (options: ManifestOptions) => {
-      const invocation = deps.invocation?.() ?? { command: ['webapi-credential'], cwd: '.' };
-      const flags: KubeconfigFlags = { ...manifestFlags(options), ...(options.cache ? { cache: true } : {}) };
-      for (const note of await kubeconfig(flags, invocation, useCaseDeps(options))) line(note);
+    .option('--command <path>', `the exec entry's command (default: ${INSTALLED_NAME}, found on the PATH, so that kubectl shows the installHint when it is not)`)
+    .action(async (options: ManifestOptions & { command?: string }) => {
+      const flags: KubeconfigFlags = { ...manifestFlags(options), ...(options.cache ? { cache: true } : {}), ...(options.command !== undefined ? { command: options.command } : {}) };
+      for (const note of await kubeconfig(flags, deps.cwd?.() ?? '.', useCaseDeps(options))) line(note);
     });
   manifestOptions(program.command('argocd-secret').description('print an Argo CD cluster secret whose execProviderConfig runs this binary'), 'v1beta1')
     .requiredOption('--name <name>', 'name of the cluster in Argo CD')
@@ -158,6 +146,18 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     }
     return reportFailure(error, line, verbose);
   }
+}
+
+/** Adds the options of `flags` to `command`, as the table declares them. */
+function addFlags(command: Command, flags: readonly Flag[]): Command {
+  for (const flag of flags) {
+    const option = new Option(flagSyntax(flag), flag.description);
+    if (flag.choices) option.choices(flag.choices);
+    if (flag.default !== undefined) option.default(flag.default);
+    if (flag.repeatable) option.argParser((value: string, previous: string[] = []) => [...previous, value]);
+    command.addOption(option);
+  }
+  return command;
 }
 
 function requestFlags(options: RawOptions): RequestFlags {

@@ -60,7 +60,11 @@ export function selectSource(
     'NO_CONFIG',
     cluster === undefined || extension === undefined || extension === null
       ? `no config: ${elsewhere}, or take it from the kubeconfig cluster extension client.authentication.k8s.io/exec with provideClusterInfo: true and --config-from-cluster in the exec entry` +
-          (cluster === undefined ? '' : ' (client-go sent the cluster, without that extension)')
+          (cluster !== undefined
+            ? ' (client-go sent the cluster, without that extension)'
+            : env['KUBERNETES_EXEC_INFO']?.trim()
+              ? ' (client-go sent no cluster info: the exec entry has no provideClusterInfo: true)'
+              : '')
       : `no config: ${elsewhere}; the cluster extension client.authentication.k8s.io/exec that client-go sent holds no webAPIProviderConfig`,
   );
 }

@@ -119,8 +119,8 @@ export function buildRequest(
   try {
     url = new URL(fields.url);
   } catch {
-    // `render` shows a URL that a step will give as its placeholder.
-    if (!fields.url.startsWith('[steps.')) throw new UsageError('URL_INVALID', `${root}.url: rendered to something that is not a URL`);
+    // `render` shows a URL that a step will give as its placeholder; the generators one from an unset env value.
+    if (!fields.url.startsWith('[steps.') && !fields.url.startsWith('[env.')) throw new UsageError('URL_INVALID', `${root}.url: rendered to something that is not a URL`);
   }
   if (url?.protocol === 'http:' && !config.allowInsecureHTTP) {
     throw new UsageError('URL_INSECURE', `${root}.url: rendered to an http:// URL; use https:// or set allowInsecureHTTP: true`);

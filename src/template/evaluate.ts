@@ -81,13 +81,21 @@ export async function evaluate(node: Node, scope: EvalScope, missing: Missing): 
     case 'call': {
       const helper = helperNamed(node.helper)!;
       const args: Value[] = [];
+      // Every argument is evaluated before a missing one fails the call: one run names them all.
+      let lacking: string | undefined;
       for (const arg of node.args) {
-        const value = await evaluate(arg, scope, missing);
+        const value = await evaluateOrMissing(arg, scope, missing);
+        if (value instanceof MissingValueError) {
+          lacking ??= value.message;
+          continue;
+        }
         if (value.value === undefined || value.value === null) {
-          throw new MissingValueError([...missing], `${node.helper}() was given ${value.value === undefined ? 'a missing value' : 'null'}`);
+          lacking ??= `${node.helper}() was given ${value.value === undefined ? 'a missing value' : 'null'}`;
+          continue;
         }
         args.push(value);
       }
+      if (lacking !== undefined) throw new MissingValueError([...missing], lacking);
       if (helper.volatile) scope.volatile();
       if (args.some((a) => a.value instanceof Placeholder)) return { value: new Placeholder(`${node.helper}(…)`), secret: true };
       const result = await helper.call(
@@ -170,6 +178,14 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
 }
 
 async function binary(node: Extract<Node, { type: 'binary' }>, scope: EvalScope, missing: Missing): Promise<Value> {
+  if (node.operator !== '??' && node.operator !== '||' && node.operator !== '&&') {
+    // Both sides are evaluated before a missing one fails: `env.A + ":" + env.B` names both.
+    const left = await evaluateOrMissing(node.left, scope, missing);
+    const right = await evaluateOrMissing(node.right, scope, missing);
+    const failed = [left, right].find((side) => side instanceof MissingValueError);
+    if (failed) throw new MissingValueError([...missing], failed.message);
+    return combine(node.operator, left as Value, right as Value, scope, missing);
+  }
   const left = await evaluate(node.left, scope, missing);
   switch (node.operator) {
     case '??':
@@ -180,12 +196,25 @@ async function binary(node: Extract<Node, { type: 'binary' }>, scope: EvalScope,
     case '&&':
       return left.value ? evaluate(node.right, scope, missing) : left;
   }
-  const right = await evaluate(node.right, scope, missing);
+  throw new Error(`unchecked operator ${node.operator}`);
+}
+
+/** The value, or the error of a missing value that failed it (its names are in `missing`). */
+async function evaluateOrMissing(node: Node, scope: EvalScope, missing: Missing): Promise<Value | MissingValueError> {
+  try {
+    return await evaluate(node, scope, missing);
+  } catch (error) {
+    if (error instanceof MissingValueError) return error;
+    throw error;
+  }
+}
+
+function combine(operator: string, left: Value, right: Value, scope: EvalScope, missing: Missing): Value {
   const secret = left.secret || right.secret;
   // What a step will give is text for now: "Bearer " + steps.login.token renders as "Bearer [steps.login.token]".
   const a = left.value instanceof Placeholder ? String(left.value) : left.value;
   const b = right.value instanceof Placeholder ? String(right.value) : right.value;
-  switch (node.operator) {
+  switch (operator) {
     case '+': {
       for (const side of [a, b]) {
         // JavaScript would write "undefined" into the string: a wrong credential sent to the API.
@@ -205,7 +234,7 @@ async function binary(node: Extract<Node, { type: 'binary' }>, scope: EvalScope,
     case '!=':
       return { value: !looseEqual(a, b), secret };
     default:
-      return { value: compare(node.operator, a, b), secret };
+      return { value: compare(operator, a, b), secret };
   }
 }
 

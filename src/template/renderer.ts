@@ -18,6 +18,8 @@ export interface TemplateScope {
   /** The clock and a UUID v4 source: now(), uuid() and jwt() get them from here, never from globals. */
   nowMs: () => number;
   uuid: () => string;
+  /** The generators: a value missing only env variables renders as a placeholder (envNeeded lists them). */
+  unsetEnvAsPlaceholder?: boolean;
 }
 
 /** A problem of one field, found when the config loads. */
@@ -165,6 +167,8 @@ interface Problem {
 export class TemplateRenderer {
   /** Every env name a template looked up, set or not: what the rendered request depends on. */
   readonly envRead = new Set<string>();
+  /** With unsetEnvAsPlaceholder: the env names a value needed that were not set. */
+  readonly envNeeded = new Set<string>();
   /** Whether any rendered value came from now(), uuid() or jwt(): it will differ next time. */
   volatile = false;
   private readonly lets = new Map<string, Value | typeof FAILED>();
@@ -210,12 +214,19 @@ export class TemplateRenderer {
         parts = parseTemplate(template, scopeNames(this.lets.keys()));
         this.parsed.set(template, parts);
       }
-      let out = '';
-      for (const part of parts) {
-        if (typeof part === 'string') {
-          out += part;
-          continue;
-        }
+    } catch (error) {
+      this.collect(error, where);
+      return '';
+    }
+    let out = '';
+    let failed = false;
+    // Every part is evaluated: a second expression of the field missing a value is named too.
+    for (const part of parts) {
+      if (typeof part === 'string') {
+        out += part;
+        continue;
+      }
+      try {
         const value = await this.evaluateChecked(part.node, where, oneLine(part.source));
         if (value.value instanceof Placeholder) {
           out += String(value.value);
@@ -228,12 +239,12 @@ export class TemplateRenderer {
         // Only the interpolation: the literal text around it ("Basic ") is no secret.
         if (value.secret) this.redactor.add(text);
         out += text;
+      } catch (error) {
+        this.collect(error, where);
+        failed = true;
       }
-      return out;
-    } catch (error) {
-      this.collect(error, where);
-      return '';
     }
+    return failed ? '' : out;
   }
 
   /** Throws every problem collected so far as one usage error (exit 2). */
@@ -254,7 +265,11 @@ export class TemplateRenderer {
     try {
       value = await evaluate(node, this.evalScope(), missing);
     } catch (error) {
-      if (error instanceof MissingValueError) throw new Located('TEMPLATE_VALUE', `${where}: {{ ${source} }}: ${missingText(error.missing, error.message)}`, error.missing);
+      if (error instanceof MissingValueError) {
+        const standIn = this.standIn(error.missing);
+        if (standIn) return standIn;
+        throw new Located('TEMPLATE_VALUE', `${where}: {{ ${source} }}: ${missingText(error.missing, error.message)}`, error.missing);
+      }
       if (error instanceof HelperError) throw new Located('TEMPLATE_EVAL', `${where}: {{ ${source} }}: ${error.message}`);
       if (error instanceof QuietError) throw error;
       if (error instanceof UsageError) throw new Located(error.code, `${where}: {{ ${source} }}: ${error.message}`);
@@ -263,10 +278,28 @@ export class TemplateRenderer {
       throw error;
     }
     if (value.value === undefined || value.value === null) {
+      const standIn = this.standIn(missing);
+      if (standIn) return standIn;
       const reason = missing.length > 0 ? '' : `yields ${value.value === undefined ? 'nothing' : 'null'}`;
       throw new Located('TEMPLATE_VALUE', `${where}: {{ ${source} }}: ${missingText(missing, reason)}`, missing);
     }
     return value;
+  }
+
+  /**
+   * For the generators, which need the config's shape but never its secret values: a value that
+   * is missing only for want of env variables stands in as a placeholder, and the names are kept.
+   */
+  private standIn(missing: string[]): Value | undefined {
+    if (!this.scope.unsetEnvAsPlaceholder || missing.length === 0) return undefined;
+    const names: string[] = [];
+    for (const entry of new Set(missing)) {
+      const name = /^env\.(.+)$/.exec(entry)?.[1] ?? /^env\[(".*")\]$/.exec(entry)?.[1];
+      if (name === undefined) return undefined;
+      names.push(name.startsWith('"') ? (JSON.parse(name) as string) : name);
+    }
+    for (const name of names) this.envNeeded.add(name);
+    return { value: new Placeholder(`env.${names.join('+env.')}`), secret: true };
   }
 
   private collect(error: unknown, where: string): void {
@@ -326,10 +359,14 @@ function missingText(missing: string[], reason: string): string {
 
 function hint(missing: string[]): string {
   const hints: string[] = [];
-  const vars = missing.find((name) => name.startsWith('vars.'));
+  const vars = missing.filter((name) => name.startsWith('vars.'));
   const env = missing.filter((name) => name.startsWith('env'));
-  if (vars) hints.push(`pass --set ${vars.slice(5)}=…, or give a default: ${vars} ?? "…"`);
-  if (env.length > 0) hints.push(`set ${env.length > 1 ? 'them' : 'it'} in the environment or the kubeconfig exec env, or give a default: ${env[0]} ?? "…"`);
+  if (vars.length > 0) hints.push(`pass ${vars.map((name) => `--set ${name.slice(5)}=…`).join(' ')}, or give a default: ${vars[0]} ?? "…"`);
+  if (env.length > 0) {
+    // "it" or "them" only when the env names are all that is missing; else name them.
+    const which = env.length === missing.length ? (env.length > 1 ? 'them' : 'it') : env.join(', ');
+    hints.push(`set ${which} in the environment or the kubeconfig exec env, or give a default: ${env[0]} ?? "…"`);
+  }
   if (missing.includes('cluster')) hints.push('KUBERNETES_EXEC_INFO has no spec.cluster: set provideClusterInfo: true in the kubeconfig exec entry');
   return hints.length > 0 ? ` (${hints.join('; ')})` : '';
 }

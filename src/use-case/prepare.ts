@@ -32,6 +32,10 @@ export interface Prepared {
   refInputs: Omit<RefInputs, 'cacheFlag' | 'version'>;
   /** The env names and files the request was rendered from. */
   dependencies: { env: string[]; files: string[] };
+  /** With unsetEnvAsPlaceholder: the env names a value needs that are not set now. */
+  envNeeded: string[];
+  /** The relative paths the config reads (file(), tls.*File), as written. */
+  relativeFiles: string[];
 }
 
 /** Everything up to the first byte on the network. validate and render stop here. */
@@ -87,16 +91,18 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
   deps.trace(`config from ${source.origin}`);
 
   const filesRead = new Set<string>();
+  const relativeFiles = new Set<string>();
   // A relative path in a config file means the file's directory, wherever kubectl runs us from; in
   // an inline config (or one from the cluster entry) it means the current directory.
   const base = source.kind === 'file' ? dirname(source.path) : undefined;
   const readFile = (path: string) => {
+    if (!isAbsolute(path)) relativeFiles.add(path);
     const resolved = base !== undefined && !isAbsolute(path) ? join(base, path) : path;
     filesRead.add(resolved);
     return deps.readFile(resolved);
   };
   const renderer = new TemplateRenderer(
-    { env: deps.env, vars, cluster: execInfo.cluster, readFile, nowMs: deps.now, uuid: deps.uuid },
+    { env: deps.env, vars, cluster: execInfo.cluster, readFile, nowMs: deps.now, uuid: deps.uuid, ...(flags.unsetEnvAsPlaceholder ? { unsetEnvAsPlaceholder: true } : {}) },
     deps.redactor,
   );
   await renderer.defineLets(config.lets);
@@ -121,6 +127,8 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
     origin: source.origin,
     refInputs: { sourceKind: source.kind, configText, vars, cluster: execInfo.cluster },
     dependencies: { env: [...renderer.envRead].sort(), files: [...filesRead].sort() },
+    envNeeded: [...renderer.envNeeded].sort(),
+    relativeFiles: [...relativeFiles],
   };
 }
 

@@ -342,9 +342,11 @@ describe.concurrent('the token cache', () => {
     await getToken(box, config, ['--cache', '--set', 'x=1']);
     await getToken(box, config, ['--cache', '--set', 'x=2']);
     writeFileSync(join(box.cacheDir, 'README.txt'), 'mine');
+    // A lock a killed caller left: removed, but no credential.
+    writeFileSync(join(box.cacheDir, `${'a'.repeat(64)}.lock`), '', { mode: 0o600 });
     const clear = await runCli(['cache', 'clear'], { env: box.env() });
     expect(api.requests).toHaveLength(2);
-    // Two entries and their two refs.
+    // Two entries; their two refs, the key file and the lock are removed and not counted.
     expect(clear).toEqual({ code: 0, stdout: `removed 2 cached credentials from ${box.cacheDir}\n`, stderr: '' });
     expect(tree(box.cacheDir)).toEqual(['README.txt']);
 

@@ -1,18 +1,22 @@
 // `webapi-credential argocd-secret`: validates the config, then prints an Argo CD cluster secret
 // that runs the plugin with it (in args, or for Argo CD >= 3.5 in execProviderConfig.config), with
 // placeholders for the secret values. Filled in, the secret works the way Argo CD runs it.
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { leaks, runCli } from '../helpers/cli.js';
 import { clientGoStatus, runExecEntry } from '../helpers/exec-plugin.js';
 import { TRUST_TEST_CA, readYaml, scratchFile, standIns, type ArgoCdSecret } from '../helpers/examples.js';
+import { makePki } from '../helpers/pki.js';
 import { keycloak } from '../helpers/provider-apis.js';
 
 const SECRET = 'argocd-client-secret-4Vb';
 const CONFIG = 'examples/keycloak/config.yaml';
 const PREFIX = 'webapi-credential: ';
 const start = standIns();
+const pki = makePki();
 
 function parseSecret(stdout: string): ArgoCdSecret {
   const secret = YAML.parse(stdout) as { metadata: ArgoCdSecret['metadata']; stringData: Record<string, string> };
@@ -82,6 +86,46 @@ describe.concurrent('webapi-credential argocd-secret', () => {
     const result = await runCli(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'w', '--config', 'examples/rfc8693-token-exchange/config.yaml', ...sets]);
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: `${PREFIX}note: /var/run/secrets/tokens/token-exchange must exist in the Argo CD containers (not found here)\n` });
     expect(parseSecret(result.stdout).execProviderConfig.args.slice(2)).toEqual(sets);
+  });
+
+  it('works with the secret env variables unset, as on an operator\'s machine: they get placeholders', async () => {
+    const result = await runCli(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'p', '--config', CONFIG, '--set', 'issuer=https://kc.example.com/realms/r', '--set', 'clientId=c']);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({
+      code: 0,
+      stderr: `${PREFIX}note: replace the placeholder of CLIENT_SECRET in execProviderConfig.env with the real value; this command never prints secrets\n`,
+    });
+    expect(parseSecret(result.stdout).execProviderConfig.env).toEqual({ CLIENT_SECRET: '<CLIENT_SECRET>' });
+  });
+
+  it.each([
+    ['in --config-inline', []],
+    ['embedded', ['--embed-config']],
+  ])('puts tls.caFile, certFile and keyFile in the secret as data (%s), and says what file() reads in the pod', async (_how, flags) => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-argocd-'));
+    writeFileSync(`${dir}/client.crt`, pki.client.cert);
+    writeFileSync(`${dir}/client.key`, pki.client.key);
+    writeFileSync(`${dir}/ca.crt`, pki.ca.cert);
+    const provider = {
+      method: 'POST',
+      url: 'https://auth.example.com/token',
+      form: { assertion: "{{ file('/var/run/secrets/tokens/sa') }}", extra: "{{ file('relative.txt') }}", secret: '{{ env.CLIENT_SECRET }}' },
+      tokenPath: '$.access_token',
+      tls: { caFile: 'ca.crt', certFile: `${dir}/client.crt`, keyFile: 'client.key' },
+    };
+    writeFileSync(`${dir}/config.yaml`, YAML.stringify({ webAPIProviderConfig: provider }));
+    const result = await runCli(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'p', '--config', `${dir}/config.yaml`, ...flags]);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({
+      code: 0,
+      stderr:
+        `${PREFIX}note: replace the placeholder of CLIENT_SECRET in execProviderConfig.env with the real value; this command never prints secrets\n` +
+        `${PREFIX}note: webAPIProviderConfig.tls.keyFile client.key is inlined as tls.keyData: the manifest holds its private key, keep it as secret as the file\n` +
+        `${PREFIX}note: /var/run/secrets/tokens/sa must exist in the Argo CD containers (not found here)\n` +
+        `${PREFIX}note: relative.txt is a relative path: in the Argo CD containers it resolves against their working directory; use an absolute path\n`,
+    });
+    const exec = parseSecret(result.stdout).execProviderConfig;
+    const config = (flags.length > 0 ? exec.config : YAML.parse(exec.args[1]!)) as { webAPIProviderConfig: { tls: unknown } };
+    expect(config.webAPIProviderConfig.tls).toEqual({ caData: pki.ca.cert, certData: pki.client.cert, keyData: pki.client.key });
+    expect(result.stdout).not.toContain(dir);
   });
 
   it('needs --name, and refuses an invalid config with exit 2 and nothing on stdout', async () => {

@@ -1,14 +1,15 @@
 // Shell completion generated from commander's tree: the model (unit), then the scripts the real CLI
-// prints, run by the real shells. bash always runs; zsh and fish where they are found (helpers/tools.ts).
+// prints, run by the real shells. bash always runs; zsh, fish and pwsh where they are found
+// (helpers/tools.ts); the PowerShell script's content is checked without pwsh too.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Argument, Command, Option } from 'commander';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { completionScript, describeProgram } from '../../src/cli/completion.js';
 import { runCli } from '../helpers/cli.js';
-import { describeWith, FISH, ZSH } from '../helpers/tools.js';
+import { describeWith, FISH, PWSH, ZSH } from '../helpers/tools.js';
 
 function tinyProgram(): Command {
   const program = new Command('tiny').option('-q, --quiet', 'say less');
@@ -88,7 +89,7 @@ mkdirSync(join(dir, 'configs', 'cache'));
 const script: Record<string, string> = {};
 
 beforeAll(async () => {
-  for (const shell of ['bash', 'zsh', 'fish']) {
+  for (const shell of ['bash', 'zsh', 'fish', 'powershell']) {
     const result = await runCli(['completion', shell]);
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
     script[shell] = join(dir, `completion.${shell}`);
@@ -101,8 +102,11 @@ const CASES: Array<[string[], string[]]> = [
   [['webapi-credential', ''], ['get-token', 'validate', 'render', 'cache', 'kubeconfig', 'argocd-secret', 'completion']],
   [['webapi-credential', 'va'], ['validate']],
   [['webapi-credential', 'cache', ''], ['clear']],
-  [['webapi-credential', 'completion', ''], ['bash', 'zsh', 'fish']],
+  [['webapi-credential', 'completion', ''], ['bash', 'zsh', 'fish', 'powershell']],
   [['webapi-credential', '-o', ''], ['exec-credential', 'token']],
+  [['webapi-credential', 'get-token', '--output', 't'], ['token']],
+  [['webapi-credential', '--api-version', ''], ['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1']],
+  [['webapi-credential', 'kubeconfig', '--api-version', 'client.authentication.k8s.io/v1b'], ['client.authentication.k8s.io/v1beta1']],
   [['webapi-credential', 'kubeconfig', '--se'], ['--server', '--set']],
   // An option's value is not a subcommand, even when it is spelt like one.
   [['webapi-credential', '--config', 'kubeconfig', 're'], ['render']],
@@ -129,8 +133,8 @@ describe('the bash completion the CLI prints', () => {
   });
 
   it('an unknown shell is a usage error naming the choices', async () => {
-    const result = await runCli(['completion', 'powershell']);
-    expect(result).toEqual({ code: 2, stdout: '', stderr: "webapi-credential: command-argument value 'powershell' is invalid for argument 'shell'. Allowed choices are bash, zsh, fish. (see --help)\n" });
+    const result = await runCli(['completion', 'tcsh']);
+    expect(result).toEqual({ code: 2, stdout: '', stderr: "webapi-credential: command-argument value 'tcsh' is invalid for argument 'shell'. Allowed choices are bash, zsh, fish, powershell. (see --help)\n" });
   });
 });
 
@@ -171,5 +175,43 @@ describeWith(ZSH)('the zsh completion the CLI prints', () => {
   it.each(CASES.filter(([words]) => !words.at(-1)!.startsWith('/') && !words.at(-1)!.includes(dir)))('completes %j', (words, candidates) => {
     const result = spawnSync(ZSH.path!, ['-f', capture, script['zsh']!, words.join(' '), join(dir, 'zcompdump')], { encoding: 'utf8', timeout: 10_000 });
     expect(sorted(result.stdout.split('\n').filter((l) => l !== ''))).toEqual(sorted(candidates));
+  });
+});
+
+describe('the PowerShell completion the CLI prints', () => {
+  const text = () => readFileSync(script['powershell']!, 'utf8');
+
+  it('registers one native completer for the command, with or without .exe', () => {
+    expect(text().split('\n').filter((line) => line.startsWith('Register-ArgumentCompleter'))).toEqual([
+      "Register-ArgumentCompleter -Native -CommandName 'webapi-credential', 'webapi-credential.exe' -ScriptBlock {",
+    ]);
+  });
+
+  it('has an entry for every command path, and the paths and valued flags the walk needs', () => {
+    const entries = [...text().matchAll(/^ {2}\$spec\['([^']*)'\] = @\{$/gm)].map((m) => m[1]);
+    expect(entries).toEqual(['', 'get-token', 'validate', 'render', 'cache', 'cache clear', 'kubeconfig', 'argocd-secret', 'completion']);
+    expect(text()).toContain("  $paths = @('get-token', 'validate', 'render', 'cache', 'cache clear', 'kubeconfig', 'argocd-secret', 'completion')\n");
+    expect(text()).toMatch(/^ {2}\$valued = @\('-c', '--config', '--config-inline', '--set', '-o', '--output', '--api-version', '--cache-dir', '--timeout', /m);
+  });
+
+  it('offers the values of --output and --api-version, and the shells', () => {
+    expect(text()).toContain("$t['-o'] = @('exec-credential', 'token'); $t['--output'] = @('exec-credential', 'token'); $t['--api-version'] = @('client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1');");
+    expect(text()).toContain("    words = @(@{ text = 'bash'; tip = 'bash' }, @{ text = 'zsh'; tip = 'zsh' }, @{ text = 'fish'; tip = 'fish' }, @{ text = 'powershell'; tip = 'powershell' })\n");
+  });
+
+  it("doubles a single quote inside a PowerShell string", () => {
+    expect(text()).toContain("@{ text = '--cache'; tip = 'use the on-disk token cache (default: off, or the config''s cache.enabled)' }");
+    // Every quoted string is closed: an even number of quotes on every line.
+    for (const line of text().split('\n')) expect((line.match(/'/g) ?? []).length % 2, line).toBe(0);
+  });
+});
+
+describeWith(PWSH)('the PowerShell completion, run by pwsh', () => {
+  it.each(CASES.filter(([words]) => !words.at(-1)!.includes(dir)))('completes %j', (words, candidates) => {
+    const line = words.join(' ');
+    const command = `. ${JSON.stringify(script['powershell'])}; (TabExpansion2 -inputScript '${line}' -cursorColumn ${line.length}).CompletionMatches | ForEach-Object { $_.CompletionText }`;
+    const result = spawnSync(PWSH.path!, ['-NoProfile', '-NonInteractive', '-Command', command], { encoding: 'utf8', timeout: 20_000 });
+    expect(result.stderr).toBe('');
+    expect(sorted(result.stdout.split('\n').map((l) => l.trim()).filter((l) => l !== ''))).toEqual(sorted(candidates));
   });
 });

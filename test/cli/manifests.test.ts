@@ -13,7 +13,7 @@ describe('buildKubeconfig', () => {
         name: 'prod',
         server: 'https://k8s.example.com',
         caData: 'Q0E=',
-        plugin: { command: '/usr/bin/node', args: ['/opt/wc/bin/webapi-credential.js', '--config', '/etc/wc.yaml'], apiVersion: V1 },
+        plugin: { command: 'webapi-credential', args: ['--config', '/etc/wc.yaml'], apiVersion: V1 },
       }),
     ).toEqual({
       apiVersion: 'v1',
@@ -25,10 +25,10 @@ describe('buildKubeconfig', () => {
           user: {
             exec: {
               apiVersion: V1,
-              command: '/usr/bin/node',
-              args: ['/opt/wc/bin/webapi-credential.js', '--config', '/etc/wc.yaml'],
+              command: 'webapi-credential',
+              args: ['--config', '/etc/wc.yaml'],
               interactiveMode: 'Never',
-              installHint: 'webapi-credential was not found at /usr/bin/node: install it and run "webapi-credential kubeconfig" again',
+              installHint: 'webapi-credential was not found on the PATH: install a release binary as webapi-credential in a directory of the PATH, or npm i -g webapi-credential (Node >= 22)',
             },
           },
         },
@@ -36,6 +36,14 @@ describe('buildKubeconfig', () => {
       contexts: [{ name: 'prod', context: { cluster: 'prod', user: 'prod' } }],
       'current-context': 'prod',
     });
+  });
+
+  it.each([
+    ['/opt/tools/webapi-credential', 'webapi-credential was not found at /opt/tools/webapi-credential: install it there, or write this kubeconfig again with webapi-credential kubeconfig --command <path>'],
+    ['C:\\tools\\webapi-credential.exe', 'webapi-credential was not found at C:\\tools\\webapi-credential.exe: install it there, or write this kubeconfig again with webapi-credential kubeconfig --command <path>'],
+  ])('an installHint for the path %s says where', (command, hint) => {
+    const kubeconfig = buildKubeconfig({ name: 'p', server: 'https://k', plugin: { command, args: [], apiVersion: V1 } }) as { users: Array<{ user: { exec: Record<string, unknown> } }> };
+    expect(kubeconfig.users[0]!.user.exec['installHint']).toBe(hint);
   });
 
   it('puts an embedded config in the cluster extension client-go hands to the plugin, with provideClusterInfo', () => {

@@ -1,11 +1,15 @@
 // End to end: `webapi-credential kubeconfig` writes the kubeconfig, and the real kubectl 1.33 uses it
-// as is: it runs this CLI (by the absolute path the command wrote) with the example Keycloak config,
-// which gets a token from a Keycloak stand-in, and the apiserver stand-in accepts that token.
+// as is: it runs the CLI under test, found by name on the PATH as an installed one would be (or by
+// the path --command wrote), with the example Keycloak config, which gets a token from a Keycloak
+// stand-in, and the apiserver stand-in accepts that token. Without it on the PATH, kubectl shows
+// the installHint.
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from '../helpers/apiserver.js';
-import { ROOT, runCli } from '../helpers/cli.js';
+import { BIN_SCRIPT, PINNED_NODE, ROOT, runCli } from '../helpers/cli.js';
 import { TRUST_TEST_CA } from '../helpers/examples.js';
 import { KUBECTL_1_33, makeKube, requireKubectl, type Kube } from '../helpers/kubectl.js';
 import { describeWith } from '../helpers/tools.js';
@@ -27,9 +31,22 @@ afterAll(async () => {
   await Promise.all([tokenApi?.close(), apiserver?.close()]);
 });
 
+/**
+ * A directory holding `webapi-credential`, the CLI under test as installed: the single binary, or the
+ * bin script beside the pinned Node that its `#!/usr/bin/env node` line finds first on the PATH.
+ */
+function installed(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-path-'));
+  const binary = process.env['WEBAPI_CREDENTIAL_BIN'];
+  symlinkSync(binary ?? BIN_SCRIPT, join(dir, 'webapi-credential'));
+  if (!binary) symlinkSync(PINNED_NODE, join(dir, 'node'));
+  return dir;
+}
+const INSTALLED = installed();
+
 /** kubectl in a clean environment, as a person who exported the secret (and trusts the test CA) runs it. */
-function kubectl(kube: Kube, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: kube.home, KUBECONFIG: kube.kubeconfig, CLIENT_SECRET: SECRET, ...TRUST_TEST_CA };
+function kubectl(kube: Kube, args: string[], path = `${INSTALLED}:${process.env['PATH'] ?? '/usr/bin:/bin'}`): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const env = { PATH: path, HOME: kube.home, KUBECONFIG: kube.kubeconfig, CLIENT_SECRET: SECRET, ...TRUST_TEST_CA };
   return new Promise((resolve, reject) => {
     const child = spawn(requireKubectl(KUBECTL_1_33), args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -47,11 +64,13 @@ function kubectl(kube: Kube, args: string[]): Promise<{ code: number | null; std
 
 describeWith(KUBECTL_1_33)('the kubeconfig that `webapi-credential kubeconfig` prints', () => {
   it.each([
-    ['with the config file in args', []],
-    ['with the config embedded in the cluster extension', ['--embed-config']],
+    ['with the config file in args, webapi-credential found on the PATH', []],
+    ['with the config embedded in the cluster extension, webapi-credential found on the PATH', ['--embed-config']],
+    ['with --command naming the installed path', ['--command', join(INSTALLED, 'webapi-credential')]],
   ])('drives the real kubectl 1.33 %s', async (_how, flags) => {
     const sets = ['--set', `issuer=${tokenApi.url}/realms/platform`, '--set', 'clientId=kubectl'];
-    const printed = await runCli(['kubeconfig', '--server', apiserver.url, '--ca-file', apiserver.caFile, '--name', 'e2e', '--config', CONFIG, ...sets, ...flags], { env: { CLIENT_SECRET: SECRET } });
+    // The operator's machine has no secret: the kubeconfig is written without it.
+    const printed = await runCli(['kubeconfig', '--server', apiserver.url, '--ca-file', apiserver.caFile, '--name', 'e2e', '--config', CONFIG, ...sets, ...flags]);
     expect(printed.code, printed.stderr).toBe(0);
     const kube = makeKube();
     writeFileSync(kube.kubeconfig, printed.stdout);
@@ -71,5 +90,15 @@ describeWith(KUBECTL_1_33)('the kubeconfig that `webapi-credential kubeconfig` p
       { method: 'GET', path: '/api/v1/namespaces/default/pods', auth: 'bearer', status: 200 },
       { method: 'POST', path: '/apis/authentication.k8s.io/v1/selfsubjectreviews', auth: 'bearer', status: 201 },
     ]);
+  });
+
+  it('shows the installHint when webapi-credential is not on the PATH', async () => {
+    const printed = await runCli(['kubeconfig', '--server', apiserver.url, '--ca-file', apiserver.caFile, '--name', 'e2e', '--config', CONFIG, '--set', 'issuer=https://kc.example/realms/r', '--set', 'clientId=kubectl']);
+    expect(printed.code, printed.stderr).toBe(0);
+    const kube = makeKube();
+    writeFileSync(kube.kubeconfig, printed.stdout);
+    const result = await kubectl(kube, ['get', '--raw', '/version'], '/usr/bin:/bin');
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('webapi-credential was not found on the PATH: install a release binary as webapi-credential in a directory of the PATH, or npm i -g webapi-credential (Node >= 22)');
   });
 });

@@ -53,6 +53,8 @@ export function runCli(args: string[], options: RunOptions = {}): Promise<CliRes
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
+    // A child that exits before reading its input (most do) closes the pipe: no error of the test's.
+    child.stdin.on('error', () => {});
     child.stdin.end(options.input ?? '');
   });
 }

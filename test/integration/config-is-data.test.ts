@@ -97,12 +97,18 @@ describe('a cluster entry cannot speak for the user', () => {
     );
   });
 
-  it('tells the three cases apart without the flag too', async () => {
+  it('tells the cases apart without the flag too: run by hand, no cluster info, a cluster without the extension', async () => {
     const none = await runCli([], { env: {} });
     expectFailure(
       none,
       2,
       'no config: pass --config <file> or --config-inline <yaml>, or set WEBAPI_CREDENTIAL_CONFIG or WEBAPI_CREDENTIAL_CONFIG_INLINE, or take it from the kubeconfig cluster extension client.authentication.k8s.io/exec with provideClusterInfo: true and --config-from-cluster in the exec entry',
+    );
+    const noClusterInfo = await runCli([], { env: { KUBERNETES_EXEC_INFO: execInfo(V1) } });
+    expectFailure(
+      noClusterInfo,
+      2,
+      'no config: pass --config <file> or --config-inline <yaml>, or set WEBAPI_CREDENTIAL_CONFIG or WEBAPI_CREDENTIAL_CONFIG_INLINE, or take it from the kubeconfig cluster extension client.authentication.k8s.io/exec with provideClusterInfo: true and --config-from-cluster in the exec entry (client-go sent no cluster info: the exec entry has no provideClusterInfo: true)',
     );
     const clusterOnly = await runCli([], { env: { KUBERNETES_EXEC_INFO: execInfo(V1, { server: 'https://k8s.example' }) } });
     expectFailure(

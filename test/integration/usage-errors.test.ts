@@ -149,6 +149,26 @@ const cases: Case[] = [
       'webAPIProviderConfig.headers.Authorization: {{ base64(env.API_KEY + ":" + env.NO_SUCH_SECRET) }}: env.NO_SUCH_SECRET is not set (set it in the environment or the kubeconfig exec env, or give a default: env.NO_SUCH_SECRET ?? "…")',
   },
   {
+    name: 'two expressions of one field, each missing a value: both named in one run',
+    args: inline({ method: 'POST', url: `${url}/{{ env.NO_TENANT }}/{{ vars.region }}`, tokenPath: '$.t' }),
+    message:
+      'webAPIProviderConfig.url: {{ env.NO_TENANT }}: env.NO_TENANT is not set (set it in the environment or the kubeconfig exec env, or give a default: env.NO_TENANT ?? "…"); ' +
+      'webAPIProviderConfig.url: {{ vars.region }}: vars.region is not set (pass --set region=…, or give a default: vars.region ?? "…")',
+  },
+  {
+    name: 'a helper given two unset values: both named, "them"',
+    args: inline({ method: 'POST', url, tokenPath: '$.t', headers: { Authorization: '{{ basicAuth(env.NO_ID + "", env.NO_SECRET) }}' } }),
+    message:
+      'webAPIProviderConfig.headers.Authorization: {{ basicAuth(env.NO_ID + "", env.NO_SECRET) }}: env.NO_ID, env.NO_SECRET are not set (set them in the environment or the kubeconfig exec env, or give a default: env.NO_ID ?? "…")',
+  },
+  {
+    name: 'an unset var and an unset env value in one expression: each hint names its own',
+    args: inline({ method: 'POST', url, tokenPath: '$.t', query: { aud: '{{ vars.audience + "/" + vars.tenant + env.NO_SUFFIX }}' } }),
+    message:
+      'webAPIProviderConfig.query.aud: {{ vars.audience + "/" + vars.tenant + env.NO_SUFFIX }}: vars.audience, vars.tenant, env.NO_SUFFIX are not set ' +
+      '(pass --set audience=… --set tenant=…, or give a default: vars.audience ?? "…"; set env.NO_SUFFIX in the environment or the kubeconfig exec env, or give a default: env.NO_SUFFIX ?? "…")',
+  },
+  {
     name: 'a template that reads an unset var',
     args: inline({ method: 'POST', url, tokenPath: '$.t', query: { aud: '{{ vars.audience }}' } }),
     message: 'webAPIProviderConfig.query.aud: {{ vars.audience }}: vars.audience is not set (pass --set audience=…, or give a default: vars.audience ?? "…")',

@@ -6,11 +6,12 @@ import { dirname, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { schemaErrors, type Schema } from '../helpers/json-schema.js';
-import { EXAMPLES_DIR, PROVIDERS, examplePath, readArgoCdSecret, readText, readYaml, run, scratchFile } from '../helpers/examples.js';
+import { EXAMPLES_DIR, MANIFEST_SETS, examplePath, readArgoCdSecret, readText, readYaml, run, scratchFile } from '../helpers/examples.js';
 import { ROOT } from '../helpers/cli.js';
 
 const SCHEMA = JSON.parse(readFileSync(resolve(ROOT, 'schema/webapi-credential.schema.json'), 'utf8')) as Schema;
 const TOKEN_FILE = scratchFile('dummy-token', 'dummy-token\n');
+
 const KUBERNETES_EXEC_INFO = JSON.stringify({ kind: 'ExecCredential', apiVersion: 'client.authentication.k8s.io/v1', spec: { interactive: false, cluster: { server: 'https://k8s.example.com' } } });
 
 /** file -> [env, --set values, the request `validate` names]. */
@@ -55,9 +56,9 @@ describe('the example configs', () => {
     expect(result).toEqual({ code: 0, stdout: `config from --config ${examplePath(file)} is valid: ${request}\n`, stderr: '' });
   });
 
-  it.each(PROVIDERS)('the configs inside the Argo CD secrets of %s pass the schema too', (provider) => {
-    const classic = readArgoCdSecret(provider, 'argocd-cluster-secret.yaml').execProviderConfig;
-    const modern = readArgoCdSecret(provider, 'argocd-cluster-secret-3.5.yaml').execProviderConfig;
+  it.each(MANIFEST_SETS)('the configs inside the Argo CD secrets of $provider/$config pass the schema too', (set) => {
+    const classic = readArgoCdSecret(set.provider, set.argocd).execProviderConfig;
+    const modern = readArgoCdSecret(set.provider, set.argocd35).execProviderConfig;
     expect(classic.args[0]).toBe('--config-inline');
     expect(schemaErrors(SCHEMA, YAML.parse(classic.args[1]!))).toEqual([]);
     expect(schemaErrors(SCHEMA, modern.config)).toEqual([]);

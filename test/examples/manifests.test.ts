@@ -44,11 +44,15 @@ const podToken = (aud: string) =>
     { aud: [aud], exp: Math.floor(Date.now() / 1000) + 3600, iss: CLUSTER_ISSUER, sub: `system:serviceaccount:${ARGOCD_SA.namespace}:${ARGOCD_SA.name}` },
     CLUSTER.privateKey,
   );
+const KEYCLOAK_CLIENT = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+const KEYCLOAK_KEY_FILE = scratchFile('keycloak-client.key', KEYCLOAK_CLIENT.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
 /** Files the manifests name, in the pod or on the user's machine: the test's files. */
 const FILES: Record<string, string> = {
   '/var/run/secrets/tokens/token-exchange': SA_TOKEN_FILE,
   '/var/run/secrets/tokens/pinniped': SA_TOKEN_FILE,
   '/var/run/secrets/kubernetes.io/serviceaccount/token': scratchFile('pod-token', podToken('https://kubernetes.default.svc.cluster.local')),
+  '/var/run/secrets/keycloak/client.key': KEYCLOAK_KEY_FILE,
+  '/etc/webapi-credential/keycloak-client.key': KEYCLOAK_KEY_FILE,
 };
 /** What a person exports before running kubectl with the example kubeconfig. */
 const SHELL: Record<string, string> = {
@@ -88,6 +92,11 @@ const STAND_INS: Record<string, StandIn> = {
   keycloak: {
     targets: ({ vars }) => [hostOf(vars['issuer']!)],
     handler: ({ vars, env }, issued) => keycloak({ realm: realm(vars['issuer']!), clientId: vars['clientId']!, clientSecret: env['CLIENT_SECRET']! }, issued),
+  },
+  'keycloak-private-key-jwt': {
+    targets: ({ vars }) => [hostOf(vars['issuer']!)],
+    handler: ({ vars }, issued) =>
+      keycloak({ realm: realm(vars['issuer']!), clientId: vars['clientId']!, clientKeys: [{ ...KEYCLOAK_CLIENT.publicKey.export({ format: 'jwk' }), kid: 'argocd-1' }] }, issued),
   },
   'azure-ad': {
     targets: () => ['login.microsoftonline.com:443'],

@@ -8,10 +8,12 @@ import YAML from 'yaml';
 import { schemaErrors, type Schema } from '../helpers/json-schema.js';
 import { EXAMPLES_DIR, MANIFEST_SETS, examplePath, readArgoCdSecret, readText, readYaml, run, scratchFile } from '../helpers/examples.js';
 import { ROOT } from '../helpers/cli.js';
+import { selfSignedRsa } from '../helpers/pki.js';
 
 const SCHEMA = JSON.parse(readFileSync(resolve(ROOT, 'schema/webapi-credential.schema.json'), 'utf8')) as Schema;
 const TOKEN_FILE = scratchFile('dummy-token', 'dummy-token\n');
-
+// jwt() signs even in validate: the configs that call it get real (throwaway) keys.
+const CERTIFICATE = selfSignedRsa('dummy');
 const KUBERNETES_EXEC_INFO = JSON.stringify({ kind: 'ExecCredential', apiVersion: 'client.authentication.k8s.io/v1', spec: { interactive: false, cluster: { server: 'https://k8s.example.com' } } });
 
 /** file -> [env, --set values, the request `validate` names]. */
@@ -19,6 +21,11 @@ const CASES: Record<string, [Record<string, string>, string[], string]> = {
   'upbound/config.yaml': [{ UPBOUND_TOKEN: 'dummy' }, ['org=acme'], 'POST https://auth.upbound.io/apis/tokenexchange.upbound.io/v1alpha1/orgscopedtokens'],
   'keycloak/config.yaml': [{ CLIENT_SECRET: 'dummy' }, ['issuer=https://keycloak.example.com/realms/platform', 'clientId=argocd'], 'POST https://keycloak.example.com/realms/platform/protocol/openid-connect/token'],
   'keycloak/config-client-secret-post.yaml': [{ CLIENT_SECRET: 'dummy' }, ['issuer=https://keycloak.example.com/realms/platform', 'clientId=argocd'], 'POST https://keycloak.example.com/realms/platform/protocol/openid-connect/token'],
+  'keycloak/config-private-key-jwt.yaml': [
+    {},
+    ['issuer=https://keycloak.example.com/realms/platform', 'clientId=argocd', `keyFile=${CERTIFICATE.keyFile}`],
+    'POST https://keycloak.example.com/realms/platform/protocol/openid-connect/token',
+  ],
   'azure-ad/config.yaml': [{ AZURE_CLIENT_SECRET: 'dummy' }, ['tenantId=contoso.onmicrosoft.com', 'clientId=argocd'], 'POST https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token'],
   'rfc8693-token-exchange/config.yaml': [{}, ['tokenUrl=https://sts.example.com/oauth2/token', 'audience=https://k8s.example.com', `subjectTokenFile=${TOKEN_FILE}`], 'POST https://sts.example.com/oauth2/token'],
   'vault/config.yaml': [{ VAULT_TOKEN: 'dummy' }, ['vaultAddr=https://vault.example.com:8200', 'role=argocd', 'namespace=apps'], 'POST https://vault.example.com:8200/v1/kubernetes/creds/argocd'],

@@ -53,7 +53,7 @@ function manifestSet(provider: Provider, variant?: string): ManifestSet {
   };
 }
 
-export const MANIFEST_SETS: ManifestSet[] = [...PROVIDERS.map((provider) => manifestSet(provider)), manifestSet('vault', 'kubernetes-auth')];
+export const MANIFEST_SETS: ManifestSet[] = [...PROVIDERS.map((provider) => manifestSet(provider)), manifestSet('keycloak', 'private-key-jwt'), manifestSet('vault', 'kubernetes-auth')];
 
 export const V1 = 'client.authentication.k8s.io/v1';
 export const V1BETA1 = 'client.authentication.k8s.io/v1beta1';

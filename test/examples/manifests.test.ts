@@ -26,6 +26,7 @@ import {
   standIns,
   type ManifestSet,
 } from '../helpers/examples.js';
+import { googleOAuth, serviceAccountKey } from '../helpers/google-apis.js';
 import { makePki } from '../helpers/pki.js';
 import { azureAd, keycloak, pinniped, rancher, tokenExchange, upbound, vault, vaultWithKubernetesAuth } from '../helpers/provider-apis.js';
 import { signServiceAccountToken } from '../helpers/signed-jwt.js';
@@ -44,6 +45,8 @@ const podToken = (aud: string) =>
     { aud: [aud], exp: Math.floor(Date.now() / 1000) + 3600, iss: CLUSTER_ISSUER, sub: `system:serviceaccount:${ARGOCD_SA.namespace}:${ARGOCD_SA.name}` },
     CLUSTER.privateKey,
   );
+const GOOGLE_KEY = serviceAccountKey('argocd-deployer@acme-prod.iam.gserviceaccount.com');
+const GOOGLE_KEY_FILE = scratchFile('google-key.json', JSON.stringify(GOOGLE_KEY.fields));
 const KEYCLOAK_CLIENT = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const KEYCLOAK_KEY_FILE = scratchFile('keycloak-client.key', KEYCLOAK_CLIENT.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
 /** Files the manifests name, in the pod or on the user's machine: the test's files. */
@@ -51,6 +54,7 @@ const FILES: Record<string, string> = {
   '/var/run/secrets/tokens/token-exchange': SA_TOKEN_FILE,
   '/var/run/secrets/tokens/pinniped': SA_TOKEN_FILE,
   '/var/run/secrets/kubernetes.io/serviceaccount/token': scratchFile('pod-token', podToken('https://kubernetes.default.svc.cluster.local')),
+  '/var/run/secrets/google/key.json': GOOGLE_KEY_FILE,
   '/var/run/secrets/keycloak/client.key': KEYCLOAK_KEY_FILE,
   '/etc/webapi-credential/keycloak-client.key': KEYCLOAK_KEY_FILE,
 };
@@ -62,6 +66,7 @@ const SHELL: Record<string, string> = {
   VAULT_TOKEN: 'hvs.shell-vault-token-2Wp',
   PINNIPED_TOKEN: SA_TOKEN,
   RANCHER_PASSWORD: 'shell-rancher-password-5Rt',
+  GOOGLE_APPLICATION_CREDENTIALS: GOOGLE_KEY_FILE,
 };
 const start = standIns();
 
@@ -101,6 +106,10 @@ const STAND_INS: Record<string, StandIn> = {
   'azure-ad': {
     targets: () => ['login.microsoftonline.com:443'],
     handler: ({ vars, env }, issued) => azureAd({ tenant: vars['tenantId']!, clientId: vars['clientId']!, clientSecret: env['AZURE_CLIENT_SECRET']! }, issued),
+  },
+  'google-service-account': {
+    targets: () => ['oauth2.googleapis.com:443'],
+    handler: (_inputs, issued) => googleOAuth({ clientEmail: GOOGLE_KEY.fields.client_email, keys: { [GOOGLE_KEY.fields.private_key_id]: GOOGLE_KEY.publicKey } }, issued),
   },
   'rfc8693-token-exchange': {
     targets: ({ vars }) => [hostOf(vars['tokenUrl']!)],

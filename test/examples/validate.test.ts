@@ -8,11 +8,13 @@ import YAML from 'yaml';
 import { schemaErrors, type Schema } from '../helpers/json-schema.js';
 import { EXAMPLES_DIR, MANIFEST_SETS, examplePath, readArgoCdSecret, readText, readYaml, run, scratchFile } from '../helpers/examples.js';
 import { ROOT } from '../helpers/cli.js';
+import { serviceAccountKey } from '../helpers/google-apis.js';
 import { selfSignedRsa } from '../helpers/pki.js';
 
 const SCHEMA = JSON.parse(readFileSync(resolve(ROOT, 'schema/webapi-credential.schema.json'), 'utf8')) as Schema;
 const TOKEN_FILE = scratchFile('dummy-token', 'dummy-token\n');
 // jwt() signs even in validate: the configs that call it get real (throwaway) keys.
+const GOOGLE_KEY_FILE = scratchFile('google-key.json', JSON.stringify(serviceAccountKey('argocd@acme-prod.iam.gserviceaccount.com').fields));
 const CERTIFICATE = selfSignedRsa('dummy');
 const KUBERNETES_EXEC_INFO = JSON.stringify({ kind: 'ExecCredential', apiVersion: 'client.authentication.k8s.io/v1', spec: { interactive: false, cluster: { server: 'https://k8s.example.com' } } });
 
@@ -27,6 +29,8 @@ const CASES: Record<string, [Record<string, string>, string[], string]> = {
     'POST https://keycloak.example.com/realms/platform/protocol/openid-connect/token',
   ],
   'azure-ad/config.yaml': [{ AZURE_CLIENT_SECRET: 'dummy' }, ['tenantId=contoso.onmicrosoft.com', 'clientId=argocd'], 'POST https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token'],
+  // Every string of the key file is a secret, its token_uri too: the URL is the same text.
+  'google-service-account/config.yaml': [{ GOOGLE_APPLICATION_CREDENTIALS: GOOGLE_KEY_FILE }, [], 'POST [REDACTED]'],
   'rfc8693-token-exchange/config.yaml': [{}, ['tokenUrl=https://sts.example.com/oauth2/token', 'audience=https://k8s.example.com', `subjectTokenFile=${TOKEN_FILE}`], 'POST https://sts.example.com/oauth2/token'],
   'vault/config.yaml': [{ VAULT_TOKEN: 'dummy' }, ['vaultAddr=https://vault.example.com:8200', 'role=argocd', 'namespace=apps'], 'POST https://vault.example.com:8200/v1/kubernetes/creds/argocd'],
   // The token file resolves against examples/vault/, as any relative path in a config file does.

@@ -16,6 +16,7 @@ export const PROVIDERS = [
   'upbound',
   'keycloak',
   'azure-ad',
+  'google-service-account',
   'rfc8693-token-exchange',
   'vault',
   'pinniped',

@@ -26,7 +26,7 @@ import {
   standIns,
   type ManifestSet,
 } from '../helpers/examples.js';
-import { googleOAuth, serviceAccountKey } from '../helpers/google-apis.js';
+import { defaultAudience, googleOAuth, googleWorkloadIdentity, serviceAccountKey } from '../helpers/google-apis.js';
 import { makePki } from '../helpers/pki.js';
 import { azureAd, keycloak, pinniped, rancher, tokenExchange, upbound, vault, vaultWithKubernetesAuth } from '../helpers/provider-apis.js';
 import { signServiceAccountToken } from '../helpers/signed-jwt.js';
@@ -45,6 +45,8 @@ const podToken = (aud: string) =>
     { aud: [aud], exp: Math.floor(Date.now() / 1000) + 3600, iss: CLUSTER_ISSUER, sub: `system:serviceaccount:${ARGOCD_SA.namespace}:${ARGOCD_SA.name}` },
     CLUSTER.privateKey,
   );
+/** The workload identity pool the Google examples' manifests name. */
+const POOL = { projectNumber: '123456789012', pool: 'argocd', provider: 'prod-cluster', issuer: CLUSTER_ISSUER, issuerKey: CLUSTER.publicKey };
 const GOOGLE_KEY = serviceAccountKey('argocd-deployer@acme-prod.iam.gserviceaccount.com');
 const GOOGLE_KEY_FILE = scratchFile('google-key.json', JSON.stringify(GOOGLE_KEY.fields));
 const KEYCLOAK_CLIENT = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -53,6 +55,7 @@ const KEYCLOAK_KEY_FILE = scratchFile('keycloak-client.key', KEYCLOAK_CLIENT.pri
 const FILES: Record<string, string> = {
   '/var/run/secrets/tokens/token-exchange': SA_TOKEN_FILE,
   '/var/run/secrets/tokens/pinniped': SA_TOKEN_FILE,
+  '/var/run/secrets/tokens/gcp-workload-identity': scratchFile('gcp-token', podToken(defaultAudience(POOL))),
   '/var/run/secrets/kubernetes.io/serviceaccount/token': scratchFile('pod-token', podToken('https://kubernetes.default.svc.cluster.local')),
   '/var/run/secrets/google/key.json': GOOGLE_KEY_FILE,
   '/var/run/secrets/keycloak/client.key': KEYCLOAK_KEY_FILE,
@@ -110,6 +113,14 @@ const STAND_INS: Record<string, StandIn> = {
   'google-service-account': {
     targets: () => ['oauth2.googleapis.com:443'],
     handler: (_inputs, issued) => googleOAuth({ clientEmail: GOOGLE_KEY.fields.client_email, keys: { [GOOGLE_KEY.fields.private_key_id]: GOOGLE_KEY.publicKey } }, issued),
+  },
+  'google-workload-identity': {
+    targets: () => ['sts.googleapis.com:443', 'iamcredentials.googleapis.com:443'],
+    handler: ({ vars }, issued) =>
+      googleWorkloadIdentity(
+        { ...POOL, subject: `system:serviceaccount:${ARGOCD_SA.namespace}:${ARGOCD_SA.name}`, serviceAccount: vars['serviceAccount']! },
+        issued,
+      ),
   },
   'rfc8693-token-exchange': {
     targets: ({ vars }) => [hostOf(vars['tokenUrl']!)],

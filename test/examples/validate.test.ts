@@ -31,6 +31,11 @@ const CASES: Record<string, [Record<string, string>, string[], string]> = {
   'azure-ad/config.yaml': [{ AZURE_CLIENT_SECRET: 'dummy' }, ['tenantId=contoso.onmicrosoft.com', 'clientId=argocd'], 'POST https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token'],
   // Every string of the key file is a secret, its token_uri too: the URL is the same text.
   'google-service-account/config.yaml': [{ GOOGLE_APPLICATION_CREDENTIALS: GOOGLE_KEY_FILE }, [], 'POST [REDACTED]'],
+  'google-workload-identity/config.yaml': [
+    {},
+    ['projectNumber=123456789012', 'poolId=argocd', 'providerId=prod-cluster', 'serviceAccount=argocd@acme-prod.iam.gserviceaccount.com', `subjectTokenFile=${TOKEN_FILE}`],
+    'steps.sts POST https://sts.googleapis.com/v1/token, then POST https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/argocd@acme-prod.iam.gserviceaccount.com:generateAccessToken',
+  ],
   'rfc8693-token-exchange/config.yaml': [{}, ['tokenUrl=https://sts.example.com/oauth2/token', 'audience=https://k8s.example.com', `subjectTokenFile=${TOKEN_FILE}`], 'POST https://sts.example.com/oauth2/token'],
   'vault/config.yaml': [{ VAULT_TOKEN: 'dummy' }, ['vaultAddr=https://vault.example.com:8200', 'role=argocd', 'namespace=apps'], 'POST https://vault.example.com:8200/v1/kubernetes/creds/argocd'],
   // The token file resolves against examples/vault/, as any relative path in a config file does.

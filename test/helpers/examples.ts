@@ -17,6 +17,7 @@ export const PROVIDERS = [
   'keycloak',
   'azure-ad',
   'google-service-account',
+  'google-workload-identity',
   'rfc8693-token-exchange',
   'vault',
   'pinniped',

@@ -27,7 +27,7 @@ import {
   type ManifestSet,
 } from '../helpers/examples.js';
 import { defaultAudience, googleOAuth, googleWorkloadIdentity, serviceAccountKey } from '../helpers/google-apis.js';
-import { makePki } from '../helpers/pki.js';
+import { makePki, selfSignedRsa } from '../helpers/pki.js';
 import { azureAd, keycloak, pinniped, rancher, tokenExchange, upbound, vault, vaultWithKubernetesAuth } from '../helpers/provider-apis.js';
 import { signServiceAccountToken } from '../helpers/signed-jwt.js';
 import { fakeJwt, type Handler } from '../helpers/token-api.js';
@@ -49,6 +49,7 @@ const podToken = (aud: string) =>
 const POOL = { projectNumber: '123456789012', pool: 'argocd', provider: 'prod-cluster', issuer: CLUSTER_ISSUER, issuerKey: CLUSTER.publicKey };
 const GOOGLE_KEY = serviceAccountKey('argocd-deployer@acme-prod.iam.gserviceaccount.com');
 const GOOGLE_KEY_FILE = scratchFile('google-key.json', JSON.stringify(GOOGLE_KEY.fields));
+const ENTRA_CERT = selfSignedRsa('argocd-aks');
 const KEYCLOAK_CLIENT = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const KEYCLOAK_KEY_FILE = scratchFile('keycloak-client.key', KEYCLOAK_CLIENT.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
 /** Files the manifests name, in the pod or on the user's machine: the test's files. */
@@ -58,6 +59,10 @@ const FILES: Record<string, string> = {
   '/var/run/secrets/tokens/gcp-workload-identity': scratchFile('gcp-token', podToken(defaultAudience(POOL))),
   '/var/run/secrets/kubernetes.io/serviceaccount/token': scratchFile('pod-token', podToken('https://kubernetes.default.svc.cluster.local')),
   '/var/run/secrets/google/key.json': GOOGLE_KEY_FILE,
+  '/var/run/secrets/entra/tls.key': ENTRA_CERT.keyFile,
+  '/var/run/secrets/entra/tls.crt': ENTRA_CERT.certFile,
+  '/etc/webapi-credential/entra/tls.key': ENTRA_CERT.keyFile,
+  '/etc/webapi-credential/entra/tls.crt': ENTRA_CERT.certFile,
   '/var/run/secrets/keycloak/client.key': KEYCLOAK_KEY_FILE,
   '/etc/webapi-credential/keycloak-client.key': KEYCLOAK_KEY_FILE,
 };
@@ -109,6 +114,10 @@ const STAND_INS: Record<string, StandIn> = {
   'azure-ad': {
     targets: () => ['login.microsoftonline.com:443'],
     handler: ({ vars, env }, issued) => azureAd({ tenant: vars['tenantId']!, clientId: vars['clientId']!, clientSecret: env['AZURE_CLIENT_SECRET']! }, issued),
+  },
+  'entra-id-certificate': {
+    targets: () => ['login.microsoftonline.com:443'],
+    handler: ({ vars }, issued) => azureAd({ tenant: vars['tenantId']!, clientId: vars['clientId']!, certificate: ENTRA_CERT.cert }, issued),
   },
   'google-service-account': {
     targets: () => ['oauth2.googleapis.com:443'],

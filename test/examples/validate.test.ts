@@ -29,6 +29,11 @@ const CASES: Record<string, [Record<string, string>, string[], string]> = {
     'POST https://keycloak.example.com/realms/platform/protocol/openid-connect/token',
   ],
   'azure-ad/config.yaml': [{ AZURE_CLIENT_SECRET: 'dummy' }, ['tenantId=contoso.onmicrosoft.com', 'clientId=argocd'], 'POST https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token'],
+  'entra-id-certificate/config.yaml': [
+    {},
+    ['tenantId=contoso.onmicrosoft.com', 'clientId=argocd', `keyFile=${CERTIFICATE.keyFile}`, `certFile=${CERTIFICATE.certFile}`],
+    'POST https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token',
+  ],
   // Every string of the key file is a secret, its token_uri too: the URL is the same text.
   'google-service-account/config.yaml': [{ GOOGLE_APPLICATION_CREDENTIALS: GOOGLE_KEY_FILE }, [], 'POST [REDACTED]'],
   'google-workload-identity/config.yaml': [

@@ -16,6 +16,7 @@ export const PROVIDERS = [
   'upbound',
   'keycloak',
   'azure-ad',
+  'entra-id-certificate',
   'google-service-account',
   'google-workload-identity',
   'rfc8693-token-exchange',

@@ -62,6 +62,8 @@ export async function evaluate(node: Node, scope: EvalScope, missing: Missing): 
     case 'array': {
       const items = [];
       for (const item of node.items) items.push(await evaluate(item, scope, missing));
+      // JSON and jwt() would drop it without a word: a claim or a list item that never reaches the API.
+      if (items.some((i) => i.value === undefined)) throw new MissingValueError([...missing], 'a list was given a missing value');
       return { value: items.map((i) => i.value), secret: items.some((i) => i.secret) };
     }
     case 'object': {
@@ -69,6 +71,7 @@ export async function evaluate(node: Node, scope: EvalScope, missing: Missing): 
       let secret = false;
       for (const [key, item] of node.entries) {
         const value = await evaluate(item, scope, missing);
+        if (value.value === undefined) throw new MissingValueError([...missing], `{ ${key}: … } was given a missing value`);
         Object.defineProperty(object, key, { value: value.value, enumerable: true, writable: true, configurable: true });
         secret ||= value.secret;
       }

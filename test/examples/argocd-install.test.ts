@@ -11,7 +11,7 @@ import { expect, it } from 'vitest';
 import YAML from 'yaml';
 import { KUBECTL_1_33, requireKubectl } from '../helpers/kubectl.js';
 import { describeWith } from '../helpers/tools.js';
-import { PROVIDERS, examplePath, readArgoCdSecret, readText, readYaml } from '../helpers/examples.js';
+import { MANIFEST_SETS, examplePath, readArgoCdSecret, readText, readYaml } from '../helpers/examples.js';
 import { ROOT } from '../helpers/cli.js';
 
 interface Container {
@@ -121,9 +121,9 @@ describeWith(KUBECTL_1_33)('examples/argocd', () => {
     const init = (readYaml('argocd', 'patch-server.yaml') as { spec: { template: { spec: PodSpec } } }).spec.template.spec.initContainers![0]!;
     const target = `${MOUNT.mountPath}/webapi-credential`;
     expect(init.command).toEqual(['cp', '/usr/local/bin/webapi-credential', target]);
-    for (const provider of PROVIDERS) {
-      for (const file of ['argocd-cluster-secret.yaml', 'argocd-cluster-secret-3.5.yaml']) {
-        expect({ file: `${provider}/${file}`, command: readArgoCdSecret(provider, file).execProviderConfig.command }).toEqual({ file: `${provider}/${file}`, command: target });
+    for (const set of MANIFEST_SETS) {
+      for (const file of [set.argocd, set.argocd35]) {
+        expect({ file: `${set.provider}/${file}`, command: readArgoCdSecret(set.provider, file).execProviderConfig.command }).toEqual({ file: `${set.provider}/${file}`, command: target });
       }
     }
   });

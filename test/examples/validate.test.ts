@@ -6,11 +6,16 @@ import { dirname, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { schemaErrors, type Schema } from '../helpers/json-schema.js';
-import { EXAMPLES_DIR, PROVIDERS, examplePath, readArgoCdSecret, readText, readYaml, run, scratchFile } from '../helpers/examples.js';
+import { EXAMPLES_DIR, MANIFEST_SETS, examplePath, readArgoCdSecret, readText, readYaml, run, scratchFile } from '../helpers/examples.js';
 import { ROOT } from '../helpers/cli.js';
+import { serviceAccountKey } from '../helpers/google-apis.js';
+import { selfSignedRsa } from '../helpers/pki.js';
 
 const SCHEMA = JSON.parse(readFileSync(resolve(ROOT, 'schema/webapi-credential.schema.json'), 'utf8')) as Schema;
 const TOKEN_FILE = scratchFile('dummy-token', 'dummy-token\n');
+// jwt() signs even in validate: the configs that call it get real (throwaway) keys.
+const GOOGLE_KEY_FILE = scratchFile('google-key.json', JSON.stringify(serviceAccountKey('argocd@acme-prod.iam.gserviceaccount.com').fields));
+const CERTIFICATE = selfSignedRsa('dummy');
 const KUBERNETES_EXEC_INFO = JSON.stringify({ kind: 'ExecCredential', apiVersion: 'client.authentication.k8s.io/v1', spec: { interactive: false, cluster: { server: 'https://k8s.example.com' } } });
 
 /** file -> [env, --set values, the request `validate` names]. */
@@ -18,7 +23,24 @@ const CASES: Record<string, [Record<string, string>, string[], string]> = {
   'upbound/config.yaml': [{ UPBOUND_TOKEN: 'dummy' }, ['org=acme'], 'POST https://auth.upbound.io/apis/tokenexchange.upbound.io/v1alpha1/orgscopedtokens'],
   'keycloak/config.yaml': [{ CLIENT_SECRET: 'dummy' }, ['issuer=https://keycloak.example.com/realms/platform', 'clientId=argocd'], 'POST https://keycloak.example.com/realms/platform/protocol/openid-connect/token'],
   'keycloak/config-client-secret-post.yaml': [{ CLIENT_SECRET: 'dummy' }, ['issuer=https://keycloak.example.com/realms/platform', 'clientId=argocd'], 'POST https://keycloak.example.com/realms/platform/protocol/openid-connect/token'],
+  'keycloak/config-private-key-jwt.yaml': [
+    {},
+    ['issuer=https://keycloak.example.com/realms/platform', 'clientId=argocd', `keyFile=${CERTIFICATE.keyFile}`],
+    'POST https://keycloak.example.com/realms/platform/protocol/openid-connect/token',
+  ],
   'azure-ad/config.yaml': [{ AZURE_CLIENT_SECRET: 'dummy' }, ['tenantId=contoso.onmicrosoft.com', 'clientId=argocd'], 'POST https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token'],
+  'entra-id-certificate/config.yaml': [
+    {},
+    ['tenantId=contoso.onmicrosoft.com', 'clientId=argocd', `keyFile=${CERTIFICATE.keyFile}`, `certFile=${CERTIFICATE.certFile}`],
+    'POST https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token',
+  ],
+  // Every string of the key file is a secret, its token_uri too: the URL is the same text.
+  'google-service-account/config.yaml': [{ GOOGLE_APPLICATION_CREDENTIALS: GOOGLE_KEY_FILE }, [], 'POST [REDACTED]'],
+  'google-workload-identity/config.yaml': [
+    {},
+    ['projectNumber=123456789012', 'poolId=argocd', 'providerId=prod-cluster', 'serviceAccount=argocd@acme-prod.iam.gserviceaccount.com', `subjectTokenFile=${TOKEN_FILE}`],
+    'steps.sts POST https://sts.googleapis.com/v1/token, then POST https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/argocd@acme-prod.iam.gserviceaccount.com:generateAccessToken',
+  ],
   'rfc8693-token-exchange/config.yaml': [{}, ['tokenUrl=https://sts.example.com/oauth2/token', 'audience=https://k8s.example.com', `subjectTokenFile=${TOKEN_FILE}`], 'POST https://sts.example.com/oauth2/token'],
   'vault/config.yaml': [{ VAULT_TOKEN: 'dummy' }, ['vaultAddr=https://vault.example.com:8200', 'role=argocd', 'namespace=apps'], 'POST https://vault.example.com:8200/v1/kubernetes/creds/argocd'],
   // The token file resolves against examples/vault/, as any relative path in a config file does.
@@ -55,9 +77,9 @@ describe('the example configs', () => {
     expect(result).toEqual({ code: 0, stdout: `config from --config ${examplePath(file)} is valid: ${request}\n`, stderr: '' });
   });
 
-  it.each(PROVIDERS)('the configs inside the Argo CD secrets of %s pass the schema too', (provider) => {
-    const classic = readArgoCdSecret(provider, 'argocd-cluster-secret.yaml').execProviderConfig;
-    const modern = readArgoCdSecret(provider, 'argocd-cluster-secret-3.5.yaml').execProviderConfig;
+  it.each(MANIFEST_SETS)('the configs inside the Argo CD secrets of $provider/$config pass the schema too', (set) => {
+    const classic = readArgoCdSecret(set.provider, set.argocd).execProviderConfig;
+    const modern = readArgoCdSecret(set.provider, set.argocd35).execProviderConfig;
     expect(classic.args[0]).toBe('--config-inline');
     expect(schemaErrors(SCHEMA, YAML.parse(classic.args[1]!))).toEqual([]);
     expect(schemaErrors(SCHEMA, modern.config)).toEqual([]);

@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { expectExpiresIn, expectFailure, expectQuietSuccess, examplePath, mutated, run, standIns, V1BETA1 } from '../helpers/examples.js';
 import { vault, vaultWithKubernetesAuth } from '../helpers/provider-apis.js';
-import { generateKeyPairSync, sign } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
+import { signServiceAccountToken } from '../helpers/signed-jwt.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,11 +64,7 @@ describe.concurrent('examples/vault', () => {
 describe('examples/vault/config-kubernetes-auth.yaml', () => {
   // The cluster's service-account issuer, and a projected token it signed for argocd/argocd-server.
   const issuer = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const saToken = (sub: string, key = issuer.privateKey) => {
-    const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
-    const body = `${part({ alg: 'RS256', typ: 'JWT' })}.${part({ iss: 'https://kubernetes.default.svc', sub, exp: Math.floor(Date.now() / 1000) + 3600 })}`;
-    return `${body}.${sign('sha256', Buffer.from(body), key).toString('base64url')}`;
-  };
+  const saToken = (sub: string, key = issuer.privateKey) => signServiceAccountToken({ iss: 'https://kubernetes.default.svc', sub, exp: Math.floor(Date.now() / 1000) + 3600 }, key);
   const tokenFile = (token: string) => {
     const path = join(mkdtempSync(join(tmpdir(), 'webapi-credential-sa-')), 'token');
     writeFileSync(path, `${token}\n`);

@@ -19,6 +19,9 @@ const EXAMPLE_HOSTS = [
   'vault.example.com',
   'k8s.example.com',
   'rancher.example.com',
+  'oauth2.googleapis.com',
+  'sts.googleapis.com',
+  'iamcredentials.googleapis.com',
 ];
 
 let cached: KeyPair | undefined;

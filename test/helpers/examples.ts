@@ -6,14 +6,58 @@ import { join } from 'node:path';
 import { afterAll, expect } from 'vitest';
 import YAML from 'yaml';
 import { ROOT, leaks, runCli, type CliResult } from './cli.js';
-import { exampleHostsCert } from './example-hosts.js';
+import { exampleHostsCert, startConnectProxy } from './example-hosts.js';
 import type { ExecEntry } from './exec-plugin.js';
 import { makePki } from './pki.js';
 import { startTokenApi, type Handler, type TokenApi } from './token-api.js';
 
 export const EXAMPLES_DIR = join(ROOT, 'examples');
-export const PROVIDERS = ['upbound', 'keycloak', 'azure-ad', 'rfc8693-token-exchange', 'vault', 'pinniped', 'rancher'] as const;
+export const PROVIDERS = [
+  'upbound',
+  'keycloak',
+  'azure-ad',
+  'entra-id-certificate',
+  'google-service-account',
+  'google-workload-identity',
+  'rfc8693-token-exchange',
+  'vault',
+  'pinniped',
+  'rancher',
+] as const;
 export type Provider = (typeof PROVIDERS)[number];
+
+/**
+ * A config of an example with the manifests that carry it: config.yaml with kubeconfig.yaml and
+ * the two Argo CD secrets, or a variant's config-<variant>.yaml with kubeconfig-<variant>.yaml,
+ * argocd-cluster-secret-<variant>.yaml and argocd-cluster-secret-<variant>-3.5.yaml.
+ */
+export interface ManifestSet {
+  /** provider, or provider-variant */
+  name: string;
+  provider: Provider;
+  config: string;
+  kubeconfig: string;
+  argocd: string;
+  argocd35: string;
+  /** Where the kubeconfig expects the config file. */
+  installedAt: string;
+}
+
+function manifestSet(provider: Provider, variant?: string): ManifestSet {
+  const suffix = variant === undefined ? '' : `-${variant}`;
+  return {
+    name: `${provider}${suffix}`,
+    provider,
+    config: `config${suffix}.yaml`,
+    kubeconfig: `kubeconfig${suffix}.yaml`,
+    argocd: `argocd-cluster-secret${suffix}.yaml`,
+    argocd35: `argocd-cluster-secret${suffix}-3.5.yaml`,
+    installedAt: `/etc/webapi-credential/${provider}${suffix}.yaml`,
+  };
+}
+
+export const MANIFEST_SETS: ManifestSet[] = [...PROVIDERS.map((provider) => manifestSet(provider)), manifestSet('keycloak', 'private-key-jwt'), manifestSet('vault', 'kubernetes-auth')];
+
 export const V1 = 'client.authentication.k8s.io/v1';
 export const V1BETA1 = 'client.authentication.k8s.io/v1beta1';
 const PREFIX = 'webapi-credential: ';
@@ -72,6 +116,23 @@ export function standIns(): (handler: Handler) => Promise<TokenApi> {
   };
 }
 
+/**
+ * The real host names of an example (oauth2.googleapis.com, …) routed to stand-ins through a CONNECT
+ * proxy, so the example's config runs unmodified: the environment that sends the plugin through it.
+ * Closed after the test file.
+ */
+export function realHosts(): (routes: Record<string, TokenApi>) => Promise<{ HTTPS_PROXY: string }> {
+  const closers: Array<() => Promise<void>> = [];
+  afterAll(async () => {
+    await Promise.all(closers.map((close) => close()));
+  });
+  return async (routes) => {
+    const proxy = await startConnectProxy(Object.fromEntries(Object.entries(routes).map(([host, api]) => [host, api.port])));
+    closers.push(proxy.close);
+    return { HTTPS_PROXY: proxy.url };
+  };
+}
+
 const scratch = mkdtempSync(join(tmpdir(), 'webapi-credential-examples-'));
 let counter = 0;
 
@@ -118,6 +179,11 @@ export function expectExpiresIn(expirationTimestamp: string | undefined, window:
   expect(reported).toBeGreaterThanOrEqual(Math.floor(window.before / 1000) + lifetimeSeconds - 60);
   expect(reported).toBeLessThanOrEqual(Math.floor(window.after / 1000) + lifetimeSeconds - 60);
   expect(expirationTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+}
+
+/** A PEM text and each long line of its body: a message cut across lines must show none of them. */
+export function pemSecrets(...pems: string[]): string[] {
+  return pems.flatMap((pem) => [pem, ...pem.split('\n').filter((line) => line.length > 40)]);
 }
 
 /** The contract of a failure: the exit code, no stdout, exactly `message` on stderr, no secret anywhere. */

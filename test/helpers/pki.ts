@@ -86,3 +86,10 @@ export function makePki(): Pki {
   };
   return cached;
 }
+
+/** A self-signed RSA certificate and its key in a directory of their own: an application's certificate credential. */
+export function selfSignedRsa(name: string): KeyPair {
+  const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-cert-'));
+  openssl(dir, ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.crt`, '-days', '2', '-subj', `/CN=${name}`]);
+  return pair(dir, name);
+}

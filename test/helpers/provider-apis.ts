@@ -1,9 +1,12 @@
 // Local stand-ins of the token APIs of examples/, each following its provider's documented request
 // and response shapes and rejecting, with the provider's kind of error, a request of another shape:
-// wrong method, path, content type, grant or body fields, or credentials. They answer only what the
-// examples need. Every token they issue is pushed to `issued`.
-import { randomBytes, verify, type KeyObject } from 'node:crypto';
+// wrong method, path, content type, grant or body fields, or credentials. A signed client assertion
+// is checked as the provider checks it (client-assertions.ts). They answer only what the examples
+// need. Every token they issue is pushed to `issued`. Google's are in google-apis.ts.
+import { randomBytes, type JsonWebKey, type KeyObject } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import { entraCertificate, keycloakSignedJwt } from './client-assertions.js';
+import { decodeJws, nowSeconds, ownUrl, verifyJws } from './signed-jwt.js';
 import { fakeJwt, json, type Handler, type ReceivedRequest } from './token-api.js';
 
 export const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -12,13 +15,12 @@ export const JWT_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:jwt';
 export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 export const AKS_SCOPE = '6dae42f8-4368-4678-94ff-3960e28e3630/.default';
 
-const seconds = () => Math.floor(Date.now() / 1000);
-const id = () => randomBytes(6).toString('hex');
-const mediaType = (request: ReceivedRequest) => (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-const form = (request: ReceivedRequest) => new URLSearchParams(request.body);
-const oauthError = (response: ServerResponse, status: number, error: string, description: string) => json(response, status, { error, error_description: description });
+export const id = () => randomBytes(6).toString('hex');
+export const mediaType = (request: ReceivedRequest) => (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+export const form = (request: ReceivedRequest) => new URLSearchParams(request.body);
+export const oauthError = (response: ServerResponse, status: number, error: string, description: string) => json(response, status, { error, error_description: description });
 
-function jsonBody(request: ReceivedRequest): Record<string, unknown> | undefined {
+export function jsonBody(request: ReceivedRequest): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(request.body);
     return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
@@ -28,7 +30,7 @@ function jsonBody(request: ReceivedRequest): Record<string, unknown> | undefined
 }
 
 function issue(issued: string[], lifetimeSeconds: number, claims: Record<string, unknown> = {}): string {
-  const token = fakeJwt(seconds() + lifetimeSeconds, { jti: id(), ...claims });
+  const token = fakeJwt(nowSeconds() + lifetimeSeconds, { jti: id(), ...claims });
   issued.push(token);
   return token;
 }
@@ -53,8 +55,13 @@ export function upbound(expected: { org: string; token: string }, issued: string
   };
 }
 
-/** Keycloak's token endpoint, client_credentials grant; the client authenticates with Basic or in the form, never both. */
-export function keycloak(expected: { realm: string; clientId: string; clientSecret: string }, issued: string[]): Handler {
+/**
+ * Keycloak's token endpoint, client_credentials grant. A client with a secret authenticates with
+ * Basic or in the form, never both; a client with `clientKeys` (the "Signed JWT" authenticator,
+ * private_key_jwt) with a client assertion signed by one of those keys, and nothing else.
+ */
+export function keycloak(expected: { realm: string; clientId: string; clientSecret?: string; clientKeys?: JsonWebKey[] }, issued: string[]): Handler {
+  const signedJwt = expected.clientKeys && keycloakSignedJwt(expected.clientId, expected.clientKeys);
   return (request, response) => {
     const realm = /^\/realms\/([^/]+)\/protocol\/openid-connect\/token$/.exec(request.path)?.[1];
     if (realm === undefined) return json(response, 404, { error: 'Unable to find matching target resource method' });
@@ -63,6 +70,11 @@ export function keycloak(expected: { realm: string; clientId: string; clientSecr
     if (mediaType(request) !== 'application/x-www-form-urlencoded') return json(response, 415, { error: 'Cannot consume content type' });
     const body = form(request);
     if (body.get('grant_type') !== 'client_credentials') return oauthError(response, 400, 'unsupported_grant_type', 'Unsupported grant_type');
+    if (signedJwt) {
+      const refusal = signedJwt(body, ownUrl(request.headers.host, request.path));
+      if (refusal) return oauthError(response, refusal.status, refusal.error, refusal.description);
+      return json(response, 200, { access_token: issue(issued, 300, { azp: expected.clientId }), expires_in: 300, refresh_expires_in: 0, token_type: 'Bearer', 'not-before-policy': 0, scope: 'profile email' });
+    }
     const basic = /^Basic (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
     const inForm = body.has('client_id') || body.has('client_secret');
     if (basic !== undefined && inForm) return oauthError(response, 400, 'invalid_request', 'Multiple client authentication methods');
@@ -76,7 +88,7 @@ export function keycloak(expected: { realm: string; clientId: string; clientSecr
             return [formDecode(decoded.slice(0, colon)), formDecode(decoded.slice(colon + 1))];
           })()
         : [body.get('client_id'), body.get('client_secret')];
-    if (clientId !== expected.clientId || clientSecret !== expected.clientSecret) {
+    if (clientId !== expected.clientId || expected.clientSecret === undefined || clientSecret !== expected.clientSecret) {
       return oauthError(response, 401, 'unauthorized_client', 'Invalid client or Invalid client credentials');
     }
     const token = issue(issued, 300, { azp: clientId });
@@ -84,8 +96,12 @@ export function keycloak(expected: { realm: string; clientId: string; clientSecr
   };
 }
 
-/** Microsoft Entra ID v2.0 token endpoint, client credentials with a shared secret. */
-export function azureAd(expected: { tenant: string; clientId: string; clientSecret: string }, issued: string[]): Handler {
+/**
+ * Microsoft Entra ID v2.0 token endpoint, client credentials of an application with a shared secret
+ * (`clientSecret`) or a certificate credential (`certificate`, PEM: a client assertion it signed).
+ */
+export function azureAd(expected: { tenant: string; clientId: string; clientSecret?: string; certificate?: string }, issued: string[]): Handler {
+  const certificate = expected.certificate === undefined ? undefined : entraCertificate(expected.clientId, expected.certificate);
   return (request, response) => {
     const tenant = /^\/([^/]+)\/oauth2\/v2\.0\/token$/.exec(request.path)?.[1];
     if (tenant === undefined) return json(response, 404, { error: 'not_found' });
@@ -95,7 +111,14 @@ export function azureAd(expected: { tenant: string; clientId: string; clientSecr
     const body = form(request);
     if (body.get('grant_type') !== 'client_credentials') return oauthError(response, 400, 'unsupported_grant_type', 'AADSTS70003: The app requested an unsupported grant type.');
     if (body.get('scope') !== AKS_SCOPE) return oauthError(response, 400, 'invalid_scope', 'AADSTS70011: The provided value for the input parameter scope is not valid.');
-    if (body.get('client_id') !== expected.clientId || body.get('client_secret') !== expected.clientSecret) {
+    if (body.has('client_assertion') || body.has('client_assertion_type')) {
+      const refusal = certificate
+        ? certificate(body, ownUrl(request.headers.host, request.path))
+        : { status: 401, error: 'invalid_client', description: 'AADSTS700027: Client assertion contains an invalid signature. [Reason - The key was not found.]' };
+      if (refusal) return oauthError(response, refusal.status, refusal.error, refusal.description);
+    } else if (!body.has('client_secret')) {
+      return oauthError(response, 401, 'invalid_client', "AADSTS7000218: The request body must contain the following parameter: 'client_assertion' or 'client_secret'.");
+    } else if (body.get('client_id') !== expected.clientId || expected.clientSecret === undefined || body.get('client_secret') !== expected.clientSecret) {
       return oauthError(response, 401, 'invalid_client', 'AADSTS7000215: Invalid client secret provided.');
     }
     const token = issue(issued, 3599, { aud: '6dae42f8-4368-4678-94ff-3960e28e3630', appid: expected.clientId });
@@ -228,9 +251,10 @@ export function rancher(expected: { username: string; password: string; expiresA
  * Vault's Kubernetes auth method, POST /v1/auth/kubernetes/login {role, jwt}: as Vault does (through
  * the cluster's TokenReview), it accepts a service-account JWT only when the cluster's issuer key
  * signed it, for the role's service account; the answer's client_token then opens the secrets engine.
+ * The service account lives in `serviceAccountNamespace` (default: the secrets engine's `namespace`).
  */
 export function vaultWithKubernetesAuth(
-  expected: { mount: string; role: string; namespace: string; serviceAccount: string; issuerKey: KeyObject },
+  expected: { mount: string; role: string; namespace: string; serviceAccount: string; serviceAccountNamespace?: string; issuerKey: KeyObject },
   issued: string[],
 ): Handler {
   const clientTokens = new Set<string>();
@@ -241,7 +265,7 @@ export function vaultWithKubernetesAuth(
       if (body === undefined) return json(response, 400, { errors: ['failed to parse JSON input'] });
       if (body['role'] !== expected.role) return json(response, 400, { errors: [`invalid role name "${String(body['role'])}"`] });
       const sub = serviceAccountOf(String(body['jwt'] ?? ''), expected.issuerKey);
-      if (sub !== `system:serviceaccount:${expected.namespace}:${expected.serviceAccount}`) return json(response, 403, { errors: ['permission denied'] });
+      if (sub !== `system:serviceaccount:${expected.serviceAccountNamespace ?? expected.namespace}:${expected.serviceAccount}`) return json(response, 403, { errors: ['permission denied'] });
       const clientToken = `hvs.${randomBytes(18).toString('base64url')}`;
       clientTokens.add(clientToken);
       return json(response, 200, { auth: { client_token: clientToken, accessor: id(), policies: ['default', expected.role], lease_duration: 2764800, renewable: true } });
@@ -252,11 +276,10 @@ export function vaultWithKubernetesAuth(
   };
 }
 
-/** The `sub` of an RS256 JWT signed by `key`, or undefined: what a TokenReview would vouch for. */
+/** The `sub` of an unexpired RS256 JWT signed by `key`, or undefined: what a TokenReview would vouch for. */
 function serviceAccountOf(jwt: string, key: KeyObject): string | undefined {
-  const [header, payload, signature] = jwt.split('.');
-  if (!header || !payload || !signature) return undefined;
-  if (!verify('sha256', Buffer.from(`${header}.${payload}`), key, Buffer.from(signature, 'base64url'))) return undefined;
-  const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { sub?: string; exp?: number };
-  return typeof claims.exp === 'number' && claims.exp * 1000 > Date.now() ? claims.sub : undefined;
+  const jws = decodeJws(jwt);
+  if (!jws || jws.header['alg'] !== 'RS256' || !verifyJws(jws, key)) return undefined;
+  const { sub, exp } = jws.claims;
+  return typeof exp === 'number' && exp > nowSeconds() && typeof sub === 'string' ? sub : undefined;
 }

@@ -193,6 +193,20 @@ describe('steps', () => {
     expect(Date.now() - started).toBeLessThan(15_000);
   });
 
+  it('gives the steps and the main request one deadline: what a slow step used is gone for the main request', async () => {
+    // Each request alone fits in --timeout 2s; both together do not.
+    const slow = vault();
+    const api = await startApi((request, response) => void setTimeout(() => void slow(request, response), 1_300));
+    const started = Date.now();
+    const result = await run(['--timeout', '2s'], provider(config(api.url)));
+    const elapsed = Date.now() - started;
+    // The main request failed, not the step (the role's name shows redacted: the login answered it as a policy name).
+    expectFailure(result, 3, new RegExp(`^no answer from ${api.url}/v1/kubernetes/creds/\\S+ within the whole-call deadline \\(--timeout\\)$`), secrets);
+    expect(api.requests.map((r) => r.path)).toEqual(['/v1/auth/kubernetes/login', '/v1/kubernetes/creds/deployer']);
+    // Near the deadline, not after the 10 s per-attempt timeout.
+    expect(elapsed).toBeLessThan(6_000);
+  });
+
   it('caches the credential of a config with steps and serves it without running them again', async () => {
     const api = await startApi(vault());
     const { mkdtempSync } = await import('node:fs');

@@ -117,6 +117,9 @@ describe('TemplateRenderer', () => {
     ['an unset env value with a dash', '{{ env["NO-SUCH"] }}', 'TEMPLATE_VALUE', `webAPIProviderConfig.url: {{ env["NO-SUCH"] }}: ${NOT_SET('env["NO-SUCH"]')}`],
     ['an unset var', 'a={{ vars.audience }}&b={{ vars.scop }}', 'TEMPLATE_VALUE', 'webAPIProviderConfig.url: {{ vars.scop }}: vars.scop is not set (pass --set scop=…, or give a default: vars.scop ?? "…")'],
     ['an unset env value given to a helper', '{{ urlencode(env.MISSING) }}', 'TEMPLATE_VALUE', `webAPIProviderConfig.url: {{ urlencode(env.MISSING) }}: ${NOT_SET('env.MISSING')}`],
+    // jwt() and json() would otherwise drop the member: an assertion without iss, sent as if nothing were wrong.
+    ['an unset var in an object literal', '{{ json({ iss: vars.clientId, aud: "x" }) }}', 'TEMPLATE_VALUE', 'webAPIProviderConfig.url: {{ json({ iss: vars.clientId, aud: "x" }) }}: vars.clientId is not set (pass --set clientId=…, or give a default: vars.clientId ?? "…")'],
+    ['an unset env value in a list literal', '{{ json([1, env.NOPE]) }}', 'TEMPLATE_VALUE', `webAPIProviderConfig.url: {{ json([1, env.NOPE]) }}: ${NOT_SET('env.NOPE')}`],
     ['null given to a helper', '{{ base64(null) }}', 'TEMPLATE_VALUE', 'webAPIProviderConfig.url: {{ base64(null) }}: base64() was given null'],
     ['a missing cluster key', '{{ cluster.nope }}', 'TEMPLATE_VALUE', 'webAPIProviderConfig.url: {{ cluster.nope }}: cluster.nope is not set'],
     ['a null literal', '{{ null }}', 'TEMPLATE_VALUE', 'webAPIProviderConfig.url: {{ null }}: yields null'],

@@ -9,7 +9,7 @@ import { audiences, decodeJws, nowSeconds, replayGuard, verifyJws } from './sign
 
 export const CLIENT_ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
-export interface Refusal {
+interface Refusal {
   status: number;
   error: string;
   description: string;

@@ -15,7 +15,7 @@ export const JWT_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:jwt';
 export const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
 export const AKS_SCOPE = '6dae42f8-4368-4678-94ff-3960e28e3630/.default';
 
-export const id = () => randomBytes(6).toString('hex');
+const id = () => randomBytes(6).toString('hex');
 export const mediaType = (request: ReceivedRequest) => (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
 export const form = (request: ReceivedRequest) => new URLSearchParams(request.body);
 export const oauthError = (response: ServerResponse, status: number, error: string, description: string) => json(response, status, { error, error_description: description });

@@ -11,6 +11,8 @@ export interface Tool {
   path: string | undefined;
   /** How to make it available, for the skip line. */
   enable: string;
+  /** What the skip line says when it is absent; "not found" unless given. */
+  absent?: string;
 }
 
 function executable(path: string): boolean {
@@ -53,7 +55,7 @@ const reported = new Set<string>();
 export function describeWith(...tools: Tool[]): typeof describe | typeof describe.skip {
   const missing = tools.filter((tool) => !tool.path);
   if (missing.length === 0) return describe;
-  const line = missing.map((tool) => `${tool.name} not found (${tool.enable})`).join('; ');
+  const line = missing.map((tool) => `${tool.name} ${tool.absent ?? 'not found'} (${tool.enable})`).join('; ');
   if (process.env['CI'] === 'true') throw new Error(`CI=true requires every tool: ${line}`);
   if (!reported.has(line)) {
     reported.add(line);
@@ -83,3 +85,9 @@ export const NODE_22 = findTool(
   'npm i --prefix <dir> node@22, then set NODE_22=<dir>/node_modules/.bin/node (.ci/run does)',
 );
 export const QEMU_AARCH64 = findTool('qemu-aarch64-static', 'QEMU_AARCH64', ['qemu-aarch64-static'], 'apt-get install qemu-user-static libc6-arm64-cross libstdc++6-arm64-cross');
+// The daemonless image build (test/release/): buildah with vfs storage and chroot isolation, and a
+// debian:12-slim made by debootstrap from Debian's mirror (no container registry is reachable).
+export const BUILDAH = findTool('buildah', 'BUILDAH', ['buildah'], 'apt-get install buildah debootstrap, or set BUILDAH');
+export const DEBOOTSTRAP = findTool('debootstrap', 'DEBOOTSTRAP', ['debootstrap', '/usr/sbin/debootstrap'], 'apt-get install debootstrap, or set DEBOOTSTRAP');
+/** Not a tool but a condition: debootstrap and chroot isolation need root. */
+export const AS_ROOT: Tool = { name: 'the image build', path: process.getuid?.() === 0 ? '/' : undefined, absent: 'needs root', enable: 'run the tests as root' };

@@ -53,8 +53,11 @@ export function runCli(args: string[], options: RunOptions = {}): Promise<CliRes
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
-    // A child that exits before reading its input (most do) closes the pipe: no error of the test's.
-    child.stdin.on('error', () => {});
+    // The CLI reads no input unless told to: when it has exited before the (empty) input is written,
+    // the write fails with EPIPE, which is no failure of the test.
+    child.stdin.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') reject(error);
+    });
     child.stdin.end(options.input ?? '');
   });
 }

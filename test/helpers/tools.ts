@@ -13,6 +13,8 @@ export interface Tool {
   enable: string;
   /** Why CI may lack it too (no Debian package): then its suites skip under CI=true as well. */
   optional?: string;
+  /** What the skip line says when it is absent; "not found" unless given. */
+  absent?: string;
 }
 
 function executable(path: string): boolean {
@@ -55,7 +57,7 @@ const reported = new Set<string>();
 export function describeWith(...tools: Tool[]): typeof describe | typeof describe.skip {
   const missing = tools.filter((tool) => !tool.path);
   if (missing.length === 0) return describe;
-  const line = missing.map((tool) => `${tool.name} not found (${tool.enable})`).join('; ');
+  const line = missing.map((tool) => `${tool.name} ${tool.absent ?? 'not found'} (${tool.enable})`).join('; ');
   if (process.env['CI'] === 'true' && missing.some((tool) => !tool.optional)) throw new Error(`CI=true requires every tool: ${line}`);
   if (!reported.has(line)) {
     reported.add(line);
@@ -89,3 +91,9 @@ export const PWSH = {
   ...findTool('pwsh', 'PWSH_BIN', ['pwsh'], 'install PowerShell 7, or set PWSH_BIN'),
   optional: 'Debian has no PowerShell package; test/completion.test.ts checks the script\'s content without it',
 };
+// The daemonless image build (test/release/): buildah with vfs storage and chroot isolation, and a
+// debian:12-slim made by debootstrap from Debian's mirror (no container registry is reachable).
+export const BUILDAH = findTool('buildah', 'BUILDAH', ['buildah'], 'apt-get install buildah debootstrap, or set BUILDAH');
+export const DEBOOTSTRAP = findTool('debootstrap', 'DEBOOTSTRAP', ['debootstrap', '/usr/sbin/debootstrap'], 'apt-get install debootstrap, or set DEBOOTSTRAP');
+/** Not a tool but a condition: debootstrap and chroot isolation need root. */
+export const AS_ROOT: Tool = { name: 'the image build', path: process.getuid?.() === 0 ? '/' : undefined, absent: 'needs root', enable: 'run the tests as root' };

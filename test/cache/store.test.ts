@@ -1,7 +1,7 @@
 // The entry store on the real file system in a temp directory: every bad entry is a miss with a
 // reason (never an exception), writes are atomic and 0600, the directory is 0700, clear removes
 // only what the cache wrote. Plus the default directory.
-import fs, { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import fs, { mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -72,6 +72,18 @@ describe('writeEntry and readEntry', () => {
     expect(readEntry(fs, dir, KEY, NOW, UID)).toEqual({ hit: false, reason: 'no entry' });
   });
 
+  it('remove the temp files of writers dead for more than 10 minutes when writing, and leave younger ones', () => {
+    const dir = tempDir();
+    const dead = `${OTHER}.1-killed.tmp`;
+    const writing = `${OTHER}.2-writing.tmp`;
+    for (const [name, ageMs] of [[dead, 11 * 60_000], [writing, 9 * 60_000]] as const) {
+      writeFileSync(join(dir, name), entry({}), { mode: 0o600 });
+      utimesSync(join(dir, name), (NOW - ageMs) / 1000, (NOW - ageMs) / 1000);
+    }
+    writeEntry(fs, dir, KEY, STATUS, 'unique-1', NOW);
+    expect(readdirSync(dir).sort()).toEqual([`${KEY}.json`, writing].sort());
+  });
+
   it('miss a directory in place of the entry as unreadable', () => {
     const dir = tempDir();
     mkdirSync(entryPath(dir, KEY));
@@ -100,6 +112,8 @@ describe('writeEntry and readEntry', () => {
     ['no expirationTimestamp', entry({ status: { token: 'tok-1' } }), 'entry holds no usable credential'],
     ['an unparsable expirationTimestamp', entry({ status: { token: 'tok-1', expirationTimestamp: 'tomorrow' } }), 'entry holds no usable credential'],
     ['an expired entry', entry({ status: { token: 'tok-1', expirationTimestamp: '2020-01-01T00:00:00Z' } }), 'entry expired at 2020-01-01T00:00:00Z'],
+    // A valid entry padded past the bound: the size is judged on the descriptor, before any read.
+    ['an entry larger than 256 KiB', `${valid}${' '.repeat(256 * 1024)}`, `entry is not ours (${valid.length + 256 * 1024} bytes)`],
   ])('miss %s, with a reason and no exception', (_name, text, reason) => {
     expect(readEntry(fs, withEntry(text), KEY, NOW, UID)).toEqual({ hit: false, reason });
   });

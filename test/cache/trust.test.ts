@@ -58,6 +58,23 @@ describe('a cache directory that cannot be trusted', () => {
     expect(tree(dir)).toEqual([]);
   });
 
+  it.skipIf(!root)('is not used under a directory of another user, even one closed to others: its owner can rename what is in it', async () => {
+    const api = await startApi();
+    const box = sandbox();
+    const theirs = join(box.root, 'theirs');
+    mkdirSync(theirs);
+    chmodSync(theirs, 0o755);
+    const dir = join(theirs, 'cache');
+    mkdirSync(dir, { mode: 0o700 });
+    chownSync(theirs, 4242, 4242);
+    const config = cachedConfig(api);
+    const first = await getToken(box, config, ['--cache', '--cache-dir', dir, '--verbose']);
+    const second = await getToken(box, config, ['--cache', '--cache-dir', dir]);
+    expect(first.stderr).toContain(`cache: off for this call: ${theirs} above it belongs to uid 4242\n`);
+    expect([credentialOf(first.stdout), credentialOf(second.stdout)]).toEqual(['token-1', 'token-2']);
+    expect(tree(dir)).toEqual([]);
+  });
+
   it('is used under a root-owned sticky directory such as /tmp', async () => {
     const api = await startApi();
     const box = sandbox();

@@ -246,6 +246,19 @@ async function fetchCredential(prepared: Prepared, deadline: number, deps: Deps)
     return parseResponseBody(response.body, response.contentType, response.bytes);
   };
 
+  // Each template ran on placeholders when the config loaded; now it walks what the steps answered.
+  const render = async (settings: RequestConfig, root?: string) => {
+    try {
+      return await renderRequest(settings, renderer, deps.version, readFile, deps.redactor, root);
+    } catch (error) {
+      // An answer nested past the stack (json(steps.login) of one 400 000 levels deep): its fault, exit 4.
+      if (error instanceof RangeError) {
+        throw new ResponseError('RESPONSE_TOO_DEEP', `the templates of ${root ?? requestRoot()} read a step's answer nested too deeply to walk; check the API and those templates`);
+      }
+      throw error;
+    }
+  };
+
   let request = prepared.request;
   if (config.steps.length > 0) {
     const answers: Record<string, unknown> = {};
@@ -254,7 +267,7 @@ async function fetchCredential(prepared: Prepared, deadline: number, deps: Deps)
       const root = requestRoot(step);
       deps.trace(`steps.${step.name}`);
       try {
-        const answer = await call(await renderRequest(step, renderer, deps.version, readFile, deps.redactor, root), step);
+        const answer = await call(await render(step, root), step);
         if (answer === null || typeof answer !== 'object') {
           throw new ResponseError('RESPONSE_NOT_OBJECT', `the token API answered JSON ${answer === null ? 'null' : typeof answer}, expected an object`);
         }
@@ -268,7 +281,7 @@ async function fetchCredential(prepared: Prepared, deadline: number, deps: Deps)
       }
     }
     renderer.setSteps(answers);
-    request = await renderRequest(config, renderer, deps.version, readFile, deps.redactor);
+    request = await render(config);
   }
   const document = await call(request, config);
   if (document === null || typeof document !== 'object') {

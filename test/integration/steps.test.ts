@@ -184,6 +184,14 @@ describe('steps', () => {
     expect(api.requests).toHaveLength(1);
   });
 
+  it('fails with exit 4, not a crash, when a template walks a step answer nested 400 000 deep', async () => {
+    const deep = `{"auth":{"client_token":"${CLIENT_TOKEN}"},"data":${'['.repeat(400_000)}${']'.repeat(400_000)}}`;
+    const api = await startApi(vault({ login: (_request, response) => void response.writeHead(200, { 'content-type': 'application/json' }).end(deep) }));
+    const result = await run([], provider(config(api.url, { json: { login: '{{ json(steps.login) }}' } })));
+    expectFailure(result, 4, "the templates of webAPIProviderConfig read a step's answer nested too deeply to walk; check the API and those templates", secrets);
+    expect(api.requests).toHaveLength(1);
+  });
+
   it('keeps the whole call, steps included, within --timeout', async () => {
     const api = await startApi(vault({ login: () => undefined }));
     const started = Date.now();

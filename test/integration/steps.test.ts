@@ -108,6 +108,18 @@ describe('steps', () => {
     expect(api.requests).toHaveLength(0);
   });
 
+  it('renders, validates and runs a header that passes what a step gives through a helper', async () => {
+    const api = await startApi(vault());
+    const text = provider(config(api.url, { headers: { 'X-Vault-Token': '{{ trim(steps.login.auth.client_token) }}' } }));
+    const rendered = await run(['render'], text);
+    expect({ code: rendered.code, stderr: rendered.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(rendered.stdout).toContain('\nX-Vault-Token: [trim(...)]\n');
+    expect((await run(['validate'], text)).code).toBe(0);
+    const result = await run([], text);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(result.stdout).status.token).toBe(SECRET.token);
+  });
+
   it('validates without network and names the steps', async () => {
     const api = await startApi(vault());
     const result = await run(['validate'], provider(config(api.url)));

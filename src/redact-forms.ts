@@ -124,6 +124,16 @@ function entityCodePoint(m: RegExpExecArray): number | undefined {
   return cp !== undefined && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff) ? cp : undefined;
 }
 
+/**
+ * normalise(value).text without the span maps: what a secret's forms are stored as. Registering the
+ * strings of a step's answer makes a dozen forms each, so ASCII (every hex and base64 form) takes a
+ * short cut of three string operations that give the same bytes.
+ */
+export function normalText(value: string): string {
+  if (!/[^\u0000-\u007f]/.test(value)) return value.replace(/[\r\n]/g, '').toLowerCase().replace(/\+/g, ' ');
+  return normalise(value).text;
+}
+
 /** The readings of `text` worth searching: decoders whose trigger character does not occur change nothing. */
 export function readings(text: string): Decoders[] {
   const percent = text.includes('%');
@@ -147,13 +157,13 @@ const MIN_FRAGMENT = 6;
  * characters made of the secret's bits alone are searched.
  */
 export function secretForms(value: string): string[] {
-  const forms = [normalise(value).text];
+  const forms = [normalText(value)];
   const bytes = Buffer.from(value, 'utf8');
   forms.push(bytes.toString('hex'));
   // Encoded alone, the whole encoding (padding included) is hidden, not just its inner characters.
   for (const alphabet of ['base64', 'base64url'] as const) {
     const whole = bytes.toString(alphabet);
-    forms.push(normalise(whole).text, normalise(whole.replace(/=+$/, '')).text);
+    forms.push(normalText(whole), normalText(whole.replace(/=+$/, '')));
   }
   for (let offset = 0; offset < 3; offset++) {
     const padded = Buffer.concat([Buffer.alloc(offset), bytes]);
@@ -161,7 +171,7 @@ export function secretForms(value: string): string[] {
     const last = Math.floor(((offset + bytes.length) * 8) / 6);
     for (const alphabet of ['base64', 'base64url'] as const) {
       const fragment = padded.toString(alphabet).slice(first, last);
-      if (fragment.length >= MIN_FRAGMENT) forms.push(normalise(fragment).text);
+      if (fragment.length >= MIN_FRAGMENT) forms.push(normalText(fragment));
     }
   }
   return forms;

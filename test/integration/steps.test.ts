@@ -204,6 +204,19 @@ describe('steps', () => {
     expect(api.requests).toHaveLength(1);
   });
 
+  it('ends within --timeout when a step answers 90 000 strings, each of them a secret to hide', async () => {
+    // Every string of a step's answer is a secret: a dozen forms each made it take 15-18 s here.
+    const many = JSON.stringify({ auth: { client_token: CLIENT_TOKEN }, items: Array.from({ length: 90_000 }, (_, i) => `s${i.toString(36).padStart(6, '0')}`) });
+    const api = await startApi((request, response) => {
+      if (request.path === '/v1/auth/kubernetes/login') return void response.writeHead(200, { 'content-type': 'application/json' }).end(many);
+      json(response, 400, { error: 'invalid_request', error_description: `no such role; got ${request.headers['x-vault-token']}` });
+    });
+    const started = Date.now();
+    const result = await run(['--timeout', '3s'], provider(config(api.url, { retry: { limit: 0 } })));
+    expectFailure(result, 3, 'the token API answered 400 Bad Request: {"error":"invalid_request","error_description":"no such role; got [REDACTED]"}', secrets);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
   it('keeps the whole call, steps included, within --timeout', async () => {
     const api = await startApi(vault({ login: () => undefined }));
     const started = Date.now();

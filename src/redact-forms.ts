@@ -10,6 +10,8 @@ interface Decoders {
   percent: boolean;
   json: boolean;
   html: boolean;
+  /** Also drop the spaces and tabs that follow a line break (a wrapped line, indented). */
+  indent?: boolean;
 }
 
 export interface Normalised {
@@ -37,13 +39,17 @@ export function normalise(text: string, decoders: Decoders = LITERAL): Normalise
   const start = new Int32Array(size);
   const end = new Int32Array(size);
   let n = 0;
+  // A wrapped line often goes on indented: in the `indent` reading, spaces and tabs right after a
+  // line break go with it.
+  let afterBreak = false;
   const byte = (b: number, from: number, to: number) => {
+    afterBreak = false;
     out[n] = b === 43 ? 32 : b >= 65 && b <= 90 ? b + 32 : b;
     start[n] = from;
     end[n++] = to;
   };
   const codePoint = (cp: number, from: number, to: number) => {
-    if (cp === 10 || cp === 13) return;
+    if (cp === 10 || cp === 13) return void (afterBreak = true);
     if (cp < 0x80) return byte(cp, from, to);
     const lower = String.fromCodePoint(cp).toLowerCase();
     for (const b of Buffer.from(lower, 'utf8')) byte(b, from, to);
@@ -55,6 +61,7 @@ export function normalise(text: string, decoders: Decoders = LITERAL): Normalise
       const value = hex(text, i + 1, 2);
       if (value >= 0) {
         if (value !== 10 && value !== 13) byte(value, i, i + 3);
+        else afterBreak = true;
         i += 3;
         continue;
       }
@@ -63,6 +70,7 @@ export function normalise(text: string, decoders: Decoders = LITERAL): Normalise
       const escaped = jsonEscape(text, i);
       if (escaped) {
         if (escaped.cp >= 0) codePoint(escaped.cp, i, i + escaped.width);
+        else afterBreak = true;
         i += escaped.width;
         continue;
       }
@@ -78,7 +86,8 @@ export function normalise(text: string, decoders: Decoders = LITERAL): Normalise
       }
     }
     if (c < 0x80) {
-      if (c !== 10 && c !== 13) byte(c, i, i + 1);
+      if (c === 10 || c === 13) afterBreak = true;
+      else if (!(afterBreak && decoders.indent && (c === 32 || c === 9))) byte(c, i, i + 1);
       i++;
       continue;
     }
@@ -124,6 +133,16 @@ function entityCodePoint(m: RegExpExecArray): number | undefined {
   return cp !== undefined && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff) ? cp : undefined;
 }
 
+/**
+ * normalise(value).text without the span maps: what a secret's forms are stored as. Registering the
+ * strings of a step's answer makes a dozen forms each, so ASCII (every hex and base64 form) takes a
+ * short cut of three string operations that give the same bytes.
+ */
+export function normalText(value: string): string {
+  if (!/[^\u0000-\u007f]/.test(value)) return value.replace(/[\r\n]/g, '').toLowerCase().replace(/\+/g, ' ');
+  return normalise(value).text;
+}
+
 /** The readings of `text` worth searching: decoders whose trigger character does not occur change nothing. */
 export function readings(text: string): Decoders[] {
   const percent = text.includes('%');
@@ -134,6 +153,9 @@ export function readings(text: string): Decoders[] {
   if (json) passes.push({ percent: false, json, html: false });
   if (html) passes.push({ percent: false, json: false, html });
   if (Number(percent) + Number(json) + Number(html) > 1) passes.push({ percent, json, html });
+  // A line break followed by indentation, raw or JSON-escaped: is the white space the wrap's or the
+  // secret's own? Read it both ways.
+  if (/(?:[\r\n]|\\[nr])[ \t]/.test(text)) return passes.flatMap((pass) => [pass, { ...pass, indent: true }]);
   return passes;
 }
 
@@ -147,13 +169,13 @@ const MIN_FRAGMENT = 6;
  * characters made of the secret's bits alone are searched.
  */
 export function secretForms(value: string): string[] {
-  const forms = [normalise(value).text];
+  const forms = [normalText(value)];
   const bytes = Buffer.from(value, 'utf8');
   forms.push(bytes.toString('hex'));
   // Encoded alone, the whole encoding (padding included) is hidden, not just its inner characters.
   for (const alphabet of ['base64', 'base64url'] as const) {
     const whole = bytes.toString(alphabet);
-    forms.push(normalise(whole).text, normalise(whole.replace(/=+$/, '')).text);
+    forms.push(normalText(whole), normalText(whole.replace(/=+$/, '')));
   }
   for (let offset = 0; offset < 3; offset++) {
     const padded = Buffer.concat([Buffer.alloc(offset), bytes]);
@@ -161,7 +183,7 @@ export function secretForms(value: string): string[] {
     const last = Math.floor(((offset + bytes.length) * 8) / 6);
     for (const alphabet of ['base64', 'base64url'] as const) {
       const fragment = padded.toString(alphabet).slice(first, last);
-      if (fragment.length >= MIN_FRAGMENT) forms.push(normalise(fragment).text);
+      if (fragment.length >= MIN_FRAGMENT) forms.push(normalText(fragment));
     }
   }
   return forms;

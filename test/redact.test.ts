@@ -147,6 +147,12 @@ describe('normalise', () => {
     expect(normalise(text).text).toBe(expected);
   });
 
+  it('drops the indentation after a line break only in the indent reading, and no other white space', () => {
+    expect(normalise('a b\n  \tc\r\n d \te').text).toBe('a b  \tc d \te');
+    expect(normalise('a b\n  \tc\r\n d \te', { percent: false, json: false, html: false, indent: true }).text).toBe('a bcd \te');
+    expect(normalise('a\\n  b', { percent: false, json: true, html: false, indent: true }).text).toBe('ab');
+  });
+
   it('maps each normal byte back to the characters it came from', () => {
     const normal = normalise('x%41&amp;\\u00e9y', { percent: true, json: true, html: true });
     expect(normal.text).toBe('xa&\u00c3\u00a9y');

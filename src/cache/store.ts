@@ -1,7 +1,7 @@
 // Versioned credential entries on disk, Pinniped's execcredcache in spirit: best effort, so every
 // problem (missing, corrupt, truncated, foreign version, expired, unreadable) is a miss with a
 // reason, never an exception, and a write that fails is only reported.
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import type { CredentialStatus } from '../credential/exec-credential.js';
 import { CACHE_FORMAT } from './key.js';
 
@@ -29,6 +29,7 @@ export interface CacheFs {
   lstatSync(path: string): Stat;
   fstatSync(fd: number): Stat;
   realpathSync(path: string): string;
+  readlinkSync(path: string): string;
   readdirSync(path: string): string[];
   openSync(path: string, flags: string | number, mode?: number): number;
   readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null): number;
@@ -150,10 +151,14 @@ export function writeAtomic(fs: CacheFs, dir: string, name: string, content: unk
 
 /**
  * Creates the directory (mode 0700) when it is missing, then checks it can be trusted (see
- * untrusted()); throws with the reason when not. Never chmods or empties anything: what the plugin
- * did not create is not its to change.
+ * untrusted()); throws with the reason when not. Nothing is created under a directory that cannot
+ * be trusted, and nothing is chmodded or emptied: what the plugin did not create is not its to change.
  */
 export function ensureDir(fs: CacheFs, dir: string, uid: number | undefined): void {
+  if (uid !== undefined) {
+    const above = untrustedPath(fs, dirname(absolute(fs, dir)), uid);
+    if (above) throw new Error(above);
+  }
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const reason = untrusted(fs, dir, uid);
   if (reason) throw new Error(reason);
@@ -170,24 +175,76 @@ export function privateDir(fs: CacheFs, dir: string, uid: number | undefined): b
 
 /**
  * Why `dir` cannot hold our credentials, or undefined when it can: it must be a real directory (not
- * a symbolic link) of ours, mode 0700, and no directory above it may be writable by another user (a
- * root-owned sticky directory such as /tmp aside), or they could swap it or what is in it.
+ * a symbolic link) of ours, mode 0700 (unless `anyMode`: `cache clear` removes our files from a
+ * directory whatever its mode), and nothing on the way to it may let another user swap it or what
+ * is in it (untrustedPath()).
  */
-function untrusted(fs: CacheFs, dir: string, uid: number | undefined): string | undefined {
+export function untrusted(fs: CacheFs, dir: string, uid: number | undefined, { anyMode = false } = {}): string | undefined {
   const stat = fs.lstatSync(dir);
   if (stat.isSymbolicLink()) return `${dir} is a symbolic link`;
   if (!stat.isDirectory()) return `${dir} is not a directory`;
   if (uid === undefined) return undefined;
   if (stat.uid !== uid) return `${dir} belongs to uid ${stat.uid}, not to this user (uid ${uid})`;
-  if ((stat.mode & 0o077) !== 0) return `${dir} has mode ${(stat.mode & 0o777).toString(8)}; the cache needs 700`;
-  for (let parent = fs.realpathSync(dirname(dir)); ; parent = dirname(parent)) {
-    const above = fs.statSync(parent);
-    const sticky = (above.mode & 0o1000) !== 0;
-    const othersWrite = (above.mode & 0o022) !== 0;
-    if (above.uid !== 0 && above.uid !== uid) return `${parent} above it belongs to uid ${above.uid}`;
-    if (othersWrite && !(above.uid === 0 && sticky)) return `${parent} above it is writable by others`;
-    if (parent === dirname(parent)) return undefined;
+  if (!anyMode && (stat.mode & 0o077) !== 0) return `${dir} has mode ${(stat.mode & 0o777).toString(8)}; the cache needs 700`;
+  return untrustedPath(fs, dirname(absolute(fs, dir)), uid);
+}
+
+function absolute(fs: CacheFs, path: string): string {
+  // A relative name is looked up from the working directory itself, whatever path led there.
+  return isAbsolute(path) ? path : join(fs.realpathSync('.'), path);
+}
+
+const MAX_LINKS = 40;
+
+/**
+ * Why the way to `path` (an absolute path, itself included) could let another user swap what lies
+ * below it, or undefined. Walked one name at a time from the root, following symbolic links by hand,
+ * so that the check sees every directory a name is looked up in, not only the ones realpath ends in:
+ * each must be root's or ours and not writable by others (a root-owned sticky directory such as /tmp
+ * aside), and each link on the way root's or ours (in /tmp anyone can replace a link of their own).
+ * The walk ends at the first name that does not exist: what mkdir makes below is ours.
+ */
+export function untrustedPath(fs: CacheFs, path: string, uid: number): string | undefined {
+  const names = path.split('/').filter((name) => name !== '' && name !== '.');
+  let at = '/';
+  let problem = directoryProblem(fs.lstatSync(at), at, uid);
+  let links = 0;
+  while (problem === undefined && names.length > 0) {
+    const name = names.shift()!;
+    if (name === '..') {
+      at = dirname(at);
+      continue;
+    }
+    const next = join(at, name);
+    let stat: Stat;
+    try {
+      stat = fs.lstatSync(next);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    if (stat.isSymbolicLink()) {
+      if (stat.uid !== 0 && stat.uid !== uid) return `${next} above it is a symbolic link of uid ${stat.uid}`;
+      if (++links > MAX_LINKS) return `${next} above it: too many symbolic links`;
+      const target = fs.readlinkSync(next);
+      if (target.startsWith('/')) at = '/';
+      names.unshift(...target.split('/').filter((part) => part !== '' && part !== '.'));
+      continue;
+    }
+    // Not a directory: the caller's own lookup fails (ENOTDIR) and says so.
+    if (!stat.isDirectory()) return undefined;
+    problem = directoryProblem(stat, next, uid);
+    at = next;
   }
+  return problem;
+}
+
+function directoryProblem(stat: Stat, path: string, uid: number): string | undefined {
+  const sticky = (stat.mode & 0o1000) !== 0;
+  const othersWrite = (stat.mode & 0o022) !== 0;
+  if (stat.uid !== 0 && stat.uid !== uid) return `${path} above it belongs to uid ${stat.uid}`;
+  if (othersWrite && !(stat.uid === 0 && sticky)) return `${path} above it is writable by others`;
+  return undefined;
 }
 
 function removeDeadTemps(fs: CacheFs, dir: string, now: number): void {
@@ -208,15 +265,21 @@ function removeDeadTemps(fs: CacheFs, dir: string, now: number): void {
   }
 }
 
-/** Removes every entry, ref, lock and temp file (and the key); returns how many credentials went. */
-export function clearDir(fs: CacheFs, dir: string): number {
-  let names: string[];
+/**
+ * Removes every entry, ref, lock and temp file (and the key); returns how many credentials went.
+ * Only from a directory that untrusted() accepts (whatever its mode): a symbolic link planted in its
+ * place, or a directory someone else could swap, would make the names point at another user's files.
+ */
+export function clearDir(fs: CacheFs, dir: string, uid: number | undefined): number {
+  let reason: string | undefined;
   try {
-    names = fs.readdirSync(dir);
+    reason = untrusted(fs, dir, uid, { anyMode: true });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
     throw error;
   }
+  if (reason) throw new Error(`${reason}; nothing was removed`);
+  const names = fs.readdirSync(dir);
   let removed = 0;
   for (const name of names) {
     if (!/^[0-9a-f]{64}(\.json|\.ref|\.lock|\..+\.tmp)$/.test(name) && name !== SECRET_FILE && !/^hmac-key\..+\.tmp$/.test(name)) continue;

@@ -4,14 +4,15 @@ import { CredentialError, ResponseError } from '../errors.js';
 import type { StepConfig } from '../config/schema.js';
 import type { Redactor } from '../redact.js';
 import type { TemplateRenderer } from '../template/renderer.js';
-import { renderRequest, requestRoot, type RenderedRequest } from './build.js';
+import { requestRoot, type RenderedRequest } from './build.js';
 
 export interface StepDeps {
+  /** Each step's answer is given to the templates of the steps after it. */
   renderer: TemplateRenderer;
+  /** Renders a step's request with the answers so far (the field paths under `root`). */
+  render: (step: StepConfig, root: string) => Promise<RenderedRequest>;
   /** Sends one request and returns its parsed JSON answer. */
   call: (request: RenderedRequest, step: StepConfig) => Promise<unknown>;
-  readFile: (path: string) => string;
-  version: string;
   redactor: Redactor;
   trace: (line: string) => void;
 }
@@ -24,7 +25,7 @@ export async function runSteps(steps: readonly StepConfig[], deps: StepDeps): Pr
     renderer.setSteps(answers);
     deps.trace(`steps.${step.name}`);
     try {
-      const answer = await deps.call(await renderRequest(step, renderer, deps.version, deps.readFile, redactor, requestRoot(step)), step);
+      const answer = await deps.call(await deps.render(step, requestRoot(step)), step);
       if (answer === null || typeof answer !== 'object') {
         throw new ResponseError('RESPONSE_NOT_OBJECT', `the token API answered JSON ${answer === null ? 'null' : typeof answer}, expected an object`);
       }

@@ -100,7 +100,8 @@ export async function evaluate(node: Node, scope: EvalScope, missing: Missing): 
       }
       if (lacking !== undefined) throw new MissingValueError([...missing], lacking);
       if (helper.volatile) scope.volatile();
-      if (args.some((a) => a.value instanceof Placeholder)) return { value: new Placeholder(`${node.helper}(…)`), secret: true };
+      // ASCII: a placeholder may stand in a header, which cannot carry U+2026.
+      if (args.some((a) => a.value instanceof Placeholder)) return { value: new Placeholder(`${node.helper}(...)`), secret: true };
       const result = await helper.call(
         args.map((a) => a.value),
         scope.context,

@@ -33,6 +33,9 @@ export async function signJwt(claims: unknown, key: unknown, options: unknown, c
   const header: Record<string, unknown> = {};
   if (opts['header'] !== undefined) {
     if (!plainObject(opts['header'])) throw new HelperError('jwt(): options.header must be an object');
+    // Object.assign would give `__proto__` (an own key of fromJson's objects) to the setter: the
+    // header's prototype, whose fields jose reads (b64, crit) but JSON.stringify never writes.
+    if (Object.hasOwn(opts['header'], '__proto__')) throw new HelperError('jwt(): options.header.__proto__ is not a header field');
     Object.assign(header, opts['header']);
   }
   for (const name of ['kid', 'typ'] as const) {

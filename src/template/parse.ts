@@ -131,7 +131,7 @@ function check(tree: jsep.Expression, source: string, names: ReadonlySet<string>
         if (property.type === 'literal' && typeof property.value === 'string' && FORBIDDEN_PROPERTIES.has(property.value)) {
           return refuse(`${property.value} is not data: only the own properties of objects and lists can be read`);
         }
-        return { type: 'member', object, property, text: memberText(member, source) };
+        return { type: 'member', object, property, text: memberText(member) };
       }
       case 'CallExpression': {
         const call = node as jsep.CallExpression;
@@ -207,7 +207,7 @@ function unknownName(name: string, names: ReadonlySet<string>): string {
   return `unknown name ${name}; a template reads ${known} and calls the helpers ${HELPER_NAMES.join(', ')}`;
 }
 
-function memberText(member: jsep.MemberExpression, source: string): string {
+function memberText(member: jsep.MemberExpression): string {
   const parts: string[] = [];
   let node: jsep.Expression = member;
   while (node.type === 'MemberExpression') {
@@ -218,8 +218,14 @@ function memberText(member: jsep.MemberExpression, source: string): string {
     } else parts.unshift(`.${(m.property as jsep.Identifier).name}`);
     node = m.object;
   }
-  const base = node.type === 'Identifier' ? (node as jsep.Identifier).name : oneLine(source);
-  return base + parts.join('');
+  return baseText(node) + parts.join('');
+}
+
+/** What a member path starts from: a name, a helper's result `fromJson(…)`, or any other value `(…)`. */
+function baseText(node: jsep.Expression): string {
+  if (node.type === 'Identifier') return (node as jsep.Identifier).name;
+  const callee = node.type === 'CallExpression' ? (node as jsep.CallExpression).callee : undefined;
+  return callee?.type === 'Identifier' ? `${(callee as jsep.Identifier).name}(…)` : '(…)';
 }
 
 export function oneLine(text: string): string {

@@ -8,9 +8,10 @@ export function clearCache(flags: { cacheDir?: string }, deps: Deps): void {
   const dir = flags.cacheDir ?? defaultCacheDir(deps.env, deps.cache.homedir);
   let removed: number;
   try {
-    removed = clearDir(deps.cache.fs, dir);
+    removed = clearDir(deps.cache.fs, dir, deps.cache.uid);
   } catch (error) {
-    throw new UsageError('CACHE_CLEAR', `cannot clear the cache in ${dir}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { cause: error });
+    const why = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
+    throw new UsageError('CACHE_CLEAR', `cannot clear the cache in ${dir}: ${why}`, { cause: error });
   }
   deps.stdout(`removed ${removed} cached credential${removed === 1 ? '' : 's'} from ${dir}\n`);
 }

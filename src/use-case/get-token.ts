@@ -4,7 +4,7 @@ import { INSECURE_SKIP_VERIFY_WARNING, ResponseError, UsageError } from '../erro
 import type { RequestConfig } from '../config/schema.js';
 import { formatExecCredential, type CredentialStatus } from '../credential/exec-credential.js';
 import { extractCredential, parseResponseBody } from '../credential/extract.js';
-import { describeRequest, renderRequest, type RenderedRequest } from '../request/build.js';
+import { describeRequest, renderRequest, requestRoot, type RenderedRequest } from '../request/build.js';
 import { runSteps } from '../request/steps.js';
 import { cached, defaultCacheDir, openCache } from '../cache/cache.js';
 import { entryKey, inputsKey, refKey } from '../cache/key.js';
@@ -70,10 +70,23 @@ async function fetchCredential(prepared: Prepared, deadline: number, deps: Deps)
     return parseResponseBody(response.body, response.contentType, response.bytes);
   };
 
+  // Each template ran on placeholders when the config loaded; now it walks what the steps answered.
+  const render = async (settings: RequestConfig, root?: string) => {
+    try {
+      return await renderRequest(settings, renderer, deps.version, readFile, deps.redactor, root);
+    } catch (error) {
+      // An answer nested past the stack (json(steps.login) of one 400 000 levels deep): its fault, exit 4.
+      if (error instanceof RangeError) {
+        throw new ResponseError('RESPONSE_TOO_DEEP', `the templates of ${root ?? requestRoot()} read a step's answer nested too deeply to walk; check the API and those templates`);
+      }
+      throw error;
+    }
+  };
+
   let request = prepared.request;
   if (config.steps.length > 0) {
-    renderer.setSteps(await runSteps(config.steps, { renderer, call, readFile, version: deps.version, redactor: deps.redactor, trace: deps.trace }));
-    request = await renderRequest(config, renderer, deps.version, readFile, deps.redactor);
+    renderer.setSteps(await runSteps(config.steps, { render, call, trace: deps.trace, redactor: deps.redactor, renderer }));
+    request = await render(config);
   }
   const document = await call(request, config);
   if (document === null || typeof document !== 'object') {

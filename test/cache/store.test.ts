@@ -1,13 +1,13 @@
 // The entry store on the real file system in a temp directory: every bad entry is a miss with a
 // reason (never an exception), writes are atomic and 0600, the directory is 0700, clear removes
 // only what the cache wrote. Plus the default directory.
-import fs, { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import fs, { mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultCacheDir } from '../../src/cache/cache.js';
 import { CACHE_FORMAT } from '../../src/cache/key.js';
-import { clearDir, ensureDir, entryPath, privateDir, readEntry, writeEntry } from '../../src/cache/store.js';
+import { clearDir, ensureDir, entryPath, privateDir, readEntry, untrustedPath, writeEntry } from '../../src/cache/store.js';
 import type { CredentialStatus } from '../../src/credential/exec-credential.js';
 import { modeOf } from './support.js';
 
@@ -72,6 +72,18 @@ describe('writeEntry and readEntry', () => {
     expect(readEntry(fs, dir, KEY, NOW, UID)).toEqual({ hit: false, reason: 'no entry' });
   });
 
+  it('remove the temp files of writers dead for more than 10 minutes when writing, and leave younger ones', () => {
+    const dir = tempDir();
+    const dead = `${OTHER}.1-killed.tmp`;
+    const writing = `${OTHER}.2-writing.tmp`;
+    for (const [name, ageMs] of [[dead, 11 * 60_000], [writing, 9 * 60_000]] as const) {
+      writeFileSync(join(dir, name), entry({}), { mode: 0o600 });
+      utimesSync(join(dir, name), (NOW - ageMs) / 1000, (NOW - ageMs) / 1000);
+    }
+    writeEntry(fs, dir, KEY, STATUS, 'unique-1', NOW);
+    expect(readdirSync(dir).sort()).toEqual([`${KEY}.json`, writing].sort());
+  });
+
   it('miss a directory in place of the entry as unreadable', () => {
     const dir = tempDir();
     mkdirSync(entryPath(dir, KEY));
@@ -100,6 +112,8 @@ describe('writeEntry and readEntry', () => {
     ['no expirationTimestamp', entry({ status: { token: 'tok-1' } }), 'entry holds no usable credential'],
     ['an unparsable expirationTimestamp', entry({ status: { token: 'tok-1', expirationTimestamp: 'tomorrow' } }), 'entry holds no usable credential'],
     ['an expired entry', entry({ status: { token: 'tok-1', expirationTimestamp: '2020-01-01T00:00:00Z' } }), 'entry expired at 2020-01-01T00:00:00Z'],
+    // A valid entry padded past the bound: the size is judged on the descriptor, before any read.
+    ['an entry larger than 256 KiB', `${valid}${' '.repeat(256 * 1024)}`, `entry is not ours (${valid.length + 256 * 1024} bytes)`],
   ])('miss %s, with a reason and no exception', (_name, text, reason) => {
     expect(readEntry(fs, withEntry(text), KEY, NOW, UID)).toEqual({ hit: false, reason });
   });
@@ -176,18 +190,76 @@ describe('clearDir', () => {
     const dir = tempDir();
     const names = [`${KEY}.json`, `${OTHER}.json`, `${KEY}.ref`, `${KEY}.lock`, `${KEY}.123-abc.tmp`, 'hmac-key', 'notes.txt', 'short.json', `${KEY}.json.bak`];
     for (const name of names) writeFileSync(join(dir, name), 'x');
-    expect(clearDir(fs, dir)).toBe(2);
+    expect(clearDir(fs, dir, UID)).toBe(2);
     expect(readdirSync(dir).sort()).toEqual([`${KEY}.json.bak`, 'notes.txt', 'short.json']);
   });
 
+  it('clears a directory of ours whatever its mode', () => {
+    const dir = tempDir();
+    fs.chmodSync(dir, 0o755);
+    writeFileSync(join(dir, `${KEY}.json`), 'x');
+    expect(clearDir(fs, dir, UID)).toBe(1);
+  });
+
   it('counts 0 for a directory that does not exist', () => {
-    expect(clearDir(fs, join(tempDir(), 'missing'))).toBe(0);
+    expect(clearDir(fs, join(tempDir(), 'missing'), UID)).toBe(0);
   });
 
   it('throws when the path is a regular file', () => {
     const file = join(tempDir(), 'file');
     writeFileSync(file, '');
-    expect(() => clearDir(fs, file)).toThrow(expect.objectContaining({ code: 'ENOTDIR' }));
+    expect(() => clearDir(fs, file, UID)).toThrow(`${file} is not a directory; nothing was removed`);
+  });
+
+  it('removes nothing through a symbolic link planted in place of the directory', () => {
+    const victim = tempDir();
+    const names = [`${KEY}.json`, 'hmac-key'];
+    for (const name of names) writeFileSync(join(victim, name), 'theirs');
+    const planted = join(tempDir(), 'cache');
+    fs.symlinkSync(victim, planted);
+    expect(() => clearDir(fs, planted, UID)).toThrow(`${planted} is a symbolic link; nothing was removed`);
+    expect(readdirSync(victim).sort()).toEqual(names.sort());
+  });
+
+  it.skipIf(process.getuid?.() !== 0)('removes nothing from a directory of another user', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, `${KEY}.json`), 'theirs');
+    fs.chownSync(dir, 4242, 4242);
+    expect(() => clearDir(fs, dir, UID)).toThrow(`${dir} belongs to uid 4242, not to this user (uid ${UID}); nothing was removed`);
+    expect(readdirSync(dir)).toEqual([`${KEY}.json`]);
+  });
+});
+
+describe('untrustedPath', () => {
+  it('accepts the way to a directory of ours through root-owned directories and links', () => {
+    const dir = tempDir();
+    const link = join(tempDir(), 'link');
+    fs.symlinkSync(dir, link);
+    expect(untrustedPath(fs, join(link, 'missing', 'below'), UID!)).toBeUndefined();
+  });
+
+  it.skipIf(process.getuid?.() !== 0)('refuses a way through a link of another user, who can point it elsewhere at any time', () => {
+    const dir = tempDir();
+    const link = join(tempDir(), 'link');
+    fs.symlinkSync(dir, link);
+    fs.lchownSync(link, 4242, 4242);
+    expect(untrustedPath(fs, join(link, 'cache'), UID!)).toBe(`${link} above it is a symbolic link of uid 4242`);
+  });
+
+  it('refuses a way that a link leads through a directory others can write', () => {
+    const open = tempDir();
+    fs.chmodSync(open, 0o777);
+    mkdirSync(join(open, 'sub'));
+    const link = join(tempDir(), 'link');
+    fs.symlinkSync(join(open, 'sub'), link);
+    expect(untrustedPath(fs, join(link, 'cache'), UID!)).toBe(`${open} above it is writable by others`);
+  });
+
+  it('ends a loop of links', () => {
+    const dir = tempDir();
+    fs.symlinkSync(join(dir, 'b'), join(dir, 'a'));
+    fs.symlinkSync(join(dir, 'a'), join(dir, 'b'));
+    expect(untrustedPath(fs, join(dir, 'a', 'cache'), UID!)).toMatch(/above it: too many symbolic links$/);
   });
 });
 

@@ -444,6 +444,7 @@ describe('parseConfigText', () => {
     ['YAML 1.2, where yes and on stay strings', 'a: yes\nb: on\nc: true\n', { a: 'yes', b: 'on', c: true }],
     ['a YAML list (left for the validator to reject)', '- a\n', ['a']],
     ['a __proto__ key as a plain key, not a prototype', '__proto__: {method: POST}\n', JSON.parse('{"__proto__": {"method": "POST"}}')],
+    ['900 kB of YAML in a few tokens (a CA bundle in a block scalar)', `caData: |\n${'  MIIBszCCAVmgAwIBAgIUQ\n'.repeat(36_000)}`, { caData: 'MIIBszCCAVmgAwIBAgIUQ\n'.repeat(36_000) }],
   ])('parses %s', async (_name, text, expected) => {
     const parsed = await parseConfigText(text, 'test');
     expect(parsed).toEqual(expected);
@@ -459,6 +460,16 @@ describe('parseConfigText', () => {
     ['duplicate JSON keys', '{"a": 1, "a": 2}', 'CONFIG_PARSE', 'config from test is not valid YAML or JSON: Map keys must be unique at line 1, column 10'],
     ['two YAML documents', 'a: 1\n---\nb: 2\n', 'CONFIG_PARSE', 'config from test is not valid YAML or JSON: Source contains multiple documents; please use YAML.parseAllDocuments() at line 2, column 1'],
     ['an unclosed flow sequence', 'a: [\n', 'CONFIG_PARSE', 'config from test is not valid YAML or JSON: Flow sequence in block collection must be sufficiently indented and end with a ] at line 2, column 1'],
+    // The parser's time grows faster than the text: refused before it starts, in a few milliseconds.
+    ...[
+      ['3 000 keys in one mapping', Array.from({ length: 3_000 }, (_, i) => `k${i}: 1\n`).join('')],
+      ['nested flow collections', `a: ${'['.repeat(6_000)}${']'.repeat(6_000)}\n`],
+    ].map(([name, text]): [string, string, string, string] => [
+      `more YAML tokens than a config has: ${name}`,
+      text!,
+      'CONFIG_TOO_LARGE',
+      'config from test is too large to read as YAML: more than 10000 YAML tokens (a config has a few hundred); write it as JSON, or keep large values in files',
+    ]),
   ])('rejects %s', async (_name, text, code, message) => {
     const error = await parseConfigText(text, 'test').then(
       () => undefined,

@@ -12,6 +12,12 @@ const goJson = (value: string) =>
 const htmlEscape = (value: string) =>
   value.replace(/[&<>"'+]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '+': '&#x2B;' })[c]!);
 const middle = (value: string) => Math.max(1, Math.floor(value.length / 2));
+/** Where a wrap that indents its next line cuts the value: not before a space or tab of its own, which would read as the indentation. */
+const wrapAt = (value: string) => {
+  let cut = middle(value);
+  while (cut < value.length - 1 && /[ \t]/.test(value[cut]!)) cut++;
+  return cut;
+};
 
 /** Each form by name. Every one of them must be hidden wherever the plain value is secret. */
 export function secretEchoes(value: string): Record<string, string> {
@@ -37,6 +43,7 @@ export function secretEchoes(value: string): Record<string, string> {
     'upper-case hex': [...bytes].map(hex2).join('').toUpperCase(),
     'cut by \\n': `${value.slice(0, cut)}\n${value.slice(cut)}`,
     'cut by \\r\\n': `${value.slice(0, cut)}\r\n${value.slice(cut)}`,
+    'cut by \\n, the next line indented': `${value.slice(0, wrapAt(value))}\n    ${value.slice(wrapAt(value))}`,
     'cut by an escaped \\n in JSON text': JSON.stringify(`${value.slice(0, cut)}\n${value.slice(cut)}`).slice(1, -1),
   };
 }

@@ -66,6 +66,15 @@ describe('files a config names', () => {
     expect(ms).toBeLessThan(ENDS_WITHIN_MS);
   });
 
+  it('refuses a YAML config the parser would take minutes over, at once', async () => {
+    // 30 000 keys in one mapping, 700 kB: the YAML parser took 85 s over it, whatever --timeout said.
+    const path = join(dir, 'many-keys.yaml');
+    writeFileSync(path, `webAPIProviderConfig:\n  method: POST\n  url: https://127.0.0.1:9/token\n  tokenPath: $.t\n  json:\n${Array.from({ length: 30_000 }, (_, i) => `    k${i}:\n      x: 1\n`).join('')}`);
+    const { result, ms } = await timed(['--config', path, '--timeout', '2s']);
+    expectFailure(result, 2, `config from --config ${path} is too large to read as YAML: more than 10000 YAML tokens (a config has a few hundred); write it as JSON, or keep large values in files`);
+    expect(ms).toBeLessThan(ENDS_WITHIN_MS);
+  });
+
   it('refuses a config nested deeper than the stack with exit 2, not a crash', async () => {
     const nested = `${'{"a":'.repeat(100_000)}"leaf"${'}'.repeat(100_000)}`;
     const config = `{"webAPIProviderConfig":{"method":"POST","url":"https://127.0.0.1:9/token","tokenPath":"$.t","json":${nested}}}`;

@@ -108,6 +108,18 @@ describe('steps', () => {
     expect(api.requests).toHaveLength(0);
   });
 
+  it('renders, validates and runs a header that passes what a step gives through a helper', async () => {
+    const api = await startApi(vault());
+    const text = provider(config(api.url, { headers: { 'X-Vault-Token': '{{ trim(steps.login.auth.client_token) }}' } }));
+    const rendered = await run(['render'], text);
+    expect({ code: rendered.code, stderr: rendered.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(rendered.stdout).toContain('\nX-Vault-Token: [trim(...)]\n');
+    expect((await run(['validate'], text)).code).toBe(0);
+    const result = await run([], text);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(result.stdout).status.token).toBe(SECRET.token);
+  });
+
   it('validates without network and names the steps', async () => {
     const api = await startApi(vault());
     const result = await run(['validate'], provider(config(api.url)));
@@ -182,6 +194,27 @@ describe('steps', () => {
     const result = await run([], provider(config(api.url)));
     expectFailure(result, 4, /^steps\.login: the token API answered with something that is not JSON/, secrets);
     expect(api.requests).toHaveLength(1);
+  });
+
+  it('fails with exit 4, not a crash, when a template walks a step answer nested 400 000 deep', async () => {
+    const deep = `{"auth":{"client_token":"${CLIENT_TOKEN}"},"data":${'['.repeat(400_000)}${']'.repeat(400_000)}}`;
+    const api = await startApi(vault({ login: (_request, response) => void response.writeHead(200, { 'content-type': 'application/json' }).end(deep) }));
+    const result = await run([], provider(config(api.url, { json: { login: '{{ json(steps.login) }}' } })));
+    expectFailure(result, 4, "the templates of webAPIProviderConfig read a step's answer nested too deeply to walk; check the API and those templates", secrets);
+    expect(api.requests).toHaveLength(1);
+  });
+
+  it('ends within --timeout when a step answers 90 000 strings, each of them a secret to hide', async () => {
+    // Every string of a step's answer is a secret: a dozen forms each made it take 15-18 s here.
+    const many = JSON.stringify({ auth: { client_token: CLIENT_TOKEN }, items: Array.from({ length: 90_000 }, (_, i) => `s${i.toString(36).padStart(6, '0')}`) });
+    const api = await startApi((request, response) => {
+      if (request.path === '/v1/auth/kubernetes/login') return void response.writeHead(200, { 'content-type': 'application/json' }).end(many);
+      json(response, 400, { error: 'invalid_request', error_description: `no such role; got ${request.headers['x-vault-token']}` });
+    });
+    const started = Date.now();
+    const result = await run(['--timeout', '3s'], provider(config(api.url, { retry: { limit: 0 } })));
+    expectFailure(result, 3, 'the token API answered 400 Bad Request: {"error":"invalid_request","error_description":"no such role; got [REDACTED]"}', secrets);
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('keeps the whole call, steps included, within --timeout', async () => {

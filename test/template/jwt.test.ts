@@ -95,6 +95,7 @@ describe('jwt() refuses', () => {
     ['a private key asked to sign HS256 (its text would become the secret)', CLAIMS, rsaPem, { alg: 'HS256' }, 'jwt(): HS256 signs with a shared secret, and this is a private key or a JWK'],
     ['an HMAC algorithm without a string secret', CLAIMS, jwk(rsa.privateKey), { alg: 'HS256' }, 'jwt(): HS256 signs with a shared secret: give the secret as a string'],
     ['claims that are not an object', 'iss', rsaPem, undefined, 'jwt() takes the claims as an object, { iss: …, aud: … }'],
+    ['a header field that would set the header\'s prototype (an own key of fromJson\'s objects)', CLAIMS, rsaPem, JSON.parse('{"header":{"__proto__":{"b64":false,"crit":["b64"]}}}'), 'jwt(): options.header.__proto__ is not a header field'],
     ['a thumbprint of something that is no certificate', CLAIMS, rsaPem, { x5t: 'not a certificate' }, 'jwt(): options["x5t"] is not a PEM certificate'],
   ])('%s, in a message that holds no key material', async (_name, claims, key, options, message) => {
     const error = await signJwt(claims, key, options, context).then(

@@ -106,6 +106,7 @@ describe('TemplateRenderer', () => {
     ['comparisons', '{{ 1 < 2 && "a" !== "b" && !(2 <= 1) }}', 'true'],
     ['loose equality of a number and its text', '{{ 1 == "1" }}', 'true'],
     ['a negative number', '{{ -1 + 3 }}', '2'],
+    ['a default for a name every object inherits, read from env', '{{ env.hasOwnProperty ?? "d" }}', 'd'],
   ])('renders %s', async (_name, template, expected) => {
     expect(await setup().render(template)).toBe(expected);
   });
@@ -140,6 +141,14 @@ describe('TemplateRenderer', () => {
     ['a constructor', '{{ cluster.constructor }}', 'TEMPLATE_SYNTAX', 'webAPIProviderConfig.url: {{ cluster.constructor }}: constructor is not data: only the own properties of objects and lists can be read'],
     ['a computed constructor', '{{ cluster["const" + "ructor"] }}', 'TEMPLATE_EVAL', 'webAPIProviderConfig.url: {{ cluster["const" + "ructor"] }}: cluster[…]: constructor is not data'],
     ['a helper used as a value', '{{ urlencode.constructor("return process")() }}', 'TEMPLATE_SYNTAX', 'webAPIProviderConfig.url: {{ urlencode.constructor("return process")() }}: calling a method is not allowed; only the helpers can be called: urlencode, base64, base64url, base64decode, lower, upper, trim, json, fromJson, file, basicAuth, jwt, now, uuid'],
+    // Names every JavaScript object inherits are no helpers, no data and no environment variables.
+    ['a name every object inherits, called as a helper', '{{ hasOwnProperty("x") }}', 'TEMPLATE_SYNTAX', 'webAPIProviderConfig.url: {{ hasOwnProperty("x") }}: hasOwnProperty() is not a helper; the helpers are urlencode, base64, base64url, base64decode, lower, upper, trim, json, fromJson, file, basicAuth, jwt, now, uuid'],
+    ['a name every object inherits, as a value', '{{ toString }}', 'TEMPLATE_SYNTAX', 'webAPIProviderConfig.url: {{ toString }}: unknown name toString; a template reads env, vars, cluster, steps and calls the helpers urlencode, base64, base64url, base64decode, lower, upper, trim, json, fromJson, file, basicAuth, jwt, now, uuid'],
+    ['a member every object inherits', '{{ cluster.config.toString }}', 'TEMPLATE_VALUE', 'webAPIProviderConfig.url: {{ cluster.config.toString }}: cluster.config.toString is not set'],
+    ['a member every object inherits, of an environment variable', '{{ env.toString }}', 'TEMPLATE_VALUE', `webAPIProviderConfig.url: {{ env.toString }}: ${NOT_SET('env.toString')}`],
+    ['a method of a list, read as a member', '{{ fromJson("[1]").map }}', 'TEMPLATE_VALUE', 'webAPIProviderConfig.url: {{ fromJson("[1]").map }}: fromJson(…).map is not set'],
+    ['a member of a list literal', '{{ [1, 2].at }}', 'TEMPLATE_VALUE', 'webAPIProviderConfig.url: {{ [1, 2].at }}: (…).at is not set'],
+    ['a property of a string', '{{ cluster.server.length }}', 'TEMPLATE_EVAL', 'webAPIProviderConfig.url: {{ cluster.server.length }}: cluster.server.length: a string has no properties to read'],
     ['new', '{{ new Error("x") }}', 'TEMPLATE_SYNTAX', 'webAPIProviderConfig.url: {{ new Error("x") }}: new is not supported'],
     ['this', '{{ this }}', 'TEMPLATE_SYNTAX', 'webAPIProviderConfig.url: {{ this }}: this is not supported'],
     ['an arrow function', '{{ (() => 1)() }}', 'TEMPLATE_SYNTAX', 'webAPIProviderConfig.url: {{ (() => 1)() }}: Unexpected "=" at character 4'],

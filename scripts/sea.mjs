@@ -9,22 +9,41 @@ import { fileURLToPath } from 'node:url';
 export const root = fileURLToPath(new URL('../', import.meta.url));
 export const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
 
-/** dist/sea/cli.cjs: the CLI in one CommonJS file. */
+// Dependencies that neither a cached credential nor a plain fetch loads: re2js (match()/search() in
+// JSONPaths) and jose (jwt()). In the executable they are SEA assets, compiled the first time a config
+// needs one, so that every start does not pay for their source: with them in the main script a cached
+// credential cost ~6 ms more (one bundle of 775 kB instead of 486 kB; docs/performance.md).
+const LAZY = ['re2js', 'jose'];
+
+const seaCommon = { bundle: true, platform: 'node', target: 'node24', format: 'cjs', minifyWhitespace: true, minifySyntax: true, legalComments: 'none', logLevel: 'warning' };
+
+/** An import of a LAZY package, in the executable: its bundle, read from the SEA's assets when first required. */
+const lazyAssets = {
+  name: 'lazy-sea-assets',
+  setup(build) {
+    build.onResolve({ filter: new RegExp(`^(${LAZY.join('|')})$`) }, (args) => ({ path: args.path, namespace: 'sea-asset' }));
+    build.onLoad({ filter: /.*/, namespace: 'sea-asset' }, (args) => ({
+      loader: 'js',
+      contents: `const { getAsset } = require('node:sea');
+const { compileFunction } = require('node:vm');
+const module_ = { exports: {} };
+compileFunction(getAsset(${JSON.stringify(`${args.path}.cjs`)}, 'utf8'), ['exports', 'require', 'module'], { filename: ${JSON.stringify(`sea-asset:${args.path}.cjs`)} })(module_.exports, require, module_);
+module.exports = module_.exports;
+`,
+    }));
+  },
+};
+
+/** dist/sea/cli.cjs: the CLI in one CommonJS file, and the LAZY packages each in its own (the SEA's assets). */
 export async function bundle(out) {
-  await build({
-    entryPoints: [`${root}src/main.ts`],
-    outfile: `${out}cli.cjs`,
-    bundle: true,
-    platform: 'node',
-    target: 'node24',
-    format: 'cjs',
-    minifyWhitespace: true,
-    minifySyntax: true,
-    define: { __VERSION__: JSON.stringify(version) },
-    legalComments: 'none',
-    logLevel: 'warning',
-  });
-  return `${out}cli.cjs`;
+  const main = `${out}cli.cjs`;
+  await build({ ...seaCommon, entryPoints: [`${root}src/main.ts`], outfile: main, define: { __VERSION__: JSON.stringify(version) }, plugins: [lazyAssets] });
+  const assets = {};
+  for (const name of LAZY) {
+    assets[`${name}.cjs`] = `${out}${name}.cjs`;
+    await build({ ...seaCommon, stdin: { contents: `module.exports = require(${JSON.stringify(name)});`, resolveDir: root, loader: 'js' }, outfile: assets[`${name}.cjs`] });
+  }
+  return { main, assets };
 }
 
 // Both tools are chatty on success (postject warns about ELF notes it leaves alone): show their
@@ -41,13 +60,14 @@ export function quietly(command, args) {
  * The SEA blob of `main`, made by `node` (the target's exact version: the blob format is the
  * Node's). The V8 code cache fits only that arch and that very binary: `codeCache` where they match.
  */
-export function blob(node, main, output, codeCache) {
+export function blob(node, { main, assets }, output, codeCache) {
   const config = `${output}.json`;
   writeFileSync(
     config,
     JSON.stringify({
       main,
       output,
+      assets,
       disableExperimentalSEAWarning: true,
       useCodeCache: codeCache,
       useSnapshot: false,

@@ -60,6 +60,27 @@ describeWith(QEMU_AARCH64)('the release binaries', () => {
     expect(JSON.parse(fetched.stdout).status.token).toBe(SECRET.token);
   }, 60_000);
 
+  it('load their lazy assets on arm64 (under qemu): jose for jwt(), re2js for match()', async () => {
+    let assertion = '';
+    const api = await startApi((request, response) => {
+      assertion = new URLSearchParams(request.body).get('client_assertion') ?? '';
+      json(response, 200, { items: [{ name: 'other', token: 'nope' }, { name: 'kube-api', token: SECRET.token }], expires_in: 600 });
+    });
+    const config = provider({
+      method: 'POST',
+      url: `${api.url}/token`,
+      form: { client_assertion: '{{ jwt({ iss: "arm64", aud: "test" }, "a-shared-secret-of-32-bytes-or-more!", { alg: "HS256" }) }}' },
+      tokenPath: "$.items[?match(@.name, 'kube-.*')].token",
+      expiresInPath: '$.expires_in',
+      tls: { caData: readFileSync(pki.ca.certFile, 'utf8') },
+    });
+    const fetched = await runArm64(['--config-inline', config]);
+    expect(fetched.stderr).toBe('');
+    expect(JSON.parse(fetched.stdout).status.token).toBe(SECRET.token);
+    const [header, claims] = assertion.split('.').slice(0, 2).map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()));
+    expect({ alg: header.alg, iss: claims.iss, aud: claims.aud }).toEqual({ alg: 'HS256', iss: 'arm64', aud: 'test' });
+  }, 60_000);
+
   it('are the executables their platforms load, each carrying the blob', () => {
     const head = (platform: string) => readFileSync(file(platform)).subarray(0, 4);
     expect(head('linux-x64').toString('latin1')).toBe('\x7fELF');

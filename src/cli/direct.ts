@@ -4,7 +4,7 @@
 // both ways.
 import type { ExitCode } from '../errors.js';
 import type { CliDeps } from './deps.js';
-import { DEFAULT_TIMEOUT, durationFlag } from './flags.js';
+import { getTokenFlags } from './flags.js';
 import type { FastFlags } from './fast-path.js';
 import { getToken } from '../use-case/get-token.js';
 import { reportFailure, reporter } from './report.js';
@@ -12,20 +12,7 @@ import { reportFailure, reporter } from './report.js';
 export async function runGetToken(flags: FastFlags, deps: CliDeps): Promise<ExitCode> {
   const { line, useCaseDeps } = reporter(deps);
   try {
-    await getToken(
-      {
-        ...(flags.config !== undefined ? { config: flags.config } : {}),
-        ...(flags.configInline !== undefined ? { configInline: flags.configInline } : {}),
-        ...(flags.configFromCluster ? { configFromCluster: true } : {}),
-        ...(flags.set.length > 0 ? { set: flags.set } : {}),
-        ...(flags.apiVersion !== undefined ? { apiVersion: flags.apiVersion } : {}),
-        output: flags.output,
-        timeoutMs: durationFlag('--timeout', flags.timeout ?? DEFAULT_TIMEOUT),
-        ...(flags.cache !== undefined ? { cache: flags.cache } : {}),
-        ...(flags.cacheDir !== undefined ? { cacheDir: flags.cacheDir } : {}),
-      },
-      useCaseDeps(flags.verbose),
-    );
+    await getToken(getTokenFlags(flags), useCaseDeps(flags.verbose));
     return 0;
   } catch (error) {
     return reportFailure(error, line, flags.verbose);

@@ -3,6 +3,7 @@
 // top-level --help and completion.ts takes the values it suggests. Light: the fast path loads it.
 import { UsageError } from '../errors.js';
 import { DURATION_PATTERN, parseDuration } from '../config/shape.js';
+import type { GetTokenFlags, RequestFlags } from '../use-case/deps.js';
 
 type FlagKey = 'config' | 'configInline' | 'configFromCluster' | 'set' | 'output' | 'apiVersion' | 'cache' | 'cacheDir' | 'timeout' | 'verbose';
 
@@ -72,4 +73,40 @@ export function durationFlag(name: string, value: string): number {
     throw new UsageError('FLAG_INVALID', `${name} ${JSON.stringify(value)}: expected a positive duration such as 10s, 500ms or 1m30s`);
   }
   return parseDuration(value);
+}
+
+/** The values of the table's flags as either route parsed them (commander, or the fast path). */
+export interface ParsedFlags {
+  config?: string;
+  configInline?: string;
+  configFromCluster?: boolean;
+  set?: string[];
+  output?: string;
+  apiVersion?: string;
+  cache?: boolean;
+  cacheDir?: string;
+  timeout?: string;
+  verbose?: boolean;
+}
+
+/** What validate, render and the generators take of them. */
+export function requestFlags(parsed: ParsedFlags): RequestFlags {
+  return {
+    ...(parsed.config !== undefined ? { config: parsed.config } : {}),
+    ...(parsed.configInline !== undefined ? { configInline: parsed.configInline } : {}),
+    ...(parsed.configFromCluster ? { configFromCluster: true } : {}),
+    ...(parsed.set !== undefined && parsed.set.length > 0 ? { set: parsed.set } : {}),
+    ...(parsed.apiVersion !== undefined ? { apiVersion: parsed.apiVersion } : {}),
+  };
+}
+
+/** What get-token takes of them: the same on both routes, so they cannot drift. */
+export function getTokenFlags(parsed: ParsedFlags): GetTokenFlags {
+  return {
+    ...requestFlags(parsed),
+    output: parsed.output === 'token' ? 'token' : 'exec-credential',
+    timeoutMs: durationFlag('--timeout', parsed.timeout ?? DEFAULT_TIMEOUT),
+    ...(parsed.cache !== undefined ? { cache: parsed.cache } : {}),
+    ...(parsed.cacheDir !== undefined ? { cacheDir: parsed.cacheDir } : {}),
+  };
 }

@@ -1,21 +1,11 @@
-// The use cases behind `kubeconfig` and `argocd-secret`: validate the config exactly as the plugin
-// will run it (prepare, with the cluster info client-go would send), then print the manifest.
-// Secret values are never printed: the env names the templates read are listed, not their values.
-import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { readProblem, UsageError } from '../errors.js';
-import { parseConfigText, selectSource } from '../config/load.js';
+// The use cases behind `kubeconfig` and `argocd-secret`: the config checked as the plugin will run
+// it (manifest-input.ts), then the manifest and notes on what it needs where it runs. Secret values
+// are never printed: the env names the templates read are listed, not their values.
+import { dirname, join, resolve } from 'node:path';
 import { V1, V1BETA1 } from '../credential/exec-credential.js';
-import type { Deps, RequestFlags } from '../use-case/deps.js';
-import { prepare } from '../use-case/prepare.js';
+import type { Deps } from '../use-case/deps.js';
+import { check, inlineTlsFiles, type ManifestFlags } from './manifest-input.js';
 import { buildArgoCdClusterSecret, buildKubeconfig, defaultName, INSTALLED_NAME, type ExecPlugin } from './manifests.js';
-
-interface ManifestFlags extends RequestFlags {
-  server: string;
-  name?: string;
-  caFile?: string;
-  /** Put the config in the manifest (cluster extension / execProviderConfig.config) with provideClusterInfo. */
-  embedConfig?: boolean;
-}
 
 export interface KubeconfigFlags extends ManifestFlags {
   cache?: boolean;
@@ -26,21 +16,6 @@ export interface KubeconfigFlags extends ManifestFlags {
 export interface ArgoCdSecretFlags extends ManifestFlags {
   namespace: string;
   command: string;
-}
-
-interface Checked {
-  server: string;
-  apiVersion: string;
-  caData?: string;
-  source: { kind: 'file'; path: string } | { kind: 'text'; text: string };
-  document: unknown;
-  /** Env names the templates read that are set now or that a value needs: the plugin needs them at run time. */
-  envNames: string[];
-  setArgs: string[];
-  /** The relative paths the config reads, as written. */
-  relativeFiles: string[];
-  /** The files the config reads (file(), tls.*File), resolved as the plugin would here. */
-  files: string[];
 }
 
 /** Prints the kubeconfig; returns notes for stderr. */
@@ -66,11 +41,7 @@ export async function kubeconfig(flags: KubeconfigFlags, cwd: string, deps: Deps
   // own: its relative paths mean the one kubectl runs in. The TLS files of an embedded one are data now.
   if (flags.embedConfig || checked.source.kind === 'text') {
     const relative = checked.relativeFiles.filter((path) => !inlinedPaths.includes(path));
-    if (relative.length > 0) {
-      const one = relative.length === 1;
-      const how = flags.embedConfig ? 'an embedded' : 'an inline';
-      notes.push(`note: ${names(relative)} ${one ? 'is a relative path' : 'are relative paths'}: in ${how} config ${one ? 'it resolves' : 'they resolve'} against the directory kubectl runs in; use an absolute path`);
-    }
+    if (relative.length > 0) notes.push(relativeNote(relative, `in ${flags.embedConfig ? 'an embedded' : 'an inline'} config`, 'the directory kubectl runs in'));
   }
   const plugin: ExecPlugin = {
     command,
@@ -131,140 +102,14 @@ export async function argoCdSecret(flags: ArgoCdSecretFlags, deps: Deps): Promis
     const missing = inPod.filter((path) => elsewhere.includes(path));
     notes.push(`note: ${names(inPod)} must exist in the Argo CD containers${missing.length === inPod.length ? ' (not found here)' : missing.length > 0 ? ` (${names(missing)} not found here)` : ''}`);
   }
-  if (relative.length > 0) {
-    const one = relative.length === 1;
-    notes.push(`note: ${names(relative)} ${one ? 'is a relative path' : 'are relative paths'}: in the Argo CD containers ${one ? 'it resolves' : 'they resolve'} against their working directory; use an absolute path`);
-  }
+  if (relative.length > 0) notes.push(relativeNote(relative, 'in the Argo CD containers', 'their working directory'));
   return notes;
 }
 
-const TLS_FILES = [
-  ['caFile', 'caData'],
-  ['certFile', 'certData'],
-  ['keyFile', 'keyData'],
-] as const;
-
-interface Inlined {
-  document: unknown;
-  /** The tls.*File values inlined, as written, and as read. */
-  paths: string[];
-  resolved: string[];
-  notes: string[];
-}
-
-/**
- * The document with every tls.caFile, certFile and keyFile (top level and steps) replaced by the
- * file's content as caData, certData and keyData: the manifest carries the config to a machine
- * that has no such file. A templated path, or one not found here (`elsewhere`), stays a path.
- */
-function inlineTlsFiles(checked: Checked, deps: Deps, elsewhere: string[] = []): Inlined {
-  const document = structuredClone(checked.document) as { webAPIProviderConfig: Record<string, unknown> };
-  const base = checked.source.kind === 'file' ? dirname(checked.source.path) : undefined;
-  const result: Inlined = { document, paths: [], resolved: [], notes: [] };
-  const provider = document.webAPIProviderConfig;
-  const steps = Array.isArray(provider['steps']) ? (provider['steps'] as Array<Record<string, unknown>>) : [];
-  for (const [request, root] of [[provider, 'webAPIProviderConfig'], ...steps.map((step, i) => [step, `webAPIProviderConfig.steps[${i}]`] as const)] as const) {
-    const tls = request['tls'];
-    if (typeof tls !== 'object' || tls === null) continue;
-    const fields = tls as Record<string, unknown>;
-    for (const [file, data] of TLS_FILES) {
-      const path = fields[file];
-      if (typeof path !== 'string' || path.includes('{{')) continue;
-      const resolvedPath = base !== undefined && !isAbsolute(path) ? join(base, path) : path;
-      if (elsewhere.includes(resolvedPath)) continue;
-      const content = deps.readFile(resolvedPath);
-      // The same place in the mapping, under the data name.
-      const entries = Object.entries(fields).map(([key, value]): [string, unknown] => (key === file ? [data, content] : [key, value]));
-      for (const key of Object.keys(fields)) delete fields[key];
-      Object.assign(fields, Object.fromEntries(entries));
-      result.paths.push(path);
-      result.resolved.push(resolvedPath);
-      if (file === 'keyFile') result.notes.push(`note: ${root}.tls.keyFile ${path} is inlined as tls.keyData: the manifest holds its private key, keep it as secret as the file`);
-    }
-  }
-  return result;
-}
-
-// Stands in for a file of the Argo CD containers; passes the PEM check of tls.*File.
-const ELSEWHERE = '-----BEGIN CERTIFICATE-----\nZWxzZXdoZXJl\n-----END CERTIFICATE-----\n';
-
-/** Validates and renders as the plugin will; with `elsewhere`, missing files are collected there instead of failing. */
-async function check(flags: ManifestFlags, defaultApiVersion: string, deps: Deps, elsewhere?: string[]): Promise<Checked> {
-  const server = serverUrl(flags.server);
-  const apiVersion = flags.apiVersion ?? defaultApiVersion;
-  if (apiVersion !== V1 && apiVersion !== V1BETA1) {
-    throw new UsageError('API_VERSION', `--api-version ${JSON.stringify(apiVersion)} is not supported; use ${V1} or ${V1BETA1}`);
-  }
-  const caData = flags.caFile === undefined ? undefined : readCa(flags.caFile, deps);
-  // Only the flags and the environment can name the config here: the manifest is what will carry it.
-  const selected = selectSource(flags, deps.env, undefined);
-  if (selected.kind === 'document') throw new Error('unreachable: no cluster info was given');
-  let source: Checked['source'];
-  let text: string;
-  if (selected.kind === 'text') {
-    source = { kind: 'text', text: selected.text };
-    text = selected.text;
-  } else {
-    source = { kind: 'file', path: selected.path };
-    try {
-      text = deps.readFile(selected.path);
-    } catch (error) {
-      throw new UsageError('CONFIG_UNREADABLE', `cannot read config ${selected.path}: ${readProblem(error)}`, { cause: error });
-    }
-  }
-  const document = await parseConfigText(text, selected.origin);
-  // Validate and render as the plugin will run: with spec.cluster only when the manifest sends it.
-  const cluster = { server, ...(caData !== undefined ? { 'certificate-authority-data': caData } : {}), config: document };
-  const execInfo = flags.embedConfig ? JSON.stringify({ apiVersion, kind: 'ExecCredential', spec: { interactive: false, cluster } }) : undefined;
-  const readFile = (path: string) => {
-    // A TLS path rendered from an unset env value names a file of the machine that will run the plugin.
-    if (path.includes('[env.')) return ELSEWHERE;
-    try {
-      return deps.readFile(path);
-    } catch (error) {
-      if (!elsewhere || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      elsewhere.push(path);
-      return ELSEWHERE;
-    }
-  };
-  // The shape and the templates are checked, never the secret values: an unset env value renders as
-  // a placeholder, and its name is listed for the manifest's reader.
-  const prepared = await prepare({ ...flags, apiVersion, unsetEnvAsPlaceholder: true }, { ...deps, readFile, env: { ...deps.env, KUBERNETES_EXEC_INFO: execInfo } });
-  const envNames = prepared.dependencies.env.filter((name) => name !== 'KUBERNETES_EXEC_INFO' && (deps.env[name] !== undefined || prepared.envNeeded.includes(name)));
-  const setArgs = (flags.set ?? []).flatMap((pair) => ['--set', pair]);
-  return {
-    server,
-    apiVersion,
-    ...(caData !== undefined ? { caData } : {}),
-    source,
-    document,
-    envNames,
-    setArgs,
-    relativeFiles: prepared.relativeFiles,
-    files: prepared.dependencies.files,
-  };
-}
-
-function serverUrl(text: string): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(text);
-  } catch {
-    url = undefined;
-  }
-  if (url?.protocol !== 'https:') throw new UsageError('SERVER_INVALID', `--server ${JSON.stringify(text)}: expected the https:// URL of the Kubernetes API server`);
-  return text;
-}
-
-function readCa(path: string, deps: Deps): string {
-  let pem: string;
-  try {
-    pem = deps.readFile(path);
-  } catch (error) {
-    throw new UsageError('CA_FILE', `--ca-file ${path}: cannot read it: ${readProblem(error)}`, { cause: error });
-  }
-  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError('CA_FILE', `--ca-file ${path}: expected PEM certificates`);
-  return Buffer.from(pem, 'utf8').toString('base64');
+/** A relative path means another directory where the manifest runs the plugin than here. */
+function relativeNote(relative: string[], where: string, against: string): string {
+  const one = relative.length === 1;
+  return `note: ${names(relative)} ${one ? 'is a relative path' : 'are relative paths'}: ${where} ${one ? 'it resolves' : 'they resolve'} against ${against}; use an absolute path`;
 }
 
 function names(list: string[]): string {

@@ -4,8 +4,8 @@ import { Argument, Command, CommanderError, Option } from 'commander';
 import type { ExitCode } from '../errors.js';
 import { reportFailure, reporter } from './report.js';
 import type { CliDeps } from './deps.js';
-import { DEFAULT_TIMEOUT, GET_TOKEN_FLAGS, durationFlag, flagSyntax, type Flag } from './flags.js';
-import type { Deps, GetTokenFlags, RequestFlags } from '../use-case/deps.js';
+import { GET_TOKEN_FLAGS, flagSyntax, getTokenFlags, requestFlags, type Flag, type ParsedFlags } from './flags.js';
+import type { Deps } from '../use-case/deps.js';
 import { getToken } from '../use-case/get-token.js';
 import { render, validate } from '../use-case/inspect.js';
 import { clearCache } from '../use-case/clear-cache.js';
@@ -15,25 +15,10 @@ import { ARGOCD_COMMAND, ARGOCD_NAMESPACE, INSTALLED_NAME } from './manifests.js
 import { closest } from '../config/shape.js';
 import { argoCdSecret, kubeconfig, type ArgoCdSecretFlags, type KubeconfigFlags } from './generators.js';
 
-
-interface RawOptions {
-  config?: string;
-  configInline?: string;
-  configFromCluster?: boolean;
-  set?: string[];
-  output?: string;
-  apiVersion?: string;
-  cache?: boolean;
-  cacheDir?: string;
-  timeout?: string;
-  verbose?: boolean;
-}
-
-
 export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
   let verbose = argv.includes('-v') || argv.includes('--verbose');
   const { line, useCaseDeps: depsFor } = reporter(deps);
-  const useCaseDeps = (options: RawOptions): Deps => {
+  const useCaseDeps = (options: ParsedFlags): Deps => {
     verbose = options.verbose === true;
     return depsFor(verbose);
   };
@@ -53,22 +38,15 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
       .command('get-token', { isDefault: true })
       .description('print an ExecCredential (the default command)'),
     GET_TOKEN_FLAGS,
-  ).action(async (options: RawOptions) => {
-    const flags: GetTokenFlags = {
-      ...requestFlags(options),
-      output: options.output as GetTokenFlags['output'],
-      timeoutMs: durationFlag('--timeout', options.timeout ?? DEFAULT_TIMEOUT),
-      ...(options.cache !== undefined ? { cache: options.cache } : {}),
-      ...(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}),
-    };
-    await getToken(flags, useCaseDeps(options));
+  ).action(async (options: ParsedFlags) => {
+    await getToken(getTokenFlags(options), useCaseDeps(options));
   });
 
   requestOptions(program.command('validate').description('check the config, its templates and the env they read; no network')).action(
-    async (options: RawOptions) => validate(requestFlags(options), useCaseDeps(options)),
+    async (options: ParsedFlags) => validate(requestFlags(options), useCaseDeps(options)),
   );
   requestOptions(program.command('render').description('print the request it would send, secrets redacted; no network')).action(
-    async (options: RawOptions) => render(requestFlags(options), useCaseDeps(options)),
+    async (options: ParsedFlags) => render(requestFlags(options), useCaseDeps(options)),
   );
 
   const cacheClear = program
@@ -77,10 +55,10 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     .command('clear')
     .description('remove every cached credential');
   addFlags(cacheClear, GET_TOKEN_FLAGS.filter((flag) => flag.key === 'cacheDir' || flag.key === 'verbose'))
-    .action(async (options: RawOptions) => clearCache(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}, useCaseDeps(options)));
+    .action(async (options: ParsedFlags) => clearCache(options.cacheDir !== undefined ? { cacheDir: options.cacheDir } : {}, useCaseDeps(options)));
 
   // Manifests that run this binary: each validates the config as the plugin will run it first.
-  interface ManifestOptions extends RawOptions {
+  interface ManifestOptions extends ParsedFlags {
     server: string;
     name?: string;
     caFile?: string;
@@ -122,7 +100,7 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
   program
     .command('completion')
     .description('print the shell completion script')
-    .addArgument(new Argument('<shell>', 'bash, zsh or fish').choices(SHELLS))
+    .addArgument(new Argument('<shell>', SHELLS.join(', ')).choices(SHELLS))
     .action((shell: Shell) => deps.stdout(completionScript(shell, describeProgram(program), program.name())));
   addExamples(program);
 
@@ -158,14 +136,4 @@ function addFlags(command: Command, flags: readonly Flag[]): Command {
     command.addOption(option);
   }
   return command;
-}
-
-function requestFlags(options: RawOptions): RequestFlags {
-  return {
-    ...(options.config !== undefined ? { config: options.config } : {}),
-    ...(options.configInline !== undefined ? { configInline: options.configInline } : {}),
-    ...(options.configFromCluster ? { configFromCluster: true } : {}),
-    ...(options.set !== undefined ? { set: options.set } : {}),
-    ...(options.apiVersion !== undefined ? { apiVersion: options.apiVersion } : {}),
-  };
 }

@@ -131,7 +131,10 @@ execFileSync(
 );
 const sbom = JSON.parse(readFileSync(sbomFile, 'utf8'));
 const nameOf = (component) => `${component.group ? `${component.group}/` : ''}${component.name}@${component.version}`;
-sbom.components = sbom.components.filter((component) => bundled.has(nameOf(component)));
+// cyclonedx-npm marks them development packages (devDependencies): in the binaries they are not.
+sbom.components = sbom.components
+  .filter((component) => bundled.has(nameOf(component)))
+  .map((component) => ({ ...component, properties: (component.properties ?? []).filter((property) => property.name !== 'cdx:npm:package:development') }));
 const kept = new Set([sbom.metadata.component['bom-ref'], ...sbom.components.map((component) => component['bom-ref'])]);
 sbom.dependencies = (sbom.dependencies ?? []).filter((dep) => kept.has(dep.ref)).map((dep) => ({ ...dep, dependsOn: (dep.dependsOn ?? []).filter((ref) => kept.has(ref)) }));
 const missing = [...bundled].filter((name) => !sbom.components.some((component) => nameOf(component) === name));

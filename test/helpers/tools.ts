@@ -88,3 +88,12 @@ export const BUILDAH = findTool('buildah', 'BUILDAH', ['buildah'], 'apt-get inst
 export const DEBOOTSTRAP = findTool('debootstrap', 'DEBOOTSTRAP', ['debootstrap', '/usr/sbin/debootstrap'], 'apt-get install debootstrap, or set DEBOOTSTRAP');
 /** Not a tool but a condition: debootstrap and chroot isolation need root. */
 export const AS_ROOT: Tool = { name: 'the image build', path: process.getuid?.() === 0 ? '/' : undefined, absent: 'needs root', enable: 'run the tests as root' };
+// The win-x64 binary runs under Wine 10 in a Debian 13 root (Debian 12's Wine 8 cannot run Node 24):
+// WINE_ROOT names a root that .ci/wine-root made (.ci/run makes one outside the checkout and keeps it).
+const wineRoot = process.env['WINE_ROOT'];
+export const WINE_ROOT: Tool = {
+  name: 'Wine (a Debian 13 root)',
+  path: wineRoot && executable(join(wineRoot, 'usr/lib/wine/wine64')) ? wineRoot : undefined,
+  absent: wineRoot ? `not found in WINE_ROOT=${wineRoot}` : 'not found (WINE_ROOT is not set)',
+  enable: 'as root: .ci/wine-root <dir>, then set WINE_ROOT=<dir>',
+};

@@ -88,3 +88,4 @@ export const BUILDAH = findTool('buildah', 'BUILDAH', ['buildah'], 'apt-get inst
 export const DEBOOTSTRAP = findTool('debootstrap', 'DEBOOTSTRAP', ['debootstrap', '/usr/sbin/debootstrap'], 'apt-get install debootstrap, or set DEBOOTSTRAP');
 /** Not a tool but a condition: debootstrap and chroot isolation need root. */
 export const AS_ROOT: Tool = { name: 'the image build', path: process.getuid?.() === 0 ? '/' : undefined, absent: 'needs root', enable: 'run the tests as root' };
+export const SETPRIV = findTool('setpriv', 'SETPRIV_BIN', ['setpriv'], 'apt-get install util-linux, or set SETPRIV_BIN');

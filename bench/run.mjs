@@ -113,6 +113,7 @@ const commands = {
   'fetch json': [binary, '--config', configJson],
   'curl|jq': [plugin],
   'node https': [node, join(root, 'bench', 'min-fetch.mjs'), `${url}/token`, join(dir, 'ca.crt')],
+  'node https roots': [node, join(root, 'bench', 'min-fetch.mjs'), `${url}/token`, join(dir, 'ca.crt'), '--system-roots'],
 };
 // BENCH_BASELINE=<another build of the binary> (e.g. main before a change) runs its hit and fetch in
 // the same alternating rounds, so a before/after comparison shares one machine state.
@@ -292,6 +293,7 @@ const lines = [
   `| least Node can do: node:https, same POST, nothing else (bench/min-fetch.mjs) | ${f(med['node https'])} | ${(med['node https'] / med['curl|jq']).toFixed(2)} × curl\\|jq; fetch = ${(med.fetch / med['node https']).toFixed(2)} ×, fetch json = ${(med['fetch json'] / med['node https']).toFixed(2)} × this | fetch ≤ 1.15 × this |`,
   `| fleet: 200 clusters (distinct servers, one config, --cache), cold, started together | wall ${f(fleetRun.wall)}, CPU ${f(fleetRun.cpu)} summed | upstream requests ${fleetRun.requests}; failures ${fleetRun.failures}; distinct tokens ${fleetRun.tokens}; peak private memory (Private_Dirty) ${fleetRun.peakOne.toFixed(1)} MB per process, ${fleetRun.peakSum.toFixed(0)} MB all at once | 1 request, 0 failures |`,
   `| storm: 401 token API, ${stormRun.calls} calls over ${STORM_SECONDS} s from 20 concurrent callers | ${stormRun.seconds.toFixed(1)} s | upstream requests ${stormRun.requests}; exit 3: ${stormRun.exit3} | one per cache.failureTTL (10 s) |`,
+  `| the same with the CA added to the system roots, as the SPEC asks of every fetch (min-fetch.mjs --system-roots) | ${f(med['node https roots'])} | ${(med['node https roots'] / med['node https']).toFixed(2)} × node https; fetch = ${(med.fetch / med['node https roots']).toFixed(2)} ×, fetch json = ${(med['fetch json'] / med['node https roots']).toFixed(2)} × this | |`,
   `| 50 concurrent cold calls (5 bursts) | wall ${bursts.map((b) => f(b.wall)).join(', ')} | upstream requests ${bursts.map((b) => b.requests).join(', ')}; failures ${bursts.map((b) => b.failures).join(', ')}; distinct tokens ${bursts.map((b) => b.tokens).join(', ')} | 1 request, 0 failures |`,
   ...(baseline
     ? [

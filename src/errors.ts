@@ -54,6 +54,15 @@ export class ConfigError extends UsageError {
 /** Exit 3: the request did not get a 2xx answer (DNS, connect, TLS, timeout, status). */
 export class RequestError extends CredentialError {
   readonly exitCode = 3 as const;
+  /** The status of the answer that failed it, if one came: the cache tells a refusal from an outage by it. */
+  readonly status: number | undefined;
+  /** That answer's Retry-After, in ms. */
+  readonly retryAfterMs: number | undefined;
+  constructor(code: string, message: string, options?: { cause?: unknown; status?: number; retryAfterMs?: number | undefined }) {
+    super(code, message, options);
+    this.status = options?.status;
+    this.retryAfterMs = options?.retryAfterMs;
+  }
 }
 
 /** Exit 4: a 2xx answer that does not hold a usable credential. */

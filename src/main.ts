@@ -1,7 +1,6 @@
 // The composition root: the only module that touches process, the real file system and the clock.
 // A cached credential is served by cli/fast-path.ts without loading the rest (cli/program.ts and everything
 // behind it), which is most of the start-up time of a plugin kubectl runs on every command.
-import fs from 'node:fs';
 import { homedir } from 'node:os';
 import type { CliDeps } from './cli/deps.js';
 import { fastPath, parseFastArgs } from './cli/fast-path.js';
@@ -9,6 +8,10 @@ import { readBoundedFile } from './read-file.js';
 import { Redactor } from './redact.js';
 
 declare const __VERSION__: string;
+
+// The module itself: `import fs from 'node:fs'` would be bundled as a copy of its ~100 exports, made
+// on every start (~0.5 ms of a cached hit, profiled).
+const fs = process.getBuiltinModule('node:fs');
 
 /**
  * Writes to a file descriptor directly. process.stdout would build a stream (and load net for a

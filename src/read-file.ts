@@ -1,6 +1,6 @@
 // The real readFile of every file a config names (the config itself, file(), tls.*File): a thin
 // I/O edge that main.ts hands to the rest, and the in-process test harness uses too.
-import fs from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 
 /** Config, file() and TLS files: read only as regular files of at most 1 MiB (SPEC "Network behaviour"). */
 const MAX_READ_BYTES = 1024 * 1024;
@@ -11,9 +11,9 @@ const MAX_READ_BYTES = 1024 * 1024;
  * Symbolic links are followed: Kubernetes mounts secrets through them.
  */
 export function readBoundedFile(path: string): string {
-  const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
-    const stat = fs.fstatSync(fd);
+    const stat = fstatSync(fd);
     const refuse = (message: string, code: string) => Object.assign(new Error(message), { code, readLimit: true });
     if (!stat.isFile()) throw refuse('not a regular file', 'ENOTREG');
     if (stat.size > MAX_READ_BYTES) throw refuse('larger than 1 MiB', 'EFBIG');
@@ -22,7 +22,7 @@ export function readBoundedFile(path: string): string {
     let buffer = Buffer.allocUnsafe(stat.size + 1);
     let length = 0;
     for (;;) {
-      const n = fs.readSync(fd, buffer, length, buffer.length - length, null);
+      const n = readSync(fd, buffer, length, buffer.length - length, null);
       if (n === 0) break;
       length += n;
       if (length > MAX_READ_BYTES) throw refuse('larger than 1 MiB', 'EFBIG');
@@ -30,7 +30,7 @@ export function readBoundedFile(path: string): string {
     }
     return buffer.toString('utf8', 0, length);
   } finally {
-    fs.closeSync(fd);
+    closeSync(fd);
   }
 }
 

@@ -2,7 +2,8 @@
 // throughout: a cache problem is a trace line and a fetch, never a failed command.
 import type { CredentialStatus } from '../credential/exec-credential.js';
 import { acquire, type LockDeps } from './lock.js';
-import { ensureDir, ensureSecret, readEntry, writeEntry, type CacheFs } from './store.js';
+import { failureToRemember, recalled } from './failure.js';
+import { ensureDir, ensureSecret, readEntry, writeEntry, writeFailure, type CacheFs, type Lookup } from './store.js';
 
 export { defaultCacheDir } from './store.js';
 
@@ -34,13 +35,25 @@ export function openCache(dir: string, deps: CacheDeps): Uint8Array | undefined 
 /** Longest a caller waits for another process's fetch before fetching itself. */
 const MAX_WAIT_MS = 10_000;
 
+/** How the call's failures are remembered (cache/failure.ts): what to keep of one, 0 ms for nothing. */
+export interface FailureMemory {
+  ttlMs: number;
+  redact: (text: string) => string;
+}
 
+/**
+ * The credential for `key`: a hit, else one fetch for every concurrent caller, stored. A failure of
+ * that fetch is remembered and served the same way (thrown as its error). `entered` is told whenever
+ * the key has an entry (found or stored), so that the caller can write the ref the fast path finds it by.
+ */
 export async function cached(
   dir: string,
   key: string,
   timing: { deadline: number; timeoutMs: number },
   fetch: () => Promise<CredentialStatus>,
   deps: CacheDeps,
+  failures: FailureMemory = { ttlMs: 0, redact: (text) => text },
+  entered: () => void = () => {},
 ): Promise<CredentialStatus> {
   const { fs, trace } = deps;
   const store = (status: CredentialStatus) => {
@@ -51,17 +64,50 @@ export async function cached(
     try {
       writeEntry(fs, dir, key, status, deps.unique(), deps.now());
       trace('cache: stored');
+      entered();
     } catch (error) {
       trace(`cache: cannot store the entry (${errorCode(error)})`);
     }
   };
+  const fetchAndStore = async () => {
+    let status: CredentialStatus;
+    try {
+      status = await fetch();
+    } catch (error) {
+      const failure = failureToRemember(error, failures.ttlMs, deps.now(), failures.redact);
+      if (failure) {
+        try {
+          writeFailure(fs, dir, key, failure, deps.unique(), deps.now());
+          trace(`cache: failure remembered for ${Math.round((failure.until - failure.at) / 1000)}s`);
+          entered();
+        } catch (writeError) {
+          trace(`cache: cannot remember the failure (${errorCode(writeError)})`);
+        }
+      }
+      throw error;
+    }
+    store(status);
+    return status;
+  };
+  /** A hit is returned, a remembered failure thrown; undefined for a miss. */
+  const serve = (lookup: Lookup, how: string): CredentialStatus | undefined => {
+    if (lookup.hit) {
+      trace(`cache: hit${how}`);
+      entered();
+      return lookup.status;
+    }
+    if (lookup.failure) {
+      trace(`cache: failure remembered until ${new Date(lookup.failure.until).toISOString()}${how}`);
+      entered();
+      throw recalled(lookup.failure, deps.now());
+    }
+    return undefined;
+  };
 
   const first = readEntry(fs, dir, key, deps.now(), deps.uid);
-  if (first.hit) {
-    trace('cache: hit');
-    return first.status;
-  }
-  trace(`cache: miss (${first.reason})`);
+  const served = serve(first, '');
+  if (served) return served;
+  if (!first.hit) trace(`cache: miss (${first.reason})`);
 
   let outcome: Awaited<ReturnType<typeof acquire>> | { kind: 'unlockable' };
   try {
@@ -72,7 +118,11 @@ export async function cached(
         waitUntil: deps.now() + Math.min(MAX_WAIT_MS, (timing.deadline - deps.now()) / 2),
         // No holder lives longer than its own deadline; ours is the best guess we have of theirs.
         staleAfterMs: Math.max(timing.timeoutMs, 30_000) + 5_000,
-        ready: () => readEntry(fs, dir, key, deps.now(), deps.uid).hit,
+        // Another process's fetch ends in an entry either way: a credential or a failure remembered.
+        ready: () => {
+          const lookup = readEntry(fs, dir, key, deps.now(), deps.uid);
+          return lookup.hit || lookup.failure !== undefined;
+        },
       },
       deps,
     );
@@ -83,20 +133,11 @@ export async function cached(
 
   if (outcome.kind === 'timeout' || outcome.kind === 'unlockable') {
     if (outcome.kind === 'timeout') trace('cache: another process holds the lock too long; fetching without it');
-    const status = await fetch();
-    store(status);
-    return status;
+    return fetchAndStore();
   }
   try {
     // Whoever held the lock before us may have stored the entry in the meantime.
-    const again = readEntry(fs, dir, key, deps.now(), deps.uid);
-    if (again.hit) {
-      trace('cache: hit after waiting for another process');
-      return again.status;
-    }
-    const status = await fetch();
-    store(status);
-    return status;
+    return serve(readEntry(fs, dir, key, deps.now(), deps.uid), ' after waiting for another process') ?? (await fetchAndStore());
   } finally {
     if (outcome.kind === 'acquired') outcome.lock.release();
   }

@@ -77,12 +77,29 @@ export function readPrivateFile(fs: CacheFs, path: string, uid: number | undefin
 
 interface Entry {
   apiVersion: string;
-  kind: 'CachedCredential';
+  kind: 'CachedCredential' | 'CachedFailure';
   key: string;
-  status: CredentialStatus;
+  status?: CredentialStatus;
+  failure?: RememberedFailure;
 }
 
-export type Lookup = { hit: true; status: CredentialStatus } | { hit: false; reason: string };
+/**
+ * A failure served again without a request (SPEC Cache): the exit code and the redacted one-line
+ * message, never a secret; `at` when it happened, `until` when it is asked again (ms since epoch).
+ */
+export interface RememberedFailure {
+  exitCode: 3 | 4;
+  message: string;
+  at: number;
+  until: number;
+}
+
+/** Longest a failure is remembered (an outage's Retry-After is capped there): checked again on read. */
+export const MAX_FAILURE_MS = 5 * 60_000;
+/** A remembered message is one line; anything longer was not written by us. */
+const MAX_FAILURE_MESSAGE = 8 * 1024;
+
+export type Lookup = { hit: true; status: CredentialStatus } | { hit: false; reason: string; failure?: RememberedFailure };
 
 export function entryPath(dir: string, key: string): string {
   return join(dir, `${key}.json`);
@@ -103,10 +120,11 @@ export function readEntry(fs: CacheFs, dir: string, key: string, now: number, ui
   } catch {
     return { hit: false, reason: 'entry is corrupt or truncated' };
   }
-  if (typeof entry !== 'object' || entry === null || entry.apiVersion !== CACHE_FORMAT || entry.kind !== 'CachedCredential') {
+  if (typeof entry !== 'object' || entry === null || entry.apiVersion !== CACHE_FORMAT || (entry.kind !== 'CachedCredential' && entry.kind !== 'CachedFailure')) {
     return { hit: false, reason: 'entry has another format version' };
   }
   if (entry.key !== key) return { hit: false, reason: 'entry belongs to another key' };
+  if (entry.kind === 'CachedFailure') return recallFailure(entry.failure, now);
   const status = entry.status;
   if (!isUsable(status)) return { hit: false, reason: 'entry holds no usable credential' };
   const expires = Date.parse(status.expirationTimestamp!);
@@ -124,8 +142,26 @@ function isUsable(status: unknown): status is CredentialStatus {
   return (hasToken || hasPair) && str(s['expirationTimestamp']) && Number.isFinite(Date.parse(s['expirationTimestamp'] as string));
 }
 
+function recallFailure(failure: unknown, now: number): Lookup {
+  const f = (typeof failure === 'object' && failure !== null ? failure : {}) as Partial<RememberedFailure>;
+  const time = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+  if ((f.exitCode !== 3 && f.exitCode !== 4) || typeof f.message !== 'string' || f.message.length > MAX_FAILURE_MESSAGE || !time(f.at) || !time(f.until)) {
+    return { hit: false, reason: 'entry holds no usable failure' };
+  }
+  // A failure from the future, or one kept longer than any is, means a clock jump: ask again.
+  if (f.at > now + 5_000 || f.until - f.at > MAX_FAILURE_MS) return { hit: false, reason: 'remembered failure has an impossible time' };
+  if (!(now < f.until)) return { hit: false, reason: `remembered failure expired ${Math.round((now - f.until) / 1000)}s ago` };
+  return { hit: false, reason: 'a failure is remembered', failure: { exitCode: f.exitCode, message: f.message, at: f.at, until: f.until } };
+}
+
 export function writeEntry(fs: CacheFs, dir: string, key: string, status: CredentialStatus, unique: string, now?: number): void {
   const entry: Entry = { apiVersion: CACHE_FORMAT, kind: 'CachedCredential', key, status };
+  writeAtomic(fs, dir, `${key}.json`, entry, unique, now);
+}
+
+/** Remembers a failure under the entry's name: the next success replaces it, as it replaces an expired credential. */
+export function writeFailure(fs: CacheFs, dir: string, key: string, failure: RememberedFailure, unique: string, now?: number): void {
+  const entry: Entry = { apiVersion: CACHE_FORMAT, kind: 'CachedFailure', key, failure };
   writeAtomic(fs, dir, `${key}.json`, entry, unique, now);
 }
 

@@ -11,6 +11,7 @@ import { formatExecCredential, readExecInfo, resolveApiVersion } from '../creden
 import { entryKey, refKey } from '../cache/key.js';
 import { dependencyDigest, readRef } from '../cache/ref.js';
 import { defaultCacheDir, privateDir, readEntry, readSecret } from '../cache/store.js';
+import { rememberedMessage } from '../cache/failure.js';
 import { parseSetFlags } from '../config/vars.js';
 
 export interface FastFlags {
@@ -53,7 +54,7 @@ export function parseFastArgs(argv: string[]): FastFlags | undefined {
   return flags;
 }
 
-export function fastPath(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile' | 'stdout' | 'stderr' | 'now' | 'version' | 'cache'>): 0 | undefined {
+export function fastPath(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile' | 'stdout' | 'stderr' | 'now' | 'version' | 'cache'>): 0 | 3 | 4 | undefined {
   if (flags.cache === false) return undefined;
   try {
     const execInfo = readExecInfo(deps.env['KUBERNETES_EXEC_INFO']);
@@ -66,11 +67,23 @@ export function fastPath(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile
     if (!privateDir(fs, dir, uid)) return undefined;
     const secret = readSecret(fs, dir, uid);
     if (!secret) return undefined;
-    const found = refKey(secret, { version: deps.version, sourceKind: source.kind, configText, vars, cluster: execInfo.cluster, cacheFlag: flags.cache });
-    const ref = readRef(fs, dir, found, uid);
+    // A config whose templates never name `cluster` has its ref without the cluster info (so a fleet
+    // of clusters shares it); one that does, with it. Which one is the config's to say, so try both.
+    const refInputs = { version: deps.version, sourceKind: source.kind, configText, vars, cacheFlag: flags.cache };
+    const ref =
+      readRef(fs, dir, refKey(secret, { ...refInputs, cluster: undefined }), uid) ??
+      (execInfo.cluster ? readRef(fs, dir, refKey(secret, { ...refInputs, cluster: execInfo.cluster }), uid) : undefined);
     if (!ref) return undefined;
     const key = entryKey(secret, ref.inputs, dependencyDigest(deps.env, ref.env, ref.files, deps.readFile));
-    const lookup = readEntry(fs, dir, key, deps.now(), uid);
+    const now = deps.now();
+    const lookup = readEntry(fs, dir, key, now, uid);
+    if (!lookup.hit && lookup.failure) {
+      if (ref.insecure) deps.stderr(`webapi-credential: warning: ${INSECURE_SKIP_VERIFY_WARNING}\n`);
+      // A remembered failure costs no more than a hit: the same line the full path would print.
+      if (flags.verbose) deps.stderr(`webapi-credential: cache: failure remembered (fast path, ${dir})\n`);
+      deps.stderr(`webapi-credential: ${rememberedMessage(lookup.failure, now)}\n`);
+      return lookup.failure.exitCode;
+    }
     if (!lookup.hit || (flags.output === 'token' && !lookup.status.token)) return undefined;
     if (ref.insecure) deps.stderr(`webapi-credential: warning: ${INSECURE_SKIP_VERIFY_WARNING}\n`);
     if (flags.verbose) deps.stderr(`webapi-credential: cache: hit (fast path, ${dir})\n`);

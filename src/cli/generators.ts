@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { V1, V1BETA1 } from '../credential/exec-credential.js';
 import type { Deps } from '../use-case/deps.js';
 import { check, inlineTlsFiles, type ManifestFlags } from './manifest-input.js';
-import { buildArgoCdClusterSecret, buildKubeconfig, defaultName, INSTALLED_NAME, type ExecPlugin } from './manifests.js';
+import { ARGOCD_CACHE_DIR, ARGOCD_CACHE_MOUNT, buildArgoCdClusterSecret, buildKubeconfig, defaultName, INSTALLED_NAME, type ExecPlugin } from './manifests.js';
 
 export interface KubeconfigFlags extends ManifestFlags {
   cache?: boolean;
@@ -16,6 +16,8 @@ export interface KubeconfigFlags extends ManifestFlags {
 export interface ArgoCdSecretFlags extends ManifestFlags {
   namespace: string;
   command: string;
+  /** --cache and --cache-dir on the memory-backed emptyDir of examples/argocd. */
+  cache?: boolean;
 }
 
 /** Prints the kubeconfig; returns notes for stderr. */
@@ -79,7 +81,7 @@ export async function argoCdSecret(flags: ArgoCdSecretFlags, deps: Deps): Promis
     ...(checked.caData !== undefined ? { caData: checked.caData } : {}),
     plugin: {
       command: flags.command,
-      args: [...configArgs, ...checked.setArgs],
+      args: [...configArgs, ...checked.setArgs, ...(flags.cache ? ['--cache', '--cache-dir', ARGOCD_CACHE_DIR] : [])],
       apiVersion: checked.apiVersion,
       ...(flags.embedConfig ? { embeddedConfig: inlined.document } : {}),
     },
@@ -92,6 +94,9 @@ export async function argoCdSecret(flags: ArgoCdSecretFlags, deps: Deps): Promis
     notes.push(`note: replace the placeholder${one ? '' : 's'} of ${names(checked.envNames)} in execProviderConfig.env with the real value${one ? '' : 's'}; this command never prints secrets`);
   }
   notes.push(...inlined.notes);
+  if (flags.cache) {
+    notes.push(`note: --cache-dir ${ARGOCD_CACHE_DIR} must be on a memory-backed emptyDir (medium: Memory) mounted at ${ARGOCD_CACHE_MOUNT} in argocd-application-controller and argocd-server, as examples/argocd does; elsewhere the cache is off`);
+  }
   // What file() reads (and a TLS file not found here) is read in the Argo CD containers; a relative
   // path there means their working directory, not this config's.
   const base = checked.source.kind === 'file' ? dirname(checked.source.path) : undefined;

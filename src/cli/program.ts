@@ -11,7 +11,7 @@ import { render, validate } from '../use-case/inspect.js';
 import { clearCache } from '../use-case/clear-cache.js';
 import { SHELLS, completionScript, describeProgram, type Shell } from './completion.js';
 import { addExamples } from './help.js';
-import { ARGOCD_COMMAND, ARGOCD_NAMESPACE, INSTALLED_NAME } from './manifests.js';
+import { ARGOCD_CACHE_DIR, ARGOCD_COMMAND, ARGOCD_NAMESPACE, INSTALLED_NAME } from './manifests.js';
 import { closest } from '../config/shape.js';
 import { argoCdSecret, kubeconfig, type ArgoCdSecretFlags, type KubeconfigFlags } from './generators.js';
 
@@ -93,8 +93,9 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     .requiredOption('--name <name>', 'name of the cluster in Argo CD')
     .option('--namespace <namespace>', 'namespace of Argo CD', ARGOCD_NAMESPACE)
     .option('--command <path>', 'path of webapi-credential in the Argo CD containers', ARGOCD_COMMAND)
+    .option('--cache', `add --cache and --cache-dir ${ARGOCD_CACHE_DIR} (the memory-backed emptyDir of examples/argocd): one credential for the clusters behind one token API`)
     .action(async (options: ManifestOptions) => {
-      const flags: ArgoCdSecretFlags = { ...manifestFlags(options), namespace: options.namespace, command: options.command };
+      const flags: ArgoCdSecretFlags = { ...manifestFlags(options), namespace: options.namespace, command: options.command, ...(options.cache ? { cache: true } : {}) };
       for (const note of await argoCdSecret(flags, useCaseDeps(options))) line(note);
     });
   program

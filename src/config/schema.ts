@@ -101,7 +101,13 @@ const providerShape: Shape = {
     cache: {
       kind: 'object',
       description: 'On-disk credential cache.',
-      properties: { enabled: { kind: 'boolean', description: 'Cache credentials with a known expiry (default false).' } },
+      properties: {
+        enabled: { kind: 'boolean', description: 'Cache credentials with a known expiry (default false).' },
+        failureTTL: {
+          kind: 'duration',
+          description: 'With the cache on, how long a refusal (4xx other than 408/429) or an unusable answer is served again without a request (default 10s; 0s remembers no failure). An outage is remembered for its Retry-After or 10s, at most 5m.',
+        },
+      },
     },
   },
 };
@@ -165,7 +171,7 @@ export interface ProviderConfigInput {
   retry?: { limit?: number };
   maxResponseBytes?: number;
   expiryMargin?: string;
-  cache?: { enabled?: boolean };
+  cache?: { enabled?: boolean; failureTTL?: string };
 }
 
 type BodyForm = { kind: 'none' } | { kind: 'raw'; template: string } | { kind: 'form'; fields: Record<string, string[]> } | { kind: 'json'; value: unknown };
@@ -215,6 +221,8 @@ export interface ProviderConfig extends RequestConfig {
   maxResponseBytes: number;
   expiryMarginMs: number;
   cacheEnabled: boolean;
+  /** cache.failureTTL: how long a refusal or an unusable answer is remembered; 0 remembers no failure. */
+  cacheFailureTtlMs: number;
 }
 
 export const DEFAULTS = {
@@ -222,4 +230,5 @@ export const DEFAULTS = {
   retryLimit: 2,
   maxResponseBytes: 1024 * 1024,
   expiryMarginMs: 60_000,
+  cacheFailureTtlMs: 10_000,
 };

@@ -78,6 +78,10 @@ function validateProvider(input: ProviderConfigInput, checkPath: PathChecker, is
   if (typeof input.expiresIn === 'string' && parseDuration(input.expiresIn) <= 0 && !issues.some((i) => i.path === at('expiresIn'))) {
     add('expiresIn', 'must be longer than 0s');
   }
+  // Never longer than an outage is remembered: a failure served for an hour would hide a fixed secret.
+  if (typeof input.cache?.failureTTL === 'string' && parseDuration(input.cache.failureTTL) > 5 * 60_000 && !issues.some((i) => i.path.startsWith(at('cache')))) {
+    add('cache.failureTTL', 'must be at most 5m (0s remembers no failure)');
+  }
   if (input.expiryPath !== undefined && input.expiresInPath !== undefined) {
     add('expiresInPath', 'set expiryPath or expiresInPath, not both');
   }
@@ -97,6 +101,7 @@ function validateProvider(input: ProviderConfigInput, checkPath: PathChecker, is
       ...(input.expiresIn !== undefined ? { expiresInMs: parseDuration(input.expiresIn) } : {}),
       expiryMarginMs: input.expiryMargin !== undefined ? parseDuration(input.expiryMargin) : DEFAULTS.expiryMarginMs,
       cacheEnabled: input.cache?.enabled ?? false,
+      cacheFailureTtlMs: input.cache?.failureTTL !== undefined ? parseDuration(input.cache.failureTTL) : DEFAULTS.cacheFailureTtlMs,
     },
   };
 }

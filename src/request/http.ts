@@ -88,7 +88,10 @@ export async function send(request: RenderedRequest, options: HttpOptions): Prom
     if (answer) {
       const said = errorBodySummary(answer.body, answer.headers['content-type'], options.redact);
       if (said.verboseExcerpt !== undefined) options.log(`answer ${answer.status} body (excerpt): ${said.verboseExcerpt}`);
-      throw new RequestError('HTTP_STATUS', `the token API answered ${answer.status}${answer.statusMessage ? ` ${answer.statusMessage}` : ''}${tries}${said.summary ? `: ${said.summary}` : ''}`);
+      throw new RequestError('HTTP_STATUS', `the token API answered ${answer.status}${answer.statusMessage ? ` ${answer.statusMessage}` : ''}${tries}${said.summary ? `: ${said.summary}` : ''}`, {
+        status: answer.status,
+        retryAfterMs: parseRetryAfter(retryAfter, options.now()),
+      });
     }
     // An https:// proxy's own certificate fails the same way the token API's would: ask the proxy
     // alone, so the message blames the hop that failed. Only on this failure path.

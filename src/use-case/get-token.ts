@@ -31,17 +31,18 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
     const ref = refKey(secret, { ...refInputs, version: deps.version, cacheFlag: flags.cache });
     const inputs = inputsKey(secret, { version: deps.version, document: prepared.document, vars: refInputs.vars, cluster: refInputs.cluster });
     const key = entryKey(secret, inputs, dependencyDigest(deps.env, dependencies.env, dependencies.files, deps.readFile));
-    status = await cached(dir, key, { deadline, timeoutMs: flags.timeoutMs }, fetch, cacheDeps);
-    deps.redactor.add(status.token);
-    deps.redactor.add(status.clientKeyData);
-    if (status.expirationTimestamp) {
+    const enter = () => {
       try {
-        // Lets the next call find this entry without parsing and rendering (cache/ref.ts).
+        // Lets the next call find this entry (a credential or a failure) without parsing and rendering (cache/ref.ts).
         writeRef(deps.cache.fs, dir, ref, { inputs, ...dependencies, insecure: request.tls.insecureSkipVerify }, deps.cache.unique());
       } catch (error) {
         deps.trace(`cache: cannot store the ref (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
       }
-    }
+    };
+    const failures = { ttlMs: config.cacheFailureTtlMs, redact: (text: string) => deps.redactor.redact(text) };
+    status = await cached(dir, key, { deadline, timeoutMs: flags.timeoutMs }, fetch, cacheDeps, failures, enter);
+    deps.redactor.add(status.token);
+    deps.redactor.add(status.clientKeyData);
   } else {
     status = await fetch();
   }

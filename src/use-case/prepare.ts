@@ -11,6 +11,7 @@ import { pathEngine, type PathEngine } from '../credential/paths.js';
 import { readExecInfo, resolveApiVersion } from '../credential/exec-credential.js';
 import { buildRequest, renderFields, requestRoot, templateFields, type RenderedFields, type RenderedRequest } from '../request/build.js';
 import { checkTemplates, TemplateRenderer } from '../template/renderer.js';
+import { namesScope } from '../template/names.js';
 import type { RefInputs } from '../cache/key.js';
 import type { Deps, RequestFlags } from './deps.js';
 
@@ -113,6 +114,7 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
   for (const step of config.steps) stepFields.push(await renderFields(step, renderer, requestRoot(step)));
   const mainFields = await renderFields(config, renderer);
   renderer.finish();
+  const readsCluster = namesScope('cluster', config.lets, [...config.steps.flatMap((step) => templateFields(step, requestRoot(step))), ...templateFields(config)].map(([, template]) => template));
   const steps = config.steps.map((step, i) => buildRequest(step, stepFields[i]!, deps.version, readFile, deps.redactor, requestRoot(step)));
   const request = buildRequest(config, mainFields, deps.version, readFile, deps.redactor);
   return {
@@ -125,7 +127,10 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
     paths,
     apiVersion,
     origin: source.origin,
-    refInputs: { sourceKind: source.kind, configText, vars, cluster: execInfo.cluster },
+    // The cluster info is in the key only when a template names `cluster`: otherwise every cluster
+    // behind one token API shares one credential (SPEC Cache). A config taken from the cluster entry
+    // is in the key as the config (configText) either way.
+    refInputs: { sourceKind: source.kind, configText, vars, cluster: readsCluster ? execInfo.cluster : undefined },
     dependencies: { env: [...renderer.envRead].sort(), files: [...filesRead].sort() },
     envNeeded: [...renderer.envNeeded].sort(),
     relativeFiles: [...relativeFiles],

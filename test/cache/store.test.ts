@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultCacheDir } from '../../src/cache/cache.js';
 import { CACHE_FORMAT } from '../../src/cache/key.js';
-import { clearDir, ensureDir, entryPath, privateDir, readEntry, untrustedPath, writeEntry } from '../../src/cache/store.js';
+import { clearDir, ensureDir, entryPath, privateDir, readEntry, untrustedPath, writeEntry, writeFailure } from '../../src/cache/store.js';
 import type { CredentialStatus } from '../../src/credential/exec-credential.js';
 import { modeOf } from './support.js';
 
@@ -272,5 +272,29 @@ describe('defaultCacheDir', () => {
     ['~/.kube/cache when XDG_CACHE_HOME is relative (invalid per the XDG spec)', { XDG_CACHE_HOME: 'cache' }, '/home/u/.kube/cache/webapi-credential'],
   ])('is under %s', (_name, env, expected) => {
     expect(defaultCacheDir(env, '/home/u')).toBe(expected);
+  });
+});
+
+describe('a remembered failure', () => {
+  const FAILURE = { exitCode: 3 as const, message: 'the token API answered 401 Unauthorized', at: NOW - 2_000, until: NOW + 8_000 };
+  const failureEntry = (failure: Record<string, unknown>) => JSON.stringify({ apiVersion: CACHE_FORMAT, kind: 'CachedFailure', key: KEY, failure });
+
+  it('is written 0600 and read back as a miss that carries the failure until its time is up', () => {
+    const dir = tempDir();
+    writeFailure(fs, dir, KEY, FAILURE, 'unique-f');
+    expect(modeOf(entryPath(dir, KEY))).toBe(0o600);
+    expect(readEntry(fs, dir, KEY, NOW, UID)).toEqual({ hit: false, reason: 'a failure is remembered', failure: FAILURE });
+    expect(readEntry(fs, dir, KEY, FAILURE.until, UID)).toEqual({ hit: false, reason: 'remembered failure expired 0s ago' });
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['an exit code that is not 3 or 4', { ...FAILURE, exitCode: 0 }, 'entry holds no usable failure'],
+    ['no message', { ...FAILURE, message: undefined }, 'entry holds no usable failure'],
+    ['a message longer than any one line of ours', { ...FAILURE, message: 'x'.repeat(9000) }, 'entry holds no usable failure'],
+    ['a time that is not a number', { ...FAILURE, until: '2030' }, 'entry holds no usable failure'],
+    ['a failure from the future (a clock jump)', { ...FAILURE, at: NOW + 60_000, until: NOW + 70_000 }, 'remembered failure has an impossible time'],
+    ['a failure kept longer than 5 minutes', { ...FAILURE, until: FAILURE.at + 300_001 }, 'remembered failure has an impossible time'],
+  ])('is a plain miss with %s', (_name, failure, reason) => {
+    expect(readEntry(fs, withEntry(failureEntry(failure)), KEY, NOW, UID)).toEqual({ hit: false, reason });
   });
 });

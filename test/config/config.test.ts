@@ -58,11 +58,12 @@ describe('validateProviderDocument', () => {
       maxResponseBytes: 1_048_576,
       expiryMarginMs: 60_000,
       cacheEnabled: false,
+      cacheFailureTtlMs: 10_000,
     } satisfies ProviderConfig);
   });
 
   it('documents the defaults as the SPEC states them', () => {
-    expect(DEFAULTS).toEqual({ timeoutMs: 10_000, retryLimit: 2, maxResponseBytes: 1024 * 1024, expiryMarginMs: 60_000 });
+    expect(DEFAULTS).toEqual({ timeoutMs: 10_000, retryLimit: 2, maxResponseBytes: 1024 * 1024, expiryMarginMs: 60_000, cacheFailureTtlMs: 10_000 });
   });
 
   it('resolves every field of a full config', () => {
@@ -83,7 +84,7 @@ describe('validateProviderDocument', () => {
       retry: { limit: 0 },
       maxResponseBytes: 4096,
       expiryMargin: '500ms',
-      cache: { enabled: true },
+      cache: { enabled: true, failureTTL: '0s' },
     });
     expect(config).toEqual({
       lets: [],
@@ -102,6 +103,7 @@ describe('validateProviderDocument', () => {
       maxResponseBytes: 4096,
       expiryMarginMs: 500,
       cacheEnabled: true,
+      cacheFailureTtlMs: 0,
     } satisfies ProviderConfig);
   });
 
@@ -174,7 +176,7 @@ describe('validateProviderDocument', () => {
     ['a tls field at the top', { webAPIProviderConfig: { ...BASE, caFile: '/ca' } }, [`${P}.caFile: unknown field here; it belongs under tls (${P}.tls.caFile)`]],
     ['a misspelt required field, without a follow-on "is required"', { webAPIProviderConfig: { method: 'POST', url: 'https://a/t', tokenpath: '$.x' } }, [`${P}.tokenpath: unknown field; did you mean tokenPath?`]],
     ['an unknown retry field', { webAPIProviderConfig: { ...BASE, retry: { max: 3 } } }, [`${P}.retry.max: unknown field (known: limit)`]],
-    ['an unknown cache field', { webAPIProviderConfig: { ...BASE, cache: { dir: '/tmp' } } }, [`${P}.cache.dir: unknown field (known: enabled)`]],
+    ['an unknown cache field', { webAPIProviderConfig: { ...BASE, cache: { dir: '/tmp' } } }, [`${P}.cache.dir: unknown field (known: enabled, failureTTL)`]],
     ['a __proto__ key from JSON', JSON.parse(`{"webAPIProviderConfig": ${JSON.stringify(BASE)}, "__proto__": {"x": 1}}`), ['__proto__: unknown field (known: webAPIProviderConfig)']],
     ['a provider field named like an Object.prototype member', { webAPIProviderConfig: { ...BASE, constructor: 1 } }, [`${P}.constructor: unknown field (known: ${PROVIDER_FIELDS})`]],
     ['a tls field named toString', { webAPIProviderConfig: { ...BASE, tls: { toString: 'x' } } }, [`${P}.tls.toString: unknown field (known: ${TLS_FIELDS})`]],
@@ -228,6 +230,8 @@ describe('validateProviderDocument', () => {
     ['a header name with a non-ASCII letter', { headers: { 'X-Ü': 'x' } }, [`${P}.headers.X-Ü: is not a valid HTTP header name`]],
     ['an empty header name', { headers: { '': 'x' } }, [`${P}.headers.: is not a valid HTTP header name`]],
     ['a per-attempt timeout of 0s', { timeout: '0s' }, [`${P}.timeout: must be longer than 0s`]],
+    ['a failure remembered longer than 5m', { cache: { failureTTL: '6m' } }, [`${P}.cache.failureTTL: must be at most 5m (0s remembers no failure)`]],
+    ['a failureTTL that is no duration', { cache: { failureTTL: 'soon' } }, [`${P}.cache.failureTTL: expected a duration such as 10s, 500ms or 1m30s, found string "soon"`]],
   ])('rejects %s', (_name, patch, expected) => {
     expect(issuesOf({ ...BASE, ...patch })).toEqual(expected);
   });

@@ -12,7 +12,8 @@ import YAML from 'yaml';
 import { KUBECTL_1_33, requireKubectl } from '../helpers/kubectl.js';
 import { describeWith } from '../helpers/tools.js';
 import { MANIFEST_SETS, examplePath, readArgoCdSecret, readText, readYaml } from '../helpers/examples.js';
-import { ROOT } from '../helpers/cli.js';
+import { ROOT, runCli } from '../helpers/cli.js';
+import { ARGOCD_CACHE_DIR, ARGOCD_CACHE_MOUNT } from '../../src/cli/manifests.js';
 
 interface Container {
   name: string;
@@ -30,6 +31,9 @@ interface PodSpec {
 }
 
 const MOUNT = { name: 'custom-tools', mountPath: '/custom-tools' };
+/** The token cache of `argocd-secret --cache`: memory-backed, mounted in the main containers only. */
+const CACHE_MOUNT = { name: 'webapi-credential-cache', mountPath: ARGOCD_CACHE_MOUNT };
+const CACHE_VOLUME = { name: 'webapi-credential-cache', emptyDir: { medium: 'Memory', sizeLimit: '16Mi' } };
 const WORKLOADS = [
   ['StatefulSet', 'argocd-application-controller'],
   ['Deployment', 'argocd-server'],
@@ -80,9 +84,10 @@ function expectInstalls(spec: PodSpec, main: string, keepsOwn: boolean): Contain
   expect(init.volumeMounts).toEqual([MOUNT]);
   expect(init.securityContext).toMatchObject({ runAsNonRoot: true, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
   const container = spec.containers.find((c) => c.name === main)!;
-  expect(container.volumeMounts).toEqual(keepsOwn ? [MOUNT, { name: 'argocd-home', mountPath: '/home/argocd' }] : [MOUNT]);
+  expect(container.volumeMounts).toEqual(keepsOwn ? [MOUNT, CACHE_MOUNT, { name: 'argocd-home', mountPath: '/home/argocd' }] : [MOUNT, CACHE_MOUNT]);
   expect(spec.volumes?.find((v) => v.name === 'custom-tools')).toEqual({ name: 'custom-tools', emptyDir: { sizeLimit: '256Mi' } });
-  if (keepsOwn) expect(spec.volumes?.map((v) => v.name).sort()).toEqual(['argocd-home', 'custom-tools']);
+  expect(spec.volumes?.find((v) => v.name === CACHE_VOLUME.name)).toEqual(CACHE_VOLUME);
+  if (keepsOwn) expect(spec.volumes?.map((v) => v.name).sort()).toEqual(['argocd-home', 'custom-tools', 'webapi-credential-cache']);
   return init;
 }
 
@@ -136,6 +141,16 @@ describeWith(KUBECTL_1_33)('examples/argocd', () => {
     expect(dockerfile).toContain('COPY --from=pick /webapi-credential /usr/local/bin/webapi-credential');
     expect(dockerfile).toMatch(/^USER \d+:\d+$/m);
     expect(dockerfile).toContain('case "$TARGETARCH" in amd64) arch=x64 ;; arm64) arch=arm64 ;;');
+  });
+
+  it('argocd-secret --cache runs the plugin with its cache on the memory emptyDir the examples mount', async () => {
+    const result = await runCli(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'p', '--cache', '--config-inline', 'webAPIProviderConfig: {method: GET, url: "https://a.example/t", tokenPath: $.t}']);
+    expect(result.code).toBe(0);
+    const secret = YAML.parse(result.stdout) as { stringData: { config: string } };
+    const args = (JSON.parse(secret.stringData.config) as { execProviderConfig: { args: string[] } }).execProviderConfig.args;
+    expect(args.slice(-3)).toEqual(['--cache', '--cache-dir', ARGOCD_CACHE_DIR]);
+    expect(ARGOCD_CACHE_DIR.startsWith(`${CACHE_MOUNT.mountPath}/`)).toBe(true);
+    expect(result.stderr).toBe(`webapi-credential: note: --cache-dir ${ARGOCD_CACHE_DIR} must be on a memory-backed emptyDir (medium: Memory) mounted at ${ARGOCD_CACHE_MOUNT} in argocd-application-controller and argocd-server, as examples/argocd does; elsewhere the cache is off\n`);
   });
 
   it('the README names both files of the two ways a cluster secret can carry the config', () => {

@@ -97,3 +97,4 @@ export const WINE_ROOT: Tool = {
   absent: wineRoot ? `not found in WINE_ROOT=${wineRoot}` : 'not found (WINE_ROOT is not set)',
   enable: 'as root: .ci/wine-root <dir>, then set WINE_ROOT=<dir>',
 };
+export const SETPRIV = findTool('setpriv', 'SETPRIV_BIN', ['setpriv'], 'apt-get install util-linux, or set SETPRIV_BIN');

@@ -1,0 +1,130 @@
+// argocd-secret --cache puts the cache on the memory-backed emptyDir examples/argocd mounts, and the
+// cache's trust rules must accept that directory as kubelet makes it: kubelet creates the volume
+// directory with mode 0777 and, for medium: Memory, mounts a tmpfs on it with only a size option, so
+// its root is root's with tmpfs's default mode 1777 (sticky, like /tmp); with an fsGroup it then
+// gives the group to fsGroup and sets setgid (pkg/volume/emptydir, SetVolumeOwnership). Argo CD runs
+// as uid 999 on a read-only root file system. Here the same: a real tmpfs where this test may mount
+// one, the plugin run as uid 999 through setpriv with a HOME it cannot write.
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { baseEnv, cliCommand, type CliResult } from '../helpers/cli.js';
+import { describeWith, SETPRIV, toolPath, type Tool } from '../helpers/tools.js';
+import { pki, tokenApis } from './support.js';
+
+const ARGOCD_UID = 999;
+const ROOT_USER: Tool = {
+  name: 'root',
+  path: process.getuid?.() === 0 ? 'root' : undefined,
+  enable: 'run the tests as root, as CI does: the test gives directories to uid 999 as kubelet and Argo CD do',
+  absent: 'needed',
+};
+
+const startApi = tokenApis();
+const base = mkdtempSync(join(tmpdir(), 'webapi-credential-emptydir-'));
+const mounted: string[] = [];
+afterAll(() => {
+  for (const dir of mounted) execFileSync('umount', [dir]);
+  rmSync(base, { recursive: true, force: true });
+});
+
+/**
+ * An emptyDir with medium: Memory as kubelet makes it: the directory (0777), a tmpfs mounted on it
+ * with a size only, then fsGroup's group and setgid when the pod has one. Where this test may not
+ * mount (no CAP_SYS_ADMIN), the directory gets the mode the tmpfs root would have.
+ */
+function memoryEmptyDir(name: string, fsGroup?: number): string {
+  const dir = join(base, name);
+  mkdirSync(dir, { mode: 0o777 });
+  chmodSync(dir, 0o777);
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16777216', 'tmpfs', dir], { stdio: 'ignore' });
+    mounted.push(dir);
+  } catch {
+    chmodSync(dir, 0o1777);
+  }
+  if (fsGroup !== undefined) {
+    chownSync(dir, 0, fsGroup);
+    chmodSync(dir, (statSync(dir).mode & 0o7777) | 0o2770);
+  }
+  return dir;
+}
+
+/** get-token as Argo CD runs it: uid 999 (and the pod's fsGroup), HOME not writable. */
+function asArgoCd(config: string, cacheDir: string, groups: number[] = []): Promise<CliResult> {
+  const [command, ...lead] = cliCommand();
+  const args = [`--reuid=${ARGOCD_UID}`, `--regid=${ARGOCD_UID}`, groups.length > 0 ? `--groups=${groups.join(',')}` : '--clear-groups', command!, ...lead];
+  const child = spawn(toolPath(SETPRIV), [...args, '--config-inline', config, '--cache', '--cache-dir', cacheDir, '--verbose'], {
+    env: baseEnv({ HOME: readOnlyHome, CLIENT_SECRET: 'argocd-secret-value' }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+// The read-only root file system: nothing the plugin may write but the cache directory.
+const readOnlyHome = join(base, 'home');
+mkdirSync(readOnlyHome, { mode: 0o755 });
+chmodSync(base, 0o755);
+
+describeWith(ROOT_USER, SETPRIV)('the cache on a memory emptyDir, as kubelet mounts it for Argo CD', () => {
+  const config = async () => {
+    const api = await startApi();
+    return {
+      api,
+      config: JSON.stringify({
+        webAPIProviderConfig: {
+          method: 'POST',
+          url: `${api.url}/token`,
+          tokenPath: '$.access_token',
+          expiresInPath: '$.expires_in',
+          headers: { Authorization: 'Bearer {{ env.CLIENT_SECRET }}' },
+          tls: { caData: pki.ca.cert },
+        },
+      }),
+    };
+  };
+
+  it.each([
+    ['without fsGroup', undefined, 0o1777, 0],
+    ['with fsGroup 999', 999, 0o3777, 999],
+  ])('accepts the directory the plugin makes in it (%s): one request, then hits', async (_name, fsGroup, mode, gid) => {
+    const volume = memoryEmptyDir(`memory-${fsGroup ?? 'none'}`, fsGroup);
+    expect({ mode: statSync(volume).mode & 0o7777, uid: statSync(volume).uid, gid: statSync(volume).gid }).toEqual({ mode, uid: 0, gid });
+    const cacheDir = join(volume, 'credentials');
+    const { api, config: text } = await config();
+
+    const first = await asArgoCd(text, cacheDir, fsGroup === undefined ? [] : [fsGroup]);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toContain('webapi-credential: cache: stored');
+    // Under a setgid volume the directory inherits setgid and the group: no permission for that group all the same.
+    expect({ mode: statSync(cacheDir).mode & 0o777, uid: statSync(cacheDir).uid }).toEqual({ mode: 0o700, uid: ARGOCD_UID });
+    const second = await asArgoCd(text, cacheDir, fsGroup === undefined ? [] : [fsGroup]);
+    expect(second.stderr).toBe(`webapi-credential: cache: hit (fast path, ${cacheDir})\n`);
+    expect(second.stdout).toBe(first.stdout);
+    expect(api.requests).toHaveLength(1);
+  });
+
+  it('refuses a disk-backed emptyDir (0777, not sticky): the credential still comes, without the cache', async () => {
+    const volume = join(base, 'disk');
+    mkdirSync(volume);
+    chmodSync(volume, 0o777);
+    const cacheDir = join(volume, 'credentials');
+    const { api, config: text } = await config();
+    for (let i = 0; i < 2; i++) {
+      const result = await asArgoCd(text, cacheDir);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toContain(`webapi-credential: cache: off for this call: ${volume} above it is writable by others\n`);
+    }
+    expect(api.requests).toHaveLength(2);
+    expect(() => statSync(cacheDir)).toThrow(/ENOENT/);
+  });
+});

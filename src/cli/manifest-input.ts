@@ -53,6 +53,7 @@ export function inlineTlsFiles(checked: Checked, deps: Deps, elsewhere: string[]
   const document = structuredClone(checked.document) as { webAPIProviderConfig: Record<string, unknown> };
   const base = checked.source.kind === 'file' ? dirname(checked.source.path) : undefined;
   const result: Inlined = { document, paths: [], resolved: [], notes: [] };
+  const missing = new Set(elsewhere);
   const provider = document.webAPIProviderConfig;
   const steps = Array.isArray(provider['steps']) ? (provider['steps'] as Array<Record<string, unknown>>) : [];
   for (const [request, root] of [[provider, 'webAPIProviderConfig'], ...steps.map((step, i) => [step, `webAPIProviderConfig.steps[${i}]`] as const)] as const) {
@@ -63,7 +64,7 @@ export function inlineTlsFiles(checked: Checked, deps: Deps, elsewhere: string[]
       const path = fields[file];
       if (typeof path !== 'string' || path.includes('{{')) continue;
       const resolvedPath = base !== undefined && !isAbsolute(path) ? join(base, path) : path;
-      if (elsewhere.includes(resolvedPath)) continue;
+      if (missing.has(resolvedPath)) continue;
       const content = deps.readFile(resolvedPath);
       // The same place in the mapping, under the data name.
       const entries = Object.entries(fields).map(([key, value]): [string, unknown] => (key === file ? [data, content] : [key, value]));
@@ -122,7 +123,8 @@ export async function check(flags: ManifestFlags, defaultApiVersion: string, dep
   // The shape and the templates are checked, never the secret values: an unset env value renders as
   // a placeholder, and its name is listed for the manifest's reader.
   const prepared = await prepare({ ...flags, apiVersion, unsetEnvAsPlaceholder: true }, { ...deps, readFile, env: { ...deps.env, KUBERNETES_EXEC_INFO: execInfo } });
-  const envNames = prepared.dependencies.env.filter((name) => name !== 'KUBERNETES_EXEC_INFO' && (deps.env[name] !== undefined || prepared.envNeeded.includes(name)));
+  const needed = new Set(prepared.envNeeded);
+  const envNames = prepared.dependencies.env.filter((name) => name !== 'KUBERNETES_EXEC_INFO' && (deps.env[name] !== undefined || needed.has(name)));
   const setArgs = (flags.set ?? []).flatMap((pair) => ['--set', pair]);
   return {
     server,

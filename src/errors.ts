@@ -37,6 +37,9 @@ export interface ConfigIssue {
   unknown?: { key: string; known: string[] };
 }
 
+/** The most problems one message names; `issues` keeps them all. */
+const ISSUES_SHOWN = 100;
+
 /** Exit 2: the config failed validation; every issue is reported at once. */
 export class ConfigError extends UsageError {
   constructor(
@@ -44,10 +47,10 @@ export class ConfigError extends UsageError {
     source: string,
     code = 'CONFIG_INVALID',
   ) {
-    super(
-      code,
-      `config from ${source} is invalid: ` + issues.map((i) => `${i.path}: ${i.message}`.slice(0, 400)).join('; '),
-    );
+    // Every problem up to a bound: a generated config of 50 000 bad fields is not a 15 MB line.
+    const shown = issues.slice(0, ISSUES_SHOWN).map((i) => `${i.path}: ${i.message}`.slice(0, 400));
+    if (issues.length > ISSUES_SHOWN) shown.push(`and ${issues.length - ISSUES_SHOWN} more problems`);
+    super(code, `config from ${source} is invalid: ` + shown.join('; '));
   }
 }
 

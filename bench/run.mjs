@@ -8,11 +8,13 @@
 //   node https  the least a Node plugin can do for that request (bench/min-fetch.mjs)
 //   50 cold     50 concurrent invocations on an empty cache: wall time, upstream requests, failures
 //   peak RSS    of a fetch and of a hit (GNU time's %M)
+//   validate    a 256 kB and a 1 MiB config of each shape the schema allows (bench/config-checks.mjs)
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { configCheckRows } from './config-checks.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const binary = join(root, 'dist', 'webapi-credential');
@@ -181,6 +183,8 @@ const rss = existsSync('/usr/bin/time')
     }
   : { fetch: NaN, hit: NaN, floor: NaN };
 
+const checks = configCheckRows([binary], dir, env);
+
 api.kill();
 rmSync(dir, { recursive: true, force: true });
 
@@ -204,6 +208,9 @@ const lines = [
         `| fetch, baseline | ${f(med['fetch (baseline)'])} | ${(med['fetch (baseline)'] / med['curl|jq']).toFixed(2)} × curl\\|jq; this build = ${(med.fetch / med['fetch (baseline)']).toFixed(2)} × baseline | |`,
       ]
     : []),
+  ...checks.map(
+    (row) => `| validate, a 1 MiB config of ${row.shape} | ${f(row.ms1M)} | ${(row.ms1M / row.ms256k).toFixed(2)} × the 256 kB one (${f(row.ms256k)}) | < 1 s; near-linear: ≤ 4 × |`,
+  ),
   `| peak RSS (GNU time %M, max of 3${droppedCaches ? ', page cache dropped first' : ', page cache NOT dropped: not root'}) | fetch ${rss.fetch.toFixed(1)} MB, hit ${rss.hit.toFixed(1)} MB, \`node -e 0\` ${rss.floor.toFixed(1)} MB | | ≤ 60 MB |`,
 ];
 process.stdout.write(lines.join('\n') + '\n');

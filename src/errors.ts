@@ -54,6 +54,28 @@ export class ConfigError extends UsageError {
   }
 }
 
+/**
+ * Exit 2: stdout cannot take what the command prints (a full disk, a closed file). Of the codes
+ * SPEC "Errors" has, 2 is the one an operator reads right: the command was run with an output it
+ * cannot use, as with a bad flag. Not 1: no bug. Not 3 or 4: the token API and its answer were
+ * fine (and `render` makes no request), and a caller that retries on 3 would fetch again for
+ * nothing. The credential is not printed; running the same command with a usable stdout prints it.
+ */
+export class OutputError extends UsageError {
+  constructor(
+    readonly reason: string,
+    what = '',
+    options?: { cause?: unknown },
+  ) {
+    super('STDOUT_WRITE', `cannot write ${what ? `${what} ` : ''}to stdout: ${reason}`, options);
+  }
+
+  /** The same failure, naming what could not be written. */
+  of(what: string): OutputError {
+    return new OutputError(this.reason, what, { cause: this.cause });
+  }
+}
+
 /** Exit 3: the request did not get a 2xx answer (DNS, connect, TLS, timeout, status). */
 export class RequestError extends CredentialError {
   readonly exitCode = 3 as const;

@@ -5,7 +5,7 @@
 import type { CliDeps } from './deps.js';
 import { selectSource } from '../config/load.js';
 import { DURATION_PATTERN, parseDuration } from '../config/shape.js';
-import { INSECURE_SKIP_VERIFY_WARNING } from '../errors.js';
+import { INSECURE_SKIP_VERIFY_WARNING, OutputError } from '../errors.js';
 import { flagNamed, type OUTPUTS } from './flags.js';
 import { formatExecCredential, readExecInfo, resolveApiVersion } from '../credential/exec-credential.js';
 import { entryKey, refKey } from '../cache/key.js';
@@ -53,7 +53,25 @@ export function parseFastArgs(argv: string[]): FastFlags | undefined {
   return flags;
 }
 
-export function fastPath(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile' | 'stdout' | 'stderr' | 'now' | 'version' | 'cache'>): 0 | undefined {
+/**
+ * 0: the credential is printed. 2: it was found but stdout could not take it; the full path would
+ * only fetch it again to fail the same way, so this is the answer (one line, as report.ts says it).
+ */
+export function fastPath(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile' | 'stdout' | 'stderr' | 'now' | 'version' | 'cache'>): 0 | 2 | undefined {
+  const output = found(flags, deps);
+  if (output === undefined) return undefined;
+  try {
+    deps.stdout(output);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof OutputError)) throw error;
+    deps.stderr(`webapi-credential: ${error.of('the credential').message}\n`);
+    return 2;
+  }
+}
+
+/** The cached credential as it is printed, or undefined for the full path. */
+function found(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile' | 'stderr' | 'now' | 'version' | 'cache'>): string | undefined {
   if (flags.cache === false) return undefined;
   try {
     const execInfo = readExecInfo(deps.env['KUBERNETES_EXEC_INFO']);
@@ -74,8 +92,7 @@ export function fastPath(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile
     if (!lookup.hit || (flags.output === 'token' && !lookup.status.token)) return undefined;
     if (ref.insecure) deps.stderr(`webapi-credential: warning: ${INSECURE_SKIP_VERIFY_WARNING}\n`);
     if (flags.verbose) deps.stderr(`webapi-credential: cache: hit (fast path, ${dir})\n`);
-    deps.stdout(flags.output === 'token' ? `${lookup.status.token}\n` : formatExecCredential(apiVersion, lookup.status));
-    return 0;
+    return flags.output === 'token' ? `${lookup.status.token}\n` : formatExecCredential(apiVersion, lookup.status);
   } catch {
     // Every error here is one the full path reports properly.
     return undefined;

@@ -1,6 +1,6 @@
 // get-token: prepare -> cache? -> (steps -> request -> extract) -> ExecCredential on stdout.
 // Everything it touches arrives in `deps`; only main.ts builds the real ones.
-import { INSECURE_SKIP_VERIFY_WARNING, ResponseError, UsageError } from '../errors.js';
+import { INSECURE_SKIP_VERIFY_WARNING, OutputError, ResponseError, UsageError } from '../errors.js';
 import type { RequestConfig } from '../config/schema.js';
 import { formatExecCredential, type CredentialStatus } from '../credential/exec-credential.js';
 import { extractCredential, parseResponseBody } from '../credential/extract.js';
@@ -45,7 +45,11 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
   } else {
     status = await fetch();
   }
-  deps.stdout(flags.output === 'token' ? `${status.token}\n` : formatExecCredential(apiVersion, status));
+  try {
+    deps.stdout(flags.output === 'token' ? `${status.token}\n` : formatExecCredential(apiVersion, status));
+  } catch (error) {
+    throw error instanceof OutputError ? error.of('the credential') : error;
+  }
 }
 
 async function fetchCredential(prepared: Prepared, deadline: number, deps: Deps): Promise<CredentialStatus> {

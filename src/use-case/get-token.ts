@@ -15,7 +15,7 @@ import { prepare, type Prepared } from './prepare.js';
 export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> {
   const deadline = deps.now() + flags.timeoutMs;
   const prepared = await prepare({ ...flags, strictHabits: true }, deps);
-  const { config, request, apiVersion, refInputs, dependencies } = prepared;
+  const { config, request, apiVersion, dependencies } = prepared;
   if (flags.output === 'token' && !config.paths.token) {
     throw new UsageError('OUTPUT_TOKEN', '--output token needs a tokenPath; this config yields a client certificate');
   }
@@ -25,12 +25,9 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
   const dir = flags.cacheDir ?? defaultCacheDir(deps.env, deps.cache.homedir);
   const cacheDeps = { ...deps.cache, now: deps.now, trace: deps.trace };
   const secret = flags.cache ?? config.cacheEnabled ? openCache(dir, cacheDeps) : undefined;
-  if (secret) {
-    // Keyed by the inputs and the values the templates read, never by the rendered request: a
-    // jwt(), now(), uuid() or a step's answer would make every call's key a new one.
-    const ref = refKey(secret, { ...refInputs, version: deps.version, cacheFlag: flags.cache });
-    const inputs = inputsKey(secret, { version: deps.version, document: prepared.document, vars: refInputs.vars, cluster: refInputs.cluster });
-    const key = entryKey(secret, inputs, dependencyDigest(deps.env, dependencies.env, dependencies.files, deps.readFile));
+  const keys = secret ? cacheKeys(secret, prepared, flags, deps) : undefined;
+  if (secret && keys) {
+    const { ref, inputs, key } = keys;
     status = await cached(dir, key, { deadline, timeoutMs: flags.timeoutMs }, fetch, cacheDeps);
     deps.redactor.add(status.token);
     deps.redactor.add(status.clientKeyData);
@@ -49,6 +46,27 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
     deps.stdout(flags.output === 'token' ? `${status.token}\n` : formatExecCredential(apiVersion, status));
   } catch (error) {
     throw error instanceof OutputError ? error.of('the credential') : error;
+  }
+}
+
+/**
+ * Keyed by the inputs and the values the templates read, never by the rendered request: a jwt(),
+ * now(), uuid() or a step's answer would make every call's key a new one. Undefined when the
+ * inputs cannot be hashed: client-go passes the cluster entry's extension as the kubeconfig has it,
+ * and one nested past the stack would crash the hashing (RangeError). The cache is then off for
+ * this call; the credential is still fetched and printed.
+ */
+function cacheKeys(secret: Uint8Array, prepared: Prepared, flags: GetTokenFlags, deps: Deps): { ref: string; inputs: string; key: string } | undefined {
+  const { refInputs, dependencies } = prepared;
+  try {
+    const ref = refKey(secret, { ...refInputs, version: deps.version, cacheFlag: flags.cache });
+    const inputs = inputsKey(secret, { version: deps.version, document: prepared.document, vars: refInputs.vars, cluster: refInputs.cluster });
+    const key = entryKey(secret, inputs, dependencyDigest(deps.env, dependencies.env, dependencies.files, deps.readFile));
+    return { ref, inputs, key };
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    deps.trace('cache: off for this call: the cluster info of KUBERNETES_EXEC_INFO is nested too deeply to hash');
+    return undefined;
   }
 }
 

@@ -22,7 +22,7 @@ export interface ArgoCdSecretFlags extends ManifestFlags {
 export async function kubeconfig(flags: KubeconfigFlags, cwd: string, deps: Deps): Promise<string[]> {
   const checked = await check(flags, V1, deps);
   const command = flags.command ?? INSTALLED_NAME;
-  const notes: string[] = [];
+  const notes: string[] = [...checked.notes];
   // An embedded config reaches the plugin through the cluster entry: the user entry must ask for it.
   const configArgs = flags.embedConfig
     ? ['--config-from-cluster']
@@ -86,7 +86,7 @@ export async function argoCdSecret(flags: ArgoCdSecretFlags, deps: Deps): Promis
     env: Object.fromEntries(checked.envNames.map((name) => [name, `<${name}>`])),
   });
   deps.stdout(await toYaml(manifest));
-  const notes: string[] = [];
+  const notes: string[] = [...checked.notes];
   if (checked.envNames.length > 0) {
     const one = checked.envNames.length === 1;
     notes.push(`note: replace the placeholder${one ? '' : 's'} of ${names(checked.envNames)} in execProviderConfig.env with the real value${one ? '' : 's'}; this command never prints secrets`);

@@ -167,6 +167,9 @@ function stepProblem(step: string | null, before: number, steps: string[], stepI
   return `steps.${step} is not a step; ${which}`;
 }
 
+/** The most problems one message names. */
+const PROBLEMS_SHOWN = 100;
+
 interface Problem {
   code: string;
   text: string;
@@ -268,7 +271,11 @@ export class TemplateRenderer {
     const problems = this.problems;
     this.problems = [];
     this.missingSeen.clear();
-    throw new UsageError(problems[0]!.code, problems.map((p) => p.text).join('; '));
+    // Every problem up to a bound, as a config error names them: 30 000 lets each missing its own
+    // env variable are not a 3 MB line.
+    const shown = problems.slice(0, PROBLEMS_SHOWN).map((p) => p.text);
+    if (problems.length > PROBLEMS_SHOWN) shown.push(`and ${problems.length - PROBLEMS_SHOWN} more problems`);
+    throw new UsageError(problems[0]!.code, shown.join('; '));
   }
 
   get failed(): boolean {

@@ -209,7 +209,8 @@ const lines = [
       ]
     : []),
   ...checks.map(
-    (row) => `| validate, a 1 MiB config of ${row.shape} | ${f(row.ms1M)} | ${(row.ms1M / row.ms256k).toFixed(2)} × the 256 kB one (${f(row.ms256k)}) | < 1 s; near-linear: ≤ 4 × |`,
+    (row) =>
+      `| validate, a 1 MiB config of ${row.shape} (${row.cpu ? 'CPU time' : 'wall time'}) | ${f(row.ms1M)} | ${(row.ms1M / row.ms256k).toFixed(2)} × the 256 kB one (${f(row.ms256k)}) | < 1 s; near-linear: ≤ 4 × |`,
   ),
   `| peak RSS (GNU time %M, max of 3${droppedCaches ? ', page cache dropped first' : ', page cache NOT dropped: not root'}) | fetch ${rss.fetch.toFixed(1)} MB, hit ${rss.hit.toFixed(1)} MB, \`node -e 0\` ${rss.floor.toFixed(1)} MB | | ≤ 60 MB |`,
 ];

@@ -62,6 +62,16 @@ export function inlineTlsFiles(checked: Checked, deps: Deps, elsewhere: string[]
     const tls = request['tls'];
     if (typeof tls !== 'object' || tls === null) continue;
     const fields = tls as Record<string, unknown>;
+    // Written inline, a CA bundle or certificate goes into the manifest as well: certificates only.
+    for (const data of ['caData', 'certData'] as const) {
+      const value = fields[data];
+      if (typeof value !== 'string' || value.includes('{{')) continue;
+      const only = certificatesOnly(value);
+      const note = droppedNote(`${root}.tls.${data}`, only.dropped);
+      if (!note) continue;
+      fields[data] = only.pem;
+      result.notes.push(note);
+    }
     for (const [file, data] of TLS_FILES) {
       const path = fields[file];
       if (typeof path !== 'string' || path.includes('{{')) continue;

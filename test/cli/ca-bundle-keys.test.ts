@@ -54,6 +54,17 @@ describe('a CA bundle that holds a private key', () => {
     expectNoKeyBlock(result.stdout);
   });
 
+  it('argocd-secret: a tls.caData written inline is copied without the key, with a note', async () => {
+    const inline = JSON.stringify({ webAPIProviderConfig: { method: 'POST', url: 'https://127.0.0.1:9/token', tokenPath: '$.t', tls: { caData: readFileSync(bundle, 'utf8') } } });
+    const result = await runCli(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'prod', '--config-inline', inline]);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({
+      code: 0,
+      stderr: `${PREFIX}note: webAPIProviderConfig.tls.caData holds a ${label} block besides its certificates: it is not copied into the manifest, only the certificates are\n`,
+    });
+    expect(leaks(result, keyForms)).toEqual([]);
+    expectNoKeyBlock(result.stdout);
+  });
+
   it('argocd-secret: tls.caFile is inlined without the key, with a note', async () => {
     const result = await runCli(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'prod', '--config-inline', config, '--ca-file', bundle]);
     expect(result.code).toBe(0);

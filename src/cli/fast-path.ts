@@ -58,7 +58,7 @@ export function parseFastArgs(argv: string[]): FastFlags | undefined {
  * only fetch it again to fail the same way, so this is the answer (one line, as report.ts says it).
  */
 export function fastPath(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile' | 'stdout' | 'stderr' | 'now' | 'version' | 'cache'>): 0 | 2 | undefined {
-  const output = found(flags, deps);
+  const output = cachedOutput(flags, deps);
   if (output === undefined) return undefined;
   try {
     deps.stdout(output);
@@ -71,7 +71,7 @@ export function fastPath(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile
 }
 
 /** The cached credential as it is printed, or undefined for the full path. */
-function found(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile' | 'stderr' | 'now' | 'version' | 'cache'>): string | undefined {
+function cachedOutput(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile' | 'stderr' | 'now' | 'version' | 'cache'>): string | undefined {
   if (flags.cache === false) return undefined;
   try {
     const execInfo = readExecInfo(deps.env['KUBERNETES_EXEC_INFO']);

@@ -12,11 +12,13 @@
 //   storm       a token API that refuses the client (401): 500 calls over 60 s from 20 concurrent
 //               callers (BENCH_STORM_SECONDS scales the 60 s) → upstream requests
 //   peak RSS    of a fetch and of a hit (GNU time's %M)
+//   validate    a 256 kB and a 1 MiB config of each shape the schema allows (bench/config-checks.mjs)
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { configCheckRows } from './config-checks.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const binary = join(root, 'dist', 'webapi-credential');
@@ -275,6 +277,8 @@ const rss = existsSync('/usr/bin/time')
     }
   : { fetch: NaN, hit: NaN, floor: NaN };
 
+const checks = configCheckRows([binary], dir, env);
+
 api.kill();
 rmSync(dir, { recursive: true, force: true });
 
@@ -301,6 +305,10 @@ const lines = [
         `| fetch, baseline | ${f(med['fetch (baseline)'])} | ${(med['fetch (baseline)'] / med['curl|jq']).toFixed(2)} × curl\\|jq; this build = ${(med.fetch / med['fetch (baseline)']).toFixed(2)} × baseline | |`,
       ]
     : []),
+  ...checks.map(
+    (row) =>
+      `| validate, a 1 MiB config of ${row.shape} (${row.cpu ? 'CPU time' : 'wall time'}) | ${f(row.ms1M)} | ${(row.ms1M / row.ms256k).toFixed(2)} × the 256 kB one (${f(row.ms256k)}) | < 1 s; near-linear: ≤ 4 × |`,
+  ),
   `| peak RSS (GNU time %M, max of 3${droppedCaches ? ', page cache dropped first' : ', page cache NOT dropped: not root'}) | fetch ${rss.fetch.toFixed(1)} MB, hit ${rss.hit.toFixed(1)} MB, \`node -e 0\` ${rss.floor.toFixed(1)} MB | | ≤ 60 MB |`,
 ];
 process.stdout.write(lines.join('\n') + '\n');

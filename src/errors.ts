@@ -37,6 +37,9 @@ export interface ConfigIssue {
   unknown?: { key: string; known: string[] };
 }
 
+/** The most problems one message names; `issues` keeps them all. */
+const ISSUES_SHOWN = 100;
+
 /** Exit 2: the config failed validation; every issue is reported at once. */
 export class ConfigError extends UsageError {
   constructor(
@@ -44,10 +47,32 @@ export class ConfigError extends UsageError {
     source: string,
     code = 'CONFIG_INVALID',
   ) {
-    super(
-      code,
-      `config from ${source} is invalid: ` + issues.map((i) => `${i.path}: ${i.message}`.slice(0, 400)).join('; '),
-    );
+    // Every problem up to a bound: a generated config of 50 000 bad fields is not a 15 MB line.
+    const shown = issues.slice(0, ISSUES_SHOWN).map((i) => `${i.path}: ${i.message}`.slice(0, 400));
+    if (issues.length > ISSUES_SHOWN) shown.push(`and ${issues.length - ISSUES_SHOWN} more problems`);
+    super(code, `config from ${source} is invalid: ` + shown.join('; '));
+  }
+}
+
+/**
+ * Exit 2: stdout cannot take what the command prints (a full disk, a closed file). Of the codes
+ * SPEC "Errors" has, 2 is the one an operator reads right: the command was run with an output it
+ * cannot use, as with a bad flag. Not 1: no bug. Not 3 or 4: the token API and its answer were
+ * fine (and `render` makes no request), and a caller that retries on 3 would fetch again for
+ * nothing. The credential is not printed; running the same command with a usable stdout prints it.
+ */
+export class OutputError extends UsageError {
+  constructor(
+    readonly reason: string,
+    what = '',
+    options?: { cause?: unknown },
+  ) {
+    super('STDOUT_WRITE', `cannot write ${what ? `${what} ` : ''}to stdout: ${reason}`, options);
+  }
+
+  /** The same failure, naming what could not be written. */
+  of(what: string): OutputError {
+    return new OutputError(this.reason, what, { cause: this.cause });
   }
 }
 

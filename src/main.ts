@@ -4,6 +4,7 @@
 import { homedir } from 'node:os';
 import type { CliDeps } from './cli/deps.js';
 import { fastPath, parseFastArgs } from './cli/fast-path.js';
+import { OutputError } from './errors.js';
 import { readBoundedFile } from './read-file.js';
 import { Redactor } from './redact.js';
 
@@ -16,9 +17,11 @@ const fs = process.getBuiltinModule('node:fs');
 /**
  * Writes to a file descriptor directly. process.stdout would build a stream (and load net for a
  * pipe), ~2 ms of a cached credential's ~5 ms of work; the credential is a few kB at most.
+ * `patienceMs`: how long a full non-blocking pipe may make it wait (then it gives up, silently).
  */
-function writeAll(fd: number, text: string): void {
+function writeAll(fd: number, text: string, patienceMs = Infinity): void {
   const buffer = Buffer.from(text);
+  let waited = 0;
   for (let offset = 0; offset < buffer.length; ) {
     try {
       offset += fs.writeSync(fd, buffer, offset);
@@ -26,9 +29,40 @@ function writeAll(fd: number, text: string): void {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EPIPE') return; // The reader is gone: nobody is left to tell.
       if (code !== 'EAGAIN') throw error;
+      if (++waited > patienceMs) return;
       // A non-blocking pipe that is full: give the reader a millisecond.
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
     }
+  }
+}
+
+/** What went wrong with stdout, in words: `ENOSPC (no space left on device)`. */
+function stdoutProblem(error: unknown): string {
+  const { code, message } = error as NodeJS.ErrnoException;
+  // Node's message is `ENOSPC: no space left on device, write`.
+  const words = /^[A-Z0-9]+: (.*?)(?:, \w+)?$/.exec(String(message))?.[1];
+  return code ? `${code}${words ? ` (${words})` : ''}` : 'unknown error';
+}
+
+/** stdout: a failed write is an OutputError (exit 2, one line naming stdout), never an internal error. */
+function writeStdout(text: string): void {
+  try {
+    writeAll(1, text);
+  } catch (error) {
+    throw new OutputError(stdoutProblem(error), '', { cause: error });
+  }
+}
+
+/**
+ * stderr is for people: a write that fails (the reader is gone, a full disk) or a pipe nobody
+ * drains for a second loses that line, never the credential. process.stderr would emit the EPIPE
+ * as an 'error' event and crash the plugin with its cache lock held.
+ */
+function writeStderr(text: string): void {
+  try {
+    writeAll(2, text, 1000);
+  } catch {
+    // Nobody to tell.
   }
 }
 
@@ -36,8 +70,8 @@ function realDeps(): CliDeps {
   return {
     env: process.env,
     readFile: readBoundedFile,
-    stdout: (text) => writeAll(1, text),
-    stderr: (text) => process.stderr.write(text),
+    stdout: writeStdout,
+    stderr: writeStderr,
     now: Date.now,
     random: Math.random,
     // Loaded when a template asks for one, not on a cached credential.

@@ -1,21 +1,28 @@
 // The real readFile of every file a config names (the config itself, file(), tls.*File): a thin
 // I/O edge that main.ts hands to the rest, and the in-process test harness uses too.
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 
 /** Config, file() and TLS files: read only as regular files of at most 1 MiB (SPEC "Network behaviour"). */
 const MAX_READ_BYTES = 1024 * 1024;
 
+const refuse = (message: string, code: string) => Object.assign(new Error(message), { code, readLimit: true });
+
 /**
- * Reads a file the config names without letting it hang or flood us: opened non-blocking (a FIFO
- * gives no reader), then only a regular file of at most 1 MiB (not /dev/zero, a socket, a device).
+ * Reads a file the config names without letting it hang, flood us or act on anything: only a
+ * regular file of at most 1 MiB (not /dev/zero, a socket, a device, a FIFO), and that is decided by
+ * stat(2) before any open(2). Opening is itself an act: it completes the open of a writer blocked on
+ * a FIFO (another user's process would go on), and some devices do things when opened. The open
+ * is still non-blocking and checked again on the descriptor, for a path swapped in between.
  * Symbolic links are followed: Kubernetes mounts secrets through them.
  */
 export function readBoundedFile(path: string): string {
+  const named = statSync(path);
+  if (!named.isFile()) throw refuse('not a regular file', 'ENOTREG');
+  if (named.size > MAX_READ_BYTES) throw refuse('larger than 1 MiB', 'EFBIG');
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const stat = fstatSync(fd);
-    const refuse = (message: string, code: string) => Object.assign(new Error(message), { code, readLimit: true });
-    if (!stat.isFile()) throw refuse('not a regular file', 'ENOTREG');
+    if (!stat.isFile() || stat.ino !== named.ino || stat.dev !== named.dev) throw refuse('not a regular file', 'ENOTREG');
     if (stat.size > MAX_READ_BYTES) throw refuse('larger than 1 MiB', 'EFBIG');
     // Sized to the file (one byte more shows a file that grew since fstat): a cached credential's
     // fast path reads its dependencies with this, and a 1 MiB buffer each cost it milliseconds.

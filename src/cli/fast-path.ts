@@ -5,7 +5,7 @@
 import type { CliDeps } from './deps.js';
 import { selectSource } from '../config/load.js';
 import { DURATION_PATTERN, parseDuration } from '../config/shape.js';
-import { INSECURE_SKIP_VERIFY_WARNING } from '../errors.js';
+import { INSECURE_SKIP_VERIFY_WARNING, OutputError } from '../errors.js';
 import { flagNamed, type OUTPUTS } from './flags.js';
 import { formatExecCredential, readExecInfo, resolveApiVersion } from '../credential/exec-credential.js';
 import { entryKey, refKey } from '../cache/key.js';
@@ -54,7 +54,31 @@ export function parseFastArgs(argv: string[]): FastFlags | undefined {
   return flags;
 }
 
-export function fastPath(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile' | 'stdout' | 'stderr' | 'now' | 'version' | 'cache'>): 0 | 3 | 4 | undefined {
+/**
+ * 0: the credential is printed. 3 or 4: a failure remembered for these inputs (cache/failure.ts),
+ * said as the full path would say it. 2: the credential was found but stdout could not take it; the
+ * full path would only fetch it again to fail the same way, so this is the answer (one line, as
+ * report.ts says it).
+ */
+export function fastPath(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile' | 'stdout' | 'stderr' | 'now' | 'version' | 'cache'>): 0 | 2 | 3 | 4 | undefined {
+  const found = cachedOutput(flags, deps);
+  if (found === undefined) return undefined;
+  if (typeof found === 'number') return found;
+  try {
+    deps.stdout(found);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof OutputError)) throw error;
+    deps.stderr(`webapi-credential: ${error.of('the credential').message}\n`);
+    return 2;
+  }
+}
+
+/**
+ * The cached credential as it is printed; the exit code of a remembered failure, already said on
+ * stderr; or undefined for the full path.
+ */
+function cachedOutput(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile' | 'stderr' | 'now' | 'version' | 'cache'>): string | 3 | 4 | undefined {
   if (flags.cache === false) return undefined;
   try {
     const execInfo = readExecInfo(deps.env['KUBERNETES_EXEC_INFO']);
@@ -87,8 +111,7 @@ export function fastPath(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile
     if (!lookup.hit || (flags.output === 'token' && !lookup.status.token)) return undefined;
     if (ref.insecure) deps.stderr(`webapi-credential: warning: ${INSECURE_SKIP_VERIFY_WARNING}\n`);
     if (flags.verbose) deps.stderr(`webapi-credential: cache: hit (fast path, ${dir})\n`);
-    deps.stdout(flags.output === 'token' ? `${lookup.status.token}\n` : formatExecCredential(apiVersion, lookup.status));
-    return 0;
+    return flags.output === 'token' ? `${lookup.status.token}\n` : formatExecCredential(apiVersion, lookup.status);
   } catch {
     // Every error here is one the full path reports properly.
     return undefined;

@@ -24,7 +24,7 @@ export interface ArgoCdSecretFlags extends ManifestFlags {
 export async function kubeconfig(flags: KubeconfigFlags, cwd: string, deps: Deps): Promise<string[]> {
   const checked = await check(flags, V1, deps);
   const command = flags.command ?? INSTALLED_NAME;
-  const notes: string[] = [];
+  const notes: string[] = [...checked.notes];
   // An embedded config reaches the plugin through the cluster entry: the user entry must ask for it.
   const configArgs = flags.embedConfig
     ? ['--config-from-cluster']
@@ -32,17 +32,17 @@ export async function kubeconfig(flags: KubeconfigFlags, cwd: string, deps: Deps
       ? ['--config', resolve(cwd, checked.source.path)]
       : ['--config-inline', checked.source.text];
   let embedded: unknown;
-  let inlinedPaths: string[] = [];
+  let inlinedPaths = new Set<string>();
   if (flags.embedConfig) {
     const inlined = inlineTlsFiles(checked, deps);
     embedded = inlined.document;
-    inlinedPaths = inlined.paths;
-    notes.push(...inlined.notes);
+    inlinedPaths = new Set(inlined.paths);
+    for (const note of inlined.notes) notes.push(note);
   }
   // A config that travels in the kubeconfig (embedded, or --config-inline) has no directory of its
   // own: its relative paths mean the one kubectl runs in. The TLS files of an embedded one are data now.
   if (flags.embedConfig || checked.source.kind === 'text') {
-    const relative = checked.relativeFiles.filter((path) => !inlinedPaths.includes(path));
+    const relative = checked.relativeFiles.filter((path) => !inlinedPaths.has(path));
     if (relative.length > 0) notes.push(relativeNote(relative, `in ${flags.embedConfig ? 'an embedded' : 'an inline'} config`, 'the directory kubectl runs in'));
   }
   const plugin: ExecPlugin = {
@@ -88,23 +88,26 @@ export async function argoCdSecret(flags: ArgoCdSecretFlags, deps: Deps): Promis
     env: Object.fromEntries(checked.envNames.map((name) => [name, `<${name}>`])),
   });
   deps.stdout(await toYaml(manifest));
-  const notes: string[] = [];
+  const notes: string[] = [...checked.notes];
   if (checked.envNames.length > 0) {
     const one = checked.envNames.length === 1;
     notes.push(`note: replace the placeholder${one ? '' : 's'} of ${names(checked.envNames)} in execProviderConfig.env with the real value${one ? '' : 's'}; this command never prints secrets`);
   }
-  notes.push(...inlined.notes);
+  for (const note of inlined.notes) notes.push(note);
   if (flags.cache) {
     notes.push(`note: --cache-dir ${ARGOCD_CACHE_DIR} must be on a memory-backed emptyDir (medium: Memory) mounted at ${ARGOCD_CACHE_MOUNT} in argocd-application-controller and argocd-server, as examples/argocd does; elsewhere the cache is off`);
   }
   // What file() reads (and a TLS file not found here) is read in the Argo CD containers; a relative
   // path there means their working directory, not this config's.
   const base = checked.source.kind === 'file' ? dirname(checked.source.path) : undefined;
-  const relative = checked.relativeFiles.filter((path) => !inlined.paths.includes(path));
-  const relativeResolved = relative.map((path) => (base !== undefined ? join(base, path) : path));
-  const inPod = [...new Set([...checked.files, ...elsewhere])].filter((path) => !inlined.resolved.includes(path) && !relativeResolved.includes(path));
+  // Sets, not lists: a config of 20 000 steps with TLS files made a scan per path quadratic.
+  const inlinedPaths = new Set(inlined.paths);
+  const relative = checked.relativeFiles.filter((path) => !inlinedPaths.has(path));
+  const notInPod = new Set([...inlined.resolved, ...relative.map((path) => (base !== undefined ? join(base, path) : path))]);
+  const inPod = [...new Set([...checked.files, ...elsewhere])].filter((path) => !notInPod.has(path));
   if (inPod.length > 0) {
-    const missing = inPod.filter((path) => elsewhere.includes(path));
+    const notFound = new Set(elsewhere);
+    const missing = inPod.filter((path) => notFound.has(path));
     notes.push(`note: ${names(inPod)} must exist in the Argo CD containers${missing.length === inPod.length ? ' (not found here)' : missing.length > 0 ? ` (${names(missing)} not found here)` : ''}`);
   }
   if (relative.length > 0) notes.push(relativeNote(relative, 'in the Argo CD containers', 'their working directory'));

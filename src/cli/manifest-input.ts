@@ -19,6 +19,8 @@ export interface Checked {
   server: string;
   apiVersion: string;
   caData?: string;
+  /** What the generator must tell about --ca-file (blocks it did not copy). */
+  notes: string[];
   source: { kind: 'file'; path: string } | { kind: 'text'; text: string };
   document: unknown;
   /** Env names the templates read that are set now or that a value needs: the plugin needs them at run time. */
@@ -53,18 +55,37 @@ export function inlineTlsFiles(checked: Checked, deps: Deps, elsewhere: string[]
   const document = structuredClone(checked.document) as { webAPIProviderConfig: Record<string, unknown> };
   const base = checked.source.kind === 'file' ? dirname(checked.source.path) : undefined;
   const result: Inlined = { document, paths: [], resolved: [], notes: [] };
+  const missing = new Set(elsewhere);
   const provider = document.webAPIProviderConfig;
   const steps = Array.isArray(provider['steps']) ? (provider['steps'] as Array<Record<string, unknown>>) : [];
   for (const [request, root] of [[provider, 'webAPIProviderConfig'], ...steps.map((step, i) => [step, `webAPIProviderConfig.steps[${i}]`] as const)] as const) {
     const tls = request['tls'];
     if (typeof tls !== 'object' || tls === null) continue;
     const fields = tls as Record<string, unknown>;
+    // Written inline, a CA bundle or certificate goes into the manifest as well: certificates only.
+    for (const data of ['caData', 'certData'] as const) {
+      const value = fields[data];
+      if (typeof value !== 'string' || value.includes('{{')) continue;
+      const only = certificatesOnly(value);
+      const note = droppedNote(`${root}.tls.${data}`, only.dropped);
+      if (!note) continue;
+      fields[data] = only.pem;
+      result.notes.push(note);
+    }
     for (const [file, data] of TLS_FILES) {
       const path = fields[file];
       if (typeof path !== 'string' || path.includes('{{')) continue;
       const resolvedPath = base !== undefined && !isAbsolute(path) ? join(base, path) : path;
-      if (elsewhere.includes(resolvedPath)) continue;
-      const content = deps.readFile(resolvedPath);
+      if (missing.has(resolvedPath)) continue;
+      let content = deps.readFile(resolvedPath);
+      // A CA bundle or a certificate file is copied with its certificates only: a private key
+      // concatenated into one goes nowhere near a manifest (keyFile is the one place for a key).
+      if (file !== 'keyFile') {
+        const only = certificatesOnly(content);
+        content = only.pem;
+        const note = droppedNote(`${root}.tls.${file} ${path}`, only.dropped);
+        if (note) result.notes.push(note);
+      }
       // The same place in the mapping, under the data name.
       const entries = Object.entries(fields).map(([key, value]): [string, unknown] => (key === file ? [data, content] : [key, value]));
       for (const key of Object.keys(fields)) delete fields[key];
@@ -87,7 +108,8 @@ export async function check(flags: ManifestFlags, defaultApiVersion: string, dep
   if (apiVersion !== V1 && apiVersion !== V1BETA1) {
     throw new UsageError('API_VERSION', `--api-version ${JSON.stringify(apiVersion)} is not supported; use ${V1} or ${V1BETA1}`);
   }
-  const caData = flags.caFile === undefined ? undefined : readCa(flags.caFile, deps);
+  const notes: string[] = [];
+  const caData = flags.caFile === undefined ? undefined : readCa(flags.caFile, deps, notes);
   // Only the flags and the environment can name the config here: the manifest is what will carry it.
   const selected = selectSource(flags, deps.env, undefined);
   if (selected.kind === 'document') throw new Error('unreachable: no cluster info was given');
@@ -122,12 +144,14 @@ export async function check(flags: ManifestFlags, defaultApiVersion: string, dep
   // The shape and the templates are checked, never the secret values: an unset env value renders as
   // a placeholder, and its name is listed for the manifest's reader.
   const prepared = await prepare({ ...flags, apiVersion, unsetEnvAsPlaceholder: true }, { ...deps, readFile, env: { ...deps.env, KUBERNETES_EXEC_INFO: execInfo } });
-  const envNames = prepared.dependencies.env.filter((name) => name !== 'KUBERNETES_EXEC_INFO' && (deps.env[name] !== undefined || prepared.envNeeded.includes(name)));
+  const needed = new Set(prepared.envNeeded);
+  const envNames = prepared.dependencies.env.filter((name) => name !== 'KUBERNETES_EXEC_INFO' && (deps.env[name] !== undefined || needed.has(name)));
   const setArgs = (flags.set ?? []).flatMap((pair) => ['--set', pair]);
   return {
     server,
     apiVersion,
     ...(caData !== undefined ? { caData } : {}),
+    notes,
     source,
     document,
     envNames,
@@ -148,7 +172,7 @@ function serverUrl(text: string): string {
   return text;
 }
 
-function readCa(path: string, deps: Deps): string {
+function readCa(path: string, deps: Deps, notes: string[]): string {
   let pem: string;
   try {
     pem = deps.readFile(path);
@@ -156,5 +180,44 @@ function readCa(path: string, deps: Deps): string {
     throw new UsageError('CA_FILE', `--ca-file ${path}: cannot read it: ${readProblem(error)}`, { cause: error });
   }
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError('CA_FILE', `--ca-file ${path}: expected PEM certificates`);
-  return Buffer.from(pem, 'utf8').toString('base64');
+  const only = certificatesOnly(pem);
+  const note = droppedNote(`--ca-file ${path}`, only.dropped);
+  if (note) notes.push(note);
+  return Buffer.from(only.pem, 'utf8').toString('base64');
+}
+
+/** The blocks a PEM text may carry into a manifest: certificates (OpenSSL's trusted form too). */
+const CERTIFICATE_LABELS: ReadonlySet<string> = new Set(['CERTIFICATE', 'TRUSTED CERTIFICATE', 'X509 CERTIFICATE']);
+
+/**
+ * A PEM text with its certificate blocks only, and the labels of the blocks it dropped (a private
+ * key, a CRL, a block with no end). Unchanged when it holds nothing else. One pass over the
+ * markers, then pairing each BEGIN with the END that follows it: linear in the text, whatever it holds.
+ * Text that is no PEM at all (base64 of one, as tls.caData may be) is decoded first.
+ */
+function certificatesOnly(text: string): { pem: string; dropped: string[] } {
+  const pem = text.includes('-----BEGIN') ? text : Buffer.from(text.trim(), 'base64').toString('utf8');
+  if (!pem.includes('-----BEGIN')) return { pem: text, dropped: [] };
+  const markers = [...pem.matchAll(/-----(BEGIN|END) ([A-Z0-9 ]{1,64})-----/g)];
+  const kept: string[] = [];
+  const dropped: string[] = [];
+  for (let i = 0; i < markers.length; i++) {
+    const begin = markers[i]!;
+    if (begin[1] !== 'BEGIN') continue;
+    const end = markers[i + 1];
+    const closed = end !== undefined && end[1] === 'END' && end[2] === begin[2];
+    if (closed && CERTIFICATE_LABELS.has(begin[2]!)) kept.push(pem.slice(begin.index, end.index + end[0].length));
+    else dropped.push(closed ? begin[2]! : `${begin[2]} (unterminated)`);
+    if (closed) i++;
+  }
+  if (dropped.length === 0 && text === pem) return { pem: text, dropped };
+  return { pem: kept.length > 0 ? `${kept.join('\n')}\n` : '', dropped };
+}
+
+/** The note on blocks a generator did not copy from `what` (a flag or a config field with its path). */
+function droppedNote(what: string, dropped: string[]): string | undefined {
+  if (dropped.length === 0) return undefined;
+  const labels = [...new Set(dropped)];
+  const blocks = labels.length === 1 && dropped.length === 1 ? `a ${labels[0]} block` : `${dropped.length} blocks that are no certificates (${labels.slice(0, 5).join(', ')})`;
+  return `note: ${what} holds ${blocks} besides its certificates: it is not copied into the manifest, only the certificates are`;
 }

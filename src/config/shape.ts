@@ -49,15 +49,23 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Levenshtein distance, case folded: how far a typo is from a field name. */
-function distance(a: string, b: string): number {
-  const x = a.toLowerCase();
-  const y = b.toLowerCase();
+/**
+ * Levenshtein distance of two lower-cased names: how far a typo is from a field name; Infinity past
+ * `limit` (a row whose every cell is past the limit can only grow: that name can be no typo), so 50 000 unknown
+ * keys cost a few cells each.
+ */
+function distance(x: string, y: string, limit: number): number {
   let previous = Array.from({ length: y.length + 1 }, (_, i) => i);
+  let row = previous.slice();
   for (let i = 1; i <= x.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= y.length; j++) row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (x[i - 1] === y[j - 1] ? 0 : 1));
-    previous = row;
+    row[0] = i;
+    let least = i;
+    for (let j = 1; j <= y.length; j++) {
+      row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (x[i - 1] === y[j - 1] ? 0 : 1));
+      if (row[j]! < least) least = row[j]!;
+    }
+    if (least > limit) return Infinity;
+    [previous, row] = [row, previous];
   }
   return previous[y.length]!;
 }
@@ -66,17 +74,43 @@ function distance(a: string, b: string): number {
 export function closest(key: string, known: string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
+  const folded = key.toLowerCase();
   for (const name of known) {
-    const d = distance(key, name);
+    // Lengths further apart than a typo can be: no distance to compute (a 1 MiB key cost seconds).
+    const limit = Math.max(1, Math.floor(name.length / 4));
+    if (Math.abs(key.length - name.length) > limit) continue;
+    const d = distance(folded, name.toLowerCase(), limit);
     if (d < bestDistance) [best, bestDistance] = [name, d];
   }
   // Close, and not a rewrite of the whole word (`b` is no typo of `a`).
   return best !== undefined && bestDistance <= Math.max(1, Math.floor(best.length / 4)) && bestDistance < Math.min(key.length, best.length) ? best : undefined;
 }
 
-function unknownField(key: string, known: string[]): string {
-  const guess = closest(key, known);
-  return guess ? `unknown field; did you mean ${guess}?` : `unknown field (known: ${known.join(', ')})`;
+/**
+ * A typo is looked for while fewer than this many problems are known: past it the config is no
+ * typo away from right, and 80 000 unknown keys each measured against every name took seconds.
+ */
+const SUGGEST_WHILE_ISSUES = 1000;
+
+function unknownField(key: string, known: FieldNames, issues: number): string {
+  const guess = issues < SUGGEST_WHILE_ISSUES ? closest(key, known.names) : undefined;
+  return guess ? `unknown field; did you mean ${guess}?` : known.unknown;
+}
+
+/** The field names of an object shape and its "unknown field" message, made once per shape, not per unknown key. */
+interface FieldNames {
+  names: string[];
+  unknown: string;
+}
+const FIELD_NAMES = new WeakMap<object, FieldNames>();
+
+function fieldNames(properties: Record<string, Shape>): FieldNames {
+  let known = FIELD_NAMES.get(properties);
+  if (!known) {
+    const names = Object.keys(properties);
+    FIELD_NAMES.set(properties, (known = { names, unknown: `unknown field (known: ${names.join(', ')})` }));
+  }
+  return known;
 }
 
 /** Checks `value` against `shape`, appending every problem found to `issues`. Pure. */
@@ -130,7 +164,10 @@ export function check(shape: Shape, value: unknown, path: string, issues: Issue[
         // Own properties only: `constructor` or `__proto__` must not find Object.prototype members.
         const property = Object.hasOwn(shape.properties, key) ? shape.properties[key] : undefined;
         if (property) check(property, item, `${path}.${key}`, issues);
-        else issues.push({ path: `${path}.${key}`, message: unknownField(key, Object.keys(shape.properties)), unknown: { key, known: Object.keys(shape.properties) } });
+        else {
+          const known = fieldNames(shape.properties);
+          issues.push({ path: `${path}.${key}`, message: unknownField(key, known, issues.length), unknown: { key, known: known.names } });
+        }
       }
       return;
     case 'json':

@@ -30,17 +30,46 @@ export function validateProviderDocument(document: unknown, checkPath: PathCheck
   // Paths from check() start with '.', which reads oddly in messages.
   for (const issue of issues) issue.path = issue.path.replace(/^\./, '') || '(document)';
   placeMisplaced(issues);
-  dropFollowOns(issues);
-  if (issues.some((i) => i.path === '(document)' || i.path === ROOT)) return { ok: false, issues };
+  const kept = dropFollowOns(issues);
+  if (kept.some((i) => i.path === '(document)' || i.path === ROOT)) return { ok: false, issues: kept };
   const input = (document as { webAPIProviderConfig: ProviderConfigInput }).webAPIProviderConfig;
-  return validateProvider(input, checkPath, issues);
+  return validateProvider(input, checkPath, new Issues(kept));
+}
+
+/**
+ * The issues found so far, indexed by the request field each is about (`webAPIProviderConfig.url`,
+ * `webAPIProviderConfig.steps[3].timeout`), so that asking whether a field is known costs the same
+ * with 10 000 steps as with one: a scan of every issue per field made a large config quadratic.
+ */
+class Issues {
+  private readonly fields = new Set<string>();
+  constructor(readonly list: Issue[]) {
+    for (const issue of list) this.mark(issue.path);
+  }
+  push(issue: Issue): void {
+    this.list.push(issue);
+    this.mark(issue.path);
+  }
+  /** No issue is about this field (`field` has at most two dots: ROOT, a step, the field). */
+  known(field: string): boolean {
+    return !this.fields.has(field);
+  }
+  private mark(path: string): void {
+    // The path itself and its ancestors of two and three segments: what known() can be asked.
+    this.fields.add(path);
+    const second = path.indexOf('.', ROOT.length + 1);
+    if (second < 0) return;
+    this.fields.add(path.slice(0, second));
+    const third = path.indexOf('.', second + 1);
+    if (third >= 0) this.fields.add(path.slice(0, third));
+  }
 }
 
 /** Cross-field rules and normalization, on top of the per-field shape check already in `issues`. */
-function validateProvider(input: ProviderConfigInput, checkPath: PathChecker, issues: Issue[] = []): ValidationResult {
+function validateProvider(input: ProviderConfigInput, checkPath: PathChecker, issues: Issues): ValidationResult {
   const at = (field: string) => `${ROOT}.${field}`;
   const add = (field: string, message: string) => issues.push({ path: at(field), message });
-  const known = (field: string) => !issues.some((i) => i.path === at(field) || i.path.startsWith(at(field) + '.'));
+  const known = (field: string) => issues.known(at(field));
 
   checkRequest(input, '', issues);
   const names = new Set<string>();
@@ -72,10 +101,10 @@ function validateProvider(input: ProviderConfigInput, checkPath: PathChecker, is
   if (hasCert !== hasKey) {
     add(hasCert ? 'clientKeyDataPath' : 'clientCertificateDataPath', 'clientCertificateDataPath and clientKeyDataPath go together: set both or neither');
   }
-  if (input.tokenPath === undefined && !(hasCert && hasKey) && !issues.some((i) => i.message === 'unknown field; did you mean tokenPath?')) {
+  if (input.tokenPath === undefined && !(hasCert && hasKey) && !issues.list.some((i) => i.message === 'unknown field; did you mean tokenPath?')) {
     add('tokenPath', 'is required (unless clientCertificateDataPath and clientKeyDataPath are both set)');
   }
-  if (typeof input.expiresIn === 'string' && parseDuration(input.expiresIn) <= 0 && !issues.some((i) => i.path === at('expiresIn'))) {
+  if (typeof input.expiresIn === 'string' && parseDuration(input.expiresIn) <= 0 && !issues.list.some((i) => i.path === at('expiresIn'))) {
     add('expiresIn', 'must be longer than 0s');
   }
   // Never longer than an outage is remembered: a failure served for an hour would hide a fixed secret.
@@ -86,7 +115,7 @@ function validateProvider(input: ProviderConfigInput, checkPath: PathChecker, is
     add('expiresInPath', 'set expiryPath or expiresInPath, not both');
   }
 
-  if (issues.length > 0) return { ok: false, issues };
+  if (issues.list.length > 0) return { ok: false, issues: issues.list };
 
   const main = resolveRequest(input, undefined);
   return {
@@ -107,10 +136,10 @@ function validateProvider(input: ProviderConfigInput, checkPath: PathChecker, is
 }
 
 /** The rules of one request (the main one, or a step at `prefix`). */
-function checkRequest(input: RequestInput, prefix: string, issues: Issue[]): void {
+function checkRequest(input: RequestInput, prefix: string, issues: Issues): void {
   const at = (field: string) => `${ROOT}.${prefix}${field}`;
   const add = (field: string, message: string) => issues.push({ path: at(field), message });
-  const known = (field: string) => !issues.some((i) => i.path === at(field) || i.path.startsWith(at(field) + '.'));
+  const known = (field: string) => issues.known(at(field));
 
   const forms = (['body', 'form', 'json'] as const).filter((f) => input[f] !== undefined);
   if (forms.length > 1) add(forms[1]!, `only one of body, form, json may be set (found ${forms.join(', ')})`);
@@ -194,13 +223,13 @@ function placeMisplaced(issues: Issue[]): void {
   }
 }
 
-/** A misspelt required field is one problem, not also "X is required". */
-function dropFollowOns(issues: Issue[]): void {
+/** A misspelt required field is one problem, not also "X is required". Filters, never splices: linear. */
+function dropFollowOns(issues: Issue[]): Issue[] {
   const meant = new Set(
     issues.flatMap((issue) => {
       const guess = issue.message.match(/did you mean (\S+)\?$/)?.[1];
       return guess ? [`${issue.path.slice(0, issue.path.lastIndexOf('.'))}.${guess}`] : [];
     }),
   );
-  for (let i = issues.length - 1; i >= 0; i--) if (issues[i]!.message === 'is required' && meant.has(issues[i]!.path)) issues.splice(i, 1);
+  return issues.filter((issue) => !(issue.message === 'is required' && meant.has(issue.path)));
 }

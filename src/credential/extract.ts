@@ -143,10 +143,26 @@ export function describeKeys(document: unknown, path: string): string {
   if (node && typeof node === 'object' && !Array.isArray(node)) {
     const keys = Object.keys(node);
     if (keys.length === 0) return `${at} is an empty object`;
-    const shown = keys.slice(0, 20).map((k) => JSON.stringify(k).slice(0, 64));
-    return `${at} has keys ${shown.join(', ')}${keys.length > 20 ? ` and ${keys.length - 20} more` : ''}`;
+    const names = keys.filter(looksLikeFieldName);
+    const counted = keys.length - names.length;
+    const other = counted === 1 ? 'does not look like a field name' : 'do not look like field names';
+    if (names.length === 0) return `${at} has ${counted} key${counted === 1 ? '' : 's'} that ${other} (not shown)`;
+    const shown = names.slice(0, 20).map((k) => JSON.stringify(k));
+    const more = names.length > 20 ? ` and ${names.length - 20} more` : '';
+    return `${at} has keys ${shown.join(', ')}${more}${counted > 0 ? ` and ${counted} that ${other} (not shown)` : ''}`;
   }
   return `${at} is ${kind(node)}`;
+}
+
+/**
+ * Whether a key of the answer may be named in a message. Some APIs key maps by credential (Vault's
+ * tokens and accessors, GitHub-style tokens as ids), so a key is named only when it reads like a
+ * field: an identifier of at most 40 characters (letters, digits, _ and -, not starting with a
+ * digit) with at most 4 digits. `access_token`, `expires_in`, `x509Cert` pass; `hvs.CAES…`, a
+ * UUID, a hex digest or `ghp_16C7e4…` are counted instead (SPEC "Errors").
+ */
+function looksLikeFieldName(key: string): boolean {
+  return /^[A-Za-z_][A-Za-z0-9_-]{0,39}$/.test(key) && (key.match(/[0-9]/g)?.length ?? 0) <= 4;
 }
 
 export function parseExpiry(value: unknown, path: string): number {

@@ -128,16 +128,25 @@ export function buildRequest(
   if (url && url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new UsageError('URL_INVALID', `${root}.url: expected an https:// URL, found ${url.protocol}//`);
   }
-  for (const [name, value] of fields.query) url?.searchParams.append(name, value);
+  // One serialization for all: searchParams.append re-serializes the whole query each time.
+  if (url && fields.query.length > 0) {
+    const params = new URLSearchParams(url.searchParams);
+    for (const [name, value] of fields.query) params.append(name, value);
+    url.search = params.toString();
+  }
 
   const headers: Record<string, string> = {
     accept: 'application/json',
     'user-agent': `webapi-credential/${version}`,
   };
   if (fields.contentType) headers['content-type'] = fields.contentType;
-  // Header names are case-insensitive: the user's spelling replaces our default of any case.
+  // Header names are case-insensitive: the user's spelling replaces our default of any case. Found
+  // by a map of the lower-cased names, not a scan of every header per header.
+  const spelled = new Map(Object.keys(headers).map((name) => [name.toLowerCase(), name]));
   for (const [name, value] of fields.headers) {
-    for (const existing of Object.keys(headers)) if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
+    const existing = spelled.get(name.toLowerCase());
+    if (existing !== undefined) delete headers[existing];
+    spelled.set(name.toLowerCase(), name);
     if (/[\r\n\0]/.test(value)) throw new UsageError('HEADER_INVALID', `${root}.headers.${name}: rendered value contains a line break or NUL`);
     // What Node's http accepts in a header value: tab, printable ASCII and Latin-1. Anything else
     // would fail at send time with ERR_INVALID_CHAR; encode it (urlencode, base64) instead.

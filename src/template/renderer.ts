@@ -49,51 +49,56 @@ function shellHabits(path: string, parts: Part[]): TemplateIssue[] {
 /** Names a `let` may not take: they would hide what templates read. */
 const RESERVED_NAMES: ReadonlySet<string> = new Set([...SCOPE_NAMES, ...HELPER_NAMES, 'undefined', 'true', 'false', 'null', 'this']);
 
-/** The names every template can read: env, vars, cluster, steps and the `let` names. */
-function scopeNames(letNames: Iterable<string>): Set<string> {
-  return new Set([...SCOPE_NAMES, ...letNames]);
+/**
+ * The names every template can read: env, vars, cluster, steps, then the `let` names as each is
+ * defined. One set that grows, never one rebuilt per `let` (20 000 lets made that quadratic).
+ */
+function scopeNames(): Set<string> {
+  return new Set(SCOPE_NAMES);
 }
 
-/** Templates of one request, and the steps that have run before it. */
+/** Templates of one request, and how many steps run before it (the first `stepsBefore` of the config's). */
 export interface TemplateGroup {
   templates: Iterable<[string, string]>;
-  stepsBefore: string[];
-  /** Every step name of the config, to tell a later step from an unknown one. */
-  allSteps: string[];
+  stepsBefore: number;
 }
 
 /**
  * Checks every `let` and template of a config, at load, before anything is evaluated. `lets` in
  * order (each may use the ones before; none may read steps, which have not run when lets are
- * evaluated); each group's templates may read only the steps before them.
+ * evaluated); each group's templates may read only the steps before them. `steps`: every step
+ * name of the config, in order.
  */
-export function checkTemplates(lets: Array<[string, string]>, groups: TemplateGroup[]): TemplateIssue[] {
+export function checkTemplates(lets: Array<[string, string]>, steps: string[], groups: TemplateGroup[]): TemplateIssue[] {
   const issues: TemplateIssue[] = [];
-  const defined: string[] = [];
+  const names = scopeNames();
+  const stepIndex = new Map<string, number>();
+  steps.forEach((step, i) => {
+    if (!stepIndex.has(step)) stepIndex.set(step, i);
+  });
   for (const [name, source] of lets) {
     const path = `webAPIProviderConfig.let.${name}`;
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) issues.push({ path, message: 'a let name is a letter or _ followed by letters, digits or _' });
     else if (RESERVED_NAMES.has(name)) issues.push({ path, message: `${name} is taken: a let may not hide env, vars, cluster, steps or a helper` });
     const expression = source.replace(/^\s*\{\{([\s\S]*)\}\}\s*$/, '$1');
     try {
-      const node = parseExpression(expression, scopeNames(defined));
+      const node = parseExpression(expression, names);
       if (stepReferences(node).length > 0) issues.push({ path, message: `{{ ${oneLine(expression)} }}: a let cannot read steps (it is evaluated before any step runs); write the expression where it is used` });
     } catch (error) {
       if (!(error instanceof TemplateSyntaxError)) throw error;
       issues.push({ path, message: error.message });
     }
-    defined.push(name);
+    names.add(name);
   }
-  const names = scopeNames(defined);
   for (const group of groups) {
     for (const [path, template] of group.templates) {
       try {
         const parts = parseTemplate(template, names);
-        issues.push(...shellHabits(path, parts));
+        for (const habit of shellHabits(path, parts)) issues.push(habit);
         for (const part of parts) {
           if (typeof part === 'string') continue;
           for (const step of stepReferences(part.node)) {
-            const problem = stepProblem(step, group);
+            const problem = stepProblem(step, group.stepsBefore, steps, stepIndex);
             if (problem) issues.push({ path, message: `{{ ${oneLine(part.source)} }}: ${problem}` });
           }
         }
@@ -149,13 +154,21 @@ function stepReferences(node: Node): Array<string | null> {
   return found;
 }
 
-function stepProblem(step: string | null, group: TemplateGroup): string | undefined {
-  const before = group.stepsBefore.length > 0 ? `the steps before it are ${group.stepsBefore.join(', ')}` : 'no step runs before it';
-  if (step === null) return `name the step: steps.<name> (${before})`;
-  if (group.stepsBefore.includes(step)) return undefined;
-  if (group.allSteps.includes(step)) return `steps.${step} runs later than this request; ${before}`;
-  return `steps.${step} is not a step; ${before}`;
+/** The most step names a message lists: one message per template, each naming 20 000 steps, was quadratic. */
+const STEPS_NAMED = 10;
+
+function stepProblem(step: string | null, before: number, steps: string[], stepIndex: Map<string, number>): string | undefined {
+  const index = step === null ? undefined : stepIndex.get(step);
+  if (index !== undefined && index < before) return undefined;
+  const shown = steps.slice(0, Math.min(before, STEPS_NAMED)).join(', ') + (before > STEPS_NAMED ? ` and ${before - STEPS_NAMED} more` : '');
+  const which = before > 0 ? `the steps before it are ${shown}` : 'no step runs before it';
+  if (step === null) return `name the step: steps.<name> (${which})`;
+  if (index !== undefined) return `steps.${step} runs later than this request; ${which}`;
+  return `steps.${step} is not a step; ${which}`;
 }
+
+/** The most problems one message names. */
+const PROBLEMS_SHOWN = 100;
 
 interface Problem {
   code: string;
@@ -172,8 +185,12 @@ export class TemplateRenderer {
   /** Whether any rendered value came from now(), uuid() or jwt(): it will differ next time. */
   volatile = false;
   private readonly lets = new Map<string, Value | typeof FAILED>();
+  /** The scope names with the `let` names defined so far: kept, not rebuilt per template or let. */
+  private readonly names = scopeNames();
   private readonly parsed = new Map<string, Part[]>();
   private problems: Problem[] = [];
+  /** The `missing` of every problem collected: a second field missing the same names is dropped. */
+  private readonly missingSeen = new Set<string>();
   private steps: Record<string, unknown> | Placeholder | undefined;
 
   constructor(
@@ -187,13 +204,14 @@ export class TemplateRenderer {
       const where = `webAPIProviderConfig.let.${name}`;
       const expression = source.replace(/^\s*\{\{([\s\S]*)\}\}\s*$/, '$1');
       try {
-        const node = parseExpression(expression, scopeNames(this.lets.keys()));
+        const node = parseExpression(expression, this.names);
         const value = await this.evaluateChecked(node, where, oneLine(expression));
         this.lets.set(name, value);
       } catch (error) {
         this.lets.set(name, FAILED);
         this.collect(error, where);
       }
+      this.names.add(name);
     }
   }
 
@@ -211,7 +229,7 @@ export class TemplateRenderer {
     let parts = this.parsed.get(template);
     try {
       if (!parts) {
-        parts = parseTemplate(template, scopeNames(this.lets.keys()));
+        parts = parseTemplate(template, this.names);
         this.parsed.set(template, parts);
       }
     } catch (error) {
@@ -252,7 +270,12 @@ export class TemplateRenderer {
     if (this.problems.length === 0) return;
     const problems = this.problems;
     this.problems = [];
-    throw new UsageError(problems[0]!.code, problems.map((p) => p.text).join('; '));
+    this.missingSeen.clear();
+    // Every problem up to a bound, as a config error names them: 30 000 lets each missing its own
+    // env variable are not a 3 MB line.
+    const shown = problems.slice(0, PROBLEMS_SHOWN).map((p) => p.text);
+    if (problems.length > PROBLEMS_SHOWN) shown.push(`and ${problems.length - PROBLEMS_SHOWN} more problems`);
+    throw new UsageError(problems[0]!.code, shown.join('; '));
   }
 
   get failed(): boolean {
@@ -306,7 +329,8 @@ export class TemplateRenderer {
     if (error instanceof QuietError) return;
     if (error instanceof Located) {
       const missing = error.missing.length > 0 ? [...new Set(error.missing)].sort().join(',') : undefined;
-      if (missing !== undefined && this.problems.some((p) => p.missing === missing)) return;
+      if (missing !== undefined && this.missingSeen.has(missing)) return;
+      if (missing !== undefined) this.missingSeen.add(missing);
       this.problems.push({ code: error.code, text: error.message, ...(missing !== undefined ? { missing } : {}) });
     }
     else if (error instanceof TemplateSyntaxError) this.problems.push({ code: 'TEMPLATE_SYNTAX', text: `${where}: ${error.message}` });

@@ -1,6 +1,6 @@
 // get-token: prepare -> cache? -> (steps -> request -> extract) -> ExecCredential on stdout.
 // Everything it touches arrives in `deps`; only main.ts builds the real ones.
-import { INSECURE_SKIP_VERIFY_WARNING, ResponseError, UsageError } from '../errors.js';
+import { INSECURE_SKIP_VERIFY_WARNING, OutputError, ResponseError, UsageError } from '../errors.js';
 import type { RequestConfig } from '../config/schema.js';
 import { formatExecCredential, type CredentialStatus } from '../credential/exec-credential.js';
 import { extractCredential, parseResponseBody } from '../credential/extract.js';
@@ -15,7 +15,7 @@ import { prepare, type Prepared } from './prepare.js';
 export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> {
   const deadline = deps.now() + flags.timeoutMs;
   const prepared = await prepare({ ...flags, strictHabits: true }, deps);
-  const { config, request, apiVersion, refInputs, dependencies } = prepared;
+  const { config, request, apiVersion, dependencies } = prepared;
   if (flags.output === 'token' && !config.paths.token) {
     throw new UsageError('OUTPUT_TOKEN', '--output token needs a tokenPath; this config yields a client certificate');
   }
@@ -25,12 +25,9 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
   const dir = flags.cacheDir ?? defaultCacheDir(deps.env, deps.cache.homedir);
   const cacheDeps = { ...deps.cache, now: deps.now, trace: deps.trace };
   const secret = flags.cache ?? config.cacheEnabled ? openCache(dir, cacheDeps) : undefined;
-  if (secret) {
-    // Keyed by the inputs and the values the templates read, never by the rendered request: a
-    // jwt(), now(), uuid() or a step's answer would make every call's key a new one.
-    const ref = refKey(secret, { ...refInputs, version: deps.version, cacheFlag: flags.cache });
-    const inputs = inputsKey(secret, { version: deps.version, document: prepared.document, vars: refInputs.vars, cluster: refInputs.cluster });
-    const key = entryKey(secret, inputs, dependencyDigest(deps.env, dependencies.env, dependencies.files, deps.readFile));
+  const keys = secret ? cacheKeys(secret, prepared, flags, deps) : undefined;
+  if (secret && keys) {
+    const { ref, inputs, key } = keys;
     const enter = () => {
       try {
         // Lets the next call find this entry (a credential or a failure) without parsing and rendering (cache/ref.ts).
@@ -46,7 +43,32 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
   } else {
     status = await fetch();
   }
-  deps.stdout(flags.output === 'token' ? `${status.token}\n` : formatExecCredential(apiVersion, status));
+  try {
+    deps.stdout(flags.output === 'token' ? `${status.token}\n` : formatExecCredential(apiVersion, status));
+  } catch (error) {
+    throw error instanceof OutputError ? error.of('the credential') : error;
+  }
+}
+
+/**
+ * Keyed by the inputs and the values the templates read, never by the rendered request: a jwt(),
+ * now(), uuid() or a step's answer would make every call's key a new one. Undefined when the
+ * inputs cannot be hashed: client-go passes the cluster entry's extension as the kubeconfig has it,
+ * and one nested past the stack would crash the hashing (RangeError). The cache is then off for
+ * this call; the credential is still fetched and printed.
+ */
+function cacheKeys(secret: Uint8Array, prepared: Prepared, flags: GetTokenFlags, deps: Deps): { ref: string; inputs: string; key: string } | undefined {
+  const { refInputs, dependencies } = prepared;
+  try {
+    const ref = refKey(secret, { ...refInputs, version: deps.version, cacheFlag: flags.cache });
+    const inputs = inputsKey(secret, { version: deps.version, document: prepared.document, vars: refInputs.vars, cluster: refInputs.cluster });
+    const key = entryKey(secret, inputs, dependencyDigest(deps.env, dependencies.env, dependencies.files, deps.readFile));
+    return { ref, inputs, key };
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    deps.trace('cache: off for this call: the cluster info of KUBERNETES_EXEC_INFO is nested too deeply to hash');
+    return undefined;
+  }
 }
 
 async function fetchCredential(prepared: Prepared, deadline: number, deps: Deps): Promise<CredentialStatus> {

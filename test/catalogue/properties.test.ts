@@ -170,7 +170,7 @@ describe('config validation and request building, for any document', () => {
         }
         const { redactor, renderer, readFile } = newRenderer();
         try {
-          const issues = checkTemplates(result.config.lets, [{ templates: templateFields(result.config), stepsBefore: [], allSteps: [] }]);
+          const issues = checkTemplates(result.config.lets, [], [{ templates: templateFields(result.config), stepsBefore: 0 }]);
           if (issues.length > 0) throw new ConfigError(issues, '--config-inline');
           await renderer.defineLets(result.config.lets);
           const request = await renderRequest(result.config, renderer, '0.0.0-test', readFile, redactor);

@@ -11,6 +11,10 @@ const pki = makePki();
 const startApi = tokenApis();
 /** A refresh token the API hands out next to the access token: as secret as the token. */
 const REFRESH = 'refresh-token-Hy62Pq0Zm';
+/** Keys some APIs use for maps keyed by credential (Vault's accessors and tokens): counted, never named. */
+const VAULT_KEY = 'hvs.CAESIJ3f9zSECRETTOKENVALUE0123456789';
+const GITHUB_LIKE_KEY = 'ghp_16C7e42F292c6912E7710c838347Ae178B4a';
+const LONG_KEY = 'averyveryverylongfieldnamethatisnotafieldname';
 
 const answer = (status: number, body: string, contentType?: string): Handler => (_req, res: ServerResponse) => {
   res.writeHead(status, contentType ? { 'content-type': contentType } : {});
@@ -78,6 +82,17 @@ const cases: Case[] = [
     message: 'tokenPath $.access_token matched nothing in the response; $ has keys "token_type", "id_token", "refresh_token", "expires_in"',
   },
   {
+    name: 'a tokenPath that matches nothing in a map keyed by token: the key is counted, not named',
+    handler: (_req, res) => json(res, 200, { data: { [VAULT_KEY]: { ttl: 3600 } } }),
+    config: { tokenPath: '$.data.token' },
+    message: 'tokenPath $.data.token matched nothing in the response; $.data has 1 key that does not look like a field name (not shown)',
+  },
+  {
+    name: 'a tokenPath that matches nothing among field names and credential-like keys',
+    handler: (_req, res) => json(res, 200, { lease_id: 'l', [GITHUB_LIKE_KEY]: 1, [LONG_KEY]: 2, 'has space': 3 }),
+    message: 'tokenPath $.access_token matched nothing in the response; $ has keys "lease_id" and 3 that do not look like field names (not shown)',
+  },
+  {
     name: 'a nested tokenPath that stops half way',
     handler: (_req, res) => json(res, 200, { status: { credential: { bearer: SECRET.token, refresh: REFRESH } } }),
     config: { tokenPath: '{.status.credential.token}' },
@@ -141,7 +156,7 @@ describe.concurrent('unusable answers exit 4', () => {
     const api = await startApi(handler);
     const full = basic(`${api.url}/token`, { tls: { caFile: pki.ca.certFile }, headers: { Authorization: 'Bearer {{ env.API_KEY }}' }, ...config });
     const result = await runCli(['--config-inline', provider(full)], { env: SECRET_ENV });
-    expectFailure(result, 4, message, allSecrets([REFRESH]));
+    expectFailure(result, 4, message, allSecrets([REFRESH, VAULT_KEY, GITHUB_LIKE_KEY, LONG_KEY, 'has space']));
     expect(api.requests).toHaveLength(1);
   });
 });

@@ -1,0 +1,83 @@
+// Generators never copy a private key into a manifest (SPEC "Errors"): a CA bundle given as
+// --ca-file or tls.caFile that also holds a private key (a bundle made by concatenating files) is
+// copied with its certificates only, and a note on stderr says what was dropped. Before, the key
+// went into certificate-authority-data or tls.caData with no note.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import YAML from 'yaml';
+import { leaks, runCli } from '../helpers/cli.js';
+import { makePki } from '../helpers/pki.js';
+
+const PREFIX = 'webapi-credential: ';
+const pki = makePki();
+const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-ca-bundle-'));
+const key = readFileSync(pki.ca.keyFile, 'utf8');
+const bundle = join(dir, 'bundle.pem');
+writeFileSync(bundle, `${readFileSync(pki.ca.certFile, 'utf8')}${key}${readFileSync(pki.otherCa.certFile, 'utf8')}`);
+const keyBody = key.split('\n').find((line) => line.length > 40)!;
+/** The key in the forms a manifest could carry it: its PEM body, base64 of the PEM. */
+const keyForms = [keyBody, Buffer.from(key).toString('base64').slice(40, 100)];
+/** No block of it in stdout at all (the note on stderr names the label, never the key). */
+const expectNoKeyBlock = (stdout: string) => {
+  expect(stdout).not.toMatch(/PRIVATE KEY|UFJJVkFURSBLRVk|QUklWQVRFIEtFW|SVZBVEUgS0VZ/);
+};
+const config = JSON.stringify({ webAPIProviderConfig: { method: 'POST', url: 'https://127.0.0.1:9/token', tokenPath: '$.t', tls: { caFile: bundle } } });
+const plain = JSON.stringify({ webAPIProviderConfig: { method: 'POST', url: 'https://127.0.0.1:9/token', tokenPath: '$.t' } });
+const label = /-----BEGIN ([A-Z ]+)-----/.exec(key)![1]!;
+
+/** The certificates of a PEM text, as the manifest must carry them. */
+const certificates = (pem: string) => pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g);
+
+describe('a CA bundle that holds a private key', () => {
+  it('kubeconfig --ca-file: certificate-authority-data has the certificates only, and a note says so', async () => {
+    const result = await runCli(['kubeconfig', '--server', 'https://k8s.example.com', '--ca-file', bundle, '--config-inline', plain]);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({
+      code: 0,
+      stderr: `${PREFIX}note: --ca-file ${bundle} holds a ${label} block besides its certificates: it is not copied into the manifest, only the certificates are\n`,
+    });
+    const kubeconfig = YAML.parse(result.stdout) as { clusters: Array<{ cluster: Record<string, string> }> };
+    const data = Buffer.from(kubeconfig.clusters[0]!.cluster['certificate-authority-data']!, 'base64').toString();
+    expect(certificates(data)).toEqual(certificates(readFileSync(bundle, 'utf8')));
+    expect(leaks(result, keyForms)).toEqual([]);
+    expectNoKeyBlock(result.stdout);
+  });
+
+  it('kubeconfig --embed-config: tls.caFile is inlined as tls.caData without the key, with a note', async () => {
+    const result = await runCli(['kubeconfig', '--server', 'https://k8s.example.com', '--config-inline', config, '--embed-config']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(
+      `${PREFIX}note: webAPIProviderConfig.tls.caFile ${bundle} holds a ${label} block besides its certificates: it is not copied into the manifest, only the certificates are\n`,
+    );
+    expect(leaks(result, keyForms)).toEqual([]);
+    expectNoKeyBlock(result.stdout);
+  });
+
+  it('argocd-secret: a tls.caData written inline is copied without the key, with a note', async () => {
+    const inline = JSON.stringify({ webAPIProviderConfig: { method: 'POST', url: 'https://127.0.0.1:9/token', tokenPath: '$.t', tls: { caData: readFileSync(bundle, 'utf8') } } });
+    const result = await runCli(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'prod', '--config-inline', inline]);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({
+      code: 0,
+      stderr: `${PREFIX}note: webAPIProviderConfig.tls.caData holds a ${label} block besides its certificates: it is not copied into the manifest, only the certificates are\n`,
+    });
+    expect(leaks(result, keyForms)).toEqual([]);
+    expectNoKeyBlock(result.stdout);
+  });
+
+  it('argocd-secret: tls.caFile is inlined without the key, with a note', async () => {
+    const result = await runCli(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'prod', '--config-inline', config, '--ca-file', bundle]);
+    expect(result.code).toBe(0);
+    const notes = result.stderr.split('\n').filter((line) => line.includes('besides its certificates'));
+    expect(notes).toEqual([
+      `${PREFIX}note: --ca-file ${bundle} holds a ${label} block besides its certificates: it is not copied into the manifest, only the certificates are`,
+      `${PREFIX}note: webAPIProviderConfig.tls.caFile ${bundle} holds a ${label} block besides its certificates: it is not copied into the manifest, only the certificates are`,
+    ]);
+    expect(leaks(result, keyForms)).toEqual([]);
+    expectNoKeyBlock(result.stdout);
+    const secret = YAML.parse(result.stdout) as { stringData: Record<string, string> };
+    const exec = JSON.parse(secret.stringData['config']!).execProviderConfig as { args: string[] };
+    const inlined = YAML.parse(exec.args[1]!) as { webAPIProviderConfig: { tls: { caData: string } } };
+    expect(certificates(inlined.webAPIProviderConfig.tls.caData)).toEqual(certificates(readFileSync(bundle, 'utf8')));
+  });
+});

@@ -108,7 +108,7 @@ function validateProvider(input: ProviderConfigInput, checkPath: PathChecker, is
     add('expiresIn', 'must be longer than 0s');
   }
   // Never longer than an outage is remembered: a failure served for an hour would hide a fixed secret.
-  if (typeof input.cache?.failureTTL === 'string' && parseDuration(input.cache.failureTTL) > 5 * 60_000 && !issues.some((i) => i.path.startsWith(at('cache')))) {
+  if (typeof input.cache?.failureTTL === 'string' && parseDuration(input.cache.failureTTL) > 5 * 60_000 && known('cache')) {
     add('cache.failureTTL', 'must be at most 5m (0s remembers no failure)');
   }
   if (input.expiryPath !== undefined && input.expiresInPath !== undefined) {

@@ -1,7 +1,7 @@
 // Everything up to the first byte on the network: select and read the config, validate it, check
 // every template, evaluate them (steps' answers as placeholders) and build the requests. validate and
 // render stop here; get-token goes on from here.
-import { dirname, isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError, readProblem, UsageError } from '../errors.js';
 import { parseConfigText, selectSource } from '../config/load.js';
 import { normalizePath, validateProviderDocument } from '../config/validate.js';
@@ -92,17 +92,28 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
 
   const filesRead = new Set<string>();
   const relativeFiles = new Set<string>();
-  // A relative path in a config file means the file's directory, wherever kubectl runs us from; in
-  // an inline config (or one from the cluster entry) it means the current directory.
+  // A relative path written in a config file means the file's directory, wherever kubectl runs us
+  // from; in an inline config (or one from the cluster entry), and one that comes from env or vars
+  // (GOOGLE_APPLICATION_CREDENTIALS=./key.json), it means the current directory.
   const base = source.kind === 'file' ? dirname(source.path) : undefined;
-  const readFile = (path: string) => {
+  const resolvePath = (path: string, fromConfig = true) => (isAbsolute(path) ? path : base !== undefined && fromConfig ? join(base, path) : resolve(path));
+  const readFile = (path: string, fromConfig = true) => {
     if (!isAbsolute(path)) relativeFiles.add(path);
-    const resolved = base !== undefined && !isAbsolute(path) ? join(base, path) : path;
+    const resolved = resolvePath(path, fromConfig);
     filesRead.add(resolved);
     return deps.readFile(resolved);
   };
   const renderer = new TemplateRenderer(
-    { env: deps.env, vars, cluster: execInfo.cluster, readFile, nowMs: deps.now, uuid: deps.uuid, ...(flags.unsetEnvAsPlaceholder ? { unsetEnvAsPlaceholder: true } : {}) },
+    {
+      env: deps.env,
+      vars,
+      cluster: execInfo.cluster,
+      readFile,
+      pathTried: resolvePath,
+      nowMs: deps.now,
+      uuid: deps.uuid,
+      ...(flags.unsetEnvAsPlaceholder ? { unsetEnvAsPlaceholder: true } : {}),
+    },
     deps.redactor,
   );
   await renderer.defineLets(config.lets);
@@ -126,7 +137,9 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
     apiVersion,
     origin: source.origin,
     refInputs: { sourceKind: source.kind, configText, vars, cluster: execInfo.cluster },
-    dependencies: { env: [...renderer.envRead].sort(), files: [...filesRead].sort() },
+    // Every env name and file a template names, in every branch, not only those this run read: a
+    // branch that a step's answer decides reads another next time (SPEC "Cache").
+    dependencies: { env: [...new Set([...renderer.envRead, ...renderer.envNamed])].sort(), files: [...new Set([...filesRead, ...[...renderer.filesNamed].map((path) => resolvePath(path))])].sort() },
     envNeeded: [...renderer.envNeeded].sort(),
     relativeFiles: [...relativeFiles],
   };

@@ -96,7 +96,7 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
   // from; in an inline config (or one from the cluster entry), and one that comes from env or vars
   // (GOOGLE_APPLICATION_CREDENTIALS=./key.json), it means the current directory.
   const base = source.kind === 'file' ? dirname(source.path) : undefined;
-  const resolvePath = (path: string, fromConfig = true) => (isAbsolute(path) ? path : base !== undefined && fromConfig ? join(base, path) : resolve(path));
+  const resolvePath = (path: string, fromConfig = true) => (path === '' || isAbsolute(path) ? path : base !== undefined && fromConfig ? join(base, path) : resolve(path));
   const readFile = (path: string, fromConfig = true) => {
     if (!isAbsolute(path)) relativeFiles.add(path);
     const resolved = resolvePath(path, fromConfig);

@@ -8,9 +8,9 @@ import { describeRequest, renderRequest, requestRoot, type RenderedRequest } fro
 import { runSteps } from '../request/steps.js';
 import { cached, defaultCacheDir, openCache } from '../cache/cache.js';
 import { entryKey, inputsKey, refKey } from '../cache/key.js';
-import { dependencyDigest, writeRef } from '../cache/ref.js';
+import { dependencyDigest, readRef, writeRef } from '../cache/ref.js';
 import type { Deps, GetTokenFlags } from './deps.js';
-import { prepare, type Prepared } from './prepare.js';
+import { prepare, type Dependencies, type Prepared } from './prepare.js';
 
 export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> {
   const deadline = deps.now() + flags.timeoutMs;
@@ -30,14 +30,18 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
     // jwt(), now(), uuid() or a step's answer would make every call's key a new one.
     const ref = refKey(secret, { ...refInputs, version: deps.version, cacheFlag: flags.cache });
     const inputs = inputsKey(secret, { version: deps.version, document: prepared.document, vars: refInputs.vars, cluster: refInputs.cluster });
-    const key = entryKey(secret, inputs, dependencyDigest(deps.env, dependencies.env, dependencies.files, deps.readFile));
+    // What a step's answer made the templates read last time (file(steps.x.path)) is known only from
+    // the ref that run wrote: keyed by it too, a rotated file misses (SPEC "Cache").
+    const known = readRef(deps.cache.fs, dir, ref, deps.cache.uid);
+    const used = known?.inputs === inputs ? union(dependencies, known) : dependencies;
+    const key = entryKey(secret, inputs, dependencyDigest(deps.env, used.env, used.files, deps.readFile));
     status = await cached(dir, key, { deadline, timeoutMs: flags.timeoutMs }, fetch, cacheDeps);
     deps.redactor.add(status.token);
     deps.redactor.add(status.clientKeyData);
     if (status.expirationTimestamp) {
       try {
         // Lets the next call find this entry without parsing and rendering (cache/ref.ts).
-        writeRef(deps.cache.fs, dir, ref, { inputs, ...dependencies, insecure: request.tls.insecureSkipVerify }, deps.cache.unique());
+        writeRef(deps.cache.fs, dir, ref, { inputs, ...union(used, prepared.readSoFar()), insecure: request.tls.insecureSkipVerify }, deps.cache.unique());
       } catch (error) {
         deps.trace(`cache: cannot store the ref (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
       }
@@ -104,4 +108,8 @@ async function fetchCredential(prepared: Prepared, deadline: number, deps: Deps)
   deps.redactor.add(status.clientKeyData);
   deps.trace(`credential extracted${status.expirationTimestamp ? `, reported to expire at ${status.expirationTimestamp}` : ', no expiry known'}`);
   return status;
+}
+
+function union(a: Dependencies, b: Dependencies): Dependencies {
+  return { env: [...new Set([...a.env, ...b.env])].sort(), files: [...new Set([...a.files, ...b.files])].sort() };
 }

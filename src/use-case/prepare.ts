@@ -14,6 +14,11 @@ import { checkTemplates, TemplateRenderer } from '../template/renderer.js';
 import type { RefInputs } from '../cache/key.js';
 import type { Deps, RequestFlags } from './deps.js';
 
+export interface Dependencies {
+  env: string[];
+  files: string[];
+}
+
 export interface Prepared {
   config: ProviderConfig;
   paths: PathEngine;
@@ -30,8 +35,13 @@ export interface Prepared {
   origin: string;
   /** What the cache's fast path finds this request by (see cache/ref.ts). */
   refInputs: Omit<RefInputs, 'cacheFlag' | 'version'>;
-  /** The env names and files the request was rendered from. */
-  dependencies: { env: string[]; files: string[] };
+  /** The env names and files the request was rendered from, and every other one a template names in any branch. */
+  dependencies: Dependencies;
+  /**
+   * The dependencies with what the templates read since, once the steps ran: a path or an env name
+   * that a step's answer decides (`file(steps.x.path)`) is known only then.
+   */
+  readSoFar: () => Dependencies;
   /** With unsetEnvAsPlaceholder: the env names a value needs that are not set now. */
   envNeeded: string[];
   /** The relative paths the config reads (file(), tls.*File), as written. */
@@ -126,6 +136,13 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
   renderer.finish();
   const steps = config.steps.map((step, i) => buildRequest(step, stepFields[i]!, deps.version, readFile, deps.redactor, requestRoot(step)));
   const request = buildRequest(config, mainFields, deps.version, readFile, deps.redactor);
+  // Every env name and file a template names, in every branch, not only those this run read: a
+  // branch that a step's answer decides reads another next time (SPEC "Cache").
+  const named = [...renderer.filesNamed].map((path) => resolvePath(path));
+  const readSoFar = (): Dependencies => ({
+    env: [...new Set([...renderer.envRead, ...renderer.envNamed])].sort(),
+    files: [...new Set([...filesRead, ...named])].sort(),
+  });
   return {
     config,
     request,
@@ -137,9 +154,8 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
     apiVersion,
     origin: source.origin,
     refInputs: { sourceKind: source.kind, configText, vars, cluster: execInfo.cluster },
-    // Every env name and file a template names, in every branch, not only those this run read: a
-    // branch that a step's answer decides reads another next time (SPEC "Cache").
-    dependencies: { env: [...new Set([...renderer.envRead, ...renderer.envNamed])].sort(), files: [...new Set([...filesRead, ...[...renderer.filesNamed].map((path) => resolvePath(path))])].sort() },
+    dependencies: readSoFar(),
+    readSoFar,
     envNeeded: [...renderer.envNeeded].sort(),
     relativeFiles: [...relativeFiles],
   };

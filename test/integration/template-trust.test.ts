@@ -3,7 +3,7 @@
 // validate, render and get-token alike, before any network; a value a secret decided never shows in
 // render or validate; the URL up to its query is shown; a step's answer never moves a URL's origin
 // nor breaks a header (exit 4 naming the step); the cache key names every env variable any branch reads.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -157,5 +157,35 @@ describe('the cache key', () => {
     const rotated = await run(['--cache', '--cache-dir', dir], config, { ADMIN_SECRET: 'admin-two-Qz3', USER_SECRET: 'user-one-Wx2' });
     expect(rotated.code).toBe(0);
     expect(api.requests.filter((r) => r.path === '/token').map((r) => new URLSearchParams(r.body).get('s'))).toEqual(['admin-one-Qz1', 'admin-two-Qz3']);
+  });
+
+  it('records a file whose path a step answered: rotating it misses', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'webapi-credential-step-file-'));
+    const path = join(root, 'client-secret');
+    writeFileSync(path, 'step-file-one-Lm4\n');
+    const api = await startApi((request, response) => {
+      if (request.path === '/login') return json(response, 200, { path });
+      json(response, 200, { access_token: SECRET.token, expires_in: 3600 });
+    });
+    const config = {
+      steps: [{ name: 'login', method: 'POST', url: `${api.url}/login`, json: { r: 'x' } }],
+      method: 'POST',
+      url: `${api.url}/token`,
+      form: { s: '{{ file(steps.login.path) }}' },
+      tokenPath: '$.access_token',
+      expiresInPath: '$.expires_in',
+      tls: { caFile: pki.ca.certFile },
+    };
+    const dir = join(root, 'cache');
+    const sent = () => api.requests.filter((r) => r.path === '/token').map((r) => new URLSearchParams(r.body).get('s'));
+    // The first run learns the path; from the second on, the key holds the file's content.
+    for (let i = 0; i < 3; i++) expect((await run(['--cache', '--cache-dir', dir], config, {})).code).toBe(0);
+    const before = sent().length;
+    expect((await run(['--cache', '--cache-dir', dir], config, {})).code).toBe(0);
+    expect(sent()).toHaveLength(before);
+    writeFileSync(path, 'step-file-two-Lm5\n');
+    expect((await run(['--cache', '--cache-dir', dir], config, {})).code).toBe(0);
+    expect(sent()).toHaveLength(before + 1);
+    expect(sent().at(-1)).toBe('step-file-two-Lm5');
   });
 });

@@ -29,6 +29,9 @@ export interface RenderedRequest {
 
 const ROOT = 'webAPIProviderConfig';
 
+/** Reads a file the config names; `fromConfig`: the path is text of the config (relative: its directory), not a value from env or vars. */
+type ReadFile = (path: string, fromConfig?: boolean) => string;
+
 /** Where a request's fields are in the config: `webAPIProviderConfig` or `webAPIProviderConfig.steps.<name>`. */
 export function requestRoot(step?: { name: string }): string {
   return step ? `${ROOT}.steps.${step.name}` : ROOT;
@@ -68,6 +71,8 @@ export interface RenderedFields {
   contentType?: string;
   headers: Array<[string, string]>;
   tls: ProviderConfig['tls'];
+  /** The tls file fields whose path comes from env or vars: relative, it means the current directory. */
+  tlsFromOutside?: string[];
   /** The same fields as `render` and messages show them, when a short secret is shown as [REDACTED]. */
   shown?: Omit<RenderedFields, 'tls' | 'shown'>;
 }
@@ -133,8 +138,9 @@ export async function renderFields(config: RequestConfig, renderer: TemplateRend
     shownHeaders.push([name, shown]);
   }
   const tls = await renderTls(config.tls, renderer, root);
+  const tlsFromOutside = TLS_TEMPLATES.filter((name) => tls[name] !== undefined && renderer.fromOutside(`${root}.tls.${name}`));
   const shown = differs ? { shown: { url: shownUrl.trim(), query: shownQuery, ...(shownBody !== undefined ? { body: shownBody } : {}), headers: shownHeaders } } : {};
-  return { url: url.trim(), query, ...(body !== undefined ? { body } : {}), ...(contentType !== undefined ? { contentType } : {}), headers, tls, ...shown };
+  return { url: url.trim(), query, ...(body !== undefined ? { body } : {}), ...(contentType !== undefined ? { contentType } : {}), headers, tls, tlsFromOutside, ...shown };
 }
 
 /** The rendered fields as a request: the URL and headers checked, the TLS material read. */
@@ -142,13 +148,13 @@ export function buildRequest(
   config: RequestConfig,
   fields: RenderedFields,
   version: string,
-  readFile: (path: string) => string,
+  readFile: ReadFile,
   redactor: Redactor,
   root = ROOT,
   /** After the steps ran: the steps a header's template reads, to blame them for a value it cannot carry. */
   stepsOf?: (field: string) => string[],
 ): RenderedRequest {
-  const tls = loadTls(fields.tls, readFile, redactor, root);
+  const tls = loadTls(fields.tls, readFile, redactor, root, fields.tlsFromOutside ?? []);
   let url: URL | undefined;
   try {
     url = new URL(fields.url);
@@ -222,7 +228,7 @@ export async function renderRequest(
   config: RequestConfig,
   renderer: TemplateRenderer,
   version: string,
-  readFile: (path: string) => string,
+  readFile: ReadFile,
   redactor: Redactor,
   root = ROOT,
 ): Promise<RenderedRequest> {
@@ -305,10 +311,10 @@ async function renderTls(written: ProviderConfig['tls'], renderer: Pick<Template
 }
 
 /** Reads the TLS files and decodes inline data of rendered tls fields. */
-function loadTls(tls: ProviderConfig['tls'], readFile: (path: string) => string, redactor: Redactor, root = ROOT): TlsMaterial {
+function loadTls(tls: ProviderConfig['tls'], readFile: ReadFile, redactor: Redactor, root: string, fromOutside: string[]): TlsMaterial {
   const read = (field: string, path: string) => {
     try {
-      return readFile(path);
+      return readFile(path, !fromOutside.includes(field));
     } catch (error) {
       throw new UsageError('TLS_FILE', `${root}.tls.${field}: cannot read ${path}: ${readProblem(error)}`, { cause: error });
     }

@@ -198,6 +198,8 @@ export class TemplateRenderer {
   private readonly shown = new Map<string, string>();
   /** Each field as rendered before any step ran (the steps' values as placeholders). */
   private readonly beforeSteps = new Map<string, string>();
+  /** Fields whose text holds a value from env, vars, cluster, steps or a file: a relative path there means the current directory. */
+  private readonly outside = new Set<string>();
 
   constructor(
     private readonly scope: TemplateScope,
@@ -235,6 +237,7 @@ export class TemplateRenderer {
    */
   async render(template: string, where: string, kind: FieldKind = 'value'): Promise<string> {
     this.shown.delete(where);
+    this.outside.delete(where);
     if (!template.includes('{{')) return template;
     let parts = this.parsed.get(template);
     try {
@@ -271,6 +274,7 @@ export class TemplateRenderer {
           throw new Located('TEMPLATE_VALUE', `${where}: {{ ${oneLine(part.source)} }}: yields ${Array.isArray(value.value) ? 'a list' : 'an object'}; wrap it in json(…)`);
         }
         const text = String(value.value);
+        if (value.outside) this.outside.add(where);
         // The URL's origin and path are for people to read, unless a secret chose them; a value
         // that brings its own query is secret from there on.
         const secret = isSecret(value) && (query || value.decided === true || /[?#]/.test(text));
@@ -296,6 +300,11 @@ export class TemplateRenderer {
   /** The field's last rendering as `render` and messages show it, when it differs from what is sent. */
   shownText(where: string): string | undefined {
     return this.shown.get(where);
+  }
+
+  /** Whether the field's last rendering holds a value that is not text of the config. */
+  fromOutside(where: string): boolean {
+    return this.outside.has(where);
   }
 
   /** The field as rendered before any step ran: its values from steps as placeholders. */

@@ -65,6 +65,12 @@ describe('relative paths', () => {
     writeFileSync(join(configDir, 'vars.json'), fromVars);
     const bySet = await runCli(['--config', join(configDir, 'vars.json'), '--set', 'keyFile=key'], { cwd: elsewhere });
     expect(JSON.parse(bySet.stdout).status.token).toBe(SECRET.token);
+    copyFileSync(pki.ca.certFile, join(elsewhere, 'ca-here.crt'));
+    const tlsFromEnv = provider({ method: 'POST', url: `${api.url}/token`, tokenPath: '$.access_token', form: { secret: '{{ file(env.KEY_FILE) }}' }, tls: { caFile: '{{ env.CA_FILE }}' } });
+    writeFileSync(join(configDir, 'tls.json'), tlsFromEnv);
+    const byTls = await runCli(['--config', join(configDir, 'tls.json')], { cwd: elsewhere, env: { KEY_FILE: 'key', CA_FILE: 'ca-here.crt' } });
+    expect(byTls.stderr).toBe('');
+    expect(JSON.parse(byTls.stdout).status.token).toBe(SECRET.token);
   });
 
   it('names the absolute path it tried for a relative path from env that cannot be read', async () => {

@@ -52,7 +52,7 @@ export function isSecret(value: Value): boolean {
 }
 
 /** Every value a template computes is at most this long (as JSON): as the config, a file() and an answer are. */
-export const MAX_VALUE_SIZE = 1024 * 1024;
+const MAX_VALUE_SIZE = 1024 * 1024;
 /** What one pass over a config's templates may compute in all, and the nodes and data it may walk. */
 const MAX_TOTAL_SIZE = 16 * MAX_VALUE_SIZE;
 const MAX_STEPS = 4_000_000;
@@ -100,7 +100,7 @@ export class QuietError extends Error {}
 export type Missing = string[];
 
 /** One node of the taint graph for several: shared when there is one, a new node only to join two. */
-export function joinTaints(...taints: Array<Taint | undefined>): Taint | undefined {
+function joinTaints(...taints: Array<Taint | undefined>): Taint | undefined {
   let found: Taint | undefined;
   let many: Taint[] | undefined;
   for (const taint of taints) {

@@ -226,7 +226,11 @@ export async function evaluate(node: Node, scope: EvalScope, missing: Missing): 
     }
     case 'conditional': {
       const test = await evaluate(node.test, scope, missing);
-      return chosen(await evaluate(test.value ? node.consequent : node.alternate, scope, missing), test);
+      if (!test.decided) return chosen(await evaluate(test.value ? node.consequent : node.alternate, scope, missing), test);
+      // A comparison of secrets chose the branch: both are evaluated, so that an error of one (a
+      // missing value, a file that cannot be read) does not tell which one it chose.
+      const [yes, no] = await both(node.consequent, node.alternate, scope, missing);
+      return chosen(test.value ? yes : no, test);
     }
     case 'binary':
       return binary(node, scope, missing);
@@ -308,7 +312,8 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
   if (node.object.type === 'name' && node.object.name === 'env') {
     const value = scope.env(property);
     if (value === undefined) {
-      missing.push(/^[A-Za-z_][A-Za-z0-9_]*$/.test(property) ? `env.${property}` : `env[${JSON.stringify(property)}]`);
+      // A name that a secret gave is not quoted: the message would show the secret.
+      missing.push(key.taint !== undefined ? 'env[…]' : /^[A-Za-z_][A-Za-z0-9_]*$/.test(property) ? `env.${property}` : `env[${JSON.stringify(property)}]`);
       // Which names are unset is no secret: validate lists them.
       return decidedBy({ value: undefined, outside: true }, key);
     }
@@ -323,7 +328,7 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
   }
   const container = object.value;
   if (container instanceof Placeholder) {
-    const step = /^[A-Za-z_][A-Za-z0-9_]*$/.test(property) ? `.${property}` : `[${JSON.stringify(property)}]`;
+    const step = key.taint !== undefined ? '[...]' : /^[A-Za-z_][A-Za-z0-9_]*$/.test(property) ? `.${property}` : `[${JSON.stringify(property)}]`;
     return decidedBy({ value: new Placeholder(container.text + step), ...from([object]), taint: joinTaints(MARK, object.taint) }, key);
   }
   let value: unknown;
@@ -350,6 +355,12 @@ async function binary(node: Extract<Node, { type: 'binary' }>, scope: EvalScope,
     return combine(node.operator, left as Value, right as Value, scope, missing);
   }
   const left = await evaluate(node.left, scope, missing);
+  if (left.decided) {
+    // As for a condition: the right side's errors must not tell what the left side held.
+    const [, right] = await both(node.left, node.right, scope, missing, left);
+    const pick = node.operator === '??' ? left.value === undefined || left.value === null : node.operator === '||' ? !left.value : Boolean(left.value);
+    return pick ? chosen(right, left) : left;
+  }
   // Which side is the result is decided by the left: its mark goes with either.
   switch (node.operator) {
     case '??':
@@ -361,6 +372,30 @@ async function binary(node: Extract<Node, { type: 'binary' }>, scope: EvalScope,
       return left.value ? chosen(await evaluate(node.right, scope, missing), left) : left;
   }
   throw new Error(`unchecked operator ${node.operator}`);
+}
+
+/** Two expressions evaluated whatever the other gives; the first error of either is thrown. */
+async function both(a: Node, b: Node, scope: EvalScope, missing: Missing, known?: Value): Promise<[Value, Value]> {
+  const settle = async (node: Node): Promise<Value | { error: unknown }> => {
+    const before = missing.length;
+    try {
+      const value = await evaluate(node, scope, missing);
+      // A side that reads something unset fails whichever side is used.
+      if (value.value === undefined && missing.length > before) return { error: new MissingValueError([...missing], 'a value is missing') };
+      return value;
+    } catch (error) {
+      return { error };
+    }
+  };
+  const first = known ?? (await settle(a));
+  const second = await settle(b);
+  for (const result of [first, second]) {
+    if (!('error' in result)) continue;
+    // Named with every value either side found missing.
+    if (result.error instanceof MissingValueError) throw new MissingValueError([...missing], result.error.message);
+    throw result.error;
+  }
+  return [first as Value, second as Value];
 }
 
 /** The value, or the error of a missing value that failed it (its names are in `missing`). */

@@ -119,6 +119,30 @@ describe('a value decided by a secret', () => {
   });
 });
 
+describe('an error under a value decided by a secret', () => {
+  it('is the same whichever branch the secret chose: both branches are evaluated', async () => {
+    const messages: string[] = [];
+    for (const secret of ['Alpha', 'zulu']) {
+      const { render } = setup({ S: secret });
+      messages.push((await failure(() => render("{{ env.S >= 'm' ? vars.first : vars.second }}"))).message);
+      // The branch not taken fails too: else whether a field fails would tell the comparison.
+      await expect(render("{{ env.S >= 'm' ? 'yes' + vars.v : 'no' }}")).rejects.toThrow('vars.v is not set');
+      await expect(render("{{ (env.S >= 'm') && vars.w }}")).rejects.toThrow('vars.w is not set');
+    }
+    expect(messages[0]).toBe(messages[1]);
+    expect(messages[0]).toContain('vars.first, vars.second are not set');
+  });
+
+  it('does not quote a name or key that a secret gave', async () => {
+    const { render, redactor } = setup();
+    const error = await failure(() => render('{{ env[env.S] }}', 'webAPIProviderConfig.headers.X'));
+    expect(redactor.redact(error.message)).not.toContain(S);
+    expect(error.message).toContain('env[…] is not set');
+    const { text } = await render('{{ steps.login[env.S] }}', 'webAPIProviderConfig.headers.Y');
+    expect(text).toBe('[steps.login[...]]');
+  });
+});
+
 describe('where a secret is registered', () => {
   it('shows a host and path from env in the URL, and hides a query value from env', async () => {
     const { render, redactor } = setup();

@@ -1,7 +1,9 @@
 // Templates as the rest of the program sees them: checked when the config loads (every problem of
 // every field at once), then rendered field by field with every missing value collected, so one
-// run names them all. Tracks what the rendered request depends on (env names, volatile helpers)
-// and registers every secret it computes with the redactor.
+// run names them all. Tracks what the rendered request depends on (env names and files, read or
+// named in any branch; volatile helpers). A value's taint (evaluate.ts) is registered with the
+// redactor where it reaches a field that is secret: every field but the URL up to its query; a
+// secret too short for the redactor to find is shown as [REDACTED] here (shownText).
 import { UsageError } from '../errors.js';
 import { REDACTED, type Redactor } from '../redact.js';
 import { BudgetError, evaluate, FAILED, isSecret, MissingValueError, Placeholder, QuietError, type Budget, type EvalScope, type Taint, type Value } from './evaluate.js';

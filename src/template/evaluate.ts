@@ -54,7 +54,7 @@ export function isSecret(value: Value): boolean {
 /** Every value a template computes is at most this long (as JSON): as the config, a file() and an answer are. */
 const MAX_VALUE_SIZE = 1024 * 1024;
 /** What one pass over a config's templates may compute in all, and the nodes and data it may walk. */
-const MAX_TOTAL_SIZE = 16 * MAX_VALUE_SIZE;
+export const MAX_TOTAL_SIZE = 16 * MAX_VALUE_SIZE;
 const MAX_STEPS = 4_000_000;
 
 /** What one pass over the templates has spent (the renderer keeps one per pass). */

@@ -6,7 +6,7 @@
 // secret too short for the redactor to find is shown as [REDACTED] here (shownText).
 import { UsageError } from '../errors.js';
 import { REDACTED, type Redactor } from '../redact.js';
-import { BudgetError, evaluate, FAILED, isSecret, MissingValueError, Placeholder, QuietError, type Budget, type EvalScope, type Taint, type Value } from './evaluate.js';
+import { BudgetError, evaluate, FAILED, isSecret, MAX_TOTAL_SIZE, MissingValueError, Placeholder, QuietError, type Budget, type EvalScope, type Taint, type Value } from './evaluate.js';
 import { HelperError } from './helper-error.js';
 import { HELPER_NAMES } from './helpers.js';
 import { oneLine, parseExpression, parseTemplate, SCOPE_NAMES, TemplateSyntaxError, type Node, type Part } from './parse.js';
@@ -196,6 +196,7 @@ export class TemplateRenderer {
   private budget: Budget = { steps: 0, computed: 0 };
   /** Taint nodes already registered: each is walked once, however many values share it. */
   private readonly registered = new WeakSet<Taint>();
+  private readonly added = new Set<string>();
   /** Fields whose shown text differs from the sent one (a short secret shown as [REDACTED]). */
   private readonly shown = new Map<string, string>();
   /** Each field as rendered before any step ran (the steps' values as placeholders). */
@@ -241,6 +242,8 @@ export class TemplateRenderer {
     this.shown.delete(where);
     this.outside.delete(where);
     if (!template.includes('{{')) return template;
+    // Past the pass's bound the problem is reported once; the rest is not evaluated.
+    if (this.budget.computed > MAX_TOTAL_SIZE) return '';
     let parts = this.parsed.get(template);
     try {
       if (!parts) {
@@ -280,10 +283,14 @@ export class TemplateRenderer {
         // The URL's origin and path are for people to read, unless a secret chose them; a value
         // that brings its own query is secret from there on.
         const secret = isSecret(value) && (query || value.decided === true || /[?#]/.test(text));
+        // What the fields hold in all is bounded too: 10 000 fields that each repeat a let of half
+        // a megabyte would otherwise build gigabytes of request.
+        this.budget.computed += text.length;
+        if (this.budget.computed > MAX_TOTAL_SIZE) throw new Located('TEMPLATE_TOO_LARGE', `${where}: the templates compute more than 16 MiB in all`);
         if (secret) {
           // Only the interpolation: the literal text around it ("Basic ") is no secret.
           this.register(value.taint!);
-          this.redactor.add(text);
+          this.add(text);
         }
         if (/[?#]/.test(text)) query = true;
         out += text;
@@ -322,6 +329,13 @@ export class TemplateRenderer {
     return [...names];
   }
 
+  /** Registers a secret text once, however many fields hold it. */
+  private add(text: string): void {
+    if (this.added.has(text)) return;
+    this.added.add(text);
+    this.redactor.add(text);
+  }
+
   /** Registers every string a secret value derives from, each node of its taint once. */
   private register(taint: Taint): void {
     const stack = [taint];
@@ -329,7 +343,7 @@ export class TemplateRenderer {
       const node = stack.pop()!;
       if (this.registered.has(node)) continue;
       this.registered.add(node);
-      for (const text of node.own) this.redactor.add(text);
+      for (const text of node.own) this.add(text);
       stack.push(...node.parents);
     }
   }
@@ -428,6 +442,7 @@ export class TemplateRenderer {
   private collect(error: unknown, where: string): void {
     if (error instanceof QuietError) return;
     if (error instanceof Located) {
+      if (error.code === 'TEMPLATE_TOO_LARGE' && this.problems.some((p) => p.code === error.code)) return;
       const missing = error.missing.length > 0 ? [...new Set(error.missing)].sort().join(',') : undefined;
       if (missing !== undefined && this.problems.some((p) => p.missing === missing)) return;
       this.problems.push({ code: error.code, text: error.message, ...(missing !== undefined ? { missing } : {}) });

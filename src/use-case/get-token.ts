@@ -56,6 +56,10 @@ async function fetchCredential(prepared: Prepared, deadline: number, deps: Deps)
   const { config, paths, renderer, readFile } = prepared;
   const call = async (request: RenderedRequest, settings: RequestConfig) => {
     deps.trace(`request:\n${describeRequest(request)}`);
+    // A message names the URL as `render` shows it: a short secret in its path (a letter a
+    // comparison chose) is [REDACTED] there, which the redactor alone could not find.
+    const { shown } = request;
+    const view = shown ? (text: string) => text.replaceAll(request.url, shown.url).replaceAll(beforeQuery(request.url), beforeQuery(shown.url)) : (text: string) => text;
     const response = await deps.send(request, {
       timeoutMs: settings.timeoutMs,
       retryLimit: settings.retryLimit,
@@ -68,7 +72,7 @@ async function fetchCredential(prepared: Prepared, deadline: number, deps: Deps)
       now: deps.now,
       random: deps.random,
       log: deps.trace,
-      redact: (text) => deps.redactor.redact(text),
+      redact: (text) => deps.redactor.redact(view(text)),
       secret: (value) => deps.redactor.add(value),
     });
     return parseResponseBody(response.body, response.contentType, response.bytes);
@@ -112,4 +116,8 @@ async function fetchCredential(prepared: Prepared, deadline: number, deps: Deps)
 
 function union(a: Dependencies, b: Dependencies): Dependencies {
   return { env: [...new Set([...a.env, ...b.env])].sort(), files: [...new Set([...a.files, ...b.files])].sort() };
+}
+
+function beforeQuery(url: string): string {
+  return url.split(/[?#]/)[0]!;
 }

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { makePki } from '../helpers/pki.js';
 import { json } from '../helpers/token-api.js';
-import { SECRET, allSecrets, expectFailure, provider, tokenApis } from '../helpers/integration.js';
+import { SECRET, allSecrets, closedPort, expectFailure, provider, tokenApis, writeTemp } from '../helpers/integration.js';
 
 const pki = makePki();
 const startApi = tokenApis();
@@ -33,6 +33,16 @@ describe('a template past its bounds', () => {
       const result = await run(command, doubling(start));
       expectFailure(result, 2, 'webAPIProviderConfig.let.a10: {{ a9 + a9 }}: the value exceeds 1 MiB (a template computes values of at most 1 MiB)', secrets);
     }
+  });
+
+  it.each(COMMANDS)('is exit 2 when 10 000 fields repeat a let of half a megabyte (%s)', async (...command) => {
+    const form = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`f${i}`, '{{ big }}']));
+    const lets: Record<string, string> = { h0: `env.S + '${'z'.repeat(1009)}'` };
+    for (let i = 1; i <= 9; i++) lets[`h${i}`] = `h${i - 1} + h${i - 1}`;
+    const config = { let: { ...lets, big: 'h9' }, method: 'POST', url: 'https://127.0.0.1:9/', form, tokenPath: '$.t' };
+    const path = writeTemp('many-fields.json', provider(config));
+    const result = await runCli([...command, '--config', path, ...(command.length === 0 ? ['--timeout', '3s'] : [])], { env: { S } });
+    expectFailure(result, 2, /^webAPIProviderConfig\.form\.f\d+: the templates compute more than 16 MiB in all$/, secrets);
   });
 
   it.each(COMMANDS)('is exit 2 when 40 lets share one list (%s)', async (...command) => {
@@ -79,6 +89,19 @@ describe('a value decided by a secret', () => {
         expect(result.stdout).toContain('[REDACTED]');
       }
     }
+  });
+});
+
+describe('a URL path a secret decided', () => {
+  it('is [REDACTED] in the message of a request that fails too', async () => {
+    const port = await closedPort();
+    const lets: Record<string, string> = {};
+    Array.from(S).forEach((_, i) => (lets[`c${i}`] = `env.S >= '${S.slice(0, i)}' + 'm' ? '${S[i]}' : 'x'`));
+    const url = `http://127.0.0.1:${port}/${Array.from(S, (_, i) => `{{ c${i} }}`).join('/')}`;
+    const result = await run([], { let: lets, method: 'GET', url, allowInsecureHTTP: true, tokenPath: '$.t', retry: { limit: 0 } });
+    expect(result.code).toBe(3);
+    expect(result.stderr).not.toMatch(/H.u.n.t/);
+    expect(result.stderr).toContain(`http://127.0.0.1:${port}/[REDACTED]/`);
   });
 });
 

@@ -395,6 +395,11 @@ async function both(a: Node, b: Node, scope: EvalScope, missing: Missing, known?
     if (result.error instanceof MissingValueError) throw new MissingValueError([...missing], result.error.message);
     throw result.error;
   }
+  // One side null and the other not: the field would fail or not as the secret says.
+  const values = [first as Value, second as Value];
+  if (values.some((v) => v.value === undefined || v.value === null)) {
+    throw new HelperError('a comparison of secrets chooses here, and one of its sides is null: give each side a value');
+  }
   return [first as Value, second as Value];
 }
 

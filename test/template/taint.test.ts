@@ -3,6 +3,7 @@
 // is registered where it reaches a field that is secret: everywhere but the URL up to its query and
 // a file() path.
 import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { Redactor } from '../../src/redact.js';
@@ -77,7 +78,7 @@ describe('a value decided by a secret', () => {
     ['!', '{{ !env.S }}'],
     ['&&', "{{ env.S && 'a' }}"],
     ['||', "{{ (env.S === 'x') || 'b' }}"],
-    ['??', "{{ (env.S > 'm' ? null : 'n') ?? 'c' }}"],
+    ['??', "{{ (env.S > 'm' ? 'p' : 'n') ?? 'c' }}"],
     ['a computed member', "{{ { H: 'h', x: 'x' }[lower(env.S) >= 'h' ? 'H' : 'x'] }}"],
     ['a computed key from the secret itself', "{{ fromJson('{\"Hunter2-S3cr3t!\":\"yes\"}')[env.S] }}"],
   ])('is shown as [REDACTED] in a secret field: %s', async (_name, template) => {
@@ -131,6 +132,13 @@ describe('an error under a value decided by a secret', () => {
     }
     expect(messages[0]).toBe(messages[1]);
     expect(messages[0]).toContain('vars.first, vars.second are not set');
+  });
+
+  it('is the same when one branch is null, whichever the secret chose', async () => {
+    for (const secret of ['Alpha', 'zulu']) {
+      const { render } = setup({ S: secret });
+      await expect(render('{{ env.S >= "m" ? null : "a" }}')).rejects.toThrow('{{ env.S >= "m" ? null : "a" }}: a comparison of secrets chooses here, and one of its sides is null: give each side a value');
+    }
   });
 
   it('does not quote a name or key that a secret gave', async () => {
@@ -216,5 +224,43 @@ describe('where a secret is registered', () => {
     await renderer.render("{{ file(env.S >= 'H' ? '/yes' : '/no') }}", 'webAPIProviderConfig.body');
     const error = await failure(async () => renderer.finish());
     expect(error.message).toBe("webAPIProviderConfig.body: {{ file(env.S >= 'H' ? '/yes' : '/no') }}: file(…) cannot be read: no such file");
+  });
+});
+
+describe('noninterference', () => {
+  // Expressions over a secret: whatever they compute, render shows the same for two secrets of one length.
+  const literal = fc.constantFrom('"a"', '"yes"', '"guessed-right"', '1', '12345678', 'true', 'null', 'null', '"H"', '"m"');
+  const expression: fc.Arbitrary<string> = fc.letrec((tie) => ({
+    leaf: fc.oneof(literal, fc.constant('env.S'), fc.constant('lower(env.S)')),
+    node: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      tie('leaf') as fc.Arbitrary<string>,
+      fc.tuple(tie('node') as fc.Arbitrary<string>, fc.constantFrom('==', '!=', '<', '>=', '===', '&&', '||', '??'), tie('node') as fc.Arbitrary<string>).map(([a, op, b]) => `(${a} ${op} ${b})`),
+      fc.tuple(tie('node') as fc.Arbitrary<string>, tie('node') as fc.Arbitrary<string>, tie('node') as fc.Arbitrary<string>).map(([c, a, b]) => `(${c} ? ${a} : ${b})`),
+      (tie('node') as fc.Arbitrary<string>).map((a) => `!${a}`),
+      (tie('node') as fc.Arbitrary<string>).map((a) => `{ a: "x", b: "y" }[${a} ? "a" : "b"]`),
+    ),
+  })).node;
+
+  it('shows the same for two secrets: no value a secret decided gets through', async () => {
+    const shownFor = async (secret: string, template: string) => {
+      const { renderer, redactor } = setup({ S: secret });
+      let text: string;
+      try {
+        await renderer.render(template, 'webAPIProviderConfig.headers.X');
+        renderer.finish();
+        text = renderer.shownText('webAPIProviderConfig.headers.X') ?? (await renderer.render(template, 'webAPIProviderConfig.headers.X'));
+      } catch (error) {
+        text = (error as Error).message;
+      }
+      return redactor.redact(text);
+    };
+    await fc.assert(
+      fc.asyncProperty(expression, async (e) => {
+        const template = `q={{ ${e} }}`;
+        expect(await shownFor('Hunter2-S3cr3t!', template)).toBe(await shownFor('zulu-yankee-xra', template));
+      }),
+      { numRuns: 300 },
+    );
   });
 });

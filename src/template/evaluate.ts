@@ -395,12 +395,24 @@ async function both(a: Node, b: Node, scope: EvalScope, missing: Missing, known?
     if (result.error instanceof MissingValueError) throw new MissingValueError([...missing], result.error.message);
     throw result.error;
   }
-  // One side null and the other not: the field would fail or not as the secret says.
+  // One side null and the other not, or a list and a string: what uses the result would fail or
+  // not as the secret says. For a condition both sides must be of one kind; for `&&`, `||` and `??`
+  // (a boolean or text beside text is usual there) neither may be null.
   const values = [first as Value, second as Value];
   if (values.some((v) => v.value === undefined || v.value === null)) {
     throw new HelperError('a comparison of secrets chooses here, and one of its sides is null: give each side a value');
   }
+  if (known === undefined && kind(values[0]!.value) !== kind(values[1]!.value)) {
+    throw new HelperError(`a comparison of secrets chooses here between ${kind(values[0]!.value)} and ${kind(values[1]!.value)}: give both sides the same kind of value`);
+  }
   return [first as Value, second as Value];
+}
+
+function kind(value: unknown): string {
+  if (Array.isArray(value)) return 'a list';
+  if (value instanceof Placeholder) return 'a string';
+  if (typeof value === 'object') return 'an object';
+  return `a ${typeof value}`;
 }
 
 /** The value, or the error of a missing value that failed it (its names are in `missing`). */

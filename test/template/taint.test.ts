@@ -239,6 +239,9 @@ describe('noninterference', () => {
       fc.tuple(tie('node') as fc.Arbitrary<string>, tie('node') as fc.Arbitrary<string>, tie('node') as fc.Arbitrary<string>).map(([c, a, b]) => `(${c} ? ${a} : ${b})`),
       (tie('node') as fc.Arbitrary<string>).map((a) => `!${a}`),
       (tie('node') as fc.Arbitrary<string>).map((a) => `{ a: "x", b: "y" }[${a} ? "a" : "b"]`),
+      fc.tuple(tie('node') as fc.Arbitrary<string>, tie('node') as fc.Arbitrary<string>).map(([a, b]) => `(${a} + ${b})`),
+      (tie('node') as fc.Arbitrary<string>).map((a) => `base64(${a})`),
+      (tie('node') as fc.Arbitrary<string>).map((a) => `json([${a}])`),
     ),
   })).node;
 
@@ -260,7 +263,7 @@ describe('noninterference', () => {
         const template = `q={{ ${e} }}`;
         expect(await shownFor('Hunter2-S3cr3t!', template)).toBe(await shownFor('zulu-yankee-xra', template));
       }),
-      { numRuns: 300 },
+      { numRuns: 1000 },
     );
   });
 });

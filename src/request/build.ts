@@ -1,10 +1,10 @@
 // Turns the resolved config into the concrete request: every template rendered, the body encoded,
 // TLS material read. Pure apart from the injected readFile; no network.
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
-import { readProblem, UsageError } from '../errors.js';
+import { readProblem, ResponseError, UsageError } from '../errors.js';
 import type { ProviderConfig, RequestConfig } from '../config/schema.js';
 import type { Redactor } from '../redact.js';
-import type { TemplateRenderer } from '../template/renderer.js';
+import type { FieldKind, TemplateRenderer } from '../template/renderer.js';
 
 export interface TlsMaterial {
   ca?: string;
@@ -20,9 +20,17 @@ export interface RenderedRequest {
   headers: Record<string, string>;
   body?: string;
   tls: TlsMaterial;
+  /**
+   * What `render`, `validate` and traces show instead, when a secret too short for the redactor to
+   * find (a boolean, a letter a comparison chose) reached a field: it is [REDACTED] there.
+   */
+  shown?: Pick<RenderedRequest, 'url' | 'headers' | 'body'>;
 }
 
 const ROOT = 'webAPIProviderConfig';
+
+/** Reads a file the config names; `fromConfig`: the path is text of the config (relative: its directory), not a value from env or vars. */
+type ReadFile = (path: string, fromConfig?: boolean) => string;
 
 /** Where a request's fields are in the config: `webAPIProviderConfig` or `webAPIProviderConfig.steps.<name>`. */
 export function requestRoot(step?: { name: string }): string {
@@ -63,6 +71,10 @@ export interface RenderedFields {
   contentType?: string;
   headers: Array<[string, string]>;
   tls: ProviderConfig['tls'];
+  /** The tls file fields whose path comes from env or vars: relative, it means the current directory. */
+  tlsFromOutside?: string[];
+  /** The same fields as `render` and messages show them, when a short secret is shown as [REDACTED]. */
+  shown?: Omit<RenderedFields, 'tls' | 'shown'>;
 }
 
 /**
@@ -70,39 +82,65 @@ export interface RenderedFields {
  * throws them all), so a config with several requests reports every missing value in one run.
  */
 export async function renderFields(config: RequestConfig, renderer: TemplateRenderer, root = ROOT): Promise<RenderedFields> {
-  const url = (await renderer.render(config.url, `${root}.url`)).trim();
+  let differs = false;
+  /** The text sent and the text shown of one field. */
+  const field = async (template: string, where: string, kind: FieldKind = 'value'): Promise<[string, string]> => {
+    const text = await renderer.render(template, where, kind);
+    const shown = renderer.shownText(where);
+    if (shown !== undefined) differs = true;
+    return [text, shown ?? text];
+  };
+  const [url, shownUrl] = await field(config.url, `${root}.url`, 'url');
   const query: Array<[string, string]> = [];
+  const shownQuery: Array<[string, string]> = [];
   for (const [name, templates] of Object.entries(config.query)) {
     for (const [i, template] of templates.entries()) {
-      query.push([name, await renderer.render(template, `${root}.query.${name}${templates.length > 1 ? `[${i}]` : ''}`)]);
+      const [text, shown] = await field(template, `${root}.query.${name}${templates.length > 1 ? `[${i}]` : ''}`);
+      query.push([name, text]);
+      shownQuery.push([name, shown]);
     }
   }
   let body: string | undefined;
+  let shownBody: string | undefined;
   let contentType: string | undefined;
   switch (config.body.kind) {
     case 'raw':
-      body = await renderer.render(config.body.template, `${root}.body`);
+      [body, shownBody] = await field(config.body.template, `${root}.body`);
       break;
     case 'form': {
       const form = new URLSearchParams();
+      const shownForm = new URLSearchParams();
       for (const [name, templates] of Object.entries(config.body.fields)) {
         for (const [i, template] of templates.entries()) {
-          form.append(name, await renderer.render(template, `${root}.form.${name}${templates.length > 1 ? `[${i}]` : ''}`));
+          const [text, shown] = await field(template, `${root}.form.${name}${templates.length > 1 ? `[${i}]` : ''}`);
+          form.append(name, text);
+          shownForm.append(name, shown);
         }
       }
       body = form.toString();
+      shownBody = shownForm.toString();
       contentType = 'application/x-www-form-urlencoded';
       break;
     }
-    case 'json':
-      body = JSON.stringify(await renderJson(config.body.value, `${root}.json`, renderer));
+    case 'json': {
+      const [value, shown] = await renderJson(config.body.value, `${root}.json`, field);
+      body = JSON.stringify(value);
+      shownBody = JSON.stringify(shown);
       contentType = 'application/json';
       break;
+    }
   }
   const headers: Array<[string, string]> = [];
-  for (const [name, template] of Object.entries(config.headers)) headers.push([name, await renderer.render(template, `${root}.headers.${name}`)]);
+  const shownHeaders: Array<[string, string]> = [];
+  for (const [name, template] of Object.entries(config.headers)) {
+    const [text, shown] = await field(template, `${root}.headers.${name}`);
+    headers.push([name, text]);
+    shownHeaders.push([name, shown]);
+  }
   const tls = await renderTls(config.tls, renderer, root);
-  return { url, query, ...(body !== undefined ? { body } : {}), ...(contentType !== undefined ? { contentType } : {}), headers, tls };
+  const tlsFromOutside = TLS_TEMPLATES.filter((name) => tls[name] !== undefined && renderer.fromOutside(`${root}.tls.${name}`));
+  const shown = differs ? { shown: { url: shownUrl.trim(), query: shownQuery, ...(shownBody !== undefined ? { body: shownBody } : {}), headers: shownHeaders } } : {};
+  return { url: url.trim(), query, ...(body !== undefined ? { body } : {}), ...(contentType !== undefined ? { contentType } : {}), headers, tls, tlsFromOutside, ...shown };
 }
 
 /** The rendered fields as a request: the URL and headers checked, the TLS material read. */
@@ -110,11 +148,13 @@ export function buildRequest(
   config: RequestConfig,
   fields: RenderedFields,
   version: string,
-  readFile: (path: string) => string,
+  readFile: ReadFile,
   redactor: Redactor,
   root = ROOT,
+  /** After the steps ran: the steps a header's template reads, to blame them for a value it cannot carry. */
+  stepsOf?: (field: string) => string[],
 ): RenderedRequest {
-  const tls = loadTls(fields.tls, readFile, redactor, root);
+  const tls = loadTls(fields.tls, readFile, redactor, root, fields.tlsFromOutside ?? []);
   let url: URL | undefined;
   try {
     url = new URL(fields.url);
@@ -147,48 +187,120 @@ export function buildRequest(
     const existing = spelled.get(name.toLowerCase());
     if (existing !== undefined) delete headers[existing];
     spelled.set(name.toLowerCase(), name);
-    if (/[\r\n\0]/.test(value)) throw new UsageError('HEADER_INVALID', `${root}.headers.${name}: rendered value contains a line break or NUL`);
-    // What Node's http accepts in a header value: tab, printable ASCII and Latin-1. Anything else
-    // would fail at send time with ERR_INVALID_CHAR; encode it (urlencode, base64) instead.
-    const bad = /[^\t\x20-\x7e\x80-\xff]/u.exec(value);
-    if (bad) {
-      const code = `U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
-      throw new UsageError('HEADER_INVALID', `${root}.headers.${name}: rendered value contains ${code}, which an HTTP header cannot carry; encode it with urlencode() or base64()`);
+    const problem = headerProblem(value);
+    if (problem !== undefined) {
+      const where = `${root}.headers.${name}`;
+      // The config rendered this header fine before the steps ran: the answer is at fault (exit 4).
+      const steps = stepsOf?.(where) ?? [];
+      if (steps.length > 0) {
+        throw new ResponseError('STEP_VALUE_INVALID', `${where}: what ${steps.map((step) => `steps.${step}`).join(', ')} answered gives it ${problem.what}, which an HTTP header cannot carry; check the API and the template`);
+      }
+      throw new UsageError('HEADER_INVALID', `${where}: rendered value contains ${problem.what}${problem.hint}`);
     }
     headers[name] = value;
   }
-  return { method: config.method, url: url?.toString() ?? fields.url, headers, ...(fields.body !== undefined ? { body: fields.body } : {}), tls };
+  const request: RenderedRequest = { method: config.method, url: url?.toString() ?? fields.url, headers, ...(fields.body !== undefined ? { body: fields.body } : {}), tls };
+  if (fields.shown) request.shown = shownRequest(request, fields.shown);
+  return request;
 }
 
-/** One request rendered, every problem of it reported, and built. */
+/** What a header value cannot carry, in words; undefined when it is fine. */
+function headerProblem(value: string): { what: string; hint: string } | undefined {
+  if (/[\r\n\0]/.test(value)) return { what: 'a line break or NUL', hint: '' };
+  // What Node's http accepts in a header value: tab, printable ASCII and Latin-1. Anything else
+  // would fail at send time with ERR_INVALID_CHAR; encode it (urlencode, base64) instead.
+  const bad = /[^\t\x20-\x7e\x80-\xff]/u.exec(value);
+  if (!bad) return undefined;
+  const code = `U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+  return { what: code, hint: ', which an HTTP header cannot carry; encode it with urlencode() or base64()' };
+}
+
+/** The request as shown: the same, with the fields a short secret reached as the renderer showed them. */
+function shownRequest(request: RenderedRequest, fields: NonNullable<RenderedFields['shown']>): NonNullable<RenderedRequest['shown']> {
+  let url = fields.url;
+  try {
+    const parsed = new URL(fields.url);
+    for (const [name, value] of fields.query) parsed.searchParams.append(name, value);
+    url = parsed.toString();
+  } catch {
+    // Shown as rendered: it is only read.
+  }
+  const headers = { ...request.headers };
+  for (const [name, value] of fields.headers) if (Object.hasOwn(headers, name)) headers[name] = value;
+  // The marker went through URL and form encoding: show it as written.
+  const plain = (text: string) => text.replaceAll('%5BREDACTED%5D', '[REDACTED]');
+  return { url: plain(url), headers, ...(fields.body !== undefined ? { body: plain(fields.body) } : {}) };
+}
+
+/** One request rendered after the steps ran, every problem of it reported, and built. */
 export async function renderRequest(
   config: RequestConfig,
   renderer: TemplateRenderer,
   version: string,
-  readFile: (path: string) => string,
+  readFile: ReadFile,
   redactor: Redactor,
   root = ROOT,
 ): Promise<RenderedRequest> {
   const fields = await renderFields(config, renderer, root);
   renderer.finish();
-  return buildRequest(config, fields, version, readFile, redactor, root);
+  checkOrigin(config, fields, renderer, root);
+  const templates = new Map(Object.entries(config.headers).map(([name, template]) => [`${root}.headers.${name}`, template]));
+  return buildRequest(config, fields, version, readFile, redactor, root, (field) => renderer.stepsIn(templates.get(field) ?? ''));
 }
 
-async function renderJson(value: unknown, where: string, renderer: TemplateRenderer): Promise<unknown> {
-  if (typeof value === 'string') return renderer.render(value, where);
+/**
+ * A step's answer decides values, never where a request goes: the URL's scheme, userinfo, host and
+ * port are the ones its template gives without the steps' values (SPEC "Network behaviour").
+ */
+function checkOrigin(config: RequestConfig, fields: RenderedFields, renderer: TemplateRenderer, root: string): void {
+  const steps = renderer.stepsIn(config.url);
+  if (steps.length === 0) return;
+  const before = parseUrl(renderer.textBeforeSteps(`${root}.url`)?.trim());
+  const after = parseUrl(fields.url);
+  const same = before !== undefined && after !== undefined && (['protocol', 'username', 'password', 'hostname', 'port'] as const).every((part) => before[part] === after[part]);
+  if (same) return;
+  const given = before !== undefined ? `${before.protocol}//${before.host}` : 'none without them';
+  throw new ResponseError(
+    'STEP_ORIGIN',
+    `${root}.url: what ${steps.map((step) => `steps.${step}`).join(', ')} answered changes the URL's origin (scheme, userinfo, host or port) from the one the config gives (${given}); a step's answer decides values, never where a request goes`,
+  );
+}
+
+function parseUrl(text: string | undefined): URL | undefined {
+  try {
+    return text === undefined ? undefined : new URL(text);
+  } catch {
+    return undefined;
+  }
+}
+
+async function renderJson(
+  value: unknown,
+  where: string,
+  field: (template: string, where: string) => Promise<[string, string]>,
+): Promise<[unknown, unknown]> {
+  if (typeof value === 'string') return field(value, where);
   if (Array.isArray(value)) {
-    const items = [];
-    for (const [i, item] of value.entries()) items.push(await renderJson(item, `${where}[${i}]`, renderer));
-    return items;
+    const items: unknown[] = [];
+    const shown: unknown[] = [];
+    for (const [i, item] of value.entries()) {
+      const [text, view] = await renderJson(item, `${where}[${i}]`, field);
+      items.push(text);
+      shown.push(view);
+    }
+    return [items, shown];
   }
   if (value && typeof value === 'object') {
     const object: Record<string, unknown> = {};
+    const shown: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      Object.defineProperty(object, k, { value: await renderJson(v, `${where}.${k}`, renderer), enumerable: true, writable: true, configurable: true });
+      const [text, view] = await renderJson(v, `${where}.${k}`, field);
+      Object.defineProperty(object, k, { value: text, enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(shown, k, { value: view, enumerable: true, writable: true, configurable: true });
     }
-    return object;
+    return [object, shown];
   }
-  return value;
+  return [value, value];
 }
 
 const TLS_TEMPLATES = ['caFile', 'caData', 'certFile', 'certData', 'keyFile', 'keyData', 'serverName'] as const;
@@ -208,10 +320,10 @@ async function renderTls(written: ProviderConfig['tls'], renderer: Pick<Template
 }
 
 /** Reads the TLS files and decodes inline data of rendered tls fields. */
-function loadTls(tls: ProviderConfig['tls'], readFile: (path: string) => string, redactor: Redactor, root = ROOT): TlsMaterial {
+function loadTls(tls: ProviderConfig['tls'], readFile: ReadFile, redactor: Redactor, root: string, fromOutside: string[]): TlsMaterial {
   const read = (field: string, path: string) => {
     try {
-      return readFile(path);
+      return readFile(path, !fromOutside.includes(field));
     } catch (error) {
       throw new UsageError('TLS_FILE', `${root}.tls.${field}: cannot read ${path}: ${readProblem(error)}`, { cause: error });
     }
@@ -273,8 +385,14 @@ function privateKey(field: string, pem: string): KeyObject {
 
 /** The request as `render` and --verbose show it: an HTTP/1.1-like text, secrets redacted by the caller. */
 export function describeRequest(request: RenderedRequest): string {
-  const lines = [`${request.method} ${request.url}`];
-  for (const [name, value] of Object.entries(request.headers)) lines.push(`${name}: ${value}`);
-  if (request.body !== undefined) lines.push('', request.body);
+  const shown = request.shown ?? request;
+  const lines = [`${request.method} ${shown.url}`];
+  for (const [name, value] of Object.entries(shown.headers)) lines.push(`${name}: ${value}`);
+  if (shown.body !== undefined) lines.push('', shown.body);
   return lines.join('\n') + '\n';
+}
+
+/** The URL as `validate` shows it. */
+export function shownUrl(request: RenderedRequest): string {
+  return request.shown?.url ?? request.url;
 }

@@ -5,8 +5,15 @@ import { readProblem } from '../errors.js';
 import { HelperError } from './helper-error.js';
 
 export interface HelperContext {
-  /** A file's content (the caller bounds and tracks it). */
-  readFile: (path: string) => string;
+  /**
+   * A file's content (the caller bounds and tracks it). `fromConfig`: the path is text of the config
+   * (a relative one means the config's directory), not a value from env or vars (the current one).
+   */
+  readFile: (path: string, fromConfig?: boolean) => string;
+  /** The absolute path a relative one is read from, for messages. */
+  pathTried?: (path: string, fromConfig?: boolean) => string;
+  /** false when a secret chose the path: a message then does not name it. */
+  pathShown?: boolean;
   nowMs: () => number;
   uuid: () => string;
 }
@@ -18,6 +25,12 @@ export interface Helper {
   volatile?: boolean;
   /** Result is a secret whatever the arguments (a file's content, a signature). */
   secret?: boolean;
+  /** The argument is a path (file()): not secret itself, and a relative one from env means the current directory. */
+  path?: boolean;
+  /** Arguments that are secret wherever they come from (a jwt() key, a basicAuth() secret). */
+  secretArgs?: number[];
+  /** Other texts of the result that a server may echo (the base64 part of a Basic value). */
+  forms?: (result: unknown) => string[];
   /** One line for `--help`-like listings. */
   doc: string;
   call: (args: unknown[], context: HelperContext) => unknown;
@@ -71,6 +84,7 @@ const HELPERS: Readonly<Record<string, Helper>> = {
   file: {
     arity: [1, 1],
     secret: true,
+    path: true,
     doc: "a file's content, one trailing newline trimmed (a regular file of at most 1 MiB)",
     call: ([path], context) => {
       const name = text('file', path);
@@ -78,13 +92,18 @@ const HELPERS: Readonly<Record<string, Helper>> = {
       try {
         content = context.readFile(name);
       } catch (error) {
-        throw new HelperError(`file(${JSON.stringify(name)}) cannot be read: ${readProblem(error)}`);
+        // Named by the path tried, so that a person can fix it (SPEC: file() paths are not secret).
+        const shown = context.pathShown === false ? '…' : JSON.stringify(context.pathTried?.(name) ?? name);
+        throw new HelperError(`file(${shown}) cannot be read: ${readProblem(error)}`);
       }
       return content.replace(/\r?\n$/, '');
     },
   },
   basicAuth: {
     arity: [2, 2],
+    secretArgs: [1],
+    // A server may echo the credentials without the scheme.
+    forms: (result) => [String(result).slice('Basic '.length)],
     doc: 'an HTTP Basic Authorization value, id and secret form-encoded first (RFC 6749 §2.3.1)',
     call: ([id, secret]) => {
       const pair = `${formEncode(text('basicAuth', id, 'the id'))}:${formEncode(text('basicAuth', secret, 'the secret'))}`;
@@ -95,6 +114,7 @@ const HELPERS: Readonly<Record<string, Helper>> = {
     arity: [2, 3],
     volatile: true,
     secret: true,
+    secretArgs: [1],
     doc: 'a signed JWT (compact JWS) of the claims with the key; iat, exp (5 min) and jti added when absent',
     // jose (and our use of it) loads only for a config that signs.
     call: async ([claims, key, options], context) => (await import('./jwt.js')).signJwt(claims, key, options, context),

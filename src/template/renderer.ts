@@ -1,10 +1,12 @@
 // Templates as the rest of the program sees them: checked when the config loads (every problem of
 // every field at once), then rendered field by field with every missing value collected, so one
-// run names them all. Tracks what the rendered request depends on (env names, volatile helpers)
-// and registers every secret it computes with the redactor.
+// run names them all. Tracks what the rendered request depends on (env names and files, read or
+// named in any branch; volatile helpers). A value's taint (evaluate.ts) is registered with the
+// redactor where it reaches a field that is secret: every field but the URL up to its query; a
+// secret too short for the redactor to find is shown as [REDACTED] here (shownText).
 import { UsageError } from '../errors.js';
-import type { Redactor } from '../redact.js';
-import { evaluate, FAILED, MissingValueError, Placeholder, QuietError, type EvalScope, type Value } from './evaluate.js';
+import { REDACTED, type Redactor } from '../redact.js';
+import { BudgetError, evaluate, FAILED, isSecret, MAX_TOTAL_SIZE, MissingValueError, Placeholder, QuietError, type Budget, type EvalScope, type Taint, type Value } from './evaluate.js';
 import { HelperError } from './helper-error.js';
 import { HELPER_NAMES } from './helpers.js';
 import { oneLine, parseExpression, parseTemplate, SCOPE_NAMES, TemplateSyntaxError, type Node, type Part } from './parse.js';
@@ -14,7 +16,10 @@ export interface TemplateScope {
   vars: Record<string, string>;
   /** spec.cluster of KUBERNETES_EXEC_INFO, when client-go sent it. */
   cluster: Record<string, unknown> | undefined;
-  readFile: (path: string) => string;
+  /** A file's content; `fromConfig`: the path is text of the config, not a value from env or vars. */
+  readFile: (path: string, fromConfig?: boolean) => string;
+  /** The absolute path that readFile reads for a path, for messages. */
+  pathTried?: (path: string, fromConfig?: boolean) => string;
   /** The clock and a UUID v4 source: now(), uuid() and jwt() get them from here, never from globals. */
   nowMs: () => number;
   uuid: () => string;
@@ -177,9 +182,22 @@ interface Problem {
   missing?: string;
 }
 
+/** Where a template's text goes: the URL (shown up to its query) or any other field (secret). */
+export type FieldKind = 'url' | 'value';
+
+/**
+ * A secret interpolation shorter than this is shown as [REDACTED] by the renderer itself: the
+ * redactor ignores values too short to be secrets on their own (a boolean, a letter), but a config
+ * can spell a secret out with them, one comparison at a time.
+ */
+const SHOWN_FROM_LENGTH = 8;
+
 export class TemplateRenderer {
   /** Every env name a template looked up, set or not: what the rendered request depends on. */
   readonly envRead = new Set<string>();
+  /** Every env name and file() path that a template names literally, in any branch (the cache key records them all). */
+  readonly envNamed = new Set<string>();
+  readonly filesNamed = new Set<string>();
   /** With unsetEnvAsPlaceholder: the env names a value needed that were not set. */
   readonly envNeeded = new Set<string>();
   /** Whether any rendered value came from now(), uuid() or jwt(): it will differ next time. */
@@ -192,6 +210,16 @@ export class TemplateRenderer {
   /** The `missing` of every problem collected: a second field missing the same names is dropped. */
   private readonly missingSeen = new Set<string>();
   private steps: Record<string, unknown> | Placeholder | undefined;
+  private budget: Budget = { steps: 0, computed: 0 };
+  /** Taint nodes already registered: each is walked once, however many values share it. */
+  private readonly registered = new WeakSet<Taint>();
+  private readonly added = new Set<string>();
+  /** Fields whose shown text differs from the sent one (a short secret shown as [REDACTED]). */
+  private readonly shown = new Map<string, string>();
+  /** Each field as rendered before any step ran (the steps' values as placeholders). */
+  private readonly beforeSteps = new Map<string, string>();
+  /** Fields whose text holds a value from env, vars, cluster, steps or a file: a relative path there means the current directory. */
+  private readonly outside = new Set<string>();
 
   constructor(
     private readonly scope: TemplateScope,
@@ -205,6 +233,7 @@ export class TemplateRenderer {
       const expression = source.replace(/^\s*\{\{([\s\S]*)\}\}\s*$/, '$1');
       try {
         const node = parseExpression(expression, this.names);
+        this.noteReads(node);
         const value = await this.evaluateChecked(node, where, oneLine(expression));
         this.lets.set(name, value);
       } catch (error) {
@@ -218,51 +247,158 @@ export class TemplateRenderer {
   /** Makes the answers of the steps that ran readable as `steps.<name>`; 'placeholders' where none runs. */
   setSteps(steps: Record<string, unknown> | 'placeholders'): void {
     this.steps = steps === 'placeholders' ? new Placeholder('steps') : steps;
+    // Each pass over the templates has its own budget.
+    this.budget = { steps: 0, computed: 0 };
   }
 
   /**
-   * Renders one template; `where` is its field path. A problem is collected and '' returned: call
-   * finish() once every field is rendered to throw them all.
+   * Renders one template; `where` is its field path, `kind` where its text goes: the URL is shown
+   * up to its query (SPEC "Templates"), every other field is secret where a secret reaches it. A
+   * problem is collected and '' returned: call finish() once every field is rendered to throw them all.
    */
-  async render(template: string, where: string): Promise<string> {
+  async render(template: string, where: string, kind: FieldKind = 'value'): Promise<string> {
+    this.shown.delete(where);
+    this.outside.delete(where);
     if (!template.includes('{{')) return template;
+    // Past the pass's bound the problem is reported once; the rest is not evaluated.
+    if (this.budget.computed > MAX_TOTAL_SIZE) return '';
     let parts = this.parsed.get(template);
     try {
       if (!parts) {
         parts = parseTemplate(template, this.names);
         this.parsed.set(template, parts);
+        for (const part of parts) if (typeof part !== 'string') this.noteReads(part.node);
       }
     } catch (error) {
       this.collect(error, where);
       return '';
     }
     let out = '';
+    let shown = '';
     let failed = false;
+    // In the URL, what comes before its query is shown; from the first ? or # on, values are secret.
+    let query = kind !== 'url';
     // Every part is evaluated: a second expression of the field missing a value is named too.
     for (const part of parts) {
       if (typeof part === 'string') {
         out += part;
+        shown += part;
+        if (/[?#]/.test(part)) query = true;
         continue;
       }
       try {
         const value = await this.evaluateChecked(part.node, where, oneLine(part.source));
         if (value.value instanceof Placeholder) {
           out += String(value.value);
+          shown += String(value.value);
           continue;
         }
         if (typeof value.value === 'object') {
           throw new Located('TEMPLATE_VALUE', `${where}: {{ ${oneLine(part.source)} }}: yields ${Array.isArray(value.value) ? 'a list' : 'an object'}; wrap it in json(…)`);
         }
         const text = String(value.value);
-        // Only the interpolation: the literal text around it ("Basic ") is no secret.
-        if (value.secret) this.redactor.add(text);
+        if (value.outside) this.outside.add(where);
+        // The URL's origin and path are for people to read, unless a secret chose them; a value
+        // that brings its own query is secret from there on.
+        const secret = isSecret(value) && (query || value.decided === true || /[?#]/.test(text));
+        // What the fields hold in all is bounded too: 10 000 fields that each repeat a let of half
+        // a megabyte would otherwise build gigabytes of request.
+        this.budget.computed += text.length;
+        if (this.budget.computed > MAX_TOTAL_SIZE) throw new Located('TEMPLATE_TOO_LARGE', `${where}: the templates compute more than 16 MiB in all`);
+        if (secret) {
+          // Only the interpolation: the literal text around it ("Basic ") is no secret.
+          this.register(value.taint!);
+          this.add(text);
+        }
+        if (/[?#]/.test(text)) query = true;
         out += text;
+        shown += secret && text.replace(/\s+/g, '').length < SHOWN_FROM_LENGTH ? REDACTED : text;
       } catch (error) {
         this.collect(error, where);
         failed = true;
       }
     }
-    return failed ? '' : out;
+    if (failed) return '';
+    if (shown !== out) this.shown.set(where, shown);
+    if (this.steps instanceof Placeholder) this.beforeSteps.set(where, out);
+    return out;
+  }
+
+  /** The field's last rendering as `render` and messages show it, when it differs from what is sent. */
+  shownText(where: string): string | undefined {
+    return this.shown.get(where);
+  }
+
+  /** Whether the field's last rendering holds a value that is not text of the config. */
+  fromOutside(where: string): boolean {
+    return this.outside.has(where);
+  }
+
+  /** The field as rendered before any step ran: its values from steps as placeholders. */
+  textBeforeSteps(where: string): string | undefined {
+    return this.beforeSteps.get(where);
+  }
+
+  /** The steps a template reads (`steps.login…`), by name. */
+  stepsIn(template: string): string[] {
+    const parts = this.parsed.get(template) ?? [];
+    const names = new Set<string>();
+    for (const part of parts) if (typeof part !== 'string') for (const step of stepReferences(part.node)) if (step !== null) names.add(step);
+    return [...names];
+  }
+
+  /** Registers a secret text once, however many fields hold it. */
+  private add(text: string): void {
+    if (this.added.has(text)) return;
+    this.added.add(text);
+    this.redactor.add(text);
+  }
+
+  /** Registers every string a secret value derives from, each node of its taint once. */
+  private register(taint: Taint): void {
+    const stack = [taint];
+    while (stack.length > 0) {
+      const node = stack.pop()!;
+      if (this.registered.has(node)) continue;
+      this.registered.add(node);
+      for (const text of node.own) this.add(text);
+      stack.push(...node.parents);
+    }
+  }
+
+  /** The env names and literal file() paths an expression names, in every branch. */
+  private noteReads(node: Node): void {
+    const stack = [node];
+    while (stack.length > 0) {
+      const n = stack.pop()!;
+      switch (n.type) {
+        case 'member':
+          if (n.object.type === 'name' && n.object.name === 'env' && n.property.type === 'literal') this.envNamed.add(String(n.property.value));
+          stack.push(n.object, n.property);
+          break;
+        case 'call':
+          if (n.helper === 'file' && n.args[0]?.type === 'literal' && typeof n.args[0].value === 'string') this.filesNamed.add(n.args[0].value);
+          stack.push(...n.args);
+          break;
+        case 'array':
+          stack.push(...n.items);
+          break;
+        case 'object':
+          for (const [, item] of n.entries) stack.push(item);
+          break;
+        case 'not':
+          stack.push(n.argument);
+          break;
+        case 'binary':
+          stack.push(n.left, n.right);
+          break;
+        case 'conditional':
+          stack.push(n.test, n.consequent, n.alternate);
+          break;
+        default:
+          break;
+      }
+    }
   }
 
   /** Throws every problem collected so far as one usage error (exit 2). */
@@ -288,6 +424,7 @@ export class TemplateRenderer {
     try {
       value = await evaluate(node, this.evalScope(), missing);
     } catch (error) {
+      if (error instanceof BudgetError) throw new Located('TEMPLATE_TOO_LARGE', `${where}: {{ ${shorten(source)} }}: ${error.message}`);
       if (error instanceof MissingValueError) {
         const standIn = this.standIn(error.missing);
         if (standIn) return standIn;
@@ -322,12 +459,13 @@ export class TemplateRenderer {
       names.push(name.startsWith('"') ? (JSON.parse(name) as string) : name);
     }
     for (const name of names) this.envNeeded.add(name);
-    return { value: new Placeholder(`env.${names.join('+env.')}`), secret: true };
+    return { value: new Placeholder(`env.${names.join('+env.')}`), taint: { own: [], parents: [] } };
   }
 
   private collect(error: unknown, where: string): void {
     if (error instanceof QuietError) return;
     if (error instanceof Located) {
+      if (error.code === 'TEMPLATE_TOO_LARGE' && this.problems.some((p) => p.code === error.code)) return;
       const missing = error.missing.length > 0 ? [...new Set(error.missing)].sort().join(',') : undefined;
       if (missing !== undefined && this.missingSeen.has(missing)) return;
       if (missing !== undefined) this.missingSeen.add(missing);
@@ -352,13 +490,14 @@ export class TemplateRenderer {
       lets: this.lets,
       context: {
         readFile: this.scope.readFile,
+        ...(this.scope.pathTried ? { pathTried: this.scope.pathTried } : {}),
         nowMs: this.scope.nowMs,
         uuid: this.scope.uuid,
       },
-      secret: (text) => this.redactor.add(text),
       volatile: () => {
         this.volatile = true;
       },
+      budget: this.budget,
     };
   }
 }
@@ -393,4 +532,9 @@ function hint(missing: string[]): string {
   }
   if (missing.includes('cluster')) hints.push('KUBERNETES_EXEC_INFO has no spec.cluster: set provideClusterInfo: true in the kubeconfig exec entry');
   return hints.length > 0 ? ` (${hints.join('; ')})` : '';
+}
+
+/** An expression as a message quotes it: a let of a megabyte is not repeated in full. */
+function shorten(source: string): string {
+  return source.length > 200 ? `${source.slice(0, 200)}…` : source;
 }

@@ -8,14 +8,14 @@ import { describeRequest, renderRequest, requestRoot, type RenderedRequest } fro
 import { runSteps } from '../request/steps.js';
 import { cached, defaultCacheDir, openCache } from '../cache/cache.js';
 import { entryKey, inputsKey, refKey } from '../cache/key.js';
-import { dependencyDigest, writeRef } from '../cache/ref.js';
+import { dependencyDigest, readRef, writeRef } from '../cache/ref.js';
 import type { Deps, GetTokenFlags } from './deps.js';
-import { prepare, type Prepared } from './prepare.js';
+import { prepare, type Dependencies, type Prepared } from './prepare.js';
 
 export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> {
   const deadline = deps.now() + flags.timeoutMs;
   const prepared = await prepare({ ...flags, strictHabits: true }, deps);
-  const { config, request, apiVersion, dependencies } = prepared;
+  const { config, request, apiVersion } = prepared;
   if (flags.output === 'token' && !config.paths.token) {
     throw new UsageError('OUTPUT_TOKEN', '--output token needs a tokenPath; this config yields a client certificate');
   }
@@ -25,13 +25,14 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
   const dir = flags.cacheDir ?? defaultCacheDir(deps.env, deps.cache.homedir);
   const cacheDeps = { ...deps.cache, now: deps.now, trace: deps.trace };
   const secret = flags.cache ?? config.cacheEnabled ? openCache(dir, cacheDeps) : undefined;
-  const keys = secret ? cacheKeys(secret, prepared, flags, deps) : undefined;
+  const keys = secret ? cacheKeys(secret, prepared, flags, dir, deps) : undefined;
   if (secret && keys) {
-    const { ref, inputs, key } = keys;
+    const { ref, inputs, key, used } = keys;
     const enter = () => {
       try {
-        // Lets the next call find this entry (a credential or a failure) without parsing and rendering (cache/ref.ts).
-        writeRef(deps.cache.fs, dir, ref, { inputs, ...dependencies, insecure: request.tls.insecureSkipVerify }, deps.cache.unique());
+        // Lets the next call find this entry (a credential or a failure) without parsing and
+        // rendering (cache/ref.ts), with what the steps' answers made the templates read this time.
+        writeRef(deps.cache.fs, dir, ref, { inputs, ...union(used, prepared.readSoFar()), insecure: request.tls.insecureSkipVerify }, deps.cache.unique());
       } catch (error) {
         deps.trace(`cache: cannot store the ref (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
       }
@@ -57,13 +58,17 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
  * and one nested past the stack would crash the hashing (RangeError). The cache is then off for
  * this call; the credential is still fetched and printed.
  */
-function cacheKeys(secret: Uint8Array, prepared: Prepared, flags: GetTokenFlags, deps: Deps): { ref: string; inputs: string; key: string } | undefined {
+function cacheKeys(secret: Uint8Array, prepared: Prepared, flags: GetTokenFlags, dir: string, deps: Deps): { ref: string; inputs: string; key: string; used: Dependencies } | undefined {
   const { refInputs, dependencies } = prepared;
   try {
     const ref = refKey(secret, { ...refInputs, version: deps.version, cacheFlag: flags.cache });
     const inputs = inputsKey(secret, { version: deps.version, document: prepared.document, vars: refInputs.vars, cluster: refInputs.cluster });
-    const key = entryKey(secret, inputs, dependencyDigest(deps.env, dependencies.env, dependencies.files, deps.readFile));
-    return { ref, inputs, key };
+    // What a step's answer made the templates read last time (file(steps.x.path)) is known only from
+    // the ref that run wrote: keyed by it too, a rotated file misses (SPEC "Cache").
+    const known = readRef(deps.cache.fs, dir, ref, deps.cache.uid);
+    const used = known?.inputs === inputs ? union(dependencies, known) : dependencies;
+    const key = entryKey(secret, inputs, dependencyDigest(deps.env, used.env, used.files, deps.readFile));
+    return { ref, inputs, key, used };
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     deps.trace('cache: off for this call: the cluster info of KUBERNETES_EXEC_INFO is nested too deeply to hash');
@@ -75,6 +80,10 @@ async function fetchCredential(prepared: Prepared, deadline: number, deps: Deps)
   const { config, paths, renderer, readFile } = prepared;
   const call = async (request: RenderedRequest, settings: RequestConfig) => {
     deps.trace(`request:\n${describeRequest(request)}`);
+    // A message names the URL as `render` shows it: a short secret in its path (a letter a
+    // comparison chose) is [REDACTED] there, which the redactor alone could not find.
+    const { shown } = request;
+    const view = shown ? (text: string) => text.replaceAll(request.url, shown.url).replaceAll(beforeQuery(request.url), beforeQuery(shown.url)) : (text: string) => text;
     const response = await deps.send(request, {
       timeoutMs: settings.timeoutMs,
       retryLimit: settings.retryLimit,
@@ -87,7 +96,7 @@ async function fetchCredential(prepared: Prepared, deadline: number, deps: Deps)
       now: deps.now,
       random: deps.random,
       log: deps.trace,
-      redact: (text) => deps.redactor.redact(text),
+      redact: (text) => deps.redactor.redact(view(text)),
       secret: (value) => deps.redactor.add(value),
     });
     return parseResponseBody(response.body, response.contentType, response.bytes);
@@ -127,4 +136,12 @@ async function fetchCredential(prepared: Prepared, deadline: number, deps: Deps)
   deps.redactor.add(status.clientKeyData);
   deps.trace(`credential extracted${status.expirationTimestamp ? `, reported to expire at ${status.expirationTimestamp}` : ', no expiry known'}`);
   return status;
+}
+
+function union(a: Dependencies, b: Dependencies): Dependencies {
+  return { env: [...new Set([...a.env, ...b.env])].sort(), files: [...new Set([...a.files, ...b.files])].sort() };
+}
+
+function beforeQuery(url: string): string {
+  return url.split(/[?#]/)[0]!;
 }

@@ -1,12 +1,12 @@
 // validate and render: what a config would send, checked and shown without sending it.
 import type { Deps, RequestFlags } from './deps.js';
-import { describeRequest } from '../request/build.js';
+import { describeRequest, shownUrl } from '../request/build.js';
 import { prepare } from './prepare.js';
 
 export async function validate(flags: RequestFlags, deps: Deps): Promise<void> {
   const { request, origin, config, steps } = await prepare(flags, deps);
-  const first = steps.map((step, i) => `steps.${config.steps[i]!.name} ${step.method} ${step.url}, then `).join('');
-  deps.stdout(deps.redactor.redact(`config from ${origin} is valid: ${first}${request.method} ${request.url}\n`));
+  const first = steps.map((step, i) => `steps.${config.steps[i]!.name} ${step.method} ${shownUrl(step)}, then `).join('');
+  deps.stdout(deps.redactor.redact(`config from ${origin} is valid: ${first}${request.method} ${shownUrl(request)}\n`));
 }
 
 export async function render(flags: RequestFlags, deps: Deps): Promise<void> {

@@ -1,7 +1,7 @@
 // Everything up to the first byte on the network: select and read the config, validate it, check
 // every template, evaluate them (steps' answers as placeholders) and build the requests. validate and
 // render stop here; get-token goes on from here.
-import { dirname, isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError, readProblem, UsageError } from '../errors.js';
 import { parseConfigText, selectSource } from '../config/load.js';
 import { normalizePath, validateProviderDocument } from '../config/validate.js';
@@ -14,6 +14,11 @@ import { checkTemplates, TemplateRenderer } from '../template/renderer.js';
 import { namesScope } from '../template/names.js';
 import type { RefInputs } from '../cache/key.js';
 import type { Deps, RequestFlags } from './deps.js';
+
+export interface Dependencies {
+  env: string[];
+  files: string[];
+}
 
 export interface Prepared {
   config: ProviderConfig;
@@ -31,8 +36,13 @@ export interface Prepared {
   origin: string;
   /** What the cache's fast path finds this request by (see cache/ref.ts). */
   refInputs: Omit<RefInputs, 'cacheFlag' | 'version'>;
-  /** The env names and files the request was rendered from. */
-  dependencies: { env: string[]; files: string[] };
+  /** The env names and files the request was rendered from, and every other one a template names in any branch. */
+  dependencies: Dependencies;
+  /**
+   * The dependencies with what the templates read since, once the steps ran: a path or an env name
+   * that a step's answer decides (`file(steps.x.path)`) is known only then.
+   */
+  readSoFar: () => Dependencies;
   /** With unsetEnvAsPlaceholder: the env names a value needs that are not set now. */
   envNeeded: string[];
   /** The relative paths the config reads (file(), tls.*File), as written. */
@@ -94,17 +104,28 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
 
   const filesRead = new Set<string>();
   const relativeFiles = new Set<string>();
-  // A relative path in a config file means the file's directory, wherever kubectl runs us from; in
-  // an inline config (or one from the cluster entry) it means the current directory.
+  // A relative path written in a config file means the file's directory, wherever kubectl runs us
+  // from; in an inline config (or one from the cluster entry), and one that comes from env or vars
+  // (GOOGLE_APPLICATION_CREDENTIALS=./key.json), it means the current directory.
   const base = source.kind === 'file' ? dirname(source.path) : undefined;
-  const readFile = (path: string) => {
+  const resolvePath = (path: string, fromConfig = true) => (path === '' || isAbsolute(path) ? path : base !== undefined && fromConfig ? join(base, path) : resolve(path));
+  const readFile = (path: string, fromConfig = true) => {
     if (!isAbsolute(path)) relativeFiles.add(path);
-    const resolved = base !== undefined && !isAbsolute(path) ? join(base, path) : path;
+    const resolved = resolvePath(path, fromConfig);
     filesRead.add(resolved);
     return deps.readFile(resolved);
   };
   const renderer = new TemplateRenderer(
-    { env: deps.env, vars, cluster: execInfo.cluster, readFile, nowMs: deps.now, uuid: deps.uuid, ...(flags.unsetEnvAsPlaceholder ? { unsetEnvAsPlaceholder: true } : {}) },
+    {
+      env: deps.env,
+      vars,
+      cluster: execInfo.cluster,
+      readFile,
+      pathTried: resolvePath,
+      nowMs: deps.now,
+      uuid: deps.uuid,
+      ...(flags.unsetEnvAsPlaceholder ? { unsetEnvAsPlaceholder: true } : {}),
+    },
     deps.redactor,
   );
   await renderer.defineLets(config.lets);
@@ -118,6 +139,13 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
   const readsCluster = namesScope('cluster', config.lets, [...config.steps.flatMap((step) => templateFields(step, requestRoot(step))), ...templateFields(config)].map(([, template]) => template));
   const steps = config.steps.map((step, i) => buildRequest(step, stepFields[i]!, deps.version, readFile, deps.redactor, requestRoot(step)));
   const request = buildRequest(config, mainFields, deps.version, readFile, deps.redactor);
+  // Every env name and file a template names, in every branch, not only those this run read: a
+  // branch that a step's answer decides reads another next time (SPEC "Cache").
+  const named = [...renderer.filesNamed].map((path) => resolvePath(path));
+  const readSoFar = (): Dependencies => ({
+    env: [...new Set([...renderer.envRead, ...renderer.envNamed])].sort(),
+    files: [...new Set([...filesRead, ...named])].sort(),
+  });
   return {
     config,
     request,
@@ -132,7 +160,8 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
     // behind one token API shares one credential (SPEC Cache). A config taken from the cluster entry
     // is in the key as the config (configText) either way.
     refInputs: { sourceKind: source.kind, configText, vars, cluster: readsCluster ? execInfo.cluster : undefined },
-    dependencies: { env: [...renderer.envRead].sort(), files: [...filesRead].sort() },
+    dependencies: readSoFar(),
+    readSoFar,
     envNeeded: [...renderer.envNeeded].sort(),
     relativeFiles: [...relativeFiles],
   };

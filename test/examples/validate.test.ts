@@ -34,8 +34,8 @@ const CASES: Record<string, [Record<string, string>, string[], string]> = {
     ['tenantId=contoso.onmicrosoft.com', 'clientId=argocd', `keyFile=${CERTIFICATE.keyFile}`, `certFile=${CERTIFICATE.certFile}`],
     'POST https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token',
   ],
-  // Every string of the key file is a secret, its token_uri too: the URL is the same text.
-  'google-service-account/config.yaml': [{ GOOGLE_APPLICATION_CREDENTIALS: GOOGLE_KEY_FILE }, [], 'POST [REDACTED]'],
+  // The key file is secret where it reaches the assertion, not its token_uri where the URL shows the same text.
+  'google-service-account/config.yaml': [{ GOOGLE_APPLICATION_CREDENTIALS: GOOGLE_KEY_FILE }, [], 'POST https://oauth2.googleapis.com/token'],
   'google-workload-identity/config.yaml': [
     {},
     ['projectNumber=123456789012', 'poolId=argocd', 'providerId=prod-cluster', 'serviceAccount=argocd@acme-prod.iam.gserviceaccount.com', `subjectTokenFile=${TOKEN_FILE}`],
@@ -43,10 +43,10 @@ const CASES: Record<string, [Record<string, string>, string[], string]> = {
   ],
   'rfc8693-token-exchange/config.yaml': [{}, ['tokenUrl=https://sts.example.com/oauth2/token', 'audience=https://k8s.example.com', `subjectTokenFile=${TOKEN_FILE}`], 'POST https://sts.example.com/oauth2/token'],
   'vault/config.yaml': [{ VAULT_TOKEN: 'dummy' }, ['vaultAddr=https://vault.example.com:8200', 'role=argocd', 'namespace=apps'], 'POST https://vault.example.com:8200/v1/kubernetes/creds/argocd'],
-  // The token file resolves against examples/vault/, as any relative path in a config file does.
+  // A relative path given by --set resolves against the current directory (the repository's here).
   'vault/config-kubernetes-auth.yaml': [
     {},
-    ['vaultAddr=https://vault.example.com:8200', 'role=argocd', 'namespace=apps', 'tokenFile=../../test/fixtures/service-account-token'],
+    ['vaultAddr=https://vault.example.com:8200', 'role=argocd', 'namespace=apps', 'tokenFile=test/fixtures/service-account-token'],
     'steps.login POST https://vault.example.com:8200/v1/auth/kubernetes/login, then POST https://vault.example.com:8200/v1/kubernetes/creds/argocd',
   ],
   'pinniped/config.yaml': [{ PINNIPED_TOKEN: 'dummy', KUBERNETES_EXEC_INFO }, ['authenticator=corp-oidc'], 'POST https://k8s.example.com/apis/login.concierge.pinniped.dev/v1alpha1/tokencredentialrequests'],

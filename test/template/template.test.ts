@@ -244,10 +244,11 @@ describe('TemplateRenderer and the Redactor', () => {
     expect(redactor.redact('alice-user ALICE-USER')).toBe('[REDACTED] [REDACTED]');
   });
 
-  it('registers every string of a secret value read through let and fromJson', async () => {
+  it('registers every string of a secret value read through let and fromJson that reaches a secret field', async () => {
     const { renderer, redactor } = setup();
     await renderer.defineLets([['sa', 'fromJson(file("/secrets/sa.json"))']]);
     expect(await renderer.render('{{ sa.client_email }}', 'webAPIProviderConfig.body')).toBe('robot@example.iam');
+    expect(await renderer.render('{{ sa.private_key }}', 'webAPIProviderConfig.headers.X-Key')).toBe('-----BEGIN PRIVATE KEY-----abc');
     renderer.finish();
     expect(redactor.redact('robot@example.iam -----BEGIN PRIVATE KEY-----abc')).toBe('[REDACTED] [REDACTED]');
   });

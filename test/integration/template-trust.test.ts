@@ -1,0 +1,214 @@
+// The templates' bounds and taint, run as a process (issues 17 and 18): a config of a kilobyte that
+// doubles a value past 1 MiB, or shares one list between 40 lets, is exit 2 naming the field in
+// validate, render and get-token alike, before any network; a value a secret decided never shows in
+// render or validate; the URL up to its query is shown; a step's answer never moves a URL's origin
+// nor breaks a header (exit 4 naming the step); the cache key names every env variable any branch reads.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { makePki } from '../helpers/pki.js';
+import { json } from '../helpers/token-api.js';
+import { SECRET, allSecrets, closedPort, expectFailure, provider, tokenApis, writeTemp } from '../helpers/integration.js';
+
+const pki = makePki();
+const startApi = tokenApis();
+const S = 'Hunter2-S3cr3t!';
+const secrets = allSecrets([S]);
+const COMMANDS = [['validate'], ['render'], []];
+
+const run = (args: string[], config: Record<string, unknown>, env: Record<string, string> = { S }) =>
+  runCli([...args, '--config-inline', provider(config), ...(args.length === 0 ? ['--timeout', '3s'] : [])], { env });
+
+function doubling(start: string): Record<string, unknown> {
+  const lets: Record<string, string> = { a0: `${start} + '${'x'.repeat(1024)}'` };
+  for (let i = 1; i <= 21; i++) lets[`a${i}`] = `a${i - 1} + a${i - 1}`;
+  return { let: lets, method: 'GET', url: 'https://127.0.0.1:9/?x={{ a21 }}', tokenPath: '$.t' };
+}
+
+describe('a template past its bounds', () => {
+  it.each(COMMANDS)('is exit 2 naming the let that passes 1 MiB, with or without a secret in the chain (%s)', async (...command) => {
+    for (const start of ['env.S', "'y'"]) {
+      const result = await run(command, doubling(start));
+      expectFailure(result, 2, 'webAPIProviderConfig.let.a10: {{ a9 + a9 }}: the value exceeds 1 MiB (a template computes values of at most 1 MiB)', secrets);
+    }
+  });
+
+  it.each(COMMANDS)('is exit 2 when 10 000 fields repeat a let of half a megabyte (%s)', async (...command) => {
+    const form = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`f${i}`, '{{ big }}']));
+    const lets: Record<string, string> = { h0: `env.S + '${'z'.repeat(1009)}'` };
+    for (let i = 1; i <= 9; i++) lets[`h${i}`] = `h${i - 1} + h${i - 1}`;
+    const config = { let: { ...lets, big: 'h9' }, method: 'POST', url: 'https://127.0.0.1:9/', form, tokenPath: '$.t' };
+    const path = writeTemp('many-fields.json', provider(config));
+    const result = await runCli([...command, '--config', path, ...(command.length === 0 ? ['--timeout', '3s'] : [])], { env: { S } });
+    expectFailure(result, 2, /^webAPIProviderConfig\.form\.f\d+: the templates compute more than 16 MiB in all$/, secrets);
+  });
+
+  it.each(COMMANDS)('is exit 2 when 40 lets share one list (%s)', async (...command) => {
+    const lets: Record<string, string> = { a0: '[env.S, env.S]' };
+    for (let i = 1; i <= 40; i++) lets[`a${i}`] = `[a${i - 1}, a${i - 1}]`;
+    const result = await run(command, { let: lets, method: 'GET', url: "https://127.0.0.1:9/?x={{ a40[0] ? 'a' : 'b' }}", tokenPath: '$.t' });
+    expectFailure(result, 2, /^webAPIProviderConfig\.let\.a1\d: \{\{ \[a1\d, a1\d\] \}\}: the value exceeds 1 MiB \(a template computes values of at most 1 MiB\)$/, secrets);
+  });
+});
+
+describe('a value decided by a secret', () => {
+  const guessed = { method: 'GET', url: `https://example.invalid/?a={{ env.S }}&b={{ env.S == '${S}' ? 'guessed' : 'wrong' }}`, tokenPath: '$.t' };
+
+  it('is [REDACTED] in render and validate', async () => {
+    const rendered = await run(['render'], guessed);
+    expect(rendered.code).toBe(0);
+    expect(rendered.stdout.split('\n')[0]).toBe('GET https://example.invalid/?a=[REDACTED]&b=[REDACTED]');
+    const validated = await run(['validate'], guessed);
+    expect(validated.stdout).toBe('config from --config-inline is valid: GET https://example.invalid/?a=[REDACTED]&b=[REDACTED]\n');
+    for (const result of [rendered, validated]) {
+      expect(result.stdout + result.stderr).not.toContain('guessed');
+      expect(result.stdout + result.stderr).not.toContain(S);
+    }
+  });
+
+  it('cannot be spelled out by lets that binary-search each character', async () => {
+    const alphabet = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).filter((c) => !`"'\\{}`.includes(c));
+    const search = (prefix: string, chars: string[]): string => {
+      if (chars.length === 1) return JSON.stringify(chars[0]);
+      const middle = Math.floor(chars.length / 2);
+      return `(env.S >= ${prefix} + ${JSON.stringify(chars[middle])} ? ${search(prefix, chars.slice(middle))} : ${search(prefix, chars.slice(0, middle))})`;
+    };
+    const lets: Record<string, string> = { p0: '""' };
+    for (let i = 0; i < S.length; i++) {
+      lets[`c${i}`] = search(`p${i}`, alphabet);
+      lets[`p${i + 1}`] = `p${i} + c${i}`;
+    }
+    const letters = Array.from(S, (_, i) => `{{ c${i} }}`);
+    for (const url of [`https://example.invalid/?q=${letters.join('.')}`, `https://example.invalid/${letters.join('/')}`]) {
+      for (const command of [['render'], ['validate']]) {
+        const result = await run(command, { let: lets, method: 'GET', url, tokenPath: '$.t' });
+        expect(result.code).toBe(0);
+        expect(result.stdout).not.toMatch(/H.u.n.t.e.r/);
+        expect(result.stdout).toContain('[REDACTED]');
+      }
+    }
+  });
+});
+
+describe('a URL path a secret decided', () => {
+  it('is [REDACTED] in the message of a request that fails too', async () => {
+    const port = await closedPort();
+    const lets: Record<string, string> = {};
+    Array.from(S).forEach((_, i) => (lets[`c${i}`] = `env.S >= '${S.slice(0, i)}' + 'm' ? '${S[i]}' : 'x'`));
+    const url = `http://127.0.0.1:${port}/${Array.from(S, (_, i) => `{{ c${i} }}`).join('/')}`;
+    const result = await run([], { let: lets, method: 'GET', url, allowInsecureHTTP: true, tokenPath: '$.t', retry: { limit: 0 } });
+    expect(result.code).toBe(3);
+    expect(result.stderr).not.toMatch(/H.u.n.t/);
+    expect(result.stderr).toContain(`http://127.0.0.1:${port}/[REDACTED]/`);
+  });
+});
+
+describe('the URL up to its query', () => {
+  it('is shown when its host comes from env, and hidden once that value also reaches a header', async () => {
+    const env = { HOST: 'api.example.test', S };
+    const shown = await run(['validate'], { method: 'POST', url: 'https://{{ env.HOST }}/oauth/token?x={{ env.S }}', tokenPath: '$.t' }, env);
+    expect(shown.stdout).toBe('config from --config-inline is valid: POST https://api.example.test/oauth/token?x=[REDACTED]\n');
+    const hidden = await run(['validate'], { method: 'POST', url: 'https://{{ env.HOST }}/oauth/token', headers: { 'X-Host': '{{ env.HOST }}' }, tokenPath: '$.t' }, env);
+    expect(hidden.stdout).toBe('config from --config-inline is valid: POST https://[REDACTED]/oauth/token\n');
+  });
+
+  it('keeps a tls value from env hidden in its message', async () => {
+    const result = await run(['validate'], { method: 'POST', url: 'https://api.example.test/token', tls: { caFile: '{{ env.CA_FILE }}' }, tokenPath: '$.t' }, { CA_FILE: '/nonexistent/ca-file-Kq93.pem' });
+    expectFailure(result, 2, 'webAPIProviderConfig.tls.caFile: cannot read [REDACTED]: no such file', ['ca-file-Kq93']);
+  });
+});
+
+describe("a step's answer", () => {
+  const tls = { caFile: pki.ca.certFile };
+  const withStep = (url: string, main: Record<string, unknown>) => ({
+    steps: [{ name: 'login', method: 'POST', url: `${url}/login`, json: { s: '{{ env.S }}' } }],
+    method: 'POST',
+    tokenPath: '$.access_token',
+    tls,
+    ...main,
+  });
+
+  it('that would change the origin of a URL is exit 4 naming the step, before the request goes', async () => {
+    const api = await startApi((request, response) => {
+      if (request.path === '/login') return json(response, 200, { user: `localhost:${new URL(api.url).port}/f/tok.json?` });
+      json(response, 200, { access_token: SECRET.token });
+    });
+    const port = new URL(api.url).port;
+    const result = await run([], withStep(api.url, { url: `https://{{ steps.login.user }}@127.0.0.1:${port}/v1/creds`, headers: { Authorization: 'Bearer {{ env.S }}' } }));
+    expectFailure(result, 4, `webAPIProviderConfig.url: what steps.login answered changes the URL's origin (scheme, userinfo, host or port) from the one the config gives (https://127.0.0.1:${port}); a step's answer decides values, never where a request goes`, secrets);
+    expect(api.requests.map((r) => r.path)).toEqual(['/login']);
+  });
+
+  it.each([
+    ['a line break', 'a\r\nX-Injected: 1', 'a line break or NUL'],
+    ['NUL', 'a\u0000b', 'a line break or NUL'],
+    ['U+2028', 'a\u2028b', 'U+2028'],
+    ['U+0100', 'a\u0100b', 'U+0100'],
+  ])('that gives a header %s is exit 4 naming the step', async (_name, value, what) => {
+    const api = await startApi((request, response) => {
+      if (request.path === '/login') return json(response, 200, { token: value });
+      json(response, 200, { access_token: SECRET.token });
+    });
+    const result = await run([], withStep(api.url, { url: `${api.url}/creds`, headers: { 'X-Token': '{{ steps.login.token }}' } }));
+    expectFailure(result, 4, `webAPIProviderConfig.headers.X-Token: what steps.login answered gives it ${what}, which an HTTP header cannot carry; check the API and the template`, secrets);
+    expect(api.requests.map((r) => r.path)).toEqual(['/login']);
+  });
+});
+
+describe('the cache key', () => {
+  it('records an env variable read only in a branch that a step decides: rotating it misses', async () => {
+    let role = 'user';
+    const api = await startApi((request, response) => {
+      if (request.path === '/login') return json(response, 200, { role });
+      json(response, 200, { access_token: SECRET.token, expires_in: 3600, got: new URLSearchParams(request.body).get('s') });
+    });
+    const dir = join(mkdtempSync(join(tmpdir(), 'webapi-credential-branch-')), 'cache');
+    const config = {
+      steps: [{ name: 'login', method: 'POST', url: `${api.url}/login`, json: { r: 'x' } }],
+      method: 'POST',
+      url: `${api.url}/token`,
+      form: { s: "{{ steps.login.role == 'admin' ? env.ADMIN_SECRET : env.USER_SECRET }}" },
+      tokenPath: '$.access_token',
+      expiresInPath: '$.expires_in',
+      tls: { caFile: pki.ca.certFile },
+    };
+    role = 'admin';
+    const first = await run(['--cache', '--cache-dir', dir], config, { ADMIN_SECRET: 'admin-one-Qz1', USER_SECRET: 'user-one-Wx2' });
+    expect(first.code).toBe(0);
+    const rotated = await run(['--cache', '--cache-dir', dir], config, { ADMIN_SECRET: 'admin-two-Qz3', USER_SECRET: 'user-one-Wx2' });
+    expect(rotated.code).toBe(0);
+    expect(api.requests.filter((r) => r.path === '/token').map((r) => new URLSearchParams(r.body).get('s'))).toEqual(['admin-one-Qz1', 'admin-two-Qz3']);
+  });
+
+  it('records a file whose path a step answered: rotating it misses', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'webapi-credential-step-file-'));
+    const path = join(root, 'client-secret');
+    writeFileSync(path, 'step-file-one-Lm4\n');
+    const api = await startApi((request, response) => {
+      if (request.path === '/login') return json(response, 200, { path });
+      json(response, 200, { access_token: SECRET.token, expires_in: 3600 });
+    });
+    const config = {
+      steps: [{ name: 'login', method: 'POST', url: `${api.url}/login`, json: { r: 'x' } }],
+      method: 'POST',
+      url: `${api.url}/token`,
+      form: { s: '{{ file(steps.login.path) }}' },
+      tokenPath: '$.access_token',
+      expiresInPath: '$.expires_in',
+      tls: { caFile: pki.ca.certFile },
+    };
+    const dir = join(root, 'cache');
+    const sent = () => api.requests.filter((r) => r.path === '/token').map((r) => new URLSearchParams(r.body).get('s'));
+    // The first run learns the path; from the second on, the key holds the file's content.
+    for (let i = 0; i < 3; i++) expect((await run(['--cache', '--cache-dir', dir], config, {})).code).toBe(0);
+    const before = sent().length;
+    expect((await run(['--cache', '--cache-dir', dir], config, {})).code).toBe(0);
+    expect(sent()).toHaveLength(before);
+    writeFileSync(path, 'step-file-two-Lm5\n');
+    expect((await run(['--cache', '--cache-dir', dir], config, {})).code).toBe(0);
+    expect(sent()).toHaveLength(before + 1);
+    expect(sent().at(-1)).toBe('step-file-two-Lm5');
+  });
+});

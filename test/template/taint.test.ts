@@ -1,0 +1,269 @@
+// The evaluator's bounds and its taint (SPEC "Templates"): a value shared by many lets is walked
+// once, every computed value is at most 1 MiB, a value decided by a secret is a secret, and a secret
+// is registered where it reaches a field that is secret: everywhere but the URL up to its query and
+// a file() path.
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/errors.js';
+import { Redactor } from '../../src/redact.js';
+import { TemplateRenderer, type FieldKind } from '../../src/template/renderer.js';
+
+const S = 'Hunter2-S3cr3t!';
+const ENV: Record<string, string> = { S, HOST: 'api.example.test', CS: 'p@ss w0rd/x+y:z', CFG: '{"pin":4711,"deep":[[[[{"k":"deep-secret-Qx7"}]]]]}', HKEY: 'hmac-key-for-jwt-Zk81' };
+
+function setup(env: Record<string, string> = ENV, readFile: (path: string) => string = () => 'file-content-Vv2') {
+  const redactor = new Redactor();
+  const renderer = new TemplateRenderer({ env, vars: {}, cluster: undefined, readFile, nowMs: () => 1_700_000_000_000, uuid: randomUUID }, redactor);
+  renderer.setSteps('placeholders');
+  const render = async (template: string, where = 'webAPIProviderConfig.body', kind: FieldKind = 'value') => {
+    const text = await renderer.render(template, where, kind);
+    renderer.finish();
+    return { text, shown: renderer.shownText(where) ?? text };
+  };
+  return { renderer, redactor, render };
+}
+
+async function failure(run: () => Promise<unknown>): Promise<UsageError> {
+  try {
+    await run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    return error as UsageError;
+  }
+  throw new Error('expected a UsageError');
+}
+
+describe('the evaluation budget', () => {
+  it('refuses a let that doubles past 1 MiB, naming the field, with or without a secret in the chain', async () => {
+    for (const start of ['env.S', '"x"']) {
+      const { renderer } = setup();
+      const lets: Array<[string, string]> = [['a0', `${start} + "${'x'.repeat(1024)}"`]];
+      for (let i = 1; i <= 21; i++) lets.push([`a${i}`, `a${i - 1} + a${i - 1}`]);
+      await renderer.defineLets(lets);
+      await renderer.render('https://example.invalid/?x={{ a21 }}', 'webAPIProviderConfig.url', 'url');
+      const error = await failure(async () => renderer.finish());
+      expect(error.code).toBe('TEMPLATE_TOO_LARGE');
+      expect(error.message).toBe('webAPIProviderConfig.let.a10: {{ a9 + a9 }}: the value exceeds 1 MiB (a template computes values of at most 1 MiB)');
+      expect(error.message).not.toContain(S);
+    }
+  });
+
+  it('walks a value shared by 40 lets once: [a, a] doubling is refused at 1 MiB, not walked 2^40 times', async () => {
+    const { renderer } = setup();
+    const lets: Array<[string, string]> = [['a0', '[env.S, env.S]']];
+    for (let i = 1; i <= 40; i++) lets.push([`a${i}`, `[a${i - 1}, a${i - 1}]`]);
+    await renderer.defineLets(lets);
+    await renderer.render("https://127.0.0.1:9/?x={{ a40[0] ? 'a' : 'b' }}", 'webAPIProviderConfig.url', 'url');
+    const error = await failure(async () => renderer.finish());
+    expect(error.message).toMatch(/^webAPIProviderConfig\.let\.a1\d: \{\{ \[a1\d, a1\d\] \}\}: the value exceeds 1 MiB/);
+  });
+
+  it('refuses json() of a value past 1 MiB and an object literal past it', async () => {
+    const { renderer } = setup();
+    await renderer.defineLets([
+      ['big', `"${'y'.repeat(600 * 1024)}"`],
+      ['pair', '{ a: big, b: big }'],
+    ]);
+    await renderer.render('{{ json(pair) }}', 'webAPIProviderConfig.body');
+    const error = await failure(async () => renderer.finish());
+    expect(error.message).toBe('webAPIProviderConfig.let.pair: {{ { a: big, b: big } }}: the value exceeds 1 MiB (a template computes values of at most 1 MiB)');
+  });
+});
+
+describe('a value decided by a secret', () => {
+  it.each([
+    ['a condition', `{{ env.S == '${S}' ? 'guessed' : 'wrong' }}`],
+    ['a comparison', "{{ env.S >= 'H' }}"],
+    ['!', '{{ !env.S }}'],
+    ['&&', "{{ env.S && 'a' }}"],
+    ['||', "{{ (env.S === 'x') || 'b' }}"],
+    ['??', "{{ (env.S > 'm' ? 'p' : 'n') ?? 'c' }}"],
+    ['a computed member', "{{ { H: 'h', x: 'x' }[lower(env.S) >= 'h' ? 'H' : 'x'] }}"],
+    ['a computed key from the secret itself', "{{ fromJson('{\"Hunter2-S3cr3t!\":\"yes\"}')[env.S] }}"],
+  ])('is shown as [REDACTED] in a secret field: %s', async (_name, template) => {
+    const { render } = setup();
+    const { shown } = await render(`q=${template}`);
+    expect(shown).toBe('q=[REDACTED]');
+  });
+
+  it('is registered with the redactor when it is long enough to be found', async () => {
+    const { render, redactor } = setup();
+    await render(`{{ env.S == '${S}' ? 'guessed-right' : 'wrong-guess' }}`);
+    expect(redactor.redact('answer: guessed-right')).toBe('answer: [REDACTED]');
+  });
+
+  it('cannot spell a secret out one comparison at a time, in the query or the path of the URL', async () => {
+    const { renderer } = setup();
+    // Each character found by a binary search over printable ASCII, as a generated config would.
+    const alphabet = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).filter((c) => c !== '"' && c !== '\\');
+    const search = (prefix: string, chars: string[]): string => {
+      if (chars.length === 1) return JSON.stringify(chars[0]);
+      const middle = Math.floor(chars.length / 2);
+      return `(env.S >= ${prefix} + ${JSON.stringify(chars[middle])} ? ${search(prefix, chars.slice(middle))} : ${search(prefix, chars.slice(0, middle))})`;
+    };
+    const lets: Array<[string, string]> = [['p0', '""']];
+    for (let i = 0; i < S.length; i++) {
+      lets.push([`c${i}`, search(`p${i}`, alphabet)]);
+      lets.push([`p${i + 1}`, `p${i} + c${i}`]);
+    }
+    await renderer.defineLets(lets);
+    const letters = Array.from(S, (_, i) => `{{ c${i} }}`).join('.');
+    for (const template of [`https://example.invalid/?q=${letters}`, `https://example.invalid/${letters.replaceAll('.', '/')}`]) {
+      const text = await renderer.render(template, 'webAPIProviderConfig.url', 'url');
+      renderer.finish();
+      expect(text).toContain(Array.from(S).join(template.includes('?') ? '.' : '/'));
+      const shown = renderer.shownText('webAPIProviderConfig.url')!;
+      expect(shown).not.toMatch(/H.u.n.t/);
+      expect(shown).toContain('[REDACTED]');
+    }
+  });
+});
+
+describe('an error under a value decided by a secret', () => {
+  it('is the same whichever branch the secret chose: both branches are evaluated', async () => {
+    const messages: string[] = [];
+    for (const secret of ['Alpha', 'zulu']) {
+      const { render } = setup({ S: secret });
+      messages.push((await failure(() => render("{{ env.S >= 'm' ? vars.first : vars.second }}"))).message);
+      // The branch not taken fails too: else whether a field fails would tell the comparison.
+      await expect(render("{{ env.S >= 'm' ? 'yes' + vars.v : 'no' }}")).rejects.toThrow('vars.v is not set');
+      await expect(render("{{ (env.S >= 'm') && vars.w }}")).rejects.toThrow('vars.w is not set');
+    }
+    expect(messages[0]).toBe(messages[1]);
+    expect(messages[0]).toContain('vars.first, vars.second are not set');
+  });
+
+  it('is the same when one branch is null, whichever the secret chose', async () => {
+    for (const secret of ['Alpha', 'zulu']) {
+      const { render } = setup({ S: secret });
+      await expect(render('{{ env.S >= "m" ? null : "a" }}')).rejects.toThrow('{{ env.S >= "m" ? null : "a" }}: a comparison of secrets chooses here, and one of its sides is null: give each side a value');
+    }
+  });
+
+  it('does not quote a name or key that a secret gave', async () => {
+    const { render, redactor } = setup();
+    const error = await failure(() => render('{{ env[env.S] }}', 'webAPIProviderConfig.headers.X'));
+    expect(redactor.redact(error.message)).not.toContain(S);
+    expect(error.message).toContain('env[…] is not set');
+    const { text } = await render('{{ steps.login[env.S] }}', 'webAPIProviderConfig.headers.Y');
+    expect(text).toBe('[steps.login[...]]');
+  });
+});
+
+describe('where a secret is registered', () => {
+  it('shows a host and path from env in the URL, and hides a query value from env', async () => {
+    const { render, redactor } = setup();
+    const { text } = await render('https://{{ env.HOST }}/token?q={{ env.S }}', 'webAPIProviderConfig.url', 'url');
+    expect(redactor.redact(text)).toBe('https://api.example.test/token?q=[REDACTED]');
+  });
+
+  it.each([
+    ['a header', 'webAPIProviderConfig.headers.X-Host'],
+    ['a query value', 'webAPIProviderConfig.query.h'],
+    ['the body', 'webAPIProviderConfig.body'],
+    ['tls', 'webAPIProviderConfig.tls.serverName'],
+  ])('hides a host from env everywhere once it also reaches %s', async (_name, where) => {
+    const { renderer, redactor } = setup();
+    const url = await renderer.render('https://{{ env.HOST }}/token', 'webAPIProviderConfig.url', 'url');
+    await renderer.render('{{ env.HOST }}', where);
+    renderer.finish();
+    expect(redactor.redact(url)).toBe('https://[REDACTED]/token');
+  });
+
+  it('hides a value once it reaches jwt() as its key, and the JWT', async () => {
+    const { renderer, redactor } = setup();
+    const url = await renderer.render('https://example.invalid/{{ env.HKEY }}', 'webAPIProviderConfig.url', 'url');
+    const assertion = await renderer.render('{{ jwt({ iss: "me" }, env.HKEY, { alg: "HS256" }) }}', 'webAPIProviderConfig.form.assertion');
+    renderer.finish();
+    expect(redactor.redact(`${url} ${assertion}`)).toBe('https://example.invalid/[REDACTED] [REDACTED]');
+  });
+
+  it('shows a URL read from a key file whose private key signs the assertion', async () => {
+    const key = JSON.stringify({ token_uri: 'https://oauth2.example.test/token', client_email: 'robot@example.test', private_key: 'hmac-private-key-Pq3' });
+    const { renderer, redactor } = setup(ENV, () => key);
+    await renderer.defineLets([['sa', 'fromJson(file(env.HOST))']]);
+    const url = await renderer.render('{{ sa.token_uri }}', 'webAPIProviderConfig.url', 'url');
+    await renderer.render('{{ jwt({ iss: sa.client_email, aud: sa.token_uri }, sa.private_key, { alg: "HS256" }) }}', 'webAPIProviderConfig.form.assertion');
+    renderer.finish();
+    expect(redactor.redact(`POST ${url} hmac-private-key-Pq3`)).toBe('POST https://oauth2.example.test/token [REDACTED]');
+  });
+
+  it('does not register a file() path, and registers the content where it is used', async () => {
+    const { renderer, redactor } = setup({ ...ENV, KEY_FILE: '/run/secrets/key-file-path' });
+    await renderer.render('{{ file(env.KEY_FILE) }}', 'webAPIProviderConfig.headers.Authorization');
+    renderer.finish();
+    expect(redactor.redact('/run/secrets/key-file-path file-content-Vv2')).toBe('/run/secrets/key-file-path [REDACTED]');
+  });
+
+  it('registers numbers in their text form and strings at any depth', async () => {
+    const { render, redactor } = setup();
+    const { shown } = await render('{{ fromJson(env.CFG).pin }}/{{ fromJson(env.CFG).deep[0][0][0][0].k }}');
+    expect(shown).toBe('[REDACTED]/deep-secret-Qx7');
+    expect(redactor.redact('pin 4711, deep-secret-Qx7')).toBe('pin [REDACTED], [REDACTED]');
+  });
+
+  it('registers the base64 of the encoded pair of basicAuth(), without the scheme', async () => {
+    const { render, redactor } = setup();
+    await render('{{ basicAuth("client", env.CS) }}', 'webAPIProviderConfig.headers.Authorization');
+    const pair = Buffer.from(`client:${new URLSearchParams({ v: ENV['CS']! }).toString().slice(2)}`).toString('base64');
+    expect(redactor.redact(`echo: ${pair}`)).toBe('echo: [REDACTED]');
+  });
+
+  it('names every env variable and literal file() path a template names, in every branch', async () => {
+    const { renderer } = setup();
+    await renderer.render("{{ steps.login.role == 'admin' ? env.ADMIN_SECRET : env.USER_SECRET }}{{ vars.x ? file('a.pem') : env['OTHER-NAME'] }}", 'webAPIProviderConfig.form.s');
+    expect([...renderer.envNamed].sort()).toEqual(['ADMIN_SECRET', 'OTHER-NAME', 'USER_SECRET']);
+    expect([...renderer.filesNamed]).toEqual(['a.pem']);
+  });
+
+  it('does not name a file whose path a secret chose', async () => {
+    const { renderer } = setup(ENV, () => {
+      throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
+    });
+    await renderer.render("{{ file(env.S >= 'H' ? '/yes' : '/no') }}", 'webAPIProviderConfig.body');
+    const error = await failure(async () => renderer.finish());
+    expect(error.message).toBe("webAPIProviderConfig.body: {{ file(env.S >= 'H' ? '/yes' : '/no') }}: file(…) cannot be read: no such file");
+  });
+});
+
+describe('noninterference', () => {
+  // Expressions over a secret: whatever they compute, render shows the same for two secrets of one length.
+  const literal = fc.constantFrom('"a"', '"yes"', '"guessed-right"', '1', '12345678', 'true', 'null', 'null', '"H"', '"m"');
+  const expression: fc.Arbitrary<string> = fc.letrec((tie) => ({
+    leaf: fc.oneof(literal, fc.constant('env.S'), fc.constant('lower(env.S)')),
+    node: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      tie('leaf') as fc.Arbitrary<string>,
+      fc.tuple(tie('node') as fc.Arbitrary<string>, fc.constantFrom('==', '!=', '<', '>=', '===', '&&', '||', '??'), tie('node') as fc.Arbitrary<string>).map(([a, op, b]) => `(${a} ${op} ${b})`),
+      fc.tuple(tie('node') as fc.Arbitrary<string>, tie('node') as fc.Arbitrary<string>, tie('node') as fc.Arbitrary<string>).map(([c, a, b]) => `(${c} ? ${a} : ${b})`),
+      (tie('node') as fc.Arbitrary<string>).map((a) => `!${a}`),
+      (tie('node') as fc.Arbitrary<string>).map((a) => `{ a: "x", b: "y" }[${a} ? "a" : "b"]`),
+      fc.tuple(tie('node') as fc.Arbitrary<string>, tie('node') as fc.Arbitrary<string>).map(([a, b]) => `(${a} + ${b})`),
+      (tie('node') as fc.Arbitrary<string>).map((a) => `base64(${a})`),
+      (tie('node') as fc.Arbitrary<string>).map((a) => `json([${a}])`),
+    ),
+  })).node;
+
+  it('shows the same for two secrets: no value a secret decided gets through', async () => {
+    const shownFor = async (secret: string, template: string) => {
+      const { renderer, redactor } = setup({ S: secret });
+      let text: string;
+      try {
+        await renderer.render(template, 'webAPIProviderConfig.headers.X');
+        renderer.finish();
+        text = renderer.shownText('webAPIProviderConfig.headers.X') ?? (await renderer.render(template, 'webAPIProviderConfig.headers.X'));
+      } catch (error) {
+        text = (error as Error).message;
+      }
+      return redactor.redact(text);
+    };
+    await fc.assert(
+      fc.asyncProperty(expression, async (e) => {
+        const template = `q={{ ${e} }}`;
+        expect(await shownFor('Hunter2-S3cr3t!', template)).toBe(await shownFor('zulu-yankee-xra', template));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});

@@ -2,6 +2,7 @@
 // it (manifest-input.ts), then the manifest and notes on what it needs where it runs. Secret values
 // are never printed: the env names the templates read are listed, not their values.
 import { dirname, join, resolve } from 'node:path';
+import { envPlaceholder } from '../config/env-placeholder.js';
 import { V1, V1BETA1 } from '../credential/exec-credential.js';
 import type { Deps } from '../use-case/deps.js';
 import { check, inlineTlsFiles, type ManifestFlags } from './manifest-input.js';
@@ -83,7 +84,7 @@ export async function argoCdSecret(flags: ArgoCdSecretFlags, deps: Deps): Promis
       apiVersion: checked.apiVersion,
       ...(flags.embedConfig ? { embeddedConfig: inlined.document } : {}),
     },
-    env: Object.fromEntries(checked.envNames.map((name) => [name, `<${name}>`])),
+    env: Object.fromEntries(checked.envNames.map((name) => [name, envPlaceholder(name)])),
   });
   deps.stdout(await toYaml(manifest));
   const notes: string[] = [];

@@ -1,0 +1,47 @@
+// What a newcomer meets on the first day (issue 18): an env value argocd-secret left as its
+// placeholder, a command without its subcommand, a token API that never answers, env variables
+// validate needs. Each as a process: exit code, the one line, no secret anywhere.
+import { describe, expect, it } from 'vitest';
+import YAML from 'yaml';
+import { runCli } from '../helpers/cli.js';
+import { SECRET, SECRET_ENV, basic, expectFailure, provider, tokenApis } from '../helpers/integration.js';
+import { makePki } from '../helpers/pki.js';
+import { json } from '../helpers/token-api.js';
+
+const start = tokenApis();
+
+describe('an env value still holding the placeholder argocd-secret wrote', () => {
+  it('is exit 2 naming the variable, before any request', async () => {
+    const api = await start((_request, response) => json(response, 200, { access_token: SECRET.token }));
+    const sets = ['--set', `issuer=${api.url}/realms/r`, '--set', 'clientId=argocd'];
+    const generated = await runCli(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'p', '--config', 'examples/keycloak/config.yaml', ...sets]);
+    expect(generated.code).toBe(0);
+    const secret = YAML.parse(generated.stdout) as { stringData: { config: string } };
+    const exec = (JSON.parse(secret.stringData.config) as { execProviderConfig: { args: string[]; env: Record<string, string> } }).execProviderConfig;
+    expect(exec.env).toEqual({ CLIENT_SECRET: '<CLIENT_SECRET>' });
+    for (const command of [[], ['validate'], ['render']]) {
+      const result = await runCli([...command, ...exec.args], { env: exec.env });
+      expectFailure(result, 2, 'env.CLIENT_SECRET still holds the placeholder <CLIENT_SECRET> that argocd-secret wrote; put the real value in the cluster secret');
+    }
+    expect(api.requests).toHaveLength(0);
+  });
+
+  it('names every such variable a template reads, and only those', async () => {
+    const config = provider(basic('https://127.0.0.1:9/token', { headers: { A: '{{ env.API_KEY }}', B: '{{ env.OTHER ?? "x" }}' } }));
+    const result = await runCli(['validate', '--config-inline', config], { env: { API_KEY: '<API_KEY>', OTHER: '<OTHER>', UNREAD: '<UNREAD>' } });
+    expectFailure(
+      result,
+      2,
+      'env.API_KEY still holds the placeholder <API_KEY> that argocd-secret wrote; put the real value in the cluster secret; ' +
+        'env.OTHER still holds the placeholder <OTHER> that argocd-secret wrote; put the real value in the cluster secret',
+    );
+  });
+
+  it('a value that merely looks like one is sent', async () => {
+    const api = await start((_request, response) => json(response, 200, { access_token: SECRET.token }));
+    const config = provider(basic(`${api.url}/token`, { headers: { A: '{{ env.API_KEY }}' }, tls: { caFile: makePki().ca.certFile } }));
+    const result = await runCli(['--config-inline', config, '-o', 'token'], { env: { ...SECRET_ENV, API_KEY: '<OTHER_NAME>' } });
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: `${SECRET.token}\n` });
+    expect(api.requests[0]!.headers['a']).toBe('<OTHER_NAME>');
+  });
+});

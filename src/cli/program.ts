@@ -1,7 +1,7 @@
 // argv -> options -> use case, and the single catch that turns any error into one line on stderr
 // and an exit code. Never calls process.exit: run() returns the code (citty is the counter-example).
 import { Argument, Command, CommanderError, Option } from 'commander';
-import type { ExitCode } from '../errors.js';
+import { UsageError, type ExitCode } from '../errors.js';
 import { reportFailure, reporter } from './report.js';
 import type { CliDeps } from './deps.js';
 import { GET_TOKEN_FLAGS, flagSyntax, getTokenFlags, requestFlags, type Flag, type ParsedFlags } from './flags.js';
@@ -49,9 +49,8 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     async (options: ParsedFlags) => render(requestFlags(options), useCaseDeps(options)),
   );
 
-  const cacheClear = program
-    .command('cache')
-    .description('manage the on-disk token cache')
+  const cache = program.command('cache').description('manage the on-disk token cache');
+  const cacheClear = cache
     .command('clear')
     .description('remove every cached credential');
   addFlags(cacheClear, GET_TOKEN_FLAGS.filter((flag) => flag.key === 'cacheDir' || flag.key === 'verbose'))
@@ -97,11 +96,18 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
       const flags: ArgoCdSecretFlags = { ...manifestFlags(options), namespace: options.namespace, command: options.command };
       for (const note of await argoCdSecret(flags, useCaseDeps(options))) line(note);
     });
+  // Without an action commander shows help and ends well: `cache` alone would do nothing, exit 0.
+  cache.usage('<command> [options]').argument('[command]').action((name: string | undefined) => {
+    throw subcommandMissing(cache, name);
+  });
   program
     .command('completion')
     .description('print the shell completion script')
-    .addArgument(new Argument('<shell>', SHELLS.join(', ')).choices(SHELLS))
-    .action((shell: Shell) => deps.stdout(completionScript(shell, describeProgram(program), program.name())));
+    .addArgument(new Argument('[shell]', SHELLS.join(', ')).choices(SHELLS))
+    .action((shell: Shell | undefined) => {
+      if (shell === undefined) throw new UsageError('SUBCOMMAND_MISSING', `completion needs a shell: ${SHELLS.join(', ')} (see completion --help)`);
+      deps.stdout(completionScript(shell, describeProgram(program), program.name()));
+    });
   addExamples(program);
 
   try {
@@ -112,7 +118,7 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
       // With get-token the default command, a mistyped command reaches it as an argument.
       const first = argv[0];
-      if (error.code === 'commander.excessArguments' && first !== undefined && !first.startsWith('-')) {
+      if (error.code === 'commander.excessArguments' && first !== undefined && !first.startsWith('-') && !program.commands.some((command) => command.name() === first)) {
         const names = program.commands.map((command) => command.name()).filter((name) => name !== 'help');
         const guess = closest(first, names);
         line(`unknown command ${JSON.stringify(first)}; ${guess ? `did you mean ${guess}?` : `the commands are ${names.join(', ')}`} (see --help)`);
@@ -124,6 +130,15 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     }
     return reportFailure(error, line, verbose);
   }
+}
+
+/** A command that takes subcommands, given none or one it does not have: what it takes. */
+function subcommandMissing(command: Command, name: string | undefined): UsageError {
+  const names = command.commands.map((sub) => sub.name()).filter((sub) => sub !== 'help');
+  const see = `(see ${command.name()} --help)`;
+  return name === undefined
+    ? new UsageError('SUBCOMMAND_MISSING', `${command.name()} needs a subcommand: ${names.join(', ')} ${see}`)
+    : new UsageError('SUBCOMMAND_UNKNOWN', `${command.name()} has no subcommand ${JSON.stringify(name)}; it takes ${names.join(', ')} ${see}`);
 }
 
 /** Adds the options of `flags` to `command`, as the table declares them. */

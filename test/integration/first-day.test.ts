@@ -45,3 +45,15 @@ describe('an env value still holding the placeholder argocd-secret wrote', () =>
     expect(api.requests[0]!.headers['a']).toBe('<OTHER_NAME>');
   });
 });
+
+describe('a command without its subcommand, or with an unknown one', () => {
+  it.each([
+    [['cache'], 'cache needs a subcommand: clear (see cache --help)'],
+    [['cache', 'foo'], 'cache has no subcommand "foo"; it takes clear (see cache --help)'],
+    [['completion'], 'completion needs a shell: bash, zsh, fish, powershell (see completion --help)'],
+    [['completion', 'tcsh'], "command-argument value 'tcsh' is invalid for argument 'shell'. Allowed choices are bash, zsh, fish, powershell. (see --help)"],
+    [['cache', 'clear', 'extra'], "too many arguments for 'clear'. Expected 0 arguments but got 1. (see --help)"],
+  ])('%j is exit 2 listing what it takes', async (args, message) => {
+    expectFailure(await runCli(args, { env: SECRET_ENV }), 2, message);
+  });
+});

@@ -3,7 +3,7 @@
 // validate needs. Each as a process: exit code, the one line, no secret anywhere.
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import { runCli } from '../helpers/cli.js';
+import { PINNED_NODE, ROOT, baseEnv, leaks, runCli, runCommand } from '../helpers/cli.js';
 import { SECRET, SECRET_ENV, basic, expectFailure, provider, tokenApis } from '../helpers/integration.js';
 import { makePki } from '../helpers/pki.js';
 import { json } from '../helpers/token-api.js';
@@ -55,5 +55,17 @@ describe('a command without its subcommand, or with an unknown one', () => {
     [['cache', 'clear', 'extra'], "too many arguments for 'clear'. Expected 0 arguments but got 1. (see --help)"],
   ])('%j is exit 2 listing what it takes', async (args, message) => {
     expectFailure(await runCli(args, { env: SECRET_ENV }), 2, message);
+  });
+});
+
+describe('npm run demo', () => {
+  it('writes basicAuth(), and its secret holding + and : gets a credential without being shown', async () => {
+    const result = await runCommand(PINNED_NODE, [`${ROOT}scripts/demo.mjs`], baseEnv());
+    expect({ code: result.code, stdout: JSON.parse(result.stdout) as unknown }).toEqual({
+      code: 0,
+      stdout: { apiVersion: 'client.authentication.k8s.io/v1beta1', kind: 'ExecCredential', status: { token: 'demo-token-for-kubernetes', expirationTimestamp: expect.any(String) } },
+    });
+    expect(result.stderr).toContain('Authorization: "{{ basicAuth(env.CLIENT_ID, env.CLIENT_SECRET) }}"');
+    expect(leaks(result, ['s3cr3t+demo:value', Buffer.from('demo-client:s3cr3t%2Bdemo%3Avalue').toString('base64')])).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@ import { Argument, Command, CommanderError, Option } from 'commander';
 import { UsageError, type ExitCode } from '../errors.js';
 import { reportFailure, reporter } from './report.js';
 import type { CliDeps } from './deps.js';
-import { GET_TOKEN_FLAGS, flagSyntax, getTokenFlags, requestFlags, type Flag, type ParsedFlags } from './flags.js';
+import { GET_TOKEN_FLAGS, KUBECONFIG_FLAGS, flagSyntax, getTokenFlags, requestFlags, type Flag, type ParsedFlags } from './flags.js';
 import type { Deps } from '../use-case/deps.js';
 import { getToken } from '../use-case/get-token.js';
 import { render, validate } from '../use-case/inspect.js';
@@ -82,12 +82,20 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
   });
   manifestOptions(program.command('kubeconfig').description('print a kubeconfig whose user runs this binary with the config'), 'v1')
     .option('--name <name>', 'name of the cluster, user and context (default: the server host)')
-    .option('--cache', 'add --cache to the exec entry')
-    .option('--command <path>', `the exec entry's command (default: ${INSTALLED_NAME}, found on the PATH, so that kubectl shows the installHint when it is not)`)
-    .action(async (options: ManifestOptions & { command?: string }) => {
-      const flags: KubeconfigFlags = { ...manifestFlags(options), ...(options.cache ? { cache: true } : {}), ...(options.command !== undefined ? { command: options.command } : {}) };
-      for (const note of await kubeconfig(flags, deps.cwd?.() ?? '.', useCaseDeps(options))) line(note);
-    });
+    .option('--command <path>', `the exec entry's command (default: ${INSTALLED_NAME}, found on the PATH, so that kubectl shows the installHint when it is not)`);
+  const kubeconfigCommand = program.commands.find((command) => command.name() === 'kubeconfig')!;
+  for (const flag of KUBECONFIG_FLAGS) kubeconfigCommand.option(flag.syntax, flag.description);
+  kubeconfigCommand.action(async (options: ManifestOptions & { command?: string; merge?: string | true; use?: boolean }) => {
+    if (options.use && options.merge === undefined) throw new UsageError('FLAG_INVALID', '--use sets current-context of the kubeconfig --merge writes: add --merge');
+    const flags: KubeconfigFlags = {
+      ...manifestFlags(options),
+      cache: options.cache !== false,
+      ...(options.command !== undefined ? { command: options.command } : {}),
+      ...(options.merge !== undefined ? { merge: options.merge } : {}),
+      ...(options.use ? { use: true } : {}),
+    };
+    for (const note of await kubeconfig(flags, deps.cwd?.() ?? '.', useCaseDeps(options))) line(note);
+  });
   manifestOptions(program.command('argocd-secret').description('print an Argo CD cluster secret whose execProviderConfig runs this binary'), 'v1beta1')
     .requiredOption('--name <name>', 'name of the cluster in Argo CD')
     .option('--namespace <namespace>', 'namespace of Argo CD', ARGOCD_NAMESPACE)

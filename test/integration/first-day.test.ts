@@ -1,6 +1,9 @@
 // What a newcomer meets on the first day (issue 18): an env value argocd-secret left as its
 // placeholder, a command without its subcommand, a token API that never answers, env variables
 // validate needs. Each as a process: exit code, the one line, no secret anywhere.
+import { lstatSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { PINNED_NODE, ROOT, baseEnv, leaks, runCli, runCommand } from '../helpers/cli.js';
@@ -67,5 +70,36 @@ describe('npm run demo', () => {
     });
     expect(result.stderr).toContain('Authorization: "{{ basicAuth(env.CLIENT_ID, env.CLIENT_SECRET) }}"');
     expect(leaks(result, ['s3cr3t+demo:value', Buffer.from('demo-client:s3cr3t%2Bdemo%3Avalue').toString('base64')])).toEqual([]);
+  });
+});
+
+describe('kubeconfig --merge refuses what it cannot merge, and leaves the file alone', () => {
+  const args = ['kubeconfig', '--server', 'https://k8s.example.com', '--name', 'prod', '--config', 'examples/keycloak/config.yaml', '--set', 'issuer=https://kc/realms/r', '--set', 'clientId=c'];
+
+  it('--use without --merge is exit 2', async () => {
+    expectFailure(await runCli([...args, '--use'], { env: SECRET_ENV }), 2, '--use sets current-context of the kubeconfig --merge writes: add --merge');
+  });
+
+  it.each([
+    ['not YAML', 'clusters: [\n', /^\S+ is not valid YAML \(.+\); fix it or choose another file with --merge <file>$/],
+    ['a list where a kubeconfig is a mapping', '- a\n- b\n', /^\S+ is not a kubeconfig \(not a mapping\); fix it or choose another file with --merge <file>$/],
+    ['clusters that are not a list', 'clusters: {a: 1}\n', /^\S+: clusters is not a list; fix it or choose another file with --merge <file>$/],
+  ])('a file holding %s is exit 2, unchanged', async (_what, text, message) => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
+    const path = join(dir, 'config');
+    writeFileSync(path, text);
+    expectFailure(await runCli([...args, '--merge', path], { env: SECRET_ENV }), 2, message);
+    expect(readFileSync(path, 'utf8')).toBe(text);
+    expect(readdirSync(dir)).toEqual(['config']);
+  });
+
+  it('a kubeconfig that is a symbolic link stays one: the file it points at is written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
+    writeFileSync(join(dir, 'real'), 'apiVersion: v1\nkind: Config\n');
+    symlinkSync(join(dir, 'real'), join(dir, 'link'));
+    const result = await runCli([...args, '--merge', join(dir, 'link')], { env: SECRET_ENV });
+    expect(result.code).toBe(0);
+    expect(lstatSync(join(dir, 'link')).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(dir, 'real'), 'utf8')).toContain('name: prod');
   });
 });

@@ -5,6 +5,7 @@ import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { examplesDefine } from './examples.mjs';
 
 export const root = fileURLToPath(new URL('../', import.meta.url));
 export const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
@@ -37,7 +38,7 @@ module.exports = module_.exports;
 /** dist/sea/cli.cjs: the CLI in one CommonJS file, and the LAZY packages each in its own (the SEA's assets). */
 export async function bundle(out) {
   const main = `${out}cli.cjs`;
-  await build({ ...seaCommon, entryPoints: [`${root}src/main.ts`], outfile: main, define: { __VERSION__: JSON.stringify(version) }, plugins: [lazyAssets] });
+  await build({ ...seaCommon, entryPoints: [`${root}src/main.ts`], outfile: main, define: { __VERSION__: JSON.stringify(version), __EXAMPLES__: examplesDefine(new URL('../', import.meta.url)) }, plugins: [lazyAssets] });
   const assets = {};
   for (const name of LAZY) {
     assets[`${name}.cjs`] = `${out}${name}.cjs`;

@@ -108,6 +108,16 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
   cache.usage('<command> [options]').argument('[command]').action((name: string | undefined) => {
     throw subcommandMissing(cache, name);
   });
+  addFlags(
+    program
+      .command('init')
+      .description('print a starting config for a known provider; without one, the list')
+      .argument('[provider]', 'a provider of the list'),
+    GET_TOKEN_FLAGS.filter((flag) => flag.key === 'set'),
+  ).action(async (provider: string | undefined, options: ParsedFlags) => {
+    const { listProviders, providerConfig } = await import('./init.js');
+    deps.stdout(provider === undefined ? listProviders() : await providerConfig(provider, options.set));
+  });
   program
     .command('completion')
     .description('print the shell completion script')

@@ -91,9 +91,17 @@ function writeMerged(path: string, merge: (existing: string | undefined) => stri
   let target = path;
   let existing: string | undefined;
   try {
+    // A link someone else planted (KUBECONFIG in a shared directory) would have us overwrite the
+    // file it points at: only one of ours is followed.
+    const link = fs.lstatSync(path);
+    if (link.isSymbolicLink() && deps.cache.uid !== undefined && link.uid !== deps.cache.uid) {
+      throw new UsageError('KUBECONFIG_UNTRUSTED', `${path} is a symbolic link owned by uid ${link.uid}, not by you; refusing to write through it: choose another file with --merge <file>`);
+    }
     target = fs.realpathSync(path);
-    existing = fs.readFileSync(target, 'utf8');
+    // The bounded reader: a kubeconfig is a regular file of at most 1 MiB.
+    existing = deps.readFile(target);
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new UsageError('KUBECONFIG_UNREADABLE', `cannot read ${path}: ${readProblem(error)}`, { cause: error });
   }
   const text = merge(existing);

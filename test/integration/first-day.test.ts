@@ -1,7 +1,7 @@
 // What a newcomer meets on the first day (issue 18): an env value argocd-secret left as its
 // placeholder, a command without its subcommand, a token API that never answers, env variables
 // validate needs. Each as a process: exit code, the one line, no secret anywhere.
-import { lstatSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { lchownSync, lstatSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -91,6 +91,20 @@ describe('kubeconfig --merge refuses what it cannot merge, and leaves the file a
     expectFailure(await runCli([...args, '--merge', path], { env: SECRET_ENV }), 2, message);
     expect(readFileSync(path, 'utf8')).toBe(text);
     expect(readdirSync(dir)).toEqual(['config']);
+  });
+
+  // Only root can give a link another owner; elsewhere this case cannot be set up.
+  it.runIf(process.getuid?.() === 0)('a symbolic link another user planted is not written through', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
+    writeFileSync(join(dir, 'victim'), 'not a kubeconfig, keep me\n');
+    symlinkSync(join(dir, 'victim'), join(dir, 'link'));
+    lchownSync(join(dir, 'link'), 4242, 4242);
+    expectFailure(
+      await runCli([...args, '--merge', join(dir, 'link')], { env: SECRET_ENV }),
+      2,
+      `${join(dir, 'link')} is a symbolic link owned by uid 4242, not by you; refusing to write through it: choose another file with --merge <file>`,
+    );
+    expect(readFileSync(join(dir, 'victim'), 'utf8')).toBe('not a kubeconfig, keep me\n');
   });
 
   it('a kubeconfig that is a symbolic link stays one: the file it points at is written', async () => {

@@ -2,6 +2,7 @@
 // load only when a command needs them) and dist/sea/cli.cjs for the single executable.
 import { build } from 'esbuild';
 import { readFileSync, rmSync } from 'node:fs';
+import { examplesDefine } from './examples.mjs';
 
 // Stale chunks of earlier builds would ship in the package otherwise.
 rmSync(new URL('../dist/chunks', import.meta.url), { recursive: true, force: true });
@@ -13,7 +14,7 @@ const common = {
   platform: 'node',
   // The npm package runs on Node >= 22 (test/package/ proves it); the single binary is made of the pinned 24.
   target: 'node22',
-  define: { __VERSION__: JSON.stringify(version) },
+  define: { __VERSION__: JSON.stringify(version), __EXAMPLES__: examplesDefine(new URL('../', import.meta.url)) },
   legalComments: 'linked',
   logLevel: 'warning',
 };

@@ -24,13 +24,15 @@ try {
   openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '1', '-extfile', 'server.ext');
 
   const clientId = 'demo-client';
-  const clientSecret = 's3cr3t-demo-value';
+  // A + and a : in the secret: what a hand-made base64(id + ':' + secret) gets wrong (RFC 6749 §2.3.1).
+  const clientSecret = 's3cr3t+demo:value';
   const server = createServer({ cert: readFileSync(join(dir, 'server.crt')), key: readFileSync(join(dir, 'server.key')) }, (req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
       const form = new URLSearchParams(body);
-      const basic = `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`;
+      const formEncoded = (value) => new URLSearchParams({ v: value }).toString().slice(2);
+      const basic = `Basic ${Buffer.from(`${formEncoded(clientId)}:${formEncoded(clientSecret)}`).toString('base64')}`;
       if (req.method !== 'POST' || req.url !== '/oauth/token' || req.headers.authorization !== basic || form.get('grant_type') !== 'client_credentials') {
         res.writeHead(401, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: 'invalid_client' }));
@@ -48,7 +50,7 @@ try {
   method: POST
   url: ${url}/oauth/token
   headers:
-    Authorization: "Basic {{ base64(env.CLIENT_ID + ':' + env.CLIENT_SECRET) }}"
+    Authorization: "{{ basicAuth(env.CLIENT_ID, env.CLIENT_SECRET) }}"
   form:
     grant_type: client_credentials
     scope: "{{ vars.scope ?? 'kubernetes' }}"

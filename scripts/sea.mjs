@@ -5,6 +5,7 @@ import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { examplesDefine } from './examples.mjs';
 
 export const root = fileURLToPath(new URL('../', import.meta.url));
 export const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
@@ -42,7 +43,15 @@ module.exports = module_.exports;
 export async function bundle(out, target = 'node24') {
   const main = `${out}cli.cjs`;
   const inputs = [];
-  const built = await build({ ...seaCommon, target, metafile: true, entryPoints: [`${root}src/main.ts`], outfile: main, define: { __VERSION__: JSON.stringify(version) }, plugins: [lazyAssets] });
+  const built = await build({
+    ...seaCommon,
+    target,
+    metafile: true,
+    entryPoints: [`${root}src/main.ts`],
+    outfile: main,
+    define: { __VERSION__: JSON.stringify(version), __EXAMPLES__: examplesDefine(new URL('../', import.meta.url)) },
+    plugins: [lazyAssets],
+  });
   inputs.push(...Object.keys(built.metafile.inputs));
   const assets = {};
   for (const name of LAZY) {

@@ -34,7 +34,7 @@ function describe(command: Command, path: string[]): CommandSpec {
   const options: OptionSpec[] = command.options
     .filter((o) => !o.hidden)
     .map((o) => {
-      const placeholder = /<(\w+)>/.exec(o.flags)?.[1] ?? '';
+      const placeholder = /[<[](\w+)[>\]]/.exec(o.flags)?.[1] ?? '';
       // Values the use case checks itself (--api-version) are suggested all the same.
       const choices = o.argChoices ?? (o.long ? flagNamed(o.long)?.completions : undefined);
       const value: OptionSpec['value'] = !(o.required || o.optional)

@@ -57,6 +57,23 @@ export const GET_TOKEN_FLAGS: readonly Flag[] = [
   { key: 'verbose', long: '--verbose', short: '-v', description: 'trace on stderr, secrets redacted', request: true },
 ];
 
+/** An option of a generator beyond the request flags, in commander's spelling (`--merge [file]`). */
+export interface GeneratorFlag {
+  syntax: string;
+  description: string;
+}
+
+/** kubeconfig's own options; program.ts adds them, so help and completion follow this table. */
+export const KUBECONFIG_FLAGS: readonly GeneratorFlag[] = [
+  { syntax: '--cache', description: 'add --cache to the exec entry (the default: kubectl runs the plugin on every command)' },
+  { syntax: '--no-cache', description: 'do not add --cache to the exec entry' },
+  {
+    syntax: '--merge [file]',
+    description: 'write the cluster, user and context into a kubeconfig instead of stdout: file, else the first path of $KUBECONFIG, else ~/.kube/config; entries of the same names are replaced, everything else kept',
+  },
+  { syntax: '--use', description: 'with --merge: also set current-context to the new context' },
+];
+
 /** The flag named `name` (`-c`, `--config`), if get-token has one. */
 export function flagNamed(name: string): Flag | undefined {
   return GET_TOKEN_FLAGS.find((flag) => flag.long === name || flag.short === name);

@@ -1,14 +1,22 @@
 // The use cases behind `kubeconfig` and `argocd-secret`: the config checked as the plugin will run
 // it (manifest-input.ts), then the manifest and notes on what it needs where it runs. Secret values
 // are never printed: the env names the templates read are listed, not their values.
-import { dirname, join, resolve } from 'node:path';
+import { basename, delimiter, dirname, join, resolve } from 'node:path';
+import { readProblem, UsageError } from '../errors.js';
+import { mergeKubeconfig } from './kubeconfig-merge.js';
+import { envPlaceholder } from '../config/env-placeholder.js';
 import { V1, V1BETA1 } from '../credential/exec-credential.js';
 import type { Deps } from '../use-case/deps.js';
 import { check, inlineTlsFiles, type ManifestFlags } from './manifest-input.js';
-import { ARGOCD_CACHE_DIR, ARGOCD_CACHE_MOUNT, buildArgoCdClusterSecret, buildKubeconfig, defaultName, INSTALLED_NAME, type ExecPlugin } from './manifests.js';
+import { ARGOCD_CACHE_DIR, ARGOCD_CACHE_MOUNT, buildArgoCdClusterSecret, buildKubeconfig, defaultName, INSTALLED_NAME, kubeconfigEntries, type ExecPlugin } from './manifests.js';
 
 export interface KubeconfigFlags extends ManifestFlags {
-  cache?: boolean;
+  /** Adds --cache to the exec entry (a person's kubectl runs the plugin on every command). */
+  cache: boolean;
+  /** --merge: into this file, or (true) the first of $KUBECONFIG, else ~/.kube/config. */
+  merge?: string | true;
+  /** --use: with merge, set current-context. */
+  use?: boolean;
   /** The exec entry's command: the installed name by default, so kubectl's installHint works. */
   command?: string;
 }
@@ -51,17 +59,69 @@ export async function kubeconfig(flags: KubeconfigFlags, cwd: string, deps: Deps
     apiVersion: checked.apiVersion,
     ...(embedded !== undefined ? { embeddedConfig: embedded } : {}),
   };
-  const manifest = buildKubeconfig({
-    name: flags.name ?? defaultName(checked.server),
-    server: checked.server,
-    ...(checked.caData !== undefined ? { caData: checked.caData } : {}),
-    plugin,
-  });
-  deps.stdout(await toYaml(manifest));
+  const name = flags.name ?? defaultName(checked.server);
+  const input = { name, server: checked.server, ...(checked.caData !== undefined ? { caData: checked.caData } : {}), plugin };
+  if (flags.merge !== undefined) {
+    const path = mergeTarget(flags.merge, cwd, deps);
+    const entries = kubeconfigEntries(input);
+    const YAML = (await import('yaml')).default;
+    const written = writeMerged(path, (existing) => mergeKubeconfig(YAML, existing, entries, flags.use === true, path), deps);
+    notes.push(
+      `${written ? 'wrote' : 'unchanged:'} cluster, user and context ${name} ${written ? 'to' : 'in'} ${path}; ${flags.use ? `current-context is ${name}` : `kubectl --context ${name} uses them (or --use makes it current)`}`,
+    );
+  } else deps.stdout(await toYaml(buildKubeconfig(input)));
   if (checked.envNames.length > 0) {
     notes.unshift(`note: kubectl must pass ${names(checked.envNames)} to the plugin: export ${checked.envNames.length === 1 ? 'it' : 'them'} where kubectl runs, or add users[].user.exec.env entries`);
   }
   return notes;
+}
+
+/** The kubeconfig --merge writes: the file given, else the first path of $KUBECONFIG, else ~/.kube/config (as kubectl reads). */
+function mergeTarget(merge: string | true, cwd: string, deps: Deps): string {
+  if (merge !== true) return resolve(cwd, merge);
+  const first = (deps.env['KUBECONFIG'] ?? '').split(delimiter).find((path) => path !== '');
+  return first !== undefined ? resolve(cwd, first) : join(deps.cache.homedir, '.kube', 'config');
+}
+
+/**
+ * Reads the kubeconfig at `path` (absent: undefined), writes what `merge` makes of it atomically
+ * (a temporary file in the same directory, mode 0600, renamed over it). A symbolic link stays one:
+ * the file it points at is replaced. Returns false when nothing changed (nothing is written).
+ */
+function writeMerged(path: string, merge: (existing: string | undefined) => string, deps: Deps): boolean {
+  const fs = deps.cache.fs;
+  let target = path;
+  let existing: string | undefined;
+  try {
+    // A link someone else planted (KUBECONFIG in a shared directory) would have us overwrite the
+    // file it points at: only one of ours is followed.
+    const link = fs.lstatSync(path);
+    if (link.isSymbolicLink() && deps.cache.uid !== undefined && link.uid !== deps.cache.uid) {
+      throw new UsageError('KUBECONFIG_UNTRUSTED', `${path} is a symbolic link owned by uid ${link.uid}, not by you; refusing to write through it: choose another file with --merge <file>`);
+    }
+    target = fs.realpathSync(path);
+    // The bounded reader: a kubeconfig is a regular file of at most 1 MiB.
+    existing = deps.readFile(target);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new UsageError('KUBECONFIG_UNREADABLE', `cannot read ${path}: ${readProblem(error)}`, { cause: error });
+  }
+  const text = merge(existing);
+  if (text === existing) return false;
+  const temporary = join(dirname(target), `.${basename(target)}.${deps.cache.unique()}.tmp`);
+  try {
+    fs.mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(temporary, text, { mode: 0o600, flag: 'wx' });
+    fs.renameSync(temporary, target);
+  } catch (error) {
+    try {
+      fs.unlinkSync(temporary);
+    } catch {
+      // Not created, or renamed already.
+    }
+    throw new UsageError('KUBECONFIG_UNWRITABLE', `cannot write ${path}: ${readProblem(error)}`, { cause: error });
+  }
+  return true;
 }
 
 /** Prints the Argo CD cluster secret; returns notes for stderr. */
@@ -85,7 +145,7 @@ export async function argoCdSecret(flags: ArgoCdSecretFlags, deps: Deps): Promis
       apiVersion: checked.apiVersion,
       ...(flags.embedConfig ? { embeddedConfig: inlined.document } : {}),
     },
-    env: Object.fromEntries(checked.envNames.map((name) => [name, `<${name}>`])),
+    env: Object.fromEntries(checked.envNames.map((name) => [name, envPlaceholder(name)])),
   });
   deps.stdout(await toYaml(manifest));
   const notes: string[] = [...checked.notes];

@@ -4,9 +4,10 @@ import { GET_TOKEN_FLAGS, flagSyntax } from './flags.js';
 
 export const EXAMPLES: Record<string, string[]> = {
   '': [
+    'webapi-credential init keycloak > provider.yaml          # a starting config',
     'webapi-credential --config provider.yaml                 # print an ExecCredential',
     'webapi-credential validate --config provider.yaml        # check it without the network',
-    'webapi-credential kubeconfig --server https://k8s.example.com --config provider.yaml > kubeconfig',
+    'webapi-credential kubeconfig --server https://k8s.example.com --config provider.yaml --merge --use',
     'source <(webapi-credential completion bash)',
   ],
   'get-token': [
@@ -23,14 +24,19 @@ export const EXAMPLES: Record<string, string[]> = {
   cache: ['webapi-credential cache clear'],
   'cache clear': ['webapi-credential cache clear', 'webapi-credential cache clear --cache-dir /tmp/webapi-credential-cache'],
   kubeconfig: [
+    'webapi-credential kubeconfig --server https://k8s.example.com --ca-file ca.crt --config provider.yaml --merge --use   # into ~/.kube/config',
     'webapi-credential kubeconfig --server https://k8s.example.com --ca-file ca.crt --config provider.yaml > ~/.kube/prod.yaml',
     'KUBECONFIG=~/.kube/prod.yaml kubectl get pods',
-    'webapi-credential kubeconfig --server https://k8s.example.com --config provider.yaml --embed-config --cache --name prod',
+    'webapi-credential kubeconfig --server https://k8s.example.com --config provider.yaml --embed-config --no-cache --name prod',
     'webapi-credential kubeconfig --server https://k8s.example.com --config provider.yaml --command /opt/bin/webapi-credential   # not on the PATH',
   ],
   'argocd-secret': [
     'webapi-credential argocd-secret --server https://k8s.example.com --name prod --config provider.yaml > cluster-secret.yaml',
     'webapi-credential argocd-secret --server https://k8s.example.com --name prod --config provider.yaml --embed-config   # Argo CD >= 3.5',
+  ],
+  init: [
+    'webapi-credential init                                    # the providers',
+    'webapi-credential init upbound --set org=acme > provider.yaml',
   ],
   completion: [
     'source <(webapi-credential completion bash)               # in ~/.bashrc',

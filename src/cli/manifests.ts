@@ -34,6 +34,19 @@ export interface KubeconfigInput {
 
 /** A complete kubeconfig: one cluster, one user whose exec entry runs the plugin, one context. */
 export function buildKubeconfig(input: KubeconfigInput): Record<string, unknown> {
+  const { name, cluster, user, context } = kubeconfigEntries(input);
+  return {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name, cluster }],
+    users: [{ name, user }],
+    contexts: [{ name, context }],
+    'current-context': name,
+  };
+}
+
+/** The cluster, user and context of the kubeconfig, each under `name`: what --merge writes. */
+export function kubeconfigEntries(input: KubeconfigInput): { name: string; cluster: Record<string, unknown>; user: Record<string, unknown>; context: Record<string, unknown> } {
   const { name, plugin } = input;
   const cluster: Record<string, unknown> = { server: input.server };
   if (input.caData !== undefined) cluster['certificate-authority-data'] = input.caData;
@@ -46,14 +59,7 @@ export function buildKubeconfig(input: KubeconfigInput): Record<string, unknown>
     installHint: kubeconfigInstallHint(plugin.command),
   };
   if (plugin.embeddedConfig !== undefined) exec['provideClusterInfo'] = true;
-  return {
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name, cluster }],
-    users: [{ name, user: { exec } }],
-    contexts: [{ name, context: { cluster: name, user: name } }],
-    'current-context': name,
-  };
+  return { name, cluster, user: { exec }, context: { cluster: name, user: name } };
 }
 
 /** What kubectl prints when it cannot start the command. */

@@ -1,10 +1,10 @@
 // argv -> options -> use case, and the single catch that turns any error into one line on stderr
 // and an exit code. Never calls process.exit: run() returns the code (citty is the counter-example).
 import { Argument, Command, CommanderError, Option } from 'commander';
-import type { ExitCode } from '../errors.js';
+import { UsageError, type ExitCode } from '../errors.js';
 import { reportFailure, reporter } from './report.js';
 import type { CliDeps } from './deps.js';
-import { GET_TOKEN_FLAGS, flagSyntax, getTokenFlags, requestFlags, type Flag, type ParsedFlags } from './flags.js';
+import { GET_TOKEN_FLAGS, KUBECONFIG_FLAGS, flagSyntax, getTokenFlags, requestFlags, type Flag, type ParsedFlags } from './flags.js';
 import type { Deps } from '../use-case/deps.js';
 import { getToken } from '../use-case/get-token.js';
 import { render, validate } from '../use-case/inspect.js';
@@ -49,9 +49,8 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     async (options: ParsedFlags) => render(requestFlags(options), useCaseDeps(options)),
   );
 
-  const cacheClear = program
-    .command('cache')
-    .description('manage the on-disk token cache')
+  const cache = program.command('cache').description('manage the on-disk token cache');
+  const cacheClear = cache
     .command('clear')
     .description('remove every cached credential');
   addFlags(cacheClear, GET_TOKEN_FLAGS.filter((flag) => flag.key === 'cacheDir' || flag.key === 'verbose'))
@@ -83,12 +82,20 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
   });
   manifestOptions(program.command('kubeconfig').description('print a kubeconfig whose user runs this binary with the config'), 'v1')
     .option('--name <name>', 'name of the cluster, user and context (default: the server host)')
-    .option('--cache', 'add --cache to the exec entry')
-    .option('--command <path>', `the exec entry's command (default: ${INSTALLED_NAME}, found on the PATH, so that kubectl shows the installHint when it is not)`)
-    .action(async (options: ManifestOptions & { command?: string }) => {
-      const flags: KubeconfigFlags = { ...manifestFlags(options), ...(options.cache ? { cache: true } : {}), ...(options.command !== undefined ? { command: options.command } : {}) };
-      for (const note of await kubeconfig(flags, deps.cwd?.() ?? '.', useCaseDeps(options))) line(note);
-    });
+    .option('--command <path>', `the exec entry's command (default: ${INSTALLED_NAME}, found on the PATH, so that kubectl shows the installHint when it is not)`);
+  const kubeconfigCommand = program.commands.find((command) => command.name() === 'kubeconfig')!;
+  for (const flag of KUBECONFIG_FLAGS) kubeconfigCommand.option(flag.syntax, flag.description);
+  kubeconfigCommand.action(async (options: ManifestOptions & { command?: string; merge?: string | true; use?: boolean }) => {
+    if (options.use && options.merge === undefined) throw new UsageError('FLAG_INVALID', '--use sets current-context of the kubeconfig --merge writes: add --merge');
+    const flags: KubeconfigFlags = {
+      ...manifestFlags(options),
+      cache: options.cache !== false,
+      ...(options.command !== undefined ? { command: options.command } : {}),
+      ...(options.merge !== undefined ? { merge: options.merge } : {}),
+      ...(options.use ? { use: true } : {}),
+    };
+    for (const note of await kubeconfig(flags, deps.cwd?.() ?? '.', useCaseDeps(options))) line(note);
+  });
   manifestOptions(program.command('argocd-secret').description('print an Argo CD cluster secret whose execProviderConfig runs this binary'), 'v1beta1')
     .requiredOption('--name <name>', 'name of the cluster in Argo CD')
     .option('--namespace <namespace>', 'namespace of Argo CD', ARGOCD_NAMESPACE)
@@ -98,11 +105,28 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
       const flags: ArgoCdSecretFlags = { ...manifestFlags(options), namespace: options.namespace, command: options.command, ...(options.cache ? { cache: true } : {}) };
       for (const note of await argoCdSecret(flags, useCaseDeps(options))) line(note);
     });
+  // Without an action commander shows help and ends well: `cache` alone would do nothing, exit 0.
+  cache.usage('<command> [options]').argument('[command]').action((name: string | undefined) => {
+    throw subcommandMissing(cache, name);
+  });
+  addFlags(
+    program
+      .command('init')
+      .description('print a starting config for a known provider; without one, the list')
+      .argument('[provider]', 'a provider of the list'),
+    GET_TOKEN_FLAGS.filter((flag) => flag.key === 'set'),
+  ).action(async (provider: string | undefined, options: ParsedFlags) => {
+    const { listProviders, providerConfig } = await import('./init.js');
+    deps.stdout(provider === undefined ? listProviders() : await providerConfig(provider, options.set));
+  });
   program
     .command('completion')
     .description('print the shell completion script')
-    .addArgument(new Argument('<shell>', SHELLS.join(', ')).choices(SHELLS))
-    .action((shell: Shell) => deps.stdout(completionScript(shell, describeProgram(program), program.name())));
+    .addArgument(new Argument('[shell]', SHELLS.join(', ')).choices(SHELLS))
+    .action((shell: Shell | undefined) => {
+      if (shell === undefined) throw new UsageError('SUBCOMMAND_MISSING', `completion needs a shell: ${SHELLS.join(', ')} (see completion --help)`);
+      deps.stdout(completionScript(shell, describeProgram(program), program.name()));
+    });
   addExamples(program);
 
   try {
@@ -113,7 +137,7 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
       // With get-token the default command, a mistyped command reaches it as an argument.
       const first = argv[0];
-      if (error.code === 'commander.excessArguments' && first !== undefined && !first.startsWith('-')) {
+      if (error.code === 'commander.excessArguments' && first !== undefined && !first.startsWith('-') && !program.commands.some((command) => command.name() === first)) {
         const names = program.commands.map((command) => command.name()).filter((name) => name !== 'help');
         const guess = closest(first, names);
         line(`unknown command ${JSON.stringify(first)}; ${guess ? `did you mean ${guess}?` : `the commands are ${names.join(', ')}`} (see --help)`);
@@ -125,6 +149,15 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     }
     return reportFailure(error, line, verbose);
   }
+}
+
+/** A command that takes subcommands, given none or one it does not have: what it takes. */
+function subcommandMissing(command: Command, name: string | undefined): UsageError {
+  const names = command.commands.map((sub) => sub.name()).filter((sub) => sub !== 'help');
+  const see = `(see ${command.name()} --help)`;
+  return name === undefined
+    ? new UsageError('SUBCOMMAND_MISSING', `${command.name()} needs a subcommand: ${names.join(', ')} ${see}`)
+    : new UsageError('SUBCOMMAND_UNKNOWN', `${command.name()} has no subcommand ${JSON.stringify(name)}; it takes ${names.join(', ')} ${see}`);
 }
 
 /** Adds the options of `flags` to `command`, as the table declares them. */

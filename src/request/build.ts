@@ -8,6 +8,8 @@ import type { FieldKind, TemplateRenderer } from '../template/renderer.js';
 
 export interface TlsMaterial {
   ca?: string;
+  /** Where ca came from, for a TLS failure's message: `tls.caFile <path>` or `tls.caData`. */
+  caFrom?: string;
   cert?: string;
   key?: string;
   serverName?: string;
@@ -337,6 +339,7 @@ function loadTls(tls: ProviderConfig['tls'], readFile: ReadFile, redactor: Redac
   const material: TlsMaterial = { insecureSkipVerify: tls.insecureSkipVerify === true };
   if (tls.caFile !== undefined) material.ca = pem('caFile', read('caFile', tls.caFile), 'certificates');
   if (tls.caData !== undefined) material.ca = pem('caData', tls.caData, 'certificates');
+  if (material.ca !== undefined) material.caFrom = tls.caData !== undefined ? 'tls.caData' : `tls.caFile ${tls.caFile}`;
   if (tls.certFile !== undefined) material.cert = pem('certFile', read('certFile', tls.certFile), 'certificate');
   if (tls.certData !== undefined) material.cert = pem('certData', tls.certData, 'certificate');
   if (tls.keyFile !== undefined) material.key = pem('keyFile', read('keyFile', tls.keyFile), 'private key');

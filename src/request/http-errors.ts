@@ -29,8 +29,35 @@ export class Failure extends Error {
 /** What toRequestError needs from http.ts. */
 export interface ErrorContext {
   timeoutMs: number;
+  /** The whole call's deadline (--timeout), in ms, to name it when it passed. */
+  wholeTimeoutMs?: number;
   now: () => number;
   redact: (text: string) => string;
+  env: Record<string, string | undefined>;
+}
+
+/** A duration as a person wrote it: 30000 -> `30s`, 1500 -> `1500ms`. */
+function showDuration(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
+// Failures of the chain: no trusted CA signed the server certificate. Their message names the trust
+// used and the issuer none of it signed (found by a second handshake that sends nothing: http.ts).
+export const UNTRUSTED_CODES = ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT'];
+
+/**
+ * `the server certificate's issuer CN=x is not among the trusted CAs (the system roots and
+ * tls.caFile /etc/ca.pem); put that CA's certificate in tls.caFile`: what was trusted, what not, what to do.
+ */
+function untrustedMessage(code: string, issuer: string | undefined, tls: RenderedRequest['tls'], env: Record<string, string | undefined>): string {
+  const extra = env['NODE_EXTRA_CA_CERTS'];
+  const trust = `not among the trusted CAs (the system roots${extra ? ` with NODE_EXTRA_CA_CERTS ${extra}` : ''}${tls.caFrom ? ` and ${tls.caFrom}` : ''})`;
+  const field = tls.caFrom?.split(' ')[0];
+  const fix = (what: string) => (field ? `put ${what} in ${field}` : `set tls.caFile or tls.caData to ${what}`);
+  const named = issuer === undefined ? '' : ` ${issuer}`;
+  if (code === 'DEPTH_ZERO_SELF_SIGNED_CERT') return `the server certificate is self-signed${issuer === undefined ? '' : ` (${issuer})`}, ${trust}; ${fix('it')}`;
+  if (code === 'SELF_SIGNED_CERT_IN_CHAIN') return `the server certificate chain ends in the CA${named}, ${trust}; ${fix("that CA's certificate")}`;
+  return `the server certificate's issuer${named} is ${trust}; ${fix("that CA's certificate")}`;
 }
 
 /** A short, redacted view of an error body; bytes that are not text are not shown. */
@@ -120,7 +147,7 @@ export function proxyTlsError(route: ProxyChoice, code: string, redact: (text: s
 // Failures that happen between us and the proxy; anything past it the proxy reports as a status.
 const PROXY_CONNECT_CODES = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH'];
 
-export function toRequestError(failure: Failure, attempts: number, options: ErrorContext, request: RenderedRequest, route: ProxyChoice): Error {
+export function toRequestError(failure: Failure, attempts: number, options: ErrorContext, request: RenderedRequest, route: ProxyChoice, issuer?: string): Error {
   const { redact } = options;
   const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
   const url = redact(stripQuery(failure.url));
@@ -128,10 +155,11 @@ export function toRequestError(failure: Failure, attempts: number, options: Erro
   const noAnswer = failure.partialStatus !== undefined ? 'no complete answer' : 'no answer';
   const arriving = failure.partialStatus !== undefined ? `; ${failure.partialStatus} and part of the body had arrived` : '';
   if (code === 'DEADLINE') {
-    return new RequestError('DEADLINE', `${noAnswer} from ${url} within the whole-call deadline (--timeout)${tries}${arriving}`, { cause: failure });
+    const waited = options.wholeTimeoutMs !== undefined ? `--timeout ${showDuration(options.wholeTimeoutMs)}` : 'the whole-call deadline (--timeout)';
+    return new RequestError('DEADLINE', `${noAnswer} from ${url} within ${waited}${tries}${arriving}`, { cause: failure });
   }
   if (code === 'ETIMEDOUT' && failure.cause === undefined) {
-    return new RequestError('TIMEOUT', `${noAnswer} from ${url} within ${options.timeoutMs} ms (timeout, request phase)${tries}${arriving}`, { cause: failure });
+    return new RequestError('TIMEOUT', `${noAnswer} from ${url} within the per-attempt timeout ${showDuration(options.timeoutMs)} (the config's timeout)${tries}${arriving}`, { cause: failure });
   }
   if (route.proxy) {
     const proxy = `the proxy ${redact(showProxy(route.proxy))} (from ${route.variable})`;
@@ -151,6 +179,9 @@ export function toRequestError(failure: Failure, attempts: number, options: Erro
   // The configured url was checked before sending: only a redirect's Location can be one of these.
   if (code === 'ERR_UNSUPPORTED_PROTOCOL' || code === 'ERR_INVALID_URL') {
     return new RequestError('REDIRECT_REFUSED', `the token API at ${url} redirected to a location that is not an http(s) URL (${redact(failure.message)})`, { cause: failure });
+  }
+  if (UNTRUSTED_CODES.includes(code) && !route.proxy) {
+    return new RequestError('TLS', `TLS handshake with ${url} failed: ${redact(untrustedMessage(code, issuer, request.tls, options.env))} (${code})`, { cause: failure });
   }
   const hint = TLS_HINTS[code];
   if (hint) return new RequestError('TLS', `TLS handshake with ${url} failed: ${hint} (${code})`, { cause: failure });

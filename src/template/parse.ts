@@ -4,6 +4,7 @@
 import jsep from 'jsep';
 import jsepObject from '@jsep-plugin/object';
 import { HELPER_NAMES, helperNamed } from './helpers.js';
+import { translation } from './placeholders.js';
 
 jsep.plugins.register(jsepObject);
 // `??` as in JavaScript: below `&&`, at the level of `||`.
@@ -81,9 +82,7 @@ export function parseExpression(source: string, names: ReadonlySet<string>): Nod
   // Go templates (Helm, External Secrets) write {{ .Env.X }} or {{ .X }}: say what to write here.
   const go = /^\.(Env\.)?([A-Za-z_][A-Za-z0-9_]*)$/.exec(source);
   if (go) {
-    const name = go[2]!;
-    const here = go[1] || /^[A-Z][A-Z0-9_]*$/.test(name) ? `env.${name}` : `vars.${name}`;
-    throw new TemplateSyntaxError(`{{ ${source} }} is Go template syntax; here it is {{ ${here} }}`);
+    throw new TemplateSyntaxError(`{{ ${source} }} is Go template syntax; ${translation(go[2]!, go[1] !== undefined)}`);
   }
   let tree: jsep.Expression;
   try {

@@ -9,6 +9,7 @@ import { REDACTED, type Redactor } from '../redact.js';
 import { BudgetError, evaluate, FAILED, isSecret, MAX_TOTAL_SIZE, MissingValueError, Placeholder, QuietError, type Budget, type EvalScope, type Taint, type Value } from './evaluate.js';
 import { HelperError } from './helper-error.js';
 import { HELPER_NAMES } from './helpers.js';
+import { foreignPlaceholders } from './placeholders.js';
 import { oneLine, parseExpression, parseTemplate, SCOPE_NAMES, TemplateSyntaxError, type Node, type Part } from './parse.js';
 
 export interface TemplateScope {
@@ -32,23 +33,10 @@ export interface TemplateIssue {
   path: string;
   message: string;
   /**
-   * A habit from a shell or another tool (`${API_TOKEN}`) in literal text: it would be sent as
-   * written. validate and render warn; get-token refuses before any request.
+   * A shell habit (`$API_TOKEN`) in literal text: it would be sent as written. validate and render
+   * warn; get-token refuses before any request.
    */
   habit?: boolean;
-}
-
-/** `${NAME}` and `$NAME` in the literal text of a template: shell habits that send the text as is. */
-function shellHabits(path: string, parts: Part[]): TemplateIssue[] {
-  const issues: TemplateIssue[] = [];
-  for (const part of parts) {
-    if (typeof part !== 'string') continue;
-    for (const m of part.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Z_][A-Z0-9_]*)\b/g)) {
-      const name = (m[1] ?? m[2])!;
-      issues.push({ path, message: `${m[0]} is sent as written: a template reads the environment as {{ env.${name} }}`, habit: true });
-    }
-  }
-  return issues;
 }
 
 /** Names a `let` may not take: they would hide what templates read. */
@@ -99,7 +87,7 @@ export function checkTemplates(lets: Array<[string, string]>, steps: string[], g
     for (const [path, template] of group.templates) {
       try {
         const parts = parseTemplate(template, names);
-        for (const habit of shellHabits(path, parts)) issues.push(habit);
+        for (const problem of foreignPlaceholders(path, parts.filter((part) => typeof part === 'string'))) issues.push(problem);
         for (const part of parts) {
           if (typeof part === 'string') continue;
           for (const step of stepReferences(part.node)) {

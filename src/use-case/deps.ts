@@ -25,7 +25,7 @@ export interface Deps {
 }
 
 export interface RequestFlags extends ConfigFlags {
-  /** Refuse `${X}` and `$X` in literal template text instead of warning (get-token). */
+  /** Refuse a bare `$X` in literal template text instead of warning (get-token). */
   strictHabits?: boolean;
   /** The generators: an unset env value is no error, it renders as a placeholder (Prepared.envNeeded). */
   unsetEnvAsPlaceholder?: boolean;

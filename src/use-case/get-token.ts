@@ -20,7 +20,7 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
     throw new UsageError('OUTPUT_TOKEN', '--output token needs a tokenPath; this config yields a client certificate');
   }
   if (request.tls.insecureSkipVerify) deps.warn(INSECURE_SKIP_VERIFY_WARNING);
-  const fetch = () => fetchCredential(prepared, deadline, deps);
+  const fetch = () => fetchCredential(prepared, deadline, flags.timeoutMs, deps);
   let status: CredentialStatus;
   const dir = flags.cacheDir ?? defaultCacheDir(deps.env, deps.cache.homedir);
   const cacheDeps = { ...deps.cache, now: deps.now, trace: deps.trace };
@@ -76,7 +76,7 @@ function cacheKeys(secret: Uint8Array, prepared: Prepared, flags: GetTokenFlags,
   }
 }
 
-async function fetchCredential(prepared: Prepared, deadline: number, deps: Deps): Promise<CredentialStatus> {
+async function fetchCredential(prepared: Prepared, deadline: number, wholeTimeoutMs: number, deps: Deps): Promise<CredentialStatus> {
   const { config, paths, renderer, readFile } = prepared;
   const call = async (request: RenderedRequest, settings: RequestConfig) => {
     deps.trace(`request:\n${describeRequest(request)}`);
@@ -91,6 +91,7 @@ async function fetchCredential(prepared: Prepared, deadline: number, deps: Deps)
       allowInsecureHTTP: settings.allowInsecureHTTP,
       // The whole call, steps included, stays within --timeout.
       deadline,
+      wholeTimeoutMs,
       templatedHeaders: Object.keys(settings.headers),
       env: deps.env,
       now: deps.now,

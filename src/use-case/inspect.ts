@@ -1,10 +1,20 @@
 // validate and render: what a config would send, checked and shown without sending it.
+import { UsageError } from '../errors.js';
 import type { Deps, RequestFlags } from './deps.js';
 import { describeRequest, shownUrl } from '../request/build.js';
 import { prepare } from './prepare.js';
 
 export async function validate(flags: RequestFlags, deps: Deps): Promise<void> {
-  const { request, origin, config, steps } = await prepare(flags, deps);
+  // Every env variable the config reads is named at once, with the way to check the rest without it.
+  const { request, origin, config, steps, envNeeded } = await prepare({ ...flags, unsetEnvAsPlaceholder: true }, deps);
+  if (envNeeded.length > 0) {
+    const one = envNeeded.length === 1;
+    const dummies = envNeeded.map((name) => `${name}=dummy`).join(' ');
+    throw new UsageError(
+      'ENV_MISSING',
+      `config from ${origin} reads env ${envNeeded.join(', ')}, not set here: the plugin needs ${one ? 'it' : 'them'} where it runs; validate sends nothing, so a dummy value checks the rest (${dummies} webapi-credential validate …)`,
+    );
+  }
   const first = steps.map((step, i) => `steps.${config.steps[i]!.name} ${step.method} ${shownUrl(step)}, then `).join('');
   deps.stdout(deps.redactor.redact(`config from ${origin} is valid: ${first}${request.method} ${shownUrl(request)}\n`));
 }

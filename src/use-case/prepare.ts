@@ -3,6 +3,7 @@
 // render stop here; get-token goes on from here.
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { ConfigError, readProblem, UsageError } from '../errors.js';
+import { placeholderMessage, placeholdersLeft } from '../config/env-placeholder.js';
 import { parseConfigText, selectSource } from '../config/load.js';
 import { normalizePath, validateProviderDocument } from '../config/validate.js';
 import type { ProviderConfig } from '../config/schema.js';
@@ -115,9 +116,13 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
     filesRead.add(resolved);
     return deps.readFile(resolved);
   };
+  // An env value argocd-secret left as its placeholder reads as not set, so it is never registered
+  // as a secret: the message below can name it, and no template sends it.
+  const placeholders = placeholdersLeft(deps.env);
+  const env = placeholders.length === 0 ? deps.env : Object.fromEntries(Object.entries(deps.env).filter(([name]) => !placeholders.includes(name)));
   const renderer = new TemplateRenderer(
     {
-      env: deps.env,
+      env,
       vars,
       cluster: execInfo.cluster,
       readFile,
@@ -128,14 +133,22 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
     },
     deps.redactor,
   );
-  await renderer.defineLets(config.lets);
-  // No step runs before the first byte goes out: what a step gives shows as a placeholder. Every
-  // template is still evaluated, so every missing value and every dependency is known now.
-  renderer.setSteps('placeholders');
   const stepFields: RenderedFields[] = [];
-  for (const step of config.steps) stepFields.push(await renderFields(step, renderer, requestRoot(step)));
-  const mainFields = await renderFields(config, renderer);
-  renderer.finish();
+  let mainFields: RenderedFields;
+  try {
+    await renderer.defineLets(config.lets);
+    // No step runs before the first byte goes out: what a step gives shows as a placeholder. Every
+    // template is still evaluated, so every missing value and every dependency is known now.
+    renderer.setSteps('placeholders');
+    for (const step of config.steps) stepFields.push(await renderFields(step, renderer, requestRoot(step)));
+    mainFields = await renderFields(config, renderer);
+    renderer.finish();
+  } catch (error) {
+    // The placeholder is the cause of the "not set" a template reported: say so instead.
+    refusePlaceholders(placeholders, renderer.envRead);
+    throw error;
+  }
+  refusePlaceholders(placeholders, renderer.envRead);
   const readsCluster = namesScope('cluster', config.lets, [...config.steps.flatMap((step) => templateFields(step, requestRoot(step))), ...templateFields(config)].map(([, template]) => template));
   const steps = config.steps.map((step, i) => buildRequest(step, stepFields[i]!, deps.version, readFile, deps.redactor, requestRoot(step)));
   const request = buildRequest(config, mainFields, deps.version, readFile, deps.redactor);
@@ -165,6 +178,12 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
     envNeeded: [...renderer.envNeeded].sort(),
     relativeFiles: [...relativeFiles],
   };
+}
+
+/** Exit 2 when a template read a variable that still holds the placeholder argocd-secret wrote. */
+function refusePlaceholders(placeholders: string[], envRead: ReadonlySet<string>): void {
+  const left = placeholders.filter((name) => envRead.has(name));
+  if (left.length > 0) throw new UsageError('ENV_PLACEHOLDER', placeholderMessage(left));
 }
 
 const PATH_FIELDS = ['tokenPath', 'expiryPath', 'expiresInPath', 'clientCertificateDataPath', 'clientKeyDataPath'];

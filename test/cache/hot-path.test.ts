@@ -19,6 +19,8 @@ const MARKERS: Record<string, string> = {
   jose: 'JWSSignatureVerificationFailed',
   'json-p3': 'JSONPathSyntaxError',
   commander: 'CommanderError',
+  // the example configs `init` prints (scripts/examples.mjs)
+  examples: 'orgscopedtokens',
 };
 
 const api = tokenApis();
@@ -78,6 +80,11 @@ describe('the cached-credential path', () => {
     const validate = await loadedLibraries(['validate', '--config', yaml], env, box.root);
     expect(validate.code).toBe(0);
     expect(validate.libraries).toEqual(['yaml', 'expression parser', 'commander']);
+
+    // Only init loads the example configs.
+    const init = await loadedLibraries(['init', 'upbound'], env, box.root);
+    expect(init.code).toBe(0);
+    expect(init.libraries).toContain('examples');
 
     // A path simple-path.ts does not cover brings json-p3 in.
     const filtered = join(box.root, 'filtered.json');

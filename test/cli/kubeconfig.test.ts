@@ -18,8 +18,8 @@ const ON_PATH_HINT = 'webapi-credential was not found on the PATH: install a rel
 const NOTE_CLIENT_SECRET = `${PREFIX}note: kubectl must pass CLIENT_SECRET to the plugin: export it where kubectl runs, or add users[].user.exec.env entries\n`;
 
 describe.concurrent('webapi-credential kubeconfig', () => {
-  it('prints a kubeconfig whose user runs webapi-credential from the PATH with the absolute config path, the --set values and --cache', async () => {
-    const result = await runCli(['kubeconfig', '--server', 'https://k8s.example.com:6443', '--config', KEYCLOAK, ...SETS, '--cache'], { env: { CLIENT_SECRET: SECRET } });
+  it('prints a kubeconfig whose user runs webapi-credential from the PATH with the absolute config path, the --set values and --cache (the default)', async () => {
+    const result = await runCli(['kubeconfig', '--server', 'https://k8s.example.com:6443', '--config', KEYCLOAK, ...SETS], { env: { CLIENT_SECRET: SECRET } });
     expect({ code: result.code, stderr: result.stderr }).toEqual({
       code: 0,
       stderr: NOTE_CLIENT_SECRET,
@@ -56,7 +56,7 @@ describe.concurrent('webapi-credential kubeconfig', () => {
     expect(kubeconfig.clusters).toEqual([{ name: 'prod', cluster: { server: 'https://k8s.example.com', 'certificate-authority-data': Buffer.from(pki.ca.cert).toString('base64') } }]);
     expect({ name: kubeconfig.users[0]!.name, args: kubeconfig.users[0]!.user.exec['args'], apiVersion: kubeconfig.users[0]!.user.exec['apiVersion'], context: kubeconfig['current-context'] }).toEqual({
       name: 'prod',
-      args: ['--config-inline', inline],
+      args: ['--config-inline', inline, '--cache'],
       apiVersion: 'client.authentication.k8s.io/v1beta1',
       context: 'prod',
     });
@@ -70,7 +70,7 @@ describe.concurrent('webapi-credential kubeconfig', () => {
       server: 'https://k8s.example.com',
       extensions: [{ name: 'client.authentication.k8s.io/exec', extension: YAML.parse(readFileSync(`${ROOT}examples/pinniped/config.yaml`, 'utf8')) }],
     });
-    expect({ args: kubeconfig.users[0]!.user.exec['args'], provideClusterInfo: kubeconfig.users[0]!.user.exec['provideClusterInfo'] }).toEqual({ args: ['--config-from-cluster', '--set', 'authenticator=corp'], provideClusterInfo: true });
+    expect({ args: kubeconfig.users[0]!.user.exec['args'], provideClusterInfo: kubeconfig.users[0]!.user.exec['provideClusterInfo'] }).toEqual({ args: ['--config-from-cluster', '--set', 'authenticator=corp', '--cache'], provideClusterInfo: true });
     expect(leaks(result, [SECRET])).toEqual([]);
   });
 
@@ -117,7 +117,7 @@ describe.concurrent('webapi-credential kubeconfig', () => {
   });
 
   it('needs no secret value: an unset env variable the config reads is named, never demanded', async () => {
-    const result = await runCli(['kubeconfig', '--server', 'https://k8s.example.com', '--config', KEYCLOAK, ...SETS]);
+    const result = await runCli(['kubeconfig', '--server', 'https://k8s.example.com', '--config', KEYCLOAK, ...SETS, '--no-cache']);
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: NOTE_CLIENT_SECRET });
     const exec = (YAML.parse(result.stdout) as { users: Array<{ user: { exec: Record<string, unknown> } }> }).users[0]!.user.exec;
     expect(exec['args']).toEqual(['--config', `${ROOT}${KEYCLOAK}`, ...SETS]);

@@ -4,7 +4,8 @@
 //   - a client certificate that verifies against the given client CA (user = CN, groups = O).
 // Everything else, and any request without credentials, gets the apiserver's 401 Status.
 // It records every request (method, path, how it was authenticated) and answers just what the
-// e2e tests ask kubectl for: a PodList in `default`, and SelfSubjectReview (`kubectl auth whoami`).
+// e2e tests ask kubectl for: a PodList in `default`, SelfSubjectReview (`kubectl auth whoami`), and
+// `kubectl get ns` (the core group's discovery and a NamespaceList).
 import { createServer, type ServerOptions } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -73,6 +74,29 @@ function podList(names: string[]): unknown {
   };
 }
 
+const CORE_RESOURCES = {
+  kind: 'APIResourceList',
+  apiVersion: 'v1',
+  groupVersion: 'v1',
+  resources: [
+    { name: 'namespaces', singularName: 'namespace', namespaced: false, kind: 'Namespace', verbs: ['get', 'list'], shortNames: ['ns'] },
+    { name: 'pods', singularName: 'pod', namespaced: true, kind: 'Pod', verbs: ['get', 'list'], shortNames: ['po'] },
+  ],
+};
+
+function namespaceList(names: string[]): unknown {
+  return {
+    kind: 'NamespaceList',
+    apiVersion: 'v1',
+    metadata: { resourceVersion: '1' },
+    items: names.map((name, i) => ({
+      metadata: { name, uid: `00000000-0000-0000-0001-00000000000${i}`, resourceVersion: '1', creationTimestamp: '2026-01-01T00:00:00Z' },
+      spec: { finalizers: ['kubernetes'] },
+      status: { phase: 'Active' },
+    })),
+  };
+}
+
 function authenticate(req: IncomingMessage, options: ApiServerOptions): Pick<ApiRequest, 'auth' | 'token' | 'certCN' | 'user'> {
   const header = req.headers.authorization;
   if (header !== undefined) {
@@ -126,6 +150,11 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       };
       if (!who.user) return answer(401, UNAUTHORIZED);
       if (req.method === 'GET' && path === '/api/v1/namespaces/default/pods') return answer(200, podList(pods));
+      // Enough discovery for `kubectl get ns`: the core group with namespaces and pods, no other group.
+      if (req.method === 'GET' && path === '/api') return answer(200, { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: req.headers.host ?? '' }] });
+      if (req.method === 'GET' && path === '/apis') return answer(200, { kind: 'APIGroupList', apiVersion: 'v1', groups: [] });
+      if (req.method === 'GET' && path === '/api/v1') return answer(200, CORE_RESOURCES);
+      if (req.method === 'GET' && path === '/api/v1/namespaces') return answer(200, namespaceList(['default', 'kube-system']));
       if (req.method === 'POST' && path === '/apis/authentication.k8s.io/v1/selfsubjectreviews') {
         return answer(201, {
           kind: 'SelfSubjectReview',

@@ -1,42 +1,82 @@
-// Habits from other tools: a shell's ${X} and $X, Go templates' {{ .Env.X }} and {{ .X }}, a bare
-// environment variable name. Each gets a message that shows the form to write here; a shell habit
-// passes validate with a warning (the text is legal, just not what was meant), get-token refuses it
-// before any request.
+// Placeholders and habits from other tools: the Argo CD proposal's ${.name} and {.name}, a shell's
+// ${X} and $X, Go templates' {{ .Env.X }} and {{ .X }}, a bare environment variable name. Each gets a
+// message that shows the form to write here. The placeholders are config errors under every command
+// (they would be sent as written); a bare $X passes validate with a warning (a literal $ before
+// capitals may be meant), get-token refuses it before any request.
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { SECRET_ENV, expectFailure, provider } from '../helpers/integration.js';
+import { SECRET_ENV, expectFailure, expectSuccess, provider } from '../helpers/integration.js';
 
-const config = (headers: Record<string, string>) => provider({ method: 'POST', url: 'https://127.0.0.1:9/token', tokenPath: '$.access_token', headers });
+const config = (fields: Record<string, unknown>) => provider({ method: 'POST', url: 'https://127.0.0.1:9/token', tokenPath: '$.access_token', ...fields });
+const withHeaders = (headers: Record<string, string>) => config({ headers });
 const INVALID = 'config from --config-inline is invalid: ';
 
 describe('template habits from other tools', () => {
-  it('warns about ${X} and $X under validate, and says how to write them', async () => {
-    const result = await runCli(['validate', '--config-inline', config({ Authorization: 'Bearer ${API_TOKEN}', 'X-Org': '$ORG' })], { env: SECRET_ENV });
+  it('warns about $X under validate, and says how to write it', async () => {
+    const result = await runCli(['validate', '--config-inline', withHeaders({ 'X-Org': '$ORG' })], { env: SECRET_ENV });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('config from --config-inline is valid: POST https://127.0.0.1:9/token\n');
-    expect(result.stderr).toBe(
-      'webapi-credential: warning: webAPIProviderConfig.headers.Authorization: ${API_TOKEN} is sent as written: a template reads the environment as {{ env.API_TOKEN }}\n' +
-        'webapi-credential: warning: webAPIProviderConfig.headers.X-Org: $ORG is sent as written: a template reads the environment as {{ env.ORG }}\n',
-    );
+    expect(result.stderr).toBe('webapi-credential: warning: webAPIProviderConfig.headers.X-Org: $ORG is sent as written: a template reads the environment as {{ env.ORG }}\n');
   });
 
-  it('refuses them under get-token before any request', async () => {
-    const result = await runCli(['--config-inline', config({ Authorization: 'Bearer ${API_TOKEN}' })], { env: SECRET_ENV });
+  it('refuses $X under get-token before any request', async () => {
+    const result = await runCli(['--config-inline', withHeaders({ 'X-Org': '$ORG' })], { env: SECRET_ENV });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr.split('\n').at(-2)).toBe(
-      `webapi-credential: ${INVALID}webAPIProviderConfig.headers.Authorization: \${API_TOKEN} is sent as written: a template reads the environment as {{ env.API_TOKEN }}`,
+      `webapi-credential: ${INVALID}webAPIProviderConfig.headers.X-Org: $ORG is sent as written: a template reads the environment as {{ env.ORG }}`,
     );
   });
 
   it.each([
     ['{{ .Env.API_TOKEN }}', '{{ .Env.API_TOKEN }} is Go template syntax; here it is {{ env.API_TOKEN }}'],
     ['{{ .API_TOKEN }}', '{{ .API_TOKEN }} is Go template syntax; here it is {{ env.API_TOKEN }}'],
-    ['{{ .audience }}', '{{ .audience }} is Go template syntax; here it is {{ vars.audience }}'],
+    ['{{ .audience }}', '{{ .audience }} is Go template syntax; here it is {{ vars.audience }} with --set audience=… (or {{ env.AUDIENCE }} for a secret)'],
     ['{{ API_TOKEN }}', '{{ API_TOKEN }}: unknown name API_TOKEN; an environment variable is read as env.API_TOKEN'],
     ['{{ sha256(env.API_TOKEN) }}', '{{ sha256(env.API_TOKEN) }}: sha256() is not a helper; the helpers are urlencode, base64, base64url, base64decode, lower, upper, trim, json, fromJson, file, basicAuth, jwt, now, uuid'],
   ])('names %s and the form to write', async (template, message) => {
-    const result = await runCli(['validate', '--config-inline', config({ Authorization: template })], { env: SECRET_ENV });
+    const result = await runCli(['validate', '--config-inline', withHeaders({ Authorization: template })], { env: SECRET_ENV });
     expectFailure(result, 2, `${INVALID}webAPIProviderConfig.headers.Authorization: ${message}`);
+  });
+});
+
+// The Argo CD proposal's Upbound block, as it is written there.
+const PROPOSAL_BODY =
+  'audience=upbound%3Aspaces%3Aapi&audience=upbound%3Aspaces%3Acontrolplanes&grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Atoken-exchange&scope=upbound%3Aorg%3A${.orgName}&subject_token={.token}&subject_token_type=urn%3Aietf%3Aparams%3Aoauth%3Atoken-type%3Aid_token';
+const ORG = "webAPIProviderConfig.body: ${.orgName} is another tool's placeholder, sent as written; here it is {{ vars.orgName }} with --set orgName=… (or {{ env.ORG_NAME }} for a secret)";
+const TOKEN = "webAPIProviderConfig.body: {.token} is another tool's placeholder, sent as written; here it is {{ env.TOKEN }} for a secret (or {{ vars.token }} with --set token=…)";
+
+describe('placeholders of other tools are config errors', () => {
+  const upbound = config({ body: PROPOSAL_BODY, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+
+  it.each([['validate'], ['render'], ['get-token']])("%s refuses the proposal's Upbound block, naming both placeholders", async (command) => {
+    const result = await runCli([command, '--config-inline', upbound], { env: SECRET_ENV });
+    expectFailure(result, 2, `${INVALID}${ORG}; ${TOKEN}`);
+  });
+
+  it.each([
+    ['${API_TOKEN}', 'Authorization', "${API_TOKEN} is a shell variable, sent as written; here it is {{ env.API_TOKEN }}"],
+    ['Bearer ${apiKey}', 'Authorization', '${apiKey} is a shell variable, sent as written; here it is {{ env.API_KEY }} for a secret (or {{ vars.apiKey }} with --set apiKey=…)'],
+    ['{.tenant}', 'X-Tenant', "{.tenant} is another tool's placeholder, sent as written; here it is {{ vars.tenant }} with --set tenant=… (or {{ env.TENANT }} for a secret)"],
+  ])('%s in a header is an error under render', async (value, header, message) => {
+    const result = await runCli(['render', '--config-inline', withHeaders({ [header]: value })], { env: SECRET_ENV });
+    expectFailure(result, 2, `${INVALID}webAPIProviderConfig.headers.${header}: ${message}`);
+  });
+
+  it('finds them in the url and in json leaves too', async () => {
+    const result = await runCli(['validate', '--config-inline', config({ url: 'https://127.0.0.1:9/${.org}/token', json: { a: { b: '{.token}' } } })], { env: SECRET_ENV });
+    expectFailure(
+      result,
+      2,
+      `${INVALID}webAPIProviderConfig.url: \${.org} is another tool's placeholder, sent as written; here it is {{ vars.org }} with --set org=… (or {{ env.ORG }} for a secret); ` +
+        "webAPIProviderConfig.json.a.b: {.token} is another tool's placeholder, sent as written; here it is {{ env.TOKEN }} for a secret (or {{ vars.token }} with --set token=…)",
+    );
+  });
+
+  it('leaves JSON text, lone braces and dollars alone', async () => {
+    const body = '{"a":1,"b":{"c":[{}]},"d":"{x}","e":"$","f":"$.access_token","g":"{ .x }","h":"${ x }","i":"{{ env.API_KEY }}"}';
+    const url = "https://127.0.0.1:9/token?$filter=name%20eq%20%27a%27&$top=1&x={y}";
+    const result = await runCli(['validate', '--config-inline', config({ url, body })], { env: SECRET_ENV });
+    expectSuccess(result, `config from --config-inline is valid: POST ${url}\n`);
   });
 });

@@ -80,7 +80,7 @@ describe.concurrent('trusting the token API', () => {
     expectFailure(
       result,
       3,
-      `TLS handshake with ${api.url}/token failed: the server certificate is not signed by a trusted CA; set tls.caFile or tls.caData (UNABLE_TO_VERIFY_LEAF_SIGNATURE)`,
+      `TLS handshake with ${api.url}/token failed: the server certificate's issuer CN=ca is not among the trusted CAs (the system roots); set tls.caFile or tls.caData to that CA's certificate (UNABLE_TO_VERIFY_LEAF_SIGNATURE)`,
     );
     expect(api.requests).toHaveLength(0);
   });
@@ -91,8 +91,25 @@ describe.concurrent('trusting the token API', () => {
     expectFailure(
       result,
       3,
-      `TLS handshake with ${api.url}/token failed: the server certificate is not signed by a trusted CA; set tls.caFile or tls.caData (UNABLE_TO_VERIFY_LEAF_SIGNATURE)`,
+      `TLS handshake with ${api.url}/token failed: the server certificate's issuer CN=other-ca is not among the trusted CAs (the system roots and tls.caFile ${pki.ca.certFile}); put that CA's certificate in tls.caFile (UNABLE_TO_VERIFY_LEAF_SIGNATURE)`,
     );
+  });
+
+  it('names tls.caData and NODE_EXTRA_CA_CERTS among the trust it used, and the issuer none of them holds', async () => {
+    const api = await issueToken({ serverCert: pki.untrustedServer });
+    const withData = await run(basic(`${api.url}/token`, { tls: { caData: pki.ca.cert } }));
+    expectFailure(
+      withData,
+      3,
+      `TLS handshake with ${api.url}/token failed: the server certificate's issuer CN=other-ca is not among the trusted CAs (the system roots and tls.caData); put that CA's certificate in tls.caData (UNABLE_TO_VERIFY_LEAF_SIGNATURE)`,
+    );
+    const withExtra = await runCli(['--config-inline', provider(basic(`${api.url}/token`))], { env: { ...SECRET_ENV, NODE_EXTRA_CA_CERTS: pki.ca.certFile } });
+    expectFailure(
+      withExtra,
+      3,
+      `TLS handshake with ${api.url}/token failed: the server certificate's issuer CN=other-ca is not among the trusted CAs (the system roots with NODE_EXTRA_CA_CERTS ${pki.ca.certFile}); set tls.caFile or tls.caData to that CA's certificate (UNABLE_TO_VERIFY_LEAF_SIGNATURE)`,
+    );
+    expect(api.requests).toHaveLength(0);
   });
 
   it('fails with exit 3 on an expired certificate', async () => {

@@ -61,7 +61,7 @@ const cases: Case[] = [
   {
     name: 'a command close to none, listing the commands',
     args: (g: string) => ['login', '--config-inline', g],
-    message: 'unknown command "login"; the commands are get-token, validate, render, cache, kubeconfig, argocd-secret, completion (see --help)',
+    message: 'unknown command "login"; the commands are get-token, validate, render, cache, kubeconfig, argocd-secret, init, completion (see --help)',
   },
   {
     name: 'a misspelt flag, with the suggestion on the same line',
@@ -230,12 +230,19 @@ describe.concurrent('usage and config errors exit 2 before any request', () => {
     expectFailure(result, 2, message, allSecrets([SECRET.file]));
   });
 
-  it('reports the same template error from validate as from get-token', async () => {
-    const config = provider(basic(url, { headers: { Authorization: 'Bearer {{ env.API_KEY }}' } }));
+  it('names the unset env variable in the field under get-token, and every one with the way to check the rest under validate', async () => {
+    const config = provider(basic(url, { headers: { Authorization: 'Bearer {{ env.API_KEY }}', 'X-Other': '{{ env.OTHER_KEY }}' } }));
     const [validate, getToken] = await Promise.all([runCli(['validate', '--config-inline', config]), runCli(['--config-inline', config])]);
-    const message =
-      'webAPIProviderConfig.headers.Authorization: {{ env.API_KEY }}: env.API_KEY is not set (set it in the environment or the kubeconfig exec env, or give a default: env.API_KEY ?? "…")';
-    expectFailure(validate, 2, message);
-    expectFailure(getToken, 2, message);
+    expectFailure(
+      validate,
+      2,
+      'config from --config-inline reads env API_KEY, OTHER_KEY, not set here: the plugin needs them where it runs; validate sends nothing, so a dummy value checks the rest (API_KEY=dummy OTHER_KEY=dummy webapi-credential validate …)',
+    );
+    expectFailure(
+      getToken,
+      2,
+      'webAPIProviderConfig.headers.Authorization: {{ env.API_KEY }}: env.API_KEY is not set (set it in the environment or the kubeconfig exec env, or give a default: env.API_KEY ?? "…"); ' +
+        'webAPIProviderConfig.headers.X-Other: {{ env.OTHER_KEY }}: env.OTHER_KEY is not set (set it in the environment or the kubeconfig exec env, or give a default: env.OTHER_KEY ?? "…")',
+    );
   });
 });

@@ -101,7 +101,7 @@ describe.concurrent('slow and broken bodies', () => {
     const started = Date.now();
     const result = await call(config(`${api.url}/token`), ['--timeout', '1500ms']);
     const elapsed = Date.now() - started;
-    expectFailure(result, 3, `no complete answer from ${api.url}/token within the whole-call deadline (--timeout); 200 and part of the body had arrived`);
+    expectFailure(result, 3, `no complete answer from ${api.url}/token within --timeout 1500ms; 200 and part of the body had arrived`);
     expect(elapsed).toBeGreaterThanOrEqual(1400);
     expect(elapsed).toBeLessThan(5000);
   });
@@ -112,7 +112,7 @@ describe.concurrent('slow and broken bodies', () => {
     expectFailure(
       result,
       3,
-      `no complete answer from ${api.url}/token within 600 ms (timeout, request phase) after 2 attempts; 200 and part of the body had arrived`,
+      `no complete answer from ${api.url}/token within the per-attempt timeout 600ms (the config's timeout) after 2 attempts; 200 and part of the body had arrived`,
     );
     expect(api.requests).toHaveLength(2);
   });

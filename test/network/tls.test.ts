@@ -20,7 +20,7 @@ describe.concurrent('server certificates', () => {
     expectFailure(
       await call(config(`${api.url}/token`)),
       3,
-      `TLS handshake with ${api.url}/token failed: the server certificate is self-signed; set tls.caFile or tls.caData to trust it (DEPTH_ZERO_SELF_SIGNED_CERT)`,
+      `TLS handshake with ${api.url}/token failed: the server certificate is self-signed (CN=localhost), not among the trusted CAs (the system roots and tls.caFile ${pki.ca.certFile}); put it in tls.caFile (DEPTH_ZERO_SELF_SIGNED_CERT)`,
     );
     expect(api.requests).toHaveLength(0);
   });

@@ -1,0 +1,50 @@
+// `kubeconfig --merge`: the cluster, user and context written into an existing kubeconfig the way
+// `aws eks update-kubeconfig` does, through the yaml library's Document API rather than a re-dump,
+// so that every other entry keeps its place, its quoting and its comments. Entries of the same
+// names are replaced in place; a second merge of the same thing changes nothing.
+import { UsageError } from '../errors.js';
+
+type YamlModule = typeof import('yaml');
+
+interface MergeEntries {
+  name: string;
+  cluster: Record<string, unknown>;
+  user: Record<string, unknown>;
+  context: Record<string, unknown>;
+}
+
+const SECTIONS = [
+  ['clusters', 'cluster'],
+  ['users', 'user'],
+  ['contexts', 'context'],
+] as const;
+
+/** The text of `existing` (undefined: no file yet) with the entries merged; `use` sets current-context. */
+export function mergeKubeconfig(YAML: YamlModule, existing: string | undefined, entries: MergeEntries, use: boolean, where: string): string {
+  const fresh = existing === undefined || existing.trim() === '';
+  const doc = fresh
+    ? new YAML.Document({ apiVersion: 'v1', kind: 'Config', clusters: [], users: [], contexts: [], 'current-context': '' })
+    : YAML.parseDocument(existing, { keepSourceTokens: false });
+  if (doc.errors.length > 0) throw new UsageError('KUBECONFIG_INVALID', `${where} is not valid YAML (${doc.errors[0]!.message.split('\n')[0]}); fix it or choose another file with --merge <file>`);
+  if (!fresh && !YAML.isMap(doc.contents)) throw new UsageError('KUBECONFIG_INVALID', `${where} is not a kubeconfig (not a mapping); fix it or choose another file with --merge <file>`);
+  for (const [section, field] of SECTIONS) {
+    let list = doc.get(section, true);
+    if (list === undefined || list === null || (YAML.isScalar(list) && list.value === null)) {
+      doc.set(section, doc.createNode([]));
+      list = doc.get(section, true);
+    }
+    if (!YAML.isSeq(list)) throw new UsageError('KUBECONFIG_INVALID', `${where}: ${section} is not a list; fix it or choose another file with --merge <file>`);
+    const node = doc.createNode({ name: entries.name, [field]: entries[field] });
+    const at = list.items.findIndex((item) => YAML.isMap(item) && item.get('name') === entries.name);
+    if (at >= 0) {
+      // The comment above a replaced entry stays with it.
+      const old = list.items[at] as { commentBefore?: string | null };
+      if (old.commentBefore) node.commentBefore = old.commentBefore;
+      list.items[at] = node;
+    } else list.items.push(node);
+  }
+  if (use) doc.set('current-context', entries.name);
+  // kubectl writes lists flush with their key; keep whichever way the file has them.
+  const indentSeq = fresh ? false : !/^[A-Za-z-]+:[ \t]*\n-[ \t]/m.test(existing);
+  return doc.toString({ indentSeq, lineWidth: 0 });
+}

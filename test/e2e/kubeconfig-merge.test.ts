@@ -1,0 +1,166 @@
+// End to end: `webapi-credential kubeconfig --merge` writes the cluster, user and context into the
+// kubeconfig kubectl reads (the first path of $KUBECONFIG, else ~/.kube/config), keeping every other
+// entry and comment, and the real kubectl 1.33 reads the result: `kubectl config view`, then
+// `kubectl get ns` through the apiserver stand-in, with the plugin's --cache on by default.
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startApiServer, type ApiServer } from '../helpers/apiserver.js';
+import { BIN_SCRIPT, PINNED_NODE, ROOT, leaks, runCli } from '../helpers/cli.js';
+import { TRUST_TEST_CA } from '../helpers/examples.js';
+import { KUBECTL_1_33, requireKubectl } from '../helpers/kubectl.js';
+import { describeWith } from '../helpers/tools.js';
+import { keycloak } from '../helpers/provider-apis.js';
+import { startTokenApi, type TokenApi } from '../helpers/token-api.js';
+
+const SECRET = 'merge-client-secret-3Rw';
+const CONFIG = `${ROOT}examples/keycloak/config-client-secret-post.yaml`;
+const PREFIX = 'webapi-credential: ';
+const NOTE = `${PREFIX}note: kubectl must pass CLIENT_SECRET to the plugin: export it where kubectl runs, or add users[].user.exec.env entries\n`;
+const issued: string[] = [];
+let tokenApi: TokenApi;
+let apiserver: ApiServer;
+
+beforeAll(async () => {
+  tokenApi = await startTokenApi(keycloak({ realm: 'platform', clientId: 'kubectl', clientSecret: SECRET }, issued));
+  apiserver = await startApiServer({ accepts: (token) => (issued.includes(token) ? 'service-account-kubectl' : undefined) });
+});
+
+afterAll(async () => {
+  await Promise.all([tokenApi?.close(), apiserver?.close()]);
+});
+
+/** A directory holding `webapi-credential` as installed (see kubeconfig-command.test.ts). */
+function installed(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-path-'));
+  const binary = process.env['WEBAPI_CREDENTIAL_BIN'];
+  symlinkSync(binary ?? BIN_SCRIPT, join(dir, 'webapi-credential'));
+  if (!binary) symlinkSync(PINNED_NODE, join(dir, 'node'));
+  return dir;
+}
+const PATH = `${installed()}:${process.env['PATH'] ?? '/usr/bin:/bin'}`;
+
+function kubectl(env: Record<string, string>, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(requireKubectl(KUBECTL_1_33), args, { env: { PATH, CLIENT_SECRET: SECRET, ...TRUST_TEST_CA, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+// What a person's kubeconfig holds already: a comment, another cluster, and an entry named like ours.
+const EXISTING = `# my clusters, by hand
+apiVersion: v1
+kind: Config
+clusters:
+- cluster:
+    server: https://other.example:6443 # the other one
+  name: other
+- cluster:
+    server: https://stale.example
+  name: e2e
+contexts:
+- context:
+    cluster: other
+    user: other
+  name: other
+current-context: other
+preferences: {}
+users:
+- name: other
+  user:
+    token: other-static-token
+`;
+
+describeWith(KUBECTL_1_33)('kubeconfig --merge, read by the real kubectl 1.33', () => {
+  const sets = () => ['--set', `issuer=${tokenApi.url}/realms/platform`, '--set', 'clientId=kubectl'];
+  const merge = (env: Record<string, string>, ...flags: string[]) =>
+    runCli(['kubeconfig', '--server', apiserver.url, '--ca-file', apiserver.caFile, '--name', 'e2e', '--config', CONFIG, ...sets(), '--merge', ...flags], { env });
+
+  it('merges into the first path of $KUBECONFIG, keeps the rest, and kubectl get ns works through the plugin and its cache', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
+    const home = join(dir, 'home');
+    const first = join(dir, 'config');
+    const second = join(dir, 'second');
+    writeFileSync(first, EXISTING, { mode: 0o644 });
+    const env = { HOME: home, KUBECONFIG: `${first}:${second}` };
+
+    const result = await merge(env, '--use');
+    expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `${NOTE}${PREFIX}wrote cluster, user and context e2e to ${first}; current-context is e2e\n`,
+    });
+    const text = readFileSync(first, 'utf8');
+    expect(statSync(first).mode & 0o777).toBe(0o600);
+    // (kubectl config view sorts entries by name; the file keeps its order, checked above.)
+    // Everything not ours is there as it was: the comments, the other entries, their order.
+    for (const line of ['# my clusters, by hand', '    server: https://other.example:6443 # the other one', '    token: other-static-token', 'preferences: {}']) expect(text).toContain(`${line}\n`);
+    expect(text).not.toContain('stale.example');
+    expect(text.indexOf('name: other')).toBeLessThan(text.indexOf('name: e2e'));
+
+    const view = await kubectl(env, ['config', 'view', '-o', 'json']);
+    expect(view.code, view.stderr).toBe(0);
+    const config = JSON.parse(view.stdout) as { 'current-context': string; clusters: Array<{ name: string; cluster: { server: string } }>; contexts: Array<{ name: string }>; users: Array<{ name: string; user: { exec?: { args: string[] } } }> };
+    expect({
+      current: config['current-context'],
+      clusters: config.clusters.map((c) => [c.name, c.cluster.server]),
+      contexts: config.contexts.map((c) => c.name),
+      users: config.users.map((u) => u.name),
+      args: config.users.find((u) => u.name === 'e2e')!.user.exec!.args,
+    }).toEqual({
+      current: 'e2e',
+      clusters: [['e2e', apiserver.url], ['other', 'https://other.example:6443']],
+      contexts: ['e2e', 'other'],
+      users: ['e2e', 'other'],
+      args: ['--config', CONFIG, ...sets(), '--cache'],
+    });
+
+    const before = issued.length;
+    for (let i = 0; i < 2; i++) {
+      const ns = await kubectl(env, ['get', 'ns']);
+      expect({ code: ns.code, stderr: ns.stderr }).toEqual({ code: 0, stderr: '' });
+      // The stand-in answers no Table: kubectl prints names and ages.
+      expect(ns.stdout.split('\n').map((line) => line.split(/\s+/)[0])).toEqual(['NAME', 'default', 'kube-system', '']);
+    }
+    // --cache, written by default: two kubectl commands, one token.
+    expect(issued.length - before).toBe(1);
+    expect(leaks(result, [SECRET])).toEqual([]);
+
+    // A second merge changes nothing; another name adds its entries and leaves current-context alone.
+    const again = await merge(env, '--use');
+    expect({ code: again.code, stderr: again.stderr }).toEqual({ code: 0, stderr: `${NOTE}${PREFIX}unchanged: cluster, user and context e2e in ${first}; current-context is e2e\n` });
+    expect(readFileSync(first, 'utf8')).toBe(text);
+    const other = await runCli(['kubeconfig', '--server', apiserver.url, '--name', 'staging', '--config', CONFIG, ...sets(), '--merge'], { env });
+    expect({ code: other.code, stderr: other.stderr }).toEqual({ code: 0, stderr: `${NOTE}${PREFIX}wrote cluster, user and context staging to ${first}; kubectl --context staging uses them (or --use makes it current)\n` });
+    const after = readFileSync(first, 'utf8');
+    expect(after.startsWith(text.slice(0, text.indexOf('contexts:')))).toBe(true);
+    expect((await kubectl(env, ['config', 'current-context'])).stdout).toBe('e2e\n');
+  });
+
+  it('without $KUBECONFIG creates ~/.kube/config (mode 0600), and an explicit file wins over both', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
+    const home = join(dir, 'home');
+    const result = await merge({ HOME: home }, '--use');
+    const path = join(home, '.kube', 'config');
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: `${NOTE}${PREFIX}wrote cluster, user and context e2e to ${path}; current-context is e2e\n` });
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const ns = await kubectl({ HOME: home }, ['get', 'ns', '-o', 'name']);
+    expect({ code: ns.code, stdout: ns.stdout }).toEqual({ code: 0, stdout: 'namespace/default\nnamespace/kube-system\n' });
+
+    mkdirSync(join(dir, 'elsewhere'));
+    const explicit = join(dir, 'elsewhere', 'kubeconfig');
+    const written = await runCli(['kubeconfig', '--server', apiserver.url, '--name', 'e2e', '--config', CONFIG, ...sets(), '--merge', explicit], { env: { HOME: home, KUBECONFIG: path } });
+    expect({ code: written.code, stderr: written.stderr }).toEqual({ code: 0, stderr: `${NOTE}${PREFIX}wrote cluster, user and context e2e to ${explicit}; kubectl --context e2e uses them (or --use makes it current)\n` });
+  });
+});

@@ -1,0 +1,97 @@
+// `webapi-credential init`: the providers are the directories of examples/ (their config-<variant>
+// files as <provider>/<variant>), embedded in the build; each config's header names the env
+// variables and --set values it needs, and what init prints, filled in with --set, validates with
+// that env set, exactly as the example file does.
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { EXAMPLES_DIR, scratchFile } from '../helpers/examples.js';
+import { serviceAccountKey } from '../helpers/google-apis.js';
+import { expectFailure } from '../helpers/integration.js';
+import { selfSignedRsa } from '../helpers/pki.js';
+
+const TOKEN_FILE = scratchFile('dummy-token', 'dummy-token\n');
+const GOOGLE_KEY_FILE = scratchFile('google-key.json', JSON.stringify(serviceAccountKey('argocd@acme-prod.iam.gserviceaccount.com').fields));
+const KEY = selfSignedRsa('init');
+const SECRET = 'init-dummy-secret-8Qw';
+
+/** provider -> [the env its header names, the --set values init fills in]. */
+const CASES: Record<string, [Record<string, string>, string[]]> = {
+  'azure-ad': [{ AZURE_CLIENT_SECRET: SECRET }, ['tenantId=contoso.onmicrosoft.com', 'clientId=argocd']],
+  'entra-id-certificate': [{}, ['tenantId=contoso.onmicrosoft.com', 'clientId=argocd', `keyFile=${KEY.keyFile}`, `certFile=${KEY.certFile}`]],
+  'google-service-account': [{ GOOGLE_APPLICATION_CREDENTIALS: GOOGLE_KEY_FILE }, []],
+  'google-workload-identity': [{}, ['projectNumber=123456789012', 'poolId=argocd', 'providerId=prod', 'serviceAccount=argocd@acme-prod.iam.gserviceaccount.com', `subjectTokenFile=${TOKEN_FILE}`]],
+  keycloak: [{ CLIENT_SECRET: SECRET }, ['issuer=https://keycloak.example.com/realms/platform', 'clientId=argocd']],
+  'keycloak/client-secret-post': [{ CLIENT_SECRET: SECRET }, ['issuer=https://keycloak.example.com/realms/platform', 'clientId=argocd']],
+  'keycloak/private-key-jwt': [{}, ['issuer=https://keycloak.example.com/realms/platform', 'clientId=argocd', `keyFile=${KEY.keyFile}`]],
+  pinniped: [{ PINNIPED_TOKEN: SECRET }, ['authenticator=corp-oidc', 'conciergeUrl=https://k8s.example.com']],
+  rancher: [{ RANCHER_PASSWORD: SECRET }, ['rancherUrl=https://rancher.example.com', 'username=argocd']],
+  'rfc8693-token-exchange': [{}, ['tokenUrl=https://sts.example.com/oauth2/token', 'audience=https://k8s.example.com', `subjectTokenFile=${TOKEN_FILE}`]],
+  upbound: [{ UPBOUND_TOKEN: SECRET }, ['org=acme']],
+  vault: [{ VAULT_TOKEN: SECRET }, ['vaultAddr=https://vault.example.com:8200', 'role=argocd', 'namespace=apps']],
+  'vault/kubernetes-auth': [{}, ['vaultAddr=https://vault.example.com:8200', 'role=argocd', 'namespace=apps', `tokenFile=${TOKEN_FILE}`]],
+};
+
+/** The providers as the directories of examples/ make them. */
+function providersOnDisk(): string[] {
+  return readdirSync(EXAMPLES_DIR, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && readdirSync(join(EXAMPLES_DIR, entry.name)).includes('config.yaml'))
+    .flatMap((entry) => readdirSync(join(EXAMPLES_DIR, entry.name)).flatMap((file) => {
+      const variant = /^config(?:-(.+))?\.yaml$/.exec(file);
+      return variant ? [variant[1] ? `${entry.name}/${variant[1]}` : entry.name] : [];
+    }))
+    .sort();
+}
+const exampleFile = (provider: string) => join(EXAMPLES_DIR, provider.includes('/') ? provider.replace('/', '/config-') + '.yaml' : `${provider}/config.yaml`);
+const sets = (pairs: string[]) => pairs.flatMap((pair) => ['--set', pair]);
+
+describe('webapi-credential init', () => {
+  it('lists every provider of examples/, and this test knows each', async () => {
+    const result = await runCli(['init']);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe('Providers (webapi-credential init <provider> prints its config; --set key=value fills in its vars):');
+    expect(lines.slice(1).map((line) => line.trim().split(/\s+/)[0]).sort()).toEqual(providersOnDisk());
+    expect(Object.keys(CASES).sort()).toEqual(providersOnDisk());
+  });
+
+  it.each(Object.keys(CASES))('init %s prints the example as it is, header and all', async (provider) => {
+    const result = await runCli(['init', provider]);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(result.stdout).toBe(readFileSync(exampleFile(provider), 'utf8').replace(/^# yaml-language-server: .*\n/, ''));
+  });
+
+  it.each(Object.entries(CASES))('init %s, filled in with --set, validates with the env its header names set, as the example does', async (provider, [env, pairs]) => {
+    const printed = await runCli(['init', provider, ...sets(pairs)]);
+    expect({ code: printed.code, stderr: printed.stderr }).toEqual({ code: 0, stderr: '' });
+    const header = printed.stdout.slice(0, printed.stdout.indexOf('\nwebAPIProviderConfig:'));
+    expect(header).toContain('# Needs:');
+    for (const name of Object.keys(env)) expect(header).toContain(`env ${name}`);
+    for (const pair of pairs) expect(header).toContain(`--set ${pair.slice(0, pair.indexOf('='))}=`);
+    const file = scratchFile('init.yaml', printed.stdout);
+    const mine = await runCli(['validate', '--config', file], { env });
+    const example = await runCli(['validate', '--config', exampleFile(provider), ...sets(pairs)], { env });
+    expect({ code: mine.code, stderr: mine.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(mine.stdout.replace(file, '<file>')).toBe(example.stdout.replace(exampleFile(provider), '<file>'));
+    expect(`${mine.stdout}${mine.stderr}${printed.stdout}`).not.toContain(SECRET);
+  });
+
+  it('writes a --set value as data: quotes and braces stay text, nothing of it is evaluated', async () => {
+    const value = "it's {{ env.CLIENT_SECRET }} ${X}";
+    const printed = await runCli(['init', 'keycloak/client-secret-post', '--set', 'issuer=https://kc.example/realms/r', '--set', `clientId=${value}`]);
+    expect(printed.code).toBe(0);
+    const rendered = await runCli(['render', '--config', scratchFile('init.yaml', printed.stdout)], { env: { CLIENT_SECRET: SECRET } });
+    expect({ code: rendered.code, stderr: rendered.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(rendered.stdout).toContain(`client_id=${new URLSearchParams({ v: value }).toString().slice(2)}&`);
+    expect(rendered.stdout).not.toContain(SECRET);
+  });
+
+  it.each([
+    [['init', 'upbund'], 'no provider "upbund" (did you mean upbound?); the providers are azure-ad, entra-id-certificate, google-service-account, google-workload-identity, keycloak, keycloak/client-secret-post, keycloak/private-key-jwt, pinniped, rancher, rfc8693-token-exchange, upbound, vault, vault/kubernetes-auth'],
+    [['init', 'upbound', '--set', 'organisation=acme'], '--set organisation: the upbound config reads no vars.organisation; it reads authUrl, org'],
+    [['init', 'upbound', '--set', 'org'], '--set "org": expected key=value with a key of letters, digits, _ or -'],
+  ])('%j is exit 2', async (args, message) => {
+    expectFailure(await runCli(args), 2, message);
+  });
+});

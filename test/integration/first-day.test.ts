@@ -1,0 +1,119 @@
+// What a newcomer meets on the first day (issue 18): an env value argocd-secret left as its
+// placeholder, a command without its subcommand, a token API that never answers, env variables
+// validate needs. Each as a process: exit code, the one line, no secret anywhere.
+import { lchownSync, lstatSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import YAML from 'yaml';
+import { PINNED_NODE, ROOT, baseEnv, leaks, runCli, runCommand } from '../helpers/cli.js';
+import { SECRET, SECRET_ENV, basic, expectFailure, provider, tokenApis } from '../helpers/integration.js';
+import { makePki } from '../helpers/pki.js';
+import { json } from '../helpers/token-api.js';
+
+const start = tokenApis();
+
+describe('an env value still holding the placeholder argocd-secret wrote', () => {
+  it('is exit 2 naming the variable, before any request', async () => {
+    const api = await start((_request, response) => json(response, 200, { access_token: SECRET.token }));
+    const sets = ['--set', `issuer=${api.url}/realms/r`, '--set', 'clientId=argocd'];
+    const generated = await runCli(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'p', '--config', 'examples/keycloak/config.yaml', ...sets]);
+    expect(generated.code).toBe(0);
+    const secret = YAML.parse(generated.stdout) as { stringData: { config: string } };
+    const exec = (JSON.parse(secret.stringData.config) as { execProviderConfig: { args: string[]; env: Record<string, string> } }).execProviderConfig;
+    expect(exec.env).toEqual({ CLIENT_SECRET: '<CLIENT_SECRET>' });
+    for (const command of [[], ['validate'], ['render']]) {
+      const result = await runCli([...command, ...exec.args], { env: exec.env });
+      expectFailure(result, 2, 'env.CLIENT_SECRET still holds the placeholder <CLIENT_SECRET> that argocd-secret wrote; put the real value in the cluster secret');
+    }
+    expect(api.requests).toHaveLength(0);
+  });
+
+  it('names every such variable a template reads, and only those', async () => {
+    const config = provider(basic('https://127.0.0.1:9/token', { headers: { A: '{{ env.API_KEY }}', B: '{{ env.OTHER ?? "x" }}' } }));
+    const result = await runCli(['validate', '--config-inline', config], { env: { API_KEY: '<API_KEY>', OTHER: '<OTHER>', UNREAD: '<UNREAD>' } });
+    expectFailure(
+      result,
+      2,
+      'env.API_KEY still holds the placeholder <API_KEY> that argocd-secret wrote; put the real value in the cluster secret; ' +
+        'env.OTHER still holds the placeholder <OTHER> that argocd-secret wrote; put the real value in the cluster secret',
+    );
+  });
+
+  it('a value that merely looks like one is sent', async () => {
+    const api = await start((_request, response) => json(response, 200, { access_token: SECRET.token }));
+    const config = provider(basic(`${api.url}/token`, { headers: { A: '{{ env.API_KEY }}' }, tls: { caFile: makePki().ca.certFile } }));
+    const result = await runCli(['--config-inline', config, '-o', 'token'], { env: { ...SECRET_ENV, API_KEY: '<OTHER_NAME>' } });
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: `${SECRET.token}\n` });
+    expect(api.requests[0]!.headers['a']).toBe('<OTHER_NAME>');
+  });
+});
+
+describe('a command without its subcommand, or with an unknown one', () => {
+  it.each([
+    [['cache'], 'cache needs a subcommand: clear (see cache --help)'],
+    [['cache', 'foo'], 'cache has no subcommand "foo"; it takes clear (see cache --help)'],
+    [['completion'], 'completion needs a shell: bash, zsh, fish, powershell (see completion --help)'],
+    [['completion', 'tcsh'], "command-argument value 'tcsh' is invalid for argument 'shell'. Allowed choices are bash, zsh, fish, powershell. (see --help)"],
+    [['cache', 'clear', 'extra'], "too many arguments for 'clear'. Expected 0 arguments but got 1. (see --help)"],
+  ])('%j is exit 2 listing what it takes', async (args, message) => {
+    expectFailure(await runCli(args, { env: SECRET_ENV }), 2, message);
+  });
+});
+
+describe('npm run demo', () => {
+  it('writes basicAuth(), and its secret holding + and : gets a credential without being shown', async () => {
+    const result = await runCommand(PINNED_NODE, [`${ROOT}scripts/demo.mjs`], baseEnv());
+    expect({ code: result.code, stdout: JSON.parse(result.stdout) as unknown }).toEqual({
+      code: 0,
+      stdout: { apiVersion: 'client.authentication.k8s.io/v1beta1', kind: 'ExecCredential', status: { token: 'demo-token-for-kubernetes', expirationTimestamp: expect.any(String) } },
+    });
+    expect(result.stderr).toContain('Authorization: "{{ basicAuth(env.CLIENT_ID, env.CLIENT_SECRET) }}"');
+    expect(leaks(result, ['s3cr3t+demo:value', Buffer.from('demo-client:s3cr3t%2Bdemo%3Avalue').toString('base64')])).toEqual([]);
+  });
+});
+
+describe('kubeconfig --merge refuses what it cannot merge, and leaves the file alone', () => {
+  const args = ['kubeconfig', '--server', 'https://k8s.example.com', '--name', 'prod', '--config', 'examples/keycloak/config.yaml', '--set', 'issuer=https://kc/realms/r', '--set', 'clientId=c'];
+
+  it('--use without --merge is exit 2', async () => {
+    expectFailure(await runCli([...args, '--use'], { env: SECRET_ENV }), 2, '--use sets current-context of the kubeconfig --merge writes: add --merge');
+  });
+
+  it.each([
+    ['not YAML', 'clusters: [\n', /^\S+ is not valid YAML \(.+\); fix it or choose another file with --merge <file>$/],
+    ['a list where a kubeconfig is a mapping', '- a\n- b\n', /^\S+ is not a kubeconfig \(not a mapping\); fix it or choose another file with --merge <file>$/],
+    ['clusters that are not a list', 'clusters: {a: 1}\n', /^\S+: clusters is not a list; fix it or choose another file with --merge <file>$/],
+  ])('a file holding %s is exit 2, unchanged', async (_what, text, message) => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
+    const path = join(dir, 'config');
+    writeFileSync(path, text);
+    expectFailure(await runCli([...args, '--merge', path], { env: SECRET_ENV }), 2, message);
+    expect(readFileSync(path, 'utf8')).toBe(text);
+    expect(readdirSync(dir)).toEqual(['config']);
+  });
+
+  // Only root can give a link another owner; elsewhere this case cannot be set up.
+  it.runIf(process.getuid?.() === 0)('a symbolic link another user planted is not written through', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
+    writeFileSync(join(dir, 'victim'), 'not a kubeconfig, keep me\n');
+    symlinkSync(join(dir, 'victim'), join(dir, 'link'));
+    lchownSync(join(dir, 'link'), 4242, 4242);
+    expectFailure(
+      await runCli([...args, '--merge', join(dir, 'link')], { env: SECRET_ENV }),
+      2,
+      `${join(dir, 'link')} is a symbolic link owned by uid 4242, not by you; refusing to write through it: choose another file with --merge <file>`,
+    );
+    expect(readFileSync(join(dir, 'victim'), 'utf8')).toBe('not a kubeconfig, keep me\n');
+  });
+
+  it('a kubeconfig that is a symbolic link stays one: the file it points at is written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
+    writeFileSync(join(dir, 'real'), 'apiVersion: v1\nkind: Config\n');
+    symlinkSync(join(dir, 'real'), join(dir, 'link'));
+    const result = await runCli([...args, '--merge', join(dir, 'link')], { env: SECRET_ENV });
+    expect(result.code).toBe(0);
+    expect(lstatSync(join(dir, 'link')).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(dir, 'real'), 'utf8')).toContain('name: prod');
+  });
+});

@@ -45,6 +45,20 @@ function realDeps(): CliDeps {
     },
     version: typeof __VERSION__ === 'string' ? __VERSION__ : '0.0.0-dev',
     cwd: () => process.cwd(),
+    isExecutable: (path) => {
+      try {
+        fs.accessSync(path, fs.constants.X_OK);
+        return fs.statSync(path).isFile();
+      } catch {
+        return false;
+      }
+    },
+    commandVersion: (path, env) =>
+      new Promise((resolve) => {
+        // Loaded by doctor only.
+        const { execFile } = process.getBuiltinModule('node:child_process');
+        execFile(path, ['--version'], { env, timeout: 10_000, maxBuffer: 4096, windowsHide: true }, (error, stdout) => resolve(error ? undefined : String(stdout).trim()));
+      }),
     redactor: new Redactor(),
     cache: {
       fs,

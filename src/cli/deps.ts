@@ -7,4 +7,8 @@ export interface CliDeps extends Omit<Deps, 'trace' | 'warn'> {
   stderr: (text: string) => void;
   /** The current directory: `kubeconfig` writes the config's absolute path. */
   cwd?: () => string;
+  /** doctor: whether `path` is an executable regular file (as kubectl finds an exec command). */
+  isExecutable?: (path: string) => boolean;
+  /** doctor: what `path --version` prints (trimmed) with `env`, or undefined when it does not run. */
+  commandVersion?: (path: string, env: Record<string, string | undefined>) => Promise<string | undefined>;
 }

@@ -32,6 +32,11 @@ export const EXAMPLES: Record<string, string[]> = {
     'webapi-credential argocd-secret --server https://k8s.example.com --name prod --config provider.yaml > cluster-secret.yaml',
     'webapi-credential argocd-secret --server https://k8s.example.com --name prod --config provider.yaml --embed-config   # Argo CD >= 3.5',
   ],
+  doctor: [
+    'webapi-credential doctor --config provider.yaml --server https://k8s.example.com --ca-file ca.crt',
+    'webapi-credential doctor --kubeconfig ~/.kube/config --context prod   # the exec entry as kubectl runs it',
+    'webapi-credential doctor --argocd-secret cluster-secret.yaml -o json',
+  ],
   completion: [
     'source <(webapi-credential completion bash)               # in ~/.bashrc',
     'webapi-credential completion zsh > "${fpath[1]}/_webapi-credential"',

@@ -4,7 +4,7 @@ import { Argument, Command, CommanderError, Option } from 'commander';
 import type { ExitCode } from '../errors.js';
 import { reportFailure, reporter } from './report.js';
 import type { CliDeps } from './deps.js';
-import { GET_TOKEN_FLAGS, flagSyntax, getTokenFlags, requestFlags, type Flag, type ParsedFlags } from './flags.js';
+import { DOCTOR_FLAGS, GET_TOKEN_FLAGS, doctorFlags, flagSyntax, getTokenFlags, requestFlags, type Flag, type ParsedFlags } from './flags.js';
 import type { Deps } from '../use-case/deps.js';
 import { getToken } from '../use-case/get-token.js';
 import { render, validate } from '../use-case/inspect.js';
@@ -97,6 +97,15 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
       const flags: ArgoCdSecretFlags = { ...manifestFlags(options), namespace: options.namespace, command: options.command };
       for (const note of await argoCdSecret(flags, useCaseDeps(options))) line(note);
     });
+  // doctor: every get-token flag but its -o (the report's format instead), and where to read the run.
+  addFlags(
+    program.command('doctor').description('walk the stages of a call (source, config, token API, credential, cache, cluster) and say which one breaks'),
+    [...GET_TOKEN_FLAGS.filter((flag) => flag.key !== 'output'), ...DOCTOR_FLAGS],
+  ).action(async (options: ParsedFlags) => {
+    const { doctor } = await import('./doctor.js');
+    const code = await doctor(doctorFlags(options), useCaseDeps(options), deps);
+    if (code !== 0) throw new DoctorExit(code);
+  });
   program
     .command('completion')
     .description('print the shell completion script')
@@ -122,7 +131,15 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
       line(`${error.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ')} (see --help)`);
       return 2;
     }
+    // doctor printed its report: its exit code is the failing stage's, with nothing more to say.
+    if (error instanceof DoctorExit) return error.code;
     return reportFailure(error, line, verbose);
+  }
+}
+
+class DoctorExit extends Error {
+  constructor(readonly code: ExitCode) {
+    super(`doctor: exit ${code}`);
   }
 }
 

@@ -14,6 +14,7 @@ import { Failure, MAX_REDIRECTS, TLS_HINTS, errorBodySummary, proxyTlsError, str
 import { chooseProxy, proxySecrets, showProxy, type ProxyChoice } from './proxy.js';
 import type { RenderedRequest, TlsMaterial } from './build.js';
 import { parseRetryAfter, RETRY_AFTER_CAP_MS, RETRY_STATUS_CODES, retryDelay } from './retry.js';
+import { watchExchange, type HttpObservation } from './observe-http.js';
 
 export interface HttpOptions {
   /** Per attempt, redirects included. */
@@ -32,6 +33,8 @@ export interface HttpOptions {
   redact: (text: string) => string;
   /** Registers a value that must never be shown: the password of a proxy URL. */
   secret?: (value: string) => void;
+  /** doctor: each exchange as it ends (request/observe-http.ts); absent on a normal call. */
+  observe?: (seen: HttpObservation) => void;
 }
 
 export interface HttpResponse {
@@ -150,7 +153,7 @@ function traceRetry(options: HttpOptions, attempt: number, started: number, fail
  * [...rootCertificates, ca] parses every root again (~10 ms); adding the CA to a context that
  * starts from the roots gives the context its own copy of the root store with the CA in it.
  */
-function makeSecureContext(tls: TlsMaterial): SecureContext {
+export function makeSecureContext(tls: TlsMaterial): SecureContext {
   const context = createSecureContext({
     ...(tls.cert !== undefined ? { cert: tls.cert } : {}),
     ...(tls.key !== undefined ? { key: tls.key } : {}),
@@ -261,7 +264,8 @@ function exchange(target: URL, method: string, headers: Record<string, string>, 
   const deadlineFirst = options.deadline <= attemptEnd;
   const wait = Math.min(Math.max((deadlineFirst ? options.deadline : attemptEnd) - options.now(), 1), MAX_TIMER_MS);
 
-  return new Promise<Answer>((resolve, reject) => {
+  const watcher = options.observe ? watchExchange(target, tls, options) : undefined;
+  const exchanged = new Promise<Answer>((resolve, reject) => {
     let response: IncomingMessage | undefined;
     let settled = false;
     const finish = (outcome: () => void) => {
@@ -294,6 +298,7 @@ function exchange(target: URL, method: string, headers: Record<string, string>, 
       reject(new Failure((error as NodeJS.ErrnoException).code ?? 'REQUEST', (error as Error).message, target, undefined, error));
       return;
     }
+    watcher?.attach(request);
     request.on('error', (error: NodeJS.ErrnoException & { statusCode?: number }) =>
       failWith(error.code ?? 'REQUEST', error.message, error, error.statusCode),
     );
@@ -319,6 +324,7 @@ function exchange(target: URL, method: string, headers: Record<string, string>, 
     });
     request.end(body);
   });
+  return watcher ? watcher.follow(exchanged) : exchanged;
 }
 
 function tooLarge(options: HttpOptions): ResponseError {

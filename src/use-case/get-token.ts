@@ -1,11 +1,12 @@
 // get-token: prepare -> cache? -> (steps -> request -> extract) -> ExecCredential on stdout.
 // Everything it touches arrives in `deps`; only main.ts builds the real ones.
 import { INSECURE_SKIP_VERIFY_WARNING, ResponseError, UsageError } from '../errors.js';
-import type { RequestConfig } from '../config/schema.js';
+import type { RequestConfig, StepConfig } from '../config/schema.js';
 import { formatExecCredential, type CredentialStatus } from '../credential/exec-credential.js';
 import { extractCredential, parseResponseBody } from '../credential/extract.js';
 import { describeRequest, renderRequest, requestRoot, type RenderedRequest } from '../request/build.js';
 import { runSteps } from '../request/steps.js';
+import type { HttpObservation } from '../request/observe-http.js';
 import { cached, defaultCacheDir, openCache } from '../cache/cache.js';
 import { entryKey, inputsKey, refKey } from '../cache/key.js';
 import { dependencyDigest, writeRef } from '../cache/ref.js';
@@ -14,7 +15,9 @@ import { prepare, type Prepared } from './prepare.js';
 
 export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> {
   const deadline = deps.now() + flags.timeoutMs;
+  const started = deps.now();
   const prepared = await prepare({ ...flags, strictHabits: true }, deps);
+  deps.observe?.({ stage: 'prepare', ms: deps.now() - started, prepared });
   const { config, request, apiVersion, refInputs, dependencies } = prepared;
   if (flags.output === 'token' && !config.paths.token) {
     throw new UsageError('OUTPUT_TOKEN', '--output token needs a tokenPath; this config yields a client certificate');
@@ -31,6 +34,7 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
     const ref = refKey(secret, { ...refInputs, version: deps.version, cacheFlag: flags.cache });
     const inputs = inputsKey(secret, { version: deps.version, document: prepared.document, vars: refInputs.vars, cluster: refInputs.cluster });
     const key = entryKey(secret, inputs, dependencyDigest(deps.env, dependencies.env, dependencies.files, deps.readFile));
+    deps.observe?.({ stage: 'cache', dir, key });
     status = await cached(dir, key, { deadline, timeoutMs: flags.timeoutMs }, fetch, cacheDeps);
     deps.redactor.add(status.token);
     deps.redactor.add(status.clientKeyData);
@@ -52,7 +56,13 @@ async function fetchCredential(prepared: Prepared, deadline: number, deps: Deps)
   const { config, paths, renderer, readFile } = prepared;
   const call = async (request: RenderedRequest, settings: RequestConfig) => {
     deps.trace(`request:\n${describeRequest(request)}`);
+    const observe = deps.observe;
+    const exchanges: HttpObservation[] = [];
+    const started = deps.now();
+    const label = settings === config ? 'main' : (settings as StepConfig).name;
+    const seen = (ok: boolean) => observe?.({ stage: 'send', label, ms: deps.now() - started, ok, exchanges });
     const response = await deps.send(request, {
+      ...(observe ? { observe: (seen: HttpObservation) => exchanges.push(seen) } : {}),
       timeoutMs: settings.timeoutMs,
       retryLimit: settings.retryLimit,
       maxResponseBytes: settings.maxResponseBytes,
@@ -66,7 +76,13 @@ async function fetchCredential(prepared: Prepared, deadline: number, deps: Deps)
       log: deps.trace,
       redact: (text) => deps.redactor.redact(text),
       secret: (value) => deps.redactor.add(value),
-    });
+    }).then(
+      (answer) => (seen(true), answer),
+      (error: unknown) => {
+        seen(false);
+        throw error;
+      },
+    );
     return parseResponseBody(response.body, response.contentType, response.bytes);
   };
 
@@ -93,8 +109,11 @@ async function fetchCredential(prepared: Prepared, deadline: number, deps: Deps)
     throw new ResponseError('RESPONSE_NOT_OBJECT', `the token API answered JSON ${document === null ? 'null' : typeof document}, expected an object`);
   }
   let status: CredentialStatus;
+  const extracting = deps.now();
   try {
-    ({ status } = extractCredential(document, config, paths.query, deps.now()));
+    let expiresAt: number | undefined;
+    ({ status, expiresAt } = extractCredential(document, config, paths.query, deps.now()));
+    deps.observe?.({ stage: 'extract', ms: deps.now() - extracting, status, expiresAt });
   } catch (error) {
     // A stack overflow or json-p3's recursion limit on a hostile answer: its fault, not ours.
     if (error instanceof RangeError) throw new ResponseError('RESPONSE_TOO_DEEP', 'the token API answered JSON nested too deeply to search; check the API and the paths');

@@ -4,7 +4,7 @@
 import { X509Certificate } from 'node:crypto';
 import type { ClientRequest, IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
-import type { DetailedPeerCertificate, TLSSocket } from 'node:tls';
+import { connect, type DetailedPeerCertificate, type TLSSocket } from 'node:tls';
 import type { TlsMaterial } from './build.js';
 
 export interface TlsPeer {
@@ -66,15 +66,41 @@ export function watchExchange(target: URL, tls: TlsMaterial, options: { now: () 
           options.observe?.(seen);
           return answer;
         },
-        (error: unknown) => {
+        async (error: unknown) => {
           seen.error = (error as { code?: string }).code ?? 'REQUEST';
-          // A refused certificate still shows who sent it.
           peer();
+          // A refused certificate is gone with its socket: who sent it, read in a handshake of its own.
+          if (!seen.tls && target.protocol === 'https:' && /CERT|SIGNATURE|ISSUER|SELF_SIGNED|ALTNAME/.test(seen.error)) {
+            const probed = await probePeer(target, tls);
+            if (probed) seen.tls = probed;
+          }
           options.observe?.(seen);
           throw error;
         },
       ),
   };
+}
+
+// The probe's handshake: long enough for a server that answered a moment ago.
+const PROBE_MS = 3_000;
+
+/**
+ * The certificate a server sends, from a handshake that trusts it without checking and sends
+ * nothing over it (no request, no credential): only after the client refused that certificate.
+ */
+function probePeer(target: URL, tls: TlsMaterial): Promise<TlsPeer | undefined> {
+  return new Promise((resolve) => {
+    const host = target.hostname.replace(/^\[|\]$/g, '');
+    const socket = connect({ host, port: Number(target.port || 443), servername: tls.serverName ?? host, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] });
+    const done = (peer: TlsPeer | undefined) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(peer);
+    };
+    const timer = setTimeout(() => done(undefined), PROBE_MS);
+    socket.once('secureConnect', () => done(describePeer(socket, tls)));
+    socket.once('error', () => done(undefined));
+  });
 }
 
 function describePeer(socket: TLSSocket, tls: TlsMaterial): TlsPeer | undefined {

@@ -1,0 +1,254 @@
+// `webapi-credential doctor` as a process against the stand-ins: a token API on the test CA and the
+// API server stand-in. Each stage fails in turn (exit code, that stage's line, no secret anywhere),
+// and every stage passes for a config, a kubeconfig the `kubeconfig` generator wrote and an Argo CD
+// secret `argocd-secret` wrote.
+import { mkdtempSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApiServer, type ApiServer, type ApiServerOptions } from '../helpers/apiserver.js';
+import { BIN_SCRIPT, PINNED_NODE, leaks, runCli, type CliResult } from '../helpers/cli.js';
+import { closedPort, writeTemp } from '../helpers/integration.js';
+import { makePki } from '../helpers/pki.js';
+import { fakeJwt, json, startTokenApi, type TokenApi } from '../helpers/token-api.js';
+
+const API_KEY = 'doctor-api-key-Hq27Xv';
+const NOW_S = Math.floor(Date.now() / 1000);
+const TOKEN = fakeJwt(NOW_S + 3600, { iss: 'https://issuer.doctor.test', sub: 'alice-sub', aud: 'kubernetes', iat: NOW_S, email: 'alice@example.test', groups: ['dev'] });
+const SECRETS = [API_KEY, TOKEN, TOKEN.split('.')[1]!, TOKEN.split('.')[2]!];
+const ALICE = { username: 'alice', uid: 'uid-alice-1', groups: ['dev', 'system:authenticated'] };
+const pki = makePki();
+
+let tokenApi: TokenApi;
+let untrusted: TokenApi;
+let apiserver: ApiServer;
+const servers: Array<{ close: () => Promise<void> }> = [];
+
+/** The token API: the key in x-api-key buys the JWT; /skewed answers with a Date five minutes old. */
+function tokenHandler(request: { path: string; headers: Record<string, string | string[] | undefined> }, response: Parameters<typeof json>[0]): void {
+  if (request.headers['x-api-key'] !== API_KEY) return json(response, 401, { error: 'invalid_client', error_description: 'client authentication failed' });
+  const headers: Record<string, string> = request.path === '/skewed' ? { date: new Date(Date.now() - 300_000).toUTCString() } : {};
+  json(response, 200, { access_token: TOKEN, expires_in: 3600, token_type: 'Bearer' }, headers);
+}
+
+async function apiServer(options: Omit<ApiServerOptions, 'accepts'> & { accepts?: ApiServerOptions['accepts'] } = {}): Promise<ApiServer> {
+  const server = await startApiServer({ accepts: (token) => (token === TOKEN ? ALICE : undefined), ...options });
+  servers.push(server);
+  return server;
+}
+
+beforeAll(async () => {
+  tokenApi = await startTokenApi(tokenHandler);
+  untrusted = await startTokenApi(tokenHandler, { serverCert: pki.untrustedServer });
+  apiserver = await apiServer();
+  servers.push(tokenApi, untrusted);
+});
+
+afterAll(async () => {
+  await Promise.all(servers.map((server) => server.close()));
+});
+
+function config(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    method: 'POST',
+    url: `${tokenApi.url}/token`,
+    headers: { 'x-api-key': '{{ env.API_KEY }}' },
+    tokenPath: '$.access_token',
+    expiresInPath: '$.expires_in',
+    tls: { caFile: pki.ca.certFile },
+    retry: { limit: 0 },
+    ...extra,
+  };
+}
+
+function configFile(extra: Record<string, unknown> = {}): string {
+  return writeTemp('doctor.json', JSON.stringify({ webAPIProviderConfig: config(extra) }));
+}
+
+function doctor(args: string[], env: Record<string, string | undefined> = { API_KEY }): Promise<CliResult> {
+  return runCli(['doctor', ...args], { env: { HOME: mkdtempSync(join(tmpdir(), 'webapi-credential-doctor-home-')), ...env } });
+}
+
+const cluster = (server: ApiServer = apiserver) => ['--server', server.url, '--ca-file', server.caFile];
+
+/** The line of `stage` in the text report. */
+function line(result: CliResult, stage: string): string {
+  return result.stdout.split('\n').find((l) => l.slice(2).startsWith(stage)) ?? `(no ${stage} line in ${JSON.stringify(result.stdout)})`;
+}
+
+function expectClean(result: CliResult): void {
+  expect(leaks(result, SECRETS)).toEqual([]);
+}
+
+/** A directory with `webapi-credential` as installed: the single binary, or the bin script beside the pinned Node. */
+function installed(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-path-'));
+  const binary = process.env['WEBAPI_CREDENTIAL_BIN'];
+  symlinkSync(binary ?? BIN_SCRIPT, join(dir, 'webapi-credential'));
+  if (!binary) symlinkSync(PINNED_NODE, join(dir, 'node'));
+  return dir;
+}
+const INSTALLED = installed();
+const SYSTEM_PATH = process.env['PATH'] ?? '/usr/bin:/bin';
+
+describe('doctor with a config', () => {
+  it('passes every stage and says who the cluster thinks the credential is', async () => {
+    const result = await doctor(['--config', configFile(), ...cluster()]);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines.map((l) => l.slice(0, 1))).toEqual(['✓', '✓', '✓', '✓', '–', '✓']);
+    expect(line(result, 'config')).toContain('env API_KEY set');
+    expect(line(result, 'token API')).toMatch(/POST https:\/\/localhost:\d+\/token: 200 in \d+ ms; TLS CN=localhost issued by CN=ca, expires \S+, verified by tls\.caFile /);
+    expect(line(result, 'credential')).toMatch(/token, JWT, \d+ characters: iss https:\/\/issuer\.doctor\.test, sub alice-sub, aud kubernetes, exp \S+, iat \S+; other claims: email, groups; expires at \S+ \(in 3600 s\), reported to kubectl as \S+; clock skew -?\d s/);
+    expect(line(result, 'cluster')).toContain(`${apiserver.url} (v1.33.0-standin): user alice (uid uid-alice-1), groups dev, system:authenticated (authentication.k8s.io/v1 SelfSubjectReview)`);
+    expectClean(result);
+  });
+
+  it('prints the same as one JSON document with -o json', async () => {
+    const result = await doctor(['--config', configFile(), ...cluster(), '-o', 'json']);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as { exitCode: number; stages: Array<{ name: string; result: string; details: Record<string, unknown> }> };
+    expect(report.exitCode).toBe(0);
+    expect(report.stages.map((s) => [s.name, s.result])).toEqual([
+      ['source', 'pass'],
+      ['config', 'pass'],
+      ['token API', 'pass'],
+      ['credential', 'pass'],
+      ['cache', 'skip'],
+      ['cluster', 'pass'],
+    ]);
+    expect(report.stages[5]!.details['user']).toEqual(ALICE);
+    expect((report.stages[3]!.details['token'] as { kind: string }).kind).toBe('JWT');
+    expectClean(result);
+  });
+
+  it('reports the cache entry it stored, with --cache', async () => {
+    const result = await doctor(['--config', configFile(), '--cache']);
+    expect(result.code).toBe(0);
+    expect(line(result, 'cache')).toMatch(/^✓ cache +.*: entry expires in \d+ s \(\S+\); no lock/);
+    expect(line(result, 'cluster')).toMatch(/^– cluster +no server known/);
+    expectClean(result);
+  });
+
+  it.each([
+    ['an env value is unset', () => ['--config', configFile()], {}, 2, 'config', /API_KEY/],
+    ['the token API is down', async () => ['--config', configFile({ url: `https://localhost:${await closedPort()}/token` })], { API_KEY }, 3, 'token API', /connection to https:\/\/localhost:\d+\/token refused/],
+    [
+      'the token API has a certificate of another CA',
+      () => ['--config', configFile({ url: `${untrusted.url}/token` })],
+      { API_KEY },
+      3,
+      'token API',
+      /TLS handshake .* failed: .*; note: the server sent CN=localhost issued by CN=other-ca; trusted were the system roots plus tls\.caFile \S+ca\.crt/,
+    ],
+    ['the token API refuses the client (401)', () => ['--config', configFile()], { API_KEY: 'wrong-key' }, 3, 'token API', /the token API answered 401 Unauthorized: .*invalid_client/],
+    ['tokenPath has a typo', () => ['--config', configFile({ tokenPath: '$.acces_token' })], { API_KEY }, 4, 'credential', /tokenPath \$\.acces_token matched nothing/],
+  ])('stops at the stage that fails when %s', async (_why, args, env, code, stage, message) => {
+    const result = await doctor(await args(), env);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code, stderr: '' });
+    expect(line(result, stage)).toMatch(new RegExp(`^✗ ${stage} `));
+    expect(line(result, stage)).toMatch(message);
+    // Every stage after it is skipped, and says why.
+    const after = result.stdout.trimEnd().split('\n').slice(result.stdout.split('\n').indexOf(line(result, stage)) + 1);
+    for (const skipped of after) expect(skipped).toMatch(new RegExp(`^– .*not run: ${stage} failed`));
+    expectClean(result);
+  });
+
+  it('fails the cluster stage with exit 3 when the cluster refuses the credential', async () => {
+    const refusing = await apiServer({ accepts: () => undefined });
+    const result = await doctor(['--config', configFile(), ...cluster(refusing)]);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 3, stderr: '' });
+    expect(line(result, 'cluster')).toMatch(/^✗ cluster +the cluster does not accept this credential \(401 Unauthorized from https:\/\/127\.0\.0\.1:\d+\/apis\/authentication\.k8s\.io\/v1\/selfsubjectreviews\): check that its audience, issuer and expiry/);
+    expect(line(result, 'credential')).toMatch(/^✓ credential/);
+    expectClean(result);
+  });
+
+  it('passes with a note when the API server has no SelfSubjectReview (404), and asks v1beta1 after v1', async () => {
+    const none = await apiServer({ selfSubjectReview: [] });
+    const result = await doctor(['--config', configFile(), ...cluster(none)]);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(line(result, 'cluster')).toMatch(/^✓ cluster .*the credential was not refused; .*note: the API server has no SelfSubjectReview \(older than 1\.28, or the API is disabled\)/);
+    expect(none.requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual([
+      'GET /version 200',
+      'POST /apis/authentication.k8s.io/v1/selfsubjectreviews 404',
+      'POST /apis/authentication.k8s.io/v1beta1/selfsubjectreviews 404',
+    ]);
+    const beta = await apiServer({ selfSubjectReview: ['v1beta1'] });
+    const older = await doctor(['--config', configFile(), ...cluster(beta)]);
+    expect(older.code).toBe(0);
+    expect(line(older, 'cluster')).toContain('user alice (uid uid-alice-1), groups dev, system:authenticated (authentication.k8s.io/v1beta1 SelfSubjectReview)');
+    expectClean(result);
+    expectClean(older);
+  });
+
+  it('warns when the token API clock and this one are minutes apart (its Date header)', async () => {
+    const result = await doctor(['--config', configFile({ url: `${tokenApi.url}/skewed` }), ...cluster()]);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(line(result, 'credential')).toMatch(/^✓ credential .*; warning: this machine's clock is 30\d s ahead of the token API's \(its Date header\); client-go trusts the local clock/);
+    expectClean(result);
+  });
+
+  it('fails the source stage when no config is given', async () => {
+    const result = await doctor([]);
+    expect(result.code).toBe(2);
+    expect(line(result, 'source')).toMatch(/^✗ source +no config: pass --config/);
+    expectClean(result);
+  });
+});
+
+describe('doctor with what the generators wrote', () => {
+  async function generated(command: 'kubeconfig' | 'argocd-secret', extra: string[] = []): Promise<string> {
+    const args = [command, '--server', apiserver.url, '--ca-file', apiserver.caFile, '--config', configFile(), '--name', 'doctor', ...extra];
+    const printed = await runCli(args, { env: {} });
+    expect(printed.code, printed.stderr).toBe(0);
+    return printed.stdout;
+  }
+
+  it('passes every stage for a kubeconfig from `kubeconfig`, the command found on the PATH', async () => {
+    const kubeconfig = writeTemp('kubeconfig.yaml', await generated('kubeconfig', ['--cache']));
+    const result = await doctor(['--kubeconfig', kubeconfig], { API_KEY, PATH: `${INSTALLED}:${SYSTEM_PATH}` });
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(result.stdout.trimEnd().split('\n').map((l) => l.slice(0, 1))).toEqual(['✓', '✓', '✓', '✓', '✓', '✓']);
+    expect(line(result, 'source')).toMatch(
+      new RegExp(`^✓ source +kubeconfig ${kubeconfig}, context doctor \\(user doctor\\): runs ${INSTALLED}/webapi-credential \\(version [^)]+\\); apiVersion client.authentication.k8s.io/v1; args --config --cache; env \\(none\\); provideClusterInfo false; interactiveMode Never`),
+    );
+    expect(line(result, 'cache')).toMatch(/entry expires in \d+ s/);
+    expect(line(result, 'cluster')).toContain('user alice (uid uid-alice-1)');
+    expectClean(result);
+  });
+
+  it('passes for a kubeconfig with the config embedded (provideClusterInfo)', async () => {
+    const kubeconfig = writeTemp('kubeconfig.yaml', await generated('kubeconfig', ['--embed-config']));
+    const result = await doctor(['--kubeconfig', kubeconfig, '--context', 'doctor'], { API_KEY, PATH: `${INSTALLED}:${SYSTEM_PATH}` });
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(line(result, 'source')).toMatch(/args --config-from-cluster( --cache)?; env \(none\); provideClusterInfo true;/);
+    expect(line(result, 'config')).toContain('KUBERNETES_EXEC_INFO spec.cluster.config');
+    expectClean(result);
+  });
+
+  it('fails the source stage with exit 2 when the command is not on the PATH', async () => {
+    const kubeconfig = writeTemp('kubeconfig.yaml', await generated('kubeconfig'));
+    const result = await doctor(['--kubeconfig', kubeconfig], { API_KEY, PATH: '/usr/bin:/bin' });
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 2, stderr: '' });
+    expect(line(result, 'source')).toMatch(/^✗ source +kubeconfig \S+, context doctor \(user doctor\): webapi-credential is not on the PATH: install it in a directory of the PATH, or set exec\.command to its absolute path$/);
+    expectClean(result);
+  });
+
+  it('passes every stage for an Argo CD secret from `argocd-secret` once its placeholder holds the value', async () => {
+    const secret = (await generated('argocd-secret')).replace('<API_KEY>', API_KEY);
+    const result = await doctor(['--argocd-secret', writeTemp('secret.yaml', secret)], {});
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(line(result, 'source')).toMatch(/^✓ source +Argo CD secret \S+ \(cluster doctor\): runs \/custom-tools\/webapi-credential; apiVersion client.authentication.k8s.io\/v1beta1; args --config-inline; env API_KEY; .*note: \/custom-tools\/webapi-credential is a path in the Argo CD containers/);
+    expect(line(result, 'cluster')).toContain('user alice');
+    expectClean(result);
+  });
+
+  it('fails the source stage with exit 2 when the Argo CD secret still holds its placeholder', async () => {
+    const result = await doctor(['--argocd-secret', writeTemp('secret.yaml', await generated('argocd-secret'))], {});
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 2, stderr: '' });
+    expect(line(result, 'source')).toBe(
+      '✗ source      env.API_KEY still holds the placeholder <API_KEY> that argocd-secret wrote; put the real value in the cluster secret',
+    );
+    expectClean(result);
+  });
+});

@@ -45,6 +45,10 @@ function realDeps(): CliDeps {
     },
     version: typeof __VERSION__ === 'string' ? __VERSION__ : '0.0.0-dev',
     cwd: () => process.cwd(),
+    whoAmI: async (target, credential, options) => {
+      const { whoAmI } = await import('./request/cluster.js');
+      return whoAmI(target, credential, options);
+    },
     isExecutable: (path) => {
       try {
         fs.accessSync(path, fs.constants.X_OK);

@@ -2,6 +2,8 @@
 // object literals. Its own module so that the fast path, the plain get-token form and the commander
 // program share it without importing one another.
 import type { Deps } from '../use-case/deps.js';
+import type { ClusterOutcome, ClusterTarget } from '../request/cluster.js';
+import type { CredentialStatus } from '../credential/exec-credential.js';
 
 export interface CliDeps extends Omit<Deps, 'trace' | 'warn'> {
   stderr: (text: string) => void;
@@ -11,4 +13,6 @@ export interface CliDeps extends Omit<Deps, 'trace' | 'warn'> {
   isExecutable?: (path: string) => boolean;
   /** doctor: what `path --version` prints (trimmed) with `env`, or undefined when it does not run. */
   commandVersion?: (path: string, env: Record<string, string | undefined>) => Promise<string | undefined>;
+  /** doctor: the cluster client (request/cluster.ts), loaded by main.ts when doctor asks. */
+  whoAmI?: (target: ClusterTarget, credential: CredentialStatus, options: { deadline: number; now: () => number }) => Promise<ClusterOutcome>;
 }

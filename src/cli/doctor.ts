@@ -6,31 +6,21 @@ import { delimiter, isAbsolute, join } from 'node:path';
 import { CredentialError, readProblem, UsageError, type ExitCode } from '../errors.js';
 import { selectSource } from '../config/load.js';
 import { readExecInfo, type CredentialStatus } from '../credential/exec-credential.js';
-import type { Deps, GetTokenFlags } from '../use-case/deps.js';
+import type { Deps } from '../use-case/deps.js';
 import type { StageEvent } from '../use-case/observe.js';
 import { getToken } from '../use-case/get-token.js';
 import type { CliDeps } from './deps.js';
 import { parseFastArgs } from './fast-path.js';
-import { getTokenFlags } from './flags.js';
+import { getTokenFlags, type DoctorFlags } from './flags.js';
 import { execInfoFor, readArgoCdSecret, readKubeconfigExec, type ExecSource } from './manifest-read.js';
 import { describeToken, describeTokenKind, formatJson, formatText, seconds, stage, STAGES, type Stage } from './doctor-report.js';
 import { cacheStage, tokenApiStage } from './doctor-stages.js';
 
-export interface DoctorFlags {
-  run: GetTokenFlags;
-  kubeconfig?: string;
-  context?: string;
-  argocdSecret?: string;
-  server?: string;
-  caFile?: string;
-  format: 'text' | 'json';
-  verbose: boolean;
-}
 
 /** client-go trusts this machine's clock: past this, the expiry it computes can be off. */
 const SKEW_WARNING_MS = 30_000;
 
-export async function doctor(flags: DoctorFlags, deps: Deps, system: Pick<CliDeps, 'isExecutable' | 'commandVersion'>): Promise<ExitCode> {
+export async function doctor(flags: DoctorFlags, deps: Deps, system: Pick<CliDeps, 'isExecutable' | 'commandVersion' | 'whoAmI'>): Promise<ExitCode> {
   if (flags.kubeconfig !== undefined && flags.argocdSecret !== undefined) {
     throw new UsageError('FLAG_CONFLICT', 'doctor takes --kubeconfig or --argocd-secret, not both');
   }
@@ -156,7 +146,8 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: Pick<CliDep
     return finish();
   }
   try {
-    const { whoAmI } = await import('../request/cluster.js');
+    const whoAmI = system.whoAmI;
+    if (!whoAmI) throw new Error('doctor needs the cluster client');
     const tls = { ...(caPem !== undefined ? { ca: caPem } : {}), ...(clusterTls.serverName !== undefined ? { serverName: clusterTls.serverName } : {}), insecureSkipVerify: clusterTls.insecure === true };
     const who = await whoAmI({ server, tls }, status, { deadline: deps.now() + run.timeoutMs, now: deps.now });
     const user = who.user ? `user ${who.user.username}${who.user.uid ? ` (uid ${who.user.uid})` : ''}, groups ${who.user.groups.join(', ') || '(none)'} (${who.reviewApi} SelfSubjectReview)` : 'the credential was not refused';

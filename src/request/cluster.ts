@@ -5,7 +5,7 @@ import https from 'node:https';
 import { RequestError } from '../errors.js';
 import type { CredentialStatus } from '../credential/exec-credential.js';
 import type { TlsMaterial } from './build.js';
-import { makeSecureContext } from './http.js';
+import { makeSecureContext } from './tls-context.js';
 import { watchExchange, type TlsPeer } from './observe-http.js';
 
 export interface ClusterTarget {

@@ -8,7 +8,8 @@
 // (sindresorhus/got#2469).
 import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import tls, { createSecureContext, type SecureContext } from 'node:tls';
+import tls, { type SecureContext } from 'node:tls';
+import { makeSecureContext } from './tls-context.js';
 import { CredentialError, RequestError, ResponseError } from '../errors.js';
 import { Failure, MAX_REDIRECTS, TLS_HINTS, errorBodySummary, proxyTlsError, stripQuery, toRequestError } from './http-errors.js';
 import { chooseProxy, proxySecrets, showProxy, type ProxyChoice } from './proxy.js';
@@ -148,19 +149,6 @@ function traceRetry(options: HttpOptions, attempt: number, started: number, fail
   options.log(`attempt ${attempt} took ${took} ms; attempt ${attempt + 1} in ${delay} ms (${reason})`);
 }
 
-/**
- * The system roots plus tls.caFile/caData. Passing `ca` would replace the roots, and handing it
- * [...rootCertificates, ca] parses every root again (~10 ms); adding the CA to a context that
- * starts from the roots gives the context its own copy of the root store with the CA in it.
- */
-export function makeSecureContext(tls: TlsMaterial): SecureContext {
-  const context = createSecureContext({
-    ...(tls.cert !== undefined ? { cert: tls.cert } : {}),
-    ...(tls.key !== undefined ? { key: tls.key } : {}),
-  });
-  if (tls.ca !== undefined) (context.context as { addCACert(pem: string): void }).addCACert(tls.ca);
-  return context;
-}
 
 /** One attempt: the request and the redirects it leads to, within the per-attempt timeout. */
 async function attemptOnce(

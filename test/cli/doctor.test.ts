@@ -2,12 +2,13 @@
 // API server stand-in. Each stage fails in turn (exit code, that stage's line, no secret anywhere),
 // and every stage passes for a config, a kubeconfig the `kubeconfig` generator wrote and an Argo CD
 // secret `argocd-secret` wrote.
-import { mkdtempSync, symlinkSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer, type ApiServerOptions } from '../helpers/apiserver.js';
-import { BIN_SCRIPT, PINNED_NODE, leaks, runCli, type CliResult } from '../helpers/cli.js';
+import { leaks, runCli, type CliResult } from '../helpers/cli.js';
+import { installedDir } from '../helpers/installed.js';
 import { closedPort, writeTemp } from '../helpers/integration.js';
 import { makePki } from '../helpers/pki.js';
 import { fakeJwt, json, startTokenApi, type TokenApi } from '../helpers/token-api.js';
@@ -80,15 +81,7 @@ function expectClean(result: CliResult): void {
   expect(leaks(result, SECRETS)).toEqual([]);
 }
 
-/** A directory with `webapi-credential` as installed: the single binary, or the bin script beside the pinned Node. */
-function installed(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-path-'));
-  const binary = process.env['WEBAPI_CREDENTIAL_BIN'];
-  symlinkSync(binary ?? BIN_SCRIPT, join(dir, 'webapi-credential'));
-  if (!binary) symlinkSync(PINNED_NODE, join(dir, 'node'));
-  return dir;
-}
-const INSTALLED = installed();
+const INSTALLED = installedDir();
 const SYSTEM_PATH = process.env['PATH'] ?? '/usr/bin:/bin';
 
 describe('doctor with a config', () => {

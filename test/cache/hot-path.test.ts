@@ -19,6 +19,9 @@ const MARKERS: Record<string, string> = {
   jose: 'JWSSignatureVerificationFailed',
   'json-p3': 'JSONPathSyntaxError',
   commander: 'CommanderError',
+  // src/cli/doctor*.ts and its cluster client (request/cluster.ts): loaded by `doctor` alone.
+  doctor: 'webapi-credential.doctor/v1',
+  'cluster client': 'CLUSTER_UNAUTHORIZED',
 };
 
 const api = tokenApis();
@@ -78,6 +81,11 @@ describe('the cached-credential path', () => {
     const validate = await loadedLibraries(['validate', '--config', yaml], env, box.root);
     expect(validate.code).toBe(0);
     expect(validate.libraries).toEqual(['yaml', 'expression parser', 'commander']);
+
+    // doctor's code comes with doctor alone; its cluster client only when a server is known.
+    const doctor = await loadedLibraries(['doctor', '--config', yaml], env, box.root);
+    expect(doctor.code).toBe(0);
+    expect(doctor.libraries).toEqual(['http client', 'yaml', 'expression parser', 'commander', 'doctor']);
 
     // A path simple-path.ts does not cover brings json-p3 in.
     const filtered = join(box.root, 'filtered.json');

@@ -65,7 +65,9 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: Pick<CliDep
       }
       const parsed = parseFastArgs(source.args);
       if (!parsed) throw new UsageError('SOURCE', `${source.origin}: its args are not get-token options this version knows; run them by hand to see which`);
-      run = { ...getTokenFlags(parsed), timeoutMs: flags.run.timeoutMs };
+      // doctor's own --no-cache, --cache-dir and --timeout still hold: a look past a cached credential.
+      const { cache, cacheDir } = flags.run;
+      run = { ...getTokenFlags(parsed), timeoutMs: flags.run.timeoutMs, ...(cache !== undefined ? { cache } : {}), ...(cacheDir !== undefined ? { cacheDir } : {}) };
       if (source.cluster.caFile !== undefined && source.cluster.caPem === undefined) source.cluster.caPem = readCa(source.cluster.caFile, 'certificate-authority', deps);
       caPem ??= source.cluster.caPem;
       server ??= source.cluster.server;

@@ -57,11 +57,11 @@ function realDeps(): CliDeps {
         return false;
       }
     },
-    commandVersion: (path, env) =>
+    commandVersion: (path, env, timeoutMs) =>
       new Promise((resolve) => {
         // Loaded by doctor only.
         const { execFile } = process.getBuiltinModule('node:child_process');
-        execFile(path, ['--version'], { env, timeout: 10_000, maxBuffer: 4096, windowsHide: true }, (error, stdout) => resolve(error ? undefined : String(stdout).trim()));
+        execFile(path, ['--version'], { env, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 4096, windowsHide: true }, (error, stdout) => resolve(error ? undefined : String(stdout).trim()));
       }),
     redactor: new Redactor(),
     cache: {

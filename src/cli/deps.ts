@@ -11,8 +11,8 @@ export interface CliDeps extends Omit<Deps, 'trace' | 'warn'> {
   cwd?: () => string;
   /** doctor: whether `path` is an executable regular file (as kubectl finds an exec command). */
   isExecutable?: (path: string) => boolean;
-  /** doctor: what `path --version` prints (trimmed) with `env`, or undefined when it does not run. */
-  commandVersion?: (path: string, env: Record<string, string | undefined>) => Promise<string | undefined>;
+  /** doctor: what `path --version` prints (trimmed) with `env`, or undefined when it does not run within `timeoutMs`. */
+  commandVersion?: (path: string, env: Record<string, string | undefined>, timeoutMs: number) => Promise<string | undefined>;
   /** doctor: the cluster client (request/cluster.ts), loaded by main.ts when doctor asks. */
   whoAmI?: (target: ClusterTarget, credential: CredentialStatus, options: { deadline: number; now: () => number }) => Promise<ClusterOutcome>;
 }

@@ -25,6 +25,9 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: Pick<CliDep
     throw new UsageError('FLAG_CONFLICT', 'doctor takes --kubeconfig or --argocd-secret, not both');
   }
   if (flags.context !== undefined && flags.kubeconfig === undefined) throw new UsageError('FLAG_CONFLICT', '--context needs --kubeconfig');
+  // The whole of doctor stays within --timeout, as a call does: each stage gets what is left.
+  const deadline = deps.now() + flags.run.timeoutMs;
+  const left = () => Math.max(1, deadline - deps.now());
   const stages: Stage[] = [];
   const finish = (): ExitCode => {
     const failed = stages.find((s) => s.result === 'fail');
@@ -58,7 +61,7 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: Pick<CliDep
         throw new UsageError('SOURCE', `cannot read ${flags.kubeconfig !== undefined ? 'kubeconfig' : 'Argo CD secret'} ${file}: ${readProblem(error)}`, { cause: error });
       }
       const source = flags.kubeconfig !== undefined ? await readKubeconfigExec(content, file, flags.context) : await readArgoCdSecret(content, file);
-      const found = await checkCommand(source, deps, system);
+      const found = await checkCommand(source, deps, system, left());
       const placeholder = placeholderLeft(source.env);
       if (placeholder !== undefined) {
         throw new UsageError('ENV_PLACEHOLDER', `env.${placeholder} still holds the placeholder <${placeholder}> that argocd-secret wrote; put the real value in the cluster secret`);
@@ -109,7 +112,7 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: Pick<CliDep
   };
   let failure: unknown;
   try {
-    await getToken({ ...run, output: 'exec-credential' }, runDeps);
+    await getToken({ ...run, output: 'exec-credential', timeoutMs: left() }, runDeps);
   } catch (error) {
     if (!(error instanceof CredentialError)) throw error;
     failure = error;
@@ -117,12 +120,14 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: Pick<CliDep
   const prepared = events.find((e) => e.stage === 'prepare');
   if (!prepared) return fail('config', failure);
   const { config, dependencies } = prepared.prepared;
+  const envRead = dependencies.env.filter((name) => name !== 'KUBERNETES_EXEC_INFO');
   stages.push(
-    stage('config', 'pass', `valid (${prepared.prepared.origin}); env ${dependencies.env.filter((n) => n !== 'KUBERNETES_EXEC_INFO').join(', ') || '(none)'} set; files ${dependencies.files.join(', ') || '(none)'} readable`, {
+    stage('config', 'pass', `valid (${prepared.prepared.origin}); ${envRead.length > 0 ? `env ${envRead.join(', ')} set` : 'reads no env'}; ${dependencies.files.length > 0 ? `files ${dependencies.files.join(', ')} readable` : 'reads no files'}`, {
       origin: prepared.prepared.origin,
       env: dependencies.env,
       files: dependencies.files,
       steps: config.steps.map((s) => s.name),
+      ms: prepared.ms,
     }),
   );
   const sends = events.filter((e): e is Extract<StageEvent, { stage: 'send' }> => e.stage === 'send');
@@ -151,7 +156,7 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: Pick<CliDep
     const whoAmI = system.whoAmI;
     if (!whoAmI) throw new Error('doctor needs the cluster client');
     const tls = { ...(caPem !== undefined ? { ca: caPem } : {}), ...(clusterTls.serverName !== undefined ? { serverName: clusterTls.serverName } : {}), insecureSkipVerify: clusterTls.insecure === true };
-    const who = await whoAmI({ server, tls }, status, { deadline: deps.now() + run.timeoutMs, now: deps.now });
+    const who = await whoAmI({ server, tls }, status, { deadline, now: deps.now });
     const user = who.user ? `user ${who.user.username}${who.user.uid ? ` (uid ${who.user.uid})` : ''}, groups ${who.user.groups.join(', ') || '(none)'} (${who.reviewApi} SelfSubjectReview)` : 'the credential was not refused';
     const certificate = who.tls ? `; TLS ${who.tls.subject} issued by ${who.tls.issuer}, expires ${who.tls.validTo}` : '';
     const line = stage('cluster', 'pass', `${server}${who.version ? ` (${who.version})` : ''}: ${user}${certificate}`, {
@@ -188,6 +193,7 @@ function credentialStage(status: CredentialStatus, extracted: Extract<StageEvent
     parts.push('no expiry known: kubectl runs the plugin again only after a 401');
   }
   if (status.expirationTimestamp) details['expirationTimestamp'] = status.expirationTimestamp;
+  if (extracted) details['ms'] = extracted.ms;
   const line = stage('credential', 'pass', parts.join('; '), details);
   // The main answer's Date header against this machine's clock.
   const answer = sends.filter((e) => e.label === 'main').flatMap((e) => e.exchanges).findLast((x) => x.date !== undefined);
@@ -198,7 +204,8 @@ function credentialStage(status: CredentialStatus, extracted: Extract<StageEvent
     if (Math.abs(skew) > SKEW_WARNING_MS) {
       line.warnings.push(`this machine's clock is ${seconds(Math.abs(skew))} ${skew > 0 ? 'ahead of' : 'behind'} the token API's (its Date header); client-go trusts the local clock to decide when a credential expires: set the time (NTP)`);
     } else {
-      line.summary += `; clock skew ${seconds(skew)}`;
+      // The Date header has whole seconds, and the answer took its time: two seconds are no skew it can show.
+      line.summary += Math.abs(skew) <= 2000 ? "; this machine's clock agrees with the token API's" : `; this machine's clock is ${seconds(Math.abs(skew))} ${skew > 0 ? 'ahead of' : 'behind'} the token API's`;
     }
   }
   return line;
@@ -211,7 +218,7 @@ interface Found {
 }
 
 /** The command found as kubectl finds it (client-go: a path with a slash is the kubeconfig's; else the PATH), and that it is this program. */
-async function checkCommand(source: ExecSource, deps: Deps, system: Pick<CliDeps, 'isExecutable' | 'commandVersion'>): Promise<Found> {
+async function checkCommand(source: ExecSource, deps: Deps, system: Pick<CliDeps, 'isExecutable' | 'commandVersion'>, timeoutMs: number): Promise<Found> {
   const { command } = source;
   const isExecutable = system.isExecutable ?? (() => false);
   let path: string | undefined;
@@ -227,7 +234,7 @@ async function checkCommand(source: ExecSource, deps: Deps, system: Pick<CliDeps
       throw new UsageError('COMMAND_NOT_FOUND', `${source.origin}: ${command} is not on the PATH: install it in a directory of the PATH, or set exec.command to its absolute path`);
     }
   }
-  const version = await system.commandVersion?.(path, { ...deps.env, ...source.env });
+  const version = await system.commandVersion?.(path, { ...deps.env, ...source.env }, Math.min(timeoutMs, 10_000));
   if (version === undefined) throw new UsageError('COMMAND_VERSION', `${source.origin}: ${path} --version did not answer: is it webapi-credential?`);
   if (version !== deps.version) {
     throw new UsageError('COMMAND_VERSION', `${source.origin}: ${path} is version ${JSON.stringify(version.slice(0, 40))}, this doctor is ${deps.version}: run that one's doctor (${path} doctor ...) or install one version`);

@@ -4,6 +4,7 @@
 import { X509Certificate } from 'node:crypto';
 import type { ClientRequest, IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
+import { isIP } from 'node:net';
 import { connect, type DetailedPeerCertificate, type TLSSocket } from 'node:tls';
 import type { TlsMaterial } from './build.js';
 
@@ -91,7 +92,9 @@ const PROBE_MS = 3_000;
 function probePeer(target: URL, tls: TlsMaterial): Promise<TlsPeer | undefined> {
   return new Promise((resolve) => {
     const host = target.hostname.replace(/^\[|\]$/g, '');
-    const socket = connect({ host, port: Number(target.port || 443), servername: tls.serverName ?? host, rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] });
+    // No SNI for an IP address (RFC 6066), as https.request does.
+    const servername = tls.serverName ?? (isIP(host) ? undefined : host);
+    const socket = connect({ host, port: Number(target.port || 443), ...(servername !== undefined ? { servername } : {}), rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] });
     const done = (peer: TlsPeer | undefined) => {
       clearTimeout(timer);
       socket.destroy();

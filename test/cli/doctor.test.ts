@@ -92,7 +92,7 @@ describe('doctor with a config', () => {
     expect(lines.map((l) => l.slice(0, 1))).toEqual(['✓', '✓', '✓', '✓', '–', '✓']);
     expect(line(result, 'config')).toContain('env API_KEY set');
     expect(line(result, 'token API')).toMatch(/POST https:\/\/localhost:\d+\/token: 200 in \d+ ms; TLS CN=localhost issued by CN=ca, expires \S+, verified by tls\.caFile /);
-    expect(line(result, 'credential')).toMatch(/token, JWT, \d+ characters: iss https:\/\/issuer\.doctor\.test, sub alice-sub, aud kubernetes, exp \S+, iat \S+; other claims: email, groups; expires at \S+ \(in 3600 s\), reported to kubectl as \S+; clock skew -?\d s/);
+    expect(line(result, 'credential')).toMatch(/token, JWT, \d+ characters: iss https:\/\/issuer\.doctor\.test, sub alice-sub, aud kubernetes, exp \S+, iat \S+; other claims: email, groups; expires at \S+ \(in 3600 s\), reported to kubectl as \S+; this machine's clock agrees with the token API's/);
     expect(line(result, 'cluster')).toContain(`${apiserver.url} (v1.33.0-standin): user alice (uid uid-alice-1), groups dev, system:authenticated (authentication.k8s.io/v1 SelfSubjectReview)`);
     expectClean(result);
   });
@@ -112,6 +112,23 @@ describe('doctor with a config', () => {
     ]);
     expect(report.stages[5]!.details['user']).toEqual(ALICE);
     expect((report.stages[3]!.details['token'] as { kind: string }).kind).toBe('JWT');
+    expectClean(result);
+  });
+
+  it('names the failing stage and its exit code in the JSON document', async () => {
+    const result = await doctor(['--config', configFile(), ...cluster(), '-o', 'json'], { API_KEY: 'wrong-key-Zq4' });
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 3, stderr: '' });
+    const report = JSON.parse(result.stdout) as { exitCode: number; stages: Array<{ name: string; result: string; summary: string; exitCode?: number }> };
+    expect(report.exitCode).toBe(3);
+    expect(report.stages.map((s) => s.result)).toEqual(['pass', 'pass', 'fail', 'skip', 'skip', 'skip']);
+    expect(report.stages[2]).toMatchObject({ name: 'token API', exitCode: 3, summary: expect.stringMatching(/^the token API answered 401 Unauthorized/) });
+    expect(leaks(result, [...SECRETS, 'wrong-key-Zq4'])).toEqual([]);
+  });
+
+  it('traces every stage under --verbose, secrets redacted', async () => {
+    const result = await doctor(['--config', configFile(), ...cluster(), '-v']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('x-api-key: [REDACTED]');
     expectClean(result);
   });
 

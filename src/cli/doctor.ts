@@ -25,6 +25,10 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: Pick<CliDep
     throw new UsageError('FLAG_CONFLICT', 'doctor takes --kubeconfig or --argocd-secret, not both');
   }
   if (flags.context !== undefined && flags.kubeconfig === undefined) throw new UsageError('FLAG_CONFLICT', '--context needs --kubeconfig');
+  const given = flags.run;
+  if ((flags.kubeconfig ?? flags.argocdSecret) !== undefined && (given.config ?? given.configInline ?? given.configFromCluster ?? given.set) !== undefined) {
+    throw new UsageError('FLAG_CONFLICT', `doctor ${flags.kubeconfig !== undefined ? '--kubeconfig' : '--argocd-secret'} runs the config options of the exec entry's args; leave --config, --config-inline, --config-from-cluster and --set out`);
+  }
   // The whole of doctor stays within --timeout, as a call does: each stage gets what is left.
   const deadline = deps.now() + flags.run.timeoutMs;
   const left = () => Math.max(1, deadline - deps.now());

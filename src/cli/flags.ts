@@ -1,6 +1,7 @@
 // The get-token flags, declared once: program.ts builds commander's options from this table, the
 // fast path (fast-path.ts) parses the plain get-token form with it, help.ts lists it under the
-// top-level --help and completion.ts takes the values it suggests. Light: the fast path loads it.
+// top-level --help and completion.ts takes the values it suggests; doctor takes them too, with its
+// own few (DOCTOR_FLAGS). Light: the fast path loads it.
 import { UsageError } from '../errors.js';
 import { DURATION_PATTERN, parseDuration } from '../config/shape.js';
 import type { GetTokenFlags, RequestFlags } from '../use-case/deps.js';

@@ -2,7 +2,7 @@
 // API server stand-in. Each stage fails in turn (exit code, that stage's line, no secret anywhere),
 // and every stage passes for a config, a kubeconfig the `kubeconfig` generator wrote and an Argo CD
 // secret `argocd-secret` wrote.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,7 +91,7 @@ describe('doctor with a config', () => {
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines.map((l) => l.slice(0, 1))).toEqual(['✓', '✓', '✓', '✓', '–', '✓']);
     expect(line(result, 'config')).toContain('env API_KEY set');
-    expect(line(result, 'token API')).toMatch(/POST https:\/\/localhost:\d+\/token: 200 in \d+ ms; TLS CN=localhost issued by CN=ca, expires \S+, verified by tls\.caFile /);
+    expect(line(result, 'token API')).toMatch(/POST https:\/\/localhost:\d+\/token: 200 in \d+ ms \(DNS \d+, connect \d+, TLS \d+ ms\); TLS CN=localhost issued by CN=ca, expires \S+, verified by tls\.caFile /);
     expect(line(result, 'credential')).toMatch(/token, JWT, \d+ characters: iss https:\/\/issuer\.doctor\.test, sub alice-sub, aud kubernetes, exp \S+, iat \S+; other claims: email, groups; expires at \S+ \(in 3600 s\), reported to kubectl as \S+; this machine's clock agrees with the token API's/);
     expect(line(result, 'cluster')).toContain(`${apiserver.url} (v1.33.0-standin): user alice (uid uid-alice-1), groups dev, system:authenticated (authentication.k8s.io/v1 SelfSubjectReview)`);
     expectClean(result);
@@ -130,6 +130,36 @@ describe('doctor with a config', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('x-api-key: [REDACTED]');
     expectClean(result);
+  });
+
+  it('says the token API was not called when the cache served the credential, and calls it with --no-cache', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'webapi-credential-doctor-home-'));
+    const file = configFile();
+    const first = await doctor(['--config', file, '--cache'], { API_KEY, HOME: home });
+    expect(first.code).toBe(0);
+    const requests = tokenApi.requests.length;
+    const second = await doctor(['--config', file, '--cache'], { API_KEY, HOME: home });
+    expect({ code: second.code, stderr: second.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(line(second, 'token API')).toMatch(/^– token API +not called: the credential came from the cache \(--no-cache calls the token API\)/);
+    expect(line(second, 'credential')).toMatch(/^✓ credential +token, JWT, .*; from the cache, reported to kubectl as expiring at \S+/);
+    expect(line(second, 'cache')).toMatch(/entry expires in \d+ s .*note: hit/);
+    expect(tokenApi.requests.length).toBe(requests);
+    const fresh = await doctor(['--config', file, '--no-cache'], { API_KEY, HOME: home });
+    expect(line(fresh, 'token API')).toMatch(/^✓ token API +POST /);
+    expect(tokenApi.requests.length).toBe(requests + 1);
+    expectClean(first);
+    expectClean(second);
+  });
+
+  it('refuses --kubeconfig with --argocd-secret as a usage error', async () => {
+    const result = await doctor(['--kubeconfig', 'k', '--argocd-secret', 's']);
+    expect(result).toEqual({ code: 2, stdout: '', stderr: 'webapi-credential: doctor takes --kubeconfig or --argocd-secret, not both\n' });
+    const config = await doctor(['--kubeconfig', 'k', '--config', 'c.yaml']);
+    expect(config).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: "webapi-credential: doctor --kubeconfig runs the config options of the exec entry's args; leave --config, --config-inline, --config-from-cluster and --set out\n",
+    });
   });
 
   it('reports the cache entry it stored, with --cache', async () => {
@@ -241,6 +271,16 @@ describe('doctor with what the generators wrote', () => {
     const result = await doctor(['--kubeconfig', kubeconfig], { API_KEY, PATH: '/usr/bin:/bin' });
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 2, stderr: '' });
     expect(line(result, 'source')).toMatch(/^✗ source +kubeconfig \S+, context doctor \(user doctor\): webapi-credential is not on the PATH: install it in a directory of the PATH, or set exec\.command to its absolute path$/);
+    expectClean(result);
+  });
+
+  it('fails the source stage when the command on the PATH is another version', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-other-'));
+    writeFileSync(join(dir, 'webapi-credential'), '#!/bin/sh\necho 0.0.1\n', { mode: 0o755 });
+    const kubeconfig = writeTemp('kubeconfig.yaml', await generated('kubeconfig'));
+    const result = await doctor(['--kubeconfig', kubeconfig], { API_KEY, PATH: `${dir}:${SYSTEM_PATH}` });
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 2, stderr: '' });
+    expect(line(result, 'source')).toMatch(new RegExp(`^✗ source +kubeconfig \\S+, context doctor \\(user doctor\\): ${dir}/webapi-credential is version "0\\.0\\.1", this doctor is \\S+: run that one's doctor`));
     expectClean(result);
   });
 

@@ -149,7 +149,6 @@ function traceRetry(options: HttpOptions, attempt: number, started: number, fail
   options.log(`attempt ${attempt} took ${took} ms; attempt ${attempt + 1} in ${delay} ms (${reason})`);
 }
 
-
 /** One attempt: the request and the redirects it leads to, within the per-attempt timeout. */
 async function attemptOnce(
   request: RenderedRequest,

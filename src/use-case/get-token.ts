@@ -60,9 +60,9 @@ async function fetchCredential(prepared: Prepared, deadline: number, deps: Deps)
     const exchanges: HttpObservation[] = [];
     const started = deps.now();
     const label = settings === config ? 'main' : (settings as StepConfig).name;
-    const seen = (ok: boolean) => observe?.({ stage: 'send', label, ms: deps.now() - started, ok, exchanges });
+    const sent = (ok: boolean) => observe?.({ stage: 'send', label, ms: deps.now() - started, ok, exchanges });
     const response = await deps.send(request, {
-      ...(observe ? { observe: (seen: HttpObservation) => exchanges.push(seen) } : {}),
+      ...(observe ? { observe: (exchange: HttpObservation) => exchanges.push(exchange) } : {}),
       timeoutMs: settings.timeoutMs,
       retryLimit: settings.retryLimit,
       maxResponseBytes: settings.maxResponseBytes,
@@ -77,9 +77,12 @@ async function fetchCredential(prepared: Prepared, deadline: number, deps: Deps)
       redact: (text) => deps.redactor.redact(text),
       secret: (value) => deps.redactor.add(value),
     }).then(
-      (answer) => (seen(true), answer),
+      (answer) => {
+        sent(true);
+        return answer;
+      },
       (error: unknown) => {
-        seen(false);
+        sent(false);
         throw error;
       },
     );

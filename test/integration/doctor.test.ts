@@ -1,5 +1,5 @@
-// `webapi-credential doctor` as a process (the bin script, and the single binary) against the stand-ins: a token API on the test CA and the
-// API server stand-in. Each stage fails in turn (exit code, that stage's line, no secret anywhere),
+// `webapi-credential doctor` as a process (the bin script, and the single binary) against the
+// stand-ins: a token API on the test CA and the API server stand-in. Each stage fails in turn (exit code, that stage's line, no secret anywhere),
 // and every stage passes for a config, a kubeconfig the `kubeconfig` generator wrote and an Argo CD
 // secret `argocd-secret` wrote.
 import { mkdtempSync, writeFileSync } from 'node:fs';

@@ -157,6 +157,9 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: Pick<CliDep
     return finish();
   }
   try {
+    if (!/^https:\/\/[^/?#]+/i.test(server) || !URL.canParse(server)) {
+      throw new UsageError('SERVER_INVALID', `the cluster's server ${JSON.stringify(server)} is not an https:// URL: doctor asks only an API server it can authenticate`);
+    }
     const whoAmI = system.whoAmI;
     if (!whoAmI) throw new Error('doctor needs the cluster client');
     const tls = { ...(caPem !== undefined ? { ca: caPem } : {}), ...(clusterTls.serverName !== undefined ? { serverName: clusterTls.serverName } : {}), insecureSkipVerify: clusterTls.insecure === true };

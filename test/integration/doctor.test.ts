@@ -228,6 +228,13 @@ describe('doctor with a config', () => {
     expectClean(result);
   });
 
+  it('fails the cluster stage with exit 2 for a server that is not an https:// URL', async () => {
+    const result = await doctor(['--config', configFile(), '--server', 'http://127.0.0.1:1']);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 2, stderr: '' });
+    expect(line(result, 'cluster')).toBe('✗ cluster     the cluster\'s server "http://127.0.0.1:1" is not an https:// URL: doctor asks only an API server it can authenticate');
+    expectClean(result);
+  });
+
   it('fails the source stage when no config is given', async () => {
     const result = await doctor([]);
     expect(result.code).toBe(2);

@@ -2,13 +2,14 @@
 // stand-ins: a token API on the test CA and the API server stand-in. Each stage fails in turn (exit code, that stage's line, no secret anywhere),
 // and every stage passes for a config, a kubeconfig the `kubeconfig` generator wrote and an Argo CD
 // secret `argocd-secret` wrote.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer, type ApiServerOptions } from '../helpers/apiserver.js';
 import { leaks, runCli, type CliResult } from '../helpers/cli.js';
 import { installedDir } from '../helpers/installed.js';
+import { HOST_ID } from '../cache/support.js';
 import { closedPort, writeTemp } from '../helpers/integration.js';
 import { makePki } from '../helpers/pki.js';
 import { fakeJwt, json, startTokenApi, type TokenApi } from '../helpers/token-api.js';
@@ -149,6 +150,23 @@ describe('doctor with a config', () => {
     expect(tokenApi.requests.length).toBe(requests + 1);
     expectClean(first);
     expectClean(second);
+  });
+
+  it.each([
+    ['alive', () => `${process.pid} ${HOST_ID}\n`, /a lock held by pid \d+ \(alive\)/],
+    ['gone', () => `999999999 ${HOST_ID}\n`, /a lock held by pid 999999999 \(gone: the next call recovers it\)/],
+    ['on another host', () => '4242 another-host/pid:[1]\n', /a lock held by pid 4242 \(on another host or container: recovered by its age\)/],
+  ])('says whether the holder of a lock lives (%s)', async (_who, content, said) => {
+    const home = mkdtempSync(join(tmpdir(), 'webapi-credential-doctor-home-'));
+    const file = configFile();
+    expect((await doctor(['--config', file, '--cache'], { API_KEY, HOME: home })).code).toBe(0);
+    const dir = join(home, '.kube', 'cache', 'webapi-credential');
+    const entry = readdirSync(dir).find((name) => /^[0-9a-f]{16,}\.json$/.test(name))!;
+    writeFileSync(join(dir, entry.replace(/\.json$/, '.lock')), content(), { mode: 0o600 });
+    const result = await doctor(['--config', file, '--cache'], { API_KEY, HOME: home });
+    expect(result.code).toBe(0);
+    expect(line(result, 'cache')).toMatch(said);
+    expectClean(result);
   });
 
   it('refuses --kubeconfig with --argocd-secret as a usage error', async () => {

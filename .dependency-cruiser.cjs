@@ -34,9 +34,10 @@ module.exports = {
     },
     {
       name: 'network-only-in-the-http-client',
-      comment: 'Sockets are opened by request/http.ts alone (proxy.ts only reads node:net\'s address checks).',
+      comment:
+        'Sockets are opened by the HTTP clients alone: request/http.ts (the token API, with observe-http.ts, what doctor sees of it) and cluster.ts (doctor\'s cluster stage); tls-context.ts makes their secure contexts, proxy.ts only reads node:net\'s address checks.',
       severity: 'error',
-      from: { pathNot: '^src/request/(http|proxy)\\.ts$' },
+      from: { pathNot: '^src/request/(http|proxy|observe-http|cluster|tls-context)\\.ts$' },
       to: { dependencyTypes: ['core'], path: '^(node:)?(net|http|https|http2|tls|dns|dgram)$' },
     },
     {

@@ -82,6 +82,24 @@ function realDeps(): CliDeps {
     },
     version: typeof __VERSION__ === 'string' ? __VERSION__ : '0.0.0-dev',
     cwd: () => process.cwd(),
+    whoAmI: async (target, credential, options) => {
+      const { whoAmI } = await import('./request/cluster.js');
+      return whoAmI(target, credential, options);
+    },
+    isExecutable: (path) => {
+      try {
+        fs.accessSync(path, fs.constants.X_OK);
+        return fs.statSync(path).isFile();
+      } catch {
+        return false;
+      }
+    },
+    commandVersion: (path, env, timeoutMs) =>
+      new Promise((resolve) => {
+        // Loaded by doctor only.
+        const { execFile } = process.getBuiltinModule('node:child_process');
+        execFile(path, ['--version'], { env, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 4096, windowsHide: true }, (error, stdout) => resolve(error ? undefined : String(stdout).trim()));
+      }),
     redactor: new Redactor(),
     cache: {
       fs,

@@ -1,11 +1,27 @@
 // The get-token flags, declared once: program.ts builds commander's options from this table, the
 // fast path (fast-path.ts) parses the plain get-token form with it, help.ts lists it under the
-// top-level --help and completion.ts takes the values it suggests. Light: the fast path loads it.
+// top-level --help and completion.ts takes the values it suggests; doctor takes them too, with its
+// own few (DOCTOR_FLAGS). Light: the fast path loads it.
 import { UsageError } from '../errors.js';
 import { DURATION_PATTERN, parseDuration } from '../config/shape.js';
 import type { GetTokenFlags, RequestFlags } from '../use-case/deps.js';
 
-type FlagKey = 'config' | 'configInline' | 'configFromCluster' | 'set' | 'output' | 'apiVersion' | 'cache' | 'cacheDir' | 'timeout' | 'verbose';
+type FlagKey =
+  | 'config'
+  | 'configInline'
+  | 'configFromCluster'
+  | 'set'
+  | 'output'
+  | 'apiVersion'
+  | 'cache'
+  | 'cacheDir'
+  | 'timeout'
+  | 'verbose'
+  | 'kubeconfig'
+  | 'context'
+  | 'argocdSecret'
+  | 'server'
+  | 'caFile';
 
 export interface Flag {
   /** The option's property: commander's attribute name, a key of FastFlags. */
@@ -74,6 +90,18 @@ export const KUBECONFIG_FLAGS: readonly GeneratorFlag[] = [
   { syntax: '--use', description: 'with --merge: also set current-context to the new context' },
 ];
 
+export const DOCTOR_OUTPUTS = ['text', 'json'] as const;
+
+/** doctor's own flags; it takes get-token's too, but its -o chooses the report's format. */
+export const DOCTOR_FLAGS: readonly Flag[] = [
+  { key: 'kubeconfig', long: '--kubeconfig', value: 'file', description: 'check the exec entry of this kubeconfig as kubectl runs it' },
+  { key: 'context', long: '--context', value: 'name', description: 'the kubeconfig context (default: its current-context)' },
+  { key: 'argocdSecret', long: '--argocd-secret', value: 'file', description: 'check the execProviderConfig of this Argo CD cluster secret as Argo CD runs it' },
+  { key: 'server', long: '--server', value: 'url', description: 'https:// URL of the Kubernetes API server to ask who the credential is' },
+  { key: 'caFile', long: '--ca-file', value: 'path', description: 'PEM CA bundle of that API server' },
+  { key: 'output', long: '--output', short: '-o', value: 'format', description: 'the report: one line per stage, or one JSON document', default: 'text', choices: DOCTOR_OUTPUTS },
+];
+
 /** The flag named `name` (`-c`, `--config`), if get-token has one. */
 export function flagNamed(name: string): Flag | undefined {
   return GET_TOKEN_FLAGS.find((flag) => flag.long === name || flag.short === name);
@@ -104,6 +132,11 @@ export interface ParsedFlags {
   cacheDir?: string;
   timeout?: string;
   verbose?: boolean;
+  kubeconfig?: string;
+  context?: string;
+  argocdSecret?: string;
+  server?: string;
+  caFile?: string;
 }
 
 /** What validate, render and the generators take of them. */
@@ -125,5 +158,32 @@ export function getTokenFlags(parsed: ParsedFlags): GetTokenFlags {
     timeoutMs: durationFlag('--timeout', parsed.timeout ?? DEFAULT_TIMEOUT),
     ...(parsed.cache !== undefined ? { cache: parsed.cache } : {}),
     ...(parsed.cacheDir !== undefined ? { cacheDir: parsed.cacheDir } : {}),
+  };
+}
+
+/** doctor: get-token's run (or the exec entry's), where to read it from, the report's format. */
+export interface DoctorFlags {
+  run: GetTokenFlags;
+  kubeconfig?: string;
+  context?: string;
+  argocdSecret?: string;
+  server?: string;
+  caFile?: string;
+  format: 'text' | 'json';
+  verbose: boolean;
+}
+
+/** What doctor takes of them: get-token's run, the place to read it from, the report's format. */
+export function doctorFlags(parsed: ParsedFlags): DoctorFlags {
+  const { output, ...rest } = parsed;
+  return {
+    run: getTokenFlags(rest),
+    ...(parsed.kubeconfig !== undefined ? { kubeconfig: parsed.kubeconfig } : {}),
+    ...(parsed.context !== undefined ? { context: parsed.context } : {}),
+    ...(parsed.argocdSecret !== undefined ? { argocdSecret: parsed.argocdSecret } : {}),
+    ...(parsed.server !== undefined ? { server: parsed.server } : {}),
+    ...(parsed.caFile !== undefined ? { caFile: parsed.caFile } : {}),
+    format: output === 'json' ? 'json' : 'text',
+    verbose: parsed.verbose === true,
   };
 }

@@ -38,6 +38,11 @@ export const EXAMPLES: Record<string, string[]> = {
     'webapi-credential init                                    # the providers',
     'webapi-credential init upbound --set org=acme > provider.yaml',
   ],
+  doctor: [
+    'webapi-credential doctor --config provider.yaml --server https://k8s.example.com --ca-file ca.crt',
+    'webapi-credential doctor --kubeconfig ~/.kube/config --context prod   # the exec entry as kubectl runs it',
+    'webapi-credential doctor --argocd-secret cluster-secret.yaml -o json',
+  ],
   completion: [
     'source <(webapi-credential completion bash)               # in ~/.bashrc',
     'webapi-credential completion zsh > "${fpath[1]}/_webapi-credential"',

@@ -4,7 +4,7 @@ import { Argument, Command, CommanderError, Option } from 'commander';
 import { UsageError, type ExitCode } from '../errors.js';
 import { reportFailure, reporter } from './report.js';
 import type { CliDeps } from './deps.js';
-import { GET_TOKEN_FLAGS, KUBECONFIG_FLAGS, flagSyntax, getTokenFlags, requestFlags, type Flag, type ParsedFlags } from './flags.js';
+import { DOCTOR_FLAGS, GET_TOKEN_FLAGS, KUBECONFIG_FLAGS, doctorFlags, flagSyntax, getTokenFlags, requestFlags, type Flag, type ParsedFlags } from './flags.js';
 import type { Deps } from '../use-case/deps.js';
 import { getToken } from '../use-case/get-token.js';
 import { render, validate } from '../use-case/inspect.js';
@@ -119,6 +119,15 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     const { listProviders, providerConfig } = await import('./init.js');
     deps.stdout(provider === undefined ? listProviders() : await providerConfig(provider, options.set));
   });
+  // doctor: every get-token flag but its -o (the report's format instead), and where to read the run.
+  addFlags(
+    program.command('doctor').description('walk the stages of a call (source, config, token API, credential, cache, cluster) and say which one breaks'),
+    [...GET_TOKEN_FLAGS.filter((flag) => flag.key !== 'output'), ...DOCTOR_FLAGS],
+  ).action(async (options: ParsedFlags) => {
+    const { doctor } = await import('./doctor.js');
+    const code = await doctor(doctorFlags(options), useCaseDeps(options), deps);
+    if (code !== 0) throw new DoctorExit(code);
+  });
   program
     .command('completion')
     .description('print the shell completion script')
@@ -147,6 +156,8 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
       line(`${error.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ')} (see --help)`);
       return 2;
     }
+    // doctor printed its report: its exit code is the failing stage's, with nothing more to say.
+    if (error instanceof DoctorExit) return error.code;
     return reportFailure(error, line, verbose);
   }
 }
@@ -158,6 +169,12 @@ function subcommandMissing(command: Command, name: string | undefined): UsageErr
   return name === undefined
     ? new UsageError('SUBCOMMAND_MISSING', `${command.name()} needs a subcommand: ${names.join(', ')} ${see}`)
     : new UsageError('SUBCOMMAND_UNKNOWN', `${command.name()} has no subcommand ${JSON.stringify(name)}; it takes ${names.join(', ')} ${see}`);
+}
+
+class DoctorExit extends Error {
+  constructor(readonly code: ExitCode) {
+    super(`doctor: exit ${code}`);
+  }
 }
 
 /** Adds the options of `flags` to `command`, as the table declares them. */

@@ -9,12 +9,14 @@
 import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import tls, { createSecureContext, type SecureContext } from 'node:tls';
+import tls, { type SecureContext } from 'node:tls';
+import { makeSecureContext } from './tls-context.js';
 import { CredentialError, RequestError, ResponseError } from '../errors.js';
 import { Failure, MAX_REDIRECTS, TLS_HINTS, UNTRUSTED_CODES, errorBodySummary, proxyTlsError, stripQuery, toRequestError } from './http-errors.js';
 import { chooseProxy, proxySecrets, showProxy, type ProxyChoice } from './proxy.js';
 import type { RenderedRequest, TlsMaterial } from './build.js';
 import { parseRetryAfter, RETRY_AFTER_CAP_MS, RETRY_STATUS_CODES, retryDelay } from './retry.js';
+import { watchExchange, type HttpObservation } from './observe-http.js';
 
 export interface HttpOptions {
   /** Per attempt, redirects included. */
@@ -35,6 +37,8 @@ export interface HttpOptions {
   redact: (text: string) => string;
   /** Registers a value that must never be shown: the password of a proxy URL. */
   secret?: (value: string) => void;
+  /** doctor: each exchange as it ends (request/observe-http.ts); absent on a normal call. */
+  observe?: (seen: HttpObservation) => void;
 }
 
 export interface HttpResponse {
@@ -186,20 +190,6 @@ function traceRetry(options: HttpOptions, attempt: number, started: number, fail
   options.log(`attempt ${attempt} took ${took} ms; attempt ${attempt + 1} in ${delay} ms (${reason})`);
 }
 
-/**
- * The system roots plus tls.caFile/caData. Passing `ca` would replace the roots, and handing it
- * [...rootCertificates, ca] parses every root again (~10 ms); adding the CA to a context that
- * starts from the roots gives the context its own copy of the root store with the CA in it.
- */
-function makeSecureContext(tls: TlsMaterial): SecureContext {
-  const context = createSecureContext({
-    ...(tls.cert !== undefined ? { cert: tls.cert } : {}),
-    ...(tls.key !== undefined ? { key: tls.key } : {}),
-  });
-  if (tls.ca !== undefined) (context.context as { addCACert(pem: string): void }).addCACert(tls.ca);
-  return context;
-}
-
 /** One attempt: the request and the redirects it leads to, within the per-attempt timeout. */
 async function attemptOnce(
   request: RenderedRequest,
@@ -302,7 +292,8 @@ function exchange(target: URL, method: string, headers: Record<string, string>, 
   const deadlineFirst = options.deadline <= attemptEnd;
   const wait = Math.min(Math.max((deadlineFirst ? options.deadline : attemptEnd) - options.now(), 1), MAX_TIMER_MS);
 
-  return new Promise<Answer>((resolve, reject) => {
+  const watcher = options.observe ? watchExchange(target, tls, options) : undefined;
+  const exchanged = new Promise<Answer>((resolve, reject) => {
     let response: IncomingMessage | undefined;
     let settled = false;
     const finish = (outcome: () => void) => {
@@ -335,6 +326,7 @@ function exchange(target: URL, method: string, headers: Record<string, string>, 
       reject(new Failure((error as NodeJS.ErrnoException).code ?? 'REQUEST', (error as Error).message, target, undefined, error));
       return;
     }
+    watcher?.attach(request);
     request.on('error', (error: NodeJS.ErrnoException & { statusCode?: number }) =>
       failWith(error.code ?? 'REQUEST', error.message, error, error.statusCode),
     );
@@ -360,6 +352,7 @@ function exchange(target: URL, method: string, headers: Record<string, string>, 
     });
     request.end(body);
   });
+  return watcher ? watcher.follow(exchanged) : exchanged;
 }
 
 function tooLarge(options: HttpOptions): ResponseError {

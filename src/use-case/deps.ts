@@ -4,6 +4,7 @@ import type { Redactor } from '../redact.js';
 import type { CacheDeps } from '../cache/cache.js';
 import type { HttpOptions, HttpResponse } from '../request/http.js';
 import type { RenderedRequest } from '../request/build.js';
+import type { StageEvent } from './observe.js';
 
 export interface Deps {
   env: Record<string, string | undefined>;
@@ -22,6 +23,8 @@ export interface Deps {
   version: string;
   redactor: Redactor;
   cache: Omit<CacheDeps, 'trace' | 'now'> & { homedir: string };
+  /** doctor's view of the stages, like `trace` for people (use-case/observe.ts); absent on a normal call. */
+  observe?: (event: StageEvent) => void;
 }
 
 export interface RequestFlags extends ConfigFlags {

@@ -1,11 +1,12 @@
 // get-token: prepare -> cache? -> (steps -> request -> extract) -> ExecCredential on stdout.
 // Everything it touches arrives in `deps`; only main.ts builds the real ones.
 import { INSECURE_SKIP_VERIFY_WARNING, OutputError, ResponseError, UsageError } from '../errors.js';
-import type { RequestConfig } from '../config/schema.js';
+import type { RequestConfig, StepConfig } from '../config/schema.js';
 import { formatExecCredential, type CredentialStatus } from '../credential/exec-credential.js';
 import { extractCredential, parseResponseBody } from '../credential/extract.js';
 import { describeRequest, renderRequest, requestRoot, type RenderedRequest } from '../request/build.js';
 import { runSteps } from '../request/steps.js';
+import type { HttpObservation } from '../request/observe-http.js';
 import { cached, defaultCacheDir, openCache } from '../cache/cache.js';
 import { entryKey, inputsKey, refKey } from '../cache/key.js';
 import { dependencyDigest, readRef, writeRef } from '../cache/ref.js';
@@ -14,7 +15,9 @@ import { prepare, type Dependencies, type Prepared } from './prepare.js';
 
 export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> {
   const deadline = deps.now() + flags.timeoutMs;
+  const started = deps.now();
   const prepared = await prepare({ ...flags, strictHabits: true }, deps);
+  deps.observe?.({ stage: 'prepare', ms: deps.now() - started, prepared });
   const { config, request, apiVersion } = prepared;
   if (flags.output === 'token' && !config.paths.token) {
     throw new UsageError('OUTPUT_TOKEN', '--output token needs a tokenPath; this config yields a client certificate');
@@ -28,6 +31,7 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
   const keys = secret ? cacheKeys(secret, prepared, flags, dir, deps) : undefined;
   if (secret && keys) {
     const { ref, inputs, key, used } = keys;
+    deps.observe?.({ stage: 'cache', dir, key });
     const enter = () => {
       try {
         // Lets the next call find this entry (a credential or a failure) without parsing and
@@ -84,7 +88,13 @@ async function fetchCredential(prepared: Prepared, deadline: number, wholeTimeou
     // comparison chose) is [REDACTED] there, which the redactor alone could not find.
     const { shown } = request;
     const view = shown ? (text: string) => text.replaceAll(request.url, shown.url).replaceAll(beforeQuery(request.url), beforeQuery(shown.url)) : (text: string) => text;
+    const observe = deps.observe;
+    const exchanges: HttpObservation[] = [];
+    const started = deps.now();
+    const label = settings === config ? 'main' : (settings as StepConfig).name;
+    const sent = (ok: boolean) => observe?.({ stage: 'send', label, ms: deps.now() - started, ok, exchanges });
     const response = await deps.send(request, {
+      ...(observe ? { observe: (exchange: HttpObservation) => exchanges.push(exchange) } : {}),
       timeoutMs: settings.timeoutMs,
       retryLimit: settings.retryLimit,
       maxResponseBytes: settings.maxResponseBytes,
@@ -99,7 +109,16 @@ async function fetchCredential(prepared: Prepared, deadline: number, wholeTimeou
       log: deps.trace,
       redact: (text) => deps.redactor.redact(view(text)),
       secret: (value) => deps.redactor.add(value),
-    });
+    }).then(
+      (answer) => {
+        sent(true);
+        return answer;
+      },
+      (error: unknown) => {
+        sent(false);
+        throw error;
+      },
+    );
     return parseResponseBody(response.body, response.contentType, response.bytes);
   };
 
@@ -126,8 +145,11 @@ async function fetchCredential(prepared: Prepared, deadline: number, wholeTimeou
     throw new ResponseError('RESPONSE_NOT_OBJECT', `the token API answered JSON ${document === null ? 'null' : typeof document}, expected an object`);
   }
   let status: CredentialStatus;
+  const extracting = deps.now();
   try {
-    ({ status } = extractCredential(document, config, paths.query, deps.now()));
+    let expiresAt: number | undefined;
+    ({ status, expiresAt } = extractCredential(document, config, paths.query, deps.now()));
+    deps.observe?.({ stage: 'extract', ms: deps.now() - extracting, status, expiresAt });
   } catch (error) {
     // A stack overflow or json-p3's recursion limit on a hostile answer: its fault, not ours.
     if (error instanceof RangeError) throw new ResponseError('RESPONSE_TOO_DEEP', 'the token API answered JSON nested too deeply to search; check the API and the paths');

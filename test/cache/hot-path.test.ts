@@ -21,6 +21,9 @@ const MARKERS: Record<string, string> = {
   commander: 'CommanderError',
   // the example configs `init` prints (scripts/examples.mjs)
   examples: 'orgscopedtokens',
+  // src/cli/doctor*.ts and its cluster client (request/cluster.ts): loaded by `doctor` alone.
+  doctor: 'webapi-credential.doctor/v1',
+  'cluster client': 'CLUSTER_UNAUTHORIZED',
 };
 
 const api = tokenApis();
@@ -85,6 +88,10 @@ describe('the cached-credential path', () => {
     const init = await loadedLibraries(['init', 'upbound'], env, box.root);
     expect(init.code).toBe(0);
     expect(init.libraries).toContain('examples');
+    // doctor's code comes with doctor alone; its cluster client only when a server is known.
+    const doctor = await loadedLibraries(['doctor', '--config', yaml], env, box.root);
+    expect(doctor.code).toBe(0);
+    expect(doctor.libraries).toEqual(['http client', 'yaml', 'expression parser', 'commander', 'doctor']);
 
     // A path simple-path.ts does not cover brings json-p3 in.
     const filtered = join(box.root, 'filtered.json');

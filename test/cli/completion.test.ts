@@ -99,7 +99,7 @@ beforeAll(async () => {
 
 /** Words typed so far (the last one is being completed) -> candidates, for each shell. */
 const CASES: Array<[string[], string[]]> = [
-  [['webapi-credential', ''], ['get-token', 'validate', 'render', 'cache', 'kubeconfig', 'argocd-secret', 'init', 'completion']],
+  [['webapi-credential', ''], ['get-token', 'validate', 'render', 'cache', 'kubeconfig', 'argocd-secret', 'init', 'doctor', 'completion']],
   [['webapi-credential', 'va'], ['validate']],
   [['webapi-credential', 'cache', ''], ['clear']],
   [['webapi-credential', 'completion', ''], ['bash', 'zsh', 'fish', 'powershell']],
@@ -108,6 +108,9 @@ const CASES: Array<[string[], string[]]> = [
   [['webapi-credential', '--api-version', ''], ['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1']],
   [['webapi-credential', 'kubeconfig', '--api-version', 'client.authentication.k8s.io/v1b'], ['client.authentication.k8s.io/v1beta1']],
   [['webapi-credential', 'kubeconfig', '--se'], ['--server', '--set']],
+  // doctor's -o is the report's format, not get-token's.
+  [['webapi-credential', 'doctor', '-o', ''], ['text', 'json']],
+  [['webapi-credential', 'doctor', '--ku'], ['--kubeconfig']],
   // An option's value is not a subcommand, even when it is spelt like one.
   [['webapi-credential', '--config', 'kubeconfig', 're'], ['render']],
   [['webapi-credential', 'validate', '--config', `${dir}/configs/cl`], [`${dir}/configs/cloud.json`, `${dir}/configs/cluster.yaml`]],
@@ -189,8 +192,8 @@ describe('the PowerShell completion the CLI prints', () => {
 
   it('has an entry for every command path, and the paths and valued flags the walk needs', () => {
     const entries = [...text().matchAll(/^ {2}\$spec\['([^']*)'\] = @\{$/gm)].map((m) => m[1]);
-    expect(entries).toEqual(['', 'get-token', 'validate', 'render', 'cache', 'cache clear', 'kubeconfig', 'argocd-secret', 'init', 'completion']);
-    expect(text()).toContain("  $paths = @('get-token', 'validate', 'render', 'cache', 'cache clear', 'kubeconfig', 'argocd-secret', 'init', 'completion')\n");
+    expect(entries).toEqual(['', 'get-token', 'validate', 'render', 'cache', 'cache clear', 'kubeconfig', 'argocd-secret', 'init', 'doctor', 'completion']);
+    expect(text()).toContain("  $paths = @('get-token', 'validate', 'render', 'cache', 'cache clear', 'kubeconfig', 'argocd-secret', 'init', 'doctor', 'completion')\n");
     expect(text()).toMatch(/^ {2}\$valued = @\('-c', '--config', '--config-inline', '--set', '-o', '--output', '--api-version', '--cache-dir', '--timeout', /m);
   });
 

@@ -4,7 +4,8 @@
 //   - a client certificate that verifies against the given client CA (user = CN, groups = O).
 // Everything else, and any request without credentials, gets the apiserver's 401 Status.
 // It records every request (method, path, how it was authenticated) and answers just what the
-// e2e tests ask kubectl for: a PodList in `default`, SelfSubjectReview (`kubectl auth whoami`), and
+// e2e tests ask kubectl for: a PodList in `default`, SelfSubjectReview (`kubectl auth whoami`, and
+// doctor: authentication.k8s.io/v1 and v1beta1, or neither as before 1.28), /version to anyone, and
 // `kubectl get ns` (the core group's discovery and a NamespaceList).
 import { createServer, type ServerOptions } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -15,6 +16,7 @@ import { makePki } from './pki.js';
 export interface UserInfo {
   username: string;
   groups: string[];
+  uid?: string;
 }
 
 interface ApiRequest {
@@ -40,6 +42,8 @@ export interface ApiServerOptions {
   clientCa?: string;
   /** Pod names in namespace default; two by default. */
   pods?: string[];
+  /** The SelfSubjectReview APIs served: both by default (1.28+); [] answers 404 as older servers do. */
+  selfSubjectReview?: Array<'v1' | 'v1beta1'>;
 }
 
 export interface ApiServer {
@@ -141,6 +145,11 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
     req.on('end', () => {
       const path = new URL(req.url ?? '/', 'https://localhost').pathname;
       const body = Buffer.concat(chunks).toString('utf8');
+      // system:public-info-viewer: /version needs no credential.
+      if (req.method === 'GET' && path === '/version') {
+        requests.push({ method: 'GET', path, auth: 'none', status: 200, body });
+        return send(res, 200, { major: '1', minor: '33', gitVersion: 'v1.33.0-standin', platform: 'linux/amd64' });
+      }
       const who = authenticate(req, options);
       const record: ApiRequest = { method: req.method ?? '', path, ...who, status: 0, body, ...(req.headers['user-agent'] ? { userAgent: req.headers['user-agent'] } : {}) };
       requests.push(record);
@@ -155,12 +164,14 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       if (req.method === 'GET' && path === '/apis') return answer(200, { kind: 'APIGroupList', apiVersion: 'v1', groups: [] });
       if (req.method === 'GET' && path === '/api/v1') return answer(200, CORE_RESOURCES);
       if (req.method === 'GET' && path === '/api/v1/namespaces') return answer(200, namespaceList(['default', 'kube-system']));
-      if (req.method === 'POST' && path === '/apis/authentication.k8s.io/v1/selfsubjectreviews') {
+      const review = /^\/apis\/authentication\.k8s\.io\/(v1|v1beta1)\/selfsubjectreviews$/.exec(path)?.[1] as 'v1' | 'v1beta1' | undefined;
+      if (req.method === 'POST' && review && (options.selfSubjectReview ?? ['v1', 'v1beta1']).includes(review)) {
+        const { username, groups, uid } = who.user;
         return answer(201, {
           kind: 'SelfSubjectReview',
-          apiVersion: 'authentication.k8s.io/v1',
+          apiVersion: `authentication.k8s.io/${review}`,
           metadata: { creationTimestamp: null },
-          status: { userInfo: { username: who.user.username, groups: who.user.groups } },
+          status: { userInfo: { username, ...(uid !== undefined ? { uid } : {}), groups } },
         });
       }
       return answer(404, notFound(path));

@@ -61,7 +61,7 @@ const cases: Case[] = [
   {
     name: 'a command close to none, listing the commands',
     args: (g: string) => ['login', '--config-inline', g],
-    message: 'unknown command "login"; the commands are get-token, validate, render, cache, kubeconfig, argocd-secret, init, completion (see --help)',
+    message: 'unknown command "login"; the commands are get-token, validate, render, cache, kubeconfig, argocd-secret, init, doctor, completion (see --help)',
   },
   {
     name: 'a misspelt flag, with the suggestion on the same line',

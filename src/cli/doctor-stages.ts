@@ -1,0 +1,114 @@
+// doctor's token API and cache stages, read from what get-token reported (use-case/observe.ts) and,
+// for the cache, from the store through its own trusted readers: nothing the cache would refuse to
+// trust is read here either.
+import { CredentialError } from '../errors.js';
+import type { ProviderConfig, RequestConfig } from '../config/schema.js';
+import type { Deps } from '../use-case/deps.js';
+import type { StageEvent } from '../use-case/observe.js';
+import type { HttpObservation, TlsPeer } from '../request/observe-http.js';
+import { lockPath } from '../cache/lock.js';
+import { readEntry, readPrivateFile } from '../cache/store.js';
+import { seconds, stage, type Stage } from './doctor-report.js';
+
+type Send = Extract<StageEvent, { stage: 'send' }>;
+
+/** Which trust verified (or would have verified) a request's server certificate. */
+function trustOf(settings: RequestConfig): string {
+  const { tls } = settings;
+  if (tls.insecureSkipVerify) return 'nothing (tls.insecureSkipVerify)';
+  if (tls.caFile !== undefined) return `the system roots plus tls.caFile ${tls.caFile}`;
+  if (tls.caData !== undefined) return 'the system roots plus tls.caData';
+  return 'the system roots';
+}
+
+function peerText(peer: TlsPeer, settings: RequestConfig): string {
+  const by = peer.trust === 'ca' ? (settings.tls.caFile !== undefined ? `tls.caFile ${settings.tls.caFile}` : 'tls.caData') : peer.trust === 'none' ? 'nothing (tls.insecureSkipVerify)' : 'the system roots';
+  return `TLS ${peer.subject} issued by ${peer.issuer}, expires ${peer.validTo}, verified by ${by}`;
+}
+
+/** `200 in 28 ms (DNS 1, connect 2, TLS 9 ms)`: what the exchange got, and where its time went. */
+function exchangeText(x: HttpObservation): string {
+  const { lookup, connect, tls, answer } = x.timings;
+  const phases = [lookup !== undefined ? `DNS ${lookup}` : '', connect !== undefined ? `connect ${connect}` : '', tls !== undefined ? `TLS ${tls}` : ''].filter((p) => p !== '');
+  return `${x.status !== undefined ? x.status : (x.error ?? 'no answer')}${answer !== undefined ? ` in ${answer} ms` : ''}${phases.length > 0 ? ` (${phases.join(', ')} ms)` : ''}`;
+}
+
+/** Every step and the main request: status and time; the main request's server certificate. */
+export function tokenApiStage(sends: Send[], config: ProviderConfig, failure: unknown): Stage {
+  const settingsOf = (label: string): RequestConfig => (label === 'main' ? config : (config.steps.find((s) => s.name === label) ?? config));
+  const requests = sends.map((send) => {
+    const last = send.exchanges.at(-1);
+    const name = send.label === 'main' ? `${config.method} ${send.exchanges[0]?.url ?? config.url}` : `steps.${send.label}`;
+    return { name, label: send.label, ms: send.ms, exchanges: send.exchanges.map(exchangeText), observed: send.exchanges, tls: last?.tls, ok: send.ok };
+  });
+  // Each exchange (retries, redirects) with its status or error code and its timings; never a header but Date.
+  const details = {
+    requests: requests.map(({ name, ms, observed, tls, ok }) => ({
+      name,
+      ms,
+      ok,
+      exchanges: observed.map((x) => ({ url: x.url, ...(x.status !== undefined ? { status: x.status } : {}), ...(x.error !== undefined ? { error: x.error } : {}), ...(x.date !== undefined ? { date: x.date } : {}), timings: x.timings })),
+      ...(tls ? { tls } : {}),
+    })),
+  };
+  const said = requests.map((r) => `${r.name}: ${r.exchanges.join(', ') || 'no answer'}`).join('; ');
+  const last = requests.at(-1);
+  const certificate = last?.tls ? `; ${peerText(last.tls, settingsOf(last.label))}` : '';
+  if (failure instanceof CredentialError) {
+    const line = { ...stage('token API', 'fail', failure.message, { ...details, code: failure.code }), exitCode: failure.exitCode };
+    // A certificate that failed: who sent it and what was asked to trust it.
+    if (last?.tls) line.notes.push(`the server sent ${last.tls.subject} issued by ${last.tls.issuer}; trusted were ${trustOf(settingsOf(last.label))}`);
+    else if (last && /CERT|SIGNATURE|ISSUER|SELF_SIGNED/.test(last.exchanges.at(-1) ?? '')) line.notes.push(`trusted were ${trustOf(settingsOf(last.label))}`);
+    return line;
+  }
+  if (sends.length === 0) return stage('token API', 'skip', 'not called: the credential came from the cache (--no-cache calls the token API)', details);
+  return stage('token API', 'pass', `${said}${certificate}`, details);
+}
+
+/** The entry and the lock of this call's key, read as the cache reads them. */
+export function cacheStage(events: StageEvent[], traced: string[], deps: Deps): Stage {
+  const notes = traced.filter((line) => line.startsWith('cache: ')).map((line) => line.slice('cache: '.length));
+  const keyed = events.find((e): e is Extract<StageEvent, { stage: 'cache' }> => e.stage === 'cache');
+  if (!keyed) {
+    const line = stage('cache', 'pass', 'on, but not used for this call: every call goes to the token API');
+    line.warnings.push(...notes);
+    return line;
+  }
+  const { dir, key } = keyed;
+  const { fs, uid } = deps.cache;
+  const now = deps.now();
+  const entry = readEntry(fs, dir, key, now, uid);
+  const parts = [`${dir}: `];
+  const details: Record<string, unknown> = { dir };
+  if (entry.hit) {
+    const expires = Date.parse(entry.status.expirationTimestamp!);
+    parts.push(`entry expires in ${seconds(expires - now)} (${entry.status.expirationTimestamp})`);
+    details['entry'] = { expirationTimestamp: entry.status.expirationTimestamp };
+  } else if (entry.failure) {
+    // Read through the same trusted reader as a credential: the message was redacted when kept.
+    const { exitCode, at, until } = entry.failure;
+    parts.push(`a failure remembered ${seconds(now - at)} ago (exit ${exitCode}), asked again in ${seconds(until - now)}; webapi-credential cache clear asks now`);
+    details['entry'] = null;
+    details['failure'] = { exitCode, rememberedAt: new Date(at).toISOString(), until: new Date(until).toISOString() };
+  } else {
+    parts.push(`no usable entry (${entry.reason})`);
+    details['entry'] = null;
+  }
+  let lock: string;
+  try {
+    const [pid, host] = readPrivateFile(fs, lockPath(dir, key), uid, 256).trim().split(' ');
+    const owner = Number.parseInt(pid ?? '', 10);
+    const here = deps.cache.host?.();
+    const alive = Number.isInteger(owner) && owner > 0 && here !== undefined && here !== '' && host === here ? (deps.cache.alive(owner) ? 'alive' : 'gone: the next call recovers it') : 'on another host or container: recovered by its age';
+    lock = `a lock held by pid ${pid ?? '?'} (${alive})`;
+    details['lock'] = { pid: owner, holder: alive };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    lock = code === 'ENOENT' ? 'no lock' : `a lock it would not trust (${code ?? (error instanceof Error ? error.message : 'unreadable')})`;
+    details['lock'] = null;
+  }
+  parts.push(`; ${lock}`);
+  const line = stage('cache', 'pass', parts.join(''), details);
+  line.notes.push(...notes);
+  return line;
+}

@@ -1,0 +1,267 @@
+// `webapi-credential doctor`: why does kubectl say Unauthorized? It runs get-token as kubectl or Argo
+// CD would (the exec entry's command, args, env and KUBERNETES_EXEC_INFO), watches its stages
+// through deps.observe, then asks the cluster who the credential is. It observes the pipeline; the
+// HTTP client, renderer and extractor stay the ones get-token uses. Loaded only for this command.
+import { delimiter, isAbsolute, join } from 'node:path';
+import { CredentialError, readProblem, UsageError, type ExitCode } from '../errors.js';
+import { placeholderMessage, placeholdersLeft } from '../config/env-placeholder.js';
+import { selectSource } from '../config/load.js';
+import { readExecInfo, type CredentialStatus } from '../credential/exec-credential.js';
+import type { Deps } from '../use-case/deps.js';
+import type { StageEvent } from '../use-case/observe.js';
+import { getToken } from '../use-case/get-token.js';
+import type { CliDeps } from './deps.js';
+import { parseFastArgs } from './fast-path.js';
+import { getTokenFlags, type DoctorFlags } from './flags.js';
+import { execInfoFor, readArgoCdSecret, readKubeconfigExec, type ExecSource } from './manifest-read.js';
+import { describeToken, describeTokenKind, formatJson, formatText, seconds, stage, STAGES, type Stage } from './doctor-report.js';
+import { cacheStage, tokenApiStage } from './doctor-stages.js';
+
+
+/** client-go trusts this machine's clock: past this, the expiry it computes can be off. */
+const SKEW_WARNING_MS = 30_000;
+
+export async function doctor(flags: DoctorFlags, deps: Deps, system: Pick<CliDeps, 'isExecutable' | 'commandVersion' | 'whoAmI'>): Promise<ExitCode> {
+  if (flags.kubeconfig !== undefined && flags.argocdSecret !== undefined) {
+    throw new UsageError('FLAG_CONFLICT', 'doctor takes --kubeconfig or --argocd-secret, not both');
+  }
+  if (flags.context !== undefined && flags.kubeconfig === undefined) throw new UsageError('FLAG_CONFLICT', '--context needs --kubeconfig');
+  const given = flags.run;
+  if ((flags.kubeconfig ?? flags.argocdSecret) !== undefined && (given.config ?? given.configInline ?? given.configFromCluster ?? given.set) !== undefined) {
+    throw new UsageError('FLAG_CONFLICT', `doctor ${flags.kubeconfig !== undefined ? '--kubeconfig' : '--argocd-secret'} runs the config options of the exec entry's args; leave --config, --config-inline, --config-from-cluster and --set out`);
+  }
+  // The whole of doctor stays within --timeout, as a call does: each stage gets what is left.
+  const deadline = deps.now() + flags.run.timeoutMs;
+  const left = () => Math.max(1, deadline - deps.now());
+  const stages: Stage[] = [];
+  const finish = (): ExitCode => {
+    const failed = stages.find((s) => s.result === 'fail');
+    const code = failed?.exitCode ?? 0;
+    for (const name of STAGES) if (!stages.some((s) => s.name === name)) stages.push(stage(name, 'skip', failed ? `not run: ${failed.name} failed` : 'not run'));
+    stages.sort((a, b) => STAGES.indexOf(a.name) - STAGES.indexOf(b.name));
+    const redact = (text: string) => deps.redactor.redact(text);
+    deps.stdout(flags.format === 'json' ? formatJson(stages, code, redact) : formatText(stages, redact));
+    return code;
+  };
+  const fail = (name: Stage['name'], error: unknown): ExitCode => {
+    if (!(error instanceof CredentialError)) throw error;
+    stages.push({ ...stage(name, 'fail', error.message, { code: error.code }), exitCode: error.exitCode });
+    return finish();
+  };
+
+  // 1. source: the exec entry as kubectl or Argo CD would run it, or this command's own flags.
+  let run = flags.run;
+  let env = deps.env;
+  let server = flags.server;
+  let caPem: string | undefined;
+  let clusterTls: { serverName?: string; insecure?: boolean } = {};
+  try {
+    if (flags.caFile !== undefined) caPem = readCa(flags.caFile, '--ca-file', deps);
+    const file = flags.kubeconfig ?? flags.argocdSecret;
+    if (file !== undefined) {
+      let content: string;
+      try {
+        content = deps.readFile(file);
+      } catch (error) {
+        throw new UsageError('SOURCE', `cannot read ${flags.kubeconfig !== undefined ? 'kubeconfig' : 'Argo CD secret'} ${file}: ${readProblem(error)}`, { cause: error });
+      }
+      const source = flags.kubeconfig !== undefined ? await readKubeconfigExec(content, file, flags.context) : await readArgoCdSecret(content, file);
+      const found = await checkCommand(source, deps, system, left());
+      // The same check get-token makes, here at the source: the secret's env is what to fix.
+      const placeholders = placeholdersLeft(source.env);
+      if (placeholders.length > 0) throw new UsageError('ENV_PLACEHOLDER', placeholderMessage(placeholders));
+      const parsed = parseFastArgs(source.args);
+      if (!parsed) throw new UsageError('SOURCE', `${source.origin}: its args are not get-token options this version knows; run them by hand to see which`);
+      // doctor's own --no-cache, --cache-dir and --timeout still hold: a look past a cached credential.
+      const { cache, cacheDir } = flags.run;
+      run = { ...getTokenFlags(parsed), timeoutMs: flags.run.timeoutMs, ...(cache !== undefined ? { cache } : {}), ...(cacheDir !== undefined ? { cacheDir } : {}) };
+      if (source.cluster.caFile !== undefined && source.cluster.caPem === undefined) source.cluster.caPem = readCa(source.cluster.caFile, 'certificate-authority', deps);
+      caPem ??= source.cluster.caPem;
+      server ??= source.cluster.server;
+      clusterTls = { ...(source.cluster.serverName !== undefined ? { serverName: source.cluster.serverName } : {}), ...(source.cluster.insecure ? { insecure: true } : {}) };
+      env = { ...deps.env, ...source.env, KUBERNETES_EXEC_INFO: execInfoFor(source, caPem) };
+      stages.push({
+        ...stage('source', 'pass', `${source.origin}: runs ${found.summary}; apiVersion ${source.apiVersion ?? '(none)'}; args ${optionNames(source.args)}; env ${Object.keys(source.env).join(', ') || '(none)'}; provideClusterInfo ${source.provideClusterInfo}${source.interactiveMode ? `; interactiveMode ${source.interactiveMode}` : ''}`, {
+          origin: source.origin,
+          command: source.command,
+          ...(found.path !== undefined ? { path: found.path } : {}),
+          apiVersion: source.apiVersion ?? null,
+          env: Object.keys(source.env),
+          provideClusterInfo: source.provideClusterInfo,
+          ...(source.interactiveMode ? { interactiveMode: source.interactiveMode } : {}),
+        }),
+        notes: found.notes,
+      });
+    } else {
+      const chosen = selectSource(run, env, readExecInfo(env['KUBERNETES_EXEC_INFO']).cluster);
+      stages.push(stage('source', 'pass', `config from ${chosen.origin}`, { origin: chosen.origin }));
+    }
+  } catch (error) {
+    return fail('source', error);
+  }
+
+  // 2-5: get-token as it runs, watched.
+  const events: StageEvent[] = [];
+  const traced: string[] = [];
+  let printed = '';
+  const runDeps: Deps = {
+    ...deps,
+    env,
+    stdout: (text) => (printed += text),
+    trace: (line) => {
+      traced.push(line);
+      if (flags.verbose) deps.trace(line);
+    },
+    observe: (event) => events.push(event),
+  };
+  let failure: unknown;
+  try {
+    await getToken({ ...run, output: 'exec-credential', timeoutMs: left() }, runDeps);
+  } catch (error) {
+    if (!(error instanceof CredentialError)) throw error;
+    failure = error;
+  }
+  const prepared = events.find((e) => e.stage === 'prepare');
+  if (!prepared) return fail('config', failure);
+  const { config, dependencies } = prepared.prepared;
+  const envRead = dependencies.env.filter((name) => name !== 'KUBERNETES_EXEC_INFO');
+  stages.push(
+    stage('config', 'pass', `valid (${prepared.prepared.origin}); ${envRead.length > 0 ? `env ${envRead.join(', ')} set` : 'reads no env'}; ${dependencies.files.length > 0 ? `files ${dependencies.files.join(', ')} readable` : 'reads no files'}`, {
+      origin: prepared.prepared.origin,
+      env: dependencies.env,
+      files: dependencies.files,
+      steps: config.steps.map((s) => s.name),
+      ms: prepared.ms,
+    }),
+  );
+  const sends = events.filter((e): e is Extract<StageEvent, { stage: 'send' }> => e.stage === 'send');
+  const mainAnswered = sends.some((e) => e.label === 'main' && e.ok);
+  const api = tokenApiStage(sends, config, failure !== undefined && !mainAnswered ? failure : undefined);
+  stages.push(api);
+  if (api.result === 'fail') return finish();
+  if (failure !== undefined) return fail('credential', failure);
+
+  // 4. credential: what get-token printed, described, never shown.
+  const status = (JSON.parse(printed) as { status: CredentialStatus }).status;
+  const extracted = events.find((e) => e.stage === 'extract');
+  stages.push(credentialStage(status, extracted, sends, deps.now()));
+
+  // 5. cache
+  const cacheOn = run.cache ?? config.cacheEnabled;
+  if (cacheOn) stages.push(cacheStage(events, traced, deps));
+  else stages.push(stage('cache', 'skip', 'off (--cache or cache.enabled turns it on)'));
+
+  // 6. cluster
+  if (server === undefined) {
+    stages.push(stage('cluster', 'skip', 'no server known: pass --server (and --ca-file), --kubeconfig or --argocd-secret'));
+    return finish();
+  }
+  try {
+    if (!/^https:\/\/[^/?#]+/i.test(server) || !URL.canParse(server)) {
+      throw new UsageError('SERVER_INVALID', `the cluster's server ${JSON.stringify(server)} is not an https:// URL: doctor asks only an API server it can authenticate`);
+    }
+    const whoAmI = system.whoAmI;
+    if (!whoAmI) throw new Error('doctor needs the cluster client');
+    const tls = { ...(caPem !== undefined ? { ca: caPem } : {}), ...(clusterTls.serverName !== undefined ? { serverName: clusterTls.serverName } : {}), insecureSkipVerify: clusterTls.insecure === true };
+    const who = await whoAmI({ server, tls }, status, { deadline, now: deps.now });
+    const user = who.user ? `user ${who.user.username}${who.user.uid ? ` (uid ${who.user.uid})` : ''}, groups ${who.user.groups.join(', ') || '(none)'} (${who.reviewApi} SelfSubjectReview)` : 'the credential was not refused';
+    const certificate = who.tls ? `; TLS ${who.tls.subject} issued by ${who.tls.issuer}, expires ${who.tls.validTo}` : '';
+    const line = stage('cluster', 'pass', `${server}${who.version ? ` (${who.version})` : ''}: ${user}${certificate}`, {
+      server,
+      ...(who.version ? { version: who.version } : {}),
+      ...(who.user ? { user: who.user, reviewApi: who.reviewApi } : {}),
+    });
+    line.notes.push(...who.notes);
+    stages.push(line);
+  } catch (error) {
+    return fail('cluster', error);
+  }
+  return finish();
+}
+
+function credentialStage(status: CredentialStatus, extracted: Extract<StageEvent, { stage: 'extract' }> | undefined, sends: Array<Extract<StageEvent, { stage: 'send' }>>, now: number): Stage {
+  const parts: string[] = [];
+  const details: Record<string, unknown> = {};
+  if (status.token !== undefined) {
+    const kind = describeToken(status.token);
+    parts.push(describeTokenKind(kind));
+    details['token'] = kind;
+  }
+  if (status.clientCertificateData !== undefined) {
+    parts.push('a client certificate and key');
+    details['clientCertificate'] = true;
+  }
+  if (extracted?.expiresAt !== undefined) {
+    parts.push(`expires at ${new Date(extracted.expiresAt).toISOString()} (in ${seconds(extracted.expiresAt - now)}), reported to kubectl as ${status.expirationTimestamp}`);
+    details['expiresAt'] = new Date(extracted.expiresAt).toISOString();
+  } else if (status.expirationTimestamp) {
+    parts.push(`from the cache, reported to kubectl as expiring at ${status.expirationTimestamp}`);
+  } else {
+    parts.push('no expiry known: kubectl runs the plugin again only after a 401');
+  }
+  if (status.expirationTimestamp) details['expirationTimestamp'] = status.expirationTimestamp;
+  if (extracted) details['ms'] = extracted.ms;
+  const line = stage('credential', 'pass', parts.join('; '), details);
+  // The main answer's Date header against this machine's clock.
+  const answer = sends.filter((e) => e.label === 'main').flatMap((e) => e.exchanges).findLast((x) => x.date !== undefined);
+  const date = answer?.date !== undefined ? Date.parse(answer.date) : Number.NaN;
+  if (answer?.receivedAt !== undefined && Number.isFinite(date)) {
+    const skew = answer.receivedAt - date;
+    details['clockSkewMs'] = skew;
+    if (Math.abs(skew) > SKEW_WARNING_MS) {
+      line.warnings.push(`this machine's clock is ${seconds(Math.abs(skew))} ${skew > 0 ? 'ahead of' : 'behind'} the token API's (its Date header); client-go trusts the local clock to decide when a credential expires: set the time (NTP)`);
+    } else {
+      // The Date header has whole seconds, and the answer took its time: two seconds are no skew it can show.
+      line.summary += Math.abs(skew) <= 2000 ? "; this machine's clock agrees with the token API's" : `; this machine's clock is ${seconds(Math.abs(skew))} ${skew > 0 ? 'ahead of' : 'behind'} the token API's`;
+    }
+  }
+  return line;
+}
+
+interface Found {
+  summary: string;
+  path?: string;
+  notes: string[];
+}
+
+/** The command found as kubectl finds it (client-go: a path with a slash is the kubeconfig's; else the PATH), and that it is this program. */
+async function checkCommand(source: ExecSource, deps: Deps, system: Pick<CliDeps, 'isExecutable' | 'commandVersion'>, timeoutMs: number): Promise<Found> {
+  const { command } = source;
+  const isExecutable = system.isExecutable ?? (() => false);
+  let path: string | undefined;
+  if (command.includes('/')) {
+    const candidate = isAbsolute(command) || source.baseDir === undefined ? command : join(source.baseDir, command);
+    if (isExecutable(candidate)) path = candidate;
+    else if (source.kind === 'argocd-secret') return { summary: command, notes: [`${command} is a path in the Argo CD containers; it is not on this machine, so its version is not checked`] };
+    else throw new UsageError('COMMAND_NOT_FOUND', `${source.origin}: ${candidate} does not exist or is not executable: install webapi-credential there, or set exec.command to where it is`);
+  } else {
+    const dirs = (deps.env['PATH'] ?? '').split(delimiter).filter((dir) => dir !== '');
+    path = dirs.map((dir) => join(dir, command)).find((candidate) => isExecutable(candidate));
+    if (path === undefined) {
+      throw new UsageError('COMMAND_NOT_FOUND', `${source.origin}: ${command} is not on the PATH: install it in a directory of the PATH, or set exec.command to its absolute path`);
+    }
+  }
+  const version = await system.commandVersion?.(path, { ...deps.env, ...source.env }, Math.min(timeoutMs, 10_000));
+  if (version === undefined) throw new UsageError('COMMAND_VERSION', `${source.origin}: ${path} --version did not answer: is it webapi-credential?`);
+  if (version !== deps.version) {
+    throw new UsageError('COMMAND_VERSION', `${source.origin}: ${path} is version ${JSON.stringify(version.slice(0, 40))}, this doctor is ${deps.version}: run that one's doctor (${path} doctor ...) or install one version`);
+  }
+  return { summary: `${path} (version ${version})`, path, notes: [] };
+}
+
+/** The option names of the exec entry's args (their values may be long or personal: not shown). */
+function optionNames(args: string[]): string {
+  const names = args.filter((arg) => arg.startsWith('-')).map((arg) => arg.split('=')[0]!);
+  return names.length > 0 ? names.join(' ') : '(none)';
+}
+
+function readCa(path: string, what: string, deps: Deps): string {
+  let pem: string;
+  try {
+    pem = deps.readFile(path);
+  } catch (error) {
+    throw new UsageError('CA_FILE', `${what} ${path}: cannot read it: ${readProblem(error)}`, { cause: error });
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError('CA_FILE', `${what} ${path}: expected PEM certificates`);
+  return pem;
+}

@@ -1,0 +1,24 @@
+// What doctor (cli/doctor.ts) sees of a get-token run: each stage's outcome and timing, reported
+// through deps.observe as the stages happen. The stages stay the ones get-token runs; nothing here
+// sends, renders or extracts a second time. Absent on a normal call.
+import type { CredentialStatus } from '../credential/exec-credential.js';
+import type { HttpObservation } from '../request/observe-http.js';
+import type { ProviderConfig } from '../config/schema.js';
+
+export type StageEvent =
+  /** The config was read, validated and rendered (placeholders for steps' values). */
+  | { stage: 'prepare'; ms: number; prepared: PreparedView }
+  /** The cache is on and its key is known: doctor reads the entry and the lock through the store. */
+  | { stage: 'cache'; dir: string; key: string }
+  /** One request, a step's (`label` is its name) or the main one, with every exchange of it (retries, redirects). */
+  | { stage: 'send'; label: string; ms: number; ok: boolean; exchanges: HttpObservation[] }
+  /** The credential taken from the main answer; `expiresAt` as the answer gave it, before the margin. */
+  | { stage: 'extract'; ms: number; status: CredentialStatus; expiresAt: number | undefined };
+
+/** What doctor reads of use-case/prepare.ts's Prepared (its own type here: prepare.ts imports deps.ts). */
+export interface PreparedView {
+  config: ProviderConfig;
+  origin: string;
+  /** The env names and files the request was rendered from. */
+  dependencies: { env: string[]; files: string[] };
+}

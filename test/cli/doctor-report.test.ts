@@ -1,0 +1,50 @@
+// How doctor describes a credential without showing it, and its two report formats.
+import { describe, expect, it } from 'vitest';
+import { describeToken, describeTokenKind, formatJson, formatText, stage } from '../../src/cli/doctor-report.js';
+
+const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+const jwt = (claims: Record<string, unknown>) => `${part({ alg: 'RS256' })}.${part(claims)}.c2ln`;
+
+describe('describeToken', () => {
+  it('gives a JWT\'s registered claims, times as RFC 3339, and only the names of the others', () => {
+    const token = jwt({ iss: 'https://issuer', sub: 'alice', aud: ['kubernetes', 'argocd'], exp: 1_800_000_000, iat: 1_799_999_700, email: 'secret-ish@example.test', 'https://example.test/claims/groups': ['a'], [`x${'y'.repeat(60)}`]: 1 });
+    const kind = describeToken(token);
+    expect(kind).toEqual({
+      kind: 'JWT',
+      length: token.length,
+      claims: { iss: 'https://issuer', sub: 'alice', aud: 'kubernetes,argocd', exp: '2027-01-15T08:00:00Z', iat: '2027-01-15T07:55:00Z' },
+      otherClaims: ['email', '(2 more)'],
+    });
+    expect(describeTokenKind(kind)).not.toContain('secret-ish');
+  });
+
+  it.each([
+    ['an opaque token', 'ya29.opaque-token-value'],
+    ['three parts that are not JSON', 'a.b.c'],
+    ['a JWT whose payload is an array', `${part({})}.${part([1])}.x`],
+  ])('gives only the length of %s', (_what, token) => {
+    expect(describeToken(token)).toEqual({ kind: 'opaque', length: token.length });
+    expect(describeTokenKind(describeToken(token))).toBe(`token, opaque, ${token.length} characters`);
+  });
+
+  it('shows an exp past what a date can carry as written, cut', () => {
+    expect(describeToken(jwt({ exp: 1e300 })).claims).toEqual({ exp: '1e+300' });
+  });
+});
+
+describe('the report', () => {
+  const stages = [stage('source', 'pass', 'config from --config c.yaml'), { ...stage('config', 'fail', 'env.KEY is not set\nsecond line'), exitCode: 2 as const }, stage('token API', 'skip', 'not run')];
+  stages[0]!.notes.push('a note');
+
+  it('is one line per stage in text, redacted, line breaks folded', () => {
+    expect(formatText(stages, (text) => text.replace('KEY', '[REDACTED]'))).toBe(
+      '✓ source      config from --config c.yaml; note: a note\n✗ config      env.[REDACTED] is not set second line\n– token API   not run\n',
+    );
+  });
+
+  it('is one JSON document with -o json', () => {
+    const document = JSON.parse(formatJson(stages, 2, (text) => text)) as { exitCode: number; stages: Array<{ name: string; exitCode?: number }> };
+    expect(document.exitCode).toBe(2);
+    expect(document.stages.map((s) => [s.name, s.exitCode])).toEqual([['source', undefined], ['config', 2], ['token API', undefined]]);
+  });
+});

@@ -6,7 +6,7 @@ import { homedir } from 'node:os';
 import type { CliDeps } from './cli/deps.js';
 import { fastPath, parseFastArgs } from './cli/fast-path.js';
 import { readBoundedFile } from './read-file.js';
-import { Redactor } from './redact.js';
+import { Redactor } from './redact/redactor.js';
 
 declare const __VERSION__: string;
 

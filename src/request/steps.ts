@@ -2,7 +2,7 @@
 // later templates read as steps.<name>; every string in it is a secret.
 import { CredentialError, ResponseError } from '../errors.js';
 import type { StepConfig } from '../config/schema.js';
-import type { Redactor } from '../redact.js';
+import type { Redactor } from '../redact/redactor.js';
 import type { TemplateRenderer } from '../template/renderer.js';
 import { requestRoot, type RenderedRequest } from './build.js';
 

@@ -3,7 +3,7 @@
 // run names them all. Tracks what the rendered request depends on (env names, volatile helpers)
 // and registers every secret it computes with the redactor.
 import { UsageError } from '../errors.js';
-import type { Redactor } from '../redact.js';
+import type { Redactor } from '../redact/redactor.js';
 import { evaluate, FAILED, MissingValueError, Placeholder, QuietError, type EvalScope, type Value } from './evaluate.js';
 import { HelperError } from './helper-error.js';
 import { HELPER_NAMES } from './helpers.js';

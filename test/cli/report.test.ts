@@ -1,7 +1,7 @@
 // What --verbose adds to a failure: the stack and its causes, every line through the redactor.
 import { describe, expect, it } from 'vitest';
 import { RequestError } from '../../src/errors.js';
-import { Redactor } from '../../src/redact.js';
+import { Redactor } from '../../src/redact/redactor.js';
 import { reportFailure, reporter, stackOf } from '../../src/cli/report.js';
 
 const SECRET = 'p@ssw0rd-very-secret';

@@ -15,11 +15,14 @@ interface Decoders {
 }
 
 export interface Normalised {
-  /** One char per byte (latin1), so that indexOf works on it. */
-  text: string;
-  /** For each char of text, the original span [start, end) it came from. */
+  /** The normal bytes, `length` of them. */
+  bytes: Uint8Array;
+  length: number;
+  /** For each normal byte, the original span [start, end) it came from. */
   start: Int32Array;
   end: Int32Array;
+  /** The bytes as one char each (latin1), for people and tests. */
+  readonly text: string;
 }
 
 const LITERAL: Decoders = { percent: false, json: false, html: false };
@@ -33,7 +36,8 @@ const ENTITIES: Record<string, number> = {
 };
 const ENTITY = /&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([A-Za-z]{2,8}));/y;
 
-export function normalise(text: string, decoders: Decoders = LITERAL): Normalised {
+/** `check` is called every few thousand characters: it throws when the deadline has passed. */
+export function normalise(text: string, decoders: Decoders = LITERAL, check: () => void = () => {}): Normalised {
   const size = text.length * 4 + 8;
   const out = new Uint8Array(size);
   const start = new Int32Array(size);
@@ -55,7 +59,11 @@ export function normalise(text: string, decoders: Decoders = LITERAL): Normalise
     for (const b of Buffer.from(lower, 'utf8')) byte(b, from, to);
   };
   const length = text.length;
-  for (let i = 0; i < length; ) {
+  for (let i = 0, work = 0; i < length; ) {
+    if (++work === 0x1000) {
+      work = 0;
+      check();
+    }
     const c = text.charCodeAt(i);
     if (decoders.percent && c === 37 && i + 2 < length) {
       const value = hex(text, i + 1, 2);
@@ -96,7 +104,15 @@ export function normalise(text: string, decoders: Decoders = LITERAL): Normalise
     codePoint(cp, i, i + width);
     i += width;
   }
-  return { text: Buffer.from(out.buffer, 0, n).toString('latin1'), start, end };
+  return {
+    bytes: out,
+    length: n,
+    start,
+    end,
+    get text() {
+      return Buffer.from(out.buffer, 0, n).toString('latin1');
+    },
+  };
 }
 
 function hex(text: string, at: number, digits: number): number {

@@ -2,7 +2,7 @@
 // and an exit code. Never calls process.exit: run() returns the code (citty is the counter-example).
 import { Argument, Command, CommanderError, Option } from 'commander';
 import type { ExitCode } from '../errors.js';
-import { reportFailure, reporter } from './report.js';
+import { reporter } from './report.js';
 import type { CliDeps } from './deps.js';
 import { GET_TOKEN_FLAGS, flagSyntax, getTokenFlags, requestFlags, type Flag, type ParsedFlags } from './flags.js';
 import type { Deps } from '../use-case/deps.js';
@@ -17,7 +17,7 @@ import { argoCdSecret, kubeconfig, type ArgoCdSecretFlags, type KubeconfigFlags 
 
 export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
   let verbose = argv.includes('-v') || argv.includes('--verbose');
-  const { line, useCaseDeps: depsFor } = reporter(deps);
+  const { line, failure, useCaseDeps: depsFor } = reporter(deps);
   const useCaseDeps = (options: ParsedFlags): Deps => {
     verbose = options.verbose === true;
     return depsFor(verbose);
@@ -122,7 +122,7 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
       line(`${error.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ')} (see --help)`);
       return 2;
     }
-    return reportFailure(error, line, verbose);
+    return failure(error, verbose);
   }
 }
 

@@ -58,8 +58,7 @@ export class Redactor {
    * checked in time is replaced whole by NOT_CHECKED; this never throws.
    */
   redact(text: string): string {
-    const redacted = this.tryRedact(text);
-    return redacted ?? this.failure;
+    return this.tryRedact(text) ?? (this.failedFor === 'time' ? NOT_CHECKED : NOT_READABLE);
   }
 
   /** redact(), or undefined when the text could not be checked, for a caller that says something of its own instead. */
@@ -67,12 +66,13 @@ export class Redactor {
     try {
       return this.redactWithin(text);
     } catch (error) {
-      this.failure = error instanceof OutOfTime ? NOT_CHECKED : NOT_READABLE;
+      this.failedFor = error instanceof OutOfTime ? 'time' : 'size';
       return undefined;
     }
   }
 
-  private failure = NOT_CHECKED;
+  /** Why the last text that could not be checked was not: the deadline, or a text too large to read. */
+  failedFor: 'time' | 'size' | undefined;
 
   private redactWithin(text: string): string {
     if (text === '') return text;

@@ -14,6 +14,8 @@ import { prepare, type Prepared } from './prepare.js';
 
 export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> {
   const deadline = deps.now() + flags.timeoutMs;
+  // Redaction is bounded by the same deadline: past it, a text not yet checked is not shown.
+  deps.redactor.setDeadline(() => deps.now() >= deadline);
   const prepared = await prepare({ ...flags, strictHabits: true }, deps);
   const { config, request, apiVersion, refInputs, dependencies } = prepared;
   if (flags.output === 'token' && !config.paths.token) {
@@ -85,7 +87,7 @@ async function fetchCredential(prepared: Prepared, deadline: number, deps: Deps)
 
   let request = prepared.request;
   if (config.steps.length > 0) {
-    renderer.setSteps(await runSteps(config.steps, { render, call, trace: deps.trace, redactor: deps.redactor, renderer }));
+    renderer.setSteps(await runSteps(config.steps, { render, call, trace: deps.trace, redactor: deps.redactor, renderer, expired: () => deps.now() >= deadline }));
     request = await render(config);
   }
   const document = await call(request, config);

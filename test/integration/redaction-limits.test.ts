@@ -24,10 +24,12 @@ interface Case {
   timeoutMs: number;
   /** Milliseconds the main request waits before it answers (to leave redaction little time). */
   delayMs?: number;
+  /** More of the step's answer. */
+  extra?: Record<string, unknown>;
 }
 
-async function run({ strings, echo, timeoutMs, delayMs = 0 }: Case) {
-  const answer = JSON.stringify({ auth: { client_token: CLIENT_TOKEN }, items: strings });
+async function run({ strings, echo, timeoutMs, delayMs = 0, extra = {} }: Case) {
+  const answer = JSON.stringify({ auth: { client_token: CLIENT_TOKEN }, items: strings, ...extra });
   const api = await startApi((request, response) => {
     if (request.path === '/login') return void response.writeHead(200, { 'content-type': 'application/json' }).end(answer);
     setTimeout(() => json(response, 400, { error: 'invalid_request', error_description: echo }), delayMs);
@@ -112,7 +114,8 @@ describe('redaction of other shapes of the same class', () => {
 
   it('hides a secret of 700 kB echoed among near-matches of it', async () => {
     const long = randomBytes(350_000).toString('hex');
-    const echo = `${long.slice(0, -1)}. ${long} .${long.slice(1, 100_000)}`;
+    // The near-matches come after the excerpt's 200 characters: a piece of a secret is no form of it.
+    const echo = `${'-'.repeat(300)} ${long.slice(0, -1)}. ${long} .${long.slice(1, 100_000)}`;
     const outcome = await run({ strings: [long], echo, timeoutMs: 2_000 });
     expectBounded(outcome, 2_000, [long]);
     expect(outcome.result.stderr).toMatch(ANSWERED_OR_NOT_CHECKED);
@@ -124,5 +127,15 @@ describe('redaction of other shapes of the same class', () => {
     const outcome = await run({ strings, echo: `${strings.join(' ')} ${'b'.repeat(200_000)}`.slice(0, 1_000_000), timeoutMs: 1_000, delayMs: 800 });
     expectBounded(outcome, 1_000, strings);
     expect(outcome.result.stderr).toMatch(ANSWERED_OR_NOT_CHECKED);
+  });
+});
+
+describe("a step's answer is secret in every value (L5)", () => {
+  it('hides a string 1 000 levels deep and a number of the answer when the API echoes them', async () => {
+    let deep: unknown = 'deep-secret-Hv4Tq8';
+    for (let i = 0; i < 1_000; i++) deep = { d: deep };
+    const outcome = await run({ strings: [], echo: 'deep-secret-Hv4Tq8 and 987654321', timeoutMs: 5_000, extra: { deep, pin: 987654321 } });
+    expectBounded(outcome, 5_000, ['deep-secret-Hv4Tq8', '987654321']);
+    expect(outcome.result.stderr).toBe(`${PREFIX}the token API answered 400 Bad Request: {"error":"invalid_request","error_description":"[REDACTED] and [REDACTED]"}\n`);
   });
 });

@@ -56,7 +56,7 @@ export class Automaton {
       if (++this.work >= CHECK_EVERY) this.spend(check);
       const c = pattern.charCodeAt(i) & 0xff;
       let next = this.child(node, c);
-      if (next === 0) next = this.grow(node, c);
+      if (next === 0) next = this.grow(node, c, check);
       node = next;
     }
     if (this.out[node] !== pattern.length) {
@@ -73,7 +73,7 @@ export class Automaton {
    */
   link(check: Check): void {
     if (this.linked) return;
-    const pass = (this.linking ??= this.order());
+    const pass = (this.linking ??= this.order(check));
     const { order, depth } = pass;
     const { parent, label, fail, out } = this;
     for (; pass.at < order.length; pass.at++) {
@@ -151,7 +151,7 @@ export class Automaton {
     }
   }
 
-  private grow(node: number, c: number): number {
+  private grow(node: number, c: number, check: Check): number {
     if (this.nodes === this.capacity) this.resize(this.capacity * 2);
     const id = this.nodes++;
     this.parent[id] = node;
@@ -160,17 +160,16 @@ export class Automaton {
     else if (this.first[node] === 0) this.first[node] = id;
     else {
       this.more[node] = 1;
-      // At most 70 % full, so that a lookup that misses stays short; the new table places every
-      // node that needs a slot, this one included.
-      if (++this.hashed * 10 > this.slots.length * 7) this.rehash(this.slots.length * 2);
-      else this.place(id);
+      this.place(id);
+      // At most 70 % full, so that a lookup that misses stays short. A larger table cut short by
+      // the deadline leaves this one, still usable, for the next try; past 90 % it is made anyway.
+      if (++this.hashed * 10 > this.slots.length * 7) this.rehash(this.hashed * 10 > this.slots.length * 9 ? () => {} : check);
     }
     this.unlink();
     return id;
   }
 
-  private place(id: number): void {
-    const { slots } = this;
+  private place(id: number, slots = this.slots): void {
     const mask = slots.length - 1;
     let s = slotOf(this.parent[id]!, this.label[id]!, mask);
     while (slots[s] !== 0) s = (s + 1) & mask;
@@ -192,18 +191,23 @@ export class Automaton {
     this.capacity = capacity;
   }
 
-  private rehash(size: number): void {
-    this.slots = new Int32Array(size);
-    const { parent, first } = this;
-    for (let id = 1; id < this.nodes; id++) if (parent[id] !== 0 && first[parent[id]!] !== id) this.place(id);
+  private rehash(check: Check): void {
+    const old = this.slots;
+    const slots = new Int32Array(old.length * 2);
+    for (let s = 0; s < old.length; s++) {
+      if ((s & 0xffff) === 0) check();
+      if (old[s] !== 0) this.place(old[s]!, slots);
+    }
+    this.slots = slots;
   }
 
   /** The nodes other than the root by depth (a counting sort: a parent is always older than its child). */
-  private order(): { order: Int32Array; depth: Int32Array; at: number } {
+  private order(check: Check): { order: Int32Array; depth: Int32Array; at: number } {
     const n = this.nodes;
     const depth = new Int32Array(n);
     let deepest = 0;
     for (let id = 1; id < n; id++) {
+      if ((id & 0xffff) === 0) check();
       const d = depth[this.parent[id]!]! + 1;
       depth[id] = d;
       if (d > deepest) deepest = d;

@@ -8,11 +8,13 @@
 //   node https  the least a Node plugin can do for that request (bench/min-fetch.mjs)
 //   50 cold     50 concurrent invocations on an empty cache: wall time, upstream requests, failures
 //   peak RSS    of a fetch and of a hit (GNU time's %M)
+//   redaction   a 1 MiB answer against 1k, 10k and 100k secrets sharing a prefix (bench/redact.mjs, in process)
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { redactionRows } from './redact.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const binary = join(root, 'dist', 'webapi-credential');
@@ -183,6 +185,7 @@ const rss = existsSync('/usr/bin/time')
 
 api.kill();
 rmSync(dir, { recursive: true, force: true });
+const redaction = await redactionRows();
 
 const f = (ms) => `${ms.toFixed(1)} ms`;
 const lines = [
@@ -204,6 +207,7 @@ const lines = [
         `| fetch, baseline | ${f(med['fetch (baseline)'])} | ${(med['fetch (baseline)'] / med['curl|jq']).toFixed(2)} × curl\\|jq; this build = ${(med.fetch / med['fetch (baseline)']).toFixed(2)} × baseline | |`,
       ]
     : []),
+  ...redaction,
   `| peak RSS (GNU time %M, max of 3${droppedCaches ? ', page cache dropped first' : ', page cache NOT dropped: not root'}) | fetch ${rss.fetch.toFixed(1)} MB, hit ${rss.hit.toFixed(1)} MB, \`node -e 0\` ${rss.floor.toFixed(1)} MB | | ≤ 60 MB |`,
 ];
 process.stdout.write(lines.join('\n') + '\n');

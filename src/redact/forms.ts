@@ -185,22 +185,32 @@ const MIN_FRAGMENT = 6;
  * characters made of the secret's bits alone are searched.
  */
 export function secretForms(value: string): string[] {
-  const forms = [normalText(value)];
   const bytes = Buffer.from(value, 'utf8');
-  forms.push(bytes.toString('hex'));
+  const forms = [normalText(value), bytes.toString('hex')];
   // Encoded alone, the whole encoding (padding included) is hidden, not just its inner characters.
-  for (const alphabet of ['base64', 'base64url'] as const) {
-    const whole = bytes.toString(alphabet);
-    forms.push(normalText(whole), normalText(whole.replace(/=+$/, '')));
-  }
+  const whole = bytes.toString('base64');
+  forms.push(base64Normal(whole));
+  pushBase64(forms, whole.replace(/=+$/, ''));
+  // The secret's bytes after `offset` bytes of a neighbour: a zero-filled head stands for it.
+  const headed = Buffer.alloc(bytes.length + 2);
+  bytes.copy(headed, 2);
   for (let offset = 0; offset < 3; offset++) {
-    const padded = Buffer.concat([Buffer.alloc(offset), bytes]);
     const first = Math.ceil((offset * 8) / 6);
     const last = Math.floor(((offset + bytes.length) * 8) / 6);
-    for (const alphabet of ['base64', 'base64url'] as const) {
-      const fragment = padded.toString(alphabet).slice(first, last);
-      if (fragment.length >= MIN_FRAGMENT) forms.push(normalText(fragment));
-    }
+    if (last - first < MIN_FRAGMENT) continue;
+    pushBase64(forms, (offset === 0 ? whole : headed.subarray(2 - offset).toString('base64')).slice(first, last));
   }
   return forms;
+}
+
+/** Base64 text in normal form: lower case, `+` read as a space (normalText's short cut for it). */
+function base64Normal(text: string): string {
+  const lower = text.toLowerCase();
+  return lower.includes('+') ? lower.replace(/\+/g, ' ') : lower;
+}
+
+/** The normal forms of base64 text and of the same in base64url, when that differs. */
+function pushBase64(forms: string[], text: string): void {
+  forms.push(base64Normal(text));
+  if (/[+/]/.test(text)) forms.push(text.replace(/\+/g, '-').replace(/\//g, '_').toLowerCase());
 }

@@ -49,18 +49,18 @@ export class Automaton {
     return this.count;
   }
 
-  /** Adds a pattern: a string of chars 0-255 (one per byte), at least one long. */
-  add(pattern: string, check: Check): void {
+  /** Adds a pattern: bytes[0, length), at least one byte. */
+  add(bytes: Uint8Array, length: number, check: Check): void {
     let node = 0;
-    for (let i = 0; i < pattern.length; i++) {
+    for (let i = 0; i < length; i++) {
       if (++this.work >= CHECK_EVERY) this.spend(check);
-      const c = pattern.charCodeAt(i) & 0xff;
+      const c = bytes[i]!;
       let next = this.child(node, c);
       if (next === 0) next = this.grow(node, c, check);
       node = next;
     }
-    if (this.out[node] !== pattern.length) {
-      this.out[node] = pattern.length;
+    if (this.out[node] !== length) {
+      this.out[node] = length;
       this.count++;
       this.unlink();
     }

@@ -3,7 +3,7 @@
 // soon as it is extracted. Everything printed for people passes through redact().
 
 import { Automaton } from './automaton.js';
-import { normalise, normalText, readings, secretForms } from './forms.js';
+import { normalise, readings, secretForms } from './forms.js';
 
 export const REDACTED = '[REDACTED]';
 
@@ -100,15 +100,14 @@ export class Redactor {
   }
 
   private expand(): void {
-    const { pending, automaton } = this;
+    const { pending, automaton, check } = this;
+    // Adding a form again changes nothing: a pass cut short may redo its last value.
+    const add = (bytes: Uint8Array, length: number) => automaton.add(bytes, length, check);
     for (; this.pendingDone < pending.length; this.pendingDone++) {
       const value = pending[this.pendingDone]!;
+      secretForms(value, MIN_SECRET_LENGTH, add);
       const trimmed = value.trim();
-      for (const raw of trimmed === value ? [value] : [value, trimmed]) {
-        if (normalText(raw).length < MIN_SECRET_LENGTH) continue;
-        // Adding a form again changes nothing: a pass cut short may redo its last value.
-        for (const form of secretForms(raw)) automaton.add(form, this.check);
-      }
+      if (trimmed !== value) secretForms(trimmed, MIN_SECRET_LENGTH, add);
     }
     this.pending = [];
     this.pendingDone = 0;

@@ -1,15 +1,20 @@
 // One Aho–Corasick automaton over every form of every secret: a text is scanned once per reading,
 // whatever the forms are and however much they share, so redaction costs text + forms + matches.
-// Secrets arrive while a run goes on (a step's answer, a rendered header), so patterns are added to
-// the trie as they come and the links are remade before the next scan.
 //
 // A step's answer of 1 MiB makes millions of trie nodes, so a node is a few typed-array entries, not
-// an object: its parent, the byte that leads to it, its failure link and `out`, the length of the
-// longest pattern that ends there (itself or a suffix of it, through the failure links; 0: none).
-// Most nodes of such a trie have one child (a secret's tail shares nothing), so a node's first child
-// is kept beside it; the others are found in one open-addressing table keyed by (parent, byte), and
-// the root's in a plain table of 256. A chain of first children is allocated in a row: walking a
-// long secret reads memory in order instead of one random slot per byte.
+// an object: its parent, the byte that leads to it, its failure link (the node of the longest proper
+// suffix of its path that is also in the trie) and `out`, the length of the longest pattern that
+// ends there (itself or a suffix of it, through the failure links; 0: none). Most nodes of such a
+// trie have one child (a secret's tail shares nothing), so a node's first child is kept beside it;
+// the others are found in one open-addressing table keyed by (parent, byte), and the root's in a
+// plain table of 256. A chain of first children is allocated in a row: adding a long secret writes
+// memory in order.
+//
+// Secrets arrive while a run goes on (a step's answer, a rendered header), so patterns are added as
+// they come, and the links are made lazily, for the nodes a scan reaches: an error message of a few
+// hundred bytes, checked against a step's answer of a megabyte, links a few hundred paths, not the
+// millions of nodes of every form (made in order of depth, that took seconds of random memory
+// access). Adding a pattern starts a new generation, in which every link is made again when needed.
 
 /** Called every few thousand steps of work; throws when the deadline has passed. */
 export type Check = () => void;
@@ -22,12 +27,13 @@ export class Automaton {
   private parent = new Int32Array(this.capacity);
   private label = new Uint8Array(this.capacity);
   private fail = new Int32Array(this.capacity);
-  /**
-   * The longest pattern ending at this node. Before the links are made, a pattern's own node holds
-   * its length (= its depth) and other new nodes 0; afterwards, a node that is not a pattern holds
-   * its failure node's value, always less than its depth: so out === depth tells a pattern's node.
-   */
+  /** The longest pattern ending at this node, itself or through its failure links (valid when linked). */
   private out = new Int32Array(this.capacity);
+  /** The length of the pattern that ends exactly at this node (its depth), 0 if none. */
+  private own = new Int32Array(this.capacity);
+  /** The generation in which `fail` and `out` were made; the root is always linked. */
+  private linkedIn = new Int32Array(this.capacity);
+  private generation = 1;
   /** The first child of each node (0: none; the root is nobody's child). */
   private first = new Int32Array(this.capacity);
   /** 1 when a node has children besides the first: they are in `slots`. */
@@ -39,9 +45,6 @@ export class Automaton {
   /** Nodes in use; the root is node 0. */
   private nodes = 1;
   private count = 0;
-  /** Links are valid for every node; else `linking` holds a pass that may be resumed. */
-  private linked = true;
-  private linking: { order: Int32Array; depth: Int32Array; at: number } | undefined;
   private work = 0;
 
   /** How many distinct patterns were added. */
@@ -59,43 +62,57 @@ export class Automaton {
       if (next === 0) next = this.grow(node, c, check);
       node = next;
     }
-    if (this.out[node] !== length) {
-      this.out[node] = length;
+    if (this.own[node] !== length) {
+      this.own[node] = length;
       this.count++;
       this.unlink();
     }
   }
 
   /**
-   * Makes the failure links and `out` of every node, in order of depth: each node's link is found
-   * from its parent's, so the whole pass costs the summed length of the patterns. Interrupted by
-   * `check`, the next call goes on where this one stopped, unless patterns were added in between.
+   * Makes the failure link and `out` of `node`, and first those of what they depend on: its parent
+   * and the node its link leads to (both shallower). So a linked node's failure chain is linked all
+   * along, and the walk down it from the parent's link meets no node without one. Each node's walk
+   * costs what its link's depth rose from its parent's, so the links of a path cost its length, in
+   * whatever order they are made; a node whose link target is not linked yet walks once more.
    */
-  link(check: Check): void {
-    if (this.linked) return;
-    const pass = (this.linking ??= this.order(check));
-    const { order, depth } = pass;
-    const { parent, label, fail, out } = this;
-    for (; pass.at < order.length; pass.at++) {
+  private link(node: number, check: Check): void {
+    const { parent, label, fail, out, own, linkedIn, generation } = this;
+    const stack = [node];
+    while (stack.length > 0) {
       if (++this.work >= CHECK_EVERY) this.spend(check);
-      const node = order[pass.at]!;
-      const c = label[node]!;
-      let link = 0;
-      if (depth[node]! > 1) {
-        for (let f = fail[parent[node]!]!; ; f = fail[f]!) {
+      const u = stack[stack.length - 1]!;
+      if (u === 0 || linkedIn[u] === generation) {
+        stack.pop();
+        continue;
+      }
+      const p = parent[u]!;
+      if (p !== 0 && linkedIn[p] !== generation) {
+        stack.push(p);
+        continue;
+      }
+      let target = 0;
+      if (p !== 0) {
+        const c = label[u]!;
+        for (let f = fail[p]!; ; f = fail[f]!) {
+          if (++this.work >= CHECK_EVERY) this.spend(check);
           const next = this.child(f, c);
           if (next !== 0) {
-            link = next;
+            target = next;
             break;
           }
           if (f === 0) break;
         }
       }
-      fail[node] = link;
-      if (out[node] !== depth[node]) out[node] = out[link]!;
+      if (target !== 0 && linkedIn[target] !== generation) {
+        stack.push(target);
+        continue;
+      }
+      fail[u] = target;
+      out[u] = own[u]! > 0 ? own[u]! : out[target]!;
+      linkedIn[u] = generation;
+      stack.pop();
     }
-    this.linking = undefined;
-    this.linked = true;
   }
 
   /**
@@ -105,8 +122,7 @@ export class Automaton {
    * never outnumber the bytes.
    */
   scan(bytes: Uint8Array, length: number, found: (end: number, length: number) => void, check: Check): void {
-    this.link(check);
-    const { fail, out, rootNext } = this;
+    const { fail, out, rootNext, linkedIn, generation } = this;
     let state = 0;
     for (let i = 0; i < length; i++) {
       if (++this.work >= CHECK_EVERY) this.spend(check);
@@ -115,9 +131,12 @@ export class Automaton {
       for (;;) {
         next = state === 0 ? rootNext[c]! : this.child(state, c);
         if (next !== 0 || state === 0) break;
+        // Every state reached is linked below, before its link is followed.
         state = fail[state]!;
       }
       state = next;
+      if (state === 0) continue;
+      if (linkedIn[state] !== generation) this.link(state, check);
       const longest = out[state]!;
       if (longest > 0) found(i, longest);
     }
@@ -129,8 +148,7 @@ export class Automaton {
   }
 
   private unlink(): void {
-    this.linked = false;
-    this.linking = undefined;
+    this.generation++;
   }
 
   private child(node: number, c: number): number {
@@ -186,6 +204,8 @@ export class Automaton {
     this.label = bigger(this.label, (n) => new Uint8Array(n));
     this.fail = bigger(this.fail, (n) => new Int32Array(n));
     this.out = bigger(this.out, (n) => new Int32Array(n));
+    this.own = bigger(this.own, (n) => new Int32Array(n));
+    this.linkedIn = bigger(this.linkedIn, (n) => new Int32Array(n));
     this.first = bigger(this.first, (n) => new Int32Array(n));
     this.more = bigger(this.more, (n) => new Uint8Array(n));
     this.capacity = capacity;
@@ -199,30 +219,6 @@ export class Automaton {
       if (old[s] !== 0) this.place(old[s]!, slots);
     }
     this.slots = slots;
-  }
-
-  /** The nodes other than the root by depth (a counting sort: a parent is always older than its child). */
-  private order(check: Check): { order: Int32Array; depth: Int32Array; at: number } {
-    const n = this.nodes;
-    const depth = new Int32Array(n);
-    let deepest = 0;
-    for (let id = 1; id < n; id++) {
-      if ((id & 0xffff) === 0) check();
-      const d = depth[this.parent[id]!]! + 1;
-      depth[id] = d;
-      if (d > deepest) deepest = d;
-    }
-    // starts[d]: where the nodes of depth d begin in `order` (the root, depth 0, is not in it).
-    const starts = new Int32Array(deepest + 1);
-    for (let id = 1; id < n; id++) starts[depth[id]!]! += 1;
-    for (let d = 1, sum = 0; d <= deepest; d++) {
-      const count = starts[d]!;
-      starts[d] = sum;
-      sum += count;
-    }
-    const order = new Int32Array(n - 1);
-    for (let id = 1; id < n; id++) order[starts[depth[id]!]!++] = id;
-    return { order, depth, at: 0 };
   }
 }
 

@@ -111,7 +111,6 @@ export class Redactor {
     }
     this.pending = [];
     this.pendingDone = 0;
-    automaton.link(this.check);
   }
 
   get size(): number {

@@ -95,7 +95,8 @@ function whyNot(deps: ReporterDeps): string {
 export function stackOf(error: Error): string {
   const parts = [shown(error)];
   let cause = (error as { cause?: unknown }).cause;
-  while (cause instanceof Error) {
+  // A chain that loops back on itself would never end: a few dozen causes is more than any has.
+  for (let shownCauses = 0; cause instanceof Error && shownCauses < 32; shownCauses++) {
     parts.push(`caused by: ${shown(cause)}`);
     cause = (cause as { cause?: unknown }).cause;
   }

@@ -24,6 +24,13 @@ describe('stackOf', () => {
     expect(stack).not.toContain('p@ssw0rd');
   });
 
+  it('ends on a chain of causes that loops back on itself', () => {
+    const a = new Error('a');
+    const b = new Error('b', { cause: a });
+    Object.assign(a, { cause: b });
+    expect(stackOf(new RequestError('REQUEST', 'outer', { cause: a })).split('caused by:')).toHaveLength(33);
+  });
+
   it('keeps the message of any other cause', () => {
     const stack = stackOf(new RequestError('REQUEST', 'outer', { cause: new Error('socket hang up') }));
     expect(stack).toMatch(/^RequestError: outer\n {4}at [^]*\ncaused by: Error: socket hang up\n {4}at /);

@@ -6,7 +6,7 @@ import type { CliDeps } from './cli/deps.js';
 import { fastPath, parseFastArgs } from './cli/fast-path.js';
 import { OutputError } from './errors.js';
 import { readBoundedFile } from './read-file.js';
-import { Redactor } from './redact.js';
+import { Redactor } from './redact/redactor.js';
 
 declare const __VERSION__: string;
 

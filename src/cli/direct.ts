@@ -7,14 +7,14 @@ import type { CliDeps } from './deps.js';
 import { getTokenFlags } from './flags.js';
 import type { FastFlags } from './fast-path.js';
 import { getToken } from '../use-case/get-token.js';
-import { reportFailure, reporter } from './report.js';
+import { reporter } from './report.js';
 
 export async function runGetToken(flags: FastFlags, deps: CliDeps): Promise<ExitCode> {
-  const { line, useCaseDeps } = reporter(deps);
+  const { failure, useCaseDeps } = reporter(deps);
   try {
     await getToken(getTokenFlags(flags), useCaseDeps(flags.verbose));
     return 0;
   } catch (error) {
-    return reportFailure(error, line, flags.verbose);
+    return failure(error, flags.verbose);
   }
 }

@@ -2,7 +2,7 @@
 // and an exit code. Never calls process.exit: run() returns the code (citty is the counter-example).
 import { Argument, Command, CommanderError, Option } from 'commander';
 import { UsageError, type ExitCode } from '../errors.js';
-import { reportFailure, reporter } from './report.js';
+import { reporter } from './report.js';
 import type { CliDeps } from './deps.js';
 import { DOCTOR_FLAGS, GET_TOKEN_FLAGS, KUBECONFIG_FLAGS, doctorFlags, flagSyntax, getTokenFlags, requestFlags, type Flag, type ParsedFlags } from './flags.js';
 import type { Deps } from '../use-case/deps.js';
@@ -17,7 +17,7 @@ import { argoCdSecret, kubeconfig, type ArgoCdSecretFlags, type KubeconfigFlags 
 
 export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
   let verbose = argv.includes('-v') || argv.includes('--verbose');
-  const { line, useCaseDeps: depsFor } = reporter(deps);
+  const { line, failure, useCaseDeps: depsFor } = reporter(deps);
   const useCaseDeps = (options: ParsedFlags): Deps => {
     verbose = options.verbose === true;
     return depsFor(verbose);
@@ -158,7 +158,7 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     }
     // doctor printed its report: its exit code is the failing stage's, with nothing more to say.
     if (error instanceof DoctorExit) return error.code;
-    return reportFailure(error, line, verbose);
+    return failure(error, verbose);
   }
 }
 

@@ -6,33 +6,97 @@ import type { Deps } from '../use-case/deps.js';
 
 const PREFIX = 'webapi-credential: ';
 
+/**
+ * How long the report of a failure may spend redacting, from the moment the use case gave up: the
+ * use case ends by --timeout, and the plugin within a second of it (SPEC "Network behaviour"), on a
+ * busy machine too. A message checked against secrets whose forms are made already needs far less.
+ */
+const REPORT_MS = 250;
+
+/** What each kind of failure is, in a line that holds nothing from the inputs. */
+const KINDS: Record<ExitCode, string> = {
+  0: 'done',
+  1: 'internal error, please report it',
+  2: 'the command line or the config is invalid',
+  3: 'the request failed',
+  4: "the token API's answer is unusable",
+};
+
 export interface Reporter {
   line: (text: string) => void;
   /** The use cases' deps: warnings always, the trace only with --verbose. */
   useCaseDeps: (verbose: boolean) => Deps;
+  /**
+   * Reports a failed use case: its message, the stack under --verbose; returns the exit code of
+   * the error's kind. Never throws: a message that cannot be redacted in time (or at all) is one
+   * fixed line naming the kind and the code.
+   */
+  failure: (error: unknown, verbose: boolean) => ExitCode;
 }
 
-export function reporter(deps: Omit<Deps, 'trace' | 'warn'> & { stderr: (text: string) => void }): Reporter {
-  const line = (text: string) => deps.stderr(PREFIX + deps.redactor.redact(text).trimEnd().replace(/\n/g, '\n  ') + '\n');
+type ReporterDeps = Omit<Deps, 'trace' | 'warn'> & { stderr: (text: string) => void };
+
+export function reporter(deps: ReporterDeps): Reporter {
+  const write = (text: string) => deps.stderr(`${PREFIX}${text.trimEnd().replace(/\n/g, '\n  ')}\n`);
+  /** Writes `text` redacted; false (and nothing written) when it could not be redacted. */
+  const shown = (text: string): boolean => {
+    try {
+      const redacted = deps.redactor.tryRedact(text);
+      if (redacted === undefined) return false;
+      write(redacted);
+      return true;
+    } catch {
+      // A line too long to build (Node's string limit): nothing of it is shown.
+      return false;
+    }
+  };
+  const line = (text: string) => {
+    if (!shown(text)) write(`(a line is not shown: ${whyNot(deps)})`);
+  };
+  const failure = (error: unknown, verbose: boolean): ExitCode => {
+    const code = exitCodeFor(error);
+    try {
+      // A fresh budget of its own: the use case's deadline may have passed already (a timeout).
+      const until = deps.now() + REPORT_MS;
+      deps.redactor.setDeadline(() => deps.now() >= until);
+      if (!shown(messageOf(error))) write(fixedLine(error, code, deps));
+      if (verbose && error instanceof Error && !shown(stackOf(error))) write(`(the stack is not shown: ${whyNot(deps)})`);
+    } catch {
+      try {
+        write(fixedLine(error, code, deps));
+      } catch {
+        // stderr itself failed: nobody is left to tell; the exit code still says what happened.
+      }
+    }
+    return code;
+  };
   return {
     line,
     useCaseDeps: (verbose) => ({ ...deps, warn: (text) => line(`warning: ${text}`), trace: verbose ? line : () => {} }),
+    failure,
   };
 }
 
-/** Reports a failed use case: its message, the stack under --verbose; returns the exit code. */
-export function reportFailure(error: unknown, line: (text: string) => void, verbose: boolean): ExitCode {
-  const code = exitCodeFor(error);
-  if (error instanceof CredentialError) line(error.message);
-  else line(`internal error, please report it: ${error instanceof Error ? error.message : String(error)}`);
-  if (verbose && error instanceof Error) line(stackOf(error));
-  return code;
+function messageOf(error: unknown): string {
+  if (error instanceof CredentialError) return error.message;
+  return `internal error, please report it: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/** The line for a message that cannot be shown: its kind and its stable code, nothing from the inputs. */
+function fixedLine(error: unknown, code: ExitCode, deps: ReporterDeps): string {
+  const id = error instanceof CredentialError && /^[A-Z0-9_]{1,40}$/.test(error.code) ? ` (${error.code})` : '';
+  return `${KINDS[code]}${id}; its message is not shown: ${whyNot(deps)}`;
+}
+
+function whyNot(deps: ReporterDeps): string {
+  return deps.redactor.failedFor === 'time' ? 'it could not be checked for secrets in time' : 'it could not be checked for secrets';
 }
 
 export function stackOf(error: Error): string {
   const parts = [shown(error)];
   let cause = (error as { cause?: unknown }).cause;
-  while (cause instanceof Error) {
+  // A chain that loops back on itself would never end: a few dozen causes is more than any has.
+  for (let shownCauses = 0; cause instanceof Error && shownCauses < 32; shownCauses++) {
     parts.push(`caused by: ${shown(cause)}`);
     cause = (cause as { cause?: unknown }).cause;
   }

@@ -3,7 +3,7 @@
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { readProblem, ResponseError, UsageError } from '../errors.js';
 import type { ProviderConfig, RequestConfig } from '../config/schema.js';
-import type { Redactor } from '../redact.js';
+import type { Redactor } from '../redact/redactor.js';
 import type { FieldKind, TemplateRenderer } from '../template/renderer.js';
 
 export interface TlsMaterial {

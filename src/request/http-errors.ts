@@ -4,7 +4,7 @@ import { X509Certificate } from 'node:crypto';
 import { RequestError } from '../errors.js';
 import { describeBody } from '../credential/extract.js';
 import { showProxy, type ProxyChoice } from './proxy.js';
-import { excerpt } from '../redact.js';
+import { excerpt } from '../redact/redactor.js';
 import type { RenderedRequest } from './build.js';
 
 export const MAX_REDIRECTS = 5;

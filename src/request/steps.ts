@@ -1,8 +1,8 @@
 // steps: the requests that run, in order, before the main one. Each answer is a JSON object that
 // later templates read as steps.<name>; every string in it is a secret.
-import { CredentialError, ResponseError } from '../errors.js';
+import { CredentialError, RequestError, ResponseError } from '../errors.js';
 import type { StepConfig } from '../config/schema.js';
-import type { Redactor } from '../redact.js';
+import type { Redactor } from '../redact/redactor.js';
 import type { TemplateRenderer } from '../template/renderer.js';
 import { requestRoot, type RenderedRequest } from './build.js';
 
@@ -15,6 +15,8 @@ export interface StepDeps {
   call: (request: RenderedRequest, step: StepConfig) => Promise<unknown>;
   redactor: Redactor;
   trace: (line: string) => void;
+  /** Whether the whole-call deadline has passed. */
+  expired: () => boolean;
 }
 
 /** Runs every step; returns their answers by name. */
@@ -30,7 +32,7 @@ export async function runSteps(steps: readonly StepConfig[], deps: StepDeps): Pr
         throw new ResponseError('RESPONSE_NOT_OBJECT', `the token API answered JSON ${answer === null ? 'null' : typeof answer}, expected an object`);
       }
       // Whatever a step answers may be a credential: every string of it is a secret.
-      registerStrings(answer, redactor);
+      registerAnswer(answer, redactor, deps.expired);
       Object.defineProperty(answers, step.name, { value: answer, enumerable: true });
     } catch (error) {
       // The step is named in every error of its own, whatever its exit code.
@@ -41,8 +43,20 @@ export async function runSteps(steps: readonly StepConfig[], deps: StepDeps): Pr
   return answers;
 }
 
-function registerStrings(value: unknown, redactor: Redactor, depth = 0): void {
-  if (typeof value === 'string') redactor.add(value);
-  else if (depth < 64 && typeof value === 'object' && value !== null) for (const item of Object.values(value)) registerStrings(item, redactor, depth + 1);
+/**
+ * Registers every string of an answer, and every number and boolean in its JSON text, at any depth:
+ * a walk with a stack of its own, one visit per value, so an answer nested 400 000 deep costs what
+ * its size does and cannot overflow the call stack. The redactor keeps what is too short to hide.
+ */
+function registerAnswer(answer: unknown, redactor: Redactor, expired: () => boolean): void {
+  const stack: unknown[] = [answer];
+  for (let visited = 1; stack.length > 0; visited++) {
+    if ((visited & 0xfff) === 0 && expired()) {
+      throw new RequestError('DEADLINE', 'its answer could not be taken in within the whole-call deadline (--timeout)');
+    }
+    const value = stack.pop();
+    if (typeof value === 'string') redactor.add(value);
+    else if (typeof value === 'number' || typeof value === 'boolean') redactor.add(JSON.stringify(value));
+    else if (typeof value === 'object' && value !== null) for (const item of Object.values(value)) stack.push(item);
+  }
 }
-

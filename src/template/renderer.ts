@@ -5,7 +5,7 @@
 // redactor where it reaches a field that is secret: every field but the URL up to its query; a
 // secret too short for the redactor to find is shown as [REDACTED] here (shownText).
 import { UsageError } from '../errors.js';
-import { REDACTED, type Redactor } from '../redact.js';
+import { REDACTED, type Redactor } from '../redact/redactor.js';
 import { BudgetError, evaluate, FAILED, isSecret, MAX_TOTAL_SIZE, MissingValueError, Placeholder, QuietError, type Budget, type EvalScope, type Taint, type Value } from './evaluate.js';
 import { HelperError } from './helper-error.js';
 import { HELPER_NAMES } from './helpers.js';

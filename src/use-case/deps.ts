@@ -1,6 +1,6 @@
 // What the use cases take from the outside (main.ts builds the real ones) and the flags they read.
 import type { ConfigFlags } from '../config/load.js';
-import type { Redactor } from '../redact.js';
+import type { Redactor } from '../redact/redactor.js';
 import type { CacheDeps } from '../cache/cache.js';
 import type { HttpOptions, HttpResponse } from '../request/http.js';
 import type { RenderedRequest } from '../request/build.js';

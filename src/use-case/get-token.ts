@@ -15,6 +15,8 @@ import { prepare, type Dependencies, type Prepared } from './prepare.js';
 
 export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> {
   const deadline = deps.now() + flags.timeoutMs;
+  // Redaction is bounded by the same deadline: past it, a text not yet checked is not shown.
+  deps.redactor.setDeadline(() => deps.now() >= deadline);
   const started = deps.now();
   const prepared = await prepare({ ...flags, strictHabits: true }, deps);
   deps.observe?.({ stage: 'prepare', ms: deps.now() - started, prepared });
@@ -137,7 +139,7 @@ async function fetchCredential(prepared: Prepared, deadline: number, wholeTimeou
 
   let request = prepared.request;
   if (config.steps.length > 0) {
-    renderer.setSteps(await runSteps(config.steps, { render, call, trace: deps.trace, redactor: deps.redactor, renderer }));
+    renderer.setSteps(await runSteps(config.steps, { render, call, trace: deps.trace, redactor: deps.redactor, renderer, expired: () => deps.now() >= deadline }));
     request = await render(config);
   }
   const document = await call(request, config);

@@ -12,7 +12,7 @@ import { validateProviderDocument } from '../../src/config/validate.js';
 import { ConfigError, ResponseError, UsageError } from '../../src/errors.js';
 import { extractCredential, parseResponseBody } from '../../src/credential/extract.js';
 import { checkPath, queryPath } from '../../src/credential/jsonpath.js';
-import { Redactor } from '../../src/redact.js';
+import { Redactor } from '../../src/redact/redactor.js';
 import { renderRequest, templateFields } from '../../src/request/build.js';
 import { checkTemplates, TemplateRenderer } from '../../src/template/renderer.js';
 import { runCli } from '../helpers/cli.js';

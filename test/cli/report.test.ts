@@ -1,8 +1,8 @@
 // What --verbose adds to a failure: the stack and its causes, every line through the redactor.
 import { describe, expect, it } from 'vitest';
-import { RequestError } from '../../src/errors.js';
-import { Redactor } from '../../src/redact.js';
-import { reportFailure, reporter, stackOf } from '../../src/cli/report.js';
+import { ConfigError, RequestError, ResponseError } from '../../src/errors.js';
+import { Redactor } from '../../src/redact/redactor.js';
+import { reporter, stackOf } from '../../src/cli/report.js';
 
 const SECRET = 'p@ssw0rd-very-secret';
 
@@ -24,24 +24,92 @@ describe('stackOf', () => {
     expect(stack).not.toContain('p@ssw0rd');
   });
 
+  it('ends on a chain of causes that loops back on itself', () => {
+    const a = new Error('a');
+    const b = new Error('b', { cause: a });
+    Object.assign(a, { cause: b });
+    expect(stackOf(new RequestError('REQUEST', 'outer', { cause: a })).split('caused by:')).toHaveLength(33);
+  });
+
   it('keeps the message of any other cause', () => {
     const stack = stackOf(new RequestError('REQUEST', 'outer', { cause: new Error('socket hang up') }));
     expect(stack).toMatch(/^RequestError: outer\n {4}at [^]*\ncaused by: Error: socket hang up\n {4}at /);
   });
 });
 
-describe('reportFailure under --verbose', () => {
+/** A reporter writing into `lines`, with a clock that tests may move. */
+function capture(redactor: Redactor, clock = { now: 0 }) {
+  const lines: string[] = [];
+  const deps = { redactor, stderr: (text: string) => void lines.push(text), now: () => clock.now };
+  return { lines, ...reporter(deps as unknown as Parameters<typeof reporter>[0]) };
+}
+
+describe('the report of a failure under --verbose', () => {
   it('redacts every form of a secret in the message, the stack and the causes', () => {
     const redactor = new Redactor();
     redactor.add(SECRET);
-    const lines: string[] = [];
-    const { line } = reporter({ redactor, stderr: (text: string) => lines.push(text) } as unknown as Parameters<typeof reporter>[0]);
+    const { lines, failure } = capture(redactor);
     const cause = new Error(`GET /x/${encodeURIComponent(SECRET.toUpperCase())}`);
-    const code = reportFailure(new RequestError('REQUEST', `failed for ${Buffer.from(SECRET).toString('base64url')}`, { cause }), line, true);
+    const code = failure(new RequestError('REQUEST', `failed for ${Buffer.from(SECRET).toString('base64url')}`, { cause }), true);
     expect(code).toBe(3);
     const text = lines.join('');
     expect(text).toMatch(/^webapi-credential: failed for \[REDACTED\]\nwebapi-credential: RequestError: failed for \[REDACTED\]\n/);
     expect(text).toContain('\n  caused by: Error: GET /x/[REDACTED]\n');
     expect(text.toLowerCase()).not.toContain('ssw0rd');
+  });
+});
+
+describe('the report of a failure never throws', () => {
+  // Redaction looks at the deadline every few thousand steps: an echo this long takes many.
+  const ECHO = 'z'.repeat(100_000);
+  const withSecret = () => {
+    const redactor = new Redactor();
+    redactor.add(SECRET);
+    return redactor;
+  };
+
+  it.each<[string, Error, number, string]>([
+    ['a request error', new RequestError('HTTP_STATUS', `answered 400: ${SECRET} ${ECHO}`), 3, 'the request failed (HTTP_STATUS)'],
+    ['an answer error', new ResponseError('RESPONSE_NOT_OBJECT', `saw ${SECRET} ${ECHO}`), 4, "the token API's answer is unusable (RESPONSE_NOT_OBJECT)"],
+    ['a config error', new ConfigError([{ path: 'x', message: SECRET }], ECHO), 2, 'the command line or the config is invalid (CONFIG_INVALID)'],
+    ['an internal error', new TypeError(`${SECRET} ${ECHO}`), 1, 'internal error, please report it'],
+  ])('prints one fixed line with the exit code of %s whose message cannot be checked in time', (_name, error, code, kind) => {
+    // A clock that has moved a second on at every look: the report's budget is spent at once.
+    let time = 0;
+    const { lines, failure } = capture(withSecret(), { get now() { return (time += 1_000); } });
+    expect(failure(error, true)).toBe(code);
+    expect(lines).toEqual([
+      `webapi-credential: ${kind}; its message is not shown: it could not be checked for secrets in time\n`,
+      'webapi-credential: (the stack is not shown: it could not be checked for secrets in time)\n',
+    ]);
+  });
+
+  it('prints the message when the report has time, even though the use case ran out of it', () => {
+    const redactor = withSecret();
+    const { lines, failure } = capture(redactor);
+    // The use case's deadline has passed: a long text is not shown...
+    redactor.setDeadline(() => true);
+    expect(redactor.redact(`x ${SECRET} ${ECHO}`)).toBe('[not shown: it could not be checked for secrets in time]');
+    // ...but the report has a budget of its own.
+    expect(failure(new RequestError('DEADLINE', `no answer for ${SECRET} ${ECHO}`), false)).toBe(3);
+    expect(lines).toEqual([`webapi-credential: no answer for [REDACTED] ${ECHO}\n`]);
+  });
+
+  it('keeps the exit code when the message cannot be made (RangeError)', () => {
+    const { lines, failure } = capture(withSecret());
+    const error = new ResponseError('RESPONSE_TOO_DEEP', 'x');
+    // What building a line longer than Node's longest string throws.
+    Object.defineProperty(error, 'message', {
+      get: () => {
+        throw new RangeError('Invalid string length');
+      },
+    });
+    expect(failure(error, false)).toBe(4);
+    expect(lines).toEqual(["webapi-credential: the token API's answer is unusable (RESPONSE_TOO_DEEP); its message is not shown: it could not be checked for secrets\n"]);
+  });
+
+  it('keeps the exit code when stderr itself throws', () => {
+    const deps = { redactor: withSecret(), now: () => 0, stderr: () => { throw new Error('EPIPE'); } };
+    expect(reporter(deps as unknown as Parameters<typeof reporter>[0]).failure(new ResponseError('X', 'y'), true)).toBe(4);
   });
 });

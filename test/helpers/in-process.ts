@@ -8,7 +8,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../src/cli/program.js';
-import { Redactor } from '../../src/redact.js';
+import { Redactor } from '../../src/redact/redactor.js';
 import { send } from '../../src/request/http.js';
 import type { CliResult } from './cli.js';
 

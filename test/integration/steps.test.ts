@@ -213,7 +213,8 @@ describe('steps', () => {
     });
     const started = Date.now();
     const result = await run(['--timeout', '3s'], provider(config(api.url, { retry: { limit: 0 } })));
-    expectFailure(result, 3, 'the token API answered 400 Bad Request: {"error":"invalid_request","error_description":"no such role; got [REDACTED]"}', secrets);
+    // On a machine too busy to make their forms by the deadline, the echo is not shown unchecked.
+    expectFailure(result, 3, /^the token API answered 400 Bad Request: (\{"error":"invalid_request","error_description":"no such role; got \[REDACTED\]"\}|\[not shown: it could not be checked for secrets in time\])$/, secrets);
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 

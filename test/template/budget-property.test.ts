@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { exitCodeFor } from '../../src/errors.js';
-import { Redactor } from '../../src/redact.js';
+import { Redactor } from '../../src/redact/redactor.js';
 import { TemplateRenderer } from '../../src/template/renderer.js';
 import { runCli } from '../helpers/cli.js';
 

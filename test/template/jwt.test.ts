@@ -5,7 +5,7 @@ import { createSecretKey, generateKeyPairSync, randomUUID, type KeyObject } from
 import { readFileSync } from 'node:fs';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { Redactor } from '../../src/redact.js';
+import { Redactor } from '../../src/redact/redactor.js';
 import { HelperError } from '../../src/template/helper-error.js';
 import { signJwt } from '../../src/template/jwt.js';
 import { TemplateRenderer } from '../../src/template/renderer.js';

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import { Redactor } from '../../src/redact.js';
+import { Redactor } from '../../src/redact/redactor.js';
 import { TemplateRenderer, type FieldKind } from '../../src/template/renderer.js';
 
 const S = 'Hunter2-S3cr3t!';

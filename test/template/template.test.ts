@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
-import { Redactor } from '../../src/redact.js';
+import { Redactor } from '../../src/redact/redactor.js';
 import { TemplateRenderer, type TemplateScope } from '../../src/template/renderer.js';
 
 const ENV = {

@@ -15,11 +15,14 @@ interface Decoders {
 }
 
 export interface Normalised {
-  /** One char per byte (latin1), so that indexOf works on it. */
-  text: string;
-  /** For each char of text, the original span [start, end) it came from. */
+  /** The normal bytes, `length` of them. */
+  bytes: Uint8Array;
+  length: number;
+  /** For each normal byte, the original span [start, end) it came from. */
   start: Int32Array;
   end: Int32Array;
+  /** The bytes as one char each (latin1), for people and tests. */
+  readonly text: string;
 }
 
 const LITERAL: Decoders = { percent: false, json: false, html: false };
@@ -33,7 +36,8 @@ const ENTITIES: Record<string, number> = {
 };
 const ENTITY = /&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([A-Za-z]{2,8}));/y;
 
-export function normalise(text: string, decoders: Decoders = LITERAL): Normalised {
+/** `check` is called every few thousand characters: it throws when the deadline has passed. */
+export function normalise(text: string, decoders: Decoders = LITERAL, check: () => void = () => {}): Normalised {
   const size = text.length * 4 + 8;
   const out = new Uint8Array(size);
   const start = new Int32Array(size);
@@ -55,7 +59,11 @@ export function normalise(text: string, decoders: Decoders = LITERAL): Normalise
     for (const b of Buffer.from(lower, 'utf8')) byte(b, from, to);
   };
   const length = text.length;
-  for (let i = 0; i < length; ) {
+  for (let i = 0, work = 0; i < length; ) {
+    if (++work === 0x1000) {
+      work = 0;
+      check();
+    }
     const c = text.charCodeAt(i);
     if (decoders.percent && c === 37 && i + 2 < length) {
       const value = hex(text, i + 1, 2);
@@ -96,7 +104,15 @@ export function normalise(text: string, decoders: Decoders = LITERAL): Normalise
     codePoint(cp, i, i + width);
     i += width;
   }
-  return { text: Buffer.from(out.buffer, 0, n).toString('latin1'), start, end };
+  return {
+    bytes: out,
+    length: n,
+    start,
+    end,
+    get text() {
+      return Buffer.from(out.buffer, 0, n).toString('latin1');
+    },
+  };
 }
 
 function hex(text: string, at: number, digits: number): number {
@@ -133,16 +149,6 @@ function entityCodePoint(m: RegExpExecArray): number | undefined {
   return cp !== undefined && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff) ? cp : undefined;
 }
 
-/**
- * normalise(value).text without the span maps: what a secret's forms are stored as. Registering the
- * strings of a step's answer makes a dozen forms each, so ASCII (every hex and base64 form) takes a
- * short cut of three string operations that give the same bytes.
- */
-export function normalText(value: string): string {
-  if (!/[^\u0000-\u007f]/.test(value)) return value.replace(/[\r\n]/g, '').toLowerCase().replace(/\+/g, ' ');
-  return normalise(value).text;
-}
-
 /** The readings of `text` worth searching: decoders whose trigger character does not occur change nothing. */
 export function readings(text: string): Decoders[] {
   const percent = text.includes('%');
@@ -162,29 +168,105 @@ export function readings(text: string): Decoders[] {
 // A base64 fragment this short could turn up in any random identifier.
 const MIN_FRAGMENT = 6;
 
+/** Receives one form: `bytes[0, length)`, valid only during the call (the buffer is reused). */
+export type FormSink = (bytes: Uint8Array, length: number) => void;
+
+// Base64's alphabet in normal form (lower case, `+` read as a space), and base64url's.
+const BASE64 = Buffer.from('abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz0123456789 /', 'latin1');
+const BASE64URL = Buffer.from('abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyz0123456789-_', 'latin1');
+const HEX = Buffer.from('0123456789abcdef', 'latin1');
+const EQUALS = 61;
+
+let scratch = new Uint8Array(1024);
+let raw = new Uint8Array(256);
+
 /**
- * The normal forms a secret is searched in: itself, and its bytes as hex, base64 and base64url.
+ * The normal forms a secret is searched in, given to `sink` one by one: itself, and its bytes as
+ * hex, base64 and base64url. None when its own normal form is shorter than `minLength`.
+ *
  * A secret inside a larger encoded value (`user:secret` in Basic auth) starts at any of three byte
  * offsets in a base64 quantum; each offset gives a different run of characters, and only the
- * characters made of the secret's bits alone are searched.
+ * characters made of the secret's bits alone are searched. The encodings are written straight into
+ * one buffer, in normal form: a step's answer of 80 000 strings makes half a million forms, and
+ * strings and buffers for each cost several times the matching.
  */
-export function secretForms(value: string): string[] {
-  const forms = [normalText(value)];
-  const bytes = Buffer.from(value, 'utf8');
-  forms.push(bytes.toString('hex'));
+export function secretForms(value: string, minLength: number, sink: FormSink): void {
+  let bytes: Uint8Array;
+  let length: number;
+  if (/[^\u0000-\u007f]/.test(value)) {
+    const normal = normalise(value);
+    if (normal.length < minLength) return;
+    sink(normal.bytes, normal.length);
+    bytes = Buffer.from(value, 'utf8');
+    length = bytes.length;
+  } else {
+    // ASCII: the bytes are the chars; the normal form drops line breaks, folds case, reads + as space.
+    length = value.length;
+    if (raw.length < length) raw = new Uint8Array(length * 2);
+    bytes = raw;
+    const out = room(length);
+    let n = 0;
+    for (let i = 0; i < length; i++) {
+      const c = value.charCodeAt(i);
+      raw[i] = c;
+      if (c !== 10 && c !== 13) out[n++] = c === 43 ? 32 : c >= 65 && c <= 90 ? c + 32 : c;
+    }
+    if (n < minLength) return;
+    sink(out, n);
+  }
+  const hex = room(length * 2);
+  for (let i = 0; i < length; i++) {
+    hex[2 * i] = HEX[bytes[i]! >> 4]!;
+    hex[2 * i + 1] = HEX[bytes[i]! & 15]!;
+  }
+  sink(hex, length * 2);
   // Encoded alone, the whole encoding (padding included) is hidden, not just its inner characters.
-  for (const alphabet of ['base64', 'base64url'] as const) {
-    const whole = bytes.toString(alphabet);
-    forms.push(normalText(whole), normalText(whole.replace(/=+$/, '')));
+  const chars = Math.ceil((length * 8) / 6);
+  const padded = Math.ceil(length / 3) * 4;
+  const whole = room(padded);
+  const differs = base64Run(bytes, length, 0, 0, chars, whole);
+  whole.fill(EQUALS, chars, padded);
+  sink(whole, padded);
+  sink(whole, chars);
+  if (differs) {
+    base64Run(bytes, length, 0, 0, chars, whole, BASE64URL);
+    sink(whole, chars);
   }
   for (let offset = 0; offset < 3; offset++) {
-    const padded = Buffer.concat([Buffer.alloc(offset), bytes]);
     const first = Math.ceil((offset * 8) / 6);
-    const last = Math.floor(((offset + bytes.length) * 8) / 6);
-    for (const alphabet of ['base64', 'base64url'] as const) {
-      const fragment = padded.toString(alphabet).slice(first, last);
-      if (fragment.length >= MIN_FRAGMENT) forms.push(normalText(fragment));
+    const last = Math.floor(((offset + length) * 8) / 6);
+    if (last - first < MIN_FRAGMENT) continue;
+    const run = room(last - first);
+    const differs = base64Run(bytes, length, offset, first, last, run);
+    sink(run, last - first);
+    if (differs) {
+      base64Run(bytes, length, offset, first, last, run, BASE64URL);
+      sink(run, last - first);
     }
   }
-  return forms;
+}
+
+/** The scratch buffer, at least `size` long. */
+function room(size: number): Uint8Array {
+  if (scratch.length < size) scratch = new Uint8Array(size * 2);
+  return scratch;
+}
+
+/**
+ * Characters [first, last) of the base64 of `offset` zero bytes and then bytes[0, length), in
+ * normal form through `alphabet`, written to out[0, last - first). True when one of them is `+` or
+ * `/`, where base64url differs.
+ */
+function base64Run(bytes: Uint8Array, length: number, offset: number, first: number, last: number, out: Uint8Array, alphabet = BASE64): boolean {
+  let differs = false;
+  for (let k = first; k < last; k++) {
+    // Bit position of this character in `bytes` (the offset's zero bytes come before bit 0).
+    const bit = k * 6 - offset * 8;
+    const at = bit >> 3;
+    const pair = ((at >= 0 && at < length ? bytes[at]! : 0) << 8) | (at + 1 < length ? bytes[at + 1]! : 0);
+    const index = (pair >> (10 - (bit & 7))) & 63;
+    if (index >= 62) differs = true;
+    out[k - first] = alphabet[index]!;
+  }
+  return differs;
 }

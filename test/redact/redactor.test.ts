@@ -1,9 +1,9 @@
 // The Redactor knows which strings are secret and replaces them, in the encodings they travel in.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { excerpt, REDACTED, Redactor } from '../src/redact.js';
-import { normalise } from '../src/redact-forms.js';
-import { secretEchoes } from './helpers/secret-forms.js';
+import { excerpt, REDACTED, Redactor } from '../../src/redact/redactor.js';
+import { normalise } from '../../src/redact/forms.js';
+import { secretEchoes } from '../helpers/secret-forms.js';
 
 const redactorWith = (...secrets: (string | undefined | null)[]) => {
   const redactor = new Redactor();

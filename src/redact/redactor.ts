@@ -1,0 +1,146 @@
+// The one place that knows which strings are secret. Templates register every value they read from
+// `env` or `file()`, and every interpolation computed from one; the credential is registered as
+// soon as it is extracted. Everything printed for people passes through redact().
+
+import { Automaton } from './automaton.js';
+import { normalise, readings, secretForms } from './forms.js';
+
+export const REDACTED = '[REDACTED]';
+
+/**
+ * What is printed instead of a text that could not be checked for secrets: never the text itself.
+ * The deadline is the usual reason (a step's answer of a million strings, an echo of a megabyte);
+ * a text too large to read at all is the other.
+ */
+export const NOT_CHECKED = '[not shown: it could not be checked for secrets in time]';
+const NOT_READABLE = '[not shown: it could not be checked for secrets]';
+
+// Shorter values would blank out ordinary words and cannot be real secrets anyway. Counted in bytes
+// of the normal form, so that case or an encoding cannot make a value long enough or too short.
+const MIN_SECRET_LENGTH = 4;
+
+/** Thrown inside redaction when the deadline has passed; redact() turns it into NOT_CHECKED. */
+class OutOfTime extends Error {}
+
+export class Redactor {
+  /** The normal forms (forms.ts) of every registered value and of its hex and base64 encodings. */
+  private readonly automaton = new Automaton();
+  /** Values added but not yet turned into forms: a run that prints nothing never pays for that. */
+  private pending: string[] = [];
+  /** How many of `pending` are in the automaton already: a pass cut by the deadline goes on from there. */
+  private pendingDone = 0;
+  private expired: () => boolean = () => false;
+  private readonly check = () => {
+    if (this.expired()) throw new OutOfTime();
+  };
+
+  /**
+   * Registers a secret; its encoded, escaped and re-cased forms are found in the text at redact().
+   * The forms are made when something is first redacted: every string of a step's answer is a
+   * secret, and a successful run, which prints nothing, should not make a dozen forms of each.
+   */
+  add(value: string | undefined | null): void {
+    if (value != null) this.pending.push(value);
+  }
+
+  /**
+   * What tells redaction that the deadline has passed (the use case knows it; this module reads no
+   * clock). Past it, a redaction that is not done shows NOT_CHECKED instead of its text.
+   */
+  setDeadline(expired: () => boolean): void {
+    this.expired = expired;
+  }
+
+  /**
+   * Replaces every span of `text` that reads as a secret in one of its forms. Each reading is one
+   * pass of the automaton over the normalised text: a 1 MiB trace stays linear, and so does a
+   * message checked against 100 000 secrets that share their first bytes. A text that cannot be
+   * checked in time is replaced whole by NOT_CHECKED; this never throws.
+   */
+  redact(text: string): string {
+    return this.tryRedact(text) ?? (this.failedFor === 'time' ? NOT_CHECKED : NOT_READABLE);
+  }
+
+  /** redact(), or undefined when the text could not be checked, for a caller that says something of its own instead. */
+  tryRedact(text: string): string | undefined {
+    try {
+      return this.redactWithin(text);
+    } catch (error) {
+      this.failedFor = error instanceof OutOfTime ? 'time' : 'size';
+      return undefined;
+    }
+  }
+
+  /** Why the last text that could not be checked was not: the deadline, or a text too large to read. */
+  failedFor: 'time' | 'size' | undefined;
+
+  private redactWithin(text: string): string {
+    if (text === '') return text;
+    this.expand();
+    if (this.automaton.patterns === 0) return text;
+    // reach[s]: the furthest end of a span found starting at s (0: none), so that the spans of
+    // every reading merge in one sweep, without sorting them.
+    let reach: Int32Array | undefined;
+    for (const decoders of readings(text)) {
+      const normal = normalise(text, decoders, this.check);
+      const { start, end } = normal;
+      this.automaton.scan(
+        normal.bytes,
+        normal.length,
+        (last, length) => {
+          reach ??= new Int32Array(text.length + 1);
+          const from = start[last - length + 1]!;
+          const to = end[last]!;
+          if (to > reach[from]!) reach[from] = to;
+        },
+        this.check,
+      );
+    }
+    return reach === undefined ? text : replaceSpans(text, reach);
+  }
+
+  private expand(): void {
+    const { pending, automaton, check } = this;
+    // Adding a form again changes nothing: a pass cut short may redo its last value.
+    const add = (bytes: Uint8Array, length: number) => automaton.add(bytes, length, check);
+    for (; this.pendingDone < pending.length; this.pendingDone++) {
+      const value = pending[this.pendingDone]!;
+      secretForms(value, MIN_SECRET_LENGTH, add);
+      const trimmed = value.trim();
+      if (trimmed !== value) secretForms(trimmed, MIN_SECRET_LENGTH, add);
+    }
+    this.pending = [];
+    this.pendingDone = 0;
+  }
+
+  get size(): number {
+    this.expand();
+    return this.automaton.patterns;
+  }
+}
+
+/** The text with each run of spans (overlapping or touching) replaced by one REDACTED. */
+function replaceSpans(text: string, reach: Int32Array): string {
+  const parts: string[] = [];
+  let copied = 0;
+  for (let at = 0; at < text.length; ) {
+    let to = reach[at]!;
+    if (to === 0) {
+      at++;
+      continue;
+    }
+    let next = at + 1;
+    for (; next <= to && next < text.length; next++) if (reach[next]! > to) to = reach[next]!;
+    parts.push(text.slice(copied, at), REDACTED);
+    copied = to;
+    at = next;
+  }
+  parts.push(text.slice(copied));
+  return parts.join('');
+}
+
+/** A short single-line view of a body, for error messages. Secrets are redacted first, then cut. */
+export function excerpt(body: string, redact: (text: string) => string, max = 200): string {
+  const flat = redact(body).replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}

@@ -7,9 +7,10 @@ import type { Deps } from '../use-case/deps.js';
 const PREFIX = 'webapi-credential: ';
 
 /**
- * How long the report of a failure may spend redacting, from the moment the use case gave up: the
- * use case ends by --timeout, and the plugin within a second of it (SPEC "Network behaviour"), on a
- * busy machine too. A message checked against secrets whose forms are made already needs far less.
+ * How long the report of a failure may spend redacting past the use case's deadline (and from the
+ * moment the use case gave up): the use case ends by --timeout, and the plugin within a second of it
+ * (SPEC "Network behaviour"), on a busy machine too. A message checked against secrets whose forms
+ * are made already needs far less. Before the deadline, the rest of it is the report's too.
  */
 const REPORT_MS = 250;
 
@@ -56,9 +57,10 @@ export function reporter(deps: ReporterDeps): Reporter {
   const failure = (error: unknown, verbose: boolean): ExitCode => {
     const code = exitCodeFor(error);
     try {
-      // A fresh budget of its own: the use case's deadline may have passed already (a timeout).
+      // A budget of its own past the use case's deadline, which may have passed already (a timeout):
+      // a message is cut only when both are spent.
       const until = deps.now() + REPORT_MS;
-      deps.redactor.setDeadline(() => deps.now() >= until);
+      deps.redactor.graceAfterDeadline(() => deps.now() >= until);
       if (!shown(messageOf(error))) write(fixedLine(error, code, deps));
       if (verbose && error instanceof Error && !shown(stackOf(error))) write(`(the stack is not shown: ${whyNot(deps)})`);
     } catch {

@@ -52,6 +52,16 @@ export class Redactor {
   }
 
   /**
+   * A grace of its own past the deadline set so far (the report of a failure): expired only once
+   * both have passed. A failure well before the deadline keeps the rest of it; a run without one
+   * (validate, render: their work is bounded by the 1 MiB inputs) keeps none.
+   */
+  graceAfterDeadline(graceExpired: () => boolean): void {
+    const before = this.expired;
+    this.expired = () => before() && graceExpired();
+  }
+
+  /**
    * Replaces every span of `text` that reads as a secret in one of its forms. Each reading is one
    * pass of the automaton over the normalised text: a 1 MiB trace stays linear, and so does a
    * message checked against 100 000 secrets that share their first bytes. A text that cannot be

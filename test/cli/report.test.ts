@@ -1,6 +1,6 @@
 // What --verbose adds to a failure: the stack and its causes, every line through the redactor.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, RequestError, ResponseError } from '../../src/errors.js';
+import { ConfigError, RequestError, ResponseError, UsageError } from '../../src/errors.js';
 import { Redactor } from '../../src/redact/redactor.js';
 import { reporter, stackOf } from '../../src/cli/report.js';
 
@@ -74,9 +74,12 @@ describe('the report of a failure never throws', () => {
     ['a config error', new ConfigError([{ path: 'x', message: SECRET }], ECHO), 2, 'the command line or the config is invalid (CONFIG_INVALID)'],
     ['an internal error', new TypeError(`${SECRET} ${ECHO}`), 1, 'internal error, please report it'],
   ])('prints one fixed line with the exit code of %s whose message cannot be checked in time', (_name, error, code, kind) => {
-    // A clock that has moved a second on at every look: the report's budget is spent at once.
+    // The use case's deadline has passed, and a clock that has moved a second on at every look: the
+    // report's budget is spent at once.
     let time = 0;
-    const { lines, failure } = capture(withSecret(), { get now() { return (time += 1_000); } });
+    const redactor = withSecret();
+    redactor.setDeadline(() => true);
+    const { lines, failure } = capture(redactor, { get now() { return (time += 1_000); } });
     expect(failure(error, true)).toBe(code);
     expect(lines).toEqual([
       `webapi-credential: ${kind}; its message is not shown: it could not be checked for secrets in time\n`,
@@ -93,6 +96,14 @@ describe('the report of a failure never throws', () => {
     // ...but the report has a budget of its own.
     expect(failure(new RequestError('DEADLINE', `no answer for ${SECRET} ${ECHO}`), false)).toBe(3);
     expect(lines).toEqual([`webapi-credential: no answer for [REDACTED] ${ECHO}\n`]);
+  });
+
+  it('prints the message of a run without a deadline (validate, render) however long the report takes', () => {
+    // The 1 MiB bounds keep that work linear and bounded; a config error is worth showing whole.
+    let time = 0;
+    const { lines, failure } = capture(withSecret(), { get now() { return (time += 1_000); } });
+    expect(failure(new UsageError('TEMPLATE_TOO_LARGE', `webAPIProviderConfig.form.f1: ${SECRET} too large`), false)).toBe(2);
+    expect(lines).toEqual(['webapi-credential: webAPIProviderConfig.form.f1: [REDACTED] too large\n']);
   });
 
   it('keeps the exit code when the message cannot be made (RangeError)', () => {

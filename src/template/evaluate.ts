@@ -100,7 +100,8 @@ export class QuietError extends Error {}
 export type Missing = string[];
 
 /** One node of the taint graph for several: shared when there is one, a new node only to join two. */
-function joinTaints(...taints: Array<Taint | undefined>): Taint | undefined {
+/** One taint of many; an array, not rest arguments: a list literal may hold more items than a call takes. */
+function joinTaints(taints: ReadonlyArray<Taint | undefined>): Taint | undefined {
   let found: Taint | undefined;
   let many: Taint[] | undefined;
   for (const taint of taints) {
@@ -115,7 +116,7 @@ function joinTaints(...taints: Array<Taint | undefined>): Taint | undefined {
 /** The marks of the values a result is computed from. */
 function from(parts: Value[]): Omit<Value, 'value'> {
   return {
-    taint: joinTaints(...parts.map((p) => p.taint)),
+    taint: joinTaints(parts.map((p) => p.taint)),
     decided: parts.some((p) => p.decided),
     outside: parts.some((p) => p.outside),
   };
@@ -127,7 +128,7 @@ function from(parts: Value[]): Omit<Value, 'value'> {
  * computed key tells what it holds, so those are `decided` where they are made (combine, member).
  */
 function chosen(result: Value, ...deciders: Value[]): Value {
-  const taint = joinTaints(result.taint, ...deciders.map((d) => d.taint));
+  const taint = joinTaints([result.taint, ...deciders.map((d) => d.taint)]);
   const decided = result.decided || deciders.some((d) => d.decided);
   return { value: result.value, taint, decided, outside: result.outside || deciders.some((d) => d.outside) };
 }
@@ -257,7 +258,7 @@ async function call(node: Extract<Node, { type: 'call' }>, scope: EvalScope, mis
   if (lacking !== undefined) throw new MissingValueError([...missing], lacking);
   if (helper.volatile) scope.volatile();
   // ASCII: a placeholder may stand in a header, which cannot carry U+2026.
-  if (args.some((a) => a.value instanceof Placeholder)) return { value: new Placeholder(`${node.helper}(...)`), ...from(args), taint: joinTaints(MARK, ...args.map((a) => a.taint)) };
+  if (args.some((a) => a.value instanceof Placeholder)) return { value: new Placeholder(`${node.helper}(...)`), ...from(args), taint: joinTaints([MARK, ...args.map((a) => a.taint)]) };
   let context = scope.context;
   if (helper.path) {
     // A path written in the config means its directory; one from env or vars, the current one. A
@@ -281,7 +282,7 @@ async function call(node: Extract<Node, { type: 'call' }>, scope: EvalScope, mis
   const own: string[] = [];
   if (typeof result === 'string' || typeof result === 'number' || typeof result === 'boolean') own.push(String(result));
   if (helper.forms) own.push(...helper.forms(result));
-  for (const index of helper.secretArgs ?? []) if (index < args.length) own.push(...texts(args[index]!.value, scope));
+  for (const index of helper.secretArgs ?? []) if (index < args.length) for (const text of texts(args[index]!.value, scope)) own.push(text);
   const parents = args.map((a) => a.taint).filter((t): t is Taint => t !== undefined);
   return { value: result, ...marks, taint: { own, parents } };
 }
@@ -329,7 +330,7 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
   const container = object.value;
   if (container instanceof Placeholder) {
     const step = key.taint !== undefined ? '[...]' : /^[A-Za-z_][A-Za-z0-9_]*$/.test(property) ? `.${property}` : `[${JSON.stringify(property)}]`;
-    return decidedBy({ value: new Placeholder(container.text + step), ...from([object]), taint: joinTaints(MARK, object.taint) }, key);
+    return decidedBy({ value: new Placeholder(container.text + step), ...from([object]), taint: joinTaints([MARK, object.taint]) }, key);
   }
   let value: unknown;
   if (Array.isArray(container)) {
@@ -513,7 +514,7 @@ function texts(value: unknown, scope: EvalScope): string[] {
     if (typeof item === 'string' || typeof item === 'number') found.push(String(item));
     else if (typeof item === 'object' && item !== null && !seen.has(item)) {
       seen.add(item);
-      stack.push(...Object.values(item));
+      for (const child of Object.values(item)) stack.push(child);
     }
   }
   return found;

@@ -27,6 +27,48 @@ type BinaryOperator = (typeof BINARY)[number];
 
 export type Part = string | { source: string; node: Node };
 
+/**
+ * Calls `visit` on `root` and every node below it, in no particular order. A stack, not recursion,
+ * and no spread of a node's children into a call: a config's expressions may nest deeper, and a
+ * literal list hold more items, than the call stack takes.
+ */
+export function eachNode(root: Node, visit: (node: Node) => void): void {
+  const stack = [root];
+  const push = (nodes: readonly Node[]) => {
+    for (const node of nodes) stack.push(node);
+  };
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    visit(node);
+    switch (node.type) {
+      case 'member':
+        stack.push(node.object, node.property);
+        break;
+      case 'array':
+        push(node.items);
+        break;
+      case 'object':
+        for (const [, item] of node.entries) stack.push(item);
+        break;
+      case 'call':
+        push(node.args);
+        break;
+      case 'not':
+        stack.push(node.argument);
+        break;
+      case 'binary':
+        stack.push(node.left, node.right);
+        break;
+      case 'conditional':
+        stack.push(node.test, node.consequent, node.alternate);
+        break;
+      case 'name':
+      case 'literal':
+        break;
+    }
+  }
+}
+
 /** Names a template may read besides the helpers. `let` names are added per config. */
 export const SCOPE_NAMES = ['env', 'vars', 'cluster', 'steps'] as const;
 

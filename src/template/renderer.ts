@@ -10,7 +10,7 @@ import { BudgetError, evaluate, FAILED, isSecret, MAX_TOTAL_SIZE, MissingValueEr
 import { HelperError } from './helper-error.js';
 import { HELPER_NAMES } from './helpers.js';
 import { foreignPlaceholders } from './placeholders.js';
-import { oneLine, parseExpression, parseTemplate, SCOPE_NAMES, TemplateSyntaxError, type Node, type Part } from './parse.js';
+import { eachNode, oneLine, parseExpression, parseTemplate, SCOPE_NAMES, TemplateSyntaxError, type Node, type Part } from './parse.js';
 
 export interface TemplateScope {
   env: Record<string, string | undefined>;
@@ -350,43 +350,16 @@ export class TemplateRenderer {
       if (this.registered.has(node)) continue;
       this.registered.add(node);
       for (const text of node.own) this.add(text);
-      stack.push(...node.parents);
+      for (const parent of node.parents) stack.push(parent);
     }
   }
 
   /** The env names and literal file() paths an expression names, in every branch. */
   private noteReads(node: Node): void {
-    const stack = [node];
-    while (stack.length > 0) {
-      const n = stack.pop()!;
-      switch (n.type) {
-        case 'member':
-          if (n.object.type === 'name' && n.object.name === 'env' && n.property.type === 'literal') this.envNamed.add(String(n.property.value));
-          stack.push(n.object, n.property);
-          break;
-        case 'call':
-          if (n.helper === 'file' && n.args[0]?.type === 'literal' && typeof n.args[0].value === 'string') this.filesNamed.add(n.args[0].value);
-          stack.push(...n.args);
-          break;
-        case 'array':
-          stack.push(...n.items);
-          break;
-        case 'object':
-          for (const [, item] of n.entries) stack.push(item);
-          break;
-        case 'not':
-          stack.push(n.argument);
-          break;
-        case 'binary':
-          stack.push(n.left, n.right);
-          break;
-        case 'conditional':
-          stack.push(n.test, n.consequent, n.alternate);
-          break;
-        default:
-          break;
-      }
-    }
+    eachNode(node, (n) => {
+      if (n.type === 'member' && n.object.type === 'name' && n.object.name === 'env' && n.property.type === 'literal') this.envNamed.add(String(n.property.value));
+      if (n.type === 'call' && n.helper === 'file' && n.args[0]?.type === 'literal' && typeof n.args[0].value === 'string') this.filesNamed.add(n.args[0].value);
+    });
   }
 
   /** Throws every problem collected so far as one usage error (exit 2). */

@@ -45,6 +45,24 @@ describe('a template past its bounds', () => {
     expectFailure(result, 2, /^webAPIProviderConfig\.form\.f\d+: the templates compute more than 16 MiB in all$/, secrets);
   });
 
+  it.each(COMMANDS)('takes a list literal of 200 000 items and an object of 25 000 secret fields, with no stack overflow (%s)', async (...command) => {
+    // Their items were spread into a call (rest arguments): "Maximum call stack size exceeded",
+    // reported as "the config is nested too deeply to read" of a config one level deep.
+    const list = `[${Array.from({ length: 200_000 }, () => '1').join(',')}]`;
+    const object = `{${Array.from({ length: 25_000 }, (_, i) => `k${i}: env.S`).join(',')}}`;
+    const config = { method: 'POST', url: `https://127.0.0.1:9/?x={{ json(${list}[0]) }}`, body: `{{ json(${object}) }}`, tokenPath: '$.t' };
+    const path = writeTemp('wide.json', provider(config));
+    const result = await runCli([...command, '--config', path, ...(command.length === 0 ? ['--timeout', '3s'] : [])], { env: { S } });
+    if (command.length === 0) {
+      expectFailure(result, 3, /^connection to https:\/\/127\.0\.0\.1:9\/ refused/, secrets);
+    } else {
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(command[0] === 'validate' ? 'is valid: POST https://127.0.0.1:9/?x=1' : 'POST https://127.0.0.1:9/?x=1');
+      for (const secret of secrets) expect(result.stdout).not.toContain(secret);
+    }
+  });
+
   it.each(COMMANDS)('is exit 2 when 40 lets share one list (%s)', async (...command) => {
     const lets: Record<string, string> = { a0: '[env.S, env.S]' };
     for (let i = 1; i <= 40; i++) lets[`a${i}`] = `[a${i - 1}, a${i - 1}]`;

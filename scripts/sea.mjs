@@ -3,7 +3,9 @@
 // machine's binary) and release.mjs (every platform npm ships a Node for).
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { examplesDefine } from './examples.mjs';
 
@@ -41,7 +43,7 @@ module.exports = module_.exports;
 // --version): a hit then compiles and loads 30 kB of our code instead of ~500 kB, which cost it ~6 %
 // of its CPU (docs/performance.md). The modules both have (errors.ts, the cache, the redactor...) are
 // the main script's, handed to the asset, so that there is one of each class and of each module's state.
-const FULL_WRAPPER = ['(function (exports, require, module, __wcShared) {', '\n})'];
+const WRAPPER = ['(function (exports, require, module, __wcShared) {', '\n})'];
 
 /** `exports` of a CommonJS module made the ES namespace `ns` (getters, so bindings stay live). */
 const reexport = (ns) => `const ns = ${ns};
@@ -53,22 +55,7 @@ for (const key of Object.keys(ns)) Object.defineProperty(exports, key, { enumera
  * The main script's half: each import() becomes a stub that loads the asset (once) and takes the
  * module from it; `shared` are the files whose namespaces the loader hands to the asset.
  */
-function mainSplit(lazy, shared, training = false) {
-  // The asset's text and its code cache: from the SEA, or in the training build (below) from the files
-  // the training entry names, with the cache written back when that process ends.
-  const assets = training
-    ? `const { readFileSync, writeFileSync } = require('node:fs');
-  const { asset, cacheIn, cacheOut } = globalThis.__wcTraining;
-  const source = readFileSync(asset, 'utf8');
-  const cachedData = cacheIn ? readFileSync(cacheIn) : undefined;`
-    : `const { getAsset } = require('node:sea');
-  const source = getAsset('full.cjs', 'utf8');
-  // V8's code cache of the asset, made at build time by this very Node; absent for the targets that
-  // cannot have one, and one V8 rejects (another build) only costs the compiling it would have spared.
-  let cachedData;
-  try {
-    cachedData = Buffer.from(getAsset('full.cache'));
-  } catch {}`;
+function mainSplit(lazy, shared) {
   return {
     name: 'sea-split-main',
     setup(build) {
@@ -86,15 +73,13 @@ function mainSplit(lazy, shared, training = false) {
         resolveDir: root,
         contents: `${shared.map((file, i) => `import * as s${i} from ${JSON.stringify(file)};`).join('\n')}
 const shared = [${shared.map((_, i) => `s${i}`).join(', ')}];
+${ASSET_SCRIPT}
 let loaded;
 export function full() {
   if (loaded) return loaded;
-  ${assets}
-  const { Script } = require('node:vm');
-  const script = new Script(source, { filename: 'sea-asset:full.cjs', cachedData });
+  const script = assetScript(require, 'full');
   const module_ = { exports: {} };
   script.runInThisContext()(module_.exports, require, module_, shared);
-  ${training ? "process.on('exit', () => writeFileSync(cacheOut, script.createCachedData()));" : ''}
   return (loaded = module_.exports);
 }
 `,
@@ -103,28 +88,64 @@ export function full() {
   };
 }
 
-// The training build: the main script run by plain Node at build time, taking the asset from a file,
-// on what a user runs most (a fetch, with the cache and without; --version); V8's cached data made
-// after that holds the functions those runs compiled, not only the asset's top level (which is all a
-// cache made without running it has: a fetch then cost ~5 % more CPU, --version ~40 %). It answers
-// a local HTTP token API of its own; nothing of it ships.
-const TRAINING_ENTRY = `const [asset, cacheIn, cacheOut, run] = process.argv.slice(2);
-globalThis.__wcTraining = { asset, cacheIn: cacheIn === '-' ? undefined : cacheIn, cacheOut };
-const { mkdtempSync, writeFileSync } = require('node:fs');
-const { tmpdir } = require('node:os');
-const dir = mkdtempSync(require('node:path').join(tmpdir(), 'webapi-credential-training-'));
+// How an asset is compiled: with V8's cached data of it when the SEA has that (made at build time by
+// this very Node; absent for the targets that cannot have one; one V8 rejects only costs the compiling
+// it would have spared). In the main script as text, and in the fast path's loader of the full one.
+const ASSET_SCRIPT = `function assetScript(require, name) {
+  const { getAsset } = require('node:sea');
+  let cachedData;
+  try {
+    cachedData = Buffer.from(getAsset(name + '.cache'));
+  } catch {}
+  return new (require('node:vm').Script)(getAsset(name + '.cjs', 'utf8'), { filename: 'sea-asset:' + name + '.cjs', cachedData });
+}`;
+
+// The main script of the executable: the fast path's asset, compiled with its cached data. Node's own
+// code cache (useCodeCache) holds only a script's top level, compiled without running it, so every
+// function a hit calls would be compiled on every hit; the cached data made by a training run
+// (TRAINING) holds all that the run compiled.
+const MAIN = `${ASSET_SCRIPT}
+assetScript(require, 'fast').runInThisContext()(exports, require, module);
+`;
+
+// The training, at build time, by the Node the executable is made of: the assets run as the executable
+// runs them (their require() gives them node:sea's assets from the files, and node:vm's Script, which
+// writes the cached data of each asset compiled once the process ends), on what a user runs most:
+// --version, a fetch, a fetch with --cache that stores the credential, and the hit that serves it
+// (the config is not written again for it, so that it is the same).
+// Each run starts from the cached data the runs before made and adds what it compiled. It answers a
+// local HTTP token API of its own. argv: the JSON of {assets, caches (in and out), dir, run}.
+const TRAINING = `const { assets, caches, dir, run } = JSON.parse(process.argv[1]);
+const fs = require('node:fs');
+const vm = require('node:vm');
+const sea = {
+  getAsset(name, encoding) {
+    const file = name.endsWith('.cache') ? caches[name.slice(0, -6)] : assets[name];
+    if (!file) throw new Error('no asset ' + name);
+    const bytes = fs.readFileSync(file);
+    return encoding ? bytes.toString(encoding) : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length);
+  },
+};
+class Script extends vm.Script {
+  constructor(source, options) {
+    super(source, options);
+    const name = options.filename.replace(/^sea-asset:|\\.cjs$/g, '');
+    process.on('exit', () => fs.writeFileSync(caches[name + '.out'], this.createCachedData()));
+  }
+}
+const trainingRequire = (id) => (id === 'node:sea' ? sea : id === 'node:vm' ? { ...vm, Script } : require(id));
 const server = require('node:http').createServer((request, response) => {
   request.resume();
   request.on('end', () => response.setHeader('content-type', 'application/json').end(JSON.stringify({ access_token: 'training', expires_in: 3600 })));
 });
 server.listen(0, '127.0.0.1', () => {
   server.unref();
-  const url = 'http://127.0.0.1:' + server.address().port + '/token';
-  writeFileSync(dir + '/config.yaml', 'webAPIProviderConfig:\\n  method: POST\\n  url: ' + url + '\\n  allowInsecureHTTP: true\\n  form:\\n    grant_type: client_credentials\\n    client_secret: "{{ env.HOME }}"\\n  tokenPath: $.access_token\\n  expiresInPath: $.expires_in\\n');
-  const args = { version: ['--version'], fetch: ['--config', dir + '/config.yaml'], cache: ['--config', dir + '/config.yaml', '--cache', '--cache-dir', dir + '/cache'] }[run];
+  const config = dir + '/config.yaml';
+  if (run !== 'hit') fs.writeFileSync(config, ['webAPIProviderConfig:', '  method: POST', '  url: http://127.0.0.1:' + server.address().port + '/token', '  allowInsecureHTTP: true', '  form:', '    grant_type: client_credentials', '    client_secret: "{{ env.HOME }}"', '  tokenPath: $.access_token', '  expiresInPath: $.expires_in', ''].join('\\n'));
+  const args = { version: ['--version'], fetch: ['--config', config], cache: ['--config', config, '--cache', '--cache-dir', dir + '/cache'] }[run === 'hit' ? 'cache' : run];
   process.argv = [process.argv[0], 'webapi-credential', ...args];
-  process.on('exit', () => require('node:fs').rmSync(dir, { recursive: true, force: true }));
-  require(${JSON.stringify(`${root}src/main.ts`)});
+  const main = { exports: {} };
+  new Function('require', 'module', 'exports', ${JSON.stringify(MAIN)})(trainingRequire, main, main.exports);
 });
 `;
 
@@ -160,33 +181,26 @@ ${lazy.map((file, i) => `exports.m${i} = () => namespace(require(${JSON.stringif
 export async function bundle(out, target = 'node24') {
   const main = `${out}cli.cjs`;
   const define = { __VERSION__: JSON.stringify(version), __EXAMPLES__: examplesDefine(new URL('../', import.meta.url)) };
-  const options = { ...seaCommon, target, metafile: true, absWorkingDir: root, define };
-  // Twice: the first build finds the files the main script has, the second hands them to the loader.
+  const options = { ...seaCommon, target, metafile: true, absWorkingDir: root, define, banner: { js: WRAPPER[0] }, footer: { js: WRAPPER[1] } };
+  const assets = { 'fast.cjs': `${out}fast.cjs`, 'full.cjs': `${out}full.cjs` };
+  // Twice: the first build finds the files the fast path has, the second hands them to the loader.
   const lazy = [];
-  const first = await build({ ...options, entryPoints: [`${root}src/main.ts`], outfile: main, write: false, plugins: [lazyAssets, mainSplit(lazy, [])] });
+  const fast = { ...options, entryPoints: [`${root}src/main.ts`], outfile: assets['fast.cjs'] };
+  const first = await build({ ...fast, write: false, plugins: [lazyAssets, mainSplit(lazy, [])] });
   const shared = Object.keys(first.metafile.inputs)
     .filter((input) => !/^[\w-]+:/.test(input) && input !== 'src/main.ts')
     .map((input) => `${root}${input}`);
-  const built = await build({ ...options, entryPoints: [`${root}src/main.ts`], outfile: main, plugins: [lazyAssets, mainSplit(lazy, shared)] });
-  const training = `${out}training.cjs`;
-  await build({ ...options, stdin: { contents: TRAINING_ENTRY, resolveDir: root, loader: 'js' }, outfile: training, plugins: [lazyAssets, mainSplit(lazy, shared, true)] });
+  const built = await build({ ...fast, plugins: [lazyAssets, mainSplit(lazy, shared)] });
   const inputs = Object.keys(built.metafile.inputs);
-  const assets = { 'full.cjs': `${out}full.cjs` };
-  const full = await build({
-    ...options,
-    stdin: { contents: FULL_ENTRY(lazy), resolveDir: root, loader: 'js' },
-    outfile: assets['full.cjs'],
-    banner: { js: FULL_WRAPPER[0] },
-    footer: { js: FULL_WRAPPER[1] },
-    plugins: [lazyAssets, assetSplit(shared)],
-  });
+  const full = await build({ ...options, stdin: { contents: FULL_ENTRY(lazy), resolveDir: root, loader: 'js' }, outfile: assets['full.cjs'], plugins: [lazyAssets, assetSplit(shared)] });
   inputs.push(...Object.keys(full.metafile.inputs));
+  writeFileSync(main, MAIN);
   for (const name of LAZY) {
     assets[`${name}.cjs`] = `${out}${name}.cjs`;
     const asset = await build({ ...seaCommon, target, metafile: true, stdin: { contents: `module.exports = require(${JSON.stringify(name)});`, resolveDir: root, loader: 'js' }, outfile: assets[`${name}.cjs`] });
     inputs.push(...Object.keys(asset.metafile.inputs));
   }
-  return { main, assets, inputs, training };
+  return { main, assets, inputs };
 }
 
 // Both tools are chatty on success (postject warns about ELF notes it leaves alone): show their
@@ -203,18 +217,25 @@ export function quietly(command, args) {
  * The SEA blob of `main`, made by `node` (the target's exact version: the blob format is the
  * Node's). The V8 code cache fits only that arch and that very binary: `codeCache` where they match.
  */
-export function blob(node, { main, assets, training }, output, codeCache) {
+export function blob(node, { main, assets }, output, codeCache) {
   const config = `${output}.json`;
   if (codeCache) {
-    // The asset's code cache too, made by the same Node (useCodeCache covers only the main script):
-    // each training run starts from the cache the one before made, and adds what it compiled.
-    let cache = '-';
-    for (const run of ['version', 'fetch', 'cache']) {
-      const next = `${output}.full.cache.${run}`;
-      quietly(node, [training, assets['full.cjs'], cache, next, run]);
-      cache = next;
+    // The assets' cached data, made by the same Node (TRAINING).
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-training-'));
+    const caches = {};
+    try {
+      for (const run of ['version', 'fetch', 'cache', 'hit']) {
+        const out = { 'fast.out': join(dir, `fast.${run}.cache`), 'full.out': join(dir, `full.${run}.cache`) };
+        rmSync(out['fast.out'], { force: true });
+        rmSync(out['full.out'], { force: true });
+        quietly(node, ['-e', TRAINING, JSON.stringify({ assets, caches: { ...caches, ...out }, dir, run })]);
+        // A run that never loaded the full CLI (the hit) leaves its cached data as it was.
+        for (const name of ['fast', 'full']) if (existsSync(out[`${name}.out`])) caches[name] = `${output}.${name}.cache`, copyFileSync(out[`${name}.out`], caches[name]);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
-    assets = { ...assets, 'full.cache': cache };
+    assets = { ...assets, 'fast.cache': caches.fast, 'full.cache': caches.full };
   }
   writeFileSync(
     config,

@@ -37,12 +37,13 @@ module.exports = module_.exports;
   },
 };
 
-// The executable's main script is what a cached credential needs: main.ts and the fast path. Every
-// module main.ts (or a module the fast path loads) imports lazily, with import(), and all that it
-// loads in turn, is one SEA asset, full.cjs, compiled with node:vm on a miss (a fetch, a subcommand,
-// --version): a hit then compiles and loads 30 kB of our code instead of ~500 kB, which cost it ~6 %
-// of its CPU (docs/performance.md). The modules both have (errors.ts, the cache, the redactor...) are
-// the main script's, handed to the asset, so that there is one of each class and of each module's state.
+// A cached credential needs main.ts and the fast path: those are the asset fast.cjs (~50 kB), which
+// the main script compiles. Every module they import lazily, with import(), and all that it loads in
+// turn, is the asset full.cjs (~540 kB), compiled with node:vm on a miss (a fetch, a subcommand,
+// --version): a hit then compiles and runs 50 kB of our code instead of ~580 kB (docs/performance.md).
+// The modules both have (errors.ts, the cache, the redactor...) are fast.cjs's, handed to full.cjs, so
+// that there is one of each class and of each module's state. Both are wrapped as functions of
+// `exports, require, module` (the SEA's require, which gives Node's built-in modules) and `__wcShared`.
 const WRAPPER = ['(function (exports, require, module, __wcShared) {', '\n})'];
 
 /** `exports` of a CommonJS module made the ES namespace `ns` (getters, so bindings stay live). */
@@ -172,10 +173,13 @@ const FULL_ENTRY = (lazy) => `const namespace = (m) => (m && m.__esModule ? m : 
 ${lazy.map((file, i) => `exports.m${i} = () => namespace(require(${JSON.stringify(file)}));`).join('\n')}
 `;
 
+/** The files a build read (relative to the root), without the modules the plugins above made up. */
+const files = (metafile) => Object.keys(metafile.inputs).filter((input) => !/^[\w-]+:/.test(input));
+
 /**
- * `${out}cli.cjs`: the main script (main.ts and the fast path, in one CommonJS file); `${out}full.cjs`,
- * the rest of the CLI, and the LAZY packages each in its own file (the SEA's assets), for the Node
- * line `target` (node24, or node22 for a platform npm ships no fitting 24 for).
+ * The SEA's sources for the Node line `target` (node24, or node22 for a platform npm ships no fitting
+ * 24 for): `${out}cli.cjs`, the main script (MAIN); the assets `${out}fast.cjs` (main.ts and the fast
+ * path), `${out}full.cjs` (the rest of the CLI) and the LAZY packages each in its own file.
  * `inputs`: every source file that went in (release.mjs names the packages they belong to in the SBOM).
  */
 export async function bundle(out, target = 'node24') {
@@ -187,13 +191,13 @@ export async function bundle(out, target = 'node24') {
   const lazy = [];
   const fast = { ...options, entryPoints: [`${root}src/main.ts`], outfile: assets['fast.cjs'] };
   const first = await build({ ...fast, write: false, plugins: [lazyAssets, mainSplit(lazy, [])] });
-  const shared = Object.keys(first.metafile.inputs)
-    .filter((input) => !/^[\w-]+:/.test(input) && input !== 'src/main.ts')
+  const shared = files(first.metafile)
+    .filter((input) => input !== 'src/main.ts')
     .map((input) => `${root}${input}`);
   const built = await build({ ...fast, plugins: [lazyAssets, mainSplit(lazy, shared)] });
-  const inputs = Object.keys(built.metafile.inputs);
+  const inputs = files(built.metafile);
   const full = await build({ ...options, stdin: { contents: FULL_ENTRY(lazy), resolveDir: root, loader: 'js' }, outfile: assets['full.cjs'], plugins: [lazyAssets, assetSplit(shared)] });
-  inputs.push(...Object.keys(full.metafile.inputs));
+  inputs.push(...files(full.metafile));
   writeFileSync(main, MAIN);
   for (const name of LAZY) {
     assets[`${name}.cjs`] = `${out}${name}.cjs`;

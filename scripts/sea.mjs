@@ -209,8 +209,8 @@ export async function bundle(out, target = 'node24') {
 
 // Both tools are chatty on success (postject warns about ELF notes it leaves alone): show their
 // output only when they fail.
-export function quietly(command, args) {
-  const result = spawnSync(command, args, { encoding: 'utf8' });
+export function quietly(command, args, env = process.env) {
+  const result = spawnSync(command, args, { encoding: 'utf8', env });
   if (result.status !== 0) {
     process.stderr.write(result.stdout + result.stderr);
     throw new Error(`${[command, ...args].join(' ')} failed with exit code ${result.status}`);
@@ -232,7 +232,8 @@ export function blob(node, { main, assets }, output, codeCache) {
         const out = { 'fast.out': join(dir, `fast.${run}.cache`), 'full.out': join(dir, `full.${run}.cache`) };
         rmSync(out['fast.out'], { force: true });
         rmSync(out['full.out'], { force: true });
-        quietly(node, ['-e', TRAINING, JSON.stringify({ assets, caches: { ...caches, ...out }, dir, run })]);
+        // The builder's environment (a KUBERNETES_EXEC_INFO, a cache directory) must not steer the runs.
+        quietly(node, ['-e', TRAINING, JSON.stringify({ assets, caches: { ...caches, ...out }, dir, run })], { PATH: process.env.PATH ?? '', HOME: dir });
         // A run that never loaded the full CLI (the hit) leaves its cached data as it was.
         for (const name of ['fast', 'full']) if (existsSync(out[`${name}.out`])) caches[name] = `${output}.${name}.cache`, copyFileSync(out[`${name}.out`], caches[name]);
       }

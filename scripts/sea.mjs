@@ -1,6 +1,6 @@
-// What every single executable shares: the one-file CommonJS bundle, the SEA blob made from it by a
-// Node of the target's exact version, and postject's injection. Used by build-binary.mjs (this
-// machine's binary) and release.mjs (every platform npm ships a Node for).
+// What every single executable shares: the CommonJS bundles (the SEA's main script and assets), the
+// SEA blob made from them by a Node of the target's exact version, and postject's injection. Used by
+// build-binary.mjs (this machine's binary) and release.mjs (every platform npm ships a Node for).
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -53,8 +53,8 @@ for (const key of Object.keys(ns)) Object.defineProperty(exports, key, { enumera
 `;
 
 /**
- * The main script's half: each import() becomes a stub that loads the asset (once) and takes the
- * module from it; `shared` are the files whose namespaces the loader hands to the asset.
+ * fast.cjs's half: each import() becomes a stub that loads full.cjs (once) and takes the module from
+ * it (`lazy`: those modules); `shared` are the files whose namespaces the loader hands to full.cjs.
  */
 function mainSplit(lazy, shared) {
   return {
@@ -150,7 +150,7 @@ server.listen(0, '127.0.0.1', () => {
 });
 `;
 
-/** The asset's half: a file the main script has is taken from it (`__wcShared`), not bundled again. */
+/** full.cjs's half: a file fast.cjs has is taken from it (`__wcShared`), not bundled again. */
 function assetSplit(shared) {
   return {
     name: 'sea-split-asset',
@@ -235,7 +235,11 @@ export function blob(node, { main, assets }, output, codeCache) {
         // The builder's environment (a KUBERNETES_EXEC_INFO, a cache directory) must not steer the runs.
         quietly(node, ['-e', TRAINING, JSON.stringify({ assets, caches: { ...caches, ...out }, dir, run })], { PATH: process.env.PATH ?? '', HOME: dir });
         // A run that never loaded the full CLI (the hit) leaves its cached data as it was.
-        for (const name of ['fast', 'full']) if (existsSync(out[`${name}.out`])) caches[name] = `${output}.${name}.cache`, copyFileSync(out[`${name}.out`], caches[name]);
+        for (const name of ['fast', 'full']) {
+          if (!existsSync(out[`${name}.out`])) continue;
+          caches[name] = `${output}.${name}.cache`;
+          copyFileSync(out[`${name}.out`], caches[name]);
+        }
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -1,7 +1,8 @@
 // `npm run build:binary`: dist/webapi-credential, a Node Single Executable Application of this
-// machine's platform. esbuild makes one CommonJS file; the pinned Node 24 turns it into a SEA blob
-// with V8's code cache (start-up skips compiling our code); postject injects the blob into a copy
-// of that very Node binary (the blob and the binary must come from the same Node).
+// machine's platform. esbuild makes the CommonJS bundles (scripts/sea.mjs); the pinned Node 24 turns
+// them into a SEA blob with V8's cached data of our code, made by that Node (start-up skips compiling
+// it); postject injects the blob into a copy of that very Node binary (the blob and the binary must
+// come from the same Node).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { blob, bundle, inject, root, version } from './sea.mjs';

@@ -1,9 +1,11 @@
-// What every single executable shares: the one-file CommonJS bundle, the SEA blob made from it by a
-// Node of the target's exact version, and postject's injection. Used by build-binary.mjs (this
-// machine's binary) and release.mjs (every platform npm ships a Node for).
+// What every single executable shares: the CommonJS bundles (the SEA's main script and assets), the
+// SEA blob made from them by a Node of the target's exact version, and postject's injection. Used by
+// build-binary.mjs (this machine's binary) and release.mjs (every platform npm ships a Node for).
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { examplesDefine } from './examples.mjs';
 
@@ -35,25 +37,168 @@ module.exports = module_.exports;
   },
 };
 
+// A cached credential needs main.ts and the fast path: those are the asset fast.cjs (~50 kB), which
+// the main script compiles. Every module they import lazily, with import(), and all that it loads in
+// turn, is the asset full.cjs (~540 kB), compiled with node:vm on a miss (a fetch, a subcommand,
+// --version): a hit then compiles and runs 50 kB of our code instead of ~580 kB (docs/performance.md).
+// The modules both have (errors.ts, the cache, the redactor...) are fast.cjs's, handed to full.cjs, so
+// that there is one of each class and of each module's state. Both are wrapped as functions of
+// `exports, require, module` (the SEA's require, which gives Node's built-in modules) and `__wcShared`.
+const WRAPPER = ['(function (exports, require, module, __wcShared) {', '\n})'];
+
+/** `exports` of a CommonJS module made the ES namespace `ns` (getters, so bindings stay live). */
+const reexport = (ns) => `const ns = ${ns};
+Object.defineProperty(exports, '__esModule', { value: true });
+for (const key of Object.keys(ns)) Object.defineProperty(exports, key, { enumerable: true, get: () => ns[key] });
+`;
+
 /**
- * `${out}cli.cjs`: the CLI in one CommonJS file, and the LAZY packages each in its own (the SEA's
- * assets), for the Node line `target` (node24, or node22 for a platform npm ships no fitting 24 for).
+ * fast.cjs's half: each import() becomes a stub that loads full.cjs (once) and takes the module from
+ * it (`lazy`: those modules); `shared` are the files whose namespaces the loader hands to full.cjs.
+ */
+function mainSplit(lazy, shared) {
+  return {
+    name: 'sea-split-main',
+    setup(build) {
+      build.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.kind !== 'dynamic-import' || args.pluginData?.split) return undefined;
+        const resolved = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { split: true } });
+        if (resolved.errors.length > 0 || resolved.external) return undefined;
+        if (!lazy.includes(resolved.path)) lazy.push(resolved.path);
+        return { path: resolved.path, namespace: 'sea-full' };
+      });
+      build.onLoad({ filter: /.*/, namespace: 'sea-full' }, (args) => ({ loader: 'js', resolveDir: root, contents: reexport(`require('sea-full-loader').full().m${lazy.indexOf(args.path)}()`) }));
+      build.onResolve({ filter: /^sea-full-loader$/ }, () => ({ path: 'loader', namespace: 'sea-full-loader' }));
+      build.onLoad({ filter: /.*/, namespace: 'sea-full-loader' }, () => ({
+        loader: 'js',
+        resolveDir: root,
+        contents: `${shared.map((file, i) => `import * as s${i} from ${JSON.stringify(file)};`).join('\n')}
+const shared = [${shared.map((_, i) => `s${i}`).join(', ')}];
+${ASSET_SCRIPT}
+let loaded;
+export function full() {
+  if (loaded) return loaded;
+  const script = assetScript(require, 'full');
+  const module_ = { exports: {} };
+  script.runInThisContext()(module_.exports, require, module_, shared);
+  return (loaded = module_.exports);
+}
+`,
+      }));
+    },
+  };
+}
+
+// How an asset is compiled: with V8's cached data of it when the SEA has that (made at build time by
+// this very Node; absent for the targets that cannot have one; one V8 rejects only costs the compiling
+// it would have spared). In the main script as text, and in the fast path's loader of the full one.
+const ASSET_SCRIPT = `function assetScript(require, name) {
+  const { getAsset } = require('node:sea');
+  let cachedData;
+  try {
+    cachedData = Buffer.from(getAsset(name + '.cache'));
+  } catch {}
+  return new (require('node:vm').Script)(getAsset(name + '.cjs', 'utf8'), { filename: 'sea-asset:' + name + '.cjs', cachedData });
+}`;
+
+// The main script of the executable: the fast path's asset, compiled with its cached data. Node's own
+// code cache (useCodeCache) holds only a script's top level, compiled without running it, so every
+// function a hit calls would be compiled on every hit; the cached data made by a training run
+// (TRAINING) holds all that the run compiled.
+const MAIN = `${ASSET_SCRIPT}
+assetScript(require, 'fast').runInThisContext()(exports, require, module);
+`;
+
+// The training, at build time, by the Node the executable is made of: the assets run as the executable
+// runs them (their require() gives them node:sea's assets from the files, and node:vm's Script, which
+// writes the cached data of each asset compiled once the process ends), on what a user runs most:
+// --version, a fetch, a fetch with --cache that stores the credential, and the hit that serves it
+// (the config is not written again for it, so that it is the same).
+// Each run starts from the cached data the runs before made and adds what it compiled. It answers a
+// local HTTP token API of its own. argv: the JSON of {assets, caches (in and out), dir, run}.
+const TRAINING = `const { assets, caches, dir, run } = JSON.parse(process.argv[1]);
+const fs = require('node:fs');
+const vm = require('node:vm');
+const sea = {
+  getAsset(name, encoding) {
+    const file = name.endsWith('.cache') ? caches[name.slice(0, -6)] : assets[name];
+    if (!file) throw new Error('no asset ' + name);
+    const bytes = fs.readFileSync(file);
+    return encoding ? bytes.toString(encoding) : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length);
+  },
+};
+class Script extends vm.Script {
+  constructor(source, options) {
+    super(source, options);
+    const name = options.filename.replace(/^sea-asset:|\\.cjs$/g, '');
+    process.on('exit', () => fs.writeFileSync(caches[name + '.out'], this.createCachedData()));
+  }
+}
+const trainingRequire = (id) => (id === 'node:sea' ? sea : id === 'node:vm' ? { ...vm, Script } : require(id));
+const server = require('node:http').createServer((request, response) => {
+  request.resume();
+  request.on('end', () => response.setHeader('content-type', 'application/json').end(JSON.stringify({ access_token: 'training', expires_in: 3600 })));
+});
+server.listen(0, '127.0.0.1', () => {
+  server.unref();
+  const config = dir + '/config.yaml';
+  if (run !== 'hit') fs.writeFileSync(config, ['webAPIProviderConfig:', '  method: POST', '  url: http://127.0.0.1:' + server.address().port + '/token', '  allowInsecureHTTP: true', '  form:', '    grant_type: client_credentials', '    client_secret: "{{ env.HOME }}"', '  tokenPath: $.access_token', '  expiresInPath: $.expires_in', ''].join('\\n'));
+  const args = { version: ['--version'], fetch: ['--config', config], cache: ['--config', config, '--cache', '--cache-dir', dir + '/cache'] }[run === 'hit' ? 'cache' : run];
+  process.argv = [process.argv[0], 'webapi-credential', ...args];
+  const main = { exports: {} };
+  new Function('require', 'module', 'exports', ${JSON.stringify(MAIN)})(trainingRequire, main, main.exports);
+});
+`;
+
+/** full.cjs's half: a file fast.cjs has is taken from it (`__wcShared`), not bundled again. */
+function assetSplit(shared) {
+  return {
+    name: 'sea-split-asset',
+    setup(build) {
+      build.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.pluginData?.split || args.kind === 'entry-point') return undefined;
+        const resolved = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { split: true } });
+        if (resolved.errors.length > 0 || resolved.external || !shared.includes(resolved.path)) return undefined;
+        return { path: resolved.path, namespace: 'sea-shared' };
+      });
+      build.onLoad({ filter: /.*/, namespace: 'sea-shared' }, (args) => ({ loader: 'js', contents: reexport(`__wcShared[${shared.indexOf(args.path)}]`) }));
+    },
+  };
+}
+
+// The asset's exports: each module a function that evaluates it when first asked, so that --version
+// does not evaluate yaml and the HTTP client, nor a fetch commander. A CommonJS package (yaml) is
+// made the namespace an import() would give (its exports, and the whole as `default`).
+const FULL_ENTRY = (lazy) => `const namespace = (m) => (m && m.__esModule ? m : Object.assign({ default: m }, m));
+${lazy.map((file, i) => `exports.m${i} = () => namespace(require(${JSON.stringify(file)}));`).join('\n')}
+`;
+
+/** The files a build read (relative to the root), without the modules the plugins above made up. */
+const files = (metafile) => Object.keys(metafile.inputs).filter((input) => !/^[\w-]+:/.test(input));
+
+/**
+ * The SEA's sources for the Node line `target` (node24, or node22 for a platform npm ships no fitting
+ * 24 for): `${out}cli.cjs`, the main script (MAIN); the assets `${out}fast.cjs` (main.ts and the fast
+ * path), `${out}full.cjs` (the rest of the CLI) and the LAZY packages each in its own file.
  * `inputs`: every source file that went in (release.mjs names the packages they belong to in the SBOM).
  */
 export async function bundle(out, target = 'node24') {
   const main = `${out}cli.cjs`;
-  const inputs = [];
-  const built = await build({
-    ...seaCommon,
-    target,
-    metafile: true,
-    entryPoints: [`${root}src/main.ts`],
-    outfile: main,
-    define: { __VERSION__: JSON.stringify(version), __EXAMPLES__: examplesDefine(new URL('../', import.meta.url)) },
-    plugins: [lazyAssets],
-  });
-  inputs.push(...Object.keys(built.metafile.inputs));
-  const assets = {};
+  const define = { __VERSION__: JSON.stringify(version), __EXAMPLES__: examplesDefine(new URL('../', import.meta.url)) };
+  const options = { ...seaCommon, target, metafile: true, absWorkingDir: root, define, banner: { js: WRAPPER[0] }, footer: { js: WRAPPER[1] } };
+  const assets = { 'fast.cjs': `${out}fast.cjs`, 'full.cjs': `${out}full.cjs` };
+  // Twice: the first build finds the files the fast path has, the second hands them to the loader.
+  const lazy = [];
+  const fast = { ...options, entryPoints: [`${root}src/main.ts`], outfile: assets['fast.cjs'] };
+  const first = await build({ ...fast, write: false, plugins: [lazyAssets, mainSplit(lazy, [])] });
+  const shared = files(first.metafile)
+    .filter((input) => input !== 'src/main.ts')
+    .map((input) => `${root}${input}`);
+  const built = await build({ ...fast, plugins: [lazyAssets, mainSplit(lazy, shared)] });
+  const inputs = files(built.metafile);
+  const full = await build({ ...options, stdin: { contents: FULL_ENTRY(lazy), resolveDir: root, loader: 'js' }, outfile: assets['full.cjs'], plugins: [lazyAssets, assetSplit(shared)] });
+  inputs.push(...files(full.metafile));
+  writeFileSync(main, MAIN);
   for (const name of LAZY) {
     assets[`${name}.cjs`] = `${out}${name}.cjs`;
     const asset = await build({ ...seaCommon, target, metafile: true, stdin: { contents: `module.exports = require(${JSON.stringify(name)});`, resolveDir: root, loader: 'js' }, outfile: assets[`${name}.cjs`] });
@@ -64,8 +209,8 @@ export async function bundle(out, target = 'node24') {
 
 // Both tools are chatty on success (postject warns about ELF notes it leaves alone): show their
 // output only when they fail.
-export function quietly(command, args) {
-  const result = spawnSync(command, args, { encoding: 'utf8' });
+export function quietly(command, args, env = process.env) {
+  const result = spawnSync(command, args, { encoding: 'utf8', env });
   if (result.status !== 0) {
     process.stderr.write(result.stdout + result.stderr);
     throw new Error(`${[command, ...args].join(' ')} failed with exit code ${result.status}`);
@@ -78,6 +223,29 @@ export function quietly(command, args) {
  */
 export function blob(node, { main, assets }, output, codeCache) {
   const config = `${output}.json`;
+  if (codeCache) {
+    // The assets' cached data, made by the same Node (TRAINING).
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-training-'));
+    const caches = {};
+    try {
+      for (const run of ['version', 'fetch', 'cache', 'hit']) {
+        const out = { 'fast.out': join(dir, `fast.${run}.cache`), 'full.out': join(dir, `full.${run}.cache`) };
+        rmSync(out['fast.out'], { force: true });
+        rmSync(out['full.out'], { force: true });
+        // The builder's environment (a KUBERNETES_EXEC_INFO, a cache directory) must not steer the runs.
+        quietly(node, ['-e', TRAINING, JSON.stringify({ assets, caches: { ...caches, ...out }, dir, run })], { PATH: process.env.PATH ?? '', HOME: dir });
+        // A run that never loaded the full CLI (the hit) leaves its cached data as it was.
+        for (const name of ['fast', 'full']) {
+          if (!existsSync(out[`${name}.out`])) continue;
+          caches[name] = `${output}.${name}.cache`;
+          copyFileSync(out[`${name}.out`], caches[name]);
+        }
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    assets = { ...assets, 'fast.cache': caches.fast, 'full.cache': caches.full };
+  }
   writeFileSync(
     config,
     JSON.stringify({

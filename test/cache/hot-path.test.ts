@@ -3,7 +3,7 @@
 // under a module hook that lists every file it loads, and checks which libraries those files hold.
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN_SCRIPT, PINNED_NODE, baseEnv } from '../helpers/cli.js';
 import { cachedConfig, getToken, sandbox, tokenApis } from './support.js';
@@ -99,6 +99,21 @@ describe('the cached-credential path', () => {
     const complex = await loadedLibraries(['validate', '--config', filtered], env, box.root);
     expect(complex.code).toBe(0);
     expect(complex.libraries).toContain('json-p3');
+  });
+
+  it('in the single executable, holds none of them in the asset a hit compiles, and all of them in the one a miss does', () => {
+    const bin = process.env['WEBAPI_CREDENTIAL_BIN'];
+    if (!bin) return; // The bin script is checked above.
+    // The files the executable's assets are made of (scripts/sea.mjs, next to it in dist/).
+    const holds = (asset: string) => {
+      const text = readFileSync(join(dirname(bin), 'sea', asset), 'utf8');
+      return Object.entries(MARKERS)
+        .filter(([, marker]) => text.includes(marker))
+        .map(([name]) => name);
+    };
+    expect(holds('fast.cjs')).toEqual([]);
+    // jose is an asset of its own (as is re2js).
+    expect(holds('full.cjs')).toEqual(Object.keys(MARKERS).filter((name) => name !== 'jose'));
   });
 
   it('loads neither jose nor the expression parser on a hit of a config with steps and jwt()', async () => {

@@ -35,11 +35,16 @@ export function mergeKubeconfig(YAML: YamlModule, existing: string | undefined, 
     }
     if (!YAML.isSeq(list)) throw new UsageError('KUBECONFIG_INVALID', `${where}: ${section} is not a list; fix it or choose another file with --merge <file>`);
     const node = doc.createNode({ name: entries.name, [field]: entries[field] });
-    const at = list.items.findIndex((item) => YAML.isMap(item) && item.get('name') === entries.name);
+    const named = (item: unknown) => YAML.isMap(item) && item.get('name') === entries.name;
+    const at = list.items.findIndex(named);
     if (at >= 0) {
+      // An alias elsewhere of an anchor in what goes keeps what it meant: a copy of it, in its place.
+      for (const gone of list.items.filter(named)) keepAliasesOf(YAML, doc, gone);
       // The comment above a replaced entry stays with it.
       const old = list.items[at] as { commentBefore?: string | null };
       if (old.commentBefore) node.commentBefore = old.commentBefore;
+      // kubectl refuses a file with two entries of one name: what we own is the one entry.
+      list.items = list.items.filter((item, index) => index === at || !named(item));
       list.items[at] = node;
     } else list.items.push(node);
   }
@@ -47,4 +52,24 @@ export function mergeKubeconfig(YAML: YamlModule, existing: string | undefined, 
   // kubectl writes lists flush with their key; keep whichever way the file has them.
   const indentSeq = fresh ? false : !/^[A-Za-z-]+:[ \t]*\n-[ \t]/m.test(existing);
   return doc.toString({ indentSeq, lineWidth: 0 });
+}
+
+/** Each alias outside `gone` of a node inside it becomes a copy of that node (its anchors dropped). */
+function keepAliasesOf(YAML: YamlModule, doc: import('yaml').Document, gone: unknown): void {
+  const inside = new Set<unknown>();
+  YAML.visit(gone as import('yaml').Node, (_key, node) => {
+    inside.add(node);
+  });
+  YAML.visit(doc, {
+    Alias(_key, alias) {
+      if (inside.has(alias)) return undefined;
+      const target = alias.resolve(doc);
+      if (target === undefined || !inside.has(target)) return undefined;
+      const copy = target.clone() as import('yaml').Node;
+      YAML.visit(copy, (_k, node) => {
+        if (YAML.isNode(node)) delete node.anchor;
+      });
+      return copy;
+    },
+  });
 }

@@ -1,7 +1,8 @@
 // What a newcomer meets on the first day (issue 18): an env value argocd-secret left as its
 // placeholder, a command without its subcommand, a token API that never answers, env variables
 // validate needs. Each as a process: exit code, the one line, no secret anywhere.
-import { lchownSync, lstatSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { lchownSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -91,6 +92,61 @@ describe('kubeconfig --merge refuses what it cannot merge, and leaves the file a
     expectFailure(await runCli([...args, '--merge', path], { env: SECRET_ENV }), 2, message);
     expect(readFileSync(path, 'utf8')).toBe(text);
     expect(readdirSync(dir)).toEqual(['config']);
+  });
+
+  it.each([
+    ['a directory', (path: string) => mkdirSync(path), 'not a regular file'],
+    ['a FIFO nobody writes to', (path: string) => execFileSync('mkfifo', [path]), 'not a regular file'],
+    ['more than 1 MiB', (path: string) => writeFileSync(path, `# ${'x'.repeat(1 << 20)}\n`), 'larger than 1 MiB'],
+  ])('a kubeconfig that is %s is exit 2 naming it, not followed or read without bound', async (_what, make, problem) => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
+    const path = join(dir, 'config');
+    make(path);
+    expectFailure(await runCli([...args, '--merge', path], { env: SECRET_ENV }), 2, `cannot read ${path}: ${problem}`);
+    expect(readdirSync(dir)).toEqual(['config']);
+  });
+
+  it('an entry holding an anchor that another entry aliases is replaced, and the alias keeps what it meant', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
+    const path = join(dir, 'config');
+    writeFileSync(
+      path,
+      [
+        '# shared clusters',
+        'apiVersion: v1',
+        'kind: Config',
+        'clusters:',
+        '- name: prod',
+        '  cluster: &shared {server: https://old.example.com}',
+        '- name: staging # same cluster',
+        '  cluster: *shared',
+        'users: []',
+        'contexts: []',
+        '',
+      ].join('\n'),
+    );
+    const result = await runCli([...args, '--merge', path], { env: SECRET_ENV });
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: '' });
+    const merged = YAML.parse(readFileSync(path, 'utf8')) as { clusters: Array<{ name: string; cluster: { server: string } }> };
+    expect(merged.clusters).toEqual([
+      { name: 'prod', cluster: { server: 'https://k8s.example.com' } },
+      { name: 'staging', cluster: { server: 'https://old.example.com' } },
+    ]);
+    expect(readFileSync(path, 'utf8')).toContain('# shared clusters');
+  });
+
+  it('entries duplicating the name it writes (which kubectl refuses) become the one entry', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
+    const path = join(dir, 'config');
+    const entry = (n: number) => [`- name: prod`, `  cluster: {server: https://old${n}.example.com}`];
+    writeFileSync(path, ['apiVersion: v1', 'kind: Config', 'clusters:', ...entry(1), '- name: other', '  cluster: {server: https://other.example.com}', ...entry(2), ''].join('\n'));
+    const result = await runCli([...args, '--merge', path], { env: SECRET_ENV });
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: '' });
+    const merged = YAML.parse(readFileSync(path, 'utf8')) as { clusters: Array<{ name: string; cluster: { server: string } }> };
+    expect(merged.clusters.map((c) => [c.name, c.cluster.server])).toEqual([
+      ['prod', 'https://k8s.example.com'],
+      ['other', 'https://other.example.com'],
+    ]);
   });
 
   // Only root can give a link another owner; elsewhere this case cannot be set up.

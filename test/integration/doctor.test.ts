@@ -2,7 +2,7 @@
 // stand-ins: a token API on the test CA and the API server stand-in. Each stage fails in turn (exit code, that stage's line, no secret anywhere),
 // and every stage passes for a config, a kubeconfig the `kubeconfig` generator wrote and an Argo CD
 // secret `argocd-secret` wrote.
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -299,13 +299,24 @@ describe('doctor with what the generators wrote', () => {
     expectClean(result);
   });
 
-  it('fails the source stage when the command on the PATH is another version', async () => {
+  // A config is data: a kubeconfig someone else wrote names any program (and env for it, LD_PRELOAD
+  // included); doctor finds out whether it is this program by the file, never by running it.
+  it.each([
+    ['on the PATH', (dir: string) => ({ PATH: `${dir}:${SYSTEM_PATH}` }), 'webapi-credential'],
+    ['beside the kubeconfig (a relative command)', () => ({}), './webapi-credential'],
+  ])('does not run a command %s that is another program, even one answering --version as this one', async (_where, pathEnv, command) => {
     const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-other-'));
-    writeFileSync(join(dir, 'webapi-credential'), '#!/bin/sh\necho 0.0.1\n', { mode: 0o755 });
-    const kubeconfig = writeTemp('kubeconfig.yaml', await generated('kubeconfig'));
-    const result = await doctor(['--kubeconfig', kubeconfig], { API_KEY, PATH: `${dir}:${SYSTEM_PATH}` });
+    const marker = join(dir, 'ran');
+    const version = (await runCli(['--version'], { env: {} })).stdout.trim();
+    writeFileSync(join(dir, 'webapi-credential'), `#!/bin/sh\ntouch ${marker}\necho ${version}\n`, { mode: 0o755 });
+    const kubeconfig = join(dir, 'kubeconfig.yaml');
+    writeFileSync(kubeconfig, (await generated('kubeconfig')).replace('command: webapi-credential', `command: ${command}`));
+    const result = await doctor(['--kubeconfig', kubeconfig], { API_KEY, ...pathEnv(dir) });
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 2, stderr: '' });
-    expect(line(result, 'source')).toMatch(new RegExp(`^✗ source +kubeconfig \\S+, context doctor \\(user doctor\\): ${dir}/webapi-credential is version "0\\.0\\.1", this doctor is \\S+: run that one's doctor`));
+    expect(line(result, 'source')).toMatch(
+      new RegExp(`^✗ source +kubeconfig \\S+, context doctor \\(user doctor\\): ${dir}/webapi-credential is not this program \\(\\S+\\); doctor runs no program a kubeconfig names: if it is webapi-credential, run its own doctor \\(${dir}/webapi-credential doctor --kubeconfig \\S+\\)$`),
+    );
+    expect(existsSync(marker)).toBe(false);
     expectClean(result);
   });
 

@@ -191,6 +191,18 @@ describe.concurrent('failures remembered', () => {
     for (const form of forms) expect(entry.includes(form), `the entry holds ${form}`).toBe(false);
   });
 
+  it.each([
+    ['5m', 0, 'config from --config-inline is valid: POST https://auth.example.com/token\n', ''],
+    ['0s', 0, 'config from --config-inline is valid: POST https://auth.example.com/token\n', ''],
+    ['6m', 2, '', `${PREFIX}config from --config-inline is invalid: webAPIProviderConfig.cache.failureTTL: must be at most 5m (0s remembers no failure)\n`],
+    ['300001ms', 2, '', `${PREFIX}config from --config-inline is invalid: webAPIProviderConfig.cache.failureTTL: must be at most 5m (0s remembers no failure)\n`],
+    ['-1s', 2, '', `${PREFIX}config from --config-inline is invalid: webAPIProviderConfig.cache.failureTTL: expected a duration such as 10s, 500ms or 1m30s, found string "-1s"\n`],
+    ['1e9s', 2, '', `${PREFIX}config from --config-inline is invalid: webAPIProviderConfig.cache.failureTTL: expected a duration such as 10s, 500ms or 1m30s, found string "1e9s"\n`],
+  ])('validate takes failureTTL %s as the SPEC bounds it', async (ttl, code, stdout, stderr) => {
+    const config = { webAPIProviderConfig: { method: 'POST', url: 'https://auth.example.com/token', tokenPath: '$.t', cache: { failureTTL: ttl } } };
+    expect(await runCli(['validate', '--config-inline', JSON.stringify(config)], { env: {} })).toEqual({ code, stdout, stderr });
+  });
+
   it('remembers nothing without the cache', async () => {
     const api = await startApi(refusing);
     const box = sandbox();

@@ -169,6 +169,22 @@ describe('doctor with a config', () => {
     expectClean(result);
   });
 
+  it('says a failure is remembered, when it was, and how to ask again at once', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'webapi-credential-doctor-home-'));
+    const file = configFile({ cache: { failureTTL: '5m' } });
+    const first = await doctor(['--config', file, '--cache'], { API_KEY: 'wrong-key-Rm8', HOME: home });
+    expect(first.code).toBe(3);
+    const requests = tokenApi.requests.length;
+    const second = await doctor(['--config', file, '--cache'], { API_KEY: 'wrong-key-Rm8', HOME: home });
+    expect({ code: second.code, stderr: second.stderr }).toEqual({ code: 3, stderr: '' });
+    expect(tokenApi.requests.length).toBe(requests);
+    expect(line(second, 'token API')).toMatch(/^✗ token API +the token API answered 401 Unauthorized: .* \(remembered from \d+s ago; webapi-credential cache clear retries now\)/);
+    const fresh = await doctor(['--config', file, '--no-cache'], { API_KEY: 'wrong-key-Rm8', HOME: home });
+    expect(line(fresh, 'token API')).toMatch(/^✗ token API +the token API answered 401 Unauthorized: [^(]*$/);
+    expect(tokenApi.requests.length).toBe(requests + 1);
+    for (const result of [first, second, fresh]) expect(leaks(result, [...SECRETS, 'wrong-key-Rm8'])).toEqual([]);
+  });
+
   it('refuses --kubeconfig with --argocd-secret as a usage error', async () => {
     const result = await doctor(['--kubeconfig', 'k', '--argocd-secret', 's']);
     expect(result).toEqual({ code: 2, stdout: '', stderr: 'webapi-credential: doctor takes --kubeconfig or --argocd-secret, not both\n' });

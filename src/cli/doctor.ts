@@ -75,6 +75,13 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: Pick<CliDep
       // doctor's own --no-cache, --cache-dir and --timeout still hold: a look past a cached credential.
       const { cache, cacheDir } = flags.run;
       run = { ...getTokenFlags(parsed), timeoutMs: flags.run.timeoutMs, ...(cache !== undefined ? { cache } : {}), ...(cacheDir !== undefined ? { cacheDir } : {}) };
+      // A secret's --cache-dir is the Argo CD containers' emptyDir: here it would make (as root) a
+      // directory at the root of this machine. doctor caches in its own.
+      const containerCacheDir = source.kind === 'argocd-secret' && cacheDir === undefined ? run.cacheDir : undefined;
+      if (containerCacheDir !== undefined) {
+        delete run.cacheDir;
+        found.notes.push(`--cache-dir ${containerCacheDir} is the Argo CD containers' emptyDir: doctor caches in its own directory here (doctor --cache-dir chooses it)`);
+      }
       if (source.cluster.caFile !== undefined && source.cluster.caPem === undefined) source.cluster.caPem = readCa(source.cluster.caFile, 'certificate-authority', deps);
       caPem ??= source.cluster.caPem;
       server ??= source.cluster.server;

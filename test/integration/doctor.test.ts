@@ -345,6 +345,16 @@ describe('doctor with what the generators wrote', () => {
     expectClean(result);
   });
 
+  it('runs an Argo CD secret from `argocd-secret --cache`: its cache dir is the containers\' emptyDir, not here', async () => {
+    const secret = (await generated('argocd-secret', ['--cache'])).replace('<API_KEY>', API_KEY);
+    const home = mkdtempSync(join(tmpdir(), 'webapi-credential-doctor-home-'));
+    const result = await doctor(['--argocd-secret', writeTemp('secret.yaml', secret)], { HOME: home });
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(line(result, 'source')).toMatch(/args --config-inline --cache --cache-dir; .*; note: --cache-dir \/webapi-credential-cache\/credentials is the Argo CD containers' emptyDir: doctor caches in its own directory here \(doctor --cache-dir chooses it\)/);
+    expect(line(result, 'cache')).toMatch(new RegExp(`^✓ cache +${home}/\\.kube/cache/webapi-credential: entry expires in \\d+ s`));
+    expectClean(result);
+  });
+
   it('fails the source stage with exit 2 when the Argo CD secret still holds its placeholder', async () => {
     const result = await doctor(['--argocd-secret', writeTemp('secret.yaml', await generated('argocd-secret'))], {});
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 2, stderr: '' });

@@ -31,7 +31,11 @@ export function formatText(stages: Stage[], redact: (text: string) => string): s
     .map((s) => {
       const extra = [...s.warnings.map((w) => `warning: ${w}`), ...s.notes.map((n) => `note: ${n}`)];
       const line = `${MARKS[s.result]} ${s.name.padEnd(width)}  ${s.summary}${extra.length > 0 ? `; ${extra.join('; ')}` : ''}`;
-      return redact(line).replace(/[\r\n]+/g, ' ');
+      // What a token API or a cluster names (a claim, a username) reaches a terminal here: a control
+      // character is shown as its escape, never run (a cursor move or a cleared line could hide a stage).
+      return redact(line)
+        .replace(/\r?\n/g, ' ')
+        .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => (c < '\u007f' ? JSON.stringify(c).slice(1, -1) : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
     })
     .join('\n') + '\n';
 }

@@ -237,6 +237,15 @@ describe('doctor with a config', () => {
     expectClean(result);
   });
 
+  it('shows what a cluster names a user as text: its control characters escaped, none reaches the terminal', async () => {
+    const hostile = await apiServer({ accepts: () => ({ username: 'eve\u001b[2K\rroot', uid: 'u\u009b1m', groups: ['dev\u0007'] }) });
+    const result = await doctor(['--config', configFile(), ...cluster(hostile)]);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(line(result, 'cluster')).toContain('user eve\\u001b[2K\\rroot (uid u\\u009b1m), groups dev\\u0007 (');
+    expect(result.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expectClean(result);
+  });
+
   it('passes with a note when the API server has no SelfSubjectReview (404), and asks v1beta1 after v1', async () => {
     const none = await apiServer({ selfSubjectReview: [] });
     const result = await doctor(['--config', configFile(), ...cluster(none)]);

@@ -65,7 +65,7 @@ export async function kubeconfig(flags: KubeconfigFlags, cwd: string, deps: Deps
     const path = mergeTarget(flags.merge, cwd, deps);
     const entries = kubeconfigEntries(input);
     const YAML = (await import('yaml')).default;
-    const written = writeMerged(path, (existing) => mergeKubeconfig(YAML, existing, entries, flags.use === true, path), deps);
+    const written = await withKubeconfigLock(path, deps, () => writeMerged(path, (existing) => mergeKubeconfig(YAML, existing, entries, flags.use === true, path), deps));
     notes.push(
       `${written ? 'wrote' : 'unchanged:'} cluster, user and context ${name} ${written ? 'to' : 'in'} ${path}; ${flags.use ? `current-context is ${name}` : `kubectl --context ${name} uses them (or --use makes it current)`}`,
     );
@@ -81,6 +81,40 @@ function mergeTarget(merge: string | true, cwd: string, deps: Deps): string {
   if (merge !== true) return resolve(cwd, merge);
   const first = (deps.env['KUBECONFIG'] ?? '').split(delimiter).find((path) => path !== '');
   return first !== undefined ? resolve(cwd, first) : join(deps.cache.homedir, '.kube', 'config');
+}
+
+/** How long a merge waits for another writer's lock: merges take well under a second each. */
+const LOCK_PATIENCE_MS = 5000;
+
+/**
+ * Runs `write` holding kubectl's lock on the kubeconfig (client-go's `<file>.lock`, created
+ * exclusively): two merges, or a merge and `kubectl config set-context`, started together would
+ * otherwise each rename their own copy over the file and lose the other's entries. The lock is
+ * created without following a link; one that stays (a writer that died) is named, not taken.
+ */
+async function withKubeconfigLock<T>(path: string, deps: Deps, write: () => T): Promise<T> {
+  const fs = deps.cache.fs;
+  const lock = `${path}.lock`;
+  for (let waited = 0; ; waited += 25) {
+    try {
+      fs.mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      fs.closeSync(fs.openSync(lock, 'wx', 0o600));
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new UsageError('KUBECONFIG_UNWRITABLE', `cannot write ${path}: ${readProblem(error)}`, { cause: error });
+      if (waited >= LOCK_PATIENCE_MS) throw new UsageError('KUBECONFIG_LOCKED', `${lock} exists: kubectl or another webapi-credential is writing ${path}; remove ${lock} if none is`);
+      await deps.cache.sleep(25);
+    }
+  }
+  try {
+    return write();
+  } finally {
+    try {
+      fs.unlinkSync(lock);
+    } catch {
+      // Gone already: nothing to release.
+    }
+  }
 }
 
 /**

@@ -149,6 +149,30 @@ describe('kubeconfig --merge refuses what it cannot merge, and leaves the file a
     ]);
   });
 
+  it('merges started together lose no entry: each takes kubectl\'s lock (<file>.lock) in turn', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
+    const path = join(dir, 'config');
+    const names = ['n1', 'n2', 'n3', 'n4', 'n5', 'n6'];
+    const results = await Promise.all(names.map((name) => runCli([...args.map((arg) => (arg === 'prod' ? name : arg)), '--merge', path], { env: SECRET_ENV })));
+    for (const result of results) expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: '' });
+    const merged = YAML.parse(readFileSync(path, 'utf8')) as Record<'clusters' | 'users' | 'contexts', Array<{ name: string }>>;
+    for (const section of ['clusters', 'users', 'contexts'] as const) expect(merged[section].map((e) => e.name).sort()).toEqual(names);
+    expect(readdirSync(dir)).toEqual(['config']);
+  });
+
+  it('a lock left by another writer is waited for, then exit 2 naming it; the file is unchanged', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
+    const path = join(dir, 'config');
+    writeFileSync(path, 'apiVersion: v1\nkind: Config\n');
+    writeFileSync(`${path}.lock`, '');
+    expectFailure(
+      await runCli([...args, '--merge', path], { env: SECRET_ENV }),
+      2,
+      `${path}.lock exists: kubectl or another webapi-credential is writing ${path}; remove ${path}.lock if none is`,
+    );
+    expect(readFileSync(path, 'utf8')).toBe('apiVersion: v1\nkind: Config\n');
+  });
+
   // Only root can give a link another owner; elsewhere this case cannot be set up.
   it.runIf(process.getuid?.() === 0)('a symbolic link another user planted is not written through', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));

@@ -316,6 +316,28 @@ describe('doctor with what the generators wrote', () => {
     expectClean(result);
   });
 
+  it('shares one credential between two clusters behind one token API (the key has no cluster unless a template reads it)', async () => {
+    const second = await apiServer();
+    const home = mkdtempSync(join(tmpdir(), 'webapi-credential-doctor-home-'));
+    const file = configFile();
+    const kubeconfigFor = async (server: ApiServer, name: string) => {
+      const printed = await runCli(['kubeconfig', '--server', server.url, '--ca-file', server.caFile, '--config', file, '--name', name, '--embed-config'], { env: {} });
+      expect(printed.code, printed.stderr).toBe(0);
+      return writeTemp('kubeconfig.yaml', printed.stdout);
+    };
+    const env = { API_KEY, HOME: home, PATH: `${INSTALLED}:${SYSTEM_PATH}` };
+    const requests = tokenApi.requests.length;
+    const first = await doctor(['--kubeconfig', await kubeconfigFor(apiserver, 'one')], env);
+    const other = await doctor(['--kubeconfig', await kubeconfigFor(second, 'two')], env);
+    for (const result of [first, other]) expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(line(first, 'token API')).toMatch(/^✓ token API +POST /);
+    expect(line(other, 'token API')).toMatch(/^– token API +not called: the credential came from the cache/);
+    expect(line(other, 'cluster')).toContain(`${second.url} (v1.33.0-standin): user alice`);
+    expect(tokenApi.requests.length).toBe(requests + 1);
+    expectClean(first);
+    expectClean(other);
+  });
+
   it('fails the source stage with exit 2 when the command is not on the PATH', async () => {
     const kubeconfig = writeTemp('kubeconfig.yaml', await generated('kubeconfig'));
     const result = await doctor(['--kubeconfig', kubeconfig], { API_KEY, PATH: '/usr/bin:/bin' });

@@ -246,6 +246,24 @@ describe('doctor with a config', () => {
     expectClean(result);
   });
 
+  it.each([
+    ['never answers', 'hang', /^✗ cluster +no answer from the cluster at https:\/\/localhost:\d+\/version within the deadline \(--timeout\)$/],
+    ['answers 2 MiB', 'huge', /^✗ cluster +the cluster at https:\/\/localhost:\d+\/version answered more than 1 MiB$/],
+  ])('bounds the cluster stage when the cluster %s: exit 3 within --timeout', async (_what, mode, said) => {
+    const cluster = await startTokenApi((_request, response) => {
+      if (mode === 'huge') {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(`{"gitVersion":"${'x'.repeat(2 * 1024 * 1024)}"}`);
+      }
+      // 'hang': no answer, ever.
+    });
+    servers.push(cluster);
+    const result = await doctor(['--config', configFile(), '--server', cluster.url, '--ca-file', pki.ca.certFile, '--timeout', '3s']);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 3, stderr: '' });
+    expect(line(result, 'cluster')).toMatch(said);
+    expectClean(result);
+  });
+
   it('passes with a note when the API server has no SelfSubjectReview (404), and asks v1beta1 after v1', async () => {
     const none = await apiServer({ selfSubjectReview: [] });
     const result = await doctor(['--config', configFile(), ...cluster(none)]);

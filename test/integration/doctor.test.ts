@@ -356,6 +356,19 @@ describe('doctor with what the generators wrote', () => {
     expectClean(other);
   });
 
+  it('passes for what `kubeconfig --merge --use` wrote into a kubeconfig holding other entries', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-doctor-merge-'));
+    const kubeconfig = join(dir, 'config');
+    writeFileSync(kubeconfig, '# mine\napiVersion: v1\nkind: Config\nclusters:\n- name: other\n  cluster: {server: https://other.example}\nusers:\n- name: other\n  user: {token: other-static-token}\ncontexts:\n- name: other\n  context: {cluster: other, user: other}\ncurrent-context: other\n');
+    const merged = await runCli(['kubeconfig', '--server', apiserver.url, '--ca-file', apiserver.caFile, '--config', configFile(), '--name', 'merged', '--merge', kubeconfig, '--use'], { env: {} });
+    expect(merged.code, merged.stderr).toBe(0);
+    const result = await doctor(['--kubeconfig', kubeconfig], { API_KEY, PATH: `${INSTALLED}:${SYSTEM_PATH}` });
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(line(result, 'source')).toMatch(new RegExp(`^✓ source +kubeconfig ${kubeconfig}, context merged \\(user merged\\): runs ${INSTALLED}/webapi-credential`));
+    expect(line(result, 'cluster')).toContain(`${apiserver.url} (v1.33.0-standin): user alice`);
+    expect(leaks(result, [...SECRETS, 'other-static-token'])).toEqual([]);
+  });
+
   it('fails the source stage with exit 2 when the command is not on the PATH', async () => {
     const kubeconfig = writeTemp('kubeconfig.yaml', await generated('kubeconfig'));
     const result = await doctor(['--kubeconfig', kubeconfig], { API_KEY, PATH: '/usr/bin:/bin' });

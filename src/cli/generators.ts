@@ -126,6 +126,7 @@ function writeMerged(path: string, merge: (existing: string | undefined) => stri
   const fs = deps.cache.fs;
   let target = path;
   let existing: string | undefined;
+  let owner: { uid: number; gid: number } | undefined;
   try {
     // A link someone else planted (KUBECONFIG in a shared directory) would have us overwrite the
     // file it points at: only one of ours is followed.
@@ -136,6 +137,7 @@ function writeMerged(path: string, merge: (existing: string | undefined) => stri
     target = fs.realpathSync(path);
     // The bounded reader: a kubeconfig is a regular file of at most 1 MiB.
     existing = deps.readFile(target);
+    owner = fs.statSync(target);
   } catch (error) {
     if (error instanceof UsageError) throw error;
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new UsageError('KUBECONFIG_UNREADABLE', `cannot read ${path}: ${readProblem(error)}`, { cause: error });
@@ -146,6 +148,8 @@ function writeMerged(path: string, merge: (existing: string | undefined) => stri
   try {
     fs.mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
     fs.writeFileSync(temporary, text, { mode: 0o600, flag: 'wx' });
+    // root (sudo keeping HOME) replacing a user's kubeconfig leaves it theirs, as kubectl's in-place write does.
+    if (owner !== undefined && deps.cache.uid === 0 && (owner.uid !== 0 || owner.gid !== 0)) fs.chownSync(temporary, owner.uid, owner.gid);
     fs.renameSync(temporary, target);
   } catch (error) {
     try {

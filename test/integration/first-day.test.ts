@@ -2,7 +2,7 @@
 // placeholder, a command without its subcommand, a token API that never answers, env variables
 // validate needs. Each as a process: exit code, the one line, no secret anywhere.
 import { execFileSync } from 'node:child_process';
-import { lchownSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chownSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -185,6 +185,20 @@ describe('kubeconfig --merge refuses what it cannot merge, and leaves the file a
       `${join(dir, 'link')} is a symbolic link owned by uid 4242, not by you; refusing to write through it: choose another file with --merge <file>`,
     );
     expect(readFileSync(join(dir, 'victim'), 'utf8')).toBe('not a kubeconfig, keep me\n');
+  });
+
+  // sudo keeps HOME on some systems: root merging into a user's kubeconfig must leave it the user's,
+  // as kubectl (which writes the file in place) does.
+  it.runIf(process.getuid?.() === 0)("root merging into another user's kubeconfig leaves it that user's", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
+    const path = join(dir, 'config');
+    writeFileSync(path, 'apiVersion: v1\nkind: Config\n', { mode: 0o600 });
+    chownSync(path, 4242, 4343);
+    const result = await runCli([...args, '--merge', path], { env: SECRET_ENV });
+    expect(result.code).toBe(0);
+    expect(readFileSync(path, 'utf8')).toContain('name: prod');
+    const stat = lstatSync(path);
+    expect({ uid: stat.uid, gid: stat.gid, mode: stat.mode & 0o777 }).toEqual({ uid: 4242, gid: 4343, mode: 0o600 });
   });
 
   it('a kubeconfig that is a symbolic link stays one: the file it points at is written', async () => {

@@ -21,10 +21,11 @@ const SECTIONS = [
 
 /** The text of `existing` (undefined: no file yet) with the entries merged; `use` sets current-context. */
 export function mergeKubeconfig(YAML: YamlModule, existing: string | undefined, entries: MergeEntries, use: boolean, where: string): string {
+  const empty = { apiVersion: 'v1', kind: 'Config', clusters: [], users: [], contexts: [], 'current-context': '' };
   const fresh = existing === undefined || existing.trim() === '';
-  const doc = fresh
-    ? new YAML.Document({ apiVersion: 'v1', kind: 'Config', clusters: [], users: [], contexts: [], 'current-context': '' })
-    : YAML.parseDocument(existing, { keepSourceTokens: false });
+  const doc = fresh ? new YAML.Document(empty) : YAML.parseDocument(existing, { keepSourceTokens: false });
+  // Only comments, or `---`: kubectl reads an empty config; so do we, and the comments stay.
+  if (!fresh && doc.errors.length === 0 && (doc.contents === null || (YAML.isScalar(doc.contents) && doc.contents.value === null))) doc.contents = doc.createNode(empty);
   if (doc.errors.length > 0) throw new UsageError('KUBECONFIG_INVALID', `${where} is not valid YAML (${doc.errors[0]!.message.split('\n')[0]}); fix it or choose another file with --merge <file>`);
   if (!fresh && !YAML.isMap(doc.contents)) throw new UsageError('KUBECONFIG_INVALID', `${where} is not a kubeconfig (not a mapping); fix it or choose another file with --merge <file>`);
   for (const [section, field] of SECTIONS) {

@@ -135,6 +135,20 @@ describe('kubeconfig --merge refuses what it cannot merge, and leaves the file a
     expect(readFileSync(path, 'utf8')).toContain('# shared clusters');
   });
 
+  it.each([
+    ['only a comment', '# my kubeconfig, empty for now\n'],
+    ['an empty document', '---\n'],
+  ])('a kubeconfig holding %s (kubectl reads it as empty) is merged into, its comment kept', async (_what, text) => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
+    const path = join(dir, 'config');
+    writeFileSync(path, text);
+    const result = await runCli([...args, '--merge', path, '--use'], { env: SECRET_ENV });
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: '' });
+    const written = readFileSync(path, 'utf8');
+    expect(YAML.parse(written)).toMatchObject({ apiVersion: 'v1', kind: 'Config', 'current-context': 'prod', clusters: [{ name: 'prod' }] });
+    if (text.startsWith('#')) expect(written.startsWith('# my kubeconfig, empty for now\n')).toBe(true);
+  });
+
   it('entries duplicating the name it writes (which kubectl refuses) become the one entry', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
     const path = join(dir, 'config');

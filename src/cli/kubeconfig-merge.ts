@@ -26,7 +26,11 @@ export function mergeKubeconfig(YAML: YamlModule, existing: string | undefined, 
   const doc = fresh ? new YAML.Document(empty) : YAML.parseDocument(existing, { keepSourceTokens: false });
   // Only comments, or `---`: kubectl reads an empty config; so do we, and the comments stay.
   if (!fresh && doc.errors.length === 0 && (doc.contents === null || (YAML.isScalar(doc.contents) && doc.contents.value === null))) doc.contents = doc.createNode(empty);
-  if (doc.errors.length > 0) throw new UsageError('KUBECONFIG_INVALID', `${where} is not valid YAML (${doc.errors[0]!.message.split('\n')[0]}); fix it or choose another file with --merge <file>`);
+  if (doc.errors.length > 0) {
+    const error = doc.errors[0]!;
+    const problem = error.code === 'MULTIPLE_DOCS' ? 'it holds more than one document' : error.message.split('\n')[0]!.replace(/:$/, '');
+    throw new UsageError('KUBECONFIG_INVALID', `${where} is not valid YAML (${problem}); fix it or choose another file with --merge <file>`);
+  }
   if (!fresh && !YAML.isMap(doc.contents)) throw new UsageError('KUBECONFIG_INVALID', `${where} is not a kubeconfig (not a mapping); fix it or choose another file with --merge <file>`);
   for (const [section, field] of SECTIONS) {
     let list = doc.get(section, true);

@@ -82,7 +82,8 @@ describe('kubeconfig --merge refuses what it cannot merge, and leaves the file a
   });
 
   it.each([
-    ['not YAML', 'clusters: [\n', /^\S+ is not valid YAML \(.+\); fix it or choose another file with --merge <file>$/],
+    ['not YAML', 'clusters: [\n', /^\S+ is not valid YAML \(.+[^:]\); fix it or choose another file with --merge <file>$/],
+    ['two YAML documents', 'apiVersion: v1\n---\nkind: Config\n', /^\S+ is not valid YAML \(it holds more than one document\); fix it or choose another file with --merge <file>$/],
     ['a list where a kubeconfig is a mapping', '- a\n- b\n', /^\S+ is not a kubeconfig \(not a mapping\); fix it or choose another file with --merge <file>$/],
     ['clusters that are not a list', 'clusters: {a: 1}\n', /^\S+: clusters is not a list; fix it or choose another file with --merge <file>$/],
   ])('a file holding %s is exit 2, unchanged', async (_what, text, message) => {

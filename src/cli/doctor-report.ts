@@ -46,7 +46,8 @@ export function formatJson(stages: Stage[], exitCode: ExitCode, redact: (text: s
     exitCode,
     stages: stages.map((s) => ({ name: s.name, result: s.result, summary: s.summary, warnings: s.warnings, notes: s.notes, details: s.details, ...(s.exitCode !== undefined ? { exitCode: s.exitCode } : {}) })),
   };
-  return redact(JSON.stringify(document, null, 2)) + '\n';
+  // JSON.stringify escapes C0 controls but not C1 (an 8-bit CSI): escaped here, as JSON allows anywhere in a string.
+  return redact(JSON.stringify(document, null, 2)).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) + '\n';
 }
 
 const NAMED_CLAIMS = ['iss', 'sub', 'aud', 'exp', 'iat', 'nbf'] as const;

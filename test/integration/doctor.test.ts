@@ -244,6 +244,11 @@ describe('doctor with a config', () => {
     expect(line(result, 'cluster')).toContain('user eve\\u001b[2K\\rroot (uid u\\u009b1m), groups dev\\u0007 (');
     expect(result.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     expectClean(result);
+    // JSON escapes C0 itself; C1 (the 8-bit CSI) is escaped too, and the value reads back the same.
+    const json = await doctor(['--config', configFile(), ...cluster(hostile), '-o', 'json']);
+    expect(json.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    const report = JSON.parse(json.stdout) as { stages: Array<{ name: string; details: { user?: { uid?: string } } }> };
+    expect(report.stages.find((s) => s.name === 'cluster')!.details.user!.uid).toBe('u\u009b1m');
   });
 
   it.each([

@@ -1,7 +1,7 @@
 // doctor's stages as people and scripts read them: one line each (✓ passed, ✗ failed, – skipped),
 // or one JSON document; and the credential described without showing it. Everything printed passes
 // the redactor: a claim or a note that holds a secret shows [REDACTED].
-import type { ExitCode } from '../errors.js';
+import { c1Escaped, type ExitCode } from '../errors.js';
 
 export const STAGES = ['source', 'config', 'token API', 'credential', 'cache', 'cluster'] as const;
 export type StageName = (typeof STAGES)[number];
@@ -47,7 +47,7 @@ export function formatJson(stages: Stage[], exitCode: ExitCode, redact: (text: s
     stages: stages.map((s) => ({ name: s.name, result: s.result, summary: s.summary, warnings: s.warnings, notes: s.notes, details: s.details, ...(s.exitCode !== undefined ? { exitCode: s.exitCode } : {}) })),
   };
   // JSON.stringify escapes C0 controls but not C1 (an 8-bit CSI): escaped here, as JSON allows anywhere in a string.
-  return redact(JSON.stringify(document, null, 2)).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) + '\n';
+  return c1Escaped(redact(JSON.stringify(document, null, 2))) + '\n';
 }
 
 const NAMED_CLAIMS = ['iss', 'sub', 'aud', 'exp', 'iat', 'nbf'] as const;

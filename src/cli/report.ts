@@ -1,7 +1,7 @@
 // How the CLI speaks to people: one redacted line per message on stderr, and the one place that
 // turns any error into its line and its exit code. Free of commander, so that get-token in its
 // plain form (direct.ts) runs without loading it.
-import { CredentialError, exitCodeFor, type ExitCode } from '../errors.js';
+import { c1Escaped, CredentialError, exitCodeFor, type ExitCode } from '../errors.js';
 import type { Deps } from '../use-case/deps.js';
 
 const PREFIX = 'webapi-credential: ';
@@ -13,7 +13,7 @@ export interface Reporter {
 }
 
 export function reporter(deps: Omit<Deps, 'trace' | 'warn'> & { stderr: (text: string) => void }): Reporter {
-  const line = (text: string) => deps.stderr(PREFIX + deps.redactor.redact(text).trimEnd().replace(/\n/g, '\n  ') + '\n');
+  const line = (text: string) => deps.stderr(PREFIX + c1Escaped(deps.redactor.redact(text)).trimEnd().replace(/\n/g, '\n  ') + '\n');
   return {
     line,
     useCaseDeps: (verbose) => ({ ...deps, warn: (text) => line(`warning: ${text}`), trace: verbose ? line : () => {} }),

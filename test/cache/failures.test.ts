@@ -203,6 +203,17 @@ describe.concurrent('failures remembered', () => {
     expect(await runCli(['validate', '--config-inline', JSON.stringify(config)], { env: {} })).toEqual({ code, stdout, stderr });
   });
 
+  it('serves a remembered refusal as one line: C1 controls the token API sent stay escapes (fast path included)', async () => {
+    const api = await startApi((_request, response) => json(response, 401, { error: 'invalid_client', error_description: 'bad\u009b2Jclient' }));
+    const box = sandbox();
+    const config = cachedConfig(api, { cache: { failureTTL: '5m' } });
+    const message = 'the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"bad\\u009b2Jclient"}';
+    expect(await getToken(box, config, ['--cache'], { API_KEY: SECRET })).toEqual({ code: 3, stdout: '', stderr: `${PREFIX}${message}\n` });
+    const second = await getToken(box, config, ['--cache'], { API_KEY: SECRET });
+    expect(second.stderr).toMatch(remembered(message, '\\d+'));
+    expect(api.requests).toHaveLength(1);
+  });
+
   it('remembers nothing without the cache', async () => {
     const api = await startApi(refusing);
     const box = sandbox();

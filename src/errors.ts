@@ -24,6 +24,15 @@ function oneLine(message: string): string {
   return message.replace(/[\u0000-\u0008\u000a-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1));
 }
 
+/**
+ * DEL and the C1 controls (U+007F-U+009F: an 8-bit CSI moves a terminal's cursor as ESC [ does),
+ * which JSON leaves raw, as escapes. Applied to a line after its redaction, so that a secret is
+ * still recognised in the form it had.
+ */
+export function c1Escaped(text: string): string {
+  return text.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** Exit 2: bad flags, invalid config, template errors, missing env values. */
 export class UsageError extends CredentialError {
   readonly exitCode = 2 as const;

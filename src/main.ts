@@ -66,6 +66,30 @@ function writeStderr(text: string): void {
   }
 }
 
+/**
+ * The same file (a hard link), or for the single binary a byte-for-byte copy of it (another install
+ * of the same release): compared in chunks, without following links or blocking on a FIFO.
+ */
+function sameFile(found: string, ours: string, copies: boolean): boolean {
+  const [a, b] = [fs.statSync(found), fs.statSync(ours)];
+  if (a.dev === b.dev && a.ino === b.ino) return true;
+  if (!copies || !a.isFile() || !b.isFile() || a.size !== b.size) return false;
+  const flags = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
+  const [fa, fb] = [fs.openSync(found, flags), fs.openSync(ours, flags)];
+  try {
+    const [ba, bb] = [Buffer.alloc(1 << 20), Buffer.alloc(1 << 20)];
+    for (let at = 0; at < a.size; ) {
+      const n = fs.readSync(fa, ba, 0, ba.length, at);
+      if (n === 0 || fs.readSync(fb, bb, 0, n, at) !== n || !ba.subarray(0, n).equals(bb.subarray(0, n))) return false;
+      at += n;
+    }
+    return true;
+  } finally {
+    fs.closeSync(fa);
+    fs.closeSync(fb);
+  }
+}
+
 function realDeps(): CliDeps {
   return {
     env: process.env,
@@ -94,12 +118,19 @@ function realDeps(): CliDeps {
         return false;
       }
     },
-    commandVersion: (path, env, timeoutMs) =>
-      new Promise((resolve) => {
-        // Loaded by doctor only.
-        const { execFile } = process.getBuiltinModule('node:child_process');
-        execFile(path, ['--version'], { env, timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 4096, windowsHide: true }, (error, stdout) => resolve(error ? undefined : String(stdout).trim()));
-      }),
+    // doctor: whether the exec command a kubeconfig names is this program, told by the file and never
+    // by running it (a kubeconfig is data, and its command and env may be anyone's).
+    sameProgram: (path) => {
+      const sea = process.getBuiltinModule('node:sea')?.isSea() === true;
+      // The single binary is the executable; else the bin script (or bundle) that Node was given.
+      const self = sea ? process.execPath : (process.argv[1] ?? '');
+      try {
+        const [found, ours] = [fs.realpathSync(path), fs.realpathSync(self)];
+        return { same: found === ours || sameFile(found, ours, sea), self: ours };
+      } catch {
+        return { same: false, self };
+      }
+    },
     redactor: new Redactor(),
     cache: {
       fs,

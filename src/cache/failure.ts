@@ -4,7 +4,7 @@
 // A refusal or an unusable answer is served again for cache.failureTTL; an outage for its Retry-After
 // or 10 s, whichever is longer, at most 5 min. Only exit 3 and 4 are remembered: a usage or config
 // error never reaches the network, and a bug is not the token API's answer.
-import { RequestError, ResponseError, type CredentialError } from '../errors.js';
+import { c1Escaped, RequestError, ResponseError, type CredentialError } from '../errors.js';
 import { MAX_FAILURE_MS, type RememberedFailure } from './store.js';
 
 const OUTAGE_MIN_MS = 10_000;
@@ -24,7 +24,7 @@ export function failureToRemember(error: unknown, failureTtlMs: number, now: num
     forMs = outage ? Math.max(error.retryAfterMs ?? 0, OUTAGE_MIN_MS) : failureTtlMs;
   } else return undefined;
   const exitCode = (error as CredentialError).exitCode as 3 | 4;
-  return { exitCode, message: redact(error.message), at: now, until: now + Math.min(forMs, MAX_FAILURE_MS) };
+  return { exitCode, message: c1Escaped(redact(error.message)), at: now, until: now + Math.min(forMs, MAX_FAILURE_MS) };
 }
 
 /** The remembered message as served: it says it is one, and how to ask again at once. */

@@ -8,6 +8,7 @@ import { CACHE_FORMAT } from './key.js';
 interface Stat {
   mode: number;
   uid: number;
+  gid: number;
   nlink: number;
   size: number;
   mtimeMs: number;
@@ -35,6 +36,8 @@ export interface CacheFs {
   readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null): number;
   closeSync(fd: number): void;
   writeSync(fd: number, data: string): number;
+  /** kubeconfig --merge as root: the user's kubeconfig stays the user's. */
+  chownSync(path: string, uid: number, gid: number): void;
   constants: { O_RDONLY: number; O_NOFOLLOW: number; O_NONBLOCK: number };
 }
 

@@ -11,8 +11,8 @@ export interface CliDeps extends Omit<Deps, 'trace' | 'warn'> {
   cwd?: () => string;
   /** doctor: whether `path` is an executable regular file (as kubectl finds an exec command). */
   isExecutable?: (path: string) => boolean;
-  /** doctor: what `path --version` prints (trimmed) with `env`, or undefined when it does not run within `timeoutMs`. */
-  commandVersion?: (path: string, env: Record<string, string | undefined>, timeoutMs: number) => Promise<string | undefined>;
+  /** doctor: whether `path` is this program (the same file, or a copy of the single binary), and where this one is; nothing is run. */
+  sameProgram?: (path: string) => { same: boolean; self: string };
   /** doctor: the cluster client (request/cluster.ts), loaded by main.ts when doctor asks. */
   whoAmI?: (target: ClusterTarget, credential: CredentialStatus, options: { deadline: number; now: () => number }) => Promise<ClusterOutcome>;
 }

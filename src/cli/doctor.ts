@@ -21,7 +21,7 @@ import { cacheStage, tokenApiStage } from './doctor-stages.js';
 /** client-go trusts this machine's clock: past this, the expiry it computes can be off. */
 const SKEW_WARNING_MS = 30_000;
 
-export async function doctor(flags: DoctorFlags, deps: Deps, system: Pick<CliDeps, 'isExecutable' | 'commandVersion' | 'whoAmI'>): Promise<ExitCode> {
+export async function doctor(flags: DoctorFlags, deps: Deps, system: Pick<CliDeps, 'isExecutable' | 'sameProgram' | 'whoAmI'>): Promise<ExitCode> {
   if (flags.kubeconfig !== undefined && flags.argocdSecret !== undefined) {
     throw new UsageError('FLAG_CONFLICT', 'doctor takes --kubeconfig or --argocd-secret, not both');
   }
@@ -66,7 +66,7 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: Pick<CliDep
         throw new UsageError('SOURCE', `cannot read ${flags.kubeconfig !== undefined ? 'kubeconfig' : 'Argo CD secret'} ${file}: ${readProblem(error)}`, { cause: error });
       }
       const source = flags.kubeconfig !== undefined ? await readKubeconfigExec(content, file, flags.context) : await readArgoCdSecret(content, file);
-      const found = await checkCommand(source, deps, system, left());
+      const found = checkCommand(source, file, deps, system);
       // The same check get-token makes, here at the source: the secret's env is what to fix.
       const placeholders = placeholdersLeft(source.env);
       if (placeholders.length > 0) throw new UsageError('ENV_PLACEHOLDER', placeholderMessage(placeholders));
@@ -75,6 +75,13 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: Pick<CliDep
       // doctor's own --no-cache, --cache-dir and --timeout still hold: a look past a cached credential.
       const { cache, cacheDir } = flags.run;
       run = { ...getTokenFlags(parsed), timeoutMs: flags.run.timeoutMs, ...(cache !== undefined ? { cache } : {}), ...(cacheDir !== undefined ? { cacheDir } : {}) };
+      // A secret's --cache-dir is the Argo CD containers' emptyDir: here it would make (as root) a
+      // directory at the root of this machine. doctor caches in its own.
+      const containerCacheDir = source.kind === 'argocd-secret' && cacheDir === undefined ? run.cacheDir : undefined;
+      if (containerCacheDir !== undefined) {
+        delete run.cacheDir;
+        found.notes.push(`--cache-dir ${containerCacheDir} is the Argo CD containers' emptyDir: doctor caches in its own directory here (doctor --cache-dir chooses it)`);
+      }
       if (source.cluster.caFile !== undefined && source.cluster.caPem === undefined) source.cluster.caPem = readCa(source.cluster.caFile, 'certificate-authority', deps);
       caPem ??= source.cluster.caPem;
       server ??= source.cluster.server;
@@ -225,7 +232,7 @@ interface Found {
 }
 
 /** The command found as kubectl finds it (client-go: a path with a slash is the kubeconfig's; else the PATH), and that it is this program. */
-async function checkCommand(source: ExecSource, deps: Deps, system: Pick<CliDeps, 'isExecutable' | 'commandVersion'>, timeoutMs: number): Promise<Found> {
+function checkCommand(source: ExecSource, file: string, deps: Deps, system: Pick<CliDeps, 'isExecutable' | 'sameProgram'>): Found {
   const { command } = source;
   const isExecutable = system.isExecutable ?? (() => false);
   let path: string | undefined;
@@ -241,11 +248,17 @@ async function checkCommand(source: ExecSource, deps: Deps, system: Pick<CliDeps
       throw new UsageError('COMMAND_NOT_FOUND', `${source.origin}: ${command} is not on the PATH: install it in a directory of the PATH, or set exec.command to its absolute path`);
     }
   }
-  const version = await system.commandVersion?.(path, { ...deps.env, ...source.env }, Math.min(timeoutMs, 10_000));
-  if (version === undefined) throw new UsageError('COMMAND_VERSION', `${source.origin}: ${path} --version did not answer: is it webapi-credential?`);
-  if (version !== deps.version) {
-    throw new UsageError('COMMAND_VERSION', `${source.origin}: ${path} is version ${JSON.stringify(version.slice(0, 40))}, this doctor is ${deps.version}: run that one's doctor (${path} doctor ...) or install one version`);
+  // Whether it is this program, told by the file: running it to ask (`--version`, with the entry's
+  // env) would run whatever a kubeconfig someone else wrote names, LD_PRELOAD and all.
+  const program = system.sameProgram?.(path) ?? { same: false, self: '(unknown)' };
+  if (!program.same) {
+    if (source.kind === 'argocd-secret') return { summary: command, notes: [`${command} is a path in the Argo CD containers; the one on this machine is not this program, so it is not checked`] };
+    throw new UsageError(
+      'COMMAND_OTHER',
+      `${source.origin}: ${path} is not this program (${program.self}); doctor runs no program a kubeconfig names: if it is webapi-credential, run its own doctor (${path} doctor --kubeconfig ${file})`,
+    );
   }
+  const version = deps.version;
   return { summary: `${path} (version ${version})`, path, notes: [] };
 }
 

@@ -65,7 +65,7 @@ export async function kubeconfig(flags: KubeconfigFlags, cwd: string, deps: Deps
     const path = mergeTarget(flags.merge, cwd, deps);
     const entries = kubeconfigEntries(input);
     const YAML = (await import('yaml')).default;
-    const written = writeMerged(path, (existing) => mergeKubeconfig(YAML, existing, entries, flags.use === true, path), deps);
+    const written = await withKubeconfigLock(path, deps, () => writeMerged(path, (existing) => mergeKubeconfig(YAML, existing, entries, flags.use === true, path), deps));
     notes.push(
       `${written ? 'wrote' : 'unchanged:'} cluster, user and context ${name} ${written ? 'to' : 'in'} ${path}; ${flags.use ? `current-context is ${name}` : `kubectl --context ${name} uses them (or --use makes it current)`}`,
     );
@@ -83,6 +83,40 @@ function mergeTarget(merge: string | true, cwd: string, deps: Deps): string {
   return first !== undefined ? resolve(cwd, first) : join(deps.cache.homedir, '.kube', 'config');
 }
 
+/** How long a merge waits for another writer's lock: merges take well under a second each. */
+const LOCK_PATIENCE_MS = 5000;
+
+/**
+ * Runs `write` holding kubectl's lock on the kubeconfig (client-go's `<file>.lock`, created
+ * exclusively): two merges, or a merge and `kubectl config set-context`, started together would
+ * otherwise each rename their own copy over the file and lose the other's entries. The lock is
+ * created without following a link; one that stays (a writer that died) is named, not taken.
+ */
+async function withKubeconfigLock<T>(path: string, deps: Deps, write: () => T): Promise<T> {
+  const fs = deps.cache.fs;
+  const lock = `${path}.lock`;
+  for (let waited = 0; ; waited += 25) {
+    try {
+      fs.mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      fs.closeSync(fs.openSync(lock, 'wx', 0o600));
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new UsageError('KUBECONFIG_UNWRITABLE', `cannot write ${path}: ${readProblem(error)}`, { cause: error });
+      if (waited >= LOCK_PATIENCE_MS) throw new UsageError('KUBECONFIG_LOCKED', `${lock} exists: kubectl or another webapi-credential is writing ${path}; remove ${lock} if none is`);
+      await deps.cache.sleep(25);
+    }
+  }
+  try {
+    return write();
+  } finally {
+    try {
+      fs.unlinkSync(lock);
+    } catch {
+      // Gone already: nothing to release.
+    }
+  }
+}
+
 /**
  * Reads the kubeconfig at `path` (absent: undefined), writes what `merge` makes of it atomically
  * (a temporary file in the same directory, mode 0600, renamed over it). A symbolic link stays one:
@@ -92,6 +126,7 @@ function writeMerged(path: string, merge: (existing: string | undefined) => stri
   const fs = deps.cache.fs;
   let target = path;
   let existing: string | undefined;
+  let owner: { uid: number; gid: number } | undefined;
   try {
     // A link someone else planted (KUBECONFIG in a shared directory) would have us overwrite the
     // file it points at: only one of ours is followed.
@@ -102,6 +137,7 @@ function writeMerged(path: string, merge: (existing: string | undefined) => stri
     target = fs.realpathSync(path);
     // The bounded reader: a kubeconfig is a regular file of at most 1 MiB.
     existing = deps.readFile(target);
+    owner = fs.statSync(target);
   } catch (error) {
     if (error instanceof UsageError) throw error;
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new UsageError('KUBECONFIG_UNREADABLE', `cannot read ${path}: ${readProblem(error)}`, { cause: error });
@@ -112,6 +148,8 @@ function writeMerged(path: string, merge: (existing: string | undefined) => stri
   try {
     fs.mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
     fs.writeFileSync(temporary, text, { mode: 0o600, flag: 'wx' });
+    // root (sudo keeping HOME) replacing a user's kubeconfig leaves it theirs, as kubectl's in-place write does.
+    if (owner !== undefined && deps.cache.uid === 0 && (owner.uid !== 0 || owner.gid !== 0)) fs.chownSync(temporary, owner.uid, owner.gid);
     fs.renameSync(temporary, target);
   } catch (error) {
     try {

@@ -27,7 +27,8 @@ export function listProviders(): string {
 /** The config of `provider`, with the --set values written in. */
 export async function providerConfig(provider: string, sets: string[] | undefined): Promise<string> {
   const all = examples();
-  const text = all[provider];
+  // Own names only: `init constructor` is no provider, not Object's.
+  const text = Object.hasOwn(all, provider) ? all[provider] : undefined;
   if (text === undefined) {
     const names = Object.keys(all);
     const guess = closest(provider, names);

@@ -1,7 +1,7 @@
 // How the CLI speaks to people: one redacted line per message on stderr, and the one place that
 // turns any error into its line and its exit code. Free of commander, so that get-token in its
 // plain form (direct.ts) runs without loading it.
-import { CredentialError, exitCodeFor, type ExitCode } from '../errors.js';
+import { c1Escaped, CredentialError, exitCodeFor, type ExitCode } from '../errors.js';
 import type { Deps } from '../use-case/deps.js';
 
 const PREFIX = 'webapi-credential: ';
@@ -44,7 +44,7 @@ export function reporter(deps: ReporterDeps): Reporter {
     try {
       const redacted = deps.redactor.tryRedact(text);
       if (redacted === undefined) return false;
-      write(redacted);
+      write(c1Escaped(redacted));
       return true;
     } catch {
       // A line too long to build (Node's string limit): nothing of it is shown.

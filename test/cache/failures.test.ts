@@ -164,6 +164,56 @@ describe.concurrent('failures remembered', () => {
     expect((await getToken(box, config, ['--cache'], { API_KEY: SECRET })).stderr).toMatch(remembered(`connection to ${api.url}/token refused`, '\\d+'));
   });
 
+  // The entry is written from the message as shown: every form the redactor knows stays out of it too.
+  it.each([
+    ['base64', (key: string) => Buffer.from(key).toString('base64')],
+    ['base64url, unpadded', (key: string) => Buffer.from(key).toString('base64url')],
+    ['hex, upper case', (key: string) => Buffer.from(key).toString('hex').toUpperCase()],
+    ['percent-encoded', (key: string) => encodeURIComponent(key)],
+    ['JSON-escaped in a message', (key: string) => JSON.stringify(key).slice(1, -1)],
+  ])('keeps an echoed secret out of the remembered entry and its message: %s', async (_form, echo) => {
+    const secret = 'client+secret/7f3a:9c"q';
+    const api = await startApi((request, response) => {
+      const key = (request.headers.authorization ?? '').replace(/^Bearer /, '');
+      json(response, 401, { error: 'invalid_client', error_description: `unknown client ${echo(key)}` });
+    });
+    const box = sandbox();
+    const config = cachedConfig(api, { cache: { failureTTL: '5m' } });
+    const first = await getToken(box, config, ['--cache'], { API_KEY: secret });
+    const second = await getToken(box, config, ['--cache'], { API_KEY: secret });
+    expect(first.code).toBe(3);
+    expect(first.stderr).toContain('unknown client [REDACTED]');
+    expect(second.stderr).toMatch(remembered(first.stderr.slice(PREFIX.length, -1), '\\d+'));
+    expect(api.requests).toHaveLength(1);
+    const forms = [...FORMS(secret), Buffer.from(secret).toString('base64url').replace(/=+$/, ''), encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)];
+    for (const result of [first, second]) expect(leaks(result, forms)).toEqual([]);
+    const entry = readFileSync(onlyEntry(box.cacheDir).path, 'utf8');
+    for (const form of forms) expect(entry.includes(form), `the entry holds ${form}`).toBe(false);
+  });
+
+  it.each([
+    ['5m', 0, 'config from --config-inline is valid: POST https://auth.example.com/token\n', ''],
+    ['0s', 0, 'config from --config-inline is valid: POST https://auth.example.com/token\n', ''],
+    ['6m', 2, '', `${PREFIX}config from --config-inline is invalid: webAPIProviderConfig.cache.failureTTL: must be at most 5m (0s remembers no failure)\n`],
+    ['300001ms', 2, '', `${PREFIX}config from --config-inline is invalid: webAPIProviderConfig.cache.failureTTL: must be at most 5m (0s remembers no failure)\n`],
+    ['-1s', 2, '', `${PREFIX}config from --config-inline is invalid: webAPIProviderConfig.cache.failureTTL: expected a duration such as 10s, 500ms or 1m30s, found string "-1s"\n`],
+    ['1e9s', 2, '', `${PREFIX}config from --config-inline is invalid: webAPIProviderConfig.cache.failureTTL: expected a duration such as 10s, 500ms or 1m30s, found string "1e9s"\n`],
+  ])('validate takes failureTTL %s as the SPEC bounds it', async (ttl, code, stdout, stderr) => {
+    const config = { webAPIProviderConfig: { method: 'POST', url: 'https://auth.example.com/token', tokenPath: '$.t', cache: { failureTTL: ttl } } };
+    expect(await runCli(['validate', '--config-inline', JSON.stringify(config)], { env: {} })).toEqual({ code, stdout, stderr });
+  });
+
+  it('serves a remembered refusal as one line: C1 controls the token API sent stay escapes (fast path included)', async () => {
+    const api = await startApi((_request, response) => json(response, 401, { error: 'invalid_client', error_description: 'bad\u009b2Jclient' }));
+    const box = sandbox();
+    const config = cachedConfig(api, { cache: { failureTTL: '5m' } });
+    const message = 'the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"bad\\u009b2Jclient"}';
+    expect(await getToken(box, config, ['--cache'], { API_KEY: SECRET })).toEqual({ code: 3, stdout: '', stderr: `${PREFIX}${message}\n` });
+    const second = await getToken(box, config, ['--cache'], { API_KEY: SECRET });
+    expect(second.stderr).toMatch(remembered(message, '\\d+'));
+    expect(api.requests).toHaveLength(1);
+  });
+
   it('remembers nothing without the cache', async () => {
     const api = await startApi(refusing);
     const box = sandbox();

@@ -91,6 +91,10 @@ describe('webapi-credential init', () => {
     [['init', 'upbund'], 'no provider "upbund" (did you mean upbound?); the providers are azure-ad, entra-id-certificate, google-service-account, google-workload-identity, keycloak, keycloak/client-secret-post, keycloak/private-key-jwt, pinniped, rancher, rfc8693-token-exchange, upbound, vault, vault/kubernetes-auth'],
     [['init', 'upbound', '--set', 'organisation=acme'], '--set organisation: the upbound config reads no vars.organisation; it reads authUrl, org'],
     [['init', 'upbound', '--set', 'org'], '--set "org": expected key=value with a key of letters, digits, _ or -'],
+    ...['__proto__', 'constructor', 'toString', '../../etc', 'keycloak/../vault'].map((name): [string[], string] => [
+      ['init', name],
+      `no provider ${JSON.stringify(name)}; the providers are azure-ad, entra-id-certificate, google-service-account, google-workload-identity, keycloak, keycloak/client-secret-post, keycloak/private-key-jwt, pinniped, rancher, rfc8693-token-exchange, upbound, vault, vault/kubernetes-auth`,
+    ]),
   ])('%j is exit 2', async (args, message) => {
     expectFailure(await runCli(args), 2, message);
   });

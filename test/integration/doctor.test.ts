@@ -2,7 +2,7 @@
 // stand-ins: a token API on the test CA and the API server stand-in. Each stage fails in turn (exit code, that stage's line, no secret anywhere),
 // and every stage passes for a config, a kubeconfig the `kubeconfig` generator wrote and an Argo CD
 // secret `argocd-secret` wrote.
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -169,6 +169,22 @@ describe('doctor with a config', () => {
     expectClean(result);
   });
 
+  it('says a failure is remembered, when it was, and how to ask again at once', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'webapi-credential-doctor-home-'));
+    const file = configFile({ cache: { failureTTL: '5m' } });
+    const first = await doctor(['--config', file, '--cache'], { API_KEY: 'wrong-key-Rm8', HOME: home });
+    expect(first.code).toBe(3);
+    const requests = tokenApi.requests.length;
+    const second = await doctor(['--config', file, '--cache'], { API_KEY: 'wrong-key-Rm8', HOME: home });
+    expect({ code: second.code, stderr: second.stderr }).toEqual({ code: 3, stderr: '' });
+    expect(tokenApi.requests.length).toBe(requests);
+    expect(line(second, 'token API')).toMatch(/^✗ token API +the token API answered 401 Unauthorized: .* \(remembered from \d+s ago; webapi-credential cache clear retries now\)/);
+    const fresh = await doctor(['--config', file, '--no-cache'], { API_KEY: 'wrong-key-Rm8', HOME: home });
+    expect(line(fresh, 'token API')).toMatch(/^✗ token API +the token API answered 401 Unauthorized: [^(]*$/);
+    expect(tokenApi.requests.length).toBe(requests + 1);
+    for (const result of [first, second, fresh]) expect(leaks(result, [...SECRETS, 'wrong-key-Rm8'])).toEqual([]);
+  });
+
   it('refuses --kubeconfig with --argocd-secret as a usage error', async () => {
     const result = await doctor(['--kubeconfig', 'k', '--argocd-secret', 's']);
     expect(result).toEqual({ code: 2, stdout: '', stderr: 'webapi-credential: doctor takes --kubeconfig or --argocd-secret, not both\n' });
@@ -218,6 +234,38 @@ describe('doctor with a config', () => {
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 3, stderr: '' });
     expect(line(result, 'cluster')).toMatch(/^✗ cluster +the cluster does not accept this credential \(401 Unauthorized from https:\/\/127\.0\.0\.1:\d+\/apis\/authentication\.k8s\.io\/v1\/selfsubjectreviews\): check that its audience, issuer and expiry/);
     expect(line(result, 'credential')).toMatch(/^✓ credential/);
+    expectClean(result);
+  });
+
+  it('shows what a cluster names a user as text: its control characters escaped, none reaches the terminal', async () => {
+    const hostile = await apiServer({ accepts: () => ({ username: 'eve\u001b[2K\rroot', uid: 'u\u009b1m', groups: ['dev\u0007'] }) });
+    const result = await doctor(['--config', configFile(), ...cluster(hostile)]);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(line(result, 'cluster')).toContain('user eve\\u001b[2K\\rroot (uid u\\u009b1m), groups dev\\u0007 (');
+    expect(result.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expectClean(result);
+    // JSON escapes C0 itself; C1 (the 8-bit CSI) is escaped too, and the value reads back the same.
+    const json = await doctor(['--config', configFile(), ...cluster(hostile), '-o', 'json']);
+    expect(json.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    const report = JSON.parse(json.stdout) as { stages: Array<{ name: string; details: { user?: { uid?: string } } }> };
+    expect(report.stages.find((s) => s.name === 'cluster')!.details.user!.uid).toBe('u\u009b1m');
+  });
+
+  it.each([
+    ['never answers', 'hang', /^✗ cluster +no answer from the cluster at https:\/\/localhost:\d+\/version within the deadline \(--timeout\)$/],
+    ['answers 2 MiB', 'huge', /^✗ cluster +the cluster at https:\/\/localhost:\d+\/version answered more than 1 MiB$/],
+  ])('bounds the cluster stage when the cluster %s: exit 3 within --timeout', async (_what, mode, said) => {
+    const cluster = await startTokenApi((_request, response) => {
+      if (mode === 'huge') {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(`{"gitVersion":"${'x'.repeat(2 * 1024 * 1024)}"}`);
+      }
+      // 'hang': no answer, ever.
+    });
+    servers.push(cluster);
+    const result = await doctor(['--config', configFile(), '--server', cluster.url, '--ca-file', pki.ca.certFile, '--timeout', '3s']);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 3, stderr: '' });
+    expect(line(result, 'cluster')).toMatch(said);
     expectClean(result);
   });
 
@@ -291,6 +339,41 @@ describe('doctor with what the generators wrote', () => {
     expectClean(result);
   });
 
+  it('shares one credential between two clusters behind one token API (the key has no cluster unless a template reads it)', async () => {
+    const second = await apiServer();
+    const home = mkdtempSync(join(tmpdir(), 'webapi-credential-doctor-home-'));
+    const file = configFile();
+    const kubeconfigFor = async (server: ApiServer, name: string) => {
+      const printed = await runCli(['kubeconfig', '--server', server.url, '--ca-file', server.caFile, '--config', file, '--name', name, '--embed-config'], { env: {} });
+      expect(printed.code, printed.stderr).toBe(0);
+      return writeTemp('kubeconfig.yaml', printed.stdout);
+    };
+    const env = { API_KEY, HOME: home, PATH: `${INSTALLED}:${SYSTEM_PATH}` };
+    const requests = tokenApi.requests.length;
+    const first = await doctor(['--kubeconfig', await kubeconfigFor(apiserver, 'one')], env);
+    const other = await doctor(['--kubeconfig', await kubeconfigFor(second, 'two')], env);
+    for (const result of [first, other]) expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(line(first, 'token API')).toMatch(/^✓ token API +POST /);
+    expect(line(other, 'token API')).toMatch(/^– token API +not called: the credential came from the cache/);
+    expect(line(other, 'cluster')).toContain(`${second.url} (v1.33.0-standin): user alice`);
+    expect(tokenApi.requests.length).toBe(requests + 1);
+    expectClean(first);
+    expectClean(other);
+  });
+
+  it('passes for what `kubeconfig --merge --use` wrote into a kubeconfig holding other entries', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-doctor-merge-'));
+    const kubeconfig = join(dir, 'config');
+    writeFileSync(kubeconfig, '# mine\napiVersion: v1\nkind: Config\nclusters:\n- name: other\n  cluster: {server: https://other.example}\nusers:\n- name: other\n  user: {token: other-static-token}\ncontexts:\n- name: other\n  context: {cluster: other, user: other}\ncurrent-context: other\n');
+    const merged = await runCli(['kubeconfig', '--server', apiserver.url, '--ca-file', apiserver.caFile, '--config', configFile(), '--name', 'merged', '--merge', kubeconfig, '--use'], { env: {} });
+    expect(merged.code, merged.stderr).toBe(0);
+    const result = await doctor(['--kubeconfig', kubeconfig], { API_KEY, PATH: `${INSTALLED}:${SYSTEM_PATH}` });
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(line(result, 'source')).toMatch(new RegExp(`^✓ source +kubeconfig ${kubeconfig}, context merged \\(user merged\\): runs ${INSTALLED}/webapi-credential`));
+    expect(line(result, 'cluster')).toContain(`${apiserver.url} (v1.33.0-standin): user alice`);
+    expect(leaks(result, [...SECRETS, 'other-static-token'])).toEqual([]);
+  });
+
   it('fails the source stage with exit 2 when the command is not on the PATH', async () => {
     const kubeconfig = writeTemp('kubeconfig.yaml', await generated('kubeconfig'));
     const result = await doctor(['--kubeconfig', kubeconfig], { API_KEY, PATH: '/usr/bin:/bin' });
@@ -299,13 +382,24 @@ describe('doctor with what the generators wrote', () => {
     expectClean(result);
   });
 
-  it('fails the source stage when the command on the PATH is another version', async () => {
+  // A config is data: a kubeconfig someone else wrote names any program (and env for it, LD_PRELOAD
+  // included); doctor finds out whether it is this program by the file, never by running it.
+  it.each([
+    ['on the PATH', (dir: string) => ({ PATH: `${dir}:${SYSTEM_PATH}` }), 'webapi-credential'],
+    ['beside the kubeconfig (a relative command)', () => ({}), './webapi-credential'],
+  ])('does not run a command %s that is another program, even one answering --version as this one', async (_where, pathEnv, command) => {
     const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-other-'));
-    writeFileSync(join(dir, 'webapi-credential'), '#!/bin/sh\necho 0.0.1\n', { mode: 0o755 });
-    const kubeconfig = writeTemp('kubeconfig.yaml', await generated('kubeconfig'));
-    const result = await doctor(['--kubeconfig', kubeconfig], { API_KEY, PATH: `${dir}:${SYSTEM_PATH}` });
+    const marker = join(dir, 'ran');
+    const version = (await runCli(['--version'], { env: {} })).stdout.trim();
+    writeFileSync(join(dir, 'webapi-credential'), `#!/bin/sh\ntouch ${marker}\necho ${version}\n`, { mode: 0o755 });
+    const kubeconfig = join(dir, 'kubeconfig.yaml');
+    writeFileSync(kubeconfig, (await generated('kubeconfig')).replace('command: webapi-credential', `command: ${command}`));
+    const result = await doctor(['--kubeconfig', kubeconfig], { API_KEY, ...pathEnv(dir) });
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 2, stderr: '' });
-    expect(line(result, 'source')).toMatch(new RegExp(`^✗ source +kubeconfig \\S+, context doctor \\(user doctor\\): ${dir}/webapi-credential is version "0\\.0\\.1", this doctor is \\S+: run that one's doctor`));
+    expect(line(result, 'source')).toMatch(
+      new RegExp(`^✗ source +kubeconfig \\S+, context doctor \\(user doctor\\): ${dir}/webapi-credential is not this program \\(\\S+\\); doctor runs no program a kubeconfig names: if it is webapi-credential, run its own doctor \\(${dir}/webapi-credential doctor --kubeconfig \\S+\\)$`),
+    );
+    expect(existsSync(marker)).toBe(false);
     expectClean(result);
   });
 
@@ -315,6 +409,16 @@ describe('doctor with what the generators wrote', () => {
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
     expect(line(result, 'source')).toMatch(/^✓ source +Argo CD secret \S+ \(cluster doctor\): runs \/custom-tools\/webapi-credential; apiVersion client.authentication.k8s.io\/v1beta1; args --config-inline; env API_KEY; .*note: \/custom-tools\/webapi-credential is a path in the Argo CD containers/);
     expect(line(result, 'cluster')).toContain('user alice');
+    expectClean(result);
+  });
+
+  it('runs an Argo CD secret from `argocd-secret --cache`: its cache dir is the containers\' emptyDir, not here', async () => {
+    const secret = (await generated('argocd-secret', ['--cache'])).replace('<API_KEY>', API_KEY);
+    const home = mkdtempSync(join(tmpdir(), 'webapi-credential-doctor-home-'));
+    const result = await doctor(['--argocd-secret', writeTemp('secret.yaml', secret)], { HOME: home });
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(line(result, 'source')).toMatch(/args --config-inline --cache --cache-dir; .*; note: --cache-dir \/webapi-credential-cache\/credentials is the Argo CD containers' emptyDir: doctor caches in its own directory here \(doctor --cache-dir chooses it\)/);
+    expect(line(result, 'cache')).toMatch(new RegExp(`^✓ cache +${home}/\\.kube/cache/webapi-credential: entry expires in \\d+ s`));
     expectClean(result);
   });
 

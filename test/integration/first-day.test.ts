@@ -1,7 +1,8 @@
 // What a newcomer meets on the first day (issue 18): an env value argocd-secret left as its
 // placeholder, a command without its subcommand, a token API that never answers, env variables
 // validate needs. Each as a process: exit code, the one line, no secret anywhere.
-import { lchownSync, lstatSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chownSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -81,7 +82,8 @@ describe('kubeconfig --merge refuses what it cannot merge, and leaves the file a
   });
 
   it.each([
-    ['not YAML', 'clusters: [\n', /^\S+ is not valid YAML \(.+\); fix it or choose another file with --merge <file>$/],
+    ['not YAML', 'clusters: [\n', /^\S+ is not valid YAML \(.+[^:]\); fix it or choose another file with --merge <file>$/],
+    ['two YAML documents', 'apiVersion: v1\n---\nkind: Config\n', /^\S+ is not valid YAML \(it holds more than one document\); fix it or choose another file with --merge <file>$/],
     ['a list where a kubeconfig is a mapping', '- a\n- b\n', /^\S+ is not a kubeconfig \(not a mapping\); fix it or choose another file with --merge <file>$/],
     ['clusters that are not a list', 'clusters: {a: 1}\n', /^\S+: clusters is not a list; fix it or choose another file with --merge <file>$/],
   ])('a file holding %s is exit 2, unchanged', async (_what, text, message) => {
@@ -91,6 +93,99 @@ describe('kubeconfig --merge refuses what it cannot merge, and leaves the file a
     expectFailure(await runCli([...args, '--merge', path], { env: SECRET_ENV }), 2, message);
     expect(readFileSync(path, 'utf8')).toBe(text);
     expect(readdirSync(dir)).toEqual(['config']);
+  });
+
+  it.each([
+    ['a directory', (path: string) => mkdirSync(path), 'not a regular file'],
+    ['a FIFO nobody writes to', (path: string) => execFileSync('mkfifo', [path]), 'not a regular file'],
+    ['more than 1 MiB', (path: string) => writeFileSync(path, `# ${'x'.repeat(1 << 20)}\n`), 'larger than 1 MiB'],
+  ])('a kubeconfig that is %s is exit 2 naming it, not followed or read without bound', async (_what, make, problem) => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
+    const path = join(dir, 'config');
+    make(path);
+    expectFailure(await runCli([...args, '--merge', path], { env: SECRET_ENV }), 2, `cannot read ${path}: ${problem}`);
+    expect(readdirSync(dir)).toEqual(['config']);
+  });
+
+  it('an entry holding an anchor that another entry aliases is replaced, and the alias keeps what it meant', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
+    const path = join(dir, 'config');
+    writeFileSync(
+      path,
+      [
+        '# shared clusters',
+        'apiVersion: v1',
+        'kind: Config',
+        'clusters:',
+        '- name: prod',
+        '  cluster: &shared {server: https://old.example.com}',
+        '- name: staging # same cluster',
+        '  cluster: *shared',
+        'users: []',
+        'contexts: []',
+        '',
+      ].join('\n'),
+    );
+    const result = await runCli([...args, '--merge', path], { env: SECRET_ENV });
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: '' });
+    const merged = YAML.parse(readFileSync(path, 'utf8')) as { clusters: Array<{ name: string; cluster: { server: string } }> };
+    expect(merged.clusters).toEqual([
+      { name: 'prod', cluster: { server: 'https://k8s.example.com' } },
+      { name: 'staging', cluster: { server: 'https://old.example.com' } },
+    ]);
+    expect(readFileSync(path, 'utf8')).toContain('# shared clusters');
+  });
+
+  it.each([
+    ['only a comment', '# my kubeconfig, empty for now\n'],
+    ['an empty document', '---\n'],
+  ])('a kubeconfig holding %s (kubectl reads it as empty) is merged into, its comment kept', async (_what, text) => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
+    const path = join(dir, 'config');
+    writeFileSync(path, text);
+    const result = await runCli([...args, '--merge', path, '--use'], { env: SECRET_ENV });
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: '' });
+    const written = readFileSync(path, 'utf8');
+    expect(YAML.parse(written)).toMatchObject({ apiVersion: 'v1', kind: 'Config', 'current-context': 'prod', clusters: [{ name: 'prod' }] });
+    if (text.startsWith('#')) expect(written.startsWith('# my kubeconfig, empty for now\n')).toBe(true);
+  });
+
+  it('entries duplicating the name it writes (which kubectl refuses) become the one entry', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
+    const path = join(dir, 'config');
+    const entry = (n: number) => [`- name: prod`, `  cluster: {server: https://old${n}.example.com}`];
+    writeFileSync(path, ['apiVersion: v1', 'kind: Config', 'clusters:', ...entry(1), '- name: other', '  cluster: {server: https://other.example.com}', ...entry(2), ''].join('\n'));
+    const result = await runCli([...args, '--merge', path], { env: SECRET_ENV });
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: '' });
+    const merged = YAML.parse(readFileSync(path, 'utf8')) as { clusters: Array<{ name: string; cluster: { server: string } }> };
+    expect(merged.clusters.map((c) => [c.name, c.cluster.server])).toEqual([
+      ['prod', 'https://k8s.example.com'],
+      ['other', 'https://other.example.com'],
+    ]);
+  });
+
+  it('merges started together lose no entry: each takes kubectl\'s lock (<file>.lock) in turn', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
+    const path = join(dir, 'config');
+    const names = ['n1', 'n2', 'n3', 'n4', 'n5', 'n6'];
+    const results = await Promise.all(names.map((name) => runCli([...args.map((arg) => (arg === 'prod' ? name : arg)), '--merge', path], { env: SECRET_ENV })));
+    for (const result of results) expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: '' });
+    const merged = YAML.parse(readFileSync(path, 'utf8')) as Record<'clusters' | 'users' | 'contexts', Array<{ name: string }>>;
+    for (const section of ['clusters', 'users', 'contexts'] as const) expect(merged[section].map((e) => e.name).sort()).toEqual(names);
+    expect(readdirSync(dir)).toEqual(['config']);
+  });
+
+  it('a lock left by another writer is waited for, then exit 2 naming it; the file is unchanged', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
+    const path = join(dir, 'config');
+    writeFileSync(path, 'apiVersion: v1\nkind: Config\n');
+    writeFileSync(`${path}.lock`, '');
+    expectFailure(
+      await runCli([...args, '--merge', path], { env: SECRET_ENV }),
+      2,
+      `${path}.lock exists: kubectl or another webapi-credential is writing ${path}; remove ${path}.lock if none is`,
+    );
+    expect(readFileSync(path, 'utf8')).toBe('apiVersion: v1\nkind: Config\n');
   });
 
   // Only root can give a link another owner; elsewhere this case cannot be set up.
@@ -105,6 +200,20 @@ describe('kubeconfig --merge refuses what it cannot merge, and leaves the file a
       `${join(dir, 'link')} is a symbolic link owned by uid 4242, not by you; refusing to write through it: choose another file with --merge <file>`,
     );
     expect(readFileSync(join(dir, 'victim'), 'utf8')).toBe('not a kubeconfig, keep me\n');
+  });
+
+  // sudo keeps HOME on some systems: root merging into a user's kubeconfig must leave it the user's,
+  // as kubectl (which writes the file in place) does.
+  it.runIf(process.getuid?.() === 0)("root merging into another user's kubeconfig leaves it that user's", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
+    const path = join(dir, 'config');
+    writeFileSync(path, 'apiVersion: v1\nkind: Config\n', { mode: 0o600 });
+    chownSync(path, 4242, 4343);
+    const result = await runCli([...args, '--merge', path], { env: SECRET_ENV });
+    expect(result.code).toBe(0);
+    expect(readFileSync(path, 'utf8')).toContain('name: prod');
+    const stat = lstatSync(path);
+    expect({ uid: stat.uid, gid: stat.gid, mode: stat.mode & 0o777 }).toEqual({ uid: 4242, gid: 4343, mode: 0o600 });
   });
 
   it('a kubeconfig that is a symbolic link stays one: the file it points at is written', async () => {

@@ -140,3 +140,11 @@ describe.concurrent('request failures exit 3', () => {
     expect(elapsed).toBeLessThan(9000);
   });
 });
+
+describe('what a token API says about a refusal reaches a terminal', () => {
+  it('as one line: its control characters, C0 and C1 (ESC, an 8-bit CSI, BEL), shown as escapes', async () => {
+    const api = await startApi((_req, res) => json(res, 401, { error: 'invalid_client', error_description: 'bad\u001b[2J\u009b2Jclient\u0007' }));
+    const result = await run(sendsSecrets(`${api.url}/token`, { retry: { limit: 0 } }));
+    expectFailure(result, 3, 'the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"bad\\u001b[2J\\u009b2Jclient\\u0007"}');
+  });
+});

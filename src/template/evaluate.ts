@@ -78,6 +78,12 @@ export interface EvalScope {
   /** Marks the value as depending on a volatile helper (now, uuid, jwt). */
   volatile: () => void;
   budget: Budget;
+  /**
+   * Set when the evaluation met a value a secret decided: a failure after that may be one the
+   * secret chose (a key that misses, text that is not JSON), so the renderer says nothing of it
+   * that would tell which (see renderer.ts, evaluateChecked).
+   */
+  decidedSeen?: boolean;
 }
 
 /** A `let` whose own expression failed: its users fail quietly, the first error says why. */
@@ -133,8 +139,9 @@ function chosen(result: Value, ...deciders: Value[]): Value {
 }
 
 /** A comparison or a computed key: what it yields tells what a secret among them holds. */
-function decidedBy(result: Value, ...deciders: Value[]): Value {
+function decidedBy(scope: EvalScope, result: Value, ...deciders: Value[]): Value {
   const marked = chosen(result, ...deciders);
+  if (marked.decided || deciders.some((d) => d.taint !== undefined)) scope.decidedSeen = true;
   return deciders.some((d) => d.taint !== undefined) ? { ...marked, decided: true } : marked;
 }
 
@@ -298,6 +305,7 @@ function name(identifier: string, scope: EvalScope): Value {
   const bound = scope.lets.get(identifier);
   if (bound === FAILED) throw new QuietError(identifier);
   if (bound === undefined) throw new Error(`unchecked name ${identifier}`); // parse.ts lets none through
+  if (bound.decided) scope.decidedSeen = true;
   return bound;
 }
 
@@ -315,21 +323,21 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
       // A name that a secret gave is not quoted: the message would show the secret.
       missing.push(key.taint !== undefined ? 'env[…]' : /^[A-Za-z_][A-Za-z0-9_]*$/.test(property) ? `env.${property}` : `env[${JSON.stringify(property)}]`);
       // Which names are unset is no secret: validate lists them.
-      return decidedBy({ value: undefined, outside: true }, key);
+      return decidedBy(scope, { value: undefined, outside: true }, key);
     }
-    return decidedBy({ value, taint: { own: [value], parents: [] }, outside: true }, key);
+    return decidedBy(scope, { value, taint: { own: [value], parents: [] }, outside: true }, key);
   }
   const object = await evaluate(node.object, scope, missing);
   if (object.value === undefined || object.value === null) {
     // Whatever made the object missing was recorded where it happened; a name that is absent
     // as a whole (cluster without provideClusterInfo, steps in a step's own request) is recorded here.
     if (node.object.type === 'name') missing.push(node.object.name);
-    return decidedBy({ value: undefined, ...from([object]) }, key);
+    return decidedBy(scope, { value: undefined, ...from([object]) }, key);
   }
   const container = object.value;
   if (container instanceof Placeholder) {
     const step = key.taint !== undefined ? '[...]' : /^[A-Za-z_][A-Za-z0-9_]*$/.test(property) ? `.${property}` : `[${JSON.stringify(property)}]`;
-    return decidedBy({ value: new Placeholder(container.text + step), ...from([object]), taint: joinTaints(MARK, object.taint) }, key);
+    return decidedBy(scope, { value: new Placeholder(container.text + step), ...from([object]), taint: joinTaints(MARK, object.taint) }, key);
   }
   let value: unknown;
   if (Array.isArray(container)) {
@@ -342,7 +350,7 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
   }
   if (value === undefined) missing.push(node.text);
   // m[env.X]: the key chose the value.
-  return decidedBy({ value, ...from([object]) }, key);
+  return decidedBy(scope, { value, ...from([object]) }, key);
 }
 
 async function binary(node: Extract<Node, { type: 'binary' }>, scope: EvalScope, missing: Missing): Promise<Value> {
@@ -462,7 +470,7 @@ function combine(operator: string, left: Value, right: Value, scope: EvalScope, 
     default:
       value = compare(operator, a, b);
   }
-  return decidedBy({ value }, left, right);
+  return decidedBy(scope, { value }, left, right);
 }
 
 /** `==` without JavaScript's object coercions: null and undefined alike, else strict. */

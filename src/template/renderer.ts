@@ -278,10 +278,12 @@ export class TemplateRenderer {
         const value = await this.evaluateChecked(part.node, where, oneLine(part.source));
         if (value.value instanceof Placeholder) {
           out += String(value.value);
-          shown += String(value.value);
+          // Which step value a secret chose (`env.S > "m" ? steps.a.x : steps.a.y`) tells the secret.
+          shown += value.decided ? REDACTED : String(value.value);
           continue;
         }
         if (typeof value.value === 'object') {
+          if (value.decided) throw new Located('TEMPLATE_DECIDED', DECIDED_FAILURE);
           throw new Located('TEMPLATE_VALUE', `${where}: {{ ${oneLine(part.source)} }}: yields ${Array.isArray(value.value) ? 'a list' : 'an object'}; wrap it in json(…)`);
         }
         const text = String(value.value);
@@ -408,9 +410,25 @@ export class TemplateRenderer {
 
   private async evaluateChecked(node: Node, where: string, source: string): Promise<Value> {
     const missing: string[] = [];
+    const scope = this.evalScope();
+    try {
+      return await this.evaluateIn(scope, node, where, source, missing);
+    } catch (error) {
+      // A failure once a secret decided a value may be one the secret chose: `{ a: 1 }[env.S > "m" ?
+      // "a" : "b"]` misses, `fromJson(…)` fails, for some secrets only. Which field failed, and why,
+      // would spell the secret out one let at a time; so all such failures of a pass are one message
+      // that names neither. Unset env variables named in the config are read in every branch
+      // (evaluate.ts, both()), so a message that names only those still says which.
+      if (!scope.decidedSeen || error instanceof QuietError) throw error;
+      if (error instanceof Located && error.missing.length > 0 && error.missing.every((name) => /^(env|vars)\.[A-Za-z_][A-Za-z0-9_]*$/.test(name))) throw error;
+      throw new Located('TEMPLATE_DECIDED', DECIDED_FAILURE);
+    }
+  }
+
+  private async evaluateIn(scope: EvalScope, node: Node, where: string, source: string, missing: string[]): Promise<Value> {
     let value: Value;
     try {
-      value = await evaluate(node, this.evalScope(), missing);
+      value = await evaluate(node, scope, missing);
     } catch (error) {
       if (error instanceof BudgetError) throw new Located('TEMPLATE_TOO_LARGE', `${where}: {{ ${shorten(source)} }}: ${error.message}`);
       if (error instanceof MissingValueError) {
@@ -453,7 +471,7 @@ export class TemplateRenderer {
   private collect(error: unknown, where: string): void {
     if (error instanceof QuietError) return;
     if (error instanceof Located) {
-      if (error.code === 'TEMPLATE_TOO_LARGE' && this.problems.some((p) => p.code === error.code)) return;
+      if ((error.code === 'TEMPLATE_TOO_LARGE' || error.code === 'TEMPLATE_DECIDED') && this.problems.some((p) => p.code === error.code)) return;
       const missing = error.missing.length > 0 ? [...new Set(error.missing)].sort().join(',') : undefined;
       if (missing !== undefined && this.missingSeen.has(missing)) return;
       if (missing !== undefined) this.missingSeen.add(missing);
@@ -489,6 +507,10 @@ export class TemplateRenderer {
     };
   }
 }
+
+/** The one message for every failure that a secret may have chosen (evaluateChecked). */
+export const DECIDED_FAILURE =
+  'a template that compares or looks up by a value from env, file() or steps fails for the value it holds; which template and why is not said, as that would tell the secret: give every branch and key a value that each use accepts';
 
 /** A problem with its field and expression already in the message. */
 class Located extends Error {

@@ -92,6 +92,36 @@ describe('a value decided by a secret', () => {
   });
 });
 
+describe('a failure a secret chose', () => {
+  // Each let fails or not as one bit of the secret says (a key that misses, text that is not JSON or
+  // base64, a list where text goes): naming the lets that failed spelled the secret out in validate.
+  const shapes = [
+    (c: string) => `{ a: 1 }[${c} ? 'a' : 'b']`,
+    (c: string) => `[1, 2][${c} ? 0 : 5]`,
+    (c: string) => `(${c} ? { a: 1 } : { b: 1 }).a`,
+    (c: string) => `fromJson(${c} ? '1' : 'xxxxxxxx')`,
+    (c: string) => `base64decode(${c} ? 'YQ' : '!!')`,
+    (c: string) => `(${c} || 'x') < 1`,
+    (c: string) => `file(${c} ? 'nowhere' : 'nothing')`,
+  ];
+  it.each(shapes.map((shape) => [shape('C'), shape]))('names no let that failed: %s', async (_name, shape) => {
+    const lets: Record<string, string> = {};
+    for (let i = 0; i < S.length; i++) lets[`c${i}`] = shape(`env.S > ${JSON.stringify(S.slice(0, i))} + 'Z'`);
+    for (const command of [['validate'], ['render'], []]) {
+      const result = await run(command, { let: lets, method: 'GET', url: 'https://127.0.0.1:9/', tokenPath: '$.t' });
+      expectFailure(result, 2, /which template and why is not said/, secrets);
+      expect(result.stderr).not.toMatch(/let\.c\d/);
+    }
+  });
+});
+
+describe('urlencode() of text with a lone surrogate', () => {
+  it.each(COMMANDS)('is exit 2 naming the field, not an internal error (%s)', async (...command) => {
+    const result = await run(command, { method: 'GET', url: `https://127.0.0.1:9/?a={{ urlencode(fromJson('"\\\\ud800"')) }}`, tokenPath: '$.t' });
+    expectFailure(result, 2, /^webAPIProviderConfig\.url: .*urlencode\(\) was given text with a lone surrogate/, secrets);
+  });
+});
+
 describe('a URL path a secret decided', () => {
   it('is [REDACTED] in the message of a request that fails too', async () => {
     const port = await closedPort();

@@ -208,6 +208,8 @@ export class TemplateRenderer {
   private readonly beforeSteps = new Map<string, string>();
   /** Fields whose text holds a value from env, vars, cluster, steps or a file: a relative path there means the current directory. */
   private readonly outside = new Set<string>();
+  /** Fields whose text holds a value a secret decided: a check of the text that fails must not say which. */
+  private readonly decided = new Set<string>();
 
   constructor(
     private readonly scope: TemplateScope,
@@ -247,6 +249,7 @@ export class TemplateRenderer {
   async render(template: string, where: string, kind: FieldKind = 'value'): Promise<string> {
     this.shown.delete(where);
     this.outside.delete(where);
+    this.decided.delete(where);
     if (!template.includes('{{')) return template;
     // Past the pass's bound the problem is reported once; the rest is not evaluated.
     if (this.budget.computed > MAX_TOTAL_SIZE) return '';
@@ -276,6 +279,7 @@ export class TemplateRenderer {
       }
       try {
         const value = await this.evaluateChecked(part.node, where, oneLine(part.source));
+        if (value.decided) this.decided.add(where);
         if (value.value instanceof Placeholder) {
           out += String(value.value);
           // Which step value a secret chose (`env.S > "m" ? steps.a.x : steps.a.y`) tells the secret.
@@ -322,6 +326,11 @@ export class TemplateRenderer {
   /** Whether the field's last rendering holds a value that is not text of the config. */
   fromOutside(where: string): boolean {
     return this.outside.has(where);
+  }
+
+  /** Whether the field's last rendering holds a value a secret decided (a URL, a header or a TLS path that fails its check then says nothing of which). */
+  secretChose(where: string): boolean {
+    return this.decided.has(where);
   }
 
   /** The field as rendered before any step ran: its values from steps as placeholders. */

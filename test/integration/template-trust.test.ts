@@ -115,6 +115,27 @@ describe('a failure a secret chose', () => {
   });
 });
 
+describe('a check of a rendered field a secret chose', () => {
+  // One field per character of the secret, each rendered fine or not as a comparison says: a URL
+  // that is no URL, http://, a header with a line break, a CA file that cannot be read. The first
+  // field that failed its check was named, and told where the secret's letters cross a bound.
+  const cond = (i: number) => `env.S > ${JSON.stringify(S.slice(0, i))} + 'Z'`;
+  const step = (i: number, fields: Record<string, unknown>) => ({ name: `s${i}`, method: 'GET', url: 'https://127.0.0.1:9/', ...fields });
+  const indices = Array.from(S, (_, i) => i);
+  const configs: Array<[string, Record<string, unknown>]> = [
+    ['a step URL that is no URL', { steps: indices.map((i) => step(i, { url: `https://{{ ${cond(i)} ? 'okhost' : 'bad host' }}/` })) }],
+    ['a step URL with http://', { steps: indices.map((i) => step(i, { url: `{{ ${cond(i)} ? 'https' : 'http' }}://127.0.0.1:9/` })) }],
+    ['a header with a line break', { headers: Object.fromEntries(indices.map((i) => [`X${i}`, `{{ ${cond(i)} ? 'okokokok' : 'ok\nokokok' }}`])) }],
+    ['a CA file that cannot be read', { steps: indices.map((i) => step(i, { tls: { caFile: `{{ ${cond(i)} ? 'nowhere' : 'nothing' }}` } })) }],
+  ];
+  it.each(configs)('names no field: %s', async (_name, fields) => {
+    for (const command of [['validate'], ['render'], []]) {
+      const result = await run(command, { method: 'GET', url: 'https://127.0.0.1:9/', tokenPath: '$.t', ...fields });
+      expectFailure(result, 2, /which template and why is not said/, secrets);
+    }
+  });
+});
+
 describe('urlencode() of text with a lone surrogate', () => {
   it.each(COMMANDS)('is exit 2 naming the field, not an internal error (%s)', async (...command) => {
     const result = await run(command, { method: 'GET', url: `https://127.0.0.1:9/?a={{ urlencode(fromJson('"\\\\ud800"')) }}`, tokenPath: '$.t' });

@@ -209,8 +209,38 @@ export function buildRequest(
     headers[name] = value;
   }
   const request: RenderedRequest = { method: config.method, url: url?.toString() ?? fields.url, headers, ...(fields.body !== undefined ? { body: fields.body } : {}), tls };
-  if (fields.shown) request.shown = shownRequest(request, fields.shown);
+  if (fields.shown) {
+    request.shown = shownRequest(request, fields.shown);
+    registerSpelled(request, request.shown, redactor);
+  }
   return request;
+}
+
+/**
+ * Values a secret decided that are too short for the redactor alone (one letter each, shown as
+ * [REDACTED]) spell it out side by side: `/H/u/n/t/e/r` in a path, `f0=H&f1=u` in a form, which a
+ * server echoes in its error. Where the sent text differs from the shown one, from the first
+ * difference to the last, is a secret of its own, in the form sent and decoded.
+ */
+function registerSpelled(request: RenderedRequest, shown: NonNullable<RenderedRequest['shown']>, redactor: Redactor): void {
+  const texts: Array<[string, string | undefined]> = [[request.url, shown.url], [request.body ?? '', shown.body]];
+  for (const [name, value] of Object.entries(request.headers)) texts.push([value, shown.headers[name]]);
+  for (const [sent, seen] of texts) {
+    if (seen === undefined || sent === seen) continue;
+    let start = 0;
+    while (start < sent.length && start < seen.length && sent[start] === seen[start]) start++;
+    let end = 0;
+    while (end < sent.length - start && end < seen.length - start && sent[sent.length - 1 - end] === seen[seen.length - 1 - end]) end++;
+    const span = sent.slice(start, sent.length - end);
+    redactor.add(span);
+    for (const decode of [(t: string) => decodeURIComponent(t.replaceAll('+', ' ')), decodeURIComponent]) {
+      try {
+        redactor.add(decode(span));
+      } catch {
+        // Not percent-encoded text.
+      }
+    }
+  }
 }
 
 /** The rendered URL, checked: a URL, https (or http where allowed); undefined for a placeholder `render` shows. */

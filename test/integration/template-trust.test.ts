@@ -156,6 +156,37 @@ describe('a URL path a secret decided', () => {
   });
 });
 
+describe('a secret spelled one comparison at a time, echoed by the server', () => {
+  // Each letter is a value a secret decided, too short for the redactor alone: render shows each as
+  // [REDACTED], but a 400 that echoes the path, the query or the body spelled the secret out.
+  const alphabet = Array.from({ length: 94 }, (_, i) => String.fromCharCode(33 + i)).filter((c) => !`"'\\{}`.includes(c));
+  const search = (prefix: string, chars: string[]): string => {
+    if (chars.length === 1) return JSON.stringify(chars[0]);
+    const middle = Math.floor(chars.length / 2);
+    return `(${prefix} + ${JSON.stringify(chars[middle])} <= env.S ? ${search(prefix, chars.slice(middle))} : ${search(prefix, chars.slice(0, middle))})`;
+  };
+  const lets: Record<string, string> = { p0: '""' };
+  for (let i = 0; i < S.length; i++) {
+    lets[`c${i}`] = search(`p${i}`, alphabet);
+    lets[`p${i + 1}`] = `p${i} + c${i}`;
+  }
+  const letters = Array.from(S, (_, i) => `{{ c${i} }}`);
+  const spelled = new RegExp(Array.from(S, (c) => c.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')).join('.{0,6}'));
+  it.each([
+    ['the path', { url: `/echo/${letters.join('/')}` }],
+    ['the query', { url: `/echo?q=${letters.join('.')}` }],
+    ['the form', { url: '/echo', method: 'POST', form: Object.fromEntries(letters.map((letter, i) => [`f${i}`, letter])) }],
+    ['the body', { url: '/echo', method: 'POST', body: letters.join(',') }],
+  ])('is [REDACTED] in what the server echoes of %s', async (_name, fields) => {
+    const api = await startApi((request, response) => json(response, 400, { error: 'invalid_request', error_description: `you sent ${decodeURIComponent(request.url)} ${decodeURIComponent(request.body)}` }));
+    const result = await run([], { let: lets, method: 'GET', tokenPath: '$.t', tls: { caFile: pki.ca.certFile }, retry: { limit: 0 }, ...fields, url: `${api.url}${fields.url}` });
+    expect(api.requests.map((r) => decodeURIComponent(r.url + r.body)).join('')).toMatch(spelled);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('you sent');
+    expect(result.stderr).not.toMatch(spelled);
+  });
+});
+
 describe('the URL up to its query', () => {
   it('is shown when its host comes from env, and hidden once that value also reaches a header', async () => {
     const env = { HOST: 'api.example.test', S };

@@ -199,6 +199,8 @@ export class TemplateRenderer {
   private readonly missingSeen = new Set<string>();
   private steps: Record<string, unknown> | Placeholder | undefined;
   private budget: Budget = { steps: 0, computed: 0 };
+  /** Whether this pass met a value a secret decided: how much it computed before a bound then tells the secret. */
+  private decidedInPass = false;
   /** Taint nodes already registered: each is walked once, however many values share it. */
   private readonly registered = new WeakSet<Taint>();
   private readonly added = new Set<string>();
@@ -239,6 +241,7 @@ export class TemplateRenderer {
     this.steps = steps === 'placeholders' ? new Placeholder('steps') : steps;
     // Each pass over the templates has its own budget.
     this.budget = { steps: 0, computed: 0 };
+    this.decidedInPass = false;
   }
 
   /**
@@ -298,7 +301,11 @@ export class TemplateRenderer {
         // What the fields hold in all is bounded too: 10 000 fields that each repeat a let of half
         // a megabyte would otherwise build gigabytes of request.
         this.budget.computed += text.length;
-        if (this.budget.computed > MAX_TOTAL_SIZE) throw new Located('TEMPLATE_TOO_LARGE', `${where}: the templates compute more than 16 MiB in all`);
+        if (this.budget.computed > MAX_TOTAL_SIZE) {
+          // Where the pass crossed its bound tells how much came before it, which a secret may have decided.
+          if (this.decidedInPass) throw new Located('TEMPLATE_DECIDED', DECIDED_FAILURE);
+          throw new Located('TEMPLATE_TOO_LARGE', `${where}: the templates compute more than 16 MiB in all`);
+        }
         if (secret) {
           // Only the interpolation: the literal text around it ("Basic ") is no secret.
           this.register(value.taint!);
@@ -423,6 +430,7 @@ export class TemplateRenderer {
     try {
       return await this.evaluateIn(scope, node, where, source, missing);
     } catch (error) {
+      if (error instanceof Located && error.code === 'TEMPLATE_TOO_LARGE' && this.decidedInPass) throw new Located('TEMPLATE_DECIDED', DECIDED_FAILURE);
       // A failure once a secret decided a value may be one the secret chose: `{ a: 1 }[env.S > "m" ?
       // "a" : "b"]` misses, `fromJson(…)` fails, for some secrets only. Which field failed, and why,
       // would spell the secret out one let at a time; so all such failures of a pass are one message
@@ -439,6 +447,7 @@ export class TemplateRenderer {
     try {
       value = await evaluate(node, scope, missing);
     } catch (error) {
+      if (scope.decidedSeen) this.decidedInPass = true;
       if (error instanceof BudgetError) throw new Located('TEMPLATE_TOO_LARGE', `${where}: {{ ${shorten(source)} }}: ${error.message}`);
       if (error instanceof MissingValueError) {
         const standIn = this.standIn(error.missing);
@@ -452,6 +461,7 @@ export class TemplateRenderer {
       if (typeof code === 'string') throw new Located('TEMPLATE_FILE', `${where}: {{ ${source} }}: ${(error as Error).message}`);
       throw error;
     }
+    if (scope.decidedSeen) this.decidedInPass = true;
     if (value.value === undefined || value.value === null) {
       const standIn = this.standIn(missing);
       if (standIn) return standIn;

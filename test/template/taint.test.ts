@@ -188,6 +188,21 @@ describe('a failure that a value decided by a secret caused', () => {
     expect([...messages]).toEqual([DECIDED_FAILURE]);
   });
 
+  it('names no field where the pass passes its bound, once a secret decided how much came before', async () => {
+    const messages = new Set<string>();
+    for (const secret of ['Alpha', 'zulu']) {
+      const { renderer } = setup({ S: secret });
+      const lets: Array<[string, string]> = [['b0', `'${'x'.repeat(1000)}'`]];
+      for (let i = 1; i <= 9; i++) lets.push([`b${i}`, `b${i - 1} + b${i - 1}`]);
+      lets.push(['sel', "env.S > 'm' ? b9 : 'y'"]);
+      await renderer.defineLets(lets);
+      await renderer.render('{{ sel + "z" }}', 'webAPIProviderConfig.headers.A');
+      for (let i = 0; i < 40; i++) await renderer.render('{{ b9 }}', `webAPIProviderConfig.form.f${i}`);
+      messages.add(await (async () => renderer.finish())().then(() => 'fine', (error: Error) => error.message));
+    }
+    expect([...messages]).toEqual([DECIDED_FAILURE]);
+  });
+
   it('keeps the message that names unset env variables (both branches are read)', async () => {
     const { render } = setup({ S: 'Alpha' });
     await expect(render("{{ env.S == 'prod' ? env.PROD_KEY : env.DEV_KEY }}")).rejects.toThrow('env.PROD_KEY, env.DEV_KEY are not set');

@@ -365,7 +365,7 @@ async function binary(node: Extract<Node, { type: 'binary' }>, scope: EvalScope,
   const left = await evaluate(node.left, scope, missing);
   if (left.decided) {
     // As for a condition: the right side's errors must not tell what the left side held.
-    const [, right] = await both(node.left, node.right, scope, missing, left);
+    const [, right] = await both(node.left, node.right, scope, missing, left, node.operator);
     const pick = node.operator === '??' ? left.value === undefined || left.value === null : node.operator === '||' ? !left.value : Boolean(left.value);
     return pick ? chosen(right, left) : left;
   }
@@ -383,7 +383,7 @@ async function binary(node: Extract<Node, { type: 'binary' }>, scope: EvalScope,
 }
 
 /** Two expressions evaluated whatever the other gives; the first error of either is thrown. */
-async function both(a: Node, b: Node, scope: EvalScope, missing: Missing, known?: Value): Promise<[Value, Value]> {
+async function both(a: Node, b: Node, scope: EvalScope, missing: Missing, known?: Value, operator?: string): Promise<[Value, Value]> {
   const settle = async (node: Node): Promise<Value | { error: unknown }> => {
     const before = missing.length;
     try {
@@ -406,12 +406,13 @@ async function both(a: Node, b: Node, scope: EvalScope, missing: Missing, known?
   // One side null and the other not, or a list and a string: what uses the result would fail or
   // not as the secret says. For a condition both sides must be of one kind; for `&&`, `||` and `??`
   // (a boolean or text beside text is usual there) neither may be null.
-  const values = [first as Value, second as Value];
+  // `??` and `||` give the right side when the left is missing: a missing left is what they are for.
+  const values = operator === '??' || operator === '||' ? [second as Value] : [first as Value, second as Value];
   if (values.some((v) => v.value === undefined || v.value === null)) {
     throw new HelperError('a comparison of secrets chooses here, and one of its sides is null: give each side a value');
   }
-  if (known === undefined && kind(values[0]!.value) !== kind(values[1]!.value)) {
-    throw new HelperError(`a comparison of secrets chooses here between ${kind(values[0]!.value)} and ${kind(values[1]!.value)}: give both sides the same kind of value`);
+  if (known === undefined && kind((first as Value).value) !== kind((second as Value).value)) {
+    throw new HelperError(`a comparison of secrets chooses here between ${kind((first as Value).value)} and ${kind((second as Value).value)}: give both sides the same kind of value`);
   }
   return [first as Value, second as Value];
 }

@@ -203,6 +203,15 @@ describe('a failure that a value decided by a secret caused', () => {
     expect([...messages]).toEqual([DECIDED_FAILURE]);
   });
 
+  it('lets ?? and || give their right side when a left side a secret chose is missing', async () => {
+    for (const secret of ['Alpha', 'zulu']) {
+      const { render, redactor } = setup({ S: secret, Alpha: 'alpha-value-1' });
+      const { shown } = await render('{{ env[env.S] ?? "dflt-value" }}', 'webAPIProviderConfig.headers.X');
+      expect(redactor.redact(shown)).toBe('[REDACTED]');
+      await expect(render("{{ ({ a: 'x' }[env.S > 'm' ? 'a' : 'b']) || 'other' }}", 'webAPIProviderConfig.headers.Y')).resolves.toBeDefined();
+    }
+  });
+
   it('keeps the message that names unset env variables (both branches are read)', async () => {
     const { render } = setup({ S: 'Alpha' });
     await expect(render("{{ env.S == 'prod' ? env.PROD_KEY : env.DEV_KEY }}")).rejects.toThrow('env.PROD_KEY, env.DEV_KEY are not set');

@@ -67,8 +67,8 @@ export interface Budget {
 export class BudgetError extends HelperError {}
 
 export interface EvalScope {
-  /** env.NAME: undefined when unset or empty. Records the dependency. */
-  env: (name: string) => string | undefined;
+  /** env.NAME: undefined when unset or empty. Records the dependency; `secretName`: a secret gave the name (env[env.X]). */
+  env: (name: string, secretName?: boolean) => string | undefined;
   vars: Record<string, string>;
   cluster: unknown;
   /** The steps that ran so far (every value secret); a Placeholder when no step runs (render, validate). */
@@ -318,7 +318,7 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
   if (FORBIDDEN_PROPERTIES.has(property)) throw new HelperError(`${node.text}: ${property} is not data`);
 
   if (node.object.type === 'name' && node.object.name === 'env') {
-    const value = scope.env(property);
+    const value = scope.env(property, key.taint !== undefined);
     if (value === undefined) {
       // A name that a secret gave is not quoted: the message would show the secret.
       missing.push(key.taint !== undefined ? 'env[…]' : /^[A-Za-z_][A-Za-z0-9_]*$/.test(property) ? `env.${property}` : `env[${JSON.stringify(property)}]`);

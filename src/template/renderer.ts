@@ -183,6 +183,11 @@ const SHOWN_FROM_LENGTH = 8;
 export class TemplateRenderer {
   /** Every env name a template looked up, set or not: what the rendered request depends on. */
   readonly envRead = new Set<string>();
+  /**
+   * Whether a template read env by a name a secret gave (env[env.X]): that name is a secret, so it
+   * is kept out of envRead (and so out of the cache's ref and doctor's list); the cache is off then.
+   */
+  envReadBySecretName = false;
   /** Every env name and file() path that a template names literally, in any branch (the cache key records them all). */
   readonly envNamed = new Set<string>();
   readonly filesNamed = new Set<string>();
@@ -503,8 +508,9 @@ export class TemplateRenderer {
   private evalScope(): EvalScope {
     const { env } = this.scope;
     return {
-      env: (name) => {
-        this.envRead.add(name);
+      env: (name, secretName) => {
+        if (secretName) this.envReadBySecretName = true;
+        else this.envRead.add(name);
         const value = Object.hasOwn(env, name) ? env[name] : undefined;
         // SPEC: a variable set to the empty string reads as not set.
         return value === '' ? undefined : value;

@@ -3,7 +3,7 @@
 // validate, render and get-token alike, before any network; a value a secret decided never shows in
 // render or validate; the URL up to its query is shown; a step's answer never moves a URL's origin
 // nor breaks a header (exit 4 naming the step); the cache key names every env variable any branch reads.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -262,6 +262,18 @@ describe('the cache key', () => {
     const rotated = await run(['--cache', '--cache-dir', dir], config, { ADMIN_SECRET: 'admin-two-Qz3', USER_SECRET: 'user-one-Wx2' });
     expect(rotated.code).toBe(0);
     expect(api.requests.filter((r) => r.path === '/token').map((r) => new URLSearchParams(r.body).get('s'))).toEqual(['admin-one-Qz1', 'admin-two-Qz3']);
+  });
+
+  it('never writes an env name a secret gave: the cache is off for a config that reads env[env.X], and rotating that variable is fetched again', async () => {
+    const api = await startApi((request, response) => json(response, 200, { access_token: `tok-${request.headers['x-v']}`, expires_in: 3600 }));
+    const dir = join(mkdtempSync(join(tmpdir(), 'webapi-credential-env-name-')), 'cache');
+    const config = { method: 'GET', url: `${api.url}/token`, headers: { 'X-V': '{{ env[env.S] ?? "none-given" }}' }, tokenPath: '$.access_token', expiresInPath: '$.expires_in', tls: { caFile: pki.ca.certFile } };
+    const first = await run(['--cache', '--cache-dir', dir, '-o', 'token'], config, { S, [S]: 'first-Vq1' });
+    expect(first.stdout).toBe('tok-first-Vq1\n');
+    const rotated = await run(['--cache', '--cache-dir', dir, '-o', 'token'], config, { S, [S]: 'second-Vq2' });
+    expect(rotated.stdout).toBe('tok-second-Vq2\n');
+    const files = existsSync(dir) ? readdirSync(dir) : [];
+    for (const file of files) expect(readFileSync(join(dir, file), 'utf8')).not.toContain(S);
   });
 
   it('records a file whose path a step answered: rotating it misses', async () => {

@@ -198,9 +198,9 @@ export function buildRequest(
     const problem = headerProblem(value);
     if (problem !== undefined) {
       const where = `${root}.headers.${name}`;
-      if (decided.has(where)) throw new UsageError('TEMPLATE_DECIDED', DECIDED_FAILURE);
       // The config rendered this header fine before the steps ran: the answer is at fault (exit 4).
       const steps = stepsOf?.(where) ?? [];
+      if (decided.has(where)) throw steps.length > 0 ? new ResponseError('STEP_VALUE_INVALID', DECIDED_FAILURE) : new UsageError('TEMPLATE_DECIDED', DECIDED_FAILURE);
       if (steps.length > 0) {
         throw new ResponseError('STEP_VALUE_INVALID', `${where}: what ${steps.map((step) => `steps.${step}`).join(', ')} answered gives it ${problem.what}, which an HTTP header cannot carry; check the API and the template`);
       }

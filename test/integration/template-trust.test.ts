@@ -237,6 +237,16 @@ describe("a step's answer", () => {
     expectFailure(result, 4, `webAPIProviderConfig.headers.X-Token: what steps.login answered gives it ${what}, which an HTTP header cannot carry; check the API and the template`, secrets);
     expect(api.requests.map((r) => r.path)).toEqual(['/login']);
   });
+
+  it('that gives a header a line break through a comparison is exit 4 too, naming nothing', async () => {
+    const api = await startApi((request, response) => {
+      if (request.path === '/login') return json(response, 200, { token: 'a\r\nX-Injected: 1' });
+      json(response, 200, { access_token: SECRET.token });
+    });
+    const result = await run([], withStep(api.url, { url: `${api.url}/creds`, headers: { 'X-Token': '{{ steps.login.token == "zz" ? "a" : steps.login.token }}' } }));
+    expectFailure(result, 4, /which template and why is not said/, secrets);
+    expect(api.requests.map((r) => r.path)).toEqual(['/login']);
+  });
 });
 
 describe('the cache key', () => {

@@ -19,7 +19,8 @@ const fs = process.getBuiltinModule('node:fs');
  * pipe), ~2 ms of a cached credential's ~5 ms of work; the credential is a few kB at most.
  * `patienceMs`: how long a full non-blocking pipe may make it wait (then it gives up, silently).
  */
-function writeAll(fd: number, text: string, patienceMs = Infinity): void {
+/** Whether the text went out whole: false when the reader is gone or did not read for `patienceMs`. */
+function writeAll(fd: number, text: string, patienceMs = Infinity): boolean {
   const buffer = Buffer.from(text);
   let waited = 0;
   for (let offset = 0; offset < buffer.length; ) {
@@ -27,13 +28,14 @@ function writeAll(fd: number, text: string, patienceMs = Infinity): void {
       offset += fs.writeSync(fd, buffer, offset);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EPIPE') return; // The reader is gone: nobody is left to tell.
+      if (code === 'EPIPE') return false; // The reader is gone: nobody is left to tell.
       if (code !== 'EAGAIN') throw error;
-      if (++waited > patienceMs) return;
+      if (++waited > patienceMs) return false;
       // A non-blocking pipe that is full: give the reader a millisecond.
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
     }
   }
+  return true;
 }
 
 /** What went wrong with stdout, in words: `ENOSPC (no space left on device)`. */
@@ -59,8 +61,10 @@ function writeStdout(text: string): void {
  * as an 'error' event and crash the plugin with its cache lock held.
  */
 function writeStderr(text: string): void {
+  if (stderrStuck) return;
   try {
-    writeAll(2, text, 1000);
+    // Given up once, given up for good: a second of patience per line of a -v trace would outlast --timeout.
+    stderrStuck = !writeAll(stderrDescriptor(), text, 1000);
   } catch {
     // Nobody to tell.
   }
@@ -88,6 +92,25 @@ function sameFile(found: string, ours: string, copies: boolean): boolean {
     fs.closeSync(fa);
     fs.closeSync(fb);
   }
+}
+
+let stderrStuck = false;
+let stderrFd: number | undefined;
+
+/**
+ * fd 2, or for a pipe a description of it of our own that does not block: the caller's pipe is
+ * usually blocking, and a write to one nobody drains would wait for ever, past any deadline.
+ * Opened again through /proc, the pipe takes O_NONBLOCK without changing the caller's end.
+ */
+function stderrDescriptor(): number {
+  if (stderrFd !== undefined) return stderrFd;
+  stderrFd = 2;
+  try {
+    if (process.platform === 'linux' && fs.fstatSync(2).isFIFO()) stderrFd = fs.openSync('/proc/self/fd/2', fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
+  } catch {
+    // fd 2 as it is (no /proc, or no reader left: its writes then fail with EPIPE).
+  }
+  return stderrFd;
 }
 
 function realDeps(): CliDeps {

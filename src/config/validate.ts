@@ -75,7 +75,7 @@ function validateProvider(input: ProviderConfigInput, checkPath: PathChecker, is
   const names = new Set<string>();
   (Array.isArray(input.steps) ? input.steps : []).forEach((step, i) => {
     if (typeof step !== 'object' || step === null) return;
-    checkRequest(step, `steps[${i}].`, issues);
+    checkRequest(step, `steps[${i}].`, issues, input.allowInsecureHTTP === true);
     if (typeof step.name === 'string' && names.has(step.name)) add(`steps[${i}].name`, `${step.name} is the name of an earlier step; step names are unique`);
     names.add(step.name);
   });
@@ -136,7 +136,8 @@ function validateProvider(input: ProviderConfigInput, checkPath: PathChecker, is
 }
 
 /** The rules of one request (the main one, or a step at `prefix`). */
-function checkRequest(input: RequestInput, prefix: string, issues: Issues): void {
+/** `insecureAbove`: the top level allows http://, which a step takes unless it sets its own. */
+function checkRequest(input: RequestInput, prefix: string, issues: Issues, insecureAbove = false): void {
   const at = (field: string) => `${ROOT}.${prefix}${field}`;
   const add = (field: string, message: string) => issues.push({ path: at(field), message });
   const known = (field: string) => issues.known(at(field));
@@ -153,7 +154,7 @@ function checkRequest(input: RequestInput, prefix: string, issues: Issues): void
 
   if (typeof input.url === 'string' && known('url')) {
     const literal = input.url.trimStart();
-    if (/^http:\/\//i.test(literal) && input.allowInsecureHTTP !== true) {
+    if (/^http:\/\//i.test(literal) && (input.allowInsecureHTTP ?? insecureAbove) !== true) {
       add('url', 'http:// sends the request and the credential in clear text; use https:// or set allowInsecureHTTP: true');
     } else if (!/^https?:\/\//i.test(literal) && !literal.startsWith('{{')) {
       add('url', `expected an https:// URL, found ${JSON.stringify(literal.slice(0, 40))}`);

@@ -4,7 +4,7 @@ import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { readProblem, ResponseError, UsageError } from '../errors.js';
 import type { ProviderConfig, RequestConfig } from '../config/schema.js';
 import type { Redactor } from '../redact/redactor.js';
-import type { FieldKind, TemplateRenderer } from '../template/renderer.js';
+import { DECIDED_FAILURE, type FieldKind, type TemplateRenderer } from '../template/renderer.js';
 
 export interface TlsMaterial {
   ca?: string;
@@ -75,6 +75,8 @@ export interface RenderedFields {
   tls: ProviderConfig['tls'];
   /** The tls file fields whose path comes from env or vars: relative, it means the current directory. */
   tlsFromOutside?: string[];
+  /** The fields (by path) whose text a secret decided: a check of one that fails names neither field nor reason. */
+  decided?: string[];
   /** The same fields as `render` and messages show them, when a short secret is shown as [REDACTED]. */
   shown?: Omit<RenderedFields, 'tls' | 'shown'>;
 }
@@ -85,9 +87,11 @@ export interface RenderedFields {
  */
 export async function renderFields(config: RequestConfig, renderer: TemplateRenderer, root = ROOT): Promise<RenderedFields> {
   let differs = false;
+  const decided: string[] = [];
   /** The text sent and the text shown of one field. */
   const field = async (template: string, where: string, kind: FieldKind = 'value'): Promise<[string, string]> => {
     const text = await renderer.render(template, where, kind);
+    if (renderer.secretChose(where)) decided.push(where);
     const shown = renderer.shownText(where);
     if (shown !== undefined) differs = true;
     return [text, shown ?? text];
@@ -141,8 +145,9 @@ export async function renderFields(config: RequestConfig, renderer: TemplateRend
   }
   const tls = await renderTls(config.tls, renderer, root);
   const tlsFromOutside = TLS_TEMPLATES.filter((name) => tls[name] !== undefined && renderer.fromOutside(`${root}.tls.${name}`));
+  for (const name of TLS_TEMPLATES) if (tls[name] !== undefined && renderer.secretChose(`${root}.tls.${name}`)) decided.push(`${root}.tls.${name}`);
   const shown = differs ? { shown: { url: shownUrl.trim(), query: shownQuery, ...(shownBody !== undefined ? { body: shownBody } : {}), headers: shownHeaders } } : {};
-  return { url: url.trim(), query, ...(body !== undefined ? { body } : {}), ...(contentType !== undefined ? { contentType } : {}), headers, tls, tlsFromOutside, ...shown };
+  return { url: url.trim(), query, ...(body !== undefined ? { body } : {}), ...(contentType !== undefined ? { contentType } : {}), headers, tls, tlsFromOutside, ...(decided.length > 0 ? { decided } : {}), ...shown };
 }
 
 /** The rendered fields as a request: the URL and headers checked, the TLS material read. */
@@ -156,20 +161,21 @@ export function buildRequest(
   /** After the steps ran: the steps a header's template reads, to blame them for a value it cannot carry. */
   stepsOf?: (field: string) => string[],
 ): RenderedRequest {
-  const tls = loadTls(fields.tls, readFile, redactor, root, fields.tlsFromOutside ?? []);
-  let url: URL | undefined;
-  try {
-    url = new URL(fields.url);
-  } catch {
-    // `render` shows a URL that a step will give as its placeholder; the generators one from an unset env value.
-    if (!fields.url.startsWith('[steps.') && !fields.url.startsWith('[env.')) throw new UsageError('URL_INVALID', `${root}.url: rendered to something that is not a URL`);
-  }
-  if (url?.protocol === 'http:' && !config.allowInsecureHTTP) {
-    throw new UsageError('URL_INSECURE', `${root}.url: rendered to an http:// URL; use https:// or set allowInsecureHTTP: true`);
-  }
-  if (url && url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError('URL_INVALID', `${root}.url: expected an https:// URL, found ${url.protocol}//`);
-  }
+  // A check that fails on a field whose text a secret chose would tell the secret, one field at a
+  // time (`https://{{ env.S > "m" ? "host" : "a b" }}/` in each of many steps): it says neither which
+  // field nor why (renderer.ts, DECIDED_FAILURE).
+  const decided = new Set(fields.decided);
+  const checked = <T>(where: string, check: () => T): T => {
+    if (!decided.has(where)) return check();
+    try {
+      return check();
+    } catch (error) {
+      if (error instanceof UsageError) throw new UsageError('TEMPLATE_DECIDED', DECIDED_FAILURE);
+      throw error;
+    }
+  };
+  const tls = loadTls(fields.tls, readFile, redactor, root, fields.tlsFromOutside ?? [], checked);
+  const url = checked(`${root}.url`, () => checkedUrl(config, fields, root));
   // One serialization for all: searchParams.append re-serializes the whole query each time.
   if (url && fields.query.length > 0) {
     const params = new URLSearchParams(url.searchParams);
@@ -194,6 +200,7 @@ export function buildRequest(
       const where = `${root}.headers.${name}`;
       // The config rendered this header fine before the steps ran: the answer is at fault (exit 4).
       const steps = stepsOf?.(where) ?? [];
+      if (decided.has(where)) throw steps.length > 0 ? new ResponseError('STEP_VALUE_INVALID', DECIDED_FAILURE) : new UsageError('TEMPLATE_DECIDED', DECIDED_FAILURE);
       if (steps.length > 0) {
         throw new ResponseError('STEP_VALUE_INVALID', `${where}: what ${steps.map((step) => `steps.${step}`).join(', ')} answered gives it ${problem.what}, which an HTTP header cannot carry; check the API and the template`);
       }
@@ -202,8 +209,56 @@ export function buildRequest(
     headers[name] = value;
   }
   const request: RenderedRequest = { method: config.method, url: url?.toString() ?? fields.url, headers, ...(fields.body !== undefined ? { body: fields.body } : {}), tls };
-  if (fields.shown) request.shown = shownRequest(request, fields.shown);
+  if (fields.shown) {
+    request.shown = shownRequest(request, fields.shown);
+    registerSpelled(request, request.shown, redactor);
+  }
   return request;
+}
+
+/**
+ * Values a secret decided that are too short for the redactor alone (one letter each, shown as
+ * [REDACTED]) spell it out side by side: `/H/u/n/t/e/r` in a path, `f0=H&f1=u` in a form, which a
+ * server echoes in its error. Where the sent text differs from the shown one, from the first
+ * difference to the last, is a secret of its own, in the form sent and decoded.
+ */
+function registerSpelled(request: RenderedRequest, shown: NonNullable<RenderedRequest['shown']>, redactor: Redactor): void {
+  const texts: Array<[string, string | undefined]> = [[request.url, shown.url], [request.body ?? '', shown.body]];
+  for (const [name, value] of Object.entries(request.headers)) texts.push([value, shown.headers[name]]);
+  for (const [sent, seen] of texts) {
+    if (seen === undefined || sent === seen) continue;
+    let start = 0;
+    while (start < sent.length && start < seen.length && sent[start] === seen[start]) start++;
+    let end = 0;
+    while (end < sent.length - start && end < seen.length - start && sent[sent.length - 1 - end] === seen[seen.length - 1 - end]) end++;
+    const span = sent.slice(start, sent.length - end);
+    redactor.add(span);
+    for (const decode of [(t: string) => decodeURIComponent(t.replaceAll('+', ' ')), decodeURIComponent]) {
+      try {
+        redactor.add(decode(span));
+      } catch {
+        // Not percent-encoded text.
+      }
+    }
+  }
+}
+
+/** The rendered URL, checked: a URL, https (or http where allowed); undefined for a placeholder `render` shows. */
+function checkedUrl(config: RequestConfig, fields: RenderedFields, root: string): URL | undefined {
+  let url: URL | undefined;
+  try {
+    url = new URL(fields.url);
+  } catch {
+    // `render` shows a URL that a step will give as its placeholder; the generators one from an unset env value.
+    if (!fields.url.startsWith('[steps.') && !fields.url.startsWith('[env.')) throw new UsageError('URL_INVALID', `${root}.url: rendered to something that is not a URL`);
+  }
+  if (url?.protocol === 'http:' && !config.allowInsecureHTTP) {
+    throw new UsageError('URL_INSECURE', `${root}.url: rendered to an http:// URL; use https:// or set allowInsecureHTTP: true`);
+  }
+  if (url && url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError('URL_INVALID', `${root}.url: expected an https:// URL, found ${url.protocol}//`);
+  }
+  return url;
 }
 
 /** What a header value cannot carry, in words; undefined when it is fine. */
@@ -322,20 +377,29 @@ async function renderTls(written: ProviderConfig['tls'], renderer: Pick<Template
 }
 
 /** Reads the TLS files and decodes inline data of rendered tls fields. */
-function loadTls(tls: ProviderConfig['tls'], readFile: ReadFile, redactor: Redactor, root: string, fromOutside: string[]): TlsMaterial {
-  const read = (field: string, path: string) => {
-    try {
-      return readFile(path, !fromOutside.includes(field));
-    } catch (error) {
-      throw new UsageError('TLS_FILE', `${root}.tls.${field}: cannot read ${path}: ${readProblem(error)}`, { cause: error });
-    }
-  };
-  const pem = (field: string, data: string, kind: string) => {
-    if (data.includes('-----BEGIN')) return data;
-    const decoded = Buffer.from(data.trim(), 'base64').toString('utf8');
-    if (decoded.includes('-----BEGIN')) return decoded;
-    throw new UsageError('TLS_DATA', `${root}.tls.${field}: expected PEM ${kind} (or base64 of it)`);
-  };
+function loadTls(
+  tls: ProviderConfig['tls'],
+  readFile: ReadFile,
+  redactor: Redactor,
+  root: string,
+  fromOutside: string[],
+  checked: <T>(where: string, check: () => T) => T,
+): TlsMaterial {
+  const read = (field: string, path: string) =>
+    checked(`${root}.tls.${field}`, () => {
+      try {
+        return readFile(path, !fromOutside.includes(field));
+      } catch (error) {
+        throw new UsageError('TLS_FILE', `${root}.tls.${field}: cannot read ${path}: ${readProblem(error)}`, { cause: error });
+      }
+    });
+  const pem = (field: string, data: string, kind: string) =>
+    checked(`${root}.tls.${field}`, () => {
+      if (data.includes('-----BEGIN')) return data;
+      const decoded = Buffer.from(data.trim(), 'base64').toString('utf8');
+      if (decoded.includes('-----BEGIN')) return decoded;
+      throw new UsageError('TLS_DATA', `${root}.tls.${field}: expected PEM ${kind} (or base64 of it)`);
+    });
   const material: TlsMaterial = { insecureSkipVerify: tls.insecureSkipVerify === true };
   if (tls.caFile !== undefined) material.ca = pem('caFile', read('caFile', tls.caFile), 'certificates');
   if (tls.caData !== undefined) material.ca = pem('caData', tls.caData, 'certificates');
@@ -351,11 +415,15 @@ function loadTls(tls: ProviderConfig['tls'], readFile: ReadFile, redactor: Redac
   // Checked here, before any connection: Node would otherwise ignore a CA block it cannot parse (and
   // report an unknown CA later) or fail the handshake with OpenSSL's words for a key that does not fit.
   const field = (file: 'caFile' | 'certFile' | 'keyFile', data: 'caData' | 'certData' | 'keyData') => `${root}.tls.${tls[file] !== undefined ? file : data}`;
-  if (material.ca !== undefined) certificates(field('caFile', 'caData'), material.ca);
-  const certificate = material.cert !== undefined ? certificates(field('certFile', 'certData'), material.cert)[0] : undefined;
-  const key = material.key !== undefined ? privateKey(field('keyFile', 'keyData'), material.key) : undefined;
+  if (material.ca !== undefined) checked(field('caFile', 'caData'), () => certificates(field('caFile', 'caData'), material.ca!));
+  const certificate = material.cert !== undefined ? checked(field('certFile', 'certData'), () => certificates(field('certFile', 'certData'), material.cert!)[0]) : undefined;
+  const key = material.key !== undefined ? checked(field('keyFile', 'keyData'), () => privateKey(field('keyFile', 'keyData'), material.key!)) : undefined;
   if (certificate && key && !certificate.checkPrivateKey(key)) {
-    throw new UsageError('TLS_DATA', `${field('keyFile', 'keyData')}: the private key does not belong to the certificate in ${field('certFile', 'certData')}`);
+    checked(field('keyFile', 'keyData'), () =>
+      checked(field('certFile', 'certData'), () => {
+        throw new UsageError('TLS_DATA', `${field('keyFile', 'keyData')}: the private key does not belong to the certificate in ${field('certFile', 'certData')}`);
+      }),
+    );
   }
   if (tls.serverName !== undefined) material.serverName = tls.serverName;
   return material;

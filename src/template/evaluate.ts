@@ -67,8 +67,8 @@ export interface Budget {
 export class BudgetError extends HelperError {}
 
 export interface EvalScope {
-  /** env.NAME: undefined when unset or empty. Records the dependency. */
-  env: (name: string) => string | undefined;
+  /** env.NAME: undefined when unset or empty. Records the dependency; `secretName`: a secret gave the name (env[env.X]). */
+  env: (name: string, secretName?: boolean) => string | undefined;
   vars: Record<string, string>;
   cluster: unknown;
   /** The steps that ran so far (every value secret); a Placeholder when no step runs (render, validate). */
@@ -78,6 +78,12 @@ export interface EvalScope {
   /** Marks the value as depending on a volatile helper (now, uuid, jwt). */
   volatile: () => void;
   budget: Budget;
+  /**
+   * Set when the evaluation met a value a secret decided: a failure after that may be one the
+   * secret chose (a key that misses, text that is not JSON), so the renderer says nothing of it
+   * that would tell which (see renderer.ts, evaluateChecked).
+   */
+  decidedSeen?: boolean;
 }
 
 /** A `let` whose own expression failed: its users fail quietly, the first error says why. */
@@ -134,8 +140,9 @@ function chosen(result: Value, ...deciders: Value[]): Value {
 }
 
 /** A comparison or a computed key: what it yields tells what a secret among them holds. */
-function decidedBy(result: Value, ...deciders: Value[]): Value {
+function decidedBy(scope: EvalScope, result: Value, ...deciders: Value[]): Value {
   const marked = chosen(result, ...deciders);
+  if (marked.decided || deciders.some((d) => d.taint !== undefined)) scope.decidedSeen = true;
   return deciders.some((d) => d.taint !== undefined) ? { ...marked, decided: true } : marked;
 }
 
@@ -299,6 +306,7 @@ function name(identifier: string, scope: EvalScope): Value {
   const bound = scope.lets.get(identifier);
   if (bound === FAILED) throw new QuietError(identifier);
   if (bound === undefined) throw new Error(`unchecked name ${identifier}`); // parse.ts lets none through
+  if (bound.decided) scope.decidedSeen = true;
   return bound;
 }
 
@@ -311,26 +319,26 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
   if (FORBIDDEN_PROPERTIES.has(property)) throw new HelperError(`${node.text}: ${property} is not data`);
 
   if (node.object.type === 'name' && node.object.name === 'env') {
-    const value = scope.env(property);
+    const value = scope.env(property, key.taint !== undefined);
     if (value === undefined) {
       // A name that a secret gave is not quoted: the message would show the secret.
       missing.push(key.taint !== undefined ? 'env[…]' : /^[A-Za-z_][A-Za-z0-9_]*$/.test(property) ? `env.${property}` : `env[${JSON.stringify(property)}]`);
       // Which names are unset is no secret: validate lists them.
-      return decidedBy({ value: undefined, outside: true }, key);
+      return decidedBy(scope, { value: undefined, outside: true }, key);
     }
-    return decidedBy({ value, taint: { own: [value], parents: [] }, outside: true }, key);
+    return decidedBy(scope, { value, taint: { own: [value], parents: [] }, outside: true }, key);
   }
   const object = await evaluate(node.object, scope, missing);
   if (object.value === undefined || object.value === null) {
     // Whatever made the object missing was recorded where it happened; a name that is absent
     // as a whole (cluster without provideClusterInfo, steps in a step's own request) is recorded here.
     if (node.object.type === 'name') missing.push(node.object.name);
-    return decidedBy({ value: undefined, ...from([object]) }, key);
+    return decidedBy(scope, { value: undefined, ...from([object]) }, key);
   }
   const container = object.value;
   if (container instanceof Placeholder) {
     const step = key.taint !== undefined ? '[...]' : /^[A-Za-z_][A-Za-z0-9_]*$/.test(property) ? `.${property}` : `[${JSON.stringify(property)}]`;
-    return decidedBy({ value: new Placeholder(container.text + step), ...from([object]), taint: joinTaints([MARK, object.taint]) }, key);
+    return decidedBy(scope, { value: new Placeholder(container.text + step), ...from([object]), taint: joinTaints([MARK, object.taint]) }, key);
   }
   let value: unknown;
   if (Array.isArray(container)) {
@@ -343,7 +351,7 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
   }
   if (value === undefined) missing.push(node.text);
   // m[env.X]: the key chose the value.
-  return decidedBy({ value, ...from([object]) }, key);
+  return decidedBy(scope, { value, ...from([object]) }, key);
 }
 
 async function binary(node: Extract<Node, { type: 'binary' }>, scope: EvalScope, missing: Missing): Promise<Value> {
@@ -358,7 +366,7 @@ async function binary(node: Extract<Node, { type: 'binary' }>, scope: EvalScope,
   const left = await evaluate(node.left, scope, missing);
   if (left.decided) {
     // As for a condition: the right side's errors must not tell what the left side held.
-    const [, right] = await both(node.left, node.right, scope, missing, left);
+    const [, right] = await both(node.left, node.right, scope, missing, left, node.operator);
     const pick = node.operator === '??' ? left.value === undefined || left.value === null : node.operator === '||' ? !left.value : Boolean(left.value);
     return pick ? chosen(right, left) : left;
   }
@@ -376,7 +384,7 @@ async function binary(node: Extract<Node, { type: 'binary' }>, scope: EvalScope,
 }
 
 /** Two expressions evaluated whatever the other gives; the first error of either is thrown. */
-async function both(a: Node, b: Node, scope: EvalScope, missing: Missing, known?: Value): Promise<[Value, Value]> {
+async function both(a: Node, b: Node, scope: EvalScope, missing: Missing, known?: Value, operator?: string): Promise<[Value, Value]> {
   const settle = async (node: Node): Promise<Value | { error: unknown }> => {
     const before = missing.length;
     try {
@@ -399,12 +407,13 @@ async function both(a: Node, b: Node, scope: EvalScope, missing: Missing, known?
   // One side null and the other not, or a list and a string: what uses the result would fail or
   // not as the secret says. For a condition both sides must be of one kind; for `&&`, `||` and `??`
   // (a boolean or text beside text is usual there) neither may be null.
-  const values = [first as Value, second as Value];
+  // `??` and `||` give the right side when the left is missing: a missing left is what they are for.
+  const values = operator === '??' || operator === '||' ? [second as Value] : [first as Value, second as Value];
   if (values.some((v) => v.value === undefined || v.value === null)) {
     throw new HelperError('a comparison of secrets chooses here, and one of its sides is null: give each side a value');
   }
-  if (known === undefined && kind(values[0]!.value) !== kind(values[1]!.value)) {
-    throw new HelperError(`a comparison of secrets chooses here between ${kind(values[0]!.value)} and ${kind(values[1]!.value)}: give both sides the same kind of value`);
+  if (known === undefined && kind((first as Value).value) !== kind((second as Value).value)) {
+    throw new HelperError(`a comparison of secrets chooses here between ${kind((first as Value).value)} and ${kind((second as Value).value)}: give both sides the same kind of value`);
   }
   return [first as Value, second as Value];
 }
@@ -463,7 +472,7 @@ function combine(operator: string, left: Value, right: Value, scope: EvalScope, 
     default:
       value = compare(operator, a, b);
   }
-  return decidedBy({ value }, left, right);
+  return decidedBy(scope, { value }, left, right);
 }
 
 /** `==` without JavaScript's object coercions: null and undefined alike, else strict. */

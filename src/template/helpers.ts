@@ -52,7 +52,17 @@ function formEncode(value: string): string {
 const BASE64 = /^[A-Za-z0-9+/\-_]*={0,2}$/;
 
 const HELPERS: Readonly<Record<string, Helper>> = {
-  urlencode: { arity: [1, 1], doc: 'percent-encode (encodeURIComponent)', call: ([s]) => encodeURIComponent(text('urlencode', s)) },
+  urlencode: {
+    arity: [1, 1],
+    doc: 'percent-encode (encodeURIComponent)',
+    call: ([s]) => {
+      const input = text('urlencode', s);
+      // encodeURIComponent throws URIError on half a surrogate pair (fromJson('"\\ud800"')): a
+      // template error, not an internal one.
+      if (/\p{Cs}/u.test(input)) throw new HelperError('urlencode() was given text with a lone surrogate, which has no UTF-8 form');
+      return encodeURIComponent(input);
+    },
+  },
   base64: { arity: [1, 1], doc: 'base64 of the UTF-8 text', call: ([s]) => Buffer.from(text('base64', s), 'utf8').toString('base64') },
   base64url: { arity: [1, 1], doc: 'base64url of the UTF-8 text, unpadded', call: ([s]) => Buffer.from(text('base64url', s), 'utf8').toString('base64url') },
   base64decode: {

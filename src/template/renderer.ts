@@ -183,6 +183,11 @@ const SHOWN_FROM_LENGTH = 8;
 export class TemplateRenderer {
   /** Every env name a template looked up, set or not: what the rendered request depends on. */
   readonly envRead = new Set<string>();
+  /**
+   * Whether a template read env by a name a secret gave (env[env.X]): that name is a secret, so it
+   * is kept out of envRead (and so out of the cache's ref and doctor's list); the cache is off then.
+   */
+  envReadBySecretName = false;
   /** Every env name and file() path that a template names literally, in any branch (the cache key records them all). */
   readonly envNamed = new Set<string>();
   readonly filesNamed = new Set<string>();
@@ -199,6 +204,8 @@ export class TemplateRenderer {
   private readonly missingSeen = new Set<string>();
   private steps: Record<string, unknown> | Placeholder | undefined;
   private budget: Budget = { steps: 0, computed: 0 };
+  /** Whether this pass met a value a secret decided: how much it computed before a bound then tells the secret. */
+  private decidedInPass = false;
   /** Taint nodes already registered: each is walked once, however many values share it. */
   private readonly registered = new WeakSet<Taint>();
   private readonly added = new Set<string>();
@@ -208,6 +215,8 @@ export class TemplateRenderer {
   private readonly beforeSteps = new Map<string, string>();
   /** Fields whose text holds a value from env, vars, cluster, steps or a file: a relative path there means the current directory. */
   private readonly outside = new Set<string>();
+  /** Fields whose text holds a value a secret decided: a check of the text that fails must not say which. */
+  private readonly decided = new Set<string>();
 
   constructor(
     private readonly scope: TemplateScope,
@@ -237,6 +246,7 @@ export class TemplateRenderer {
     this.steps = steps === 'placeholders' ? new Placeholder('steps') : steps;
     // Each pass over the templates has its own budget.
     this.budget = { steps: 0, computed: 0 };
+    this.decidedInPass = false;
   }
 
   /**
@@ -247,6 +257,7 @@ export class TemplateRenderer {
   async render(template: string, where: string, kind: FieldKind = 'value'): Promise<string> {
     this.shown.delete(where);
     this.outside.delete(where);
+    this.decided.delete(where);
     if (!template.includes('{{')) return template;
     // Past the pass's bound the problem is reported once; the rest is not evaluated.
     if (this.budget.computed > MAX_TOTAL_SIZE) return '';
@@ -276,12 +287,15 @@ export class TemplateRenderer {
       }
       try {
         const value = await this.evaluateChecked(part.node, where, oneLine(part.source));
+        if (value.decided) this.decided.add(where);
         if (value.value instanceof Placeholder) {
           out += String(value.value);
-          shown += String(value.value);
+          // Which step value a secret chose (`env.S > "m" ? steps.a.x : steps.a.y`) tells the secret.
+          shown += value.decided ? REDACTED : String(value.value);
           continue;
         }
         if (typeof value.value === 'object') {
+          if (value.decided) throw new Located('TEMPLATE_DECIDED', DECIDED_FAILURE);
           throw new Located('TEMPLATE_VALUE', `${where}: {{ ${oneLine(part.source)} }}: yields ${Array.isArray(value.value) ? 'a list' : 'an object'}; wrap it in json(…)`);
         }
         const text = String(value.value);
@@ -292,7 +306,11 @@ export class TemplateRenderer {
         // What the fields hold in all is bounded too: 10 000 fields that each repeat a let of half
         // a megabyte would otherwise build gigabytes of request.
         this.budget.computed += text.length;
-        if (this.budget.computed > MAX_TOTAL_SIZE) throw new Located('TEMPLATE_TOO_LARGE', `${where}: the templates compute more than 16 MiB in all`);
+        if (this.budget.computed > MAX_TOTAL_SIZE) {
+          // Where the pass crossed its bound tells how much came before it, which a secret may have decided.
+          if (this.decidedInPass) throw new Located('TEMPLATE_DECIDED', DECIDED_FAILURE);
+          throw new Located('TEMPLATE_TOO_LARGE', `${where}: the templates compute more than 16 MiB in all`);
+        }
         if (secret) {
           // Only the interpolation: the literal text around it ("Basic ") is no secret.
           this.register(value.taint!);
@@ -320,6 +338,11 @@ export class TemplateRenderer {
   /** Whether the field's last rendering holds a value that is not text of the config. */
   fromOutside(where: string): boolean {
     return this.outside.has(where);
+  }
+
+  /** Whether the field's last rendering holds a value a secret decided (a URL, a header or a TLS path that fails its check then says nothing of which). */
+  secretChose(where: string): boolean {
+    return this.decided.has(where);
   }
 
   /** The field as rendered before any step ran: its values from steps as placeholders. */
@@ -381,10 +404,28 @@ export class TemplateRenderer {
 
   private async evaluateChecked(node: Node, where: string, source: string): Promise<Value> {
     const missing: string[] = [];
+    const scope = this.evalScope();
+    try {
+      return await this.evaluateIn(scope, node, where, source, missing);
+    } catch (error) {
+      if (error instanceof Located && error.code === 'TEMPLATE_TOO_LARGE' && this.decidedInPass) throw new Located('TEMPLATE_DECIDED', DECIDED_FAILURE);
+      // A failure once a secret decided a value may be one the secret chose: `{ a: 1 }[env.S > "m" ?
+      // "a" : "b"]` misses, `fromJson(…)` fails, for some secrets only. Which field failed, and why,
+      // would spell the secret out one let at a time; so all such failures of a pass are one message
+      // that names neither. Unset env variables named in the config are read in every branch
+      // (evaluate.ts, both()), so a message that names only those still says which.
+      if (!scope.decidedSeen || error instanceof QuietError) throw error;
+      if (error instanceof Located && error.missing.length > 0 && error.missing.every((name) => /^(env|vars)\.[A-Za-z_][A-Za-z0-9_]*$/.test(name))) throw error;
+      throw new Located('TEMPLATE_DECIDED', DECIDED_FAILURE);
+    }
+  }
+
+  private async evaluateIn(scope: EvalScope, node: Node, where: string, source: string, missing: string[]): Promise<Value> {
     let value: Value;
     try {
-      value = await evaluate(node, this.evalScope(), missing);
+      value = await evaluate(node, scope, missing);
     } catch (error) {
+      if (scope.decidedSeen) this.decidedInPass = true;
       if (error instanceof BudgetError) throw new Located('TEMPLATE_TOO_LARGE', `${where}: {{ ${shorten(source)} }}: ${error.message}`);
       if (error instanceof MissingValueError) {
         const standIn = this.standIn(error.missing);
@@ -398,6 +439,7 @@ export class TemplateRenderer {
       if (typeof code === 'string') throw new Located('TEMPLATE_FILE', `${where}: {{ ${source} }}: ${(error as Error).message}`);
       throw error;
     }
+    if (scope.decidedSeen) this.decidedInPass = true;
     if (value.value === undefined || value.value === null) {
       const standIn = this.standIn(missing);
       if (standIn) return standIn;
@@ -426,7 +468,7 @@ export class TemplateRenderer {
   private collect(error: unknown, where: string): void {
     if (error instanceof QuietError) return;
     if (error instanceof Located) {
-      if (error.code === 'TEMPLATE_TOO_LARGE' && this.problems.some((p) => p.code === error.code)) return;
+      if ((error.code === 'TEMPLATE_TOO_LARGE' || error.code === 'TEMPLATE_DECIDED') && this.problems.some((p) => p.code === error.code)) return;
       const missing = error.missing.length > 0 ? [...new Set(error.missing)].sort().join(',') : undefined;
       if (missing !== undefined && this.missingSeen.has(missing)) return;
       if (missing !== undefined) this.missingSeen.add(missing);
@@ -439,8 +481,9 @@ export class TemplateRenderer {
   private evalScope(): EvalScope {
     const { env } = this.scope;
     return {
-      env: (name) => {
-        this.envRead.add(name);
+      env: (name, secretName) => {
+        if (secretName) this.envReadBySecretName = true;
+        else this.envRead.add(name);
         const value = Object.hasOwn(env, name) ? env[name] : undefined;
         // SPEC: a variable set to the empty string reads as not set.
         return value === '' ? undefined : value;
@@ -462,6 +505,10 @@ export class TemplateRenderer {
     };
   }
 }
+
+/** The one message for every failure that a secret may have chosen (evaluateChecked). */
+export const DECIDED_FAILURE =
+  'a template that compares or looks up by a value from env, file() or steps fails for the value it holds; which template and why is not said, as that would tell the secret: give every branch and key a value that each use accepts';
 
 /** A problem with its field and expression already in the message. */
 class Located extends Error {

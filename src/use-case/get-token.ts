@@ -66,6 +66,11 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
  */
 function cacheKeys(secret: Uint8Array, prepared: Prepared, flags: GetTokenFlags, dir: string, deps: Deps): { ref: string; inputs: string; key: string; used: Dependencies } | undefined {
   const { refInputs, dependencies } = prepared;
+  if (prepared.renderer.envReadBySecretName) {
+    // The name is a secret: a ref would hold it in clear, and a key without it would serve a credential that variable no longer gives.
+    deps.trace('cache: off for this call: a template reads env by a name that a secret gives (env[env.X])');
+    return undefined;
+  }
   try {
     const ref = refKey(secret, { ...refInputs, version: deps.version, cacheFlag: flags.cache });
     const inputs = inputsKey(secret, { version: deps.version, document: prepared.document, vars: refInputs.vars, cluster: refInputs.cluster });

@@ -62,6 +62,15 @@ describe('validateProviderDocument', () => {
     } satisfies ProviderConfig);
   });
 
+  it("lets a step's http:// URL through when the top level sets allowInsecureHTTP (SPEC: a step takes it from there)", () => {
+    const step = { name: 'login', method: 'GET', url: 'http://127.0.0.1:8080/login' };
+    expect(issuesOf({ ...BASE, url: 'http://127.0.0.1:8080/token', allowInsecureHTTP: true, steps: [step] })).toEqual([]);
+    expect(issuesOf({ ...BASE, allowInsecureHTTP: true, steps: [{ ...step, allowInsecureHTTP: false }] })).toEqual([
+      'webAPIProviderConfig.steps[0].url: http:// sends the request and the credential in clear text; use https:// or set allowInsecureHTTP: true',
+    ]);
+    expect(issuesOf({ ...BASE, steps: [step] })).toHaveLength(1);
+  });
+
   it('documents the defaults as the SPEC states them', () => {
     expect(DEFAULTS).toEqual({ timeoutMs: 10_000, retryLimit: 2, maxResponseBytes: 1024 * 1024, expiryMarginMs: 60_000, cacheFailureTtlMs: 10_000 });
   });

@@ -3,8 +3,8 @@
 // exit 2, never exit 1 with "internal error". Before: `-v 2>&1 1>out.json | (exec true)` was exit 1,
 // no credential and two stale .lock files; stdout on /dev/full was exit 1 "internal error, please
 // report it: ENOSPC", and a cached hit whose write failed ran the whole request again.
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, closeSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { closeSync, constants, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -21,21 +21,43 @@ const expiry = { expiresInPath: '$.expires_in' };
 const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-stdio-'));
 const FULL = '/dev/full';
 
-/** Runs the CLI with stdout into `stdout` (a path opened for writing) and stderr to a pipe, or closed at once. */
-function run(args: string[], options: { stdout: string; stderr: 'pipe' | 'gone' }): Promise<CliResult> {
+/**
+ * A pipe whose reader lives but never reads, already full, as a blocking descriptor (what a caller
+ * that never drains stderr gives): every write to it blocks. A FIFO, since Node makes no bare pipe.
+ */
+function fullPipe(): { fd: number; close: () => void } {
+  const fifo = join(dir, `full-${Math.random().toString(36).slice(2)}`);
+  spawnSync('mkfifo', [fifo]);
+  const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+  const filler = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+  try {
+    for (;;) writeSync(filler, Buffer.alloc(4096, 'x'));
+  } catch {
+    // EAGAIN: full.
+  }
+  const fd = openSync(fifo, constants.O_WRONLY);
+  closeSync(filler);
+  // The reader stays open until the plugin has ended: else its writes fail with EPIPE (the 'gone' case).
+  return { fd, close: () => [reader, fd].forEach((f) => closeSync(f)) };
+}
+
+/** Runs the CLI with stdout into `stdout` (a path opened for writing) and stderr to a pipe, closed at once, or full. */
+function run(args: string[], options: { stdout: string; stderr: 'pipe' | 'gone' | 'full' }): Promise<CliResult> {
   const [command, ...lead] = cliCommand();
   const out = openSync(options.stdout, 'w');
+  const full = options.stderr === 'full' ? fullPipe() : undefined;
   return new Promise((resolve, reject) => {
-    const child = spawn(command!, [...lead, ...args], { env: baseEnv(SECRET_ENV), stdio: ['ignore', out, 'pipe'] });
+    const child = spawn(command!, [...lead, ...args], { env: baseEnv(SECRET_ENV), stdio: ['ignore', out, full?.fd ?? 'pipe'] });
     closeSync(out);
     let stderr = '';
     // The reader is gone before the plugin writes its first line: every stderr write fails with EPIPE.
     if (options.stderr === 'gone') child.stderr!.destroy();
-    else child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    else if (options.stderr === 'pipe') child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
+      full?.close();
       resolve({ code, stdout: options.stdout === FULL ? '' : readFileSync(options.stdout, 'utf8'), stderr });
     });
   });
@@ -60,6 +82,17 @@ describe('a stderr whose reader is gone', () => {
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout).status.token).toBe(SECRET.token);
     expect(api.requests).toHaveLength(1);
+  });
+
+  it('nor does a stderr pipe that is full and never drained: exit 0 within --timeout, the credential in the file', async () => {
+    const api = await tokenApi();
+    const out = join(dir, 'out-full.json');
+    const config = provider(basic(`${api.url}/token`, { tls: { ...tls, insecureSkipVerify: true }, ...expiry, form: { key: '{{ env.API_KEY }}' } }));
+    const started = Date.now();
+    const result = await run(['--config-inline', config, '-v', '--timeout', '3s', '--cache', '--cache-dir', join(dir, 'cache-full')], { stdout: out, stderr: 'full' });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout).status.token).toBe(SECRET.token);
+    expect(Date.now() - started).toBeLessThan(4000);
   });
 
   it('costs nothing when the line is a warning (insecureSkipVerify)', async () => {

@@ -3,7 +3,7 @@
 // validate, render and get-token alike, before any network; a value a secret decided never shows in
 // render or validate; the URL up to its query is shown; a step's answer never moves a URL's origin
 // nor breaks a header (exit 4 naming the step); the cache key names every env variable any branch reads.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -111,6 +111,57 @@ describe('a value decided by a secret', () => {
   });
 });
 
+describe('a failure a secret chose', () => {
+  // Each let fails or not as one bit of the secret says (a key that misses, text that is not JSON or
+  // base64, a list where text goes): naming the lets that failed spelled the secret out in validate.
+  const shapes = [
+    (c: string) => `{ a: 1 }[${c} ? 'a' : 'b']`,
+    (c: string) => `[1, 2][${c} ? 0 : 5]`,
+    (c: string) => `(${c} ? { a: 1 } : { b: 1 }).a`,
+    (c: string) => `fromJson(${c} ? '1' : 'xxxxxxxx')`,
+    (c: string) => `base64decode(${c} ? 'YQ' : '!!')`,
+    (c: string) => `(${c} || 'x') < 1`,
+    (c: string) => `file(${c} ? 'nowhere' : 'nothing')`,
+  ];
+  it.each(shapes.map((shape) => [shape('C'), shape]))('names no let that failed: %s', async (_name, shape) => {
+    const lets: Record<string, string> = {};
+    for (let i = 0; i < S.length; i++) lets[`c${i}`] = shape(`env.S > ${JSON.stringify(S.slice(0, i))} + 'Z'`);
+    for (const command of [['validate'], ['render'], []]) {
+      const result = await run(command, { let: lets, method: 'GET', url: 'https://127.0.0.1:9/', tokenPath: '$.t' });
+      expectFailure(result, 2, /which template and why is not said/, secrets);
+      expect(result.stderr).not.toMatch(/let\.c\d/);
+    }
+  });
+});
+
+describe('a check of a rendered field a secret chose', () => {
+  // One field per character of the secret, each rendered fine or not as a comparison says: a URL
+  // that is no URL, http://, a header with a line break, a CA file that cannot be read. The first
+  // field that failed its check was named, and told where the secret's letters cross a bound.
+  const cond = (i: number) => `env.S > ${JSON.stringify(S.slice(0, i))} + 'Z'`;
+  const step = (i: number, fields: Record<string, unknown>) => ({ name: `s${i}`, method: 'GET', url: 'https://127.0.0.1:9/', ...fields });
+  const indices = Array.from(S, (_, i) => i);
+  const configs: Array<[string, Record<string, unknown>]> = [
+    ['a step URL that is no URL', { steps: indices.map((i) => step(i, { url: `https://{{ ${cond(i)} ? 'okhost' : 'bad host' }}/` })) }],
+    ['a step URL with http://', { steps: indices.map((i) => step(i, { url: `{{ ${cond(i)} ? 'https' : 'http' }}://127.0.0.1:9/` })) }],
+    ['a header with a line break', { headers: Object.fromEntries(indices.map((i) => [`X${i}`, `{{ ${cond(i)} ? 'okokokok' : 'ok\nokokok' }}`])) }],
+    ['a CA file that cannot be read', { steps: indices.map((i) => step(i, { tls: { caFile: `{{ ${cond(i)} ? 'nowhere' : 'nothing' }}` } })) }],
+  ];
+  it.each(configs)('names no field: %s', async (_name, fields) => {
+    for (const command of [['validate'], ['render'], []]) {
+      const result = await run(command, { method: 'GET', url: 'https://127.0.0.1:9/', tokenPath: '$.t', ...fields });
+      expectFailure(result, 2, /which template and why is not said/, secrets);
+    }
+  });
+});
+
+describe('urlencode() of text with a lone surrogate', () => {
+  it.each(COMMANDS)('is exit 2 naming the field, not an internal error (%s)', async (...command) => {
+    const result = await run(command, { method: 'GET', url: `https://127.0.0.1:9/?a={{ urlencode(fromJson('"\\\\ud800"')) }}`, tokenPath: '$.t' });
+    expectFailure(result, 2, /^webAPIProviderConfig\.url: .*urlencode\(\) was given text with a lone surrogate/, secrets);
+  });
+});
+
 describe('a URL path a secret decided', () => {
   it('is [REDACTED] in the message of a request that fails too', async () => {
     const port = await closedPort();
@@ -121,6 +172,37 @@ describe('a URL path a secret decided', () => {
     expect(result.code).toBe(3);
     expect(result.stderr).not.toMatch(/H.u.n.t/);
     expect(result.stderr).toContain(`http://127.0.0.1:${port}/[REDACTED]/`);
+  });
+});
+
+describe('a secret spelled one comparison at a time, echoed by the server', () => {
+  // Each letter is a value a secret decided, too short for the redactor alone: render shows each as
+  // [REDACTED], but a 400 that echoes the path, the query or the body spelled the secret out.
+  const alphabet = Array.from({ length: 94 }, (_, i) => String.fromCharCode(33 + i)).filter((c) => !`"'\\{}`.includes(c));
+  const search = (prefix: string, chars: string[]): string => {
+    if (chars.length === 1) return JSON.stringify(chars[0]);
+    const middle = Math.floor(chars.length / 2);
+    return `(${prefix} + ${JSON.stringify(chars[middle])} <= env.S ? ${search(prefix, chars.slice(middle))} : ${search(prefix, chars.slice(0, middle))})`;
+  };
+  const lets: Record<string, string> = { p0: '""' };
+  for (let i = 0; i < S.length; i++) {
+    lets[`c${i}`] = search(`p${i}`, alphabet);
+    lets[`p${i + 1}`] = `p${i} + c${i}`;
+  }
+  const letters = Array.from(S, (_, i) => `{{ c${i} }}`);
+  const spelled = new RegExp(Array.from(S, (c) => c.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')).join('.{0,6}'));
+  it.each([
+    ['the path', { url: `/echo/${letters.join('/')}` }],
+    ['the query', { url: `/echo?q=${letters.join('.')}` }],
+    ['the form', { url: '/echo', method: 'POST', form: Object.fromEntries(letters.map((letter, i) => [`f${i}`, letter])) }],
+    ['the body', { url: '/echo', method: 'POST', body: letters.join(',') }],
+  ])('is [REDACTED] in what the server echoes of %s', async (_name, fields) => {
+    const api = await startApi((request, response) => json(response, 400, { error: 'invalid_request', error_description: `you sent ${decodeURIComponent(request.url)} ${decodeURIComponent(request.body)}` }));
+    const result = await run([], { let: lets, method: 'GET', tokenPath: '$.t', tls: { caFile: pki.ca.certFile }, retry: { limit: 0 }, ...fields, url: `${api.url}${fields.url}` });
+    expect(api.requests.map((r) => decodeURIComponent(r.url + r.body)).join('')).toMatch(spelled);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('you sent');
+    expect(result.stderr).not.toMatch(spelled);
   });
 });
 
@@ -174,6 +256,16 @@ describe("a step's answer", () => {
     expectFailure(result, 4, `webAPIProviderConfig.headers.X-Token: what steps.login answered gives it ${what}, which an HTTP header cannot carry; check the API and the template`, secrets);
     expect(api.requests.map((r) => r.path)).toEqual(['/login']);
   });
+
+  it('that gives a header a line break through a comparison is exit 4 too, naming nothing', async () => {
+    const api = await startApi((request, response) => {
+      if (request.path === '/login') return json(response, 200, { token: 'a\r\nX-Injected: 1' });
+      json(response, 200, { access_token: SECRET.token });
+    });
+    const result = await run([], withStep(api.url, { url: `${api.url}/creds`, headers: { 'X-Token': '{{ steps.login.token == "zz" ? "a" : steps.login.token }}' } }));
+    expectFailure(result, 4, /which template and why is not said/, secrets);
+    expect(api.requests.map((r) => r.path)).toEqual(['/login']);
+  });
 });
 
 describe('the cache key', () => {
@@ -199,6 +291,18 @@ describe('the cache key', () => {
     const rotated = await run(['--cache', '--cache-dir', dir], config, { ADMIN_SECRET: 'admin-two-Qz3', USER_SECRET: 'user-one-Wx2' });
     expect(rotated.code).toBe(0);
     expect(api.requests.filter((r) => r.path === '/token').map((r) => new URLSearchParams(r.body).get('s'))).toEqual(['admin-one-Qz1', 'admin-two-Qz3']);
+  });
+
+  it('never writes an env name a secret gave: the cache is off for a config that reads env[env.X], and rotating that variable is fetched again', async () => {
+    const api = await startApi((request, response) => json(response, 200, { access_token: `tok-${request.headers['x-v']}`, expires_in: 3600 }));
+    const dir = join(mkdtempSync(join(tmpdir(), 'webapi-credential-env-name-')), 'cache');
+    const config = { method: 'GET', url: `${api.url}/token`, headers: { 'X-V': '{{ env[env.S] ?? "none-given" }}' }, tokenPath: '$.access_token', expiresInPath: '$.expires_in', tls: { caFile: pki.ca.certFile } };
+    const first = await run(['--cache', '--cache-dir', dir, '-o', 'token'], config, { S, [S]: 'first-Vq1' });
+    expect(first.stdout).toBe('tok-first-Vq1\n');
+    const rotated = await run(['--cache', '--cache-dir', dir, '-o', 'token'], config, { S, [S]: 'second-Vq2' });
+    expect(rotated.stdout).toBe('tok-second-Vq2\n');
+    const files = existsSync(dir) ? readdirSync(dir) : [];
+    for (const file of files) expect(readFileSync(join(dir, file), 'utf8')).not.toContain(S);
   });
 
   it('records a file whose path a step answered: rotating it misses', async () => {

@@ -8,7 +8,6 @@
 // (sindresorhus/got#2469).
 import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import { isIP } from 'node:net';
 import tls, { type SecureContext } from 'node:tls';
 import { makeSecureContext } from './tls-context.js';
 import { CredentialError, RequestError, ResponseError } from '../errors.js';
@@ -16,7 +15,7 @@ import { Failure, MAX_REDIRECTS, TLS_HINTS, UNTRUSTED_CODES, errorBodySummary, p
 import { chooseProxy, proxySecrets, showProxy, type ProxyChoice } from './proxy.js';
 import type { RenderedRequest, TlsMaterial } from './build.js';
 import { parseRetryAfter, RETRY_AFTER_CAP_MS, RETRY_STATUS_CODES, retryDelay } from './retry.js';
-import { watchExchange, type HttpObservation } from './observe-http.js';
+import { distinguishedName, probeServer, watchExchange, type HttpObservation } from './observe-http.js';
 
 export interface HttpOptions {
   /** Per attempt, redirects included. */
@@ -113,36 +112,17 @@ export async function send(request: RenderedRequest, options: HttpOptions): Prom
 
 /**
  * The issuer of the certificate chain a server presents, for the message of a failed verification:
- * Node drops the certificate with the socket. A second handshake that verifies nothing and sends
- * nothing (no request, no client certificate) reads it; only on that failure path, within the deadline.
+ * the top of the chain it sent, the CA a trust would have to hold. Only on that failure path, within
+ * the deadline.
  */
 function peerIssuer(url: URL, material: TlsMaterial, options: HttpOptions): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    const servername = material.serverName ?? (isIP(host) ? undefined : host);
-    const socket = tls.connect({ host, port: Number(url.port || 443), rejectUnauthorized: false, ALPNProtocols: ['http/1.1'], ...(servername ? { servername } : {}) });
-    const timer = setTimeout(() => finish(undefined), Math.max(1, Math.min(options.deadline - options.now(), 2_000)));
-    const finish = (issuer: string | undefined) => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(issuer);
-    };
-    socket.once('secureConnect', () => {
-      // The top of the chain it sent: the CA a trust would have to hold.
-      let certificate = socket.getPeerCertificate(true);
-      for (let hops = 0; hops < 10 && certificate.issuerCertificate && certificate.issuerCertificate !== certificate; hops++) {
-        certificate = certificate.issuerCertificate;
-      }
-      finish(distinguishedName(certificate.issuer));
-    });
-    socket.once('error', () => finish(undefined));
+  return probeServer(url, material, Math.max(1, Math.min(options.deadline - options.now(), 2_000)), (socket) => {
+    let certificate = socket.getPeerCertificate(true);
+    for (let hops = 0; hops < 10 && certificate.issuerCertificate && certificate.issuerCertificate !== certificate; hops++) {
+      certificate = certificate.issuerCertificate;
+    }
+    return distinguishedName(certificate.issuer) || undefined;
   });
-}
-
-function distinguishedName(name: object | undefined): string | undefined {
-  if (!name) return undefined;
-  const parts = Object.entries(name as Record<string, string | string[]>).map(([key, value]) => `${key}=${Array.isArray(value) ? value.join('+') : value}`);
-  return parts.length > 0 ? parts.join(', ') : undefined;
 }
 
 function isTlsFailure(failure: Failure): boolean {

@@ -85,23 +85,36 @@ export function watchExchange(target: URL, tls: TlsMaterial, options: { now: () 
 // The probe's handshake: long enough for a server that answered a moment ago.
 const PROBE_MS = 3_000;
 
-/**
- * The certificate a server sends, from a handshake that trusts it without checking and sends
- * nothing over it (no request, no credential): only after the client refused that certificate.
- */
+/** The certificate a server sends, what doctor shows of it. */
 function probePeer(target: URL, tls: TlsMaterial): Promise<TlsPeer | undefined> {
+  return probeServer(target, tls, PROBE_MS, (socket) => describePeer(socket, tls));
+}
+
+/**
+ * What `read` makes of the server's certificates, from a handshake that trusts them without checking
+ * and sends nothing over it (no request, no client certificate): only after the client refused them,
+ * since Node drops a refused certificate with its socket. Undefined when that handshake fails too, or
+ * takes longer than `timeoutMs`.
+ */
+export function probeServer<T>(target: URL, tls: TlsMaterial, timeoutMs: number, read: (socket: TLSSocket) => T): Promise<T | undefined> {
   return new Promise((resolve) => {
     const host = target.hostname.replace(/^\[|\]$/g, '');
     // No SNI for an IP address (RFC 6066), as https.request does.
     const servername = tls.serverName ?? (isIP(host) ? undefined : host);
     const socket = connect({ host, port: Number(target.port || 443), ...(servername !== undefined ? { servername } : {}), rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] });
-    const done = (peer: TlsPeer | undefined) => {
+    const done = (value: T | undefined) => {
       clearTimeout(timer);
       socket.destroy();
-      resolve(peer);
+      resolve(value);
     };
-    const timer = setTimeout(() => done(undefined), PROBE_MS);
-    socket.once('secureConnect', () => done(describePeer(socket, tls)));
+    const timer = setTimeout(() => done(undefined), timeoutMs);
+    socket.once('secureConnect', () => {
+      try {
+        done(read(socket));
+      } catch {
+        done(undefined);
+      }
+    });
     socket.once('error', () => done(undefined));
   });
 }
@@ -141,7 +154,7 @@ function signedByCa(leaf: DetailedPeerCertificate, bundle: string | undefined): 
   return false;
 }
 
-function distinguishedName(name: Record<string, string | string[] | undefined> | undefined): string {
+export function distinguishedName(name: Record<string, string | string[] | undefined> | undefined): string {
   if (!name) return '';
   return Object.entries(name)
     .filter(([, value]) => value !== undefined)

@@ -8,6 +8,7 @@ import { describeRequest, renderRequest, requestRoot, type RenderedRequest } fro
 import { runSteps } from '../request/steps.js';
 import type { HttpObservation } from '../request/observe-http.js';
 import { cached, defaultCacheDir, openCache } from '../cache/cache.js';
+import { writeEntry } from '../cache/store.js';
 import { entryKey, inputsKey, refKey } from '../cache/key.js';
 import { dependencyDigest, readRef, writeRef } from '../cache/ref.js';
 import type { Deps, GetTokenFlags } from './deps.js';
@@ -47,6 +48,7 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
     status = await cached(dir, key, { deadline, timeoutMs: flags.timeoutMs }, fetch, cacheDeps, failures, enter);
     deps.redactor.add(status.token);
     deps.redactor.add(status.clientKeyData);
+    storeUnderLearnedKey(secret, dir, inputs, used, prepared, status, deps);
   } else {
     status = await fetch();
   }
@@ -166,6 +168,23 @@ async function fetchCredential(prepared: Prepared, deadline: number, wholeTimeou
   deps.redactor.add(status.clientKeyData);
   deps.trace(`credential extracted${status.expirationTimestamp ? `, reported to expire at ${status.expirationTimestamp}` : ', no expiry known'}`);
   return status;
+}
+
+/**
+ * The next call keys on what the ref now records, which includes what this call's steps made the
+ * templates read (file(steps.x.path)): a key this call could not know before its steps ran. The
+ * credential is stored under that key too, so the first repeat is a hit, not a second fetch.
+ */
+function storeUnderLearnedKey(secret: Uint8Array, dir: string, inputs: string, used: Dependencies, prepared: Prepared, status: CredentialStatus, deps: Deps): void {
+  if (!status.expirationTimestamp) return;
+  const learned = union(used, prepared.readSoFar());
+  if (learned.env.length === used.env.length && learned.files.length === used.files.length) return;
+  try {
+    const key = entryKey(secret, inputs, dependencyDigest(deps.env, learned.env, learned.files, deps.readFile));
+    writeEntry(deps.cache.fs, dir, key, status, deps.cache.unique(), deps.now());
+  } catch (error) {
+    deps.trace(`cache: cannot store the entry under what the steps made the templates read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
 }
 
 function union(a: Dependencies, b: Dependencies): Dependencies {

@@ -1,10 +1,9 @@
 // doctor's cluster stage against the real `kubectl auth whoami` of kubectl 1.33: the same kubeconfig
 // (written by the `kubeconfig` generator), the same API server stand-in, the same username and
 // groups, whichever SelfSubjectReview version the server has.
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from '../helpers/apiserver.js';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { runCli, runCommand } from '../helpers/cli.js';
 import { installedDir } from '../helpers/installed.js';
 import { writeTemp } from '../helpers/integration.js';
 import { KUBECTL_1_33, makeKube, requireKubectl } from '../helpers/kubectl.js';
@@ -29,21 +28,6 @@ afterAll(async () => {
   await Promise.all([tokenApi?.close(), ...servers.map((server) => server.close())]);
 });
 
-function run(command: string, args: string[], env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
 
 describeWith(KUBECTL_1_33)('doctor and kubectl auth whoami', () => {
   it.each([[['v1', 'v1beta1'] as const], [['v1beta1'] as const]])('name the same user with SelfSubjectReview %j', async (apis) => {
@@ -56,7 +40,7 @@ describeWith(KUBECTL_1_33)('doctor and kubectl auth whoami', () => {
     const kubeconfig = writeTemp('kubeconfig.yaml', printed.stdout);
     const env = { PATH: `${INSTALLED}:${process.env['PATH'] ?? '/usr/bin:/bin'}`, HOME: kube.home, KUBECONFIG: kubeconfig, API_KEY };
 
-    const whoami = await run(requireKubectl(KUBECTL_1_33), ['auth', 'whoami', '-o', 'json'], env);
+    const whoami = await runCommand(requireKubectl(KUBECTL_1_33), ['auth', 'whoami', '-o', 'json'], env);
     expect({ code: whoami.code, stderr: whoami.stderr }).toEqual({ code: 0, stderr: '' });
     const kubectlUser = (JSON.parse(whoami.stdout) as { status: { userInfo: { username: string; groups: string[] } } }).status.userInfo;
 

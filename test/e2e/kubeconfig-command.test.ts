@@ -3,13 +3,12 @@
 // the path --command wrote), with the example Keycloak config, which gets a token from a Keycloak
 // stand-in, and the apiserver stand-in accepts that token. Without it on the PATH, kubectl shows
 // the installHint.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from '../helpers/apiserver.js';
-import { BIN_SCRIPT, PINNED_NODE, ROOT, runCli } from '../helpers/cli.js';
+import { ROOT, runCli, runCommand, type CliResult } from '../helpers/cli.js';
+import { installedDir } from '../helpers/installed.js';
 import { TRUST_TEST_CA } from '../helpers/examples.js';
 import { KUBECTL_1_33, makeKube, requireKubectl, type Kube } from '../helpers/kubectl.js';
 import { describeWith } from '../helpers/tools.js';
@@ -31,35 +30,11 @@ afterAll(async () => {
   await Promise.all([tokenApi?.close(), apiserver?.close()]);
 });
 
-/**
- * A directory holding `webapi-credential`, the CLI under test as installed: the single binary, or the
- * bin script beside the pinned Node that its `#!/usr/bin/env node` line finds first on the PATH.
- */
-function installed(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-path-'));
-  const binary = process.env['WEBAPI_CREDENTIAL_BIN'];
-  symlinkSync(binary ?? BIN_SCRIPT, join(dir, 'webapi-credential'));
-  if (!binary) symlinkSync(PINNED_NODE, join(dir, 'node'));
-  return dir;
-}
-const INSTALLED = installed();
+const INSTALLED = installedDir();
 
 /** kubectl in a clean environment, as a person who exported the secret (and trusts the test CA) runs it. */
-function kubectl(kube: Kube, args: string[], path = `${INSTALLED}:${process.env['PATH'] ?? '/usr/bin:/bin'}`): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env = { PATH: path, HOME: kube.home, KUBECONFIG: kube.kubeconfig, CLIENT_SECRET: SECRET, ...TRUST_TEST_CA };
-  return new Promise((resolve, reject) => {
-    const child = spawn(requireKubectl(KUBECTL_1_33), args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+function kubectl(kube: Kube, args: string[], path = `${INSTALLED}:${process.env['PATH'] ?? '/usr/bin:/bin'}`): Promise<CliResult> {
+  return runCommand(requireKubectl(KUBECTL_1_33), args, { PATH: path, HOME: kube.home, KUBECONFIG: kube.kubeconfig, CLIENT_SECRET: SECRET, ...TRUST_TEST_CA });
 }
 
 describeWith(KUBECTL_1_33)('the kubeconfig that `webapi-credential kubeconfig` prints', () => {

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from '../helpers/apiserver.js';
-import { BIN_SCRIPT, PINNED_NODE, ROOT, leaks, runCli } from '../helpers/cli.js';
+import { ROOT, leaks, runCli, runCommand, type CliResult } from '../helpers/cli.js';
+import { installedDir } from '../helpers/installed.js';
 import { TRUST_TEST_CA } from '../helpers/examples.js';
 import { KUBECTL_1_33, requireKubectl } from '../helpers/kubectl.js';
 import { describeWith } from '../helpers/tools.js';
@@ -32,30 +33,10 @@ afterAll(async () => {
   await Promise.all([tokenApi?.close(), apiserver?.close()]);
 });
 
-/** A directory holding `webapi-credential` as installed (see kubeconfig-command.test.ts). */
-function installed(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-path-'));
-  const binary = process.env['WEBAPI_CREDENTIAL_BIN'];
-  symlinkSync(binary ?? BIN_SCRIPT, join(dir, 'webapi-credential'));
-  if (!binary) symlinkSync(PINNED_NODE, join(dir, 'node'));
-  return dir;
-}
-const PATH = `${installed()}:${process.env['PATH'] ?? '/usr/bin:/bin'}`;
+const PATH = `${installedDir()}:${process.env['PATH'] ?? '/usr/bin:/bin'}`;
 
-function kubectl(env: Record<string, string>, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(requireKubectl(KUBECTL_1_33), args, { env: { PATH, CLIENT_SECRET: SECRET, ...TRUST_TEST_CA, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+function kubectl(env: Record<string, string>, args: string[]): Promise<CliResult> {
+  return runCommand(requireKubectl(KUBECTL_1_33), args, { PATH, CLIENT_SECRET: SECRET, ...TRUST_TEST_CA, ...env });
 }
 
 // What a person's kubeconfig holds already: a comment, another cluster, and an entry named like ours.
@@ -176,7 +157,7 @@ describeWith(KUBECTL_1_33)("the README's first screen, line by line, with the re
     expect(lines[0]).toMatch(/^webapi-credential init\b/);
     expect(lines.at(-1)).toMatch(/kubectl get ns$/);
     const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-readme-'));
-    const tools = installed();
+    const tools = installedDir();
     symlinkSync(requireKubectl(KUBECTL_1_33), join(tools, 'kubectl'));
     writeFileSync(join(dir, 'ca.crt'), readFileSync(apiserver.caFile));
     const env = { PATH: `${tools}:/usr/bin:/bin`, HOME: join(dir, 'home'), ...TRUST_TEST_CA };

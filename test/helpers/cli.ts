@@ -72,15 +72,22 @@ export function leaks(result: CliResult, secrets: string[], allowInStdout: strin
   return found;
 }
 
-/** Runs any command with exactly `env` and no input; collects its exit code and output. */
-export function runCommand(command: string, args: string[], env: Record<string, string>): Promise<CliResult> {
+/**
+ * Runs any command with exactly `env` and no input; collects its exit code and output. Killed after
+ * `killAfterMs` (a kubectl waiting on a plugin that never ends must not hold the suite).
+ */
+export function runCommand(command: string, args: string[], env: Record<string, string>, killAfterMs = 15_000): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }

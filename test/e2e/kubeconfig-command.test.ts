@@ -5,30 +5,17 @@
 // the installHint.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startApiServer, type ApiServer } from '../helpers/apiserver.js';
+import { expect, it } from 'vitest';
 import { ROOT, runCli, runCommand, type CliResult } from '../helpers/cli.js';
 import { installedDir } from '../helpers/installed.js';
 import { TRUST_TEST_CA } from '../helpers/examples.js';
 import { KUBECTL_1_33, makeKube, requireKubectl, type Kube } from '../helpers/kubectl.js';
 import { describeWith } from '../helpers/tools.js';
-import { keycloak } from '../helpers/provider-apis.js';
-import { startTokenApi, type TokenApi } from '../helpers/token-api.js';
+import { keycloakCluster } from '../helpers/keycloak-cluster.js';
 
 const SECRET = 'e2e-client-secret-6Hm';
 const CONFIG = `${ROOT}examples/keycloak/config-client-secret-post.yaml`;
-const issued: string[] = [];
-let tokenApi: TokenApi;
-let apiserver: ApiServer;
-
-beforeAll(async () => {
-  tokenApi = await startTokenApi(keycloak({ realm: 'platform', clientId: 'kubectl', clientSecret: SECRET }, issued));
-  apiserver = await startApiServer({ accepts: (token) => (issued.includes(token) ? 'service-account-kubectl' : undefined) });
-});
-
-afterAll(async () => {
-  await Promise.all([tokenApi?.close(), apiserver?.close()]);
-});
+const cluster = keycloakCluster(SECRET);
 
 const INSTALLED = installedDir();
 
@@ -43,13 +30,13 @@ describeWith(KUBECTL_1_33)('the kubeconfig that `webapi-credential kubeconfig` p
     ['with the config embedded in the cluster extension, webapi-credential found on the PATH', ['--embed-config']],
     ['with --command naming the installed path', ['--command', join(INSTALLED, 'webapi-credential')]],
   ])('drives the real kubectl 1.33 %s', async (_how, flags) => {
-    const sets = ['--set', `issuer=${tokenApi.url}/realms/platform`, '--set', 'clientId=kubectl'];
+    const sets = ['--set', `issuer=${cluster.tokenApi.url}/realms/platform`, '--set', 'clientId=kubectl'];
     // The operator's machine has no secret: the kubeconfig is written without it.
-    const printed = await runCli(['kubeconfig', '--server', apiserver.url, '--ca-file', apiserver.caFile, '--name', 'e2e', '--config', CONFIG, ...sets, ...flags]);
+    const printed = await runCli(['kubeconfig', '--server', cluster.apiserver.url, '--ca-file', cluster.apiserver.caFile, '--name', 'e2e', '--config', CONFIG, ...sets, ...flags]);
     expect(printed.code, printed.stderr).toBe(0);
     const kube = makeKube();
     writeFileSync(kube.kubeconfig, printed.stdout);
-    const before = issued.length;
+    const before = cluster.issued.length;
 
     const pods = await kubectl(kube, ['get', '--raw', '/api/v1/namespaces/default/pods']);
     expect({ code: pods.code, stderr: pods.stderr }).toEqual({ code: 0, stderr: '' });
@@ -58,9 +45,9 @@ describeWith(KUBECTL_1_33)('the kubeconfig that `webapi-credential kubeconfig` p
     expect((JSON.parse(whoami.stdout) as { status: unknown }).status).toEqual({ userInfo: { username: 'service-account-kubectl', groups: ['system:authenticated'] } });
 
     // One token for both kubectl commands: the kubeconfig writes --cache (HOME is the run's own).
-    const tokens = issued.slice(before);
+    const tokens = cluster.issued.slice(before);
     expect(tokens).toHaveLength(1);
-    const seen = apiserver.requests.filter((r) => tokens.includes(r.token ?? ''));
+    const seen = cluster.apiserver.requests.filter((r) => tokens.includes(r.token ?? ''));
     expect(seen.map(({ method, path, auth, status }) => ({ method, path, auth, status }))).toEqual([
       { method: 'GET', path: '/api/v1/namespaces/default/pods', auth: 'bearer', status: 200 },
       { method: 'POST', path: '/apis/authentication.k8s.io/v1/selfsubjectreviews', auth: 'bearer', status: 201 },
@@ -68,7 +55,7 @@ describeWith(KUBECTL_1_33)('the kubeconfig that `webapi-credential kubeconfig` p
   });
 
   it('shows the installHint when webapi-credential is not on the PATH', async () => {
-    const printed = await runCli(['kubeconfig', '--server', apiserver.url, '--ca-file', apiserver.caFile, '--name', 'e2e', '--config', CONFIG, '--set', 'issuer=https://kc.example/realms/r', '--set', 'clientId=kubectl']);
+    const printed = await runCli(['kubeconfig', '--server', cluster.apiserver.url, '--ca-file', cluster.apiserver.caFile, '--name', 'e2e', '--config', CONFIG, '--set', 'issuer=https://kc.example/realms/r', '--set', 'clientId=kubectl']);
     expect(printed.code, printed.stderr).toBe(0);
     const kube = makeKube();
     writeFileSync(kube.kubeconfig, printed.stdout);

@@ -6,32 +6,19 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startApiServer, type ApiServer } from '../helpers/apiserver.js';
+import { expect, it } from 'vitest';
 import { ROOT, leaks, runCli, runCommand, type CliResult } from '../helpers/cli.js';
 import { installedDir } from '../helpers/installed.js';
 import { TRUST_TEST_CA } from '../helpers/examples.js';
 import { KUBECTL_1_33, requireKubectl } from '../helpers/kubectl.js';
 import { describeWith } from '../helpers/tools.js';
-import { keycloak } from '../helpers/provider-apis.js';
-import { startTokenApi, type TokenApi } from '../helpers/token-api.js';
+import { keycloakCluster } from '../helpers/keycloak-cluster.js';
 
 const SECRET = 'merge-client-secret-3Rw';
 const CONFIG = `${ROOT}examples/keycloak/config-client-secret-post.yaml`;
 const PREFIX = 'webapi-credential: ';
 const NOTE = `${PREFIX}note: kubectl must pass CLIENT_SECRET to the plugin: export it where kubectl runs, or add users[].user.exec.env entries\n`;
-const issued: string[] = [];
-let tokenApi: TokenApi;
-let apiserver: ApiServer;
-
-beforeAll(async () => {
-  tokenApi = await startTokenApi(keycloak({ realm: 'platform', clientId: 'kubectl', clientSecret: SECRET }, issued));
-  apiserver = await startApiServer({ accepts: (token) => (issued.includes(token) ? 'service-account-kubectl' : undefined) });
-});
-
-afterAll(async () => {
-  await Promise.all([tokenApi?.close(), apiserver?.close()]);
-});
+const cluster = keycloakCluster(SECRET);
 
 const PATH = `${installedDir()}:${process.env['PATH'] ?? '/usr/bin:/bin'}`;
 
@@ -64,9 +51,9 @@ users:
 `;
 
 describeWith(KUBECTL_1_33)('kubeconfig --merge, read by the real kubectl 1.33', () => {
-  const sets = () => ['--set', `issuer=${tokenApi.url}/realms/platform`, '--set', 'clientId=kubectl'];
+  const sets = () => ['--set', `issuer=${cluster.tokenApi.url}/realms/platform`, '--set', 'clientId=kubectl'];
   const merge = (env: Record<string, string>, ...flags: string[]) =>
-    runCli(['kubeconfig', '--server', apiserver.url, '--ca-file', apiserver.caFile, '--name', 'e2e', '--config', CONFIG, ...sets(), '--merge', ...flags], { env });
+    runCli(['kubeconfig', '--server', cluster.apiserver.url, '--ca-file', cluster.apiserver.caFile, '--name', 'e2e', '--config', CONFIG, ...sets(), '--merge', ...flags], { env });
 
   it('merges into the first path of $KUBECONFIG, keeps the rest, and kubectl get ns works through the plugin and its cache', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
@@ -101,13 +88,13 @@ describeWith(KUBECTL_1_33)('kubeconfig --merge, read by the real kubectl 1.33', 
       args: config.users.find((u) => u.name === 'e2e')!.user.exec!.args,
     }).toEqual({
       current: 'e2e',
-      clusters: [['e2e', apiserver.url], ['other', 'https://other.example:6443']],
+      clusters: [['e2e', cluster.apiserver.url], ['other', 'https://other.example:6443']],
       contexts: ['e2e', 'other'],
       users: ['e2e', 'other'],
       args: ['--config', CONFIG, ...sets(), '--cache'],
     });
 
-    const before = issued.length;
+    const before = cluster.issued.length;
     for (let i = 0; i < 2; i++) {
       const ns = await kubectl(env, ['get', 'ns']);
       expect({ code: ns.code, stderr: ns.stderr }).toEqual({ code: 0, stderr: '' });
@@ -115,14 +102,14 @@ describeWith(KUBECTL_1_33)('kubeconfig --merge, read by the real kubectl 1.33', 
       expect(ns.stdout.split('\n').map((line) => line.split(/\s+/)[0])).toEqual(['NAME', 'default', 'kube-system', '']);
     }
     // --cache, written by default: two kubectl commands, one token.
-    expect(issued.length - before).toBe(1);
+    expect(cluster.issued.length - before).toBe(1);
     expect(leaks(result, [SECRET])).toEqual([]);
 
     // A second merge changes nothing; another name adds its entries and leaves current-context alone.
     const again = await merge(env, '--use');
     expect({ code: again.code, stderr: again.stderr }).toEqual({ code: 0, stderr: `${NOTE}${PREFIX}unchanged: cluster, user and context e2e in ${first}; current-context is e2e\n` });
     expect(readFileSync(first, 'utf8')).toBe(text);
-    const other = await runCli(['kubeconfig', '--server', apiserver.url, '--name', 'staging', '--config', CONFIG, ...sets(), '--merge'], { env });
+    const other = await runCli(['kubeconfig', '--server', cluster.apiserver.url, '--name', 'staging', '--config', CONFIG, ...sets(), '--merge'], { env });
     expect({ code: other.code, stderr: other.stderr }).toEqual({ code: 0, stderr: `${NOTE}${PREFIX}wrote cluster, user and context staging to ${first}; kubectl --context staging uses them (or --use makes it current)\n` });
     const after = readFileSync(first, 'utf8');
     expect(after.startsWith(text.slice(0, text.indexOf('contexts:')))).toBe(true);
@@ -141,7 +128,7 @@ describeWith(KUBECTL_1_33)('kubeconfig --merge, read by the real kubectl 1.33', 
 
     mkdirSync(join(dir, 'elsewhere'));
     const explicit = join(dir, 'elsewhere', 'kubeconfig');
-    const written = await runCli(['kubeconfig', '--server', apiserver.url, '--name', 'e2e', '--config', CONFIG, ...sets(), '--merge', explicit], { env: { HOME: home, KUBECONFIG: path } });
+    const written = await runCli(['kubeconfig', '--server', cluster.apiserver.url, '--name', 'e2e', '--config', CONFIG, ...sets(), '--merge', explicit], { env: { HOME: home, KUBECONFIG: path } });
     expect({ code: written.code, stderr: written.stderr }).toEqual({ code: 0, stderr: `${NOTE}${PREFIX}wrote cluster, user and context e2e to ${explicit}; kubectl --context e2e uses them (or --use makes it current)\n` });
   });
 });
@@ -159,13 +146,13 @@ describeWith(KUBECTL_1_33)("the README's first screen, line by line, with the re
     const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-readme-'));
     const tools = installedDir();
     symlinkSync(requireKubectl(KUBECTL_1_33), join(tools, 'kubectl'));
-    writeFileSync(join(dir, 'ca.crt'), readFileSync(apiserver.caFile));
+    writeFileSync(join(dir, 'ca.crt'), readFileSync(cluster.apiserver.caFile));
     const env = { PATH: `${tools}:/usr/bin:/bin`, HOME: join(dir, 'home'), ...TRUST_TEST_CA };
     for (const line of lines) {
       const command = line
         .replace(/\s+# .*$/, '')
-        .replaceAll('https://keycloak.example.com', tokenApi.url)
-        .replaceAll('https://k8s.example.com', apiserver.url)
+        .replaceAll('https://keycloak.example.com', cluster.tokenApi.url)
+        .replaceAll('https://k8s.example.com', cluster.apiserver.url)
         .replaceAll('CLIENT_SECRET=…', `CLIENT_SECRET=${SECRET}`);
       const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
         const child = spawn('/bin/sh', ['-c', command], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -48,12 +48,18 @@ function stdoutProblem(error: unknown): string {
 
 /** stdout: a failed write is an OutputError (exit 2, one line naming stdout), never an internal error. */
 function writeStdout(text: string): void {
+  let written: boolean;
   try {
-    writeAll(1, text);
+    written = writeAll(1, text, STDOUT_PATIENCE_MS);
   } catch (error) {
     throw new OutputError(stdoutProblem(error), '', { cause: error });
   }
+  // A non-blocking pipe nobody reads would take the write for ever; the caller reads at once.
+  if (!written) throw new OutputError(`EAGAIN (nobody read it for ${STDOUT_PATIENCE_MS / 1000} s)`, '');
 }
+
+/** How long a full stdout pipe is waited on: kubectl and Argo CD read the credential as it comes. */
+const STDOUT_PATIENCE_MS = 5_000;
 
 /**
  * stderr is for people: a write that fails (the reader is gone, a full disk) or a pipe nobody

@@ -134,12 +134,62 @@ export function parseExpression(source: string, names: ReadonlySet<string>): Nod
     // jsep's messages quote at most one character of the source ("Unexpected "=" at character 2").
     throw new TemplateSyntaxError(`{{ ${oneLine(source)} }}: ${(error as Error).message}`);
   }
+  let node: Node;
   try {
-    return check(tree, source, names);
+    node = check(tree, source, names);
   } catch (error) {
     if (error instanceof RangeError) throw new TemplateSyntaxError('the expression is nested too deeply');
     throw error;
   }
+  // The evaluator recurses: a tree the parser could still build (a `+` chain of 2 000 terms) would
+  // overflow it mid-evaluation. No real template nests past a few dozen levels.
+  if (depthOf(node) > MAX_EXPRESSION_DEPTH) throw new TemplateSyntaxError(`the expression is nested too deeply (more than ${MAX_EXPRESSION_DEPTH} levels)`);
+  return node;
+}
+
+const MAX_EXPRESSION_DEPTH = 256;
+
+/** The depth of a checked tree, walked with a stack of its own. */
+function depthOf(root: Node): number {
+  let deepest = 0;
+  const stack: Array<[Node, number]> = [[root, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (depth > deepest) deepest = depth;
+    if (deepest > MAX_EXPRESSION_DEPTH) break;
+    const below = (child: Node) => stack.push([child, depth + 1]);
+    switch (node.type) {
+      case 'member':
+        below(node.object);
+        below(node.property);
+        break;
+      case 'array':
+        for (const item of node.items) below(item);
+        break;
+      case 'object':
+        for (const [, item] of node.entries) below(item);
+        break;
+      case 'call':
+        for (const arg of node.args) below(arg);
+        break;
+      case 'not':
+        below(node.argument);
+        break;
+      case 'binary':
+        below(node.left);
+        below(node.right);
+        break;
+      case 'conditional':
+        below(node.test);
+        below(node.consequent);
+        below(node.alternate);
+        break;
+      case 'name':
+      case 'literal':
+        break;
+    }
+  }
+  return deepest;
 }
 
 function check(tree: jsep.Expression, source: string, names: ReadonlySet<string>): Node {

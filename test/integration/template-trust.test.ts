@@ -64,6 +64,14 @@ describe('a template past its bounds', () => {
     }
   });
 
+  it.each(COMMANDS)('refuses a + chain of 2 000 terms as nested too deeply, with one line and no trace (%s)', async (...command) => {
+    // The parser built it, and evaluating it overflowed the stack: Node printed "Exception in
+    // PromiseRejectCallback" and its trace on stderr, then "the config is nested too deeply to read".
+    const chain = Array.from({ length: 2_000 }, () => "'a'").join('+');
+    const result = await run(command, { method: 'GET', url: `https://127.0.0.1:9/?x={{ ${chain} }}`, tokenPath: '$.t' });
+    expectFailure(result, 2, /^config from --config-inline is invalid: webAPIProviderConfig\.url: the expression is nested too deeply \(more than 256 levels\)$/, secrets);
+  });
+
   it.each(COMMANDS)('is exit 2 when 40 lets share one list (%s)', async (...command) => {
     const lets: Record<string, string> = { a0: '[env.S, env.S]' };
     for (let i = 1; i <= 40; i++) lets[`a${i}`] = `[a${i - 1}, a${i - 1}]`;

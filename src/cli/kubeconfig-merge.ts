@@ -3,6 +3,7 @@
 // so that every other entry keeps its place, its quoting and its comments. Entries of the same
 // names are replaced in place; a second merge of the same thing changes nothing.
 import { UsageError } from '../errors.js';
+import { MAX_YAML_TOKENS, tooManyYamlTokens } from '../config/load.js';
 
 type YamlModule = typeof import('yaml');
 
@@ -23,6 +24,10 @@ const SECTIONS = [
 export function mergeKubeconfig(YAML: YamlModule, existing: string | undefined, entries: MergeEntries, use: boolean, where: string): string {
   const empty = { apiVersion: 'v1', kind: 'Config', clusters: [], users: [], contexts: [], 'current-context': '' };
   const fresh = existing === undefined || existing.trim() === '';
+  // The YAML parser's time grows faster than the text (config/load.ts): the same token bound as a config.
+  if (!fresh && tooManyYamlTokens(YAML, existing)) {
+    throw new UsageError('KUBECONFIG_TOO_LARGE', `${where} is too large to merge into: more than ${MAX_YAML_TOKENS} YAML tokens; choose another file with --merge <file>`);
+  }
   const doc = fresh ? new YAML.Document(empty) : YAML.parseDocument(existing, { keepSourceTokens: false });
   // Only comments, or `---`: kubectl reads an empty config; so do we, and the comments stay.
   if (!fresh && doc.errors.length === 0 && (doc.contents === null || (YAML.isScalar(doc.contents) && doc.contents.value === null))) doc.contents = doc.createNode(empty);
@@ -44,7 +49,7 @@ export function mergeKubeconfig(YAML: YamlModule, existing: string | undefined, 
     const at = list.items.findIndex(named);
     if (at >= 0) {
       // An alias elsewhere of an anchor in what goes keeps what it meant: a copy of it, in its place.
-      for (const gone of list.items.filter(named)) keepAliasesOf(YAML, doc, gone);
+      for (const gone of list.items.filter(named)) keepAliasesOf(YAML, doc, gone, where);
       // The comment above a replaced entry stays with it.
       const old = list.items[at] as { commentBefore?: string | null };
       if (old.commentBefore) node.commentBefore = old.commentBefore;
@@ -60,7 +65,7 @@ export function mergeKubeconfig(YAML: YamlModule, existing: string | undefined, 
 }
 
 /** Each alias outside `gone` of a node inside it becomes a copy of that node (its anchors dropped). */
-function keepAliasesOf(YAML: YamlModule, doc: import('yaml').Document, gone: unknown): void {
+function keepAliasesOf(YAML: YamlModule, doc: import('yaml').Document, gone: unknown, where: string): void {
   const inside = new Set<unknown>();
   YAML.visit(gone as import('yaml').Node, (_key, node) => {
     inside.add(node);
@@ -70,11 +75,15 @@ function keepAliasesOf(YAML: YamlModule, doc: import('yaml').Document, gone: unk
       if (inside.has(alias)) return undefined;
       const target = alias.resolve(doc);
       if (target === undefined || !inside.has(target)) return undefined;
-      const copy = target.clone() as import('yaml').Node;
-      YAML.visit(copy, (_k, node) => {
-        if (YAML.isNode(node)) delete node.anchor;
-      });
-      return copy;
+      // Its value with every alias inside it resolved, under the parser's alias bound: a clone would
+      // keep aliases that the walk would then expand again, exponentially for chained anchors.
+      let value: unknown;
+      try {
+        value = target.toJS(doc, { maxAliasCount: 50 });
+      } catch {
+        throw new UsageError('KUBECONFIG_INVALID', `${where}: an alias elsewhere refers to an anchor inside an entry being replaced, and expands too far; remove the alias, or choose another file with --merge <file>`);
+      }
+      return doc.createNode(value);
     },
   });
 }

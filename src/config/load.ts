@@ -72,6 +72,13 @@ export function selectSource(
 /** The most YAML tokens a config may have: the parser reads this many in well under a second. */
 export const MAX_YAML_TOKENS = 10_000;
 
+/** Whether `source` holds more than MAX_YAML_TOKENS YAML tokens; counting stops at the bound. */
+export function tooManyYamlTokens(yaml: { Lexer: typeof import('yaml').Lexer }, source: string): boolean {
+  let tokens = 0;
+  for (const _token of new yaml.Lexer().lex(source)) if (++tokens > MAX_YAML_TOKENS) return true;
+  return false;
+}
+
 /** Parses YAML or JSON (YAML 1.2 is a superset). Duplicate keys are an error, not a silent overwrite. */
 export async function parseConfigText(text: string, origin: string): Promise<unknown> {
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
@@ -87,14 +94,11 @@ export async function parseConfigText(text: string, origin: string): Promise<unk
   // The YAML parser's time grows faster than the text: 30 000 keys in one mapping (700 kB) took
   // 85 s, 1 MiB of nested flow collections 11 s, none of it within --timeout. A config is a few
   // hundred tokens; counting them stops at the bound, so this costs a real config well under 1 ms.
-  let tokens = 0;
-  for (const _token of new Lexer().lex(source)) {
-    if (++tokens > MAX_YAML_TOKENS) {
-      throw new UsageError(
-        'CONFIG_TOO_LARGE',
-        `config from ${origin} is too large to read as YAML: more than ${MAX_YAML_TOKENS} YAML tokens (a config has a few hundred); write it as JSON, or keep large values in files`,
-      );
-    }
+  if (tooManyYamlTokens({ Lexer }, source)) {
+    throw new UsageError(
+      'CONFIG_TOO_LARGE',
+      `config from ${origin} is too large to read as YAML: more than ${MAX_YAML_TOKENS} YAML tokens (a config has a few hundred); write it as JSON, or keep large values in files`,
+    );
   }
   try {
     // logLevel 'error': a warning (an unknown !tag) would otherwise go to process.emitWarning, a

@@ -107,6 +107,28 @@ describe('kubeconfig --merge refuses what it cannot merge, and leaves the file a
     expect(readdirSync(dir)).toEqual(['config']);
   });
 
+  it('a kubeconfig of more than 10 000 YAML tokens is exit 2 before its parser runs, unchanged', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
+    const path = join(dir, 'config');
+    const text = `apiVersion: v1\nkind: Config\npreferences: {${Array.from({ length: 12_000 }, (_, i) => `k${i}: ${i}`).join(', ')}}\n`;
+    writeFileSync(path, text);
+    expectFailure(await runCli([...args, '--merge', path], { env: SECRET_ENV }), 2, `${path} is too large to merge into: more than 10000 YAML tokens; choose another file with --merge <file>`);
+    expect(readFileSync(path, 'utf8')).toBe(text);
+  });
+
+  it('chained anchors inside the replaced entry, aliased elsewhere, end at the alias bound (exit 2), not in an exponential copy', async () => {
+    // A clone kept the aliases inside the copied value, which the walk then copied again: twenty
+    // levels of `[*a, *a]` doubled per level and never ended.
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
+    const path = join(dir, 'config');
+    const levels = Array.from({ length: 20 }, (_, i) => `    l${i + 1}: &a${i + 1} [*a${i}, *a${i}]`);
+    const text = ['apiVersion: v1', 'kind: Config', 'clusters:', '- name: prod', '  cluster:', '    server: https://old.example.com', '    extensions:', '    - name: x', '      extension:', '        l0: &a0 [x]', ...levels.map((line) => `    ${line}`), '- name: other', '  cluster: {server: https://other.example.com, bomb: *a20}', 'users: []', 'contexts: []', ''].join('\n');
+    writeFileSync(path, text);
+    const result = await runCli([...args, '--merge', path], { env: SECRET_ENV, timeoutMs: 15_000 });
+    expectFailure(result, 2, `${path}: an alias elsewhere refers to an anchor inside an entry being replaced, and expands too far; remove the alias, or choose another file with --merge <file>`);
+    expect(readFileSync(path, 'utf8')).toBe(text);
+  });
+
   it('an entry holding an anchor that another entry aliases is replaced, and the alias keeps what it meant', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
     const path = join(dir, 'config');

@@ -26,7 +26,12 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
     throw new UsageError('OUTPUT_TOKEN', '--output token needs a tokenPath; this config yields a client certificate');
   }
   if (request.tls.insecureSkipVerify) deps.warn(INSECURE_SKIP_VERIFY_WARNING);
-  const fetch = () => fetchCredential(prepared, deadline, flags.timeoutMs, deps);
+  // Whether this call asked the token API (its steps ran) or was served from the cache.
+  let fetched = false;
+  const fetch = () => {
+    fetched = true;
+    return fetchCredential(prepared, deadline, flags.timeoutMs, deps);
+  };
   let status: CredentialStatus;
   const dir = flags.cacheDir ?? defaultCacheDir(deps.env, deps.cache.homedir);
   const cacheDeps = { ...deps.cache, now: deps.now, trace: deps.trace };
@@ -38,8 +43,11 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
     const enter = () => {
       try {
         // Lets the next call find this entry (a credential or a failure) without parsing and
-        // rendering (cache/ref.ts), with what the steps' answers made the templates read this time.
-        writeRef(deps.cache.fs, dir, ref, { inputs, ...union(used, prepared.readSoFar()), insecure: request.tls.insecureSkipVerify }, deps.cache.unique());
+        // rendering (cache/ref.ts), with what this call read: after a fetch, what the steps' answers
+        // made the templates read this time (not added to the last ref's: a path an answer names
+        // anew each time would grow the list, and the files each call hashes, without end); after
+        // a hit, what the key was made of.
+        writeRef(deps.cache.fs, dir, ref, { inputs, ...(fetched ? prepared.readSoFar() : used), insecure: request.tls.insecureSkipVerify }, deps.cache.unique());
       } catch (error) {
         deps.trace(`cache: cannot store the ref (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
       }
@@ -48,7 +56,7 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
     status = await cached(dir, key, { deadline, timeoutMs: flags.timeoutMs }, fetch, cacheDeps, failures, enter);
     deps.redactor.add(status.token);
     deps.redactor.add(status.clientKeyData);
-    storeUnderLearnedKey(secret, dir, inputs, used, prepared, status, deps);
+    if (fetched) storeUnderLearnedKey(secret, dir, inputs, used, prepared, status, deps);
   } else {
     status = await fetch();
   }
@@ -177,8 +185,8 @@ async function fetchCredential(prepared: Prepared, deadline: number, wholeTimeou
  */
 function storeUnderLearnedKey(secret: Uint8Array, dir: string, inputs: string, used: Dependencies, prepared: Prepared, status: CredentialStatus, deps: Deps): void {
   if (!status.expirationTimestamp) return;
-  const learned = union(used, prepared.readSoFar());
-  if (learned.env.length === used.env.length && learned.files.length === used.files.length) return;
+  const learned = prepared.readSoFar();
+  if (learned.env.join('\0') === used.env.join('\0') && learned.files.join('\0') === used.files.join('\0')) return;
   try {
     const key = entryKey(secret, inputs, dependencyDigest(deps.env, learned.env, learned.files, deps.readFile));
     writeEntry(deps.cache.fs, dir, key, status, deps.cache.unique(), deps.now());

@@ -313,6 +313,42 @@ describe('the cache key', () => {
     for (const file of files) expect(readFileSync(join(dir, file), 'utf8')).not.toContain(S);
   });
 
+  it('keeps in the ref only what the last fetch read: a path an answer names anew each time does not pile up', async () => {
+    // The ref was the union of every earlier ref and this call's reads, so each new path stayed for
+    // good, and every later call hashed every file ever named.
+    const root = mkdtempSync(join(tmpdir(), 'webapi-credential-step-paths-'));
+    let call = 0;
+    const api = await startApi((request, response) => {
+      if (request.path === '/login') {
+        const path = join(root, `secret-${++call}`);
+        writeFileSync(path, `step-path-secret-${call}-Kp2\n`);
+        return json(response, 200, { path });
+      }
+      // Two seconds of life: reported one second early, so each call after a pause fetches again.
+      json(response, 200, { access_token: SECRET.token, expires_in: 2 });
+    });
+    const config = {
+      steps: [{ name: 'login', method: 'POST', url: `${api.url}/login`, json: { r: 'x' } }],
+      method: 'POST',
+      url: `${api.url}/token`,
+      form: { s: '{{ file(steps.login.path) }}' },
+      tokenPath: '$.access_token',
+      expiresInPath: '$.expires_in',
+      expiryMargin: '1s',
+      tls: { caFile: pki.ca.certFile },
+    };
+    const dir = join(root, 'cache');
+    for (let i = 0; i < 4; i++) {
+      expect((await run(['--cache', '--cache-dir', dir], config, {})).code).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+    }
+    expect(call).toBe(4);
+    const refs = readdirSync(dir).filter((name) => name.endsWith('.ref'));
+    expect(refs).toHaveLength(1);
+    const ref = JSON.parse(readFileSync(join(dir, refs[0]!), 'utf8')) as { files: string[] };
+    expect(ref.files).toEqual([pki.ca.certFile, join(root, 'secret-4')].sort());
+  });
+
   it('records a file whose path a step answered: rotating it misses', async () => {
     const root = mkdtempSync(join(tmpdir(), 'webapi-credential-step-file-'));
     const path = join(root, 'client-secret');

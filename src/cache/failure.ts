@@ -5,7 +5,7 @@
 // or 10 s, whichever is longer, at most 5 min. Only exit 3 and 4 are remembered: a usage or config
 // error never reaches the network, and a bug is not the token API's answer.
 import { c1Escaped, RequestError, ResponseError, type CredentialError } from '../errors.js';
-import { MAX_FAILURE_MS, type RememberedFailure } from './store.js';
+import { MAX_FAILURE_MESSAGE, MAX_FAILURE_MS, type RememberedFailure } from './store.js';
 
 const OUTAGE_MIN_MS = 10_000;
 
@@ -24,7 +24,11 @@ export function failureToRemember(error: unknown, failureTtlMs: number, now: num
     forMs = outage ? Math.max(error.retryAfterMs ?? 0, OUTAGE_MIN_MS) : failureTtlMs;
   } else return undefined;
   const exitCode = (error as CredentialError).exitCode as 3 | 4;
-  return { exitCode, message: c1Escaped(redact(error.message)), at: now, until: now + Math.min(forMs, MAX_FAILURE_MS) };
+  // Cut to what the reader takes: a longer message (a long URL) was stored and never served, and
+  // its failure was asked again on every call. It is redacted before it is cut.
+  const message = c1Escaped(redact(error.message));
+  const kept = message.length > MAX_FAILURE_MESSAGE ? `${message.slice(0, MAX_FAILURE_MESSAGE - 1)}…` : message;
+  return { exitCode, message: kept, at: now, until: now + Math.min(forMs, MAX_FAILURE_MS) };
 }
 
 /** The remembered message as served: it says it is one, and how to ask again at once. */

@@ -100,7 +100,7 @@ export interface RememberedFailure {
 /** Longest a failure is remembered (an outage's Retry-After is capped there): checked again on read. */
 export const MAX_FAILURE_MS = 5 * 60_000;
 /** A remembered message is one line; anything longer was not written by us. */
-const MAX_FAILURE_MESSAGE = 8 * 1024;
+export const MAX_FAILURE_MESSAGE = 8 * 1024;
 
 export type Lookup = { hit: true; status: CredentialStatus } | { hit: false; reason: string; failure?: RememberedFailure };
 

@@ -17,6 +17,9 @@ import { execInfoFor, readArgoCdSecret, readKubeconfigExec, type ExecSource } fr
 import { describeToken, describeTokenKind, formatJson, formatText, seconds, stage, STAGES, type Stage } from './doctor-report.js';
 import { cacheStage, tokenApiStage } from './doctor-stages.js';
 
+/** How long the report may spend redacting past the deadline (the plugin ends within a second of it). */
+const REPORT_GRACE_MS = 250;
+
 
 /** client-go trusts this machine's clock: past this, the expiry it computes can be off. */
 const SKEW_WARNING_MS = 30_000;
@@ -39,6 +42,10 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: Pick<CliDep
     const code = failed?.exitCode ?? 0;
     for (const name of STAGES) if (!stages.some((s) => s.name === name)) stages.push(stage(name, 'skip', failed ? `not run: ${failed.name} failed` : 'not run'));
     stages.sort((a, b) => STAGES.indexOf(a.name) - STAGES.indexOf(b.name));
+    // The report's own grace past the call's deadline, as report.ts gives a failure's line: a
+    // cluster stage that ran out the --timeout would otherwise show every line as not checked.
+    const until = deps.now() + REPORT_GRACE_MS;
+    deps.redactor.graceAfterDeadline(() => deps.now() >= until);
     const redact = (text: string) => deps.redactor.redact(text);
     deps.stdout(flags.format === 'json' ? formatJson(stages, code, redact) : formatText(stages, redact));
     return code;

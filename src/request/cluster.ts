@@ -103,7 +103,7 @@ function exchange(
     rejectUnauthorized: !tls.insecureSkipVerify,
     ...(tls.serverName !== undefined ? { servername: tls.serverName } : {}),
   });
-  const watcher = watchExchange(target, tls, { now: options.now, observe: (seen) => seen.tls && onPeer?.(seen.tls) });
+  const watcher = watchExchange(target, tls, { now: options.now, deadline: options.deadline, observe: (seen) => seen.tls && onPeer?.(seen.tls) });
   const exchanged = new Promise<Answer & { headers: Record<string, never> }>((resolve, reject) => {
     const timer = setTimeout(() => fail('DEADLINE'), Math.max(1, options.deadline - options.now()));
     const fail = (code: string) => {

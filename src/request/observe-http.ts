@@ -36,7 +36,7 @@ interface Watcher {
   follow: <T extends { status: number; headers: IncomingHttpHeaders }>(exchanged: Promise<T>) => Promise<T>;
 }
 
-export function watchExchange(target: URL, tls: TlsMaterial, options: { now: () => number; observe?: (seen: HttpObservation) => void }): Watcher {
+export function watchExchange(target: URL, tls: TlsMaterial, options: { now: () => number; deadline: number; observe?: (seen: HttpObservation) => void }): Watcher {
   const started = options.now();
   const seen: HttpObservation = { url: `${target.origin}${target.pathname}`, timings: {} };
   const at = () => options.now() - started;
@@ -72,7 +72,8 @@ export function watchExchange(target: URL, tls: TlsMaterial, options: { now: () 
           peer();
           // A refused certificate is gone with its socket: who sent it, read in a handshake of its own.
           if (!seen.tls && target.protocol === 'https:' && /CERT|SIGNATURE|ISSUER|SELF_SIGNED|ALTNAME/.test(seen.error)) {
-            const probed = await probePeer(target, tls);
+            // Within the call's deadline too: the plugin ends by --timeout, doctor included.
+            const probed = await probePeer(target, tls, Math.max(1, Math.min(PROBE_MS, options.deadline - options.now())));
             if (probed) seen.tls = probed;
           }
           options.observe?.(seen);
@@ -86,8 +87,8 @@ export function watchExchange(target: URL, tls: TlsMaterial, options: { now: () 
 const PROBE_MS = 3_000;
 
 /** The certificate a server sends, what doctor shows of it. */
-function probePeer(target: URL, tls: TlsMaterial): Promise<TlsPeer | undefined> {
-  return probeServer(target, tls, PROBE_MS, (socket) => describePeer(socket, tls));
+function probePeer(target: URL, tls: TlsMaterial, timeoutMs: number): Promise<TlsPeer | undefined> {
+  return probeServer(target, tls, timeoutMs, (socket) => describePeer(socket, tls));
 }
 
 /**

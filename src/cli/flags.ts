@@ -5,6 +5,7 @@
 import { UsageError } from '../errors.js';
 import { DURATION_PATTERN, parseDuration } from '../config/shape.js';
 import type { GetTokenFlags, RequestFlags } from '../use-case/deps.js';
+import type { DoctorFlags } from '../use-case/doctor/deps.js';
 
 type FlagKey =
   | 'config'
@@ -159,18 +160,6 @@ export function getTokenFlags(parsed: ParsedFlags): GetTokenFlags {
     ...(parsed.cache !== undefined ? { cache: parsed.cache } : {}),
     ...(parsed.cacheDir !== undefined ? { cacheDir: parsed.cacheDir } : {}),
   };
-}
-
-/** doctor: get-token's run (or the exec entry's), where to read it from, the report's format. */
-export interface DoctorFlags {
-  run: GetTokenFlags;
-  kubeconfig?: string;
-  context?: string;
-  argocdSecret?: string;
-  server?: string;
-  caFile?: string;
-  format: 'text' | 'json';
-  verbose: boolean;
 }
 
 /** What doctor takes of them: get-token's run, the place to read it from, the report's format. */

@@ -11,9 +11,9 @@ import { render, validate } from '../use-case/inspect.js';
 import { clearCache } from '../use-case/clear-cache.js';
 import { SHELLS, completionScript, describeProgram, type Shell } from './completion.js';
 import { addExamples } from './help.js';
-import { ARGOCD_CACHE_DIR, ARGOCD_COMMAND, ARGOCD_NAMESPACE, INSTALLED_NAME } from './manifests.js';
+import { ARGOCD_CACHE_DIR, ARGOCD_COMMAND, ARGOCD_NAMESPACE, INSTALLED_NAME } from '../use-case/manifest/manifests.js';
 import { closest } from '../config/shape.js';
-import { argoCdSecret, kubeconfig, type ArgoCdSecretFlags, type KubeconfigFlags } from './generators.js';
+import { argoCdSecret, kubeconfig, type ArgoCdSecretFlags, type KubeconfigFlags } from '../use-case/manifest/generators.js';
 
 export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
   let verbose = argv.includes('-v') || argv.includes('--verbose');
@@ -116,7 +116,7 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
       .argument('[provider]', 'a provider of the list'),
     GET_TOKEN_FLAGS.filter((flag) => flag.key === 'set'),
   ).action(async (provider: string | undefined, options: ParsedFlags) => {
-    const { listProviders, providerConfig } = await import('./init.js');
+    const { listProviders, providerConfig } = await import('../use-case/init.js');
     deps.stdout(provider === undefined ? listProviders() : await providerConfig(provider, options.set));
   });
   // doctor: every get-token flag but its -o (the report's format instead), and where to read the run.
@@ -124,8 +124,13 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     program.command('doctor').description('walk the stages of a call (source, config, token API, credential, cache, cluster) and say which one breaks'),
     [...GET_TOKEN_FLAGS.filter((flag) => flag.key !== 'output'), ...DOCTOR_FLAGS],
   ).action(async (options: ParsedFlags) => {
-    const { doctor } = await import('./doctor.js');
-    const code = await doctor(doctorFlags(options), useCaseDeps(options), deps);
+    const [{ doctor }, { formatReport }, { parseFastArgs }] = await Promise.all([import('../use-case/doctor/doctor.js'), import('./doctor-report.js'), import('./fast-path.js')]);
+    // An exec entry's args are read as the fast path reads argv: the get-token options this version knows.
+    const execArgs = (args: string[]) => {
+      const parsed = parseFastArgs(args);
+      return parsed && getTokenFlags(parsed);
+    };
+    const code = await doctor(doctorFlags(options), useCaseDeps(options), { ...deps, execArgs, report: formatReport });
     if (code !== 0) throw new DoctorExit(code);
   });
   program

@@ -1,4 +1,4 @@
-// What doctor (cli/doctor.ts) sees of a get-token run: each stage's outcome and timing, reported
+// What doctor (use-case/doctor/) sees of a get-token run: each stage's outcome and timing, reported
 // through deps.observe as the stages happen. The stages stay the ones get-token runs; nothing here
 // sends, renders or extracts a second time. Absent on a normal call.
 import type { CredentialStatus } from '../credential/exec-credential.js';

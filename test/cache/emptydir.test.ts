@@ -4,13 +4,15 @@
 // its root is root's with tmpfs's default mode 1777 (sticky, like /tmp); with an fsGroup it then
 // gives the group to fsGroup and sets setgid (pkg/volume/emptydir, SetVolumeOwnership). Argo CD runs
 // as uid 999 on a read-only root file system. Here the same: a real tmpfs where this test may mount
-// one, the plugin run as uid 999 through setpriv with a HOME it cannot write.
+// one, the plugin run as uid 999 through setpriv with a HOME it cannot write. What uid 999 runs is a
+// copy placed where that user can reach it: the checkout may sit under a directory only its owner
+// may enter (a home directory, a `mktemp -d`), and Argo CD's user could not run the plugin from there.
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, chownSync, constants, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, expect, it } from 'vitest';
-import { baseEnv, cliCommand, type CliResult } from '../helpers/cli.js';
+import { basename, dirname, join, relative } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { BIN_SCRIPT, ROOT, baseEnv, cliCommand, type CliResult } from '../helpers/cli.js';
 import { describeWith, SETPRIV, toolPath, type Tool } from '../helpers/tools.js';
 import { pki, tokenApis } from './support.js';
 
@@ -52,9 +54,44 @@ function memoryEmptyDir(name: string, fsGroup?: number): string {
   return dir;
 }
 
+/**
+ * The command that runs the plugin, copied into `dir` (0755 directories, files others may read and
+ * run, whatever the umask of the checkout was): the single binary alone, or the pinned Node with the
+ * bin script and the bundle it imports (dist/*.mjs; the bundle needs nothing of node_modules).
+ * Copied, not linked: a link would share the checkout's file modes, and chmod would change them.
+ */
+function placeCommand(dir: string): { command: string[]; files: string[] } {
+  const files: string[] = [];
+  const directory = (path: string): void => {
+    if (statSync(path, { throwIfNoEntry: false })) return;
+    directory(dirname(path));
+    mkdirSync(path);
+    chmodSync(path, 0o755);
+  };
+  const place = (from: string, to: string, mode: number) => {
+    directory(dirname(to));
+    copyFileSync(from, to, constants.COPYFILE_FICLONE);
+    chmodSync(to, mode);
+    files.push(to);
+    return to;
+  };
+  directory(dir);
+  const [executable, ...lead] = cliCommand();
+  const command = [place(executable!, join(dir, 'run', basename(executable!)), 0o755)];
+  for (const arg of lead) {
+    if (arg !== BIN_SCRIPT) throw new Error(`emptydir.test.ts knows how to place the bin script or the single binary, not ${arg}`);
+    command.push(place(BIN_SCRIPT, join(dir, relative(ROOT, BIN_SCRIPT)), 0o644));
+    const dist = join(ROOT, 'dist');
+    for (const file of readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.mjs'))) place(join(dist, file), join(dir, 'dist', file), 0o644);
+  }
+  return { command, files };
+}
+
+let placed: { command: string[]; files: string[] };
+
 /** get-token as Argo CD runs it: uid 999 (and the pod's fsGroup), HOME not writable. */
 function asArgoCd(config: string, cacheDir: string, groups: number[] = []): Promise<CliResult> {
-  const [command, ...lead] = cliCommand();
+  const [command, ...lead] = placed.command;
   const args = [`--reuid=${ARGOCD_UID}`, `--regid=${ARGOCD_UID}`, groups.length > 0 ? `--groups=${groups.join(',')}` : '--clear-groups', command!, ...lead];
   const child = spawn(toolPath(SETPRIV), [...args, '--config-inline', config, '--cache', '--cache-dir', cacheDir, '--verbose'], {
     env: baseEnv({ HOME: readOnlyHome, CLIENT_SECRET: 'argocd-secret-value' }),
@@ -76,6 +113,22 @@ mkdirSync(readOnlyHome, { mode: 0o755 });
 chmodSync(base, 0o755);
 
 describeWith(ROOT_USER, SETPRIV)('the cache on a memory emptyDir, as kubelet mounts it for Argo CD', () => {
+  beforeAll(() => {
+    placed = placeCommand(join(base, 'program'));
+  });
+
+  it('runs, as uid 999, only a copy outside the checkout that every user can reach (the checkout may sit under a 0700 directory)', () => {
+    expect(placed.files.length).toBeGreaterThan(0);
+    for (const file of placed.command) expect(placed.files).toContain(file);
+    for (const file of placed.files) {
+      expect(relative(ROOT, file).startsWith('..'), `${file} is in the checkout ${ROOT}`).toBe(true);
+      expect(statSync(file).mode & 0o004, `${file} is not readable by others`).toBe(0o004);
+      for (let parent = dirname(file); parent !== dirname(parent); parent = dirname(parent)) {
+        expect(statSync(parent).mode & 0o001, `${parent} does not let others in`).toBe(0o001);
+      }
+    }
+  });
+
   const config = async () => {
     const api = await startApi();
     return {

@@ -21,7 +21,7 @@ const MARKERS: Record<string, string> = {
   commander: 'CommanderError',
   // the example configs `init` prints (scripts/examples.mjs)
   examples: 'orgscopedtokens',
-  // src/cli/doctor*.ts and its cluster client (request/cluster.ts): loaded by `doctor` alone.
+  // src/use-case/doctor/, src/cli/doctor-report.ts and its cluster client (request/cluster.ts): loaded by `doctor` alone.
   doctor: 'webapi-credential.doctor/v1',
   'cluster client': 'CLUSTER_UNAUTHORIZED',
 };

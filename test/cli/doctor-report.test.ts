@@ -1,6 +1,7 @@
 // How doctor describes a credential without showing it, and its two report formats.
 import { describe, expect, it } from 'vitest';
-import { describeToken, describeTokenKind, formatJson, formatText, stage } from '../../src/cli/doctor-report.js';
+import { formatJson, formatText } from '../../src/cli/doctor-report.js';
+import { describeToken, describeTokenKind, stage } from '../../src/use-case/doctor/stage.js';
 
 const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const jwt = (claims: Record<string, unknown>) => `${part({ alg: 'RS256' })}.${part(claims)}.c2ln`;

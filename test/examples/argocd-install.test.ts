@@ -13,7 +13,7 @@ import { KUBECTL_1_33, requireKubectl } from '../helpers/kubectl.js';
 import { describeWith } from '../helpers/tools.js';
 import { MANIFEST_SETS, examplePath, readArgoCdSecret, readText, readYaml } from '../helpers/examples.js';
 import { ROOT, runCli } from '../helpers/cli.js';
-import { ARGOCD_CACHE_DIR, ARGOCD_CACHE_MOUNT } from '../../src/cli/manifests.js';
+import { ARGOCD_CACHE_DIR, ARGOCD_CACHE_MOUNT } from '../../src/use-case/manifest/manifests.js';
 
 interface Container {
   name: string;

@@ -1,10 +1,10 @@
-// The reading side of the manifests (cli/manifest-read.ts), tested as a pair with the writing side
-// (cli/manifests.ts): what the generators build, doctor reads back as kubectl and Argo CD would.
+// The reading side of the manifests (use-case/manifest/manifest-read.ts), tested as a pair with the writing side
+// (use-case/manifest/manifests.ts): what the generators build, doctor reads back as kubectl and Argo CD would.
 import YAML from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { buildArgoCdClusterSecret, buildKubeconfig } from '../../src/cli/manifests.js';
-import { execInfoFor, readArgoCdSecret, readKubeconfigExec } from '../../src/cli/manifest-read.js';
-import { UsageError } from '../../src/errors.js';
+import { buildArgoCdClusterSecret, buildKubeconfig } from '../../../src/use-case/manifest/manifests.js';
+import { execInfoFor, readArgoCdSecret, readKubeconfigExec } from '../../../src/use-case/manifest/manifest-read.js';
+import { UsageError } from '../../../src/errors.js';
 
 const DOCUMENT = { webAPIProviderConfig: { method: 'POST', url: 'https://auth.example.com/token', tokenPath: '$.access_token' } };
 const V1 = 'client.authentication.k8s.io/v1';

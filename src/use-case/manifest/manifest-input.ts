@@ -1,11 +1,11 @@
 // What a generator embeds: the config checked exactly as the plugin will run it (prepare, with the
 // cluster info client-go would send), never needing the secret values, and its TLS files as data.
 import { dirname, isAbsolute, join } from 'node:path';
-import { readProblem, UsageError } from '../errors.js';
-import { parseConfigText, selectSource } from '../config/load.js';
-import { V1, V1BETA1 } from '../credential/exec-credential.js';
-import type { Deps, RequestFlags } from '../use-case/deps.js';
-import { prepare } from '../use-case/prepare.js';
+import { readProblem, UsageError } from '../../errors.js';
+import { parseConfigText, selectSource } from '../../config/load.js';
+import { V1, V1BETA1 } from '../../credential/exec-credential.js';
+import type { Deps, RequestFlags } from '../deps.js';
+import { prepare } from '../prepare.js';
 
 export interface ManifestFlags extends RequestFlags {
   server: string;

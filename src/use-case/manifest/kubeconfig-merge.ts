@@ -2,8 +2,8 @@
 // `aws eks update-kubeconfig` does, through the yaml library's Document API rather than a re-dump,
 // so that every other entry keeps its place, its quoting and its comments. Entries of the same
 // names are replaced in place; a second merge of the same thing changes nothing.
-import { UsageError } from '../errors.js';
-import { MAX_YAML_TOKENS, tooManyYamlTokens } from '../config/load.js';
+import { UsageError } from '../../errors.js';
+import { MAX_YAML_TOKENS, tooManyYamlTokens } from '../../config/load.js';
 
 type YamlModule = typeof import('yaml');
 

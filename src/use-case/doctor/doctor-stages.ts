@@ -1,14 +1,14 @@
 // doctor's token API and cache stages, read from what get-token reported (use-case/observe.ts) and,
 // for the cache, from the store through its own trusted readers: nothing the cache would refuse to
 // trust is read here either.
-import { CredentialError } from '../errors.js';
-import type { ProviderConfig, RequestConfig } from '../config/schema.js';
-import type { Deps } from '../use-case/deps.js';
-import type { StageEvent } from '../use-case/observe.js';
-import type { HttpObservation, TlsPeer } from '../request/observe-http.js';
-import { lockPath } from '../cache/lock.js';
-import { readEntry, readPrivateFile } from '../cache/store.js';
-import { seconds, stage, type Stage } from './doctor-report.js';
+import { CredentialError } from '../../errors.js';
+import type { ProviderConfig, RequestConfig } from '../../config/schema.js';
+import type { Deps } from '../deps.js';
+import type { StageEvent } from '../observe.js';
+import type { HttpObservation, TlsPeer } from '../../request/observe-http.js';
+import { lockPath } from '../../cache/lock.js';
+import { readEntry, readPrivateFile } from '../../cache/store.js';
+import { seconds, stage, type Stage } from './stage.js';
 
 type Send = Extract<StageEvent, { stage: 'send' }>;
 

@@ -3,19 +3,17 @@
 // through deps.observe, then asks the cluster who the credential is. It observes the pipeline; the
 // HTTP client, renderer and extractor stay the ones get-token uses. Loaded only for this command.
 import { delimiter, isAbsolute, join } from 'node:path';
-import { CredentialError, readProblem, UsageError, type ExitCode } from '../errors.js';
-import { placeholderMessage, placeholdersLeft } from '../config/env-placeholder.js';
-import { selectSource } from '../config/load.js';
-import { readExecInfo, type CredentialStatus } from '../credential/exec-credential.js';
-import type { Deps } from '../use-case/deps.js';
-import type { StageEvent } from '../use-case/observe.js';
-import { getToken } from '../use-case/get-token.js';
-import type { CliDeps } from './deps.js';
-import { parseFastArgs } from './fast-path.js';
-import { getTokenFlags, type DoctorFlags } from './flags.js';
-import { execInfoFor, readArgoCdSecret, readKubeconfigExec, type ExecSource } from './manifest-read.js';
-import { describeToken, describeTokenKind, formatJson, formatText, seconds, stage, STAGES, type Stage } from './doctor-report.js';
+import { CredentialError, readProblem, UsageError, type ExitCode } from '../../errors.js';
+import { placeholderMessage, placeholdersLeft } from '../../config/env-placeholder.js';
+import { selectSource } from '../../config/load.js';
+import { readExecInfo, type CredentialStatus } from '../../credential/exec-credential.js';
+import type { Deps } from '../deps.js';
+import type { StageEvent } from '../observe.js';
+import { getToken } from '../get-token.js';
+import { execInfoFor, readArgoCdSecret, readKubeconfigExec, type ExecSource } from '../manifest/manifest-read.js';
+import { describeToken, describeTokenKind, seconds, stage, STAGES, type Stage } from './stage.js';
 import { cacheStage, tokenApiStage } from './doctor-stages.js';
+import type { DoctorFlags, DoctorProbes, DoctorSystem } from './deps.js';
 
 /** How long the report may spend redacting past the deadline (the plugin ends within a second of it). */
 const REPORT_GRACE_MS = 250;
@@ -24,7 +22,7 @@ const REPORT_GRACE_MS = 250;
 /** client-go trusts this machine's clock: past this, the expiry it computes can be off. */
 const SKEW_WARNING_MS = 30_000;
 
-export async function doctor(flags: DoctorFlags, deps: Deps, system: Pick<CliDeps, 'isExecutable' | 'sameProgram' | 'whoAmI'>): Promise<ExitCode> {
+export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSystem): Promise<ExitCode> {
   if (flags.kubeconfig !== undefined && flags.argocdSecret !== undefined) {
     throw new UsageError('FLAG_CONFLICT', 'doctor takes --kubeconfig or --argocd-secret, not both');
   }
@@ -47,7 +45,7 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: Pick<CliDep
     const until = deps.now() + REPORT_GRACE_MS;
     deps.redactor.graceAfterDeadline(() => deps.now() >= until);
     const redact = (text: string) => deps.redactor.redact(text);
-    deps.stdout(flags.format === 'json' ? formatJson(stages, code, redact) : formatText(stages, redact));
+    deps.stdout(system.report(flags.format, stages, code, redact));
     return code;
   };
   const fail = (name: Stage['name'], error: unknown): ExitCode => {
@@ -77,11 +75,11 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: Pick<CliDep
       // The same check get-token makes, here at the source: the secret's env is what to fix.
       const placeholders = placeholdersLeft(source.env);
       if (placeholders.length > 0) throw new UsageError('ENV_PLACEHOLDER', placeholderMessage(placeholders));
-      const parsed = parseFastArgs(source.args);
+      const parsed = system.execArgs(source.args);
       if (!parsed) throw new UsageError('SOURCE', `${source.origin}: its args are not get-token options this version knows; run them by hand to see which`);
       // doctor's own --no-cache, --cache-dir and --timeout still hold: a look past a cached credential.
       const { cache, cacheDir } = flags.run;
-      run = { ...getTokenFlags(parsed), timeoutMs: flags.run.timeoutMs, ...(cache !== undefined ? { cache } : {}), ...(cacheDir !== undefined ? { cacheDir } : {}) };
+      run = { ...parsed, timeoutMs: flags.run.timeoutMs, ...(cache !== undefined ? { cache } : {}), ...(cacheDir !== undefined ? { cacheDir } : {}) };
       // A secret's --cache-dir is the Argo CD containers' emptyDir: here it would make (as root) a
       // directory at the root of this machine. doctor caches in its own.
       const containerCacheDir = source.kind === 'argocd-secret' && cacheDir === undefined ? run.cacheDir : undefined;
@@ -239,7 +237,7 @@ interface Found {
 }
 
 /** The command found as kubectl finds it (client-go: a path with a slash is the kubeconfig's; else the PATH), and that it is this program. */
-function checkCommand(source: ExecSource, file: string, deps: Deps, system: Pick<CliDeps, 'isExecutable' | 'sameProgram'>): Found {
+function checkCommand(source: ExecSource, file: string, deps: Deps, system: DoctorProbes): Found {
   const { command } = source;
   const isExecutable = system.isExecutable ?? (() => false);
   let path: string | undefined;

@@ -1,10 +1,10 @@
 // The reading side of manifests.ts: the exec entry that kubectl (a kubeconfig's context) or Argo CD
 // (a cluster secret's execProviderConfig) would run, and the cluster it would run it for. doctor
-// reads them; test/cli/manifest-read.test.ts reads back what the generators wrote. Pure but for the
+// reads them; test/use-case/manifest/manifest-read.test.ts reads back what the generators wrote. Pure but for the
 // parser: the caller reads the files.
 import { dirname, isAbsolute, join } from 'node:path';
-import { UsageError } from '../errors.js';
-import { parseConfigText } from '../config/load.js';
+import { UsageError } from '../../errors.js';
+import { parseConfigText } from '../../config/load.js';
 
 const EXEC_EXTENSION = 'client.authentication.k8s.io/exec';
 

@@ -2,11 +2,11 @@
 // it (manifest-input.ts), then the manifest and notes on what it needs where it runs. Secret values
 // are never printed: the env names the templates read are listed, not their values.
 import { basename, delimiter, dirname, join, resolve } from 'node:path';
-import { readProblem, UsageError } from '../errors.js';
+import { readProblem, UsageError } from '../../errors.js';
 import { mergeKubeconfig } from './kubeconfig-merge.js';
-import { envPlaceholder } from '../config/env-placeholder.js';
-import { V1, V1BETA1 } from '../credential/exec-credential.js';
-import type { Deps } from '../use-case/deps.js';
+import { envPlaceholder } from '../../config/env-placeholder.js';
+import { V1, V1BETA1 } from '../../credential/exec-credential.js';
+import type { Deps } from '../deps.js';
 import { check, inlineTlsFiles, type ManifestFlags } from './manifest-input.js';
 import { ARGOCD_CACHE_DIR, ARGOCD_CACHE_MOUNT, buildArgoCdClusterSecret, buildKubeconfig, defaultName, INSTALLED_NAME, kubeconfigEntries, type ExecPlugin } from './manifests.js';
 

@@ -1,6 +1,6 @@
 // The manifests `kubeconfig` and `argocd-secret` print: plain objects, built without I/O.
 import { describe, expect, it } from 'vitest';
-import { buildArgoCdClusterSecret, buildKubeconfig, defaultName, resourceName } from '../../src/cli/manifests.js';
+import { buildArgoCdClusterSecret, buildKubeconfig, defaultName, resourceName } from '../../../src/use-case/manifest/manifests.js';
 
 const DOCUMENT = { webAPIProviderConfig: { method: 'POST', url: 'https://auth.example.com/token', tokenPath: '$.access_token' } };
 const V1 = 'client.authentication.k8s.io/v1';

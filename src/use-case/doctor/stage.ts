@@ -1,0 +1,75 @@
+// What doctor found, stage by stage, as the report prints it (cli/doctor-report.ts formats it), and
+// the credential described without showing it.
+import type { ExitCode } from '../../errors.js';
+
+export const STAGES = ['source', 'config', 'token API', 'credential', 'cache', 'cluster'] as const;
+export type StageName = (typeof STAGES)[number];
+
+export interface Stage {
+  name: StageName;
+  result: 'pass' | 'fail' | 'skip';
+  /** One line: what was found, or for a failure what failed and what to do. */
+  summary: string;
+  warnings: string[];
+  notes: string[];
+  /** Facts for -o json (names, times, statuses; never a secret). */
+  details: Record<string, unknown>;
+  /** The failing stage's exit code. */
+  exitCode?: ExitCode;
+}
+
+export function stage(name: StageName, result: Stage['result'], summary: string, details: Record<string, unknown> = {}): Stage {
+  return { name, result, summary, warnings: [], notes: [], details };
+}
+
+const NAMED_CLAIMS = ['iss', 'sub', 'aud', 'exp', 'iat', 'nbf'] as const;
+const TIME_CLAIMS = new Set(['exp', 'iat', 'nbf']);
+
+export interface TokenKind {
+  kind: 'JWT' | 'opaque';
+  length: number;
+  /** iss, sub, aud and the times of a JWT; exp, iat and nbf as RFC 3339. */
+  claims?: Record<string, string>;
+  /** The names of its other claims (a name that does not look like one is counted). */
+  otherClaims?: string[];
+}
+
+/** What a token is, never what it says beyond the registered claims: JWT claims, or its length. */
+export function describeToken(token: string): TokenKind {
+  const parts = token.split('.');
+  if (parts.length === 3) {
+    let payload: unknown;
+    try {
+      payload = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8'));
+    } catch {
+      payload = undefined;
+    }
+    if (typeof payload === 'object' && payload !== null && !Array.isArray(payload)) {
+      const claims: Record<string, string> = {};
+      const entries = payload as Record<string, unknown>;
+      for (const name of NAMED_CLAIMS) {
+        const value = entries[name];
+        if (value === undefined) continue;
+        if (TIME_CLAIMS.has(name) && typeof value === 'number' && Number.isFinite(value) && Math.abs(value) < 253402300800) claims[name] = new Date(value * 1000).toISOString().replace(/\.000Z$/, 'Z');
+        else claims[name] = (Array.isArray(value) ? value.map(String).join(',') : String(value)).slice(0, 200);
+      }
+      const others = Object.keys(entries).filter((name) => !(NAMED_CLAIMS as readonly string[]).includes(name));
+      const shown = others.filter((name) => /^[A-Za-z_][\w.:-]{0,39}$/.test(name)).slice(0, 30);
+      const unnamed = others.length - shown.length;
+      return { kind: 'JWT', length: token.length, claims, otherClaims: unnamed > 0 ? [...shown, `(${unnamed} more)`] : shown };
+    }
+  }
+  return { kind: 'opaque', length: token.length };
+}
+
+export function describeTokenKind(kind: TokenKind): string {
+  if (kind.kind === 'opaque') return `token, opaque, ${kind.length} characters`;
+  const claims = Object.entries(kind.claims ?? {}).map(([name, value]) => `${name} ${value}`);
+  const others = kind.otherClaims?.length ? `; other claims: ${kind.otherClaims.join(', ')}` : '';
+  return `token, JWT, ${kind.length} characters${claims.length > 0 ? `: ${claims.join(', ')}` : ''}${others}`;
+}
+
+/** Seconds, as people read a duration. */
+export function seconds(ms: number): string {
+  return `${Math.round(ms / 1000)} s`;
+}

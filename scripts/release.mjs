@@ -116,6 +116,8 @@ for (const target of TARGETS) {
   // security directory pointing at what is no longer one (docs/release.md).
   if (target.macho) adhocSignFile(join(out, name), 'webapi-credential');
   if (target.exe) cleanPeFile(join(out, name));
+  // A maintainer's real signature (Developer ID, Authenticode), where they have one: docs/release.md.
+  if (process.env.RELEASE_SIGN) execFileSync(process.env.RELEASE_SIGN, [target.platform, join(out, name)], { stdio: ['ignore', 'inherit', 'inherit'] });
   made.push({ platform: target.platform, file: name, node: targetVersion, nodePackage: target.pkg, nodeSha256: sha256(node), maker, blob: blobFile, codeCache });
   const size = (statSync(join(out, name)).size / 1024 / 1024).toFixed(1);
   process.stderr.write(`built ${name} (Node ${targetVersion}${codeCache ? ', code cache' : ''}${target.strip ? ', stripped' : ''}, ${size} MiB)\n`);

@@ -79,8 +79,11 @@ export function allowInKuberc(YAML: YamlModule, existing: string | undefined, pa
   return { text: doc.toString({ indentSeq, lineWidth: 0 }), outcome: 'added', policy };
 }
 
-/** Adds the plugin `command` to the kuberc; returns the note for stderr. */
-export async function addToKuberc(command: string, cwd: string, deps: Deps): Promise<string> {
+/**
+ * Reads and checks the kuberc for the plugin `command` (every failure is here, before the kubeconfig
+ * is written); the function it returns writes it, and returns the note for stderr.
+ */
+export async function planKuberc(command: string, cwd: string, deps: Deps): Promise<() => string> {
   const where = kubercPath(deps, cwd);
   const path = lookPath(command, deps, cwd);
   if (path === undefined) throw new UsageError('KUBERC_COMMAND_NOT_FOUND', `--kuberc: ${command} is not on the PATH, so kubectl's allowlist cannot name it; install it, or give --command <absolute path>`);
@@ -103,23 +106,25 @@ export async function addToKuberc(command: string, cwd: string, deps: Deps): Pro
   }
   const { text, outcome, policy } = allowInKuberc(YAML, existing, path, where);
   if (outcome === 'not-allowlist') {
-    if (existing === undefined) return `unchanged: ${where} does not exist: kubectl runs every plugin, no allowlist needed`;
-    if (policy === 'DenyAll') return `note: ${where} sets credentialPluginPolicy: DenyAll, so kubectl runs no plugin; left as it is (to allow this one: credentialPluginPolicy: Allowlist and the entry name: ${path})`;
-    return `unchanged: ${where} sets credentialPluginPolicy: ${policy || '(none)'}: kubectl runs every plugin, no allowlist needed`;
+    if (existing === undefined) return () => `unchanged: ${where} does not exist: kubectl runs every plugin, no allowlist needed`;
+    if (policy === 'DenyAll') return () => `note: ${where} sets credentialPluginPolicy: DenyAll, so kubectl runs no plugin; left as it is (to allow this one: credentialPluginPolicy: Allowlist and the entry name: ${path})`;
+    return () => `unchanged: ${where} sets credentialPluginPolicy: ${policy || '(none)'}: kubectl runs every plugin, no allowlist needed`;
   }
-  if (outcome === 'present') return `unchanged: ${where} allows ${path} already`;
-  const temporary = join(dirname(target), `.${basename(target)}.${deps.cache.unique()}.tmp`);
-  try {
-    fs.writeFileSync(temporary, text!, { mode: 0o600, flag: 'wx' });
-    if (owner !== undefined && deps.cache.uid === 0 && (owner.uid !== 0 || owner.gid !== 0)) fs.chownSync(temporary, owner.uid, owner.gid);
-    fs.renameSync(temporary, target);
-  } catch (error) {
+  if (outcome === 'present') return () => `unchanged: ${where} allows ${path} already`;
+  return () => {
+    const temporary = join(dirname(target), `.${basename(target)}.${deps.cache.unique()}.tmp`);
     try {
-      fs.unlinkSync(temporary);
-    } catch {
-      // Not created, or renamed already.
+      fs.writeFileSync(temporary, text!, { mode: 0o600, flag: 'wx' });
+      if (owner !== undefined && deps.cache.uid === 0 && (owner.uid !== 0 || owner.gid !== 0)) fs.chownSync(temporary, owner.uid, owner.gid);
+      fs.renameSync(temporary, target);
+    } catch (error) {
+      try {
+        fs.unlinkSync(temporary);
+      } catch {
+        // Not created, or renamed already.
+      }
+      throw new UsageError('KUBERC_UNWRITABLE', `cannot write ${where}: ${readProblem(error)}`, { cause: error });
     }
-    throw new UsageError('KUBERC_UNWRITABLE', `cannot write ${where}: ${readProblem(error)}`, { cause: error });
-  }
-  return `wrote ${path} to credentialPluginAllowlist in ${where}`;
+    return `wrote ${path} to credentialPluginAllowlist in ${where}`;
+  };
 }

@@ -2,7 +2,7 @@
 // added to credentialPluginAllowlist of the kuberc kubectl reads ($KUBERC, else ~/.kube/kuberc) when
 // its credentialPluginPolicy is Allowlist (kubectl >= 1.35), everything else in the file kept; read
 // back against the kuberc schema. Other policies are left as they are.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lchownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -149,14 +149,41 @@ describe('kubeconfig --merge --kuberc', () => {
       expect(result.stderr).toContain(message);
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
       expect(readFileSync(home.kuberc, 'utf8')).toBe(kuberc);
+      // Checked before anything is written: the kubeconfig is not either.
+      expect(existsSync(join(home.dir, 'kubeconfig'))).toBe(false);
     }
     const missing = setup(EXISTING);
     const notFound = await missing.run('--merge', '--kuberc', '--command', 'not-installed-anywhere');
     expect(notFound.code).toBe(2);
     expect(notFound.stderr).toBe(`${PREFIX}--kuberc: not-installed-anywhere is not on the PATH, so kubectl's allowlist cannot name it; install it, or give --command <absolute path>\n`);
     expect(readFileSync(missing.kuberc, 'utf8')).toBe(EXISTING);
+    expect(existsSync(join(missing.dir, 'kubeconfig'))).toBe(false);
     const alone = await setup(EXISTING).run('--kuberc');
     expect({ code: alone.code, stderr: alone.stderr }).toEqual({ code: 2, stderr: `${PREFIX}--kuberc allows the plugin of the kubeconfig --merge writes: add --merge\n` });
+  });
+
+  it('bounds the work on a growing kuberc, and refuses a link planted by another user: exit 2, one line, the file untouched', async () => {
+    for (const aliases of [10, 1_000, 100_000]) {
+      const kuberc = `apiVersion: kubectl.config.k8s.io/v1beta1\nkind: Preference\ncredentialPluginPolicy: Allowlist\naliases:\n${'- {name: a, command: get}\n'.repeat(aliases)}`;
+      const home = setup(kuberc);
+      const result = await home.run('--merge', '--kuberc');
+      if (aliases === 10) {
+        expect(result.code).toBe(0);
+        continue;
+      }
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(aliases === 1_000 ? /is too large to change: more than 10000 YAML tokens\n$/ : /larger than 1 MiB/);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(readFileSync(home.kuberc, 'utf8')).toBe(kuberc);
+    }
+    if (process.getuid?.() !== 0) return; // only root can make a link another user owns
+    const home = setup(undefined);
+    writeFileSync(join(home.dir, 'elsewhere'), EXISTING);
+    symlinkSync(join(home.dir, 'elsewhere'), home.kuberc);
+    lchownSync(home.kuberc, 4321, 4321);
+    const result = await home.run('--merge', '--kuberc');
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 2, stderr: `${PREFIX}${home.kuberc} is a symbolic link owned by uid 4321, not by you; refusing to write through it\n` });
+    expect(readFileSync(join(home.dir, 'elsewhere'), 'utf8')).toBe(EXISTING);
   });
 
   it('the schema check can fail: an unknown field, a policy kubectl does not know, an empty entry', () => {

@@ -8,10 +8,14 @@
 FROM --platform=$BUILDPLATFORM debian:12-slim AS pick
 ARG TARGETARCH
 COPY dist/release/ /release/
+# The binary installed is the one SHA256SUMS lists for the arch, checked: a list without it fails
+# the build (`sha256sum -c --ignore-missing` alone would pass on it).
 RUN set -eu; \
     case "$TARGETARCH" in amd64) arch=x64 ;; arm64) arch=arm64 ;; *) echo "no release binary for $TARGETARCH" >&2; exit 1 ;; esac; \
-    cd /release && sha256sum -c --ignore-missing SHA256SUMS; \
-    install -m 0555 /release/webapi-credential-*-linux-"$arch" /webapi-credential
+    cd /release; \
+    line=$(grep -E "^[0-9a-f]{64}  webapi-credential-[0-9A-Za-z.+-]+-linux-$arch\$" SHA256SUMS) || { echo "SHA256SUMS lists no linux-$arch binary" >&2; exit 1; }; \
+    printf '%s\n' "$line" | sha256sum -c --strict -; \
+    install -m 0555 "/release/${line#*  }" /webapi-credential
 
 # glibc and libstdc++, which the Node inside the binary links against.
 FROM debian:12-slim

@@ -2,10 +2,14 @@
 // that directory as it is: .github/workflows/release.yml):
 // - webapi-credential-<version>-<platform>[.exe] for linux-x64, linux-arm64, win-x64, win-arm64,
 //   darwin-x64 and darwin-arm64: the SEA blob injected into that platform's Node from npm (nothing
-//   is downloaded from anywhere else);
+//   is downloaded from anywhere else); the Mach-Os then signed ad hoc (macho-sign.mjs), the PEs
+//   left without the stale signature directory of node.exe (pe-clean.mjs);
+// - the same in archives: webapi-credential-<version>-<platform>.tar.gz (linux, darwin) and .zip
+//   (windows), each holding the binary as webapi-credential[.exe], LICENSE and README.md;
 // - the npm tarball (what `npm publish` publishes);
-// - webapi-credential-<version>.cdx.json, the CycloneDX SBOM of the packages the binaries bundle;
-// - webapi-credential.rb (Homebrew) and webapi-credential.json (Scoop), pointing at the binaries of
+// - webapi-credential-<version>.cdx.json, the CycloneDX SBOM of the packages the binaries bundle,
+//   the Node runtime each embeds, and each binary with its SHA-256;
+// - webapi-credential.rb (Homebrew) and webapi-credential.json (Scoop), pointing at the archives of
 //   the GitHub release of tag v<version> of package.json's `repository`;
 // - SHA256SUMS of all of them but itself.
 // The blob format belongs to the Node version, so each blob is made by a Node of the target's exact
@@ -16,6 +20,9 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tarGz, zip } from './archive.mjs';
+import { adhocSignFile } from './macho-sign.mjs';
+import { cleanPeFile } from './pe-clean.mjs';
 import { blob, bundle, inject, root, version } from './sea.mjs';
 
 const PINNED = process.versions.node;
@@ -78,6 +85,7 @@ const TARGETS = [
 ];
 
 const binaryName = (platform) => `webapi-credential-${version}-${platform}${platform.startsWith('win-') ? '.exe' : ''}`;
+const archiveName = (platform) => `webapi-credential-${version}-${platform}${platform.startsWith('win-') ? '.zip' : '.tar.gz'}`;
 const sha256 = (file) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
 // One bundle per Node line: esbuild lowers the syntax a Node 22 lacks.
@@ -104,11 +112,27 @@ for (const target of TARGETS) {
   const blobFile = blob(maker, await sourcesFor(line), join(work, `${target.platform}.blob`), codeCache);
   const name = binaryName(target.platform);
   inject({ node, binary: join(out, name), blobFile, strip: target.strip, macho: target.macho });
-  made.push({ platform: target.platform, file: name, node: targetVersion, maker, blob: blobFile, codeCache });
+  // Injection dropped the Mach-O's signature (Apple silicon runs no unsigned code) and left the PE's
+  // security directory pointing at what is no longer one (docs/release.md).
+  if (target.macho) adhocSignFile(join(out, name), 'webapi-credential');
+  if (target.exe) cleanPeFile(join(out, name));
+  // A maintainer's real signature (Developer ID, Authenticode), where they have one: docs/release.md.
+  if (process.env.RELEASE_SIGN) execFileSync(process.env.RELEASE_SIGN, [target.platform, join(out, name)], { stdio: ['ignore', 'inherit', 'inherit'] });
+  made.push({ platform: target.platform, file: name, node: targetVersion, nodePackage: target.pkg, nodeSha256: sha256(node), maker, blob: blobFile, codeCache });
   const size = (statSync(join(out, name)).size / 1024 / 1024).toFixed(1);
   process.stderr.write(`built ${name} (Node ${targetVersion}${codeCache ? ', code cache' : ''}${target.strip ? ', stripped' : ''}, ${size} MiB)\n`);
 }
 writeFileSync(join(cache, 'targets.json'), JSON.stringify(made, null, 2) + '\n');
+
+// The archives: what a package manager (Homebrew, Scoop, krew) takes, ~3 times smaller. The same bytes
+// from the same commit: every entry dated by the commit (or SOURCE_DATE_EPOCH), owned by 0:0.
+const mtime = Number(process.env.SOURCE_DATE_EPOCH ?? spawnSync('git', ['log', '-1', '--format=%ct'], { cwd: root, encoding: 'utf8' }).stdout.trim()) || 0;
+const docs = ['LICENSE', 'README.md'].map((name) => ({ name, data: readFileSync(join(root, name)), mode: 0o644 }));
+for (const { platform, file } of made) {
+  const exe = platform.startsWith('win-');
+  const entries = [{ name: `webapi-credential${exe ? '.exe' : ''}`, data: readFileSync(join(out, file)), mode: 0o755 }, ...docs];
+  writeFileSync(join(out, archiveName(platform)), exe ? zip(entries, mtime) : tarGz(entries, mtime));
+}
 
 // The npm tarball, as `npm publish` would make it (prepack builds dist/cli.mjs).
 execFileSync('npm', ['pack', '--silent', '--pack-destination', out], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -124,6 +148,46 @@ const bundled = new Set(
     .map(([, dir, name]) => `${name}@${JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')).version}`),
 );
 const sbomFile = join(out, `webapi-credential-${version}.cdx.json`);
+
+/**
+ * What else the binaries carry: each is a component of its own (a file, with its SHA-256) that
+ * depends on the Node runtime it embeds (`node`, its version, the npm package it came from, the
+ * platform, NVD's CPE of Node.js so that a scanner reports Node's, OpenSSL's and V8's CVEs) and on the
+ * bundled packages. The serial number is a name-based UUID (RFC 9562 v5, URL namespace) of the SBOM's
+ * content: the same release gives the same one, any change another.
+ */
+function addRuntimes(sbom) {
+  const packages = sbom.components.map((component) => ({ ref: component['bom-ref'] }));
+  for (const target of made) {
+    const runtime = `node@${target.node}?platform=${target.platform}`;
+    sbom.components.push(
+      {
+        type: 'platform',
+        'bom-ref': runtime,
+        name: 'node',
+        version: target.node,
+        description: `The Node.js runtime of webapi-credential's ${target.platform} binary, from the npm package ${target.nodePackage}`,
+        hashes: [{ alg: 'SHA-256', content: target.nodeSha256 }],
+        cpe: `cpe:2.3:a:nodejs:node.js:${target.node}:*:*:*:*:*:*:*`,
+        purl: `pkg:npm/${target.nodePackage}@${target.node}`,
+        properties: [{ name: 'webapi-credential:platform', value: target.platform }],
+      },
+      {
+        type: 'file',
+        'bom-ref': target.file,
+        name: target.file,
+        version,
+        hashes: [{ alg: 'SHA-256', content: sha256(join(out, target.file)) }],
+        properties: [{ name: 'webapi-credential:platform', value: target.platform }],
+      },
+    );
+    sbom.dependencies.push({ ref: runtime, dependsOn: [] }, { ref: target.file, dependsOn: [runtime, ...packages.map((p) => p.ref)] });
+  }
+  delete sbom.serialNumber;
+  const digest = createHash('sha1').update(Buffer.from('6ba7b8119dad11d180b400c04fd430c8', 'hex')).update(JSON.stringify(sbom)).digest('hex');
+  const variant = ((parseInt(digest[16], 16) & 0x3) | 0x8).toString(16);
+  sbom.serialNumber = `urn:uuid:${digest.slice(0, 8)}-${digest.slice(8, 12)}-5${digest.slice(13, 16)}-${variant}${digest.slice(17, 20)}-${digest.slice(20, 32)}`;
+}
 execFileSync(
   process.execPath,
   [join(root, 'node_modules', '@cyclonedx', 'cyclonedx-npm', 'bin', 'cyclonedx-npm-cli.js'), '--package-lock-only', '--flatten-components', '--output-reproducible', '--spec-version', '1.6', '--mc-type', 'application', '--output-format', 'JSON', '--output-file', sbomFile, join(root, 'package.json')],
@@ -139,13 +203,14 @@ const kept = new Set([sbom.metadata.component['bom-ref'], ...sbom.components.map
 sbom.dependencies = (sbom.dependencies ?? []).filter((dep) => kept.has(dep.ref)).map((dep) => ({ ...dep, dependsOn: (dep.dependsOn ?? []).filter((ref) => kept.has(ref)) }));
 const missing = [...bundled].filter((name) => !sbom.components.some((component) => nameOf(component) === name));
 if (missing.length > 0) throw new Error(`the SBOM lacks bundled packages: ${missing.join(', ')}`);
+addRuntimes(sbom);
 writeFileSync(sbomFile, JSON.stringify(sbom, null, 2) + '\n');
 
 // Homebrew and Scoop: the binaries of the GitHub release of this version's tag.
 const repository = (typeof pkg.repository === 'string' ? pkg.repository : pkg.repository.url).replace(/^git\+/, '').replace(/\.git$/, '');
 if (!/^https:\/\/github\.com\/[\w.-]+\/[\w.-]+$/.test(repository)) throw new Error(`package.json's repository is not a GitHub repository: ${repository}`);
-const download = (platform) => `${repository}/releases/download/v${version}/${binaryName(platform)}`;
-const hashOf = (platform) => sha256(join(out, binaryName(platform)));
+const download = (platform) => `${repository}/releases/download/v${version}/${archiveName(platform)}`;
+const hashOf = (platform) => sha256(join(out, archiveName(platform)));
 // brew audit's rules: no leading article, at most 80 characters (the part of the description before its colon).
 const formulaDescription = pkg.description.split(':')[0].replace(/^(A|An|The) (.)/, (_, _article, first) => first.toUpperCase());
 writeFileSync(
@@ -169,10 +234,8 @@ class WebapiCredential < Formula
   end
 
   def install
-    binary = Dir["webapi-credential-*-darwin-*"].first
-    # Injecting the application dropped Node's signature; Apple silicon runs no unsigned code.
-    system "codesign", "--sign", "-", "--force", binary
-    bin.install binary => "webapi-credential"
+    # Signed ad hoc at release (Apple silicon runs no unsigned code): nothing to do but install it.
+    bin.install "webapi-credential"
   end
 
   test do
@@ -190,15 +253,15 @@ writeFileSync(
       homepage: repository,
       license: pkg.license,
       architecture: {
-        '64bit': { url: `${download('win-x64')}#/webapi-credential.exe`, hash: hashOf('win-x64') },
-        arm64: { url: `${download('win-arm64')}#/webapi-credential.exe`, hash: hashOf('win-arm64') },
+        '64bit': { url: download('win-x64'), hash: hashOf('win-x64') },
+        arm64: { url: download('win-arm64'), hash: hashOf('win-arm64') },
       },
       bin: 'webapi-credential.exe',
       checkver: 'github',
       autoupdate: {
         architecture: {
-          '64bit': { url: `${repository}/releases/download/v$version/webapi-credential-$version-win-x64.exe#/webapi-credential.exe` },
-          arm64: { url: `${repository}/releases/download/v$version/webapi-credential-$version-win-arm64.exe#/webapi-credential.exe` },
+          '64bit': { url: `${repository}/releases/download/v$version/webapi-credential-$version-win-x64.zip` },
+          arm64: { url: `${repository}/releases/download/v$version/webapi-credential-$version-win-arm64.zip` },
         },
       },
     },

@@ -89,6 +89,10 @@ export const KUBECONFIG_FLAGS: readonly GeneratorFlag[] = [
     description: 'write the cluster, user and context into a kubeconfig instead of stdout: file, else the first path of $KUBECONFIG, else ~/.kube/config; entries of the same names are replaced, everything else kept',
   },
   { syntax: '--use', description: 'with --merge: also set current-context to the new context' },
+  {
+    syntax: '--kuberc',
+    description: "with --merge: also allow the plugin in kubectl's kuberc ($KUBERC, else ~/.kube/kuberc) when its credentialPluginPolicy is Allowlist (kubectl >= 1.35): its absolute path added to credentialPluginAllowlist",
+  },
 ];
 
 export const DOCTOR_OUTPUTS = ['text', 'json'] as const;

@@ -85,14 +85,16 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     .option('--command <path>', `the exec entry's command (default: ${INSTALLED_NAME}, found on the PATH, so that kubectl shows the installHint when it is not)`);
   const kubeconfigCommand = program.commands.find((command) => command.name() === 'kubeconfig')!;
   for (const flag of KUBECONFIG_FLAGS) kubeconfigCommand.option(flag.syntax, flag.description);
-  kubeconfigCommand.action(async (options: ManifestOptions & { command?: string; merge?: string | true; use?: boolean }) => {
+  kubeconfigCommand.action(async (options: ManifestOptions & { command?: string; merge?: string | true; use?: boolean; kuberc?: boolean }) => {
     if (options.use && options.merge === undefined) throw new UsageError('FLAG_INVALID', '--use sets current-context of the kubeconfig --merge writes: add --merge');
+    if (options.kuberc && options.merge === undefined) throw new UsageError('FLAG_INVALID', '--kuberc allows the plugin of the kubeconfig --merge writes: add --merge');
     const flags: KubeconfigFlags = {
       ...manifestFlags(options),
       cache: options.cache !== false,
       ...(options.command !== undefined ? { command: options.command } : {}),
       ...(options.merge !== undefined ? { merge: options.merge } : {}),
       ...(options.use ? { use: true } : {}),
+      ...(options.kuberc ? { kuberc: true } : {}),
     };
     for (const note of await kubeconfig(flags, deps.cwd?.() ?? '.', useCaseDeps(options))) line(note);
   });

@@ -98,3 +98,8 @@ export const WINE_ROOT: Tool = {
   enable: 'as root: .ci/wine-root <dir>, then set WINE_ROOT=<dir>',
 };
 export const SETPRIV = findTool('setpriv', 'SETPRIV_BIN', ['setpriv'], 'apt-get install util-linux, or set SETPRIV_BIN');
+// Go's linker ad hoc signs every darwin/arm64 binary it writes: the independent implementation our
+// Mach-O signer is held against (test/release/macho-sign.test.ts).
+export const GO = findTool('golang-go', 'GO_BIN', ['go', '/usr/lib/go/bin/go'], 'apt-get install golang-go, or set GO_BIN');
+// osslsigncode reads a PE's Authenticode signature (or its absence) as Windows tools do.
+export const OSSLSIGNCODE = findTool('osslsigncode', 'OSSLSIGNCODE', ['osslsigncode'], 'apt-get install osslsigncode, or set OSSLSIGNCODE');

@@ -1,5 +1,8 @@
 // `npm run release`: a binary for linux-x64, linux-arm64, win-x64, win-arm64, darwin-x64 and
 // darwin-arm64, the npm tarball, the SBOM, the Homebrew formula, the Scoop manifest and SHA256SUMS.
+// The darwin binaries are signed ad hoc, and verify page by page with a reader of the format
+// (test/helpers/macho-signature.ts); the Windows ones are unsigned and whole for osslsigncode; the
+// archives hold each binary, LICENSE and README.md.
 // The linux-arm64 binary runs here under qemu and the win-x64 one under Wine (each: --version,
 // validate, a real fetch from a local HTTPS token API, jwt() and match()); the others are checked for
 // what they are, and the blob of every Node version runs in a linux-x64 Node of that version. Built
@@ -16,7 +19,10 @@ import { type CliResult, PINNED_NODE, ROOT, runCommand } from '../helpers/cli.js
 import { makePki } from '../helpers/pki.js';
 import { json, type TokenApi } from '../helpers/token-api.js';
 import { SECRET, provider, tokenApis } from '../helpers/integration.js';
-import { AS_ROOT, BUILDAH, DEBOOTSTRAP, describeWith, QEMU_AARCH64, WINE_ROOT } from '../helpers/tools.js';
+import { AS_ROOT, BUILDAH, DEBOOTSTRAP, describeWith, OSSLSIGNCODE, QEMU_AARCH64, WINE_ROOT } from '../helpers/tools.js';
+import { readSignature, verifySignature } from '../helpers/macho-signature.js';
+import { osslVerify, UNSIGNED } from '../helpers/pe.js';
+import { Spec, Validation } from '@cyclonedx/cyclonedx-library';
 
 const pki = makePki();
 const startApi = tokenApis();
@@ -25,12 +31,15 @@ const VERSION = PACKAGE.version;
 const RELEASE = join(ROOT, 'dist', 'release');
 const PLATFORMS = ['linux-x64', 'linux-arm64', 'win-x64', 'win-arm64', 'darwin-x64', 'darwin-arm64'];
 const binaryName = (platform: string) => `webapi-credential-${VERSION}-${platform}${platform.startsWith('win-') ? '.exe' : ''}`;
+const archiveName = (platform: string) => `webapi-credential-${VERSION}-${platform}${platform.startsWith('win-') ? '.zip' : '.tar.gz'}`;
 const file = (platform: string) => join(RELEASE, binaryName(platform));
+const archive = (platform: string) => join(RELEASE, archiveName(platform));
 /** Every file a release publishes but SHA256SUMS (the workflow uploads dist/release/* as it is). */
-const FILES = [...PLATFORMS.map(binaryName), `webapi-credential-${VERSION}.cdx.json`, `webapi-credential-${VERSION}.tgz`, 'webapi-credential.json', 'webapi-credential.rb'].sort();
+const FILES = [...PLATFORMS.map(binaryName), ...PLATFORMS.map(archiveName), `webapi-credential-${VERSION}.cdx.json`, `webapi-credential-${VERSION}.tgz`, 'webapi-credential.json', 'webapi-credential.rb'].sort();
 const REPOSITORY = PACKAGE.repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
-const download = (platform: string) => `${REPOSITORY}/releases/download/v${VERSION}/${binaryName(platform)}`;
+const download = (platform: string) => `${REPOSITORY}/releases/download/v${VERSION}/${archiveName(platform)}`;
 const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+const sha256Of = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const caData = () => readFileSync(pki.ca.certFile, 'utf8');
 
 function newestSource(): number {
@@ -162,17 +171,47 @@ describeWith(QEMU_AARCH64)('the release binaries', () => {
     for (const platform of PLATFORMS) expect(readFileSync(file(platform)).includes('NODE_SEA_BLOB')).toBe(true);
   });
 
-  it('are Mach-Os of their CPU with the blob in a NODE_SEA segment, unsigned (codesign --sign - before they run)', () => {
+  it('are Mach-Os of their CPU with the blob in a NODE_SEA segment, signed ad hoc: every page hash verifies', () => {
     const CPU_TYPE_X86_64 = 0x01000007;
     const CPU_TYPE_ARM64 = 0x0100000c;
     for (const [platform, cputype] of [['darwin-x64', CPU_TYPE_X86_64], ['darwin-arm64', CPU_TYPE_ARM64]] as const) {
       const macho = machO(file(platform));
       expect(macho.cputype).toBe(cputype);
       expect(macho.segments['NODE_SEA']).toEqual(['__NODE_SEA_BLOB']);
-      // Injection dropped Node's signature: macOS on Apple silicon runs no unsigned code, hence
-      // the ad hoc signature the formula makes and the README names.
-      expect(macho.signed).toBe(false);
+      // Injection dropped Node's signature; macOS on Apple silicon runs no unsigned code: release.mjs signs.
+      expect(macho.signed).toBe(true);
+      const bytes = readFileSync(file(platform));
+      const signature = readSignature(bytes)!;
+      const cd = signature.codeDirectory;
+      expect({ version: cd.version, flags: cd.flags, identifier: cd.identifier, hashType: cd.hashType, pageSize: cd.pageSize, nSpecialSlots: cd.nSpecialSlots, execSegBase: cd.execSegBase, execSegFlags: cd.execSegFlags }).toEqual({
+        version: 0x20400,
+        flags: 0x2, // CS_ADHOC
+        identifier: 'webapi-credential',
+        hashType: 2, // SHA-256
+        pageSize: 12,
+        nSpecialSlots: 2,
+        execSegBase: signature.segments['__TEXT']!.fileoff,
+        execSegFlags: 1n, // CS_EXECSEG_MAIN_BINARY
+      });
+      expect(cd.execSegLimit).toBe(signature.segments['__TEXT']!.filesize);
+      expect([...signature.blobs.keys()]).toEqual([0, 2]);
+      expect(cd.nCodeSlots).toBeGreaterThan(25_000);
+      expect(verifySignature(bytes, signature)).toEqual([]);
     }
+  });
+
+  it('hold each binary in an archive, as webapi-credential[.exe] with LICENSE and README.md', () => {
+    for (const platform of PLATFORMS) {
+      const windows = platform.startsWith('win-');
+      const name = `webapi-credential${windows ? '.exe' : ''}`;
+      const listing = windows ? execFileSync('unzip', ['-Z1', archive(platform)], { encoding: 'utf8' }) : execFileSync('tar', ['-tzf', archive(platform)], { encoding: 'utf8' });
+      expect(listing).toBe(`${name}\nLICENSE\nREADME.md\n`);
+      const inside = windows ? execFileSync('unzip', ['-p', archive(platform), name], { maxBuffer: 256 * 1024 * 1024 }) : execFileSync('tar', ['-xzOf', archive(platform), name], { maxBuffer: 256 * 1024 * 1024 });
+      expect(sha256Of(inside)).toBe(sha256(file(platform)));
+      expect(statSync(archive(platform)).size).toBeLessThan(statSync(file(platform)).size / 2);
+    }
+    // Made by UNIX with mode 0755: unzip on Linux or macOS extracts it executable.
+    expect(execFileSync('zipinfo', [archive('win-x64'), 'webapi-credential.exe'], { encoding: 'utf8' })).toMatch(/^-rwxr-xr-x /);
   });
 
   it('are made of a Node that keeps the NODE_OPTIONS promise, newest first: the pinned one, else the newest that does', () => {
@@ -212,28 +251,30 @@ describeWith(QEMU_AARCH64)('the release binaries', () => {
     }
   }, 240_000);
 
-  it('hold a Homebrew formula: both darwin binaries of the GitHub release of the tag, with their checksums, signed on install, tested by --version', () => {
+  it('hold a Homebrew formula: both darwin archives of the GitHub release of the tag, with their checksums, tested by --version', () => {
     const formula = readFileSync(join(RELEASE, 'webapi-credential.rb'), 'utf8');
     const block = (name: string) => formula.match(new RegExp(`on_${name} do\\n\\s*url "([^"]+)"\\n\\s*sha256 "([0-9a-f]{64})"\\n\\s*end`))?.slice(1);
-    expect(block('arm')).toEqual([download('darwin-arm64'), sha256(file('darwin-arm64'))]);
-    expect(block('intel')).toEqual([download('darwin-x64'), sha256(file('darwin-x64'))]);
+    expect(block('arm')).toEqual([download('darwin-arm64'), sha256(archive('darwin-arm64'))]);
+    expect(block('intel')).toEqual([download('darwin-x64'), sha256(archive('darwin-x64'))]);
     expect(formula).toContain('class WebapiCredential < Formula');
     expect(formula).toContain(`version "${VERSION}"`);
     // What brew audit asks of a description: no leading article, at most 80 characters.
     expect(formula).toContain('desc "Generic Kubernetes client-go exec credential plugin"');
-    expect(formula).toContain('system "codesign", "--sign", "-", "--force", binary');
+    // Signed at release: installing is copying the archive's binary.
+    expect(formula).toMatch(/def install\n(\s*#.*\n)?\s*bin\.install "webapi-credential"\n\s*end/);
+    expect(formula).not.toContain('codesign');
     expect(formula).toMatch(/test do\n\s*assert_equal version\.to_s, shell_output\("#\{bin\}\/webapi-credential --version"\)\.strip\n\s*end/);
     expect(REPOSITORY).toMatch(/^https:\/\/github\.com\/[^/]+\/[^/]+$/);
   });
 
-  it('hold a Scoop manifest: the win-x64 and win-arm64 binaries of the GitHub release of the tag, with their hashes', () => {
+  it('hold a Scoop manifest: the win-x64 and win-arm64 archives of the GitHub release of the tag, with their hashes', () => {
     const manifest = JSON.parse(readFileSync(join(RELEASE, 'webapi-credential.json'), 'utf8'));
     expect(manifest).toMatchObject({
       version: VERSION,
       bin: 'webapi-credential.exe',
       architecture: {
-        '64bit': { url: `${download('win-x64')}#/webapi-credential.exe`, hash: sha256(file('win-x64')) },
-        arm64: { url: `${download('win-arm64')}#/webapi-credential.exe`, hash: sha256(file('win-arm64')) },
+        '64bit': { url: download('win-x64'), hash: sha256(archive('win-x64')) },
+        arm64: { url: download('win-arm64'), hash: sha256(archive('win-arm64')) },
       },
     });
   });
@@ -264,12 +305,60 @@ describeWith(QEMU_AARCH64)('the release binaries', () => {
       name: 'webapi-credential',
       version: VERSION,
     });
-    const components = (sbom.components as { group?: string; name: string; version: string; purl: string }[]).map((c) => `${c.group ? `${c.group}/` : ''}${c.name}@${c.version}`);
+    const libraries = (sbom.components as { type: string; group?: string; name: string; version: string; purl: string; properties?: unknown[] }[]).filter((c) => c.type === 'library');
+    const components = libraries.map((c) => `${c.group ? `${c.group}/` : ''}${c.name}@${c.version}`);
     expect(components.sort()).toEqual([...expected].sort());
-    for (const component of sbom.components) {
+    for (const component of libraries) {
       expect(component.purl).toMatch(/^pkg:npm\//);
       // Bundled, so part of what runs: not flagged as a development package (cyclonedx-npm's mark for devDependencies).
       expect(component.properties ?? []).not.toContainEqual(expect.objectContaining({ name: 'cdx:npm:package:development' }));
+    }
+  });
+
+  it("hold in the SBOM each binary with its SHA-256, the Node runtime it embeds (name, version, platform), a serial number, and it is schema-valid", async () => {
+    const text = readFileSync(join(RELEASE, `webapi-credential-${VERSION}.cdx.json`), 'utf8');
+    // The CycloneDX library's own JSON schema of 1.6, strict (no field it does not know).
+    expect(await new Validation.JsonStrictValidator(Spec.Version.v1dot6).validate(text)).toBeNull();
+    const sbom = JSON.parse(text);
+    expect(sbom.serialNumber).toMatch(/^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    interface Component {
+      'bom-ref': string;
+      type: string;
+      name: string;
+      version: string;
+      cpe: string;
+      properties: { name: string; value: string }[];
+    }
+    const byRef = new Map((sbom.components as Component[]).map((c) => [c['bom-ref'], c]));
+    for (const target of targets()) {
+      const binary = sbom.components.find((c: { type: string; name: string }) => c.type === 'file' && c.name === binaryName(target.platform));
+      expect(binary.hashes).toEqual([{ alg: 'SHA-256', content: sha256(file(target.platform)) }]);
+      const dependsOn = sbom.dependencies.find((d: { ref: string }) => d.ref === binary['bom-ref']).dependsOn as string[];
+      const runtime = dependsOn.map((ref) => byRef.get(ref)!).find((c) => c.type === 'platform')!;
+      expect({ name: runtime.name, version: runtime.version, platform: runtime.properties.find((p) => p.name === 'webapi-credential:platform')?.value, cpe: runtime.cpe }).toEqual({
+        name: 'node',
+        version: target.node,
+        platform: target.platform,
+        cpe: `cpe:2.3:a:nodejs:node.js:${target.node}:*:*:*:*:*:*:*`,
+      });
+      // ...and every bundled package.
+      expect(dependsOn.filter((ref) => byRef.get(ref)!.type === 'library')).toHaveLength(7);
+    }
+    // The same content, the same serial: it is derived, not random.
+    const again = readFileSync(join(RELEASE, `webapi-credential-${VERSION}.cdx.json`), 'utf8');
+    expect(JSON.parse(again).serialNumber).toBe(sbom.serialNumber);
+  });
+});
+
+describeWith(QEMU_AARCH64, OSSLSIGNCODE)('the Windows release binaries, read by osslsigncode', () => {
+  beforeAll(release, 900_000);
+
+  it('are unsigned, not broken: no stale security directory, the right checksum', () => {
+    for (const platform of ['win-x64', 'win-arm64']) {
+      const bytes = readFileSync(file(platform));
+      const optional = bytes.readUInt32LE(0x3c) + 24;
+      expect({ platform, security: bytes.readBigUInt64LE(optional + 112 + 4 * 8) }).toEqual({ platform, security: 0n });
+      expect(osslVerify(file(platform))).toEqual(UNSIGNED(bytes.readUInt32LE(optional + 64)));
     }
   });
 });

@@ -25,9 +25,30 @@ const runs = steps.map((step) => step.run ?? '');
 const indexOf = (pattern: RegExp) => runs.findIndex((run) => pattern.test(run));
 
 describe('the release workflow', () => {
-  it('passes action-validator', () => {
-    const result = spawnSync(PINNED_NODE, [VALIDATOR, WORKFLOW], { encoding: 'utf8' });
-    expect({ status: result.status, stdout: result.stdout, stderr: result.stderr }).toEqual({ status: 0, stdout: '', stderr: '' });
+  // action-validator 0.6.0 (the newest on npm) carries a workflow schema older than the
+  // `attestations` permission, which actions/attest-build-provenance needs (GitHub's docs on
+  // workflow permissions list it): it is validated without that one line, which is checked alone.
+  const ATTESTATIONS = '      attestations: write # the build-provenance attestations\n';
+  const validate = (text: string) => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-workflow-'));
+    try {
+      writeFileSync(join(dir, 'release.yml'), text);
+      const result = spawnSync(PINNED_NODE, [VALIDATOR, join(dir, 'release.yml')], { encoding: 'utf8' });
+      return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
+  it('passes action-validator (but for the attestations permission its schema predates)', () => {
+    const text = readFileSync(WORKFLOW, 'utf8');
+    expect(text.split(ATTESTATIONS)).toHaveLength(2);
+    expect(validate(text.replace(ATTESTATIONS, ''))).toEqual({ status: 0, stdout: '', stderr: '' });
+    // Only that: with it, the one refusal is of the job's permissions.
+    const refused = validate(text);
+    expect(refused.status).toBe(1);
+    expect(refused.stdout + refused.stderr).toContain('"path": "/jobs/release/permissions"');
+    expect(workflow.jobs['release']!.permissions['attestations']).toBe('write');
   });
 
   it('is linted for real: action-validator refuses the workflow with a misspelt key', () => {
@@ -57,6 +78,21 @@ describe('the release workflow', () => {
     expect(runs.filter((run) => run.includes('dist/release')).length).toBe(2);
     expect(runs[indexOf(/npm publish/)]).toBe('npm publish --provenance --access public dist/release/webapi-credential-*.tgz');
     expect(Object.values(workflow.jobs)[0]!.permissions).toMatchObject({ 'id-token': 'write', contents: 'write', packages: 'write' });
+  });
+
+  it('attests the build provenance of every binary, archive and the SBOM, after npm run release and before publishing', () => {
+    const at = steps.findIndex((step) => step.uses?.startsWith('actions/attest-build-provenance@'));
+    expect(at).toBeGreaterThan(indexOf(/npm run release/));
+    expect(at).toBeLessThan(indexOf(/gh release create/));
+    const patterns = String(steps[at]!.with?.['subject-path']).trim().split('\n');
+    expect(Object.values(workflow.jobs)[0]!.permissions).toMatchObject({ 'id-token': 'write', attestations: 'write' });
+    // The patterns (shell globs) against what a release holds: every binary, archive and the SBOM, not the rest.
+    const glob = (pattern: string) => new RegExp(`^${pattern.replace('dist/release/', '').replace(/[.]/g, '\\.').replace(/\*/g, '[^/]*')}$`);
+    const attested = (name: string) => patterns.some((pattern) => glob(pattern).test(name));
+    const platforms = ['linux-x64', 'linux-arm64', 'darwin-x64', 'darwin-arm64', 'win-x64', 'win-arm64'];
+    const published = platforms.flatMap((p) => (p.startsWith('win-') ? [`webapi-credential-1.2.3-${p}.exe`, `webapi-credential-1.2.3-${p}.zip`] : [`webapi-credential-1.2.3-${p}`, `webapi-credential-1.2.3-${p}.tar.gz`]));
+    expect([...published, 'webapi-credential-1.2.3.cdx.json'].filter((name) => !attested(name))).toEqual([]);
+    expect(['SHA256SUMS', 'webapi-credential.rb', 'webapi-credential.json', 'webapi-credential-1.2.3.tgz'].filter(attested)).toEqual([]);
   });
 
   it('pushes the image for amd64 and arm64 with buildx', () => {

@@ -17,6 +17,8 @@ export interface KubeconfigFlags extends ManifestFlags {
   merge?: string | true;
   /** --use: with merge, set current-context. */
   use?: boolean;
+  /** --kuberc: with merge, allow the plugin in kubectl's kuberc (use-case/kuberc.ts). */
+  kuberc?: boolean;
   /** The exec entry's command: the installed name by default, so kubectl's installHint works. */
   command?: string;
 }
@@ -61,6 +63,8 @@ export async function kubeconfig(flags: KubeconfigFlags, cwd: string, deps: Deps
   };
   const name = flags.name ?? defaultName(checked.server);
   const input = { name, server: checked.server, ...(checked.caData !== undefined ? { caData: checked.caData } : {}), plugin };
+  // --kuberc: the kuberc read and checked before the kubeconfig is written (use-case/kuberc.ts).
+  const allowInKuberc = flags.kuberc ? await (await import('../use-case/kuberc.js')).planKuberc(command, cwd, deps) : undefined;
   if (flags.merge !== undefined) {
     const path = mergeTarget(flags.merge, cwd, deps);
     const entries = kubeconfigEntries(input);
@@ -69,6 +73,7 @@ export async function kubeconfig(flags: KubeconfigFlags, cwd: string, deps: Deps
     notes.push(
       `${written ? 'wrote' : 'unchanged:'} cluster, user and context ${name} ${written ? 'to' : 'in'} ${path}; ${flags.use ? `current-context is ${name}` : `kubectl --context ${name} uses them (or --use makes it current)`}`,
     );
+    if (allowInKuberc) notes.push(allowInKuberc());
   } else deps.stdout(await toYaml(buildKubeconfig(input)));
   if (checked.envNames.length > 0) {
     notes.unshift(`note: kubectl must pass ${names(checked.envNames)} to the plugin: export ${checked.envNames.length === 1 ? 'it' : 'them'} where kubectl runs, or add users[].user.exec.env entries`);

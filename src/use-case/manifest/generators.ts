@@ -64,7 +64,7 @@ export async function kubeconfig(flags: KubeconfigFlags, cwd: string, deps: Deps
   const name = flags.name ?? defaultName(checked.server);
   const input = { name, server: checked.server, ...(checked.caData !== undefined ? { caData: checked.caData } : {}), plugin };
   // --kuberc: the kuberc read and checked before the kubeconfig is written (use-case/kuberc.ts).
-  const allowInKuberc = flags.kuberc ? await (await import('../use-case/kuberc.js')).planKuberc(command, cwd, deps) : undefined;
+  const allowInKuberc = flags.kuberc ? await (await import('../kuberc.js')).planKuberc(command, cwd, deps) : undefined;
   if (flags.merge !== undefined) {
     const path = mergeTarget(flags.merge, cwd, deps);
     const entries = kubeconfigEntries(input);

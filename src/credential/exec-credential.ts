@@ -10,7 +10,7 @@ export interface ExecInfo {
   apiVersion: string | undefined;
   /** spec.cluster, present when the kubeconfig sets provideClusterInfo: true. */
   cluster: Record<string, unknown> | undefined;
-  /** spec.interactive: client-go's word that a person can answer a prompt; false when absent. */
+  /** spec.interactive: client-go's word that a person can answer a prompt; absent when not true. */
   interactive?: boolean;
 }
 
@@ -46,7 +46,7 @@ export function readExecInfo(raw: string | undefined): ExecInfo {
   return {
     apiVersion: info.apiVersion,
     cluster: typeof cluster === 'object' && cluster !== null && !Array.isArray(cluster) ? (cluster as Record<string, unknown>) : undefined,
-    interactive: info.spec?.interactive === true,
+    ...(info.spec?.interactive === true ? { interactive: true } : {}),
   };
 }
 

@@ -151,7 +151,7 @@ describe('KUBERNETES_EXEC_INFO spec.interactive', () => {
     [{ interactive: 'true' }, false],
     [{}, false],
   ])('%j reads as %s', (spec, interactive) => {
-    expect(readExecInfo(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', spec })).interactive).toBe(interactive);
+    expect(readExecInfo(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', spec })).interactive === true).toBe(interactive);
   });
 });
 

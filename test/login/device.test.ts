@@ -183,3 +183,16 @@ describe('the login block of a config', () => {
     expect(!result.ok && result.issues.map((i) => `${i.path}: ${i.message}`)).toContain(message);
   });
 });
+
+describe('kubeconfig for a login config', () => {
+  it('writes interactiveMode: IfAvailable and --cache; a config without login keeps Never', async () => {
+    const { runInProcess } = await import('../helpers/in-process.js');
+    const login = JSON.stringify({ webAPIProviderConfig: { method: 'POST', url: 'https://idp.example/token', form: { client_id: 'kubectl' }, login: { deviceAuthorization: { url: 'https://idp.example/device', scope: 'openid' } } } });
+    const person = await runInProcess(['kubeconfig', '--server', 'https://k8s.example.com', '--config-inline', login]);
+    expect(person.code, person.stderr).toBe(0);
+    expect(person.stdout).toContain('interactiveMode: IfAvailable');
+    expect(person.stdout).toContain('- --cache');
+    const machine = await runInProcess(['kubeconfig', '--server', 'https://k8s.example.com', '--config-inline', JSON.stringify({ webAPIProviderConfig: { method: 'GET', url: 'https://x.example/t', tokenPath: '$.t' } })]);
+    expect(machine.stdout).toContain('interactiveMode: Never');
+  });
+});

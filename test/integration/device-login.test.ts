@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseEnv, cliCommand, leaks, type CliResult } from '../helpers/cli.js';
 import { actAsPerson, CLIENT_ID, startDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
 import { makePki } from '../helpers/pki.js';
+import { describeWith, SCRIPT } from '../helpers/tools.js';
 
 const pki = makePki();
 let idp: DeviceProvider;
@@ -96,12 +97,16 @@ describe('the device login against oidc-provider', () => {
   }, 60_000);
 
   it('access_token when tokenPath says so, its expiry from expires_in', async () => {
-    const run = start(['--config-inline', deviceConfig(idp.issuer, { tokenPath: '$.access_token' }), '-o', 'token'], { KUBERNETES_EXEC_INFO: execInfo(true) });
+    const run = start(['--config-inline', deviceConfig(idp.issuer, { tokenPath: '$.access_token' })], { KUBERNETES_EXEC_INFO: execInfo(true) });
     const { url, code } = await run.prompt();
     await actAsPerson(url, code, pki.ca.cert, 'approve');
     const result = await run.done;
     expect(result.code, result.stderr).toBe(0);
-    const token = result.stdout.trim();
+    const { token, expirationTimestamp } = (JSON.parse(result.stdout) as { status: { token: string; expirationTimestamp?: string } }).status;
+    // An opaque access token: its expiry is the answer's expires_in (600 s here), reported 60 s early.
+    const left = Date.parse(expirationTimestamp ?? '') - Date.now();
+    expect(left).toBeGreaterThan(520_000);
+    expect(left).toBeLessThanOrEqual(540_000);
     expect(idp.issued.has(token)).toBe(true);
     expect(idp.isIdToken(token)).toBe(false);
     expect(leaks(result, secrets(), [token])).toEqual([]);
@@ -181,3 +186,55 @@ describe('the device login against oidc-provider', () => {
 function execInfo(interactive: boolean): string {
   return JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', spec: { interactive } });
 }
+
+/** The CLI under a pseudo-terminal (util-linux script): stdin and stderr are terminals, no exec info. */
+function atTerminal(args: string[]) {
+  const command = [...cliCommand(), ...args].map((part) => `'${part.replaceAll("'", "'\\''")}'`).join(' ');
+  const child = spawn(SCRIPT.path!, ['-qfec', command, '/dev/null'], { env: baseEnv({ TERM: 'dumb' }), stdio: ['pipe', 'pipe', 'pipe'] });
+  let output = '';
+  const waiting: Array<() => void> = [];
+  const take = (c: Buffer) => {
+    output += c.toString();
+    for (const wake of waiting.splice(0)) wake();
+  };
+  child.stdout.on('data', take);
+  child.stderr.on('data', take);
+  const done = new Promise<{ code: number | null; output: string }>((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      child.stdin.destroy();
+      for (const wake of waiting.splice(0)) wake();
+      resolve({ code, output });
+    });
+  });
+  const prompt = async (): Promise<{ url: string; code: string }> => {
+    for (;;) {
+      const found = /to log in, open (\S+)\r?\n.*the code (\S+) /.exec(output);
+      if (found) return { url: found[1]!, code: found[2]! };
+      if (child.exitCode !== null) throw new Error(`ended without a prompt: ${output}`);
+      await new Promise<void>((resolve) => waiting.push(resolve));
+    }
+  };
+  return { prompt, done };
+}
+
+describeWith(SCRIPT)('at a terminal, without kubectl', () => {
+  it('run by hand with stdin and stderr terminals, get-token prompts and prints the credential', async () => {
+    const run = atTerminal(['--config-inline', deviceConfig(idp.issuer), '-o', 'token']);
+    const { url, code } = await run.prompt();
+    await actAsPerson(url, code, pki.ca.cert, 'approve');
+    const result = await run.done;
+    expect(result.code, result.output).toBe(0);
+    const token = result.output.trim().split(/\r?\n/).at(-1)!;
+    expect(idp.isIdToken(token)).toBe(true);
+  }, 60_000);
+
+  it('doctor runs no login, even at a terminal: no device request', async () => {
+    const before = deviceRequests();
+    const result = await atTerminal(['doctor', '--config-inline', deviceConfig(idp.issuer)]).done;
+    expect(result.code).toBe(2);
+    expect(result.output).toContain('a login is needed and nobody can answer its prompt here');
+    expect(deviceRequests()).toBe(before);
+  }, 60_000);
+});

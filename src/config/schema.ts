@@ -78,15 +78,14 @@ const loginShape: Shape = {
   properties: {
     deviceAuthorization: {
       kind: 'object',
-      description: "RFC 8628 device authorization grant: the device authorization endpoint, sent the main request's headers and form (the client's authentication) plus scope and form.",
+      description: "RFC 8628 device authorization grant: the device authorization endpoint, sent the main request's headers and form (the client's authentication) plus this form.",
       required: ['url'],
       properties: {
         url: template('The device authorization endpoint (device_authorization_endpoint of the discovery document), a template. https:// unless allowInsecureHTTP.'),
-        scope: template('The scope asked for, a template: openid for an id_token, offline_access for a refresh token (e.g. "openid offline_access").'),
         form: {
           kind: 'map',
           of: { kind: 'stringOrList', description: 'Template, or a list of templates (the key repeats).' },
-          description: 'More fields of the device authorization request (audience, resource), each a template.',
+          description: 'Fields of the device authorization request besides the client\'s, each a template: scope (openid for an id_token, offline_access for a refresh token), audience, resource.',
         },
       },
     },
@@ -204,12 +203,12 @@ export interface ProviderConfigInput {
 }
 
 export interface LoginInput {
-  deviceAuthorization: { url: string; scope?: string; form?: Record<string, string | string[]> };
+  deviceAuthorization: { url: string; form?: Record<string, string | string[]> };
 }
 
 /** login with its templates as lists, as a request's form has them. */
 export interface LoginConfig {
-  deviceAuthorization: { url: string; scope?: string; form: Record<string, string[]> };
+  deviceAuthorization: { url: string; form: Record<string, string[]> };
 }
 
 type BodyForm = { kind: 'none' } | { kind: 'raw'; template: string } | { kind: 'form'; fields: Record<string, string[]> } | { kind: 'json'; value: unknown };

@@ -150,9 +150,6 @@ function checkLogin(input: ProviderConfigInput, issues: Issues): void {
   for (const name of Object.keys(input.form ?? {})) {
     if (GRANT_FIELDS.includes(name)) add(`form.${name}`, `login sets ${name} for each grant (device_code, refresh_token); remove it`);
   }
-  for (const name of Object.keys(input.login?.deviceAuthorization?.form ?? {})) {
-    if (name === 'scope') add(`login.deviceAuthorization.form.${name}`, 'set login.deviceAuthorization.scope instead');
-  }
   if (Array.isArray(input.steps) && input.steps.length > 0) add('steps', 'steps do not run with login: the token endpoint is asked directly');
   const url = input.login?.deviceAuthorization?.url;
   if (typeof url === 'string' && issues.known(`${ROOT}.login`)) {
@@ -168,8 +165,8 @@ function checkLogin(input: ProviderConfigInput, issues: Issues): void {
 /** The login with its defaults: the id_token is the credential unless tokenPath says otherwise. */
 function loginConfig(login: LoginInput, paths: ProviderConfig['paths']): Pick<ProviderConfig, 'login'> {
   paths.token ??= '$.id_token';
-  const { url, scope, form } = login.deviceAuthorization;
-  return { login: { deviceAuthorization: { url, ...(scope !== undefined ? { scope } : {}), form: list(form) } } };
+  const { url, form } = login.deviceAuthorization;
+  return { login: { deviceAuthorization: { url, form: list(form) } } };
 }
 
 /** The rules of one request (the main one, or a step at `prefix`). */

@@ -37,7 +37,7 @@ export interface DeviceAuthorization {
 /**
  * The device authorization request: the main request's headers and form (the client's
  * authentication: RFC 8628 §3.1 applies RFC 6749's to this endpoint) at login's URL, with scope
- * and login's form fields. Rendered like any request, its field paths under DEVICE_ROOT.
+ * and login's own form (scope). Rendered like any request, its field paths under DEVICE_ROOT.
  */
 export function deviceRequestConfig(config: ProviderConfig): RequestConfig {
   const login = config.login!.deviceAuthorization;
@@ -46,7 +46,7 @@ export function deviceRequestConfig(config: ProviderConfig): RequestConfig {
     ...config,
     url: login.url,
     query: {},
-    body: { kind: 'form', fields: { ...own, ...(login.scope !== undefined ? { scope: [login.scope] } : {}), ...login.form } },
+    body: { kind: 'form', fields: { ...own, ...login.form } },
   };
 }
 
@@ -55,7 +55,6 @@ export function loginTemplates(config: ProviderConfig): Array<[string, string]> 
   const login = config.login?.deviceAuthorization;
   if (!login) return [];
   const fields: Array<[string, string]> = [[`${DEVICE_ROOT}.url`, login.url]];
-  if (login.scope !== undefined) fields.push([`${DEVICE_ROOT}.scope`, login.scope]);
   for (const [name, templates] of Object.entries(login.form)) {
     templates.forEach((template, i) => fields.push([`${DEVICE_ROOT}.form.${name}${templates.length > 1 ? `[${i}]` : ''}`, template]));
   }

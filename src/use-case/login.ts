@@ -151,7 +151,7 @@ function credentialOf(document: Record<string, unknown>, prepared: Prepared, dep
   }
   const { config, paths } = prepared;
   if (config.paths.token === '$.id_token' && typeof document['id_token'] !== 'string') {
-    throw new ResponseError('NO_ID_TOKEN', 'the token endpoint answered no id_token: add openid to login.deviceAuthorization.scope, or set tokenPath: $.access_token');
+    throw new ResponseError('NO_ID_TOKEN', 'the token endpoint answered no id_token: add openid to login.deviceAuthorization.form.scope, or set tokenPath: $.access_token');
   }
   const lifetime = answerLifetimeMs(document);
   const settings = config.expiresInMs === undefined && lifetime !== undefined ? { ...config, expiresInMs: lifetime } : config;

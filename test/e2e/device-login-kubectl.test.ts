@@ -36,7 +36,7 @@ function kubeWith(interactiveMode: 'IfAvailable' | 'Never'): Kube {
       url: `${idp.issuer}/token`,
       form: { client_id: CLIENT_ID },
       tls: { caFile: pki.ca.certFile },
-      login: { deviceAuthorization: { url: `${idp.issuer}/device/auth`, scope: 'openid offline_access' } },
+      login: { deviceAuthorization: { url: `${idp.issuer}/device/auth`, form: { scope: 'openid offline_access' } } },
     },
   });
   return writeKubeconfig(kube, {

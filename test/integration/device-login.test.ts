@@ -27,7 +27,7 @@ export function deviceConfig(issuer: string, extra: Record<string, unknown> = {}
       url: `${issuer}/token`,
       form: { client_id: CLIENT_ID },
       tls: { caFile: pki.ca.certFile },
-      login: { deviceAuthorization: { url: `${issuer}/device/auth`, scope: 'openid offline_access' } },
+      login: { deviceAuthorization: { url: `${issuer}/device/auth`, form: { scope: 'openid offline_access' } } },
       ...extra,
     },
   });

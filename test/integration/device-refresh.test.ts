@@ -58,7 +58,7 @@ const configInline = () =>
       url: `${idp.issuer}/token`,
       form: { client_id: CLIENT_ID },
       tls: { caFile: pki.ca.certFile },
-      login: { deviceAuthorization: { url: `${idp.issuer}/device/auth`, scope: 'openid offline_access' } },
+      login: { deviceAuthorization: { url: `${idp.issuer}/device/auth`, form: { scope: 'openid offline_access' } } },
     },
   });
 

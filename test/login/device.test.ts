@@ -156,13 +156,13 @@ describe('KUBERNETES_EXEC_INFO spec.interactive', () => {
 });
 
 describe('the login block of a config', () => {
-  const base = { method: 'POST', url: 'https://idp.example/token', form: { client_id: 'kubectl' }, login: { deviceAuthorization: { url: 'https://idp.example/device', scope: 'openid' } } };
+  const base = { method: 'POST', url: 'https://idp.example/token', form: { client_id: 'kubectl' }, login: { deviceAuthorization: { url: 'https://idp.example/device', form: { scope: 'openid' } } } };
   const check = (provider: Record<string, unknown>) => validateProviderDocument({ webAPIProviderConfig: provider }, checkPath);
 
   it('takes the id_token unless tokenPath says otherwise', () => {
     const result = check(base);
     expect(result.ok && result.config.paths.token).toBe('$.id_token');
-    expect(result.ok && result.config.login).toEqual({ deviceAuthorization: { url: 'https://idp.example/device', scope: 'openid', form: {} } });
+    expect(result.ok && result.config.login).toEqual({ deviceAuthorization: { url: 'https://idp.example/device', form: { scope: ['openid'] } } });
     const access = check({ ...base, tokenPath: '$.access_token' });
     expect(access.ok && access.config.paths.token).toBe('$.access_token');
   });
@@ -173,8 +173,8 @@ describe('the login block of a config', () => {
     [{ form: { client_id: 'k', grant_type: 'x' } }, 'webAPIProviderConfig.form.grant_type: login sets grant_type for each grant (device_code, refresh_token); remove it'],
     [{ login: { deviceAuthorization: { url: 'http://idp.example/device' } } }, 'webAPIProviderConfig.login.deviceAuthorization.url: http:// sends the request in clear text; use https:// or set allowInsecureHTTP: true'],
     [{ login: { deviceAuthorization: { url: 'idp.example/device' } } }, 'webAPIProviderConfig.login.deviceAuthorization.url: expected an https:// URL, found "idp.example/device"'],
-    [{ login: { deviceAuthorization: { url: 'https://x', form: { scope: 'a' } } } }, 'webAPIProviderConfig.login.deviceAuthorization.form.scope: set login.deviceAuthorization.scope instead'],
-    [{ login: { deviceAuthorization: { url: 'https://x', scop: 'a' } } }, 'webAPIProviderConfig.login.deviceAuthorization.scop: unknown field; did you mean scope?'],
+    [{ login: { deviceAuthorization: { url: 'https://x', scope: 'a' } } }, 'webAPIProviderConfig.login.deviceAuthorization.scope: unknown field (known: url, form)'],
+    [{ login: { deviceAuthorization: { url: 'https://x', fom: { scope: 'a' } } } }, 'webAPIProviderConfig.login.deviceAuthorization.fom: unknown field; did you mean form?'],
     [{ login: {} }, 'webAPIProviderConfig.login.deviceAuthorization: is required'],
     [{ steps: [{ name: 's', method: 'GET', url: 'https://x' }] }, 'webAPIProviderConfig.steps: steps do not run with login: the token endpoint is asked directly'],
   ])('%j: names the field', (change, message) => {
@@ -187,12 +187,34 @@ describe('the login block of a config', () => {
 describe('kubeconfig for a login config', () => {
   it('writes interactiveMode: IfAvailable and --cache; a config without login keeps Never', async () => {
     const { runInProcess } = await import('../helpers/in-process.js');
-    const login = JSON.stringify({ webAPIProviderConfig: { method: 'POST', url: 'https://idp.example/token', form: { client_id: 'kubectl' }, login: { deviceAuthorization: { url: 'https://idp.example/device', scope: 'openid' } } } });
+    const login = JSON.stringify({ webAPIProviderConfig: { method: 'POST', url: 'https://idp.example/token', form: { client_id: 'kubectl' }, login: { deviceAuthorization: { url: 'https://idp.example/device', form: { scope: 'openid' } } } } });
     const person = await runInProcess(['kubeconfig', '--server', 'https://k8s.example.com', '--config-inline', login]);
     expect(person.code, person.stderr).toBe(0);
     expect(person.stdout).toContain('interactiveMode: IfAvailable');
     expect(person.stdout).toContain('- --cache');
     const machine = await runInProcess(['kubeconfig', '--server', 'https://k8s.example.com', '--config-inline', JSON.stringify({ webAPIProviderConfig: { method: 'GET', url: 'https://x.example/t', tokenPath: '$.t' } })]);
     expect(machine.stdout).toContain('interactiveMode: Never');
+  });
+});
+
+describe('validate and render of a login config', () => {
+  it('a value the device authorization request misses is named by its field, before any network', async () => {
+    const { runInProcess } = await import('../helpers/in-process.js');
+    const config = JSON.stringify({
+      webAPIProviderConfig: {
+        method: 'POST',
+        url: 'https://idp.example/token',
+        form: { client_id: 'kubectl' },
+        login: { deviceAuthorization: { url: 'https://idp.example/device', form: { scope: '{{ vars.scope }}', audience: '{{ env.AUDIENCE }}' } } },
+      },
+    });
+    const result = await runInProcess(['validate', '--config-inline', config]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('webAPIProviderConfig.login.deviceAuthorization.form.scope: {{ vars.scope }}: vars.scope is not set');
+    const env = await runInProcess(['validate', '--config-inline', config, '--set', 'scope=openid']);
+    expect(env.code).toBe(2);
+    expect(env.stderr).toContain('reads env AUDIENCE, not set here');
+    const fine = await runInProcess(['validate', '--config-inline', config, '--set', 'scope=openid'], { env: { AUDIENCE: 'k8s' } });
+    expect(fine.code, fine.stderr).toBe(0);
   });
 });

@@ -218,3 +218,39 @@ describe('validate and render of a login config', () => {
     expect(fine.code, fine.stderr).toBe(0);
   });
 });
+
+describe('render of a login config', () => {
+  it('shows the device authorization request, then the token request it polls, the device code as its name', async () => {
+    const { runInProcess } = await import('../helpers/in-process.js');
+    const config = JSON.stringify({
+      webAPIProviderConfig: {
+        method: 'POST',
+        url: 'https://idp.example/token',
+        form: { client_id: 'kubectl', client_secret: '{{ env.CLIENT_SECRET }}' },
+        login: { deviceAuthorization: { url: 'https://idp.example/device', form: { scope: 'openid offline_access' } } },
+      },
+    });
+    const result = await runInProcess(['render', '--config-inline', config], { env: { CLIENT_SECRET: 's3cret-Zq7' } });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe(
+      [
+        '# webAPIProviderConfig.login.deviceAuthorization',
+        'POST https://idp.example/device',
+        'accept: application/json',
+        'user-agent: webapi-credential/0.1.0',
+        'content-type: application/x-www-form-urlencoded',
+        '',
+        'client_id=kubectl&client_secret=[REDACTED]&scope=openid+offline_access',
+        '',
+        '# webAPIProviderConfig (polled)',
+        'POST https://idp.example/token',
+        'accept: application/json',
+        'user-agent: webapi-credential/0.1.0',
+        'content-type: application/x-www-form-urlencoded',
+        '',
+        'client_id=kubectl&client_secret=[REDACTED]&grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Adevice_code&device_code=[device_code]',
+        '',
+      ].join('\n'),
+    );
+  });
+});

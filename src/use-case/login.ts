@@ -78,6 +78,8 @@ async function deviceLogin(prepared: Prepared, deps: Deps): Promise<LoginResult>
     for (;;) {
       // RFC 8628 §3.5: the interval is waited before each request, the first one included.
       await untilInterrupted((deps.login?.sleep ?? sleepWithoutSignal)(Math.max(0, Math.min(interval, end - deps.now())), controller.signal));
+      // Ctrl-C during the wait: no poll after it.
+      if (controller.signal.aborted) await interrupted;
       if (deps.now() >= end) throw new LoginError('LOGIN_EXPIRED', 'the login code expired before it was approved; run the command again for a new code');
       // Rendered anew for each poll: a client assertion (jwt()) is single-use.
       const poll = pollRequest(await render(prepared, config, requestRoot(), deps), authorization.deviceCode);

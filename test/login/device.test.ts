@@ -254,3 +254,13 @@ describe('render of a login config', () => {
     );
   });
 });
+
+describe('the login command', () => {
+  it('on a config without login: exit 2, one line, no request', async () => {
+    const { runInProcess } = await import('../helpers/in-process.js');
+    const result = await runInProcess(['login', '--config-inline', JSON.stringify({ webAPIProviderConfig: { method: 'GET', url: 'https://127.0.0.1:1/t', tokenPath: '$.t' } })]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('webapi-credential: login runs the login of a config with login.deviceAuthorization; this config has none (get-token asks its token API without a person)\n');
+    expect(result.stdout).toBe('');
+  });
+});

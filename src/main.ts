@@ -161,6 +161,22 @@ function realDeps(): CliDeps {
       }
     },
     redactor: new Redactor(),
+    // An interactive login (use-case/login.ts): whether a person is at this terminal, Ctrl-C, waits.
+    login: {
+      terminal: () => {
+        const { isatty } = process.getBuiltinModule('node:tty');
+        return isatty(0) && isatty(2);
+      },
+      onInterrupt: (listener) => {
+        process.on('SIGINT', listener);
+        return () => void process.off('SIGINT', listener);
+      },
+      sleep: (ms, signal) =>
+        new Promise((resolve) => {
+          const timer = setTimeout(resolve, ms);
+          signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+        }),
+    },
     cache: {
       fs,
       homedir: homedir(),

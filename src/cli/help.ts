@@ -16,6 +16,9 @@ export const EXAMPLES: Record<string, string[]> = {
     'curl -H "Authorization: Bearer $(webapi-credential --config provider.yaml -o token)" https://k8s.example.com/version',
     'webapi-credential --config-inline \'webAPIProviderConfig: {method: GET, url: "https://auth.example.com/token", tokenPath: $.token}\'',
   ],
+  login: [
+    'webapi-credential login --config oidc-device.yaml --cache   # a person logs in once; kubectl uses the cached credential',
+  ],
   validate: [
     'webapi-credential validate --config provider.yaml --set realm=platform',
     'CLIENT_SECRET=dummy webapi-credential validate --config examples/keycloak/config.yaml --set issuer=https://keycloak.example.com/realms/platform --set clientId=argocd',

@@ -42,6 +42,13 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     await getToken(getTokenFlags(options), useCaseDeps(options));
   });
 
+  addFlags(
+    program.command('login').description('log in now, as a person at a terminal (a config with login), and cache the credential with --cache'),
+    GET_TOKEN_FLAGS.filter((flag) => flag.key !== 'output'),
+  ).action(async (options: ParsedFlags) => {
+    const { runLogin } = await import('../use-case/login-command.js');
+    await runLogin(getTokenFlags(options), useCaseDeps(options));
+  });
   requestOptions(program.command('validate').description('check the config, its templates and the env they read; no network')).action(
     async (options: ParsedFlags) => validate(requestFlags(options), useCaseDeps(options)),
   );

@@ -74,7 +74,7 @@ export function reporter(deps: ReporterDeps): Reporter {
   };
   return {
     line,
-    useCaseDeps: (verbose) => ({ ...deps, warn: (text) => line(`warning: ${text}`), trace: verbose ? line : () => {} }),
+    useCaseDeps: (verbose) => ({ ...deps, warn: (text) => line(`warning: ${text}`), say: line, trace: verbose ? line : () => {} }),
     failure,
   };
 }

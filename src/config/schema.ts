@@ -66,6 +66,32 @@ const stepShape: Shape = {
   },
 };
 
+/**
+ * An interactive login (SPEC "Interactive login"): the main request is the token endpoint, and the
+ * plugin adds the grant's own fields to its form (grant_type and device_code, or refresh_token).
+ */
+const loginShape: Shape = {
+  kind: 'object',
+  description:
+    "An interactive login for a person at a terminal; the main request (method, url, headers, form, tls) is then the OAuth token endpoint and the client's authentication, to which each grant adds grant_type and its own fields. Runs only when the call is interactive (kubectl's interactiveMode, or a terminal).",
+  required: ['deviceAuthorization'],
+  properties: {
+    deviceAuthorization: {
+      kind: 'object',
+      description: "RFC 8628 device authorization grant: the device authorization endpoint, sent the main request's headers and form (the client's authentication) plus this form.",
+      required: ['url'],
+      properties: {
+        url: template('The device authorization endpoint (device_authorization_endpoint of the discovery document), a template. https:// unless allowInsecureHTTP.'),
+        form: {
+          kind: 'map',
+          of: { kind: 'stringOrList', description: 'Template, or a list of templates (the key repeats).' },
+          description: 'Fields of the device authorization request besides the client\'s, each a template: scope (openid for an id_token, offline_access for a refresh token), audience, resource.',
+        },
+      },
+    },
+  },
+};
+
 /** webAPIProviderConfig, field by field. Drives validate.ts and schema/webapi-credential.schema.json. */
 const providerShape: Shape = {
   kind: 'object',
@@ -80,7 +106,7 @@ const providerShape: Shape = {
     steps: { kind: 'list', of: stepShape, description: 'Requests that run in order before the main one (a login, a token exchange).' },
     method: requestProperties['method']!,
     url: requestProperties['url']!,
-    tokenPath: path('Where the token is in the JSON response.'),
+    tokenPath: path('Where the token is in the JSON response (with login: $.id_token unless set).'),
     headers: requestProperties['headers']!,
     query: requestProperties['query']!,
     body: requestProperties['body']!,
@@ -97,6 +123,7 @@ const providerShape: Shape = {
     timeout: requestProperties['timeout']!,
     retry: requestProperties['retry']!,
     maxResponseBytes: requestProperties['maxResponseBytes']!,
+    login: loginShape,
     expiryMargin: { kind: 'duration', description: 'Report the credential as expiring this much early (default 60s).' },
     cache: {
       kind: 'object',
@@ -172,6 +199,16 @@ export interface ProviderConfigInput {
   maxResponseBytes?: number;
   expiryMargin?: string;
   cache?: { enabled?: boolean; failureTTL?: string };
+  login?: LoginInput;
+}
+
+export interface LoginInput {
+  deviceAuthorization: { url: string; form?: Record<string, string | string[]> };
+}
+
+/** login with its templates as lists, as a request's form has them. */
+export interface LoginConfig {
+  deviceAuthorization: { url: string; form: Record<string, string[]> };
 }
 
 type BodyForm = { kind: 'none' } | { kind: 'raw'; template: string } | { kind: 'form'; fields: Record<string, string[]> } | { kind: 'json'; value: unknown };
@@ -223,6 +260,8 @@ export interface ProviderConfig extends RequestConfig {
   cacheEnabled: boolean;
   /** cache.failureTTL: how long a refusal or an unusable answer is remembered; 0 remembers no failure. */
   cacheFailureTtlMs: number;
+  /** An interactive login: the main request is then the token endpoint. */
+  login?: LoginConfig;
 }
 
 export const DEFAULTS = {

@@ -1,6 +1,6 @@
 // Pure: raw parsed document in, resolved config or every problem out (changesets' validateConfig).
 import { check, parseDuration, type Issue, type Shape } from './shape.js';
-import { DEFAULTS, fileShape, type ProviderConfig, type ProviderConfigInput, type RequestConfig, type RequestInput } from './schema.js';
+import { DEFAULTS, fileShape, type LoginInput, type ProviderConfig, type ProviderConfigInput, type RequestConfig, type RequestInput } from './schema.js';
 
 const ROOT = 'webAPIProviderConfig';
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -101,7 +101,8 @@ function validateProvider(input: ProviderConfigInput, checkPath: PathChecker, is
   if (hasCert !== hasKey) {
     add(hasCert ? 'clientKeyDataPath' : 'clientCertificateDataPath', 'clientCertificateDataPath and clientKeyDataPath go together: set both or neither');
   }
-  if (input.tokenPath === undefined && !(hasCert && hasKey) && !issues.list.some((i) => i.message === 'unknown field; did you mean tokenPath?')) {
+  if (input.login !== undefined) checkLogin(input, issues);
+  if (input.tokenPath === undefined && input.login === undefined && !(hasCert && hasKey) && !issues.list.some((i) => i.message === 'unknown field; did you mean tokenPath?')) {
     add('tokenPath', 'is required (unless clientCertificateDataPath and clientKeyDataPath are both set)');
   }
   if (typeof input.expiresIn === 'string' && parseDuration(input.expiresIn) <= 0 && !issues.list.some((i) => i.path === at('expiresIn'))) {
@@ -131,8 +132,41 @@ function validateProvider(input: ProviderConfigInput, checkPath: PathChecker, is
       expiryMarginMs: input.expiryMargin !== undefined ? parseDuration(input.expiryMargin) : DEFAULTS.expiryMarginMs,
       cacheEnabled: input.cache?.enabled ?? false,
       cacheFailureTtlMs: input.cache?.failureTTL !== undefined ? parseDuration(input.cache.failureTTL) : DEFAULTS.cacheFailureTtlMs,
+      ...(input.login ? loginConfig(input.login, paths) : {}),
     },
   };
+}
+
+/** The form fields each grant of a login sets itself: written in the config, they would be sent twice. */
+const GRANT_FIELDS = ['grant_type', 'device_code', 'refresh_token'];
+
+/** login's rules: the main request is the token endpoint (RFC 6749 §3.2: POST, a form), and no steps yet. */
+function checkLogin(input: ProviderConfigInput, issues: Issues): void {
+  const add = (field: string, message: string) => issues.push({ path: `${ROOT}.${field}`, message });
+  if (input.method !== 'POST' && typeof input.method === 'string') add('method', 'with login, the main request is the token endpoint, which takes POST (RFC 6749 §3.2)');
+  for (const form of ['body', 'json'] as const) {
+    if (input[form] !== undefined) add(form, 'with login, the token request is a form (RFC 6749 §3.2): write the client\'s fields under form');
+  }
+  for (const name of Object.keys(input.form ?? {})) {
+    if (GRANT_FIELDS.includes(name)) add(`form.${name}`, `login sets ${name} for each grant (device_code, refresh_token); remove it`);
+  }
+  if (Array.isArray(input.steps) && input.steps.length > 0) add('steps', 'steps do not run with login: the token endpoint is asked directly');
+  const url = input.login?.deviceAuthorization?.url;
+  if (typeof url === 'string' && issues.known(`${ROOT}.login`)) {
+    const literal = url.trimStart();
+    if (/^http:\/\//i.test(literal) && input.allowInsecureHTTP !== true) {
+      add('login.deviceAuthorization.url', 'http:// sends the request in clear text; use https:// or set allowInsecureHTTP: true');
+    } else if (!/^https?:\/\//i.test(literal) && !literal.startsWith('{{')) {
+      add('login.deviceAuthorization.url', `expected an https:// URL, found ${JSON.stringify(literal.slice(0, 40))}`);
+    }
+  }
+}
+
+/** The login with its defaults: the id_token is the credential unless tokenPath says otherwise. */
+function loginConfig(login: LoginInput, paths: ProviderConfig['paths']): Pick<ProviderConfig, 'login'> {
+  paths.token ??= '$.id_token';
+  const { url, form } = login.deviceAuthorization;
+  return { login: { deviceAuthorization: { url, form: list(form) } } };
 }
 
 /** The rules of one request (the main one, or a step at `prefix`). */

@@ -10,6 +10,8 @@ export interface ExecInfo {
   apiVersion: string | undefined;
   /** spec.cluster, present when the kubeconfig sets provideClusterInfo: true. */
   cluster: Record<string, unknown> | undefined;
+  /** spec.interactive: client-go's word that a person can answer a prompt; absent when not true. */
+  interactive?: boolean;
 }
 
 export interface CredentialStatus {
@@ -30,7 +32,7 @@ export function readExecInfo(raw: string | undefined): ExecInfo {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new UsageError('EXEC_INFO_INVALID', 'KUBERNETES_EXEC_INFO is not a JSON object');
   }
-  const info = parsed as { apiVersion?: unknown; kind?: unknown; spec?: { cluster?: unknown } };
+  const info = parsed as { apiVersion?: unknown; kind?: unknown; spec?: { cluster?: unknown; interactive?: unknown } };
   if (info.kind !== undefined && info.kind !== 'ExecCredential') {
     throw new UsageError('EXEC_INFO_INVALID', `KUBERNETES_EXEC_INFO has kind ${JSON.stringify(info.kind)}, expected "ExecCredential"`);
   }
@@ -44,6 +46,7 @@ export function readExecInfo(raw: string | undefined): ExecInfo {
   return {
     apiVersion: info.apiVersion,
     cluster: typeof cluster === 'object' && cluster !== null && !Array.isArray(cluster) ? (cluster as Record<string, unknown>) : undefined,
+    ...(info.spec?.interactive === true ? { interactive: true } : {}),
   };
 }
 

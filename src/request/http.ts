@@ -38,6 +38,8 @@ export interface HttpOptions {
   secret?: (value: string) => void;
   /** doctor: each exchange as it ends (request/observe-http.ts); absent on a normal call. */
   observe?: (seen: HttpObservation) => void;
+  /** Non-2xx statuses returned as answers, not thrown: RFC 8628 polling reads the error of a 400. */
+  answerStatuses?: readonly number[];
 }
 
 export interface HttpResponse {
@@ -77,7 +79,7 @@ export async function send(request: RenderedRequest, options: HttpOptions): Prom
       failure = error;
     }
     const tries = attempt > 1 ? ` after ${attempt} attempts` : '';
-    if (answer && answer.status >= 200 && answer.status <= 299) {
+    if (answer && ((answer.status >= 200 && answer.status <= 299) || options.answerStatuses?.includes(answer.status))) {
       options.log(`answer ${answer.status} after ${options.now() - started} ms, ${answer.body.length} bytes`);
       return { status: answer.status, contentType: answer.headers['content-type'], body: answer.body.toString('utf8'), bytes: answer.body.length };
     }

@@ -25,6 +25,19 @@ export interface Deps {
   cache: Omit<CacheDeps, 'trace' | 'now'> & { homedir: string };
   /** doctor's view of the stages, like `trace` for people (use-case/observe.ts); absent on a normal call. */
   observe?: (event: StageEvent) => void;
+  /** A line for people without the warning's prefix (a login's prompt); redacted like every line. */
+  say?: (line: string) => void;
+  /** What an interactive login takes from the process (main.ts); absent, no login is interactive. */
+  login?: LoginDeps;
+}
+
+export interface LoginDeps {
+  /** Whether stdin and stderr are terminals: a person can answer, when client-go sent no exec info. */
+  terminal: () => boolean;
+  /** Calls `listener` on Ctrl-C (SIGINT) until the returned function is called. */
+  onInterrupt: (listener: () => void) => () => void;
+  /** Waits `ms`, or less when `signal` aborts (it then resolves: the caller looks at the signal). */
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
 export interface RequestFlags extends ConfigFlags {
@@ -42,4 +55,6 @@ export interface GetTokenFlags extends RequestFlags {
   /** --cache / --no-cache; undefined leaves it to the config. */
   cache?: boolean;
   cacheDir?: string;
+  /** The `login` command: a login now, whatever the cache holds, and whether the call is interactive. */
+  login?: boolean;
 }

@@ -13,6 +13,7 @@ import { entryKey, inputsKey, refKey } from '../cache/key.js';
 import { dependencyDigest, readRef, writeRef } from '../cache/ref.js';
 import type { Deps, GetTokenFlags } from './deps.js';
 import { prepare, type Dependencies, type Prepared } from './prepare.js';
+import { loginCredential } from './login.js';
 
 export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> {
   const deadline = deps.now() + flags.timeoutMs;
@@ -25,11 +26,15 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
   if (flags.output === 'token' && !config.paths.token) {
     throw new UsageError('OUTPUT_TOKEN', '--output token needs a tokenPath; this config yields a client certificate');
   }
+  if (flags.login && !config.login) throw new UsageError('LOGIN_NONE', 'login runs the login of a config with login.deviceAuthorization; this config has none (get-token asks its token API without a person)');
   if (request.tls.insecureSkipVerify) deps.warn(INSECURE_SKIP_VERIFY_WARNING);
   // Whether this call asked the token API (its steps ran) or was served from the cache.
   let fetched = false;
-  const fetch = () => {
+  const fetch = async () => {
     fetched = true;
+    // A login config: a device login on a miss (cache: keep its refreshToken here, and try
+    // refreshCredential() with a kept one before a login).
+    if (config.login) return (await loginCredential(prepared, flags, deps)).status;
     return fetchCredential(prepared, deadline, flags.timeoutMs, deps);
   };
   let status: CredentialStatus;
@@ -53,7 +58,8 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
       }
     };
     const failures = { ttlMs: config.cacheFailureTtlMs, redact: (text: string) => deps.redactor.redact(text) };
-    status = await cached(dir, key, { deadline, timeoutMs: flags.timeoutMs }, fetch, cacheDeps, failures, enter);
+    // `login` logs in now, whatever the entry holds, and stores what it got.
+    status = flags.login ? await fetchAndStore(fetch, dir, key, enter, deps) : await cached(dir, key, { deadline, timeoutMs: flags.timeoutMs }, fetch, cacheDeps, failures, enter);
     deps.redactor.add(status.token);
     deps.redactor.add(status.clientKeyData);
     if (fetched) storeUnderLearnedKey(secret, dir, inputs, used, prepared, status, deps);
@@ -193,6 +199,18 @@ function storeUnderLearnedKey(secret: Uint8Array, dir: string, inputs: string, u
   } catch (error) {
     deps.trace(`cache: cannot store the entry under what the steps made the templates read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
   }
+}
+
+async function fetchAndStore(fetch: () => Promise<CredentialStatus>, dir: string, key: string, enter: () => void, deps: Deps): Promise<CredentialStatus> {
+  const status = await fetch();
+  if (!status.expirationTimestamp) return status;
+  try {
+    writeEntry(deps.cache.fs, dir, key, status, deps.cache.unique(), deps.now());
+    enter();
+  } catch (error) {
+    deps.trace(`cache: cannot store the entry (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  return status;
 }
 
 function union(a: Dependencies, b: Dependencies): Dependencies {

@@ -3,6 +3,7 @@ import { UsageError } from '../errors.js';
 import type { Deps, RequestFlags } from './deps.js';
 import { describeRequest, shownUrl } from '../request/build.js';
 import { prepare } from './prepare.js';
+import { DEVICE_ROOT, pollRequest } from '../login/device.js';
 
 export async function validate(flags: RequestFlags, deps: Deps): Promise<void> {
   // Every env variable the config reads is named at once, with the way to check the rest without it.
@@ -20,7 +21,13 @@ export async function validate(flags: RequestFlags, deps: Deps): Promise<void> {
 }
 
 export async function render(flags: RequestFlags, deps: Deps): Promise<void> {
-  const { request, config, steps } = await prepare(flags, deps);
+  const { request, config, steps, login } = await prepare(flags, deps);
+  if (login) {
+    // The device login: its authorization request, then the token request it polls (the code a secret).
+    const poll = pollRequest(request, 'device_code');
+    deps.stdout(deps.redactor.redact(`# ${DEVICE_ROOT}\n${describeRequest(login)}\n# webAPIProviderConfig (polled)\n${describeRequest(poll)}`));
+    return;
+  }
   if (steps.length === 0) {
     deps.stdout(deps.redactor.redact(describeRequest(request)));
     return;

@@ -13,6 +13,7 @@ import { readExecInfo, resolveApiVersion } from '../credential/exec-credential.j
 import { buildRequest, renderFields, requestRoot, templateFields, type RenderedFields, type RenderedRequest } from '../request/build.js';
 import { checkTemplates, TemplateRenderer } from '../template/renderer.js';
 import { namesScope } from '../template/names.js';
+import { deviceRequestConfig, DEVICE_ROOT, loginTemplates } from '../login/device.js';
 import type { RefInputs } from '../cache/key.js';
 import type { Deps, RequestFlags } from './deps.js';
 
@@ -28,6 +29,8 @@ export interface Prepared {
   request: RenderedRequest;
   /** The steps' requests, placeholders for what earlier steps give. */
   steps: RenderedRequest[];
+  /** With login: the device authorization request (render shows it). */
+  login?: RenderedRequest;
   /** Renders the requests again once the steps have run (fetchCredential). */
   renderer: TemplateRenderer;
   readFile: (path: string) => string;
@@ -93,7 +96,7 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
   const stepNames = config.steps.map((step) => step.name);
   const templateIssues = checkTemplates(config.lets, stepNames, [
     ...config.steps.map((step, i) => ({ templates: templateFields(step, requestRoot(step)), stepsBefore: i })),
-    { templates: templateFields(config), stepsBefore: stepNames.length },
+    { templates: [...templateFields(config), ...loginTemplates(config)], stepsBefore: stepNames.length },
   ]);
   const habits = templateIssues.filter((issue) => issue.habit);
   const errors = templateIssues.filter((issue) => !issue.habit);
@@ -135,6 +138,7 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
   );
   const stepFields: RenderedFields[] = [];
   let mainFields: RenderedFields;
+  let loginFields: RenderedFields | undefined;
   try {
     await renderer.defineLets(config.lets);
     // No step runs before the first byte goes out: what a step gives shows as a placeholder. Every
@@ -142,6 +146,8 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
     renderer.setSteps('placeholders');
     for (const step of config.steps) stepFields.push(await renderFields(step, renderer, requestRoot(step)));
     mainFields = await renderFields(config, renderer);
+    // login's request too: a value it misses is named when the config loads (validate, render).
+    if (config.login) loginFields = await renderFields(deviceRequestConfig(config), renderer, DEVICE_ROOT);
     renderer.finish();
   } catch (error) {
     // The placeholder is the cause of the "not set" a template reported: say so instead.
@@ -149,9 +155,10 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
     throw error;
   }
   refusePlaceholders(placeholders, renderer.envRead);
-  const readsCluster = namesScope('cluster', config.lets, [...config.steps.flatMap((step) => templateFields(step, requestRoot(step))), ...templateFields(config)].map(([, template]) => template));
+  const readsCluster = namesScope('cluster', config.lets, [...config.steps.flatMap((step) => templateFields(step, requestRoot(step))), ...templateFields(config), ...loginTemplates(config)].map(([, template]) => template));
   const steps = config.steps.map((step, i) => buildRequest(step, stepFields[i]!, deps.version, readFile, deps.redactor, requestRoot(step)));
   const request = buildRequest(config, mainFields, deps.version, readFile, deps.redactor);
+  const login = loginFields ? buildRequest(deviceRequestConfig(config), loginFields, deps.version, readFile, deps.redactor, DEVICE_ROOT) : undefined;
   // Every env name and file a template names, in every branch, not only those this run read: a
   // branch that a step's answer decides reads another next time (SPEC "Cache").
   const named = [...renderer.filesNamed].map((path) => resolvePath(path));
@@ -163,6 +170,7 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
     config,
     request,
     steps,
+    ...(login ? { login } : {}),
     renderer,
     readFile,
     document,

@@ -75,7 +75,7 @@ const withConfig = (extra: Record<string, unknown>, ...rest: string[]) => (url: 
 const INVALID = 'config from --config-inline is invalid: ';
 const P = 'webAPIProviderConfig';
 const KNOWN =
-  'known: let, steps, method, url, tokenPath, headers, query, body, form, json, expiryPath, expiresInPath, expiryFromJWT, expiresIn, clientCertificateDataPath, clientKeyDataPath, tls, allowInsecureHTTP, timeout, retry, maxResponseBytes, expiryMargin, cache';
+  'known: let, steps, method, url, tokenPath, headers, query, body, form, json, expiryPath, expiresInPath, expiryFromJWT, expiresIn, clientCertificateDataPath, clientKeyDataPath, tls, allowInsecureHTTP, timeout, retry, maxResponseBytes, login, expiryMargin, cache';
 const execInfo = (spec: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ apiVersion: V1, kind: 'ExecCredential', spec: { interactive: false, ...spec }, ...extra });
 const yamlConfig = (url: string, lines: string[], eol = '\n') =>

@@ -35,7 +35,7 @@ function without<T extends Record<string, unknown>>(record: T, key: keyof T): Re
 const P = 'webAPIProviderConfig';
 const PROVIDER_FIELDS =
   'let, steps, method, url, tokenPath, headers, query, body, form, json, expiryPath, expiresInPath, expiryFromJWT, expiresIn, clientCertificateDataPath, ' +
-  'clientKeyDataPath, tls, allowInsecureHTTP, timeout, retry, maxResponseBytes, expiryMargin, cache';
+  'clientKeyDataPath, tls, allowInsecureHTTP, timeout, retry, maxResponseBytes, login, expiryMargin, cache';
 const TLS_FIELDS = 'caFile, caData, certFile, certData, keyFile, keyData, serverName, insecureSkipVerify';
 const DURATION = 'expected a duration such as 10s, 500ms or 1m30s';
 

@@ -103,3 +103,5 @@ export const SETPRIV = findTool('setpriv', 'SETPRIV_BIN', ['setpriv'], 'apt-get 
 export const GO = findTool('golang-go', 'GO_BIN', ['go', '/usr/lib/go/bin/go'], 'apt-get install golang-go, or set GO_BIN');
 // osslsigncode reads a PE's Authenticode signature (or its absence) as Windows tools do.
 export const OSSLSIGNCODE = findTool('osslsigncode', 'OSSLSIGNCODE', ['osslsigncode'], 'apt-get install osslsigncode, or set OSSLSIGNCODE');
+/** util-linux `script`: runs a command under a pseudo-terminal (a person's kubectl, interactive). */
+export const SCRIPT = findTool('script (util-linux)', 'SCRIPT_BIN', ['/usr/bin/script', 'script'], 'apt-get install bsdutils (util-linux script), or set SCRIPT_BIN');

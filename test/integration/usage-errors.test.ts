@@ -60,8 +60,8 @@ const cases: Case[] = [
   },
   {
     name: 'a command close to none, listing the commands',
-    args: (g: string) => ['login', '--config-inline', g],
-    message: 'unknown command "login"; the commands are get-token, validate, render, cache, kubeconfig, argocd-secret, init, doctor, completion (see --help)',
+    args: (g: string) => ['signin', '--config-inline', g],
+    message: 'unknown command "signin"; the commands are get-token, login, validate, render, cache, kubeconfig, argocd-secret, init, doctor, completion (see --help)',
   },
   {
     name: 'a misspelt flag, with the suggestion on the same line',

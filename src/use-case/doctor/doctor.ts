@@ -116,8 +116,10 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
   const events: StageEvent[] = [];
   const traced: string[] = [];
   let printed = '';
+  // doctor runs no login, even at a terminal: nobody asked for one (its login stage is to come).
+  const { login: _noLogin, ...outside } = deps;
   const runDeps: Deps = {
-    ...deps,
+    ...outside,
     env,
     stdout: (text) => (printed += text),
     trace: (line) => {

@@ -60,6 +60,7 @@ export async function kubeconfig(flags: KubeconfigFlags, cwd: string, deps: Deps
     args: [...configArgs, ...checked.setArgs, ...(flags.cache ? ['--cache'] : [])],
     apiVersion: checked.apiVersion,
     ...(embedded !== undefined ? { embeddedConfig: embedded } : {}),
+    ...(hasLogin(checked.document) ? { login: true } : {}),
   };
   const name = flags.name ?? defaultName(checked.server);
   const input = { name, server: checked.server, ...(checked.caData !== undefined ? { caData: checked.caData } : {}), plugin };
@@ -79,6 +80,11 @@ export async function kubeconfig(flags: KubeconfigFlags, cwd: string, deps: Deps
     notes.unshift(`note: kubectl must pass ${names(checked.envNames)} to the plugin: export ${checked.envNames.length === 1 ? 'it' : 'them'} where kubectl runs, or add users[].user.exec.env entries`);
   }
   return notes;
+}
+
+/** A config with login (SPEC "Interactive login"): its kubeconfig lets the plugin prompt. */
+function hasLogin(document: unknown): boolean {
+  return (document as { webAPIProviderConfig?: { login?: unknown } } | null)?.webAPIProviderConfig?.login !== undefined;
 }
 
 /** The kubeconfig --merge writes: the file given, else the first path of $KUBECONFIG, else ~/.kube/config (as kubectl reads). */

@@ -22,6 +22,8 @@ export interface ExecPlugin {
   apiVersion: string;
   /** The config document, handed to the plugin by client-go as spec.cluster.config. */
   embeddedConfig?: unknown;
+  /** The config has a login: kubectl lets it prompt a person at a terminal (interactiveMode: IfAvailable). */
+  login?: boolean;
 }
 
 export interface KubeconfigInput {
@@ -55,7 +57,7 @@ export function kubeconfigEntries(input: KubeconfigInput): { name: string; clust
     apiVersion: plugin.apiVersion,
     command: plugin.command,
     args: plugin.args,
-    interactiveMode: 'Never',
+    interactiveMode: plugin.login ? 'IfAvailable' : 'Never',
     installHint: kubeconfigInstallHint(plugin.command),
   };
   if (plugin.embeddedConfig !== undefined) exec['provideClusterInfo'] = true;

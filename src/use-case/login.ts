@@ -1,0 +1,165 @@
+// The interactive login of a config with `login` (SPEC "Interactive login"): the RFC 8628 device
+// grant when a person can answer, never a device request when nobody can; the refresh of RFC 6749
+// §6 for a refresh token the cache keeps. get-token calls loginCredential() on a miss; the `login`
+// command (login-command.ts) runs get-token with a login now.
+import { ResponseError, RequestError, type CredentialError } from '../errors.js';
+import type { RequestConfig } from '../config/schema.js';
+import { readExecInfo, type CredentialStatus } from '../credential/exec-credential.js';
+import { extractCredential, parseResponseBody } from '../credential/extract.js';
+import { describeRequest, renderRequest, requestRoot, type RenderedRequest } from '../request/build.js';
+import {
+  answerLifetimeMs,
+  deviceRequestConfig,
+  DEVICE_ROOT,
+  LoginError,
+  MAX_LOGIN_MS,
+  pollRequest,
+  promptLines,
+  readDeviceAuthorization,
+  readTokenAnswer,
+  refreshRequest,
+  refreshTokenOf,
+  slowedDown,
+} from '../login/device.js';
+import type { Deps, GetTokenFlags } from './deps.js';
+import type { Prepared } from './prepare.js';
+
+export interface LoginResult {
+  status: CredentialStatus;
+  /** The answer's refresh_token, for the cache to keep (not stored yet: see the cache's hook in get-token). */
+  refreshToken?: string;
+}
+
+/** Whether a person can answer a prompt: client-go's spec.interactive, else (no exec info) terminals on stdin and stderr. */
+export function isInteractive(deps: Pick<Deps, 'env' | 'login'>): boolean {
+  const info = readExecInfo(deps.env['KUBERNETES_EXEC_INFO']);
+  if (info.apiVersion !== undefined) return info.interactive === true;
+  return deps.login?.terminal() === true;
+}
+
+/**
+ * The credential of a login config when the cache has none: a device login when a person can
+ * answer (or `login` asked for one), else exit 2 with what to do, and no request at all.
+ */
+export async function loginCredential(prepared: Prepared, flags: Pick<GetTokenFlags, 'login'>, deps: Deps): Promise<LoginResult> {
+  if (!flags.login && !isInteractive(deps)) {
+    const why = readExecInfo(deps.env['KUBERNETES_EXEC_INFO']).apiVersion !== undefined ? 'client-go says the call is not interactive' : 'stdin or stderr is no terminal';
+    throw new LoginError(
+      'LOGIN_NEEDED',
+      `a login is needed and nobody can answer its prompt here (${why}); log in once at a terminal: kubectl get ns (with interactiveMode: IfAvailable and --cache in the exec entry), or webapi-credential login with this command's config options and --cache`,
+    );
+  }
+  return deviceLogin(prepared, deps);
+}
+
+/** RFC 8628: ask for a device code, show the person where to go, poll until they approve, refuse, or the code expires. */
+async function deviceLogin(prepared: Prepared, deps: Deps): Promise<LoginResult> {
+  const { config } = prepared;
+  const start = deps.now();
+  // The login is bounded by the device code's life (at most 15 minutes), not by --timeout; a
+  // message checked for secrets may take until then too.
+  let end = start + MAX_LOGIN_MS;
+  deps.redactor.setDeadline(() => deps.now() >= end + config.timeoutMs);
+  const controller = new AbortController();
+  const stop = deps.login?.onInterrupt(() => controller.abort()) ?? (() => {});
+  const interrupted = new Promise<never>((_, reject) => {
+    controller.signal.addEventListener('abort', () => reject(new LoginError('LOGIN_INTERRUPTED', 'the login was cancelled (Ctrl-C); nothing was cached')), { once: true });
+  });
+  interrupted.catch(() => {});
+  const untilInterrupted = <T>(work: Promise<T>): Promise<T> => Promise.race([work, interrupted]);
+  try {
+    const deviceRequest = await render(prepared, deviceRequestConfig(config), DEVICE_ROOT, deps);
+    const answer = await untilInterrupted(post(deviceRequest, prepared, start + config.timeoutMs * (config.retryLimit + 1), deps, false));
+    const authorization = readDeviceAuthorization(answer.document);
+    deps.redactor.add(authorization.deviceCode);
+    end = start + authorization.expiresInMs;
+    for (const line of promptLines(authorization)) (deps.say ?? deps.warn)(line);
+    let interval = authorization.intervalMs;
+    for (;;) {
+      // RFC 8628 §3.5: the interval is waited before each request, the first one included.
+      await untilInterrupted((deps.login?.sleep ?? sleepWithoutSignal)(Math.max(0, Math.min(interval, end - deps.now())), controller.signal));
+      // Ctrl-C during the wait: no poll after it.
+      if (controller.signal.aborted) await interrupted;
+      if (deps.now() >= end) throw new LoginError('LOGIN_EXPIRED', 'the login code expired before it was approved; run the command again for a new code');
+      // Rendered anew for each poll: a client assertion (jwt()) is single-use.
+      const poll = pollRequest(await render(prepared, config, requestRoot(), deps), authorization.deviceCode);
+      const { status, document } = await untilInterrupted(post(poll, prepared, end + config.timeoutMs, deps, true));
+      const step = readTokenAnswer(status, document, 'device_code');
+      if (step.kind === 'slow_down') interval = slowedDown(interval);
+      if (step.kind === 'token') return credentialOf(step.document, prepared, deps);
+    }
+  } finally {
+    stop();
+  }
+}
+
+/**
+ * RFC 6749 §6: a new credential for a refresh token, without a person: the token endpoint's
+ * answer is read as the device grant's is. A refusal (invalid_grant) is exit 3, a 4xx: the caller
+ * (the cache) drops the refresh token and logs in anew when a person can answer.
+ */
+export async function refreshCredential(prepared: Prepared, refreshToken: string, deadline: number, deps: Deps): Promise<LoginResult> {
+  deps.redactor.add(refreshToken);
+  const request = refreshRequest(await render(prepared, prepared.config, requestRoot(), deps), refreshToken);
+  const { status, document } = await post(request, prepared, deadline, deps, true);
+  const step = readTokenAnswer(status, document, 'refresh_token');
+  if (step.kind !== 'token') throw new ResponseError('REFRESH_ANSWER', 'the token endpoint answered a refresh with a device grant error');
+  const result = credentialOf(step.document, prepared, deps);
+  // A server that rotates nothing keeps the old refresh token valid (RFC 6749 §6).
+  return { status: result.status, refreshToken: result.refreshToken ?? refreshToken };
+}
+
+async function render(prepared: Prepared, settings: RequestConfig, root: string, deps: Deps): Promise<RenderedRequest> {
+  return renderRequest(settings, prepared.renderer, deps.version, prepared.readFile, deps.redactor, root);
+}
+
+function sleepWithoutSignal(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Sends one request of the login; with `errorsAnswer`, an OAuth error answer (400, 401) is returned to be read. */
+async function post(request: RenderedRequest, prepared: Prepared, deadline: number, deps: Deps, errorsAnswer: boolean): Promise<{ status: number; document: unknown }> {
+  const { config } = prepared;
+  deps.trace(`request:\n${describeRequest(request)}`);
+  const response = await deps.send(request, {
+    timeoutMs: config.timeoutMs,
+    retryLimit: config.retryLimit,
+    maxResponseBytes: config.maxResponseBytes,
+    allowInsecureHTTP: config.allowInsecureHTTP,
+    deadline,
+    templatedHeaders: Object.keys(config.headers),
+    env: deps.env,
+    now: deps.now,
+    random: deps.random,
+    log: deps.trace,
+    redact: (text) => deps.redactor.redact(text),
+    secret: (value) => deps.redactor.add(value),
+    ...(errorsAnswer ? { answerStatuses: [400, 401] } : {}),
+  });
+  try {
+    return { status: response.status, document: parseResponseBody(response.body, response.contentType, response.bytes) };
+  } catch (error) {
+    if (response.status >= 200 && response.status <= 299) throw error;
+    // An error answer that is no JSON: the request failed, as any other non-2xx.
+    throw new RequestError('HTTP_STATUS', `the token endpoint answered ${response.status}: ${(error as CredentialError).message}`, { status: response.status });
+  }
+}
+
+/** The credential of a token answer: the id_token by default (tokenPath), expiry from the JWT, else expires_in. */
+function credentialOf(document: Record<string, unknown>, prepared: Prepared, deps: Deps): LoginResult {
+  for (const name of ['access_token', 'id_token', 'refresh_token']) {
+    const value = document[name];
+    if (typeof value === 'string') deps.redactor.add(value);
+  }
+  const { config, paths } = prepared;
+  if (config.paths.token === '$.id_token' && typeof document['id_token'] !== 'string') {
+    throw new ResponseError('NO_ID_TOKEN', 'the token endpoint answered no id_token: add openid to login.deviceAuthorization.form.scope, or set tokenPath: $.access_token');
+  }
+  const lifetime = answerLifetimeMs(document);
+  const settings = config.expiresInMs === undefined && lifetime !== undefined ? { ...config, expiresInMs: lifetime } : config;
+  const { status } = extractCredential(document, settings, paths.query, deps.now());
+  deps.redactor.add(status.token);
+  const refreshToken = refreshTokenOf(document);
+  deps.trace(`logged in${status.expirationTimestamp ? `, credential reported to expire at ${status.expirationTimestamp}` : ''}${refreshToken ? ', with a refresh token' : ''}`);
+  return { status, ...(refreshToken ? { refreshToken } : {}) };
+}

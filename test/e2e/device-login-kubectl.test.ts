@@ -1,0 +1,116 @@
+// A person's first `kubectl get ns` with a device login: the real kubectl 1.33 runs the plugin with
+// interactiveMode: IfAvailable under a pseudo-terminal (util-linux `script`), so client-go says
+// interactive: true; the test reads the prompt from the terminal, approves at oidc-provider's own
+// verification page, and kubectl lists the namespaces with the id_token. The next kubectl, without
+// a terminal, is served from the cache; interactiveMode: Never (Argo CD's) never prompts.
+import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startApiServer, type ApiServer } from '../helpers/apiserver.js';
+import { actAsPerson, ACCOUNT, CLIENT_ID, startDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
+import { KUBECTL_1_33, makeKube, requireKubectl, runKubectl, writeKubeconfig, type Kube } from '../helpers/kubectl.js';
+import { makePki } from '../helpers/pki.js';
+import { describeWith, SCRIPT } from '../helpers/tools.js';
+
+const pki = makePki();
+let idp: DeviceProvider;
+let api: ApiServer;
+const dirs: string[] = [];
+
+beforeAll(async () => {
+  idp = await startDeviceProvider(pki);
+  api = await startApiServer({ accepts: (token) => (idp.isIdToken(token) ? ACCOUNT : undefined) });
+}, 30_000);
+afterAll(async () => {
+  await Promise.all([idp?.close(), api?.close()]);
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function kubeWith(interactiveMode: 'IfAvailable' | 'Never'): Kube {
+  const kube = makeKube();
+  dirs.push(kube.dir);
+  const config = JSON.stringify({
+    webAPIProviderConfig: {
+      method: 'POST',
+      url: `${idp.issuer}/token`,
+      form: { client_id: CLIENT_ID },
+      tls: { caFile: pki.ca.certFile },
+      login: { deviceAuthorization: { url: `${idp.issuer}/device/auth`, form: { scope: 'openid offline_access' } } },
+    },
+  });
+  return writeKubeconfig(kube, {
+    server: api.url,
+    caFile: api.caFile,
+    exec: { apiVersion: 'client.authentication.k8s.io/v1', args: ['--config-inline', config, '--cache', '--cache-dir', join(kube.dir, 'cache')], interactiveMode },
+  });
+}
+
+/** kubectl under a pseudo-terminal: stdin, stdout and stderr are the terminal, as for a person. */
+function kubectlAtTerminal(kube: Kube, args: string[]) {
+  const command = [requireKubectl(KUBECTL_1_33), ...args].map((part) => `'${part}'`).join(' ');
+  const child = spawn(SCRIPT.path!, ['-qfec', command, '/dev/null'], {
+    env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: kube.home, KUBECONFIG: kube.kubeconfig, TERM: 'dumb' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const waiting: Array<() => void> = [];
+  const take = (c: Buffer) => {
+    output += c.toString();
+    for (const wake of waiting.splice(0)) wake();
+  };
+  child.stdout.on('data', take);
+  child.stderr.on('data', take);
+  const done = new Promise<{ code: number | null; output: string }>((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      child.stdin.destroy();
+      for (const wake of waiting.splice(0)) wake();
+      resolve({ code, output });
+    });
+  });
+  const prompt = async (): Promise<{ url: string; code: string }> => {
+    for (;;) {
+      const found = /to log in, open (\S+)\r?\n.*the code (\S+) /.exec(output);
+      if (found) return { url: found[1]!, code: found[2]! };
+      if (child.exitCode !== null) throw new Error(`kubectl ended without a prompt: ${output}`);
+      await new Promise<void>((resolve) => waiting.push(resolve));
+    }
+  };
+  return { prompt, done };
+}
+
+const deviceRequests = () => idp.requests.filter((r) => r.path === '/device/auth').length;
+
+describeWith(KUBECTL_1_33, SCRIPT)('kubectl 1.33 and a person at a terminal', () => {
+  it('the first kubectl get ns prompts once; the next, without a terminal, is served from the cache', async () => {
+    const kube = kubeWith('IfAvailable');
+    const run = kubectlAtTerminal(kube, ['get', 'ns', '-o', 'name']);
+    const { url, code } = await run.prompt();
+    await actAsPerson(url, code, pki.ca.cert, 'approve');
+    const first = await run.done;
+    expect(first.code, first.output).toBe(0);
+    expect(first.output).toContain('namespace/kube-system');
+    expect(first.output.match(/to log in, open/g)).toHaveLength(1);
+    for (const secret of idp.issued) expect(first.output.includes(secret), 'a device code or token on the terminal').toBe(false);
+    expect(api.requests.some((r) => r.user?.username === ACCOUNT)).toBe(true);
+
+    const before = idp.requests.length;
+    const next = await runKubectl(KUBECTL_1_33, kube, ['get', 'ns', '-o', 'name']);
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stdout).toContain('namespace/default');
+    expect(idp.requests.length).toBe(before);
+  }, 90_000);
+
+  it('interactiveMode: Never (what Argo CD forces) never prompts: no device request, the line a person needs', async () => {
+    const kube = kubeWith('Never');
+    const before = deviceRequests();
+    const run = kubectlAtTerminal(kube, ['get', 'ns']);
+    const result = await run.done;
+    expect(result.code).not.toBe(0);
+    expect(result.output).toContain('webapi-credential: a login is needed and nobody can answer its prompt here (client-go says the call is not interactive)');
+    expect(result.output).not.toContain('to log in, open');
+    expect(deviceRequests()).toBe(before);
+  }, 60_000);
+});

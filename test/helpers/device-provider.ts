@@ -1,0 +1,181 @@
+// A real OAuth 2.0 / OIDC server with the device authorization grant (panva's oidc-provider, its
+// features.deviceFlow) and refresh tokens, over HTTPS with the test CA; and a person who approves or
+// denies a login through its own verification endpoint (GET /device for the form, POST the
+// user_code) and its interaction API (provider.interactionFinished, behind interactions.url).
+import { generateKeyPairSync, verify } from 'node:crypto';
+import { createServer, request as httpsRequest, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Provider from 'oidc-provider';
+import type { Pki } from './pki.js';
+
+export const CLIENT_ID = 'kubectl';
+export const ACCOUNT = 'alice';
+
+export interface DeviceProvider {
+  issuer: string;
+  /** Every request the server got: method and path (no query). */
+  requests: Array<{ method: string; path: string; grant?: string; at: number }>;
+  /** The next `n` polls of the token endpoint are answered slow_down (before the server sees them). */
+  slowDown: (n: number) => void;
+  /** The device code's lifetime for the next device authorizations, in seconds (600 by default). */
+  deviceCodeTtl: (seconds: number) => void;
+  /** Every device code and token the server issued (access, id, refresh), for the leak checks. */
+  issued: Set<string>;
+  /** Whether `token` is an id_token this server signed for the client and the account. */
+  isIdToken: (token: string) => boolean;
+  close: () => Promise<void>;
+}
+
+export async function startDeviceProvider(pki: Pki): Promise<DeviceProvider> {
+  const server: Server = createServer({ key: pki.server.key, cert: pki.server.cert });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const issuer = `https://localhost:${(server.address() as AddressInfo).port}`;
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  let ttl = 600;
+  let slowDowns = 0;
+  const issued = new Set<string>();
+  const requests: DeviceProvider['requests'] = [];
+  const provider = new Provider(issuer, {
+    clients: [
+      {
+        client_id: CLIENT_ID,
+        token_endpoint_auth_method: 'none',
+        grant_types: ['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token'],
+        response_types: [],
+        redirect_uris: [],
+      },
+    ] as never,
+    jwks: { keys: [{ ...privateKey.export({ format: 'jwk' }), kid: 'test', alg: 'RS256', use: 'sig' }] },
+    cookies: { keys: ['device-test-cookie-key'] },
+    features: { deviceFlow: { enabled: true }, devInteractions: { enabled: false } },
+    scopes: ['openid', 'offline_access'],
+    interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
+    ttl: { DeviceCode: () => ttl, AccessToken: 600, IdToken: 600, RefreshToken: 3600, Grant: 3600, Session: 3600, Interaction: 600 },
+    findAccount: (_ctx: unknown, sub: string) => ({ accountId: sub, claims: () => ({ sub }) }),
+  });
+  // oidc-provider sends no interval (RFC 8628's default is 5 s): a second, so the tests poll quickly.
+  provider.on('device_authorization.success', (_ctx: unknown, body: Record<string, unknown>) => {
+    body['interval'] = 1;
+    issued.add(body['device_code'] as string);
+  });
+  provider.on('grant.success', (ctx: { body?: Record<string, unknown> }) => {
+    for (const name of ['access_token', 'id_token', 'refresh_token']) if (typeof ctx.body?.[name] === 'string') issued.add(ctx.body[name] as string);
+  });
+  const callback = provider.callback();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? '').split('?')[0]!;
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString();
+      const grant = path === '/token' ? (new URLSearchParams(body).get('grant_type') ?? undefined) : undefined;
+      requests.push({ method: req.method ?? '', path, ...(grant ? { grant } : {}), at: Date.now() });
+      if (grant === 'urn:ietf:params:oauth:grant-type:device_code' && slowDowns > 0) {
+        slowDowns--;
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: 'slow_down', error_description: 'you are polling too quickly' }));
+        return;
+      }
+      if (path.startsWith('/interaction/')) {
+        void finishInteraction(provider, req, res);
+        return;
+      }
+      // The body was read here: oidc-provider takes it as req.body (a string) from a request no longer readable.
+      callback(Object.assign(req, { body }), res);
+    });
+  });
+  return {
+    issuer,
+    requests,
+    slowDown: (n) => void (slowDowns = n),
+    deviceCodeTtl: (seconds) => void (ttl = seconds),
+    issued,
+    isIdToken: (token) => {
+      const [header, payload, signature] = token.split('.');
+      if (!header || !payload || !signature) return false;
+      if (!verify('sha256', Buffer.from(`${header}.${payload}`), publicKey, Buffer.from(signature, 'base64url'))) return false;
+      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
+      return claims['iss'] === issuer && claims['aud'] === CLIENT_ID && claims['sub'] === ACCOUNT;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** interactions.url: the person logs in as ACCOUNT and grants openid and offline_access to the client. */
+async function finishInteraction(provider: Provider, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  try {
+    const details = (await provider.interactionDetails(req, res)) as { params: { client_id: string } };
+    const grant = new provider.Grant({ accountId: ACCOUNT, clientId: details.params.client_id });
+    grant.addOIDCScope('openid offline_access');
+    const grantId = await grant.save();
+    await provider.interactionFinished(req, res, { login: { accountId: ACCOUNT }, consent: { grantId } }, { mergeWithLastSubmission: false });
+  } catch (error) {
+    res.writeHead(500);
+    res.end(String(error));
+  }
+}
+
+/** A person with a browser: cookies kept by name, redirects followed, forms posted. */
+class Browser {
+  private readonly cookies = new Map<string, string>();
+  constructor(private readonly ca: string) {}
+
+  async go(url: string, method = 'GET', form?: Record<string, string>): Promise<{ status: number; body: string; url: string }> {
+    for (let hops = 0; hops < 10; hops++) {
+      const answer = await this.once(url, method, form);
+      const location = answer.location;
+      if (answer.status >= 300 && answer.status < 400 && location) {
+        url = new URL(location, url).toString();
+        method = 'GET';
+        form = undefined;
+        continue;
+      }
+      return { status: answer.status, body: answer.body, url };
+    }
+    throw new Error('too many redirects');
+  }
+
+  private once(url: string, method: string, form?: Record<string, string>): Promise<{ status: number; body: string; location?: string }> {
+    const body = form ? new URLSearchParams(form).toString() : undefined;
+    return new Promise((resolve, reject) => {
+      const req = httpsRequest(
+        url,
+        {
+          method,
+          ca: this.ca,
+          headers: {
+            ...(body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+            cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+          },
+        },
+        (res) => {
+          for (const cookie of res.headers['set-cookie'] ?? []) {
+            const [pair] = cookie.split(';');
+            const at = pair!.indexOf('=');
+            this.cookies.set(pair!.slice(0, at), pair!.slice(at + 1));
+          }
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, ...(res.headers.location ? { location: res.headers.location } : {}) }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+}
+
+/**
+ * The person at the verification page: opens it, types the user_code, and confirms (approve) or
+ * aborts (deny). Returns the last page, for assertion messages.
+ */
+export async function actAsPerson(verificationUri: string, userCode: string, ca: string, decision: 'approve' | 'deny'): Promise<{ status: number; body: string; url: string }> {
+  const browser = new Browser(ca);
+  const page = await browser.go(verificationUri);
+  const xsrf = /name="xsrf" value="([^"]+)"/.exec(page.body)?.[1];
+  if (!xsrf) throw new Error(`no xsrf on the verification page: ${page.status} ${page.body.slice(0, 300)}`);
+  const action = new URL(verificationUri);
+  action.search = '';
+  return browser.go(action.toString(), 'POST', { xsrf, user_code: userCode, ...(decision === 'approve' ? { confirm: 'yes' } : { abort: 'yes' }) });
+}

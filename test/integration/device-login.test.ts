@@ -1,0 +1,240 @@
+// The RFC 8628 device login against a real OIDC server (oidc-provider with features.deviceFlow and
+// refresh tokens): the test plays the person, reading the prompt from the plugin's stderr and
+// approving or denying at the server's own verification page. Each way a login ends has its exit
+// code, its one line, and no device code or token on stdout or stderr.
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { baseEnv, cliCommand, leaks, type CliResult } from '../helpers/cli.js';
+import { actAsPerson, CLIENT_ID, startDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
+import { makePki } from '../helpers/pki.js';
+import { describeWith, SCRIPT } from '../helpers/tools.js';
+
+const pki = makePki();
+let idp: DeviceProvider;
+
+beforeAll(async () => {
+  idp = await startDeviceProvider(pki);
+}, 30_000);
+afterAll(() => idp.close());
+
+export function deviceConfig(issuer: string, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    webAPIProviderConfig: {
+      method: 'POST',
+      url: `${issuer}/token`,
+      form: { client_id: CLIENT_ID },
+      tls: { caFile: pki.ca.certFile },
+      login: { deviceAuthorization: { url: `${issuer}/device/auth`, form: { scope: 'openid offline_access' } } },
+      ...extra,
+    },
+  });
+}
+
+/** The plugin as a child process on pipes, its stderr watched as it comes. */
+function start(args: string[], env: Record<string, string> = {}) {
+  const [command, ...lead] = cliCommand();
+  const child = spawn(command!, [...lead, ...args], { env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  const waiting: Array<() => void> = [];
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString();
+    for (const wake of waiting.splice(0)) wake();
+  });
+  const done = new Promise<CliResult>((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      for (const wake of waiting.splice(0)) wake();
+      resolve({ code, stdout, stderr });
+    });
+  });
+  /** The prompt's URL and code, once the plugin has shown them. */
+  const prompt = async (): Promise<{ url: string; code: string }> => {
+    for (;;) {
+      const found = /to log in, open (\S+)\n.*the code (\S+) /.exec(stderr);
+      if (found) return { url: found[1]!, code: found[2]! };
+      if (child.exitCode !== null) throw new Error(`the plugin ended without a prompt: ${stderr}`);
+      await new Promise<void>((resolve) => waiting.push(resolve));
+    }
+  };
+  return { child, prompt, done };
+}
+
+const deviceRequests = () => idp.requests.filter((r) => r.path === '/device/auth').length;
+const secrets = () => [...idp.issued];
+
+describe('the device login against oidc-provider', () => {
+  it('login: the person approves at the verification page; the credential is the id_token, cached; the next call needs nobody', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-device-cache-'));
+    const config = deviceConfig(idp.issuer);
+    const run = start(['login', '--config-inline', config, '--cache', '--cache-dir', cacheDir]);
+    const { url, code } = await run.prompt();
+    expect(url).toBe(`${idp.issuer}/device?user_code=${encodeURIComponent(code)}`);
+    const page = await actAsPerson(url, code, pki.ca.cert, 'approve');
+    expect(page.body, page.body).toContain('Sign-in Success');
+    const result = await run.done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.split('\n');
+    expect(lines[0]).toBe(`webapi-credential: to log in, open ${url}`);
+    expect(lines[1]).toBe(`webapi-credential: and check that it shows the code ${code} (within 10 minutes; Ctrl-C cancels)`);
+    expect(lines[2]).toMatch(new RegExp(`^webapi-credential: logged in; the credential is good until \\S+Z, and cached in ${cacheDir}: kubectl uses it with the same config and --cache$`));
+    expect(leaks(result, secrets())).toEqual([]);
+
+    // kubectl's next call, with nobody at a terminal: served from the cache, no request at all.
+    const before = idp.requests.length;
+    const again = await start(['--config-inline', config, '--cache', '--cache-dir', cacheDir]).done;
+    expect(again.code, again.stderr).toBe(0);
+    const token = (JSON.parse(again.stdout) as { status: { token: string } }).status.token;
+    expect(idp.isIdToken(token)).toBe(true);
+    expect(idp.requests.length).toBe(before);
+    expect(leaks(again, secrets(), [token])).toEqual([]);
+  }, 60_000);
+
+  it('access_token when tokenPath says so, its expiry from expires_in', async () => {
+    const run = start(['--config-inline', deviceConfig(idp.issuer, { tokenPath: '$.access_token' })], { KUBERNETES_EXEC_INFO: execInfo(true) });
+    const { url, code } = await run.prompt();
+    await actAsPerson(url, code, pki.ca.cert, 'approve');
+    const result = await run.done;
+    expect(result.code, result.stderr).toBe(0);
+    const { token, expirationTimestamp } = (JSON.parse(result.stdout) as { status: { token: string; expirationTimestamp?: string } }).status;
+    // An opaque access token: its expiry is the answer's expires_in (600 s here), reported 60 s early.
+    const left = Date.parse(expirationTimestamp ?? '') - Date.now();
+    expect(left).toBeGreaterThan(520_000);
+    expect(left).toBeLessThanOrEqual(540_000);
+    expect(idp.issued.has(token)).toBe(true);
+    expect(idp.isIdToken(token)).toBe(false);
+    expect(leaks(result, secrets(), [token])).toEqual([]);
+  }, 60_000);
+
+  it.each([
+    ['no exec info and no terminal', {}],
+    ['KUBERNETES_EXEC_INFO interactive: false', { KUBERNETES_EXEC_INFO: execInfo(false) }],
+  ])('nobody can answer (%s): exit 2 with what to do, and no device request', async (_name, env) => {
+    const before = deviceRequests();
+    const result = await start(['--config-inline', deviceConfig(idp.issuer), '--cache', '--cache-dir', mkdtempSync(join(tmpdir(), 'wc-'))], env).done;
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^webapi-credential: a login is needed and nobody can answer its prompt here \((client-go says the call is not interactive|stdin or stderr is no terminal)\); log in once at a terminal: kubectl get ns \(with interactiveMode: IfAvailable and --cache in the exec entry\), or webapi-credential login with this command's config options and --cache\n$/);
+    expect(result.stdout).toBe('');
+    expect(deviceRequests()).toBe(before);
+  });
+
+  it('denied at the verification page: exit 2, one line', async () => {
+    const run = start(['--config-inline', deviceConfig(idp.issuer)], { KUBERNETES_EXEC_INFO: execInfo(true) });
+    const { url, code } = await run.prompt();
+    await actAsPerson(url, code, pki.ca.cert, 'deny');
+    const result = await run.done;
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n').slice(2)).toEqual(['webapi-credential: the login was denied at the identity provider; run the command again to log in anew', '']);
+    expect(result.stdout).toBe('');
+    expect(leaks(result, secrets())).toEqual([]);
+  }, 60_000);
+
+  it('the code expires before anyone approves: exit 2, one line, no poll past its life', async () => {
+    idp.deviceCodeTtl(3);
+    try {
+      const run = start(['--config-inline', deviceConfig(idp.issuer)], { KUBERNETES_EXEC_INFO: execInfo(true) });
+      await run.prompt();
+      const result = await run.done;
+      expect(result.code).toBe(2);
+      expect(result.stderr.split('\n').slice(1)).toEqual([
+        'webapi-credential: and check that it shows the code ' + /the code (\S+) /.exec(result.stderr)![1] + ' (within 1 minute; Ctrl-C cancels)',
+        'webapi-credential: the login code expired before it was approved; run the command again for a new code',
+        '',
+      ]);
+      expect(leaks(result, secrets())).toEqual([]);
+    } finally {
+      idp.deviceCodeTtl(600);
+    }
+  }, 60_000);
+
+  it('slow_down adds 5 s to the interval, then the login goes on', async () => {
+    idp.slowDown(1);
+    const run = start(['--config-inline', deviceConfig(idp.issuer)], { KUBERNETES_EXEC_INFO: execInfo(true) });
+    const { url, code } = await run.prompt();
+    await actAsPerson(url, code, pki.ca.cert, 'approve');
+    const result = await run.done;
+    expect(result.code, result.stderr).toBe(0);
+    const polls = idp.requests.filter((r) => r.grant === 'urn:ietf:params:oauth:grant-type:device_code').slice(-2);
+    expect(polls[1]!.at - polls[0]!.at).toBeGreaterThanOrEqual(5_900);
+    expect(leaks(result, secrets(), [JSON.parse(result.stdout).status.token])).toEqual([]);
+  }, 60_000);
+
+  it('Ctrl-C ends the login: exit 2, one line, nothing cached', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-device-cache-'));
+    const config = deviceConfig(idp.issuer);
+    const run = start(['--config-inline', config, '--cache', '--cache-dir', cacheDir], { KUBERNETES_EXEC_INFO: execInfo(true) });
+    const { url, code } = await run.prompt();
+    run.child.kill('SIGINT');
+    const result = await run.done;
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n').slice(2)).toEqual(['webapi-credential: the login was cancelled (Ctrl-C); nothing was cached', '']);
+    // Approved after all, too late: nothing was kept, so the next call without a person cannot log in.
+    await actAsPerson(url, code, pki.ca.cert, 'approve');
+    const next = await start(['--config-inline', config, '--cache', '--cache-dir', cacheDir]).done;
+    expect(next.code).toBe(2);
+    expect(next.stderr).toContain('a login is needed');
+    expect(leaks(result, secrets())).toEqual([]);
+  }, 60_000);
+});
+
+function execInfo(interactive: boolean): string {
+  return JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', spec: { interactive } });
+}
+
+/** The CLI under a pseudo-terminal (util-linux script): stdin and stderr are terminals, no exec info. */
+function atTerminal(args: string[]) {
+  const command = [...cliCommand(), ...args].map((part) => `'${part.replaceAll("'", "'\\''")}'`).join(' ');
+  const child = spawn(SCRIPT.path!, ['-qfec', command, '/dev/null'], { env: baseEnv({ TERM: 'dumb' }), stdio: ['pipe', 'pipe', 'pipe'] });
+  let output = '';
+  const waiting: Array<() => void> = [];
+  const take = (c: Buffer) => {
+    output += c.toString();
+    for (const wake of waiting.splice(0)) wake();
+  };
+  child.stdout.on('data', take);
+  child.stderr.on('data', take);
+  const done = new Promise<{ code: number | null; output: string }>((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      child.stdin.destroy();
+      for (const wake of waiting.splice(0)) wake();
+      resolve({ code, output });
+    });
+  });
+  const prompt = async (): Promise<{ url: string; code: string }> => {
+    for (;;) {
+      const found = /to log in, open (\S+)\r?\n.*the code (\S+) /.exec(output);
+      if (found) return { url: found[1]!, code: found[2]! };
+      if (child.exitCode !== null) throw new Error(`ended without a prompt: ${output}`);
+      await new Promise<void>((resolve) => waiting.push(resolve));
+    }
+  };
+  return { prompt, done };
+}
+
+describeWith(SCRIPT)('at a terminal, without kubectl', () => {
+  it('run by hand with stdin and stderr terminals, get-token prompts and prints the credential', async () => {
+    const run = atTerminal(['--config-inline', deviceConfig(idp.issuer), '-o', 'token']);
+    const { url, code } = await run.prompt();
+    await actAsPerson(url, code, pki.ca.cert, 'approve');
+    const result = await run.done;
+    expect(result.code, result.output).toBe(0);
+    const token = result.output.trim().split(/\r?\n/).at(-1)!;
+    expect(idp.isIdToken(token)).toBe(true);
+  }, 60_000);
+
+  it('doctor runs no login, even at a terminal: no device request', async () => {
+    const before = deviceRequests();
+    const result = await atTerminal(['doctor', '--config-inline', deviceConfig(idp.issuer)]).done;
+    expect(result.code).toBe(2);
+    expect(result.output).toContain('a login is needed and nobody can answer its prompt here');
+    expect(deviceRequests()).toBe(before);
+  }, 60_000);
+});

@@ -12,6 +12,12 @@ interface Decoders {
   html: boolean;
   /** Also drop the spaces and tabs that follow a line break (a wrapped line, indented). */
   indent?: boolean;
+  /**
+   * Drop every separator a server may put between the characters of a secret it spells out
+   * (`s 3 c r 3 t`, `s, 3, c`, `['s', '3']`): white space, commas and quotes. Searched only for
+   * long secrets (redactor.ts, LOOSE_FROM), whose forms are made the same way.
+   */
+  compact?: boolean;
 }
 
 export interface Normalised {
@@ -26,6 +32,10 @@ export interface Normalised {
 }
 
 const LITERAL: Decoders = { percent: false, json: false, html: false };
+
+/** What the `compact` reading drops: space, tab, `+` (read as a space), comma and quotes. */
+const SEPARATORS = new Uint8Array(256);
+for (const c of ' \t+,"\'') SEPARATORS[c.charCodeAt(0)] = 1;
 
 // Named entities a server may use for characters a secret can hold; numeric ones are decoded too.
 const ENTITIES: Record<string, number> = {
@@ -46,8 +56,10 @@ export function normalise(text: string, decoders: Decoders = LITERAL, check: () 
   // A wrapped line often goes on indented: in the `indent` reading, spaces and tabs right after a
   // line break go with it.
   let afterBreak = false;
+  const compact = decoders.compact === true;
   const byte = (b: number, from: number, to: number) => {
     afterBreak = false;
+    if (compact && SEPARATORS[b] === 1) return;
     out[n] = b === 43 ? 32 : b >= 65 && b <= 90 ? b + 32 : b;
     start[n] = from;
     end[n++] = to;
@@ -244,6 +256,50 @@ export function secretForms(value: string, minLength: number, sink: FormSink): v
       sink(run, last - first);
     }
   }
+}
+
+/**
+ * The forms of a long secret that a server spells out or cuts, in the compact reading (separators
+ * dropped): itself, reversed, and without its last or its first character. Four forms of its own
+ * length: what it costs stays linear in the secret. None when its compact form is shorter than
+ * `minLength`. (Reversed, a character of several UTF-8 bytes keeps its bytes in order.)
+ */
+export function looseForms(value: string, minLength: number, sink: FormSink): void {
+  let bytes: Uint8Array;
+  let length: number;
+  // Where each character starts in `bytes`: a cut drops a whole character, not a byte of one.
+  let firstEnd = 1;
+  let lastStart: number;
+  if (/[^\u0000-\u007f]/.test(value)) {
+    const normal = normalise(value, { ...LITERAL, compact: true });
+    bytes = normal.bytes;
+    length = normal.length;
+    if (length < minLength) return;
+    // Bytes of one character share their original span.
+    while (firstEnd < length && normal.start[firstEnd] === normal.start[0]) firstEnd++;
+    lastStart = length - 1;
+    while (lastStart > 0 && normal.start[lastStart - 1] === normal.start[length - 1]) lastStart--;
+    const reversed = normalise(Array.from(value).reverse().join(''), { ...LITERAL, compact: true });
+    sink(reversed.bytes, reversed.length);
+  } else {
+    // ASCII: written straight into the scratch buffer, as secretForms does: a step's answer of
+    // 80 000 strings makes these for each.
+    bytes = room(value.length * 2);
+    length = 0;
+    for (let i = 0; i < value.length; i++) {
+      const c = value.charCodeAt(i);
+      if (c === 10 || c === 13 || SEPARATORS[c] === 1) continue;
+      bytes[length++] = c >= 65 && c <= 90 ? c + 32 : c;
+    }
+    if (length < minLength) return;
+    lastStart = length - 1;
+    const reversed = bytes.subarray(length, 2 * length);
+    for (let i = 0; i < length; i++) reversed[i] = bytes[length - 1 - i]!;
+    sink(reversed, length);
+  }
+  sink(bytes, length);
+  sink(bytes, lastStart);
+  sink(bytes.subarray(firstEnd), length - firstEnd);
 }
 
 /** The scratch buffer, at least `size` long. */

@@ -13,7 +13,12 @@ export function combine(operator: string, left: Value, right: Value, scope: Eval
       if (side === undefined || side === null) throw new MissingValueError([...missing], 'a missing value was turned into text');
       if (typeof side === 'object') throw new HelperError('+ was given an object or a list; wrap it in json(…)');
     }
-    if (typeof a === 'number' && typeof b === 'number') return { value: a + b, ...from([left, right]) };
+    if (typeof a === 'number' && typeof b === 'number') {
+      // A sum of secrets is one in its own right, in text form (an echo of `pin + 1`).
+      const marks = from([left, right]);
+      const value = a + b;
+      return { value, ...marks, ...(marks.taint ? { taint: { own: [String(value)], parents: [marks.taint] } } : {}) };
+    }
     const x = String(a);
     const y = String(b);
     // Checked before the string is made: a chain of lets doubling a value would reach gigabytes.

@@ -162,8 +162,12 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
     throw new HelperError(`${node.text}: ${describe(container)} has no properties to read`);
   }
   if (value === undefined) missing.push(node.text);
+  const marks = from([object]);
+  // A number or boolean read out of secret data is a secret in its text form (fromJson(env.CFG).pin
+  // inside "user:" + …), as a step answer's are; registered where it reaches a secret field.
+  if (marks.taint !== undefined && (typeof value === 'number' || typeof value === 'boolean')) marks.taint = { own: [String(value)], parents: [marks.taint] };
   // m[env.X]: the key chose the value.
-  return decidedBy(scope, { value, ...from([object]) }, key);
+  return decidedBy(scope, { value, ...marks }, key);
 }
 
 async function binary(node: Extract<Node, { type: 'binary' }>, scope: EvalScope, missing: Missing): Promise<Value> {

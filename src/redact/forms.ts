@@ -259,19 +259,23 @@ export function secretForms(value: string, minLength: number, sink: FormSink): v
 }
 
 /**
- * The forms of a long secret that a server spells out or cuts, in the compact reading (separators
- * dropped): itself, reversed, and without its last or its first character. Four forms of its own
- * length: what it costs stays linear in the secret. None when its compact form is shorter than
- * `minLength`. (Reversed, a character of several UTF-8 bytes keeps its bytes in order.)
+ * The forms of a long secret that a server cuts by one character: without its last or its first
+ * character. With `compact`, separators dropped (for the compact reading, redactor.ts), the whole
+ * and its reverse too. At most four forms of its own length: what it costs stays linear in the
+ * secret. None when its (compact) normal form is shorter than `minLength`. Reversed, a character of
+ * several UTF-8 bytes keeps its bytes in order.
  */
-export function looseForms(value: string, minLength: number, sink: FormSink): void {
+export function looseForms(secret: string, minLength: number, compact: boolean, sink: FormSink): void {
+  // Its own white space at either end is no part of what a server echoes of it.
+  const value = secret.trim();
   let bytes: Uint8Array;
   let length: number;
-  // Where each character starts in `bytes`: a cut drops a whole character, not a byte of one.
+  // Where the second character starts and the last one starts in `bytes`: a cut drops a whole character.
   let firstEnd = 1;
   let lastStart: number;
   if (/[^\u0000-\u007f]/.test(value)) {
-    const normal = normalise(value, { ...LITERAL, compact: true });
+    const decoders: Decoders = { ...LITERAL, compact };
+    const normal = normalise(value, decoders);
     bytes = normal.bytes;
     length = normal.length;
     if (length < minLength) return;
@@ -279,8 +283,10 @@ export function looseForms(value: string, minLength: number, sink: FormSink): vo
     while (firstEnd < length && normal.start[firstEnd] === normal.start[0]) firstEnd++;
     lastStart = length - 1;
     while (lastStart > 0 && normal.start[lastStart - 1] === normal.start[length - 1]) lastStart--;
-    const reversed = normalise(Array.from(value).reverse().join(''), { ...LITERAL, compact: true });
-    sink(reversed.bytes, reversed.length);
+    if (compact) {
+      const reversed = normalise(Array.from(value).reverse().join(''), decoders);
+      sink(reversed.bytes, reversed.length);
+    }
   } else {
     // ASCII: written straight into the scratch buffer, as secretForms does: a step's answer of
     // 80 000 strings makes these for each.
@@ -288,18 +294,44 @@ export function looseForms(value: string, minLength: number, sink: FormSink): vo
     length = 0;
     for (let i = 0; i < value.length; i++) {
       const c = value.charCodeAt(i);
-      if (c === 10 || c === 13 || SEPARATORS[c] === 1) continue;
-      bytes[length++] = c >= 65 && c <= 90 ? c + 32 : c;
+      if (c === 10 || c === 13 || (compact && SEPARATORS[c] === 1)) continue;
+      bytes[length++] = c === 43 ? 32 : c >= 65 && c <= 90 ? c + 32 : c;
     }
     if (length < minLength) return;
     lastStart = length - 1;
-    const reversed = bytes.subarray(length, 2 * length);
-    for (let i = 0; i < length; i++) reversed[i] = bytes[length - 1 - i]!;
-    sink(reversed, length);
+    if (compact) {
+      const reversed = bytes.subarray(length, 2 * length);
+      for (let i = 0; i < length; i++) reversed[i] = bytes[length - 1 - i]!;
+      sink(reversed, length);
+    }
   }
-  sink(bytes, length);
+  if (compact) sink(bytes, length);
   sink(bytes, lastStart);
   sink(bytes.subarray(firstEnd), length - firstEnd);
+}
+
+/**
+ * Whether a text spells something out: `run` or more single characters in a row, each set apart by
+ * separators (`s 3 c r`, `s, 3, c`, `"s","3"`). One pass; only then is the compact reading made.
+ */
+export function spelledOut(text: string, run: number): boolean {
+  let singles = 0;
+  let token = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const separator = c === 10 || c === 13 || (c < 256 && SEPARATORS[c] === 1);
+    if (!separator) {
+      // A surrogate pair is one character.
+      if (!(c >= 0xdc00 && c <= 0xdfff && token > 0)) token++;
+      continue;
+    }
+    if (token > 0) {
+      singles = token === 1 ? singles + 1 : 0;
+      if (singles >= run) return true;
+    }
+    token = 0;
+  }
+  return token === 1 && singles + 1 >= run;
 }
 
 /** The scratch buffer, at least `size` long. */

@@ -138,7 +138,8 @@ export function buildRequest(config: RequestConfig, fields: RenderedFields, vers
     }
   };
   const tls = loadTls(fields.tls, readFile, redactor, root, checked);
-  const url = checked(fields.url, `${root}.url`, () => checkedUrl(config, fields.url.sent, root));
+  // A URL whose text a secret decided is not checked by validate and render (withheld): whether it passed would tell the secret.
+  const url = fields.url.read.withheld ? undefined : checked(fields.url, `${root}.url`, () => checkedUrl(config, fields.url.sent, root));
   // One serialization for all: searchParams.append re-serializes the whole query each time.
   if (url && fields.query.length > 0) {
     const params = new URLSearchParams(url.searchParams);
@@ -158,7 +159,7 @@ export function buildRequest(config: RequestConfig, fields: RenderedFields, vers
     const existing = spelled.get(name.toLowerCase());
     if (existing !== undefined) delete headers[existing];
     spelled.set(name.toLowerCase(), name);
-    const problem = headerProblem(field.sent);
+    const problem = field.read.withheld ? undefined : headerProblem(field.sent);
     if (problem !== undefined) {
       const where = `${root}.headers.${name}`;
       // The config rendered this header fine before the steps ran: the answer is at fault (exit 4).

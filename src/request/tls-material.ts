@@ -49,7 +49,8 @@ export async function renderTls(written: ProviderConfig['tls'], renderer: Pick<T
 export function loadTls(rendered: RenderedTls, readFile: ReadFile, redactor: Redactor, root: string, checked: Checked): TlsMaterial {
   const { fields } = rendered;
   const tls: Partial<Record<TlsTemplate, string>> = {};
-  for (const name of TLS_TEMPLATES) if (fields[name] !== undefined) tls[name] = fields[name].sent;
+  // A field a secret decided is not read or checked by validate and render (withheld): whether it passed would tell the secret.
+  for (const name of TLS_TEMPLATES) if (fields[name] !== undefined && !fields[name].read.withheld) tls[name] = fields[name].sent;
   const at = (name: TlsTemplate) => `${root}.tls.${name}`;
   const read = (name: TlsTemplate, path: string) =>
     checked(fields[name], at(name), () => {

@@ -76,6 +76,8 @@ export interface EvalScope {
   /** Marks the value as depending on a volatile helper (now, uuid, jwt). */
   volatile: () => void;
   budget: Budget;
+  /** validate and render: a value a secret decides is withheld (withheld()), never computed. */
+  withhold?: boolean;
   /**
    * Set when the evaluation met a value a secret decided: a failure after that may be one the
    * secret chose (a key that misses, text that is not JSON), so the renderer says nothing of it
@@ -140,7 +142,19 @@ export function chosen(result: Value, ...deciders: Value[]): Value {
 export function decidedBy(scope: EvalScope, result: Value, ...deciders: Value[]): Value {
   const marked = chosen(result, ...deciders);
   if (marked.decided || deciders.some((d) => d.taint !== undefined)) scope.decidedSeen = true;
-  return deciders.some((d) => d.taint !== undefined) ? { ...marked, decided: true } : marked;
+  if (!deciders.some((d) => d.taint !== undefined)) return marked;
+  return scope.withhold ? withheld(marked) : { ...marked, decided: true };
+}
+
+/** What validate and render show for a value a secret decided. */
+const SECRET_DECIDES = 'a secret decides';
+
+/**
+ * A value a secret decided, withheld (validate, render): a placeholder whatever the secret holds,
+ * so what is computed from it, and whether that fails, is the same for every value of the secret.
+ */
+export function withheld(marks: Value): Value {
+  return { value: new Placeholder(SECRET_DECIDES), taint: marks.taint, decided: true, outside: marks.outside };
 }
 
 export function tick(scope: EvalScope, steps = 1): void {

@@ -6,7 +6,7 @@ import { FORBIDDEN_PROPERTIES, type Node } from './parse.js';
 import { HelperError } from './helper-error.js';
 import { helperNamed } from './helpers.js';
 import { combine } from './evaluate-operators.js';
-import { bounded, chosen, decidedBy, FAILED, from, joinTaints, MARK, MissingValueError, Placeholder, QuietError, tick, type EvalScope, type Missing, type Taint, type Value } from './evaluate-value.js';
+import { bounded, chosen, decidedBy, withheld, FAILED, from, joinTaints, MARK, MissingValueError, Placeholder, QuietError, tick, type EvalScope, type Missing, type Taint, type Value } from './evaluate-value.js';
 
 export async function evaluate(node: Node, scope: EvalScope, missing: Missing): Promise<Value> {
   tick(scope);
@@ -50,6 +50,7 @@ export async function evaluate(node: Node, scope: EvalScope, missing: Missing): 
       // A comparison of secrets chose the branch: both are evaluated, so that an error of one (a
       // missing value, a file that cannot be read) does not tell which one it chose.
       const [yes, no] = await both(node.consequent, node.alternate, scope, missing);
+      if (scope.withhold) return withheld(chosen(yes, no, test));
       return chosen(test.value ? yes : no, test);
     }
     case 'binary':
@@ -124,6 +125,8 @@ function name(identifier: string, scope: EvalScope): Value {
 
 async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope, missing: Missing): Promise<Value> {
   const key = await evaluate(node.property, scope, missing);
+  // A key a secret decided, withheld: what it would read is not known, and no miss may tell it.
+  if (key.decided && key.value instanceof Placeholder && scope.withhold) return withheld(key);
   if (typeof key.value !== 'string' && typeof key.value !== 'number') {
     throw new HelperError(`${node.text}: a property name must be a string or a number`);
   }
@@ -183,6 +186,7 @@ async function binary(node: Extract<Node, { type: 'binary' }>, scope: EvalScope,
   if (left.decided) {
     // As for a condition: the right side's errors must not tell what the left side held.
     const [, right] = await both(node.left, node.right, scope, missing, left, node.operator);
+    if (scope.withhold) return withheld(chosen(right, left));
     const pick = node.operator === '??' ? left.value === undefined || left.value === null : node.operator === '||' ? !left.value : Boolean(left.value);
     return pick ? chosen(right, left) : left;
   }

@@ -28,6 +28,12 @@ export interface TemplateScope {
   uuid: () => string;
   /** The generators: a value missing only env variables renders as a placeholder (envNeeded lists them). */
   unsetEnvAsPlaceholder?: boolean;
+  /**
+   * validate and render: a value a secret decided is withheld (a placeholder, shown as [REDACTED]),
+   * never computed, so whether the templates fail cannot depend on the secret's value: one run
+   * per bit of a comparison would spell it out through the exit code.
+   */
+  withholdDecided?: boolean;
 }
 
 /** Where a template's text goes: the URL (shown up to its query) or any other field (secret). */
@@ -58,9 +64,11 @@ export interface FieldReads {
   decided: boolean;
   /** The steps its template reads (`steps.login…`), by name. */
   steps: readonly string[];
+  /** Holds a value a secret decided that was withheld (withholdDecided): its text is not checked. */
+  withheld: boolean;
 }
 
-const NOTHING_READ: FieldReads = { outside: false, decided: false, steps: [] };
+const NOTHING_READ: FieldReads = { outside: false, decided: false, steps: [], withheld: false };
 
 /** A field that is text of the config (or empty, when it failed). */
 function literal(text: string): RenderedField {
@@ -160,7 +168,7 @@ export class TemplateRenderer {
     let shown = '';
     let failed = false;
     const secrets: string[] = [];
-    const read = { outside: false, decided: false, steps: stepsOf(parts) };
+    const read = { outside: false, decided: false, steps: stepsOf(parts), withheld: false };
     // In the URL, what comes before its query is shown; from the first ? or # on, values are secret.
     let query = kind !== 'url';
     // Every part is evaluated: a second expression of the field missing a value is named too.
@@ -174,6 +182,8 @@ export class TemplateRenderer {
       try {
         const value = await this.evaluateChecked(part.node, where, oneLine(part.source));
         if (value.decided) read.decided = true;
+        // Computed from a withheld value: a placeholder, or text made with one.
+        if (value.decided && this.scope.withholdDecided) read.withheld = true;
         if (value.value instanceof Placeholder) {
           sent += String(value.value);
           // Which step value a secret chose (`env.S > "m" ? steps.a.x : steps.a.y`) tells the secret.
@@ -359,6 +369,7 @@ export class TemplateRenderer {
         this.volatile = true;
       },
       budget: this.budget,
+      ...(this.scope.withholdDecided ? { withhold: true } : {}),
     };
   }
 }

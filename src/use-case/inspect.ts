@@ -6,7 +6,7 @@ import { prepare } from './prepare.js';
 
 export async function validate(flags: RequestFlags, deps: Deps): Promise<void> {
   // Every env variable the config reads is named at once, with the way to check the rest without it.
-  const { request, origin, config, steps, envNeeded } = await prepare({ ...flags, unsetEnvAsPlaceholder: true }, deps);
+  const { request, origin, config, steps, envNeeded } = await prepare({ ...flags, unsetEnvAsPlaceholder: true, withholdDecided: true }, deps);
   if (envNeeded.length > 0) {
     const one = envNeeded.length === 1;
     const dummies = envNeeded.map((name) => `${name}=dummy`).join(' ');
@@ -20,7 +20,7 @@ export async function validate(flags: RequestFlags, deps: Deps): Promise<void> {
 }
 
 export async function render(flags: RequestFlags, deps: Deps): Promise<void> {
-  const { request, config, steps } = await prepare(flags, deps);
+  const { request, config, steps } = await prepare({ ...flags, withholdDecided: true }, deps);
   if (steps.length === 0) {
     deps.stdout(deps.redactor.redact(describeRequest(request)));
     return;

@@ -131,6 +131,7 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
       nowMs: deps.now,
       uuid: deps.uuid,
       ...(flags.unsetEnvAsPlaceholder ? { unsetEnvAsPlaceholder: true } : {}),
+      ...(flags.withholdDecided ? { withholdDecided: true } : {}),
     },
     deps.redactor,
   );

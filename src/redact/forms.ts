@@ -12,6 +12,12 @@ interface Decoders {
   html: boolean;
   /** Also drop the spaces and tabs that follow a line break (a wrapped line, indented). */
   indent?: boolean;
+  /**
+   * Drop every separator a server may put between the characters of a secret it spells out
+   * (`s 3 c r 3 t`, `s, 3, c`, `['s', '3']`): white space, commas and quotes. Searched only for
+   * long secrets (redactor.ts, LOOSE_FROM), whose forms are made the same way.
+   */
+  compact?: boolean;
 }
 
 export interface Normalised {
@@ -26,6 +32,10 @@ export interface Normalised {
 }
 
 const LITERAL: Decoders = { percent: false, json: false, html: false };
+
+/** What the `compact` reading drops: space, tab, `+` (read as a space), comma and quotes. */
+const SEPARATORS = new Uint8Array(256);
+for (const c of ' \t+,"\'') SEPARATORS[c.charCodeAt(0)] = 1;
 
 // Named entities a server may use for characters a secret can hold; numeric ones are decoded too.
 const ENTITIES: Record<string, number> = {
@@ -46,8 +56,10 @@ export function normalise(text: string, decoders: Decoders = LITERAL, check: () 
   // A wrapped line often goes on indented: in the `indent` reading, spaces and tabs right after a
   // line break go with it.
   let afterBreak = false;
+  const compact = decoders.compact === true;
   const byte = (b: number, from: number, to: number) => {
     afterBreak = false;
+    if (compact && SEPARATORS[b] === 1) return;
     out[n] = b === 43 ? 32 : b >= 65 && b <= 90 ? b + 32 : b;
     start[n] = from;
     end[n++] = to;
@@ -244,6 +256,82 @@ export function secretForms(value: string, minLength: number, sink: FormSink): v
       sink(run, last - first);
     }
   }
+}
+
+/**
+ * The forms of a long secret that a server cuts by one character: without its last or its first
+ * character. With `compact`, separators dropped (for the compact reading, redactor.ts), the whole
+ * and its reverse too. At most four forms of its own length: what it costs stays linear in the
+ * secret. None when its (compact) normal form is shorter than `minLength`. Reversed, a character of
+ * several UTF-8 bytes keeps its bytes in order.
+ */
+export function looseForms(secret: string, minLength: number, compact: boolean, sink: FormSink): void {
+  // Its own white space at either end is no part of what a server echoes of it.
+  const value = secret.trim();
+  let bytes: Uint8Array;
+  let length: number;
+  // Where the second character starts and the last one starts in `bytes`: a cut drops a whole character.
+  let firstEnd = 1;
+  let lastStart: number;
+  if (/[^\u0000-\u007f]/.test(value)) {
+    const decoders: Decoders = { ...LITERAL, compact };
+    const normal = normalise(value, decoders);
+    bytes = normal.bytes;
+    length = normal.length;
+    if (length < minLength) return;
+    // Bytes of one character share their original span.
+    while (firstEnd < length && normal.start[firstEnd] === normal.start[0]) firstEnd++;
+    lastStart = length - 1;
+    while (lastStart > 0 && normal.start[lastStart - 1] === normal.start[length - 1]) lastStart--;
+    if (compact) {
+      const reversed = normalise(Array.from(value).reverse().join(''), decoders);
+      sink(reversed.bytes, reversed.length);
+    }
+  } else {
+    // ASCII: written straight into the scratch buffer, as secretForms does: a step's answer of
+    // 80 000 strings makes these for each.
+    bytes = room(value.length * 2);
+    length = 0;
+    for (let i = 0; i < value.length; i++) {
+      const c = value.charCodeAt(i);
+      if (c === 10 || c === 13 || (compact && SEPARATORS[c] === 1)) continue;
+      bytes[length++] = c === 43 ? 32 : c >= 65 && c <= 90 ? c + 32 : c;
+    }
+    if (length < minLength) return;
+    lastStart = length - 1;
+    if (compact) {
+      const reversed = bytes.subarray(length, 2 * length);
+      for (let i = 0; i < length; i++) reversed[i] = bytes[length - 1 - i]!;
+      sink(reversed, length);
+    }
+  }
+  if (compact) sink(bytes, length);
+  sink(bytes, lastStart);
+  sink(bytes.subarray(firstEnd), length - firstEnd);
+}
+
+/**
+ * Whether a text spells something out: `run` or more single characters in a row, each set apart by
+ * separators (`s 3 c r`, `s, 3, c`, `"s","3"`). One pass; only then is the compact reading made.
+ */
+export function spelledOut(text: string, run: number): boolean {
+  let singles = 0;
+  let token = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const separator = c === 10 || c === 13 || (c < 256 && SEPARATORS[c] === 1);
+    if (!separator) {
+      // A surrogate pair is one character.
+      if (!(c >= 0xdc00 && c <= 0xdfff && token > 0)) token++;
+      continue;
+    }
+    if (token > 0) {
+      singles = token === 1 ? singles + 1 : 0;
+      if (singles >= run) return true;
+    }
+    token = 0;
+  }
+  return token === 1 && singles + 1 >= run;
 }
 
 /** The scratch buffer, at least `size` long. */

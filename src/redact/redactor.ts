@@ -3,7 +3,7 @@
 // soon as it is extracted. Everything printed for people passes through redact().
 
 import { Automaton } from './automaton.js';
-import { normalise, readings, secretForms } from './forms.js';
+import { looseForms, normalise, readings, secretForms, spelledOut } from './forms.js';
 
 export const REDACTED = '[REDACTED]';
 
@@ -19,12 +19,34 @@ const NOT_READABLE = '[not shown: it could not be checked for secrets]';
 // of the normal form, so that case or an encoding cannot make a value long enough or too short.
 const MIN_SECRET_LENGTH = 4;
 
+/**
+ * A secret this long (its compact normal form) is also searched spelled out with separators
+ * (`s 3 c r 3 t`, `s, 3, c`), reversed, and cut by one character at either end: shorter ones would
+ * turn up in ordinary text read without its spaces.
+ */
+const LOOSE_FROM = 12;
+/**
+ * Texts up to this long (an error message, a line of the trace) are always read compact too, for a
+ * reversed echo; a longer one only where it spells something out: a body of a megabyte is read twice
+ * only when it holds such a run.
+ */
+const LOOSE_ALWAYS = 16 * 1024;
+
 /** Thrown inside redaction when the deadline has passed; redact() turns it into NOT_CHECKED. */
 class OutOfTime extends Error {}
 
 export class Redactor {
   /** The normal forms (forms.ts) of every registered value and of its hex and base64 encodings. */
   private readonly automaton = new Automaton();
+  /**
+   * The forms of the secrets of LOOSE_FROM bytes or more with separators dropped (looseForms),
+   * searched in the compact reading of a text that spells something out. Made only when such a
+   * text is first redacted: most runs never see one.
+   */
+  private readonly loose = new Automaton();
+  /** Every value added, for the loose forms; `looseDone` of them are in `loose`. */
+  private readonly looseValues: string[] = [];
+  private looseDone = 0;
   /** Values added but not yet turned into forms: a run that prints nothing never pays for that. */
   private pending: string[] = [];
   /** How many of `pending` are in the automaton already: a pass cut by the deadline goes on from there. */
@@ -91,10 +113,20 @@ export class Redactor {
     // reach[s]: the furthest end of a span found starting at s (0: none), so that the spans of
     // every reading merge in one sweep, without sorting them.
     let reach: Int32Array | undefined;
+    // Each reading once as it is and, where the text spells something out (`s 3 c r 3 t`), once
+    // compact (separators dropped) for the loose forms: a second pass over the same text, so the
+    // work stays linear in it.
+    const spelled = text.length <= LOOSE_ALWAYS || spelledOut(text, LOOSE_FROM - 1);
+    if (spelled) this.expandLoose();
+    const passes: Array<[Automaton, Parameters<typeof normalise>[1]]> = [];
     for (const decoders of readings(text)) {
+      passes.push([this.automaton, decoders]);
+      if (spelled && this.loose.patterns > 0) passes.push([this.loose, { ...decoders, compact: true }]);
+    }
+    for (const [automaton, decoders] of passes) {
       const normal = normalise(text, decoders, this.check);
       const { start, end } = normal;
-      this.automaton.scan(
+      automaton.scan(
         normal.bytes,
         normal.length,
         (last, length) => {
@@ -118,9 +150,17 @@ export class Redactor {
       secretForms(value, MIN_SECRET_LENGTH, add);
       const trimmed = value.trim();
       if (trimmed !== value) secretForms(trimmed, MIN_SECRET_LENGTH, add);
+      // Cut by one character, as written (the whole is among the forms above).
+      looseForms(value, LOOSE_FROM, false, add);
+      this.looseValues.push(value);
     }
     this.pending = [];
     this.pendingDone = 0;
+  }
+
+  private expandLoose(): void {
+    const { looseValues, loose, check } = this;
+    for (; this.looseDone < looseValues.length; this.looseDone++) looseForms(looseValues[this.looseDone]!, LOOSE_FROM, true, (bytes, length) => loose.add(bytes, length, check));
   }
 
   get size(): number {

@@ -1,20 +1,13 @@
 // Turns the resolved config into the concrete request: every template rendered, the body encoded,
 // TLS material read. Pure apart from the injected readFile; no network.
-import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
-import { readProblem, ResponseError, UsageError } from '../errors.js';
-import type { ProviderConfig, RequestConfig } from '../config/schema.js';
+import { ResponseError, UsageError } from '../errors.js';
+import type { RequestConfig } from '../config/schema.js';
 import type { Redactor } from '../redact/redactor.js';
-import { DECIDED_FAILURE, type FieldKind, type TemplateRenderer } from '../template/renderer.js';
+import type { FieldKind, RenderedField, TemplateRenderer } from '../template/renderer.js';
+import { DECIDED_FAILURE } from '../template/problems.js';
+import { loadTls, renderTls, TLS_TEMPLATES, type Checked, type ReadFile, type RenderedTls, type TlsMaterial } from './tls-material.js';
 
-export interface TlsMaterial {
-  ca?: string;
-  /** Where ca came from, for a TLS failure's message: `tls.caFile <path>` or `tls.caData`. */
-  caFrom?: string;
-  cert?: string;
-  key?: string;
-  serverName?: string;
-  insecureSkipVerify: boolean;
-}
+export type { TlsMaterial } from './tls-material.js';
 
 export interface RenderedRequest {
   method: string;
@@ -31,8 +24,6 @@ export interface RenderedRequest {
 
 const ROOT = 'webAPIProviderConfig';
 
-/** Reads a file the config names; `fromConfig`: the path is text of the config (relative: its directory), not a value from env or vars. */
-type ReadFile = (path: string, fromConfig?: boolean) => string;
 
 /** Where a request's fields are in the config: `webAPIProviderConfig` or `webAPIProviderConfig.steps.<name>`. */
 export function requestRoot(step?: { name: string }): string {
@@ -65,20 +56,20 @@ function jsonStrings(value: unknown, where: string, into: Array<[string, string]
   else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) jsonStrings(v, `${where}.${k}`, into);
 }
 
+/** A text as sent and as shown (the body, made of several fields). */
+interface Texts {
+  sent: string;
+  shown: string;
+}
+
 /** A request's templates rendered, not yet checked as a URL and headers (see buildRequest). */
 export interface RenderedFields {
-  url: string;
-  query: Array<[string, string]>;
-  body?: string;
+  url: RenderedField;
+  query: Array<[string, RenderedField]>;
+  body?: Texts;
   contentType?: string;
-  headers: Array<[string, string]>;
-  tls: ProviderConfig['tls'];
-  /** The tls file fields whose path comes from env or vars: relative, it means the current directory. */
-  tlsFromOutside?: string[];
-  /** The fields (by path) whose text a secret decided: a check of one that fails names neither field nor reason. */
-  decided?: string[];
-  /** The same fields as `render` and messages show them, when a short secret is shown as [REDACTED]. */
-  shown?: Omit<RenderedFields, 'tls' | 'shown'>;
+  headers: Array<[string, RenderedField]>;
+  tls: RenderedTls;
 }
 
 /**
@@ -86,87 +77,59 @@ export interface RenderedFields {
  * throws them all), so a config with several requests reports every missing value in one run.
  */
 export async function renderFields(config: RequestConfig, renderer: TemplateRenderer, root = ROOT): Promise<RenderedFields> {
-  let differs = false;
-  const decided: string[] = [];
-  /** The text sent and the text shown of one field. */
-  const field = async (template: string, where: string, kind: FieldKind = 'value'): Promise<[string, string]> => {
-    const text = await renderer.render(template, where, kind);
-    if (renderer.secretChose(where)) decided.push(where);
-    const shown = renderer.shownText(where);
-    if (shown !== undefined) differs = true;
-    return [text, shown ?? text];
-  };
-  const [url, shownUrl] = await field(config.url, `${root}.url`, 'url');
-  const query: Array<[string, string]> = [];
-  const shownQuery: Array<[string, string]> = [];
+  const field = (template: string, where: string, kind: FieldKind = 'value') => renderer.render(template, where, kind);
+  const url = await field(config.url, `${root}.url`, 'url');
+  const query: Array<[string, RenderedField]> = [];
   for (const [name, templates] of Object.entries(config.query)) {
-    for (const [i, template] of templates.entries()) {
-      const [text, shown] = await field(template, `${root}.query.${name}${templates.length > 1 ? `[${i}]` : ''}`);
-      query.push([name, text]);
-      shownQuery.push([name, shown]);
-    }
+    for (const [i, template] of templates.entries()) query.push([name, await field(template, `${root}.query.${name}${templates.length > 1 ? `[${i}]` : ''}`)]);
   }
-  let body: string | undefined;
-  let shownBody: string | undefined;
+  let body: Texts | undefined;
   let contentType: string | undefined;
   switch (config.body.kind) {
     case 'raw':
-      [body, shownBody] = await field(config.body.template, `${root}.body`);
+      body = await field(config.body.template, `${root}.body`);
       break;
     case 'form': {
-      const form = new URLSearchParams();
-      const shownForm = new URLSearchParams();
+      const sent = new URLSearchParams();
+      const shown = new URLSearchParams();
       for (const [name, templates] of Object.entries(config.body.fields)) {
         for (const [i, template] of templates.entries()) {
-          const [text, shown] = await field(template, `${root}.form.${name}${templates.length > 1 ? `[${i}]` : ''}`);
-          form.append(name, text);
-          shownForm.append(name, shown);
+          const text = await field(template, `${root}.form.${name}${templates.length > 1 ? `[${i}]` : ''}`);
+          sent.append(name, text.sent);
+          shown.append(name, text.shown);
         }
       }
-      body = form.toString();
-      shownBody = shownForm.toString();
+      body = { sent: sent.toString(), shown: shown.toString() };
       contentType = 'application/x-www-form-urlencoded';
       break;
     }
     case 'json': {
-      const [value, shown] = await renderJson(config.body.value, `${root}.json`, field);
-      body = JSON.stringify(value);
-      shownBody = JSON.stringify(shown);
+      const value = await renderJson(config.body.value, `${root}.json`, field);
+      body = { sent: JSON.stringify(value.sent), shown: JSON.stringify(value.shown) };
       contentType = 'application/json';
       break;
     }
   }
-  const headers: Array<[string, string]> = [];
-  const shownHeaders: Array<[string, string]> = [];
-  for (const [name, template] of Object.entries(config.headers)) {
-    const [text, shown] = await field(template, `${root}.headers.${name}`);
-    headers.push([name, text]);
-    shownHeaders.push([name, shown]);
-  }
+  const headers: Array<[string, RenderedField]> = [];
+  for (const [name, template] of Object.entries(config.headers)) headers.push([name, await field(template, `${root}.headers.${name}`)]);
   const tls = await renderTls(config.tls, renderer, root);
-  const tlsFromOutside = TLS_TEMPLATES.filter((name) => tls[name] !== undefined && renderer.fromOutside(`${root}.tls.${name}`));
-  for (const name of TLS_TEMPLATES) if (tls[name] !== undefined && renderer.secretChose(`${root}.tls.${name}`)) decided.push(`${root}.tls.${name}`);
-  const shown = differs ? { shown: { url: shownUrl.trim(), query: shownQuery, ...(shownBody !== undefined ? { body: shownBody } : {}), headers: shownHeaders } } : {};
-  return { url: url.trim(), query, ...(body !== undefined ? { body } : {}), ...(contentType !== undefined ? { contentType } : {}), headers, tls, tlsFromOutside, ...(decided.length > 0 ? { decided } : {}), ...shown };
+  return { url: { ...url, sent: url.sent.trim(), shown: url.shown.trim() }, query, ...(body !== undefined ? { body } : {}), ...(contentType !== undefined ? { contentType } : {}), headers, tls };
+}
+
+/** Whether a field is shown other than as sent (a short secret shown as [REDACTED]). */
+function differs(fields: RenderedFields): boolean {
+  const texts: Texts[] = [fields.url, ...fields.query.map(([, text]) => text), ...fields.headers.map(([, text]) => text)];
+  if (fields.body) texts.push(fields.body);
+  return texts.some((text) => text.sent !== text.shown);
 }
 
 /** The rendered fields as a request: the URL and headers checked, the TLS material read. */
-export function buildRequest(
-  config: RequestConfig,
-  fields: RenderedFields,
-  version: string,
-  readFile: ReadFile,
-  redactor: Redactor,
-  root = ROOT,
-  /** After the steps ran: the steps a header's template reads, to blame them for a value it cannot carry. */
-  stepsOf?: (field: string) => string[],
-): RenderedRequest {
+export function buildRequest(config: RequestConfig, fields: RenderedFields, version: string, readFile: ReadFile, redactor: Redactor, root = ROOT): RenderedRequest {
   // A check that fails on a field whose text a secret chose would tell the secret, one field at a
   // time (`https://{{ env.S > "m" ? "host" : "a b" }}/` in each of many steps): it says neither which
-  // field nor why (renderer.ts, DECIDED_FAILURE).
-  const decided = new Set(fields.decided);
-  const checked = <T>(where: string, check: () => T): T => {
-    if (!decided.has(where)) return check();
+  // field nor why (DECIDED_FAILURE).
+  const checked: Checked = (field, _where, check) => {
+    if (field?.read.decided !== true) return check();
     try {
       return check();
     } catch (error) {
@@ -174,12 +137,13 @@ export function buildRequest(
       throw error;
     }
   };
-  const tls = loadTls(fields.tls, readFile, redactor, root, fields.tlsFromOutside ?? [], checked);
-  const url = checked(`${root}.url`, () => checkedUrl(config, fields, root));
+  const tls = loadTls(fields.tls, readFile, redactor, root, checked);
+  // A URL whose text a secret decided is not checked by validate and render (withheld): whether it passed would tell the secret.
+  const url = fields.url.read.withheld ? undefined : checked(fields.url, `${root}.url`, () => checkedUrl(config, fields.url.sent, root));
   // One serialization for all: searchParams.append re-serializes the whole query each time.
   if (url && fields.query.length > 0) {
     const params = new URLSearchParams(url.searchParams);
-    for (const [name, value] of fields.query) params.append(name, value);
+    for (const [name, value] of fields.query) params.append(name, value.sent);
     url.search = params.toString();
   }
 
@@ -191,30 +155,31 @@ export function buildRequest(
   // Header names are case-insensitive: the user's spelling replaces our default of any case. Found
   // by a map of the lower-cased names, not a scan of every header per header.
   const spelled = new Map(Object.keys(headers).map((name) => [name.toLowerCase(), name]));
-  for (const [name, value] of fields.headers) {
+  for (const [name, field] of fields.headers) {
     const existing = spelled.get(name.toLowerCase());
     if (existing !== undefined) delete headers[existing];
     spelled.set(name.toLowerCase(), name);
-    const problem = headerProblem(value);
+    const problem = field.read.withheld ? undefined : headerProblem(field.sent);
     if (problem !== undefined) {
       const where = `${root}.headers.${name}`;
       // The config rendered this header fine before the steps ran: the answer is at fault (exit 4).
-      const steps = stepsOf?.(where) ?? [];
-      if (decided.has(where)) throw steps.length > 0 ? new ResponseError('STEP_VALUE_INVALID', DECIDED_FAILURE) : new UsageError('TEMPLATE_DECIDED', DECIDED_FAILURE);
+      const steps = field.read.steps;
+      if (field.read.decided) throw steps.length > 0 ? new ResponseError('STEP_VALUE_INVALID', DECIDED_FAILURE) : new UsageError('TEMPLATE_DECIDED', DECIDED_FAILURE);
       if (steps.length > 0) {
         throw new ResponseError('STEP_VALUE_INVALID', `${where}: what ${steps.map((step) => `steps.${step}`).join(', ')} answered gives it ${problem.what}, which an HTTP header cannot carry; check the API and the template`);
       }
       throw new UsageError('HEADER_INVALID', `${where}: rendered value contains ${problem.what}${problem.hint}`);
     }
-    headers[name] = value;
+    headers[name] = field.sent;
   }
-  const request: RenderedRequest = { method: config.method, url: url?.toString() ?? fields.url, headers, ...(fields.body !== undefined ? { body: fields.body } : {}), tls };
-  if (fields.shown) {
-    request.shown = shownRequest(request, fields.shown);
+  const request: RenderedRequest = { method: config.method, url: url?.toString() ?? fields.url.sent, headers, ...(fields.body !== undefined ? { body: fields.body.sent } : {}), tls };
+  if (differs(fields)) {
+    request.shown = shownRequest(request, fields);
     registerSpelled(request, request.shown, redactor);
   }
   return request;
 }
+
 
 /**
  * Values a secret decided that are too short for the redactor alone (one letter each, shown as
@@ -244,13 +209,13 @@ function registerSpelled(request: RenderedRequest, shown: NonNullable<RenderedRe
 }
 
 /** The rendered URL, checked: a URL, https (or http where allowed); undefined for a placeholder `render` shows. */
-function checkedUrl(config: RequestConfig, fields: RenderedFields, root: string): URL | undefined {
+function checkedUrl(config: RequestConfig, text: string, root: string): URL | undefined {
   let url: URL | undefined;
   try {
-    url = new URL(fields.url);
+    url = new URL(text);
   } catch {
     // `render` shows a URL that a step will give as its placeholder; the generators one from an unset env value.
-    if (!fields.url.startsWith('[steps.') && !fields.url.startsWith('[env.')) throw new UsageError('URL_INVALID', `${root}.url: rendered to something that is not a URL`);
+    if (!text.startsWith('[steps.') && !text.startsWith('[env.')) throw new UsageError('URL_INVALID', `${root}.url: rendered to something that is not a URL`);
   }
   if (url?.protocol === 'http:' && !config.allowInsecureHTTP) {
     throw new UsageError('URL_INSECURE', `${root}.url: rendered to an http:// URL; use https:// or set allowInsecureHTTP: true`);
@@ -273,23 +238,26 @@ function headerProblem(value: string): { what: string; hint: string } | undefine
 }
 
 /** The request as shown: the same, with the fields a short secret reached as the renderer showed them. */
-function shownRequest(request: RenderedRequest, fields: NonNullable<RenderedFields['shown']>): NonNullable<RenderedRequest['shown']> {
-  let url = fields.url;
+function shownRequest(request: RenderedRequest, fields: RenderedFields): NonNullable<RenderedRequest['shown']> {
+  let url = fields.url.shown;
   try {
-    const parsed = new URL(fields.url);
-    for (const [name, value] of fields.query) parsed.searchParams.append(name, value);
+    const parsed = new URL(fields.url.shown);
+    for (const [name, value] of fields.query) parsed.searchParams.append(name, value.shown);
     url = parsed.toString();
   } catch {
     // Shown as rendered: it is only read.
   }
   const headers = { ...request.headers };
-  for (const [name, value] of fields.headers) if (Object.hasOwn(headers, name)) headers[name] = value;
+  for (const [name, value] of fields.headers) if (Object.hasOwn(headers, name)) headers[name] = value.shown;
   // The marker went through URL and form encoding: show it as written.
   const plain = (text: string) => text.replaceAll('%5BREDACTED%5D', '[REDACTED]');
-  return { url: plain(url), headers, ...(fields.body !== undefined ? { body: plain(fields.body) } : {}) };
+  return { url: plain(url), headers, ...(fields.body !== undefined ? { body: plain(fields.body.shown) } : {}) };
 }
 
-/** One request rendered after the steps ran, every problem of it reported, and built. */
+/**
+ * One request rendered after the steps ran, every problem of it reported, and built. `before`: the
+ * same request as built before any step ran, whose origin the steps' answers may not change.
+ */
 export async function renderRequest(
   config: RequestConfig,
   renderer: TemplateRenderer,
@@ -297,23 +265,23 @@ export async function renderRequest(
   readFile: ReadFile,
   redactor: Redactor,
   root = ROOT,
+  before?: RenderedRequest,
 ): Promise<RenderedRequest> {
   const fields = await renderFields(config, renderer, root);
   renderer.finish();
-  checkOrigin(config, fields, renderer, root);
-  const templates = new Map(Object.entries(config.headers).map(([name, template]) => [`${root}.headers.${name}`, template]));
-  return buildRequest(config, fields, version, readFile, redactor, root, (field) => renderer.stepsIn(templates.get(field) ?? ''));
+  checkOrigin(fields, before, root);
+  return buildRequest(config, fields, version, readFile, redactor, root);
 }
 
 /**
  * A step's answer decides values, never where a request goes: the URL's scheme, userinfo, host and
  * port are the ones its template gives without the steps' values (SPEC "Network behaviour").
  */
-function checkOrigin(config: RequestConfig, fields: RenderedFields, renderer: TemplateRenderer, root: string): void {
-  const steps = renderer.stepsIn(config.url);
+function checkOrigin(fields: RenderedFields, beforeSteps: RenderedRequest | undefined, root: string): void {
+  const steps = fields.url.read.steps;
   if (steps.length === 0) return;
-  const before = parseUrl(renderer.textBeforeSteps(`${root}.url`)?.trim());
-  const after = parseUrl(fields.url);
+  const before = parseUrl(beforeSteps?.url);
+  const after = parseUrl(fields.url.sent);
   const same = before !== undefined && after !== undefined && (['protocol', 'username', 'password', 'hostname', 'port'] as const).every((part) => before[part] === after[part]);
   if (same) return;
   const given = before !== undefined ? `${before.protocol}//${before.host}` : 'none without them';
@@ -331,127 +299,29 @@ function parseUrl(text: string | undefined): URL | undefined {
   }
 }
 
-async function renderJson(
-  value: unknown,
-  where: string,
-  field: (template: string, where: string) => Promise<[string, string]>,
-): Promise<[unknown, unknown]> {
+async function renderJson(value: unknown, where: string, field: (template: string, where: string) => Promise<Texts>): Promise<{ sent: unknown; shown: unknown }> {
   if (typeof value === 'string') return field(value, where);
   if (Array.isArray(value)) {
-    const items: unknown[] = [];
+    const sent: unknown[] = [];
     const shown: unknown[] = [];
     for (const [i, item] of value.entries()) {
-      const [text, view] = await renderJson(item, `${where}[${i}]`, field);
-      items.push(text);
-      shown.push(view);
+      const text = await renderJson(item, `${where}[${i}]`, field);
+      sent.push(text.sent);
+      shown.push(text.shown);
     }
-    return [items, shown];
+    return { sent, shown };
   }
   if (value && typeof value === 'object') {
-    const object: Record<string, unknown> = {};
+    const sent: Record<string, unknown> = {};
     const shown: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      const [text, view] = await renderJson(v, `${where}.${k}`, field);
-      Object.defineProperty(object, k, { value: text, enumerable: true, writable: true, configurable: true });
-      Object.defineProperty(shown, k, { value: view, enumerable: true, writable: true, configurable: true });
+      const text = await renderJson(v, `${where}.${k}`, field);
+      Object.defineProperty(sent, k, { value: text.sent, enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(shown, k, { value: text.shown, enumerable: true, writable: true, configurable: true });
     }
-    return [object, shown];
+    return { sent, shown };
   }
-  return [value, value];
-}
-
-const TLS_TEMPLATES = ['caFile', 'caData', 'certFile', 'certData', 'keyFile', 'keyData', 'serverName'] as const;
-
-/**
- * The tls fields rendered: templates too, `caData: "{{ cluster['certificate-authority-data'] }}"`
- * trusts the CA client-go sends for the cluster (a Pinniped concierge on the cluster itself), keyData
- * may come from env. Problems are collected by the renderer like any field's.
- */
-async function renderTls(written: ProviderConfig['tls'], renderer: Pick<TemplateRenderer, 'render'>, root = ROOT): Promise<ProviderConfig['tls']> {
-  const tls = { ...written };
-  for (const name of TLS_TEMPLATES) {
-    const value = tls[name];
-    if (value !== undefined) tls[name] = await renderer.render(value, `${root}.tls.${name}`);
-  }
-  return tls;
-}
-
-/** Reads the TLS files and decodes inline data of rendered tls fields. */
-function loadTls(
-  tls: ProviderConfig['tls'],
-  readFile: ReadFile,
-  redactor: Redactor,
-  root: string,
-  fromOutside: string[],
-  checked: <T>(where: string, check: () => T) => T,
-): TlsMaterial {
-  const read = (field: string, path: string) =>
-    checked(`${root}.tls.${field}`, () => {
-      try {
-        return readFile(path, !fromOutside.includes(field));
-      } catch (error) {
-        throw new UsageError('TLS_FILE', `${root}.tls.${field}: cannot read ${path}: ${readProblem(error)}`, { cause: error });
-      }
-    });
-  const pem = (field: string, data: string, kind: string) =>
-    checked(`${root}.tls.${field}`, () => {
-      if (data.includes('-----BEGIN')) return data;
-      const decoded = Buffer.from(data.trim(), 'base64').toString('utf8');
-      if (decoded.includes('-----BEGIN')) return decoded;
-      throw new UsageError('TLS_DATA', `${root}.tls.${field}: expected PEM ${kind} (or base64 of it)`);
-    });
-  const material: TlsMaterial = { insecureSkipVerify: tls.insecureSkipVerify === true };
-  if (tls.caFile !== undefined) material.ca = pem('caFile', read('caFile', tls.caFile), 'certificates');
-  if (tls.caData !== undefined) material.ca = pem('caData', tls.caData, 'certificates');
-  if (material.ca !== undefined) material.caFrom = tls.caData !== undefined ? 'tls.caData' : `tls.caFile ${tls.caFile}`;
-  if (tls.certFile !== undefined) material.cert = pem('certFile', read('certFile', tls.certFile), 'certificate');
-  if (tls.certData !== undefined) material.cert = pem('certData', tls.certData, 'certificate');
-  if (tls.keyFile !== undefined) material.key = pem('keyFile', read('keyFile', tls.keyFile), 'private key');
-  if (tls.keyData !== undefined) material.key = pem('keyData', tls.keyData, 'private key');
-  if (material.key !== undefined) {
-    redactor.add(material.key);
-    if (tls.keyData !== undefined) redactor.add(tls.keyData);
-  }
-  // Checked here, before any connection: Node would otherwise ignore a CA block it cannot parse (and
-  // report an unknown CA later) or fail the handshake with OpenSSL's words for a key that does not fit.
-  const field = (file: 'caFile' | 'certFile' | 'keyFile', data: 'caData' | 'certData' | 'keyData') => `${root}.tls.${tls[file] !== undefined ? file : data}`;
-  if (material.ca !== undefined) checked(field('caFile', 'caData'), () => certificates(field('caFile', 'caData'), material.ca!));
-  const certificate = material.cert !== undefined ? checked(field('certFile', 'certData'), () => certificates(field('certFile', 'certData'), material.cert!)[0]) : undefined;
-  const key = material.key !== undefined ? checked(field('keyFile', 'keyData'), () => privateKey(field('keyFile', 'keyData'), material.key!)) : undefined;
-  if (certificate && key && !certificate.checkPrivateKey(key)) {
-    checked(field('keyFile', 'keyData'), () =>
-      checked(field('certFile', 'certData'), () => {
-        throw new UsageError('TLS_DATA', `${field('keyFile', 'keyData')}: the private key does not belong to the certificate in ${field('certFile', 'certData')}`);
-      }),
-    );
-  }
-  if (tls.serverName !== undefined) material.serverName = tls.serverName;
-  return material;
-}
-
-function certificates(field: string, pem: string): X509Certificate[] {
-  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
-  // OpenSSL's TRUSTED CERTIFICATE blocks are for Node to read, not X509Certificate: let them through.
-  if (blocks.length === 0 && !pem.includes('-----BEGIN TRUSTED CERTIFICATE-----')) {
-    throw new UsageError('TLS_DATA', `${field}: holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
-  }
-  return blocks.map((block, i) => {
-    try {
-      return new X509Certificate(block);
-    } catch {
-      throw new UsageError('TLS_DATA', `${field}: certificate ${i + 1} of ${blocks.length} is not a valid X.509 certificate`);
-    }
-  });
-}
-
-function privateKey(field: string, pem: string): KeyObject {
-  try {
-    return createPrivateKey(pem);
-  } catch (error) {
-    // OpenSSL's message names no key material, but say it in our words anyway.
-    const encrypted = /passphrase|ENCRYPTED/.test(`${(error as Error).message} ${pem.slice(0, 64)}`);
-    throw new UsageError('TLS_DATA', encrypted ? `${field}: the private key is encrypted; decrypt it (openssl pkey -in key.pem -out plain.pem)` : `${field}: is not a readable PEM private key`);
-  }
+  return { sent: value, shown: value };
 }
 
 /** The request as `render` and --verbose show it: an HTTP/1.1-like text, secrets redacted by the caller. */

@@ -4,197 +4,9 @@
 // the work of a pass (Budget). Member access reads own properties of plain data only.
 import { FORBIDDEN_PROPERTIES, type Node } from './parse.js';
 import { HelperError } from './helper-error.js';
-import { helperNamed, type HelperContext } from './helpers.js';
-
-/**
- * A value that a step will give at run time: `render` and `validate` run no step, so
- * `steps.login.auth.client_token` renders as `[steps.login.auth.client_token]`.
- */
-export class Placeholder {
-  constructor(readonly text: string) {}
-  toString(): string {
-    return `[${this.text}]`;
-  }
-}
-
-/**
- * Where a secret value came from: the values read from env, file() or a step, and the strings the
- * helpers computed from them. A value carries the node of everything it derives from or was
- * decided by; the renderer registers a node's strings with the redactor when the value reaches a
- * field that is secret (SPEC "Templates": all but the URL up to its query and file() paths). Nodes
- * are shared, never copied, so a value reached by many paths is walked once (the renderer marks
- * each node it has registered).
- */
-export interface Taint {
-  readonly own: readonly string[];
-  readonly parents: readonly Taint[];
-}
-
-/** Secret with nothing to register: the steps' answers (steps.ts registers every string of them). */
-const MARK: Taint = { own: [], parents: [] };
-
-export interface Value {
-  value: unknown;
-  /** Derived from, or decided by, a value read from env, file() or a step: a secret (see Taint). */
-  taint?: Taint | undefined;
-  /**
-   * Chosen by a secret: the result of a condition, a comparison, `!`, `&&`, `||`, `??` or a computed
-   * key that a secret decided. Secret even in the URL's origin and path and as a file() path, so that
-   * no chain of comparisons spells a secret out where values are shown.
-   */
-  decided?: boolean | undefined;
-  /** Not text of the config: read from env, vars, cluster, steps or a file (a relative path from it means the current directory). */
-  outside?: boolean | undefined;
-}
-
-export function isSecret(value: Value): boolean {
-  return value.taint !== undefined;
-}
-
-/** Every value a template computes is at most this long (as JSON): as the config, a file() and an answer are. */
-const MAX_VALUE_SIZE = 1024 * 1024;
-/** What one pass over a config's templates may compute in all, and the nodes and data it may walk. */
-export const MAX_TOTAL_SIZE = 16 * MAX_VALUE_SIZE;
-const MAX_STEPS = 4_000_000;
-
-/** What one pass over the templates has spent (the renderer keeps one per pass). */
-export interface Budget {
-  steps: number;
-  computed: number;
-}
-
-/** A template computed past the bounds: a config error naming the field (exit 2). */
-export class BudgetError extends HelperError {}
-
-export interface EvalScope {
-  /** env.NAME: undefined when unset or empty. Records the dependency; `secretName`: a secret gave the name (env[env.X]). */
-  env: (name: string, secretName?: boolean) => string | undefined;
-  vars: Record<string, string>;
-  cluster: unknown;
-  /** The steps that ran so far (every value secret); a Placeholder when no step runs (render, validate). */
-  steps: Record<string, unknown> | Placeholder | undefined;
-  lets: ReadonlyMap<string, Value | typeof FAILED>;
-  context: HelperContext;
-  /** Marks the value as depending on a volatile helper (now, uuid, jwt). */
-  volatile: () => void;
-  budget: Budget;
-  /**
-   * Set when the evaluation met a value a secret decided: a failure after that may be one the
-   * secret chose (a key that misses, text that is not JSON), so the renderer says nothing of it
-   * that would tell which (see renderer.ts, evaluateChecked).
-   */
-  decidedSeen?: boolean;
-}
-
-/** A `let` whose own expression failed: its users fail quietly, the first error says why. */
-export const FAILED = Symbol('failed');
-
-/** A value is missing (undefined or null) where one is needed; `missing` names what was read as unset. */
-export class MissingValueError extends Error {
-  constructor(
-    readonly missing: string[],
-    reason: string,
-  ) {
-    super(reason);
-  }
-}
-
-/** A use of a failed `let`: already reported. */
-export class QuietError extends Error {}
-
-/** What an evaluation read as missing: `env.X`, `vars.y`, a member path. */
-export type Missing = string[];
-
-/** One node of the taint graph for several: shared when there is one, a new node only to join two. */
-/** One taint of many; an array, not rest arguments: a list literal may hold more items than a call takes. */
-function joinTaints(taints: ReadonlyArray<Taint | undefined>): Taint | undefined {
-  let found: Taint | undefined;
-  let many: Taint[] | undefined;
-  for (const taint of taints) {
-    if (taint === undefined || taint === found || taint === MARK) continue;
-    if (found === undefined) found = taint;
-    else (many ??= [found]).push(taint);
-  }
-  if (many) return { own: [], parents: many };
-  return found ?? (taints.includes(MARK) ? MARK : undefined);
-}
-
-/** The marks of the values a result is computed from. */
-function from(parts: Value[]): Omit<Value, 'value'> {
-  return {
-    taint: joinTaints(parts.map((p) => p.taint)),
-    decided: parts.some((p) => p.decided),
-    outside: parts.some((p) => p.outside),
-  };
-}
-
-/**
- * The marks of a result that other values chose (a condition, the left of `&&`): their taint joins
- * the result's. Whether a copied secret is set or truthy tells no more than that; a comparison or a
- * computed key tells what it holds, so those are `decided` where they are made (combine, member).
- */
-function chosen(result: Value, ...deciders: Value[]): Value {
-  const taint = joinTaints([result.taint, ...deciders.map((d) => d.taint)]);
-  const decided = result.decided || deciders.some((d) => d.decided);
-  return { value: result.value, taint, decided, outside: result.outside || deciders.some((d) => d.outside) };
-}
-
-/** A comparison or a computed key: what it yields tells what a secret among them holds. */
-function decidedBy(scope: EvalScope, result: Value, ...deciders: Value[]): Value {
-  const marked = chosen(result, ...deciders);
-  if (marked.decided || deciders.some((d) => d.taint !== undefined)) scope.decidedSeen = true;
-  return deciders.some((d) => d.taint !== undefined) ? { ...marked, decided: true } : marked;
-}
-
-function tick(scope: EvalScope, steps = 1): void {
-  scope.budget.steps += steps;
-  if (scope.budget.steps > MAX_STEPS) throw new BudgetError(`the templates take more than ${MAX_STEPS} steps to evaluate`);
-}
-
-/** A computed value within the bounds, counted against the pass's total. */
-function bounded(value: unknown, scope: EvalScope): void {
-  const size = sizeOf(value, scope);
-  if (size > MAX_VALUE_SIZE) throw new BudgetError('the value exceeds 1 MiB (a template computes values of at most 1 MiB)');
-  scope.budget.computed += size;
-  if (scope.budget.computed > MAX_TOTAL_SIZE) throw new BudgetError('the templates compute more than 16 MiB in all');
-}
-
-/** The length of a value as JSON, about (escapes aside). Objects are measured once, by identity. */
-const SIZES = new WeakMap<object, number>();
-
-function sizeOf(value: unknown, scope: EvalScope): number {
-  if (typeof value === 'string') return value.length + 2;
-  if (typeof value !== 'object' || value === null) return String(value).length;
-  if (value instanceof Placeholder) return value.text.length + 2;
-  const known = SIZES.get(value);
-  if (known !== undefined) return known;
-  // Data from outside (a step's answer, fromJson) is measured here, without recursion: an answer
-  // nested deeper than the stack goes is measured all the same.
-  const stack: Array<[object, boolean]> = [[value, false]];
-  const open = new Set<object>();
-  while (stack.length > 0) {
-    const [object, expanded] = stack.pop()!;
-    if (SIZES.has(object)) continue;
-    const children: Array<[string, unknown]> = Array.isArray(object) ? object.map((v, i) => [String(i), v]) : Object.entries(object);
-    tick(scope, children.length + 1);
-    if (!expanded) {
-      open.add(object);
-      stack.push([object, true]);
-      for (const [, child] of children) {
-        if (typeof child === 'object' && child !== null && !(child instanceof Placeholder) && !SIZES.has(child) && !open.has(child)) stack.push([child, false]);
-      }
-      continue;
-    }
-    let size = 2 + Math.max(0, children.length - 1);
-    for (const [key, child] of children) {
-      if (!Array.isArray(object)) size += key.length + 3;
-      size += typeof child === 'object' && child !== null && !(child instanceof Placeholder) ? (SIZES.get(child) ?? 0) : sizeOf(child, scope);
-    }
-    open.delete(object);
-    SIZES.set(object, size);
-  }
-  return SIZES.get(value)!;
-}
+import { helperNamed } from './helpers.js';
+import { combine } from './evaluate-operators.js';
+import { bounded, chosen, decidedBy, withheld, FAILED, from, joinTaints, MARK, MissingValueError, Placeholder, QuietError, tick, type EvalScope, type Missing, type Taint, type Value } from './evaluate-value.js';
 
 export async function evaluate(node: Node, scope: EvalScope, missing: Missing): Promise<Value> {
   tick(scope);
@@ -238,6 +50,7 @@ export async function evaluate(node: Node, scope: EvalScope, missing: Missing): 
       // A comparison of secrets chose the branch: both are evaluated, so that an error of one (a
       // missing value, a file that cannot be read) does not tell which one it chose.
       const [yes, no] = await both(node.consequent, node.alternate, scope, missing);
+      if (scope.withhold) return withheld(chosen(yes, no, test));
       return chosen(test.value ? yes : no, test);
     }
     case 'binary':
@@ -312,6 +125,8 @@ function name(identifier: string, scope: EvalScope): Value {
 
 async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope, missing: Missing): Promise<Value> {
   const key = await evaluate(node.property, scope, missing);
+  // A key a secret decided, withheld: what it would read is not known, and no miss may tell it.
+  if (key.decided && key.value instanceof Placeholder && scope.withhold) return withheld(key);
   if (typeof key.value !== 'string' && typeof key.value !== 'number') {
     throw new HelperError(`${node.text}: a property name must be a string or a number`);
   }
@@ -350,8 +165,12 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
     throw new HelperError(`${node.text}: ${describe(container)} has no properties to read`);
   }
   if (value === undefined) missing.push(node.text);
+  const marks = from([object]);
+  // A number or boolean read out of secret data is a secret in its text form (fromJson(env.CFG).pin
+  // inside "user:" + …), as a step answer's are; registered where it reaches a secret field.
+  if (marks.taint !== undefined && (typeof value === 'number' || typeof value === 'boolean')) marks.taint = { own: [String(value)], parents: [marks.taint] };
   // m[env.X]: the key chose the value.
-  return decidedBy(scope, { value, ...from([object]) }, key);
+  return decidedBy(scope, { value, ...marks }, key);
 }
 
 async function binary(node: Extract<Node, { type: 'binary' }>, scope: EvalScope, missing: Missing): Promise<Value> {
@@ -367,6 +186,7 @@ async function binary(node: Extract<Node, { type: 'binary' }>, scope: EvalScope,
   if (left.decided) {
     // As for a condition: the right side's errors must not tell what the left side held.
     const [, right] = await both(node.left, node.right, scope, missing, left, node.operator);
+    if (scope.withhold) return withheld(chosen(right, left));
     const pick = node.operator === '??' ? left.value === undefined || left.value === null : node.operator === '||' ? !left.value : Boolean(left.value);
     return pick ? chosen(right, left) : left;
   }
@@ -432,71 +252,6 @@ async function evaluateOrMissing(node: Node, scope: EvalScope, missing: Missing)
   } catch (error) {
     if (error instanceof MissingValueError) return error;
     throw error;
-  }
-}
-
-function combine(operator: string, left: Value, right: Value, scope: EvalScope, missing: Missing): Value {
-  // What a step will give is text for now: "Bearer " + steps.login.token renders as "Bearer [steps.login.token]".
-  const a = left.value instanceof Placeholder ? String(left.value) : left.value;
-  const b = right.value instanceof Placeholder ? String(right.value) : right.value;
-  if (operator === '+') {
-    for (const side of [a, b]) {
-      // JavaScript would write "undefined" into the string: a wrong credential sent to the API.
-      if (side === undefined || side === null) throw new MissingValueError([...missing], 'a missing value was turned into text');
-      if (typeof side === 'object') throw new HelperError('+ was given an object or a list; wrap it in json(…)');
-    }
-    if (typeof a === 'number' && typeof b === 'number') return { value: a + b, ...from([left, right]) };
-    const x = String(a);
-    const y = String(b);
-    // Checked before the string is made: a chain of lets doubling a value would reach gigabytes.
-    if (x.length + y.length > MAX_VALUE_SIZE) throw new BudgetError('the value exceeds 1 MiB (a template computes values of at most 1 MiB)');
-    const value = x + y;
-    bounded(value, scope);
-    return { value, ...from([left, right]) };
-  }
-  // A comparison's result is decided by both sides.
-  let value: boolean;
-  switch (operator) {
-    case '===':
-      value = a === b;
-      break;
-    case '!==':
-      value = a !== b;
-      break;
-    case '==':
-      value = looseEqual(a, b);
-      break;
-    case '!=':
-      value = !looseEqual(a, b);
-      break;
-    default:
-      value = compare(operator, a, b);
-  }
-  return decidedBy(scope, { value }, left, right);
-}
-
-/** `==` without JavaScript's object coercions: null and undefined alike, else strict. */
-function looseEqual(a: unknown, b: unknown): boolean {
-  if ((a === undefined || a === null) && (b === undefined || b === null)) return true;
-  if (typeof a === 'number' && typeof b === 'string') return a === Number(b);
-  if (typeof a === 'string' && typeof b === 'number') return Number(a) === b;
-  return a === b;
-}
-
-function compare(operator: string, a: unknown, b: unknown): boolean {
-  const ok = (v: unknown) => typeof v === 'number' || typeof v === 'string';
-  if (!ok(a) || !ok(b)) throw new HelperError(`${operator} compares numbers or strings only`);
-  const x = a as number | string;
-  const y = b as number | string;
-  switch (operator) {
-    case '<':
-      return x < y;
-    case '<=':
-      return x <= y;
-    case '>':
-      return x > y;
-    default:
-      return x >= y;
   }
 }
 

@@ -3,14 +3,16 @@
 // run names them all. Tracks what the rendered request depends on (env names and files, read or
 // named in any branch; volatile helpers). A value's taint (evaluate.ts) is registered with the
 // redactor where it reaches a field that is secret: every field but the URL up to its query; a
-// secret too short for the redactor to find is shown as [REDACTED] here (shownText).
+// secret too short for the redactor to find is shown as [REDACTED] in the field's shown text.
 import { UsageError } from '../errors.js';
 import { REDACTED, type Redactor } from '../redact/redactor.js';
-import { BudgetError, evaluate, FAILED, isSecret, MAX_TOTAL_SIZE, MissingValueError, Placeholder, QuietError, type Budget, type EvalScope, type Taint, type Value } from './evaluate.js';
+import { evaluate } from './evaluate.js';
+import { BudgetError, FAILED, isSecret, MAX_TOTAL_SIZE, MissingValueError, Placeholder, QuietError, type Budget, type EvalScope, type Taint, type Value } from './evaluate-value.js';
 import { HelperError } from './helper-error.js';
-import { HELPER_NAMES } from './helpers.js';
-import { foreignPlaceholders } from './placeholders.js';
-import { eachNode, oneLine, parseExpression, parseTemplate, SCOPE_NAMES, TemplateSyntaxError, type Node, type Part } from './parse.js';
+import { scopeNames, stepReferences } from './check.js';
+import { eachNode, oneLine, parseExpression, parseTemplate, TemplateSyntaxError, type Node, type Part } from './parse.js';
+import { DECIDED_FAILURE, Located, missingText, PROBLEMS_SHOWN, shorten, type Problem } from './problems.js';
+
 
 export interface TemplateScope {
   env: Record<string, string | undefined>;
@@ -26,148 +28,12 @@ export interface TemplateScope {
   uuid: () => string;
   /** The generators: a value missing only env variables renders as a placeholder (envNeeded lists them). */
   unsetEnvAsPlaceholder?: boolean;
-}
-
-/** A problem of one field, found when the config loads. */
-export interface TemplateIssue {
-  path: string;
-  message: string;
   /**
-   * A shell habit (`$API_TOKEN`) in literal text: it would be sent as written. validate and render
-   * warn; get-token refuses before any request.
+   * validate and render: a value a secret decided is withheld (a placeholder, shown as [REDACTED]),
+   * never computed, so whether the templates fail cannot depend on the secret's value: one run
+   * per bit of a comparison would spell it out through the exit code.
    */
-  habit?: boolean;
-}
-
-/** Names a `let` may not take: they would hide what templates read. */
-const RESERVED_NAMES: ReadonlySet<string> = new Set([...SCOPE_NAMES, ...HELPER_NAMES, 'undefined', 'true', 'false', 'null', 'this']);
-
-/**
- * The names every template can read: env, vars, cluster, steps, then the `let` names as each is
- * defined. One set that grows, never one rebuilt per `let` (20 000 lets made that quadratic).
- */
-function scopeNames(): Set<string> {
-  return new Set(SCOPE_NAMES);
-}
-
-/** Templates of one request, and how many steps run before it (the first `stepsBefore` of the config's). */
-export interface TemplateGroup {
-  templates: Iterable<[string, string]>;
-  stepsBefore: number;
-}
-
-/**
- * Checks every `let` and template of a config, at load, before anything is evaluated. `lets` in
- * order (each may use the ones before; none may read steps, which have not run when lets are
- * evaluated); each group's templates may read only the steps before them. `steps`: every step
- * name of the config, in order.
- */
-export function checkTemplates(lets: Array<[string, string]>, steps: string[], groups: TemplateGroup[]): TemplateIssue[] {
-  const issues: TemplateIssue[] = [];
-  const names = scopeNames();
-  const stepIndex = new Map<string, number>();
-  steps.forEach((step, i) => {
-    if (!stepIndex.has(step)) stepIndex.set(step, i);
-  });
-  for (const [name, source] of lets) {
-    const path = `webAPIProviderConfig.let.${name}`;
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) issues.push({ path, message: 'a let name is a letter or _ followed by letters, digits or _' });
-    else if (RESERVED_NAMES.has(name)) issues.push({ path, message: `${name} is taken: a let may not hide env, vars, cluster, steps or a helper` });
-    const expression = source.replace(/^\s*\{\{([\s\S]*)\}\}\s*$/, '$1');
-    try {
-      const node = parseExpression(expression, names);
-      if (stepReferences(node).length > 0) issues.push({ path, message: `{{ ${oneLine(expression)} }}: a let cannot read steps (it is evaluated before any step runs); write the expression where it is used` });
-    } catch (error) {
-      if (!(error instanceof TemplateSyntaxError)) throw error;
-      issues.push({ path, message: error.message });
-    }
-    names.add(name);
-  }
-  for (const group of groups) {
-    for (const [path, template] of group.templates) {
-      try {
-        const parts = parseTemplate(template, names);
-        for (const problem of foreignPlaceholders(path, parts.filter((part) => typeof part === 'string'))) issues.push(problem);
-        for (const part of parts) {
-          if (typeof part === 'string') continue;
-          for (const step of stepReferences(part.node)) {
-            const problem = stepProblem(step, group.stepsBefore, steps, stepIndex);
-            if (problem) issues.push({ path, message: `{{ ${oneLine(part.source)} }}: ${problem}` });
-          }
-        }
-      } catch (error) {
-        if (!(error instanceof TemplateSyntaxError)) throw error;
-        issues.push({ path, message: error.message });
-      }
-    }
-  }
-  return issues;
-}
-
-/** The step names an expression reads (`steps.login…`); null for `steps[expr]` or `steps` as a whole. */
-function stepReferences(node: Node): Array<string | null> {
-  const found: Array<string | null> = [];
-  const walk = (n: Node, asObject: boolean): void => {
-    switch (n.type) {
-      case 'name':
-        if (n.name === 'steps' && !asObject) found.push(null);
-        return;
-      case 'member':
-        if (n.object.type === 'name' && n.object.name === 'steps') {
-          found.push(n.property.type === 'literal' && typeof n.property.value === 'string' ? n.property.value : null);
-        } else walk(n.object, true);
-        walk(n.property, false);
-        return;
-      case 'array':
-        n.items.forEach((item) => walk(item, false));
-        return;
-      case 'object':
-        n.entries.forEach(([, item]) => walk(item, false));
-        return;
-      case 'call':
-        n.args.forEach((arg) => walk(arg, false));
-        return;
-      case 'not':
-        walk(n.argument, false);
-        return;
-      case 'binary':
-        walk(n.left, false);
-        walk(n.right, false);
-        return;
-      case 'conditional':
-        walk(n.test, false);
-        walk(n.consequent, false);
-        walk(n.alternate, false);
-        return;
-      case 'literal':
-        return;
-    }
-  };
-  walk(node, false);
-  return found;
-}
-
-/** The most step names a message lists: one message per template, each naming 20 000 steps, was quadratic. */
-const STEPS_NAMED = 10;
-
-function stepProblem(step: string | null, before: number, steps: string[], stepIndex: Map<string, number>): string | undefined {
-  const index = step === null ? undefined : stepIndex.get(step);
-  if (index !== undefined && index < before) return undefined;
-  const shown = steps.slice(0, Math.min(before, STEPS_NAMED)).join(', ') + (before > STEPS_NAMED ? ` and ${before - STEPS_NAMED} more` : '');
-  const which = before > 0 ? `the steps before it are ${shown}` : 'no step runs before it';
-  if (step === null) return `name the step: steps.<name> (${which})`;
-  if (index !== undefined) return `steps.${step} runs later than this request; ${which}`;
-  return `steps.${step} is not a step; ${which}`;
-}
-
-/** The most problems one message names. */
-const PROBLEMS_SHOWN = 100;
-
-interface Problem {
-  code: string;
-  text: string;
-  /** The names it found missing: a second field missing the same ones says nothing new. */
-  missing?: string;
+  withholdDecided?: boolean;
 }
 
 /** Where a template's text goes: the URL (shown up to its query) or any other field (secret). */
@@ -179,6 +45,42 @@ export type FieldKind = 'url' | 'value';
  * can spell a secret out with them, one comparison at a time.
  */
 const SHOWN_FROM_LENGTH = 8;
+
+/** One field as rendered: what is sent, what is shown, its secrets and what it read. */
+export interface RenderedField {
+  /** The text sent; empty when the field failed (its problem is collected: finish() throws it). */
+  sent: string;
+  /** The text `render`, `validate`, traces and messages show: a secret too short for the redactor to find is [REDACTED] here. */
+  shown: string;
+  /** The secret interpolations it holds, registered with the redactor already. */
+  secrets: readonly string[];
+  read: FieldReads;
+}
+
+export interface FieldReads {
+  /** A value from env, vars, cluster, steps or a file: a relative path there means the current directory. */
+  outside: boolean;
+  /** A value a secret decided: a check of the text that fails must not say which (DECIDED_FAILURE). */
+  decided: boolean;
+  /** The steps its template reads (`steps.login…`), by name. */
+  steps: readonly string[];
+  /** Holds a value a secret decided that was withheld (withholdDecided): its text is not checked. */
+  withheld: boolean;
+}
+
+const NOTHING_READ: FieldReads = { outside: false, decided: false, steps: [], withheld: false };
+
+/** A field that is text of the config (or empty, when it failed). */
+function literal(text: string): RenderedField {
+  return { sent: text, shown: text, secrets: [], read: NOTHING_READ };
+}
+
+/** The step names the parts of a template read. */
+function stepsOf(parts: Part[]): string[] {
+  const names = new Set<string>();
+  for (const part of parts) if (typeof part !== 'string') for (const step of stepReferences(part.node)) if (step !== null) names.add(step);
+  return [...names];
+}
 
 export class TemplateRenderer {
   /** Every env name a template looked up, set or not: what the rendered request depends on. */
@@ -209,14 +111,6 @@ export class TemplateRenderer {
   /** Taint nodes already registered: each is walked once, however many values share it. */
   private readonly registered = new WeakSet<Taint>();
   private readonly added = new Set<string>();
-  /** Fields whose shown text differs from the sent one (a short secret shown as [REDACTED]). */
-  private readonly shown = new Map<string, string>();
-  /** Each field as rendered before any step ran (the steps' values as placeholders). */
-  private readonly beforeSteps = new Map<string, string>();
-  /** Fields whose text holds a value from env, vars, cluster, steps or a file: a relative path there means the current directory. */
-  private readonly outside = new Set<string>();
-  /** Fields whose text holds a value a secret decided: a check of the text that fails must not say which. */
-  private readonly decided = new Set<string>();
 
   constructor(
     private readonly scope: TemplateScope,
@@ -252,15 +146,13 @@ export class TemplateRenderer {
   /**
    * Renders one template; `where` is its field path, `kind` where its text goes: the URL is shown
    * up to its query (SPEC "Templates"), every other field is secret where a secret reaches it. A
-   * problem is collected and '' returned: call finish() once every field is rendered to throw them all.
+   * problem is collected and the field is empty: call finish() once every field is rendered to
+   * throw them all.
    */
-  async render(template: string, where: string, kind: FieldKind = 'value'): Promise<string> {
-    this.shown.delete(where);
-    this.outside.delete(where);
-    this.decided.delete(where);
-    if (!template.includes('{{')) return template;
+  async render(template: string, where: string, kind: FieldKind = 'value'): Promise<RenderedField> {
+    if (!template.includes('{{')) return literal(template);
     // Past the pass's bound the problem is reported once; the rest is not evaluated.
-    if (this.budget.computed > MAX_TOTAL_SIZE) return '';
+    if (this.budget.computed > MAX_TOTAL_SIZE) return literal('');
     let parts = this.parsed.get(template);
     try {
       if (!parts) {
@@ -270,26 +162,30 @@ export class TemplateRenderer {
       }
     } catch (error) {
       this.collect(error, where);
-      return '';
+      return literal('');
     }
-    let out = '';
+    let sent = '';
     let shown = '';
     let failed = false;
+    const secrets: string[] = [];
+    const read = { outside: false, decided: false, steps: stepsOf(parts), withheld: false };
     // In the URL, what comes before its query is shown; from the first ? or # on, values are secret.
     let query = kind !== 'url';
     // Every part is evaluated: a second expression of the field missing a value is named too.
     for (const part of parts) {
       if (typeof part === 'string') {
-        out += part;
+        sent += part;
         shown += part;
         if (/[?#]/.test(part)) query = true;
         continue;
       }
       try {
         const value = await this.evaluateChecked(part.node, where, oneLine(part.source));
-        if (value.decided) this.decided.add(where);
+        if (value.decided) read.decided = true;
+        // Computed from a withheld value: a placeholder, or text made with one.
+        if (value.decided && this.scope.withholdDecided) read.withheld = true;
         if (value.value instanceof Placeholder) {
-          out += String(value.value);
+          sent += String(value.value);
           // Which step value a secret chose (`env.S > "m" ? steps.a.x : steps.a.y`) tells the secret.
           shown += value.decided ? REDACTED : String(value.value);
           continue;
@@ -299,7 +195,7 @@ export class TemplateRenderer {
           throw new Located('TEMPLATE_VALUE', `${where}: {{ ${oneLine(part.source)} }}: yields ${Array.isArray(value.value) ? 'a list' : 'an object'}; wrap it in json(…)`);
         }
         const text = String(value.value);
-        if (value.outside) this.outside.add(where);
+        if (value.outside) read.outside = true;
         // The URL's origin and path are for people to read, unless a secret chose them; a value
         // that brings its own query is secret from there on.
         const secret = isSecret(value) && (query || value.decided === true || /[?#]/.test(text));
@@ -315,47 +211,18 @@ export class TemplateRenderer {
           // Only the interpolation: the literal text around it ("Basic ") is no secret.
           this.register(value.taint!);
           this.add(text);
+          secrets.push(text);
         }
         if (/[?#]/.test(text)) query = true;
-        out += text;
+        sent += text;
         shown += secret && text.replace(/\s+/g, '').length < SHOWN_FROM_LENGTH ? REDACTED : text;
       } catch (error) {
         this.collect(error, where);
         failed = true;
       }
     }
-    if (failed) return '';
-    if (shown !== out) this.shown.set(where, shown);
-    if (this.steps instanceof Placeholder) this.beforeSteps.set(where, out);
-    return out;
-  }
-
-  /** The field's last rendering as `render` and messages show it, when it differs from what is sent. */
-  shownText(where: string): string | undefined {
-    return this.shown.get(where);
-  }
-
-  /** Whether the field's last rendering holds a value that is not text of the config. */
-  fromOutside(where: string): boolean {
-    return this.outside.has(where);
-  }
-
-  /** Whether the field's last rendering holds a value a secret decided (a URL, a header or a TLS path that fails its check then says nothing of which). */
-  secretChose(where: string): boolean {
-    return this.decided.has(where);
-  }
-
-  /** The field as rendered before any step ran: its values from steps as placeholders. */
-  textBeforeSteps(where: string): string | undefined {
-    return this.beforeSteps.get(where);
-  }
-
-  /** The steps a template reads (`steps.login…`), by name. */
-  stepsIn(template: string): string[] {
-    const parts = this.parsed.get(template) ?? [];
-    const names = new Set<string>();
-    for (const part of parts) if (typeof part !== 'string') for (const step of stepReferences(part.node)) if (step !== null) names.add(step);
-    return [...names];
+    if (failed) return literal('');
+    return { sent, shown, secrets, read };
   }
 
   /** Registers a secret text once, however many fields hold it. */
@@ -502,47 +369,7 @@ export class TemplateRenderer {
         this.volatile = true;
       },
       budget: this.budget,
+      ...(this.scope.withholdDecided ? { withhold: true } : {}),
     };
   }
-}
-
-/** The one message for every failure that a secret may have chosen (evaluateChecked). */
-export const DECIDED_FAILURE =
-  'a template that compares or looks up by a value from env, file() or steps fails for the value it holds; which template and why is not said, as that would tell the secret: give every branch and key a value that each use accepts';
-
-/** A problem with its field and expression already in the message. */
-class Located extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly missing: string[] = [],
-  ) {
-    super(message);
-  }
-}
-
-function missingText(missing: string[], reason: string): string {
-  const unique = [...new Set(missing)];
-  // What was missing says more than where it ended up (a helper's argument, a + operand).
-  if (unique.length === 0) return reason;
-  return `${unique.join(', ')} ${unique.length > 1 ? 'are not set' : 'is not set'}${hint(unique)}`;
-}
-
-function hint(missing: string[]): string {
-  const hints: string[] = [];
-  const vars = missing.filter((name) => name.startsWith('vars.'));
-  const env = missing.filter((name) => name.startsWith('env'));
-  if (vars.length > 0) hints.push(`pass ${vars.map((name) => `--set ${name.slice(5)}=…`).join(' ')}, or give a default: ${vars[0]} ?? "…"`);
-  if (env.length > 0) {
-    // "it" or "them" only when the env names are all that is missing; else name them.
-    const which = env.length === missing.length ? (env.length > 1 ? 'them' : 'it') : env.join(', ');
-    hints.push(`set ${which} in the environment or the kubeconfig exec env, or give a default: ${env[0]} ?? "…"`);
-  }
-  if (missing.includes('cluster')) hints.push('KUBERNETES_EXEC_INFO has no spec.cluster: set provideClusterInfo: true in the kubeconfig exec entry');
-  return hints.length > 0 ? ` (${hints.join('; ')})` : '';
-}
-
-/** An expression as a message quotes it: a let of a megabyte is not repeated in full. */
-function shorten(source: string): string {
-  return source.length > 200 ? `${source.slice(0, 200)}…` : source;
 }

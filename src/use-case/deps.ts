@@ -45,6 +45,11 @@ export interface RequestFlags extends ConfigFlags {
   strictHabits?: boolean;
   /** The generators: an unset env value is no error, it renders as a placeholder (Prepared.envNeeded). */
   unsetEnvAsPlaceholder?: boolean;
+  /**
+   * validate and render: a value a secret decided is not computed, and what it would fail is not
+   * checked, so that they fail or pass the same way for every value of the secret (SPEC "Templates").
+   */
+  withholdDecided?: boolean;
   set?: string[];
   apiVersion?: string;
 }

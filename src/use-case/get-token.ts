@@ -148,7 +148,9 @@ async function fetchCredential(prepared: Prepared, deadline: number, wholeTimeou
   // Each template ran on placeholders when the config loaded; now it walks what the steps answered.
   const render = async (settings: RequestConfig, root?: string) => {
     try {
-      return await renderRequest(settings, renderer, deps.version, readFile, deps.redactor, root);
+      // The same request as built before the steps ran: its origin is the one the config gives.
+      const before = settings === config ? prepared.request : prepared.steps[config.steps.indexOf(settings as StepConfig)];
+      return await renderRequest(settings, renderer, deps.version, readFile, deps.redactor, root, before);
     } catch (error) {
       // An answer nested past the stack (json(steps.login) of one 400 000 levels deep): its fault, exit 4.
       if (error instanceof RangeError) {

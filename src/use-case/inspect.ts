@@ -7,7 +7,7 @@ import { DEVICE_ROOT, pollRequest } from '../login/device.js';
 
 export async function validate(flags: RequestFlags, deps: Deps): Promise<void> {
   // Every env variable the config reads is named at once, with the way to check the rest without it.
-  const { request, origin, config, steps, envNeeded } = await prepare({ ...flags, unsetEnvAsPlaceholder: true }, deps);
+  const { request, origin, config, steps, envNeeded } = await prepare({ ...flags, unsetEnvAsPlaceholder: true, withholdDecided: true }, deps);
   if (envNeeded.length > 0) {
     const one = envNeeded.length === 1;
     const dummies = envNeeded.map((name) => `${name}=dummy`).join(' ');
@@ -21,7 +21,7 @@ export async function validate(flags: RequestFlags, deps: Deps): Promise<void> {
 }
 
 export async function render(flags: RequestFlags, deps: Deps): Promise<void> {
-  const { request, config, steps, login } = await prepare(flags, deps);
+  const { request, config, steps, login } = await prepare({ ...flags, withholdDecided: true }, deps);
   if (login) {
     // The device login: its authorization request, then the token request it polls (the code a secret).
     const poll = pollRequest(request, 'device_code');

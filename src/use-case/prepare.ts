@@ -11,7 +11,8 @@ import { parseSetFlags } from '../config/vars.js';
 import { pathEngine, type PathEngine } from '../credential/paths.js';
 import { readExecInfo, resolveApiVersion } from '../credential/exec-credential.js';
 import { buildRequest, renderFields, requestRoot, templateFields, type RenderedFields, type RenderedRequest } from '../request/build.js';
-import { checkTemplates, TemplateRenderer } from '../template/renderer.js';
+import { checkTemplates } from '../template/check.js';
+import { TemplateRenderer } from '../template/renderer.js';
 import { namesScope } from '../template/names.js';
 import { deviceRequestConfig, DEVICE_ROOT, loginTemplates } from '../login/device.js';
 import type { RefInputs } from '../cache/key.js';
@@ -133,6 +134,7 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
       nowMs: deps.now,
       uuid: deps.uuid,
       ...(flags.unsetEnvAsPlaceholder ? { unsetEnvAsPlaceholder: true } : {}),
+      ...(flags.withholdDecided ? { withholdDecided: true } : {}),
     },
     deps.redactor,
   );

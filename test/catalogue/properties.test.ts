@@ -14,7 +14,8 @@ import { extractCredential, parseResponseBody } from '../../src/credential/extra
 import { checkPath, queryPath } from '../../src/credential/jsonpath.js';
 import { Redactor } from '../../src/redact/redactor.js';
 import { renderRequest, templateFields } from '../../src/request/build.js';
-import { checkTemplates, TemplateRenderer } from '../../src/template/renderer.js';
+import { checkTemplates } from '../../src/template/check.js';
+import { TemplateRenderer } from '../../src/template/renderer.js';
 import { runCli } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { makePki } from '../helpers/pki.js';
@@ -86,7 +87,7 @@ describe('template rendering, for any template', () => {
       fc.asyncProperty(template, async (text) => {
         const { redactor, renderer } = newRenderer();
         try {
-          expect(typeof (await renderer.render(text, 'webAPIProviderConfig.body'))).toBe('string');
+          expect(typeof (await renderer.render(text, 'webAPIProviderConfig.body')).sent).toBe('string');
           renderer.finish();
         } catch (error) {
           expect(error).toBeInstanceOf(UsageError);
@@ -105,7 +106,7 @@ describe('template rendering, for any template', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(expression.filter((e) => /env|file/.test(e)), { minLength: 1, maxLength: 3 }), async (expressions) => {
         const { redactor, renderer } = newRenderer();
-        const rendered = await renderer.render(expressions.map((e) => `[{{ ${e} }}]`).join(''), 'webAPIProviderConfig.body');
+        const { sent: rendered } = await renderer.render(expressions.map((e) => `[{{ ${e} }}]`).join(''), 'webAPIProviderConfig.body');
         if (renderer.failed) return;
         expect(leakedPieces(redactor.redact(rendered))).toEqual([]);
       }),

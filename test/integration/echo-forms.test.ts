@@ -115,3 +115,37 @@ describe.concurrent('a 2xx answer', () => {
     expectHidden(result, ['repo-scope-value']);
   });
 });
+
+describe.concurrent('a long key spelled out, reversed or cut, and a secret number', () => {
+  const LONG_KEY = 'Zq7kW9pmR2xT4vB8';
+  const CFG = JSON.stringify({ pin: 48151623, region: 'eu' });
+  const chars = Array.from(LONG_KEY);
+  const loose: Array<[string, string]> = [
+    ['spaced', chars.join(' ')],
+    ['comma-split', chars.join(', ')],
+    ['reversed', [...chars].reverse().join('')],
+    ['one character short', chars.slice(0, -1).join('')],
+  ];
+  const runWith = (config: Record<string, unknown>) => runCli(['--config-inline', provider(config)], { env: { ...SECRET_ENV, LONG_KEY, CFG } });
+  /** No run of 6 characters of the key in any of these forms, nor the pin, on either stream. */
+  const expectNoneOf = (result: CliResult) => {
+    for (const [, form] of [...loose, ['as sent', LONG_KEY] as [string, string]]) {
+      for (let i = 0; i + 6 <= form.length; i += 3) expect(`${result.stdout}${result.stderr}`).not.toContain(form.slice(i, i + 6));
+    }
+    expect(`${result.stdout}${result.stderr}`).not.toContain('48151623');
+  };
+
+  it.each(loose)('hides the key %s in a JSON error field', async (_name, form) => {
+    const api = await startApi((_req, res) => json(res, 401, { error: 'invalid_client', error_description: `key ${form} refused` }));
+    const result = await runWith(basic(`${api.url}/token`, { tls, headers: { 'X-Api-Key': '{{ env.LONG_KEY }}' }, retry: { limit: 0 } }));
+    expectFailure(result, 3, 'the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"key [REDACTED] refused"}', allSecrets([LONG_KEY]));
+    expectNoneOf(result);
+  });
+
+  it('hides a secret number read with fromJson() that the API echoes alone', async () => {
+    const api = await startApi((_req, res) => json(res, 403, { error: 'access_denied', error_description: 'pin 48151623 is locked' }));
+    const result = await runWith(basic(`${api.url}/token`, { tls, headers: { 'X-Login': '{{ "user:" + fromJson(env.CFG).pin }}' }, retry: { limit: 0 } }));
+    expectFailure(result, 3, 'the token API answered 403 Forbidden: {"error":"access_denied","error_description":"pin [REDACTED] is locked"}', allSecrets());
+    expectNoneOf(result);
+  });
+});

@@ -134,13 +134,26 @@ describe('a failure a secret chose', () => {
   it.each(shapes.map((shape) => [shape('C'), shape]))('names no let that failed: %s', async (_name, shape) => {
     const lets: Record<string, string> = {};
     for (let i = 0; i < S.length; i++) lets[`c${i}`] = shape(`env.S > ${JSON.stringify(S.slice(0, i))} + 'Z'`);
-    for (const command of [['validate'], ['render'], []]) {
-      const result = await run(command, { let: lets, method: 'GET', url: 'https://127.0.0.1:9/', tokenPath: '$.t' });
-      expectFailure(result, 2, /which template and why is not said/, secrets);
-      expect(result.stderr).not.toMatch(/let\.c\d/);
-    }
+    await expectOneWay({ let: lets, method: 'GET', url: 'https://127.0.0.1:9/', tokenPath: '$.t' });
+    const result = await run([], { let: lets, method: 'GET', url: 'https://127.0.0.1:9/', tokenPath: '$.t' });
+    expectFailure(result, 2, /which template and why is not said/, secrets);
+    expect(result.stderr).not.toMatch(/let\.c\d/);
   });
 });
+
+/**
+ * validate and render compute no value a secret decided, and check nothing made of one (issue 27,
+ * one bit per run): they pass whatever the secret holds, showing such values as [REDACTED]. get-token
+ * still fails when the request cannot be made, with the one message.
+ */
+async function expectOneWay(config: Record<string, unknown>): Promise<void> {
+  for (const command of [['validate'], ['render']]) {
+    const result = await run(command, config);
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    for (const secret of secrets) expect(result.stdout).not.toContain(secret);
+    expect(result.stdout).not.toMatch(/H.u.n.t/);
+  }
+}
 
 describe('a check of a rendered field a secret chose', () => {
   // One field per character of the secret, each rendered fine or not as a comparison says: a URL
@@ -156,10 +169,8 @@ describe('a check of a rendered field a secret chose', () => {
     ['a CA file that cannot be read', { steps: indices.map((i) => step(i, { tls: { caFile: `{{ ${cond(i)} ? 'nowhere' : 'nothing' }}` } })) }],
   ];
   it.each(configs)('names no field: %s', async (_name, fields) => {
-    for (const command of [['validate'], ['render'], []]) {
-      const result = await run(command, { method: 'GET', url: 'https://127.0.0.1:9/', tokenPath: '$.t', ...fields });
-      expectFailure(result, 2, /which template and why is not said/, secrets);
-    }
+    await expectOneWay({ method: 'GET', url: 'https://127.0.0.1:9/', tokenPath: '$.t', ...fields });
+    expectFailure(await run([], { method: 'GET', url: 'https://127.0.0.1:9/', tokenPath: '$.t', ...fields }), 2, /which template and why is not said/, secrets);
   });
 });
 

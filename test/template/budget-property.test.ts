@@ -65,10 +65,10 @@ describe('any graph of lets', () => {
         try {
           await templates.defineLets(lets);
           templates.setSteps('placeholders');
-          await templates.render(`https://example.invalid/p?q={{ json(${last}) }}&b={{ !${last} }}`, 'webAPIProviderConfig.url', 'url');
-          shown.push(templates.shownText('webAPIProviderConfig.url') ?? '');
-          await templates.render(`{{ json(${last}) }}`, 'webAPIProviderConfig.headers.X');
-          shown.push(templates.shownText('webAPIProviderConfig.headers.X') ?? '');
+          // What is shown where it differs from what is sent (a short secret as [REDACTED]).
+          const differs = (field: { sent: string; shown: string }) => (field.shown !== field.sent ? field.shown : '');
+          shown.push(differs(await templates.render(`https://example.invalid/p?q={{ json(${last}) }}&b={{ !${last} }}`, 'webAPIProviderConfig.url', 'url')));
+          shown.push(differs(await templates.render(`{{ json(${last}) }}`, 'webAPIProviderConfig.headers.X')));
           templates.finish();
         } catch (error) {
           expect(exitCodeFor(error)).toBe(2);

@@ -116,7 +116,7 @@ describe('jwt() in a template', () => {
       { env: { CLIENT_ID: 'client-7' }, vars: {}, cluster: undefined, readFile: () => key, nowMs: () => NOW, uuid: context.uuid },
       redactor,
     );
-    const token = await renderer.render('{{ jwt({ iss: env.CLIENT_ID, aud: "https://idp/token" }, file("/key.pem"), { kid: "k1" }) }}', 'webAPIProviderConfig.form.client_assertion');
+    const token = (await renderer.render('{{ jwt({ iss: env.CLIENT_ID, aud: "https://idp/token" }, file("/key.pem"), { kid: "k1" }) }}', 'webAPIProviderConfig.form.client_assertion')).sent;
     renderer.finish();
     expect((await verified(token, p256.publicKey, 'ES256')).protectedHeader).toEqual({ alg: 'ES256', kid: 'k1' });
     expect(renderer.volatile).toBe(true);

@@ -7,7 +7,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { Redactor } from '../../src/redact/redactor.js';
-import { DECIDED_FAILURE, TemplateRenderer, type FieldKind } from '../../src/template/renderer.js';
+import { TemplateRenderer, type FieldKind } from '../../src/template/renderer.js';
+import { DECIDED_FAILURE } from '../../src/template/problems.js';
 
 const S = 'Hunter2-S3cr3t!';
 const ENV: Record<string, string> = { S, HOST: 'api.example.test', CS: 'p@ss w0rd/x+y:z', CFG: '{"pin":4711,"deep":[[[[{"k":"deep-secret-Qx7"}]]]]}', HKEY: 'hmac-key-for-jwt-Zk81' };
@@ -17,9 +18,9 @@ function setup(env: Record<string, string> = ENV, readFile: (path: string) => st
   const renderer = new TemplateRenderer({ env, vars: {}, cluster: undefined, readFile, nowMs: () => 1_700_000_000_000, uuid: randomUUID }, redactor);
   renderer.setSteps('placeholders');
   const render = async (template: string, where = 'webAPIProviderConfig.body', kind: FieldKind = 'value') => {
-    const text = await renderer.render(template, where, kind);
+    const field = await renderer.render(template, where, kind);
     renderer.finish();
-    return { text, shown: renderer.shownText(where) ?? text };
+    return { text: field.sent, shown: field.shown };
   };
   return { renderer, redactor, render };
 }
@@ -110,10 +111,9 @@ describe('a value decided by a secret', () => {
     await renderer.defineLets(lets);
     const letters = Array.from(S, (_, i) => `{{ c${i} }}`).join('.');
     for (const template of [`https://example.invalid/?q=${letters}`, `https://example.invalid/${letters.replaceAll('.', '/')}`]) {
-      const text = await renderer.render(template, 'webAPIProviderConfig.url', 'url');
+      const { sent: text, shown } = await renderer.render(template, 'webAPIProviderConfig.url', 'url');
       renderer.finish();
       expect(text).toContain(Array.from(S).join(template.includes('?') ? '.' : '/'));
-      const shown = renderer.shownText('webAPIProviderConfig.url')!;
       expect(shown).not.toMatch(/H.u.n.t/);
       expect(shown).toContain('[REDACTED]');
     }
@@ -238,7 +238,7 @@ describe('where a secret is registered', () => {
     ['tls', 'webAPIProviderConfig.tls.serverName'],
   ])('hides a host from env everywhere once it also reaches %s', async (_name, where) => {
     const { renderer, redactor } = setup();
-    const url = await renderer.render('https://{{ env.HOST }}/token', 'webAPIProviderConfig.url', 'url');
+    const url = (await renderer.render('https://{{ env.HOST }}/token', 'webAPIProviderConfig.url', 'url')).sent;
     await renderer.render('{{ env.HOST }}', where);
     renderer.finish();
     expect(redactor.redact(url)).toBe('https://[REDACTED]/token');
@@ -246,8 +246,8 @@ describe('where a secret is registered', () => {
 
   it('hides a value once it reaches jwt() as its key, and the JWT', async () => {
     const { renderer, redactor } = setup();
-    const url = await renderer.render('https://example.invalid/{{ env.HKEY }}', 'webAPIProviderConfig.url', 'url');
-    const assertion = await renderer.render('{{ jwt({ iss: "me" }, env.HKEY, { alg: "HS256" }) }}', 'webAPIProviderConfig.form.assertion');
+    const url = (await renderer.render('https://example.invalid/{{ env.HKEY }}', 'webAPIProviderConfig.url', 'url')).sent;
+    const assertion = (await renderer.render('{{ jwt({ iss: "me" }, env.HKEY, { alg: "HS256" }) }}', 'webAPIProviderConfig.form.assertion')).sent;
     renderer.finish();
     expect(redactor.redact(`${url} ${assertion}`)).toBe('https://example.invalid/[REDACTED] [REDACTED]');
   });
@@ -256,7 +256,7 @@ describe('where a secret is registered', () => {
     const key = JSON.stringify({ token_uri: 'https://oauth2.example.test/token', client_email: 'robot@example.test', private_key: 'hmac-private-key-Pq3' });
     const { renderer, redactor } = setup(ENV, () => key);
     await renderer.defineLets([['sa', 'fromJson(file(env.HOST))']]);
-    const url = await renderer.render('{{ sa.token_uri }}', 'webAPIProviderConfig.url', 'url');
+    const url = (await renderer.render('{{ sa.token_uri }}', 'webAPIProviderConfig.url', 'url')).sent;
     await renderer.render('{{ jwt({ iss: sa.client_email, aud: sa.token_uri }, sa.private_key, { alg: "HS256" }) }}', 'webAPIProviderConfig.form.assertion');
     renderer.finish();
     expect(redactor.redact(`POST ${url} hmac-private-key-Pq3`)).toBe('POST https://oauth2.example.test/token [REDACTED]');
@@ -332,9 +332,9 @@ describe('noninterference', () => {
       const { renderer, redactor } = setup({ S: secret });
       let text: string;
       try {
-        await renderer.render(template, 'webAPIProviderConfig.headers.X');
+        const field = await renderer.render(template, 'webAPIProviderConfig.headers.X');
         renderer.finish();
-        text = renderer.shownText('webAPIProviderConfig.headers.X') ?? (await renderer.render(template, 'webAPIProviderConfig.headers.X'));
+        text = field.shown;
       } catch (error) {
         text = (error as Error).message;
       }

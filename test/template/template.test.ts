@@ -50,7 +50,7 @@ function setup(scope: Partial<TemplateScope> = {}) {
     redactor,
   );
   const render = async (template: string, where = 'webAPIProviderConfig.url') => {
-    const out = await renderer.render(template, where);
+    const out = (await renderer.render(template, where)).sent;
     renderer.finish();
     return out;
   };
@@ -199,7 +199,7 @@ describe('TemplateRenderer', () => {
       ['user', 'env.API_USER'],
       ['pair', 'user + ":" + env.API_PASS'],
     ]);
-    expect(await renderer.render('{{ base64(pair) }}', 'webAPIProviderConfig.body')).toBe(Buffer.from('alice-user:hunter22:pw').toString('base64'));
+    expect((await renderer.render('{{ base64(pair) }}', 'webAPIProviderConfig.body')).sent).toBe(Buffer.from('alice-user:hunter22:pw').toString('base64'));
     renderer.finish();
   });
 
@@ -247,8 +247,8 @@ describe('TemplateRenderer and the Redactor', () => {
   it('registers every string of a secret value read through let and fromJson that reaches a secret field', async () => {
     const { renderer, redactor } = setup();
     await renderer.defineLets([['sa', 'fromJson(file("/secrets/sa.json"))']]);
-    expect(await renderer.render('{{ sa.client_email }}', 'webAPIProviderConfig.body')).toBe('robot@example.iam');
-    expect(await renderer.render('{{ sa.private_key }}', 'webAPIProviderConfig.headers.X-Key')).toBe('-----BEGIN PRIVATE KEY-----abc');
+    expect((await renderer.render('{{ sa.client_email }}', 'webAPIProviderConfig.body')).sent).toBe('robot@example.iam');
+    expect((await renderer.render('{{ sa.private_key }}', 'webAPIProviderConfig.headers.X-Key')).sent).toBe('-----BEGIN PRIVATE KEY-----abc');
     renderer.finish();
     expect(redactor.redact('robot@example.iam -----BEGIN PRIVATE KEY-----abc')).toBe('[REDACTED] [REDACTED]');
   });

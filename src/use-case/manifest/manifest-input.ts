@@ -143,7 +143,7 @@ export async function check(flags: ManifestFlags, defaultApiVersion: string, dep
   };
   // The shape and the templates are checked, never the secret values: an unset env value renders as
   // a placeholder, and its name is listed for the manifest's reader.
-  const prepared = await prepare({ ...flags, apiVersion, unsetEnvAsPlaceholder: true }, { ...deps, readFile, env: { ...deps.env, KUBERNETES_EXEC_INFO: execInfo } });
+  const prepared = await prepare({ ...flags, apiVersion, unsetEnvAsPlaceholder: true, withholdDecided: true }, { ...deps, readFile, env: { ...deps.env, KUBERNETES_EXEC_INFO: execInfo } });
   const needed = new Set(prepared.envNeeded);
   const envNames = prepared.dependencies.env.filter((name) => name !== 'KUBERNETES_EXEC_INFO' && (deps.env[name] !== undefined || needed.has(name)));
   const setArgs = (flags.set ?? []).flatMap((pair) => ['--set', pair]);

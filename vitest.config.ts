@@ -21,8 +21,8 @@ export default defineConfig({
     maxWorkers: 2,
     projects: [
       // The unit tier (npm run test:unit): every test that runs in this process, no child process and
-      // no binary (test/tiers.ts says which files; test/tiers.test.ts keeps them so).
-      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...PROCESS_TESTS] } },
+      // no binary (test/tiers.ts says which files; test/tiers.test.ts and test/unit-setup.ts keep them so).
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...PROCESS_TESTS], setupFiles: ['test/unit-setup.ts'] } },
       // The process tier, running bin/webapi-credential.js on the pinned Node.
       { extends: true, test: { name: 'bin', include: PROCESS_TESTS } },
       // The parts that run the product as a process, again against the single executable

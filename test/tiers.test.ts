@@ -22,6 +22,9 @@ const RUNNERS: Record<string, readonly string[] | '*'> = {
 /** Support modules that run openssl to make test certificates: a fixture, not the product; fine in the unit tier. */
 const FIXTURE_TOOLS = ['test/helpers/pki.ts', 'test/helpers/example-hosts.ts'];
 
+/** The unit workers' guard against spawns: it replaces node:child_process's functions and starts nothing. */
+const GUARD = 'test/unit-setup.ts';
+
 const CHILD_PROCESS = new Set(['child_process', 'node:child_process']);
 
 interface Use {
@@ -49,8 +52,10 @@ function uses(source: string, file: string): Use[] {
     } else if (ts.isExportDeclaration(node) && !node.isTypeOnly && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
       found.push({ module: resolve(node.moduleSpecifier.text), names: ['*'] });
     } else if (ts.isCallExpression(node) && node.arguments.length > 0 && ts.isStringLiteral(node.arguments[0]!)) {
+      const specifier = node.arguments[0].text;
       const dynamic = node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === 'require');
-      if (dynamic) found.push({ module: resolve(node.arguments[0].text), names: ['*'] });
+      // process.getBuiltinModule('node:child_process'), createRequire(...)('child_process') and the like.
+      if (dynamic || CHILD_PROCESS.has(specifier)) found.push({ module: resolve(specifier), names: ['*'] });
     }
     ts.forEachChild(node, visit);
   };
@@ -81,13 +86,15 @@ function files(dir: string): string[] {
   );
 }
 
+/** This file: it shows test/unit-setup.ts refusing a spawn, so it takes node:child_process itself. */
+const SELF = 'test/tiers.test.ts';
 const all = files('test');
 const tests = all.filter((file) => file.endsWith('.test.ts'));
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 
 describe('the unit tier', () => {
   it('has no test file that starts a process', () => {
-    const unit = tests.filter((file) => !isProcessTest(file));
+    const unit = tests.filter((file) => !isProcessTest(file) && file !== SELF);
     expect(unit.length).toBeGreaterThan(30);
     expect(unit.flatMap((file) => violations(read(file), file))).toEqual([]);
   });
@@ -100,7 +107,7 @@ describe('the unit tier', () => {
   it('knows every support module that starts a process', () => {
     const support = all.filter((file) => !file.endsWith('.test.ts'));
     const starters = support.filter((file) => uses(read(file), file).some((use) => spawning(use) !== undefined));
-    expect(starters.filter((file) => !(file in RUNNERS) && !FIXTURE_TOOLS.includes(file))).toEqual([]);
+    expect(starters.filter((file) => !(file in RUNNERS) && !FIXTURE_TOOLS.includes(file) && file !== GUARD)).toEqual([]);
     for (const file of [...Object.keys(RUNNERS), ...FIXTURE_TOOLS]) expect(support, `${file} is listed`).toContain(file);
   });
 
@@ -114,6 +121,7 @@ describe('the unit tier', () => {
       "import type { Spawned } from './support.js';",
       "const cp = await import('child_process');",
       "import { leaks } from '../helpers/cli.js';",
+      "const { spawn } = process.getBuiltinModule('node:child_process');",
     ].join('\n');
     expect(violations(source, file).map((line) => line.replace(/: it spawns.*$/, ''))).toEqual([
       `${file} imports node:child_process`,
@@ -121,9 +129,18 @@ describe('the unit tier', () => {
       `${file} imports * from test/helpers/kubectl.ts`,
       `${file} imports getToken from test/cache/support.ts`,
       `${file} imports child_process`,
+      `${file} imports node:child_process`,
     ]);
     expect(isProcessTest(file)).toBe(false);
     expect(isProcessTest('test/cache/example.process.test.ts')).toBe(true);
     expect(isProcessTest('test/e2e/anything.test.ts')).toBe(true);
+  });
+
+  it('refuses a spawn at run time in its workers (test/unit-setup.ts), but for openssl, which makes the test certificates', () => {
+    const childProcess = process.getBuiltinModule('node:child_process');
+    expect(() => childProcess.spawnSync('true')).toThrow('a unit-tier test ran spawnSync(true)');
+    expect(() => childProcess.execFileSync(process.execPath, ['-e', '0'])).toThrow('a unit-tier test ran execFileSync');
+    expect(() => childProcess.execSync('sh -c true')).toThrow('a unit-tier test ran execSync(sh)');
+    expect(childProcess.execFileSync('openssl', ['version'], { encoding: 'utf8' })).toMatch(/^OpenSSL /);
   });
 });

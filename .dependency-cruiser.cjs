@@ -1,5 +1,5 @@
 // The architecture as rules (docs/architecture.md): `npm test` runs them and a violation fails it with
-// the rule's name. test/architecture.test.ts proves each rule catches what it names, and checks what
+// the rule's name. test/architecture.process.test.ts proves each rule catches what it names, and checks what
 // imports cannot show (the process global and the clock in the pure folders).
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+import { PROCESS_TESTS } from './test/tiers.js';
 
 // `node_modules/.bin/vitest` started by hand runs on the system Node (20 here), where the code under
 // test behaves differently (no proxy support in https.Agent): refuse rather than mislead.
@@ -10,7 +11,8 @@ if (Number(process.versions.node.split('.')[0]) < 24) {
 const binary = fileURLToPath(new URL('./dist/webapi-credential', import.meta.url));
 
 export default defineConfig({
-  define: { __VERSION__: JSON.stringify('0.0.0-test') },
+  // __START__: src/main.ts, imported by test/helpers/in-process.ts for its real deps, must not run the CLI.
+  define: { __VERSION__: JSON.stringify('0.0.0-test'), __START__: 'false' },
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
@@ -18,15 +20,18 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     projects: [
-      // Everything, with subprocess tests running bin/webapi-credential.js on the pinned Node.
-      { extends: true, test: { name: 'bin', include: ['test/**/*.test.ts'] } },
+      // The unit tier (npm run test:unit): every test that runs in this process, no child process and
+      // no binary (test/tiers.ts says which files; test/tiers.test.ts and test/unit-setup.ts keep them so).
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...PROCESS_TESTS], setupFiles: ['test/unit-setup.ts'] } },
+      // The process tier, running bin/webapi-credential.js on the pinned Node.
+      { extends: true, test: { name: 'bin', include: PROCESS_TESTS } },
       // The parts that run the product as a process, again against the single executable
       // (npm test builds it first): what users install must pass what the bin script passes.
       {
         extends: true,
         test: {
           name: 'binary',
-          include: ['test/e2e/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/cache/**/*.test.ts', 'test/examples/**/*.test.ts'],
+          include: ['test/e2e/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/cache/**/*.process.test.ts', 'test/examples/**/*.test.ts'],
           env: { WEBAPI_CREDENTIAL_BIN: binary },
         },
       },

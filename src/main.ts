@@ -119,7 +119,8 @@ function stderrDescriptor(): number {
   return stderrFd;
 }
 
-function realDeps(): CliDeps {
+/** The real deps: process, file system, clock, network (test/helpers/in-process.ts runs the CLI with them, output captured). */
+export function realDeps(): CliDeps {
   return {
     env: process.env,
     readFile: readBoundedFile,
@@ -226,4 +227,7 @@ export async function main(): Promise<void> {
   process.exitCode = await run(argv, deps);
 }
 
-void main();
+declare const __START__: boolean | undefined;
+// Imported, the module starts the plugin (bin/, the single executable); the in-process tests import
+// realDeps() without starting it (vitest.config.ts defines __START__ as false).
+if (typeof __START__ === 'undefined' || __START__) void main();

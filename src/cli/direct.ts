@@ -1,6 +1,6 @@
 // get-token in its plain form (the flags fast-path.ts understands), without commander: what kubectl
 // runs on every command that finds no cached credential. Same use case, same error reporting as
-// the commander route in program.ts; test/catalogue/cli-parity.test.ts and the integration suites run
+// the commander route in program.ts; test/catalogue/cli-parity.process.test.ts and the integration suites run
 // both ways.
 import type { ExitCode } from '../errors.js';
 import type { CliDeps } from './deps.js';

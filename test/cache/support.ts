@@ -48,7 +48,7 @@ export function sandbox(): Sandbox {
 /**
  * Every file and directory below `dir`, relative, sorted; [] for an empty or missing directory. The
  * key of the cache's keyed hashes (hmac-key, made with the directory) is left out: the tests here are
- * about entries, refs, locks and temp files; test/cache/trust.test.ts checks the key file itself.
+ * about entries, refs, locks and temp files; test/cache/trust.process.test.ts checks the key file itself.
  */
 export function tree(dir: string): string[] {
   try {

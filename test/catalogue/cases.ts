@@ -1,7 +1,7 @@
 // The catalogue of bad inputs: config text and fields, flags, environment, KUBERNETES_EXEC_INFO,
 // templates and token API answers, each broken in one way (malformed, truncated, wrong type, huge,
 // binary, unicode, empty, duplicated keys, BOM, CRLF, NUL…). Every row names the exit code and the
-// exact one-line message; catalogue.test.ts runs them all in process, cli-parity.test.ts runs a
+// exact one-line message; catalogue.test.ts runs them all in process, cli-parity.process.test.ts runs a
 // sample through the built CLI.
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -3,7 +3,7 @@
 // result or a classified error (a CredentialError: exit 2, 3 or 4), never anything else (exit 1);
 // every message is one line; and no secret read from the environment or a file, nor any value of
 // the response, appears in a message once redacted (not even a 10-character piece of one).
-// A few random configs also go through the built CLI (cli-parity covers the rest of that path).
+// A few random configs also go through the built CLI: properties.process.test.ts.
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -16,28 +16,10 @@ import { Redactor } from '../../src/redact/redactor.js';
 import { renderRequest, templateFields } from '../../src/request/build.js';
 import { checkTemplates } from '../../src/template/check.js';
 import { TemplateRenderer } from '../../src/template/renderer.js';
-import { runCli } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process.js';
-import { makePki } from '../helpers/pki.js';
+import { document, expression, FILE_SECRET, leakedPieces, pki, SECRET_VALUES, SECRETS, template } from './arbitraries.js';
 
-const pki = makePki();
 const RUNS = { numRuns: 400 };
-
-/** Secrets with template syntax, quotes, a line break, Unicode and URL-special characters in them. */
-const SECRETS = {
-  PLAIN: 'prop-secret-Alpha-93qKx7',
-  TRICKY: 'p@ss "w0rd" {{ qq }}\n&=+%/é',
-  UNICODE: 'ключ-секрет-\u{1F511}-Zz81',
-  JSONISH: '{"nested":"prop-inner-Beta-55"}',
-};
-const FILE_SECRET = 'prop-file-secret-Gamma-17';
-const SECRET_VALUES = [...Object.values(SECRETS), FILE_SECRET];
-
-/** Every 10-character window of every secret: a message may show none of them. */
-const WINDOWS = [...new Set(SECRET_VALUES.flatMap((s) => [...s.matchAll(/(?=(.{10}))/gsu)].map((m) => m[1]!)))];
-function leakedPieces(text: string, pieces: string[] = WINDOWS): string[] {
-  return pieces.filter((piece) => text.includes(piece));
-}
 
 function oneLine(message: string): boolean {
   return !/[\r\n]/.test(message);
@@ -56,30 +38,6 @@ function newRenderer(vars: Record<string, string> = { v: 'var-value', 'x-y': 'da
   return { redactor, renderer, readFile };
 }
 
-// ── templates ──────────────────────────────────────────────────────────────────────────────
-const EXPRESSIONS = [
-  'env.PLAIN', 'env.TRICKY', 'env.UNICODE', 'env.JSONISH', 'env.EMPTY', 'env.MISSING', 'env["PLAIN"]', 'process.env.PLAIN',
-  'vars.v', 'vars["x-y"]', 'vars.missing', 'vars.missing ?? "default"', 'env.MISSING ?? env.PLAIN',
-  'urlencode(env.TRICKY)', 'base64(env.UNICODE)', 'base64decode(env.PLAIN)', 'json(env.JSONISH)', 'json(vars)', 'json(undefined)',
-  'JSON.parse(env.PLAIN)', 'JSON.parse(env.JSONISH).nested', 'JSON.parse(env.JSONISH).absent', 'JSON.parse(env.TRICKY)',
-  'env.PLAIN.slice(3)', 'env.PLAIN.toUpperCase()', 'env.PLAIN.split("-")', 'env.PLAIN + vars.v', '`${env.UNICODE}!`', 'env.PLAIN.length',
-  'file("/run/secrets/token")', 'file("/run/secrets/" + env.PLAIN)', 'file(env.MISSING)', 'urlencode(env.MISSING)', 'base64()',
-  'cluster.server', 'cluster.config.absent', 'cluster["certificate-authority-data"]', 'cluster',
-  'null', 'undefined', '{}', '[1, 2]', '1 / 0', 'new Error(env.PLAIN).message', 'BigInt(env.PLAIN)', 'decodeURIComponent("%E0%A4%A")',
-  'env.PLAIN.x.y', 'nope()', 'env.', '(', ')', '"unterminated', "'", '`', '[', ']', '?.', '??', '+',
-];
-const expression = fc.constantFrom(...EXPRESSIONS);
-const literal = fc.string({ unit: fc.constantFrom(...'ab -_/:?=&.é€\u{1F511}"\'\\\n\t{}'.split(/(?:)/u)), maxLength: 8 });
-const templatePiece = fc.oneof(
-  literal,
-  expression.map((e) => `{{ ${e} }}`),
-  expression.map((e) => `{{${e}}}`),
-  expression.map((e) => `{{~ ${e} }}`),
-  fc.tuple(expression, literal).map(([e, l]) => `{{ ${e}${l} }}`),
-  fc.constantFrom('{{', '}}', '{{ ', ' }}', '{{-', '-}}'),
-  expression,
-);
-const template = fc.array(templatePiece, { minLength: 1, maxLength: 5 }).map((pieces) => pieces.join(''));
 
 describe('template rendering, for any template', () => {
   it('gives a string or a UsageError with a one-line message that shows no secret', async () => {
@@ -115,50 +73,6 @@ describe('template rendering, for any template', () => {
   });
 });
 
-// ── config text and validation ─────────────────────────────────────────────────────────────
-const KEYS = ['method', 'url', 'tokenPath', 'headers', 'query', 'body', 'form', 'json', 'expiryPath', 'expiresInPath', 'expiryFromJWT',
-  'clientCertificateDataPath', 'clientKeyDataPath', 'tls', 'allowInsecureHTTP', 'timeout', 'retry', 'maxResponseBytes', 'expiryMargin', 'cache'];
-/** Names as users (and fuzzers) write them: ASCII, control characters included. */
-const name = fc.string({ unit: 'binary-ascii', maxLength: 6 });
-const plausible: Record<string, fc.Arbitrary<unknown>> = {
-  method: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'post', 'FETCH'),
-  url: fc.oneof(fc.constantFrom('https://token.example/t', 'http://token.example/t', 'ftp://x', '', 'not a url', 'https://[::1]:8443/t?a=1'), template),
-  tokenPath: fc.constantFrom('$.access_token', '{.status.token}', '$[', 'access_token', '', '$..*', '$.a[?@.b == 1]'),
-  headers: fc.dictionary(fc.oneof(fc.constantFrom('Authorization', 'X-Org', 'Accept', 'content-type'), name), fc.oneof(template, fc.integer())),
-  query: fc.dictionary(name, fc.oneof(template, fc.array(template, { maxLength: 3 }), fc.constant(null))),
-  body: template,
-  form: fc.dictionary(name, fc.oneof(template, fc.array(fc.oneof(template, fc.integer()), { maxLength: 3 }))),
-  json: fc.oneof(fc.dictionary(name, fc.oneof(template, fc.jsonValue({ maxDepth: 2 }))), fc.array(template, { maxLength: 3 }), template),
-  expiryPath: fc.constantFrom('$.expires_at', '$[', ''),
-  expiresInPath: fc.constantFrom('$.expires_in', '{.expires_in}', ''),
-  expiryFromJWT: fc.oneof(fc.boolean(), fc.constant('yes')),
-  clientCertificateDataPath: fc.constantFrom('$.cert', ''),
-  clientKeyDataPath: fc.constantFrom('$.key', ''),
-  tls: fc.oneof(
-    fc.record({ caFile: fc.constantFrom(pki.ca.certFile, '/nonexistent', ''), insecureSkipVerify: fc.oneof(fc.boolean(), fc.constant('true')) }, { requiredKeys: [] }),
-    fc.record({ caData: fc.constantFrom(pki.ca.cert, Buffer.from(pki.ca.cert).toString('base64'), 'garbage', '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n') }),
-    fc.string({ maxLength: 5 }),
-  ),
-  allowInsecureHTTP: fc.oneof(fc.boolean(), fc.constant('false')),
-  timeout: fc.constantFrom('10s', '0s', '500ms', '1m30s', '99999999999999999999h', '10', '-1s', 'ten'),
-  retry: fc.oneof(fc.record({ limit: fc.oneof(fc.integer({ min: -2, max: 12 }), fc.constant('3'), fc.double()) }, { requiredKeys: [] }), fc.integer()),
-  maxResponseBytes: fc.oneof(fc.integer({ min: -1, max: 2 ** 30 }), fc.double(), fc.constant('1MiB')),
-  expiryMargin: fc.constantFrom('60s', '0s', '1h', 'x'),
-  cache: fc.oneof(fc.record({ enabled: fc.oneof(fc.boolean(), fc.constant(1)) }, { requiredKeys: [] }), fc.constant(null)),
-};
-const providerInput = fc
-  .tuple(
-    fc.subarray(KEYS),
-    fc.dictionary(name, fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }),
-    fc.infiniteStream(fc.nat(9)),
-  )
-  .chain(([keys, extra]) =>
-    fc.tuple(...keys.map((key) => fc.oneof({ weight: 4, arbitrary: plausible[key]! }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) }))).map((values) => ({
-      ...extra,
-      ...Object.fromEntries(keys.map((key, i) => [key, values[i]])),
-    })),
-  );
-const document = fc.oneof({ weight: 8, arbitrary: providerInput.map((p) => ({ webAPIProviderConfig: p })) }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) });
 
 describe('config validation and request building, for any document', () => {
   it('gives a request or a UsageError, every message one line with no secret', async () => {
@@ -279,23 +193,18 @@ describe('response parsing and extraction, for any answer', () => {
   });
 });
 
-// ── a few through the built CLI ────────────────────────────────────────────────────────────
+// ── random configs through the CLI's run() ─────────────────────────────────────────────────
 describe('random configs through the CLI', () => {
-  it('exit 0 or 2 from validate and render, never 1, one prefixed line per message and no secret, in process and as a process', async () => {
+  it('exit 0 or 2 from validate and render, never 1, one prefixed line per message and no secret', async () => {
     const samples = fc.sample(document.map((d) => JSON.stringify(d)), { numRuns: 40, seed: 4242 });
     const env = { ...SECRETS };
-    const check = (result: { code: number | null; stdout: string; stderr: string }) => {
-      expect([0, 2]).toContain(result.code);
-      if (result.code === 2) expect(result.stderr).toMatch(/^webapi-credential: [^\n]*\n$/);
-      expect(leakedPieces(result.stdout + result.stderr)).toEqual([]);
-    };
     for (const text of samples) {
-      for (const command of ['validate', 'render']) check(await runInProcess([command, '--config-inline', text], { env }));
+      for (const command of ['validate', 'render']) {
+        const result = await runInProcess([command, '--config-inline', text], { env });
+        expect([0, 2]).toContain(result.code);
+        if (result.code === 2) expect(result.stderr).toMatch(/^webapi-credential: [^\n]*\n$/);
+        expect(leakedPieces(result.stdout + result.stderr)).toEqual([]);
+      }
     }
-    // The child processes are the slow part: a handful is enough to show they agree.
-    const children = await Promise.all(samples.slice(0, 6).map((text) => runCli(['render', '--config-inline', text], { env })));
-    children.forEach(check);
-    const inProcess = await Promise.all(samples.slice(0, 6).map((text) => runInProcess(['render', '--config-inline', text], { env })));
-    expect(children).toEqual(inProcess);
   });
 });

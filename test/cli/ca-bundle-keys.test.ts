@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import { leaks, runCli } from '../helpers/cli.js';
+import { leaks } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process.js';
 import { makePki } from '../helpers/pki.js';
 
 const PREFIX = 'webapi-credential: ';
@@ -32,7 +33,7 @@ const certificates = (pem: string) => pem.match(/-----BEGIN CERTIFICATE-----[\s\
 
 describe('a CA bundle that holds a private key', () => {
   it('kubeconfig --ca-file: certificate-authority-data has the certificates only, and a note says so', async () => {
-    const result = await runCli(['kubeconfig', '--server', 'https://k8s.example.com', '--ca-file', bundle, '--config-inline', plain]);
+    const result = await runInProcess(['kubeconfig', '--server', 'https://k8s.example.com', '--ca-file', bundle, '--config-inline', plain]);
     expect({ code: result.code, stderr: result.stderr }).toEqual({
       code: 0,
       stderr: `${PREFIX}note: --ca-file ${bundle} holds a ${label} block besides its certificates: it is not copied into the manifest, only the certificates are\n`,
@@ -45,7 +46,7 @@ describe('a CA bundle that holds a private key', () => {
   });
 
   it('kubeconfig --embed-config: tls.caFile is inlined as tls.caData without the key, with a note', async () => {
-    const result = await runCli(['kubeconfig', '--server', 'https://k8s.example.com', '--config-inline', config, '--embed-config']);
+    const result = await runInProcess(['kubeconfig', '--server', 'https://k8s.example.com', '--config-inline', config, '--embed-config']);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(
       `${PREFIX}note: webAPIProviderConfig.tls.caFile ${bundle} holds a ${label} block besides its certificates: it is not copied into the manifest, only the certificates are\n`,
@@ -56,7 +57,7 @@ describe('a CA bundle that holds a private key', () => {
 
   it('argocd-secret: a tls.caData written inline is copied without the key, with a note', async () => {
     const inline = JSON.stringify({ webAPIProviderConfig: { method: 'POST', url: 'https://127.0.0.1:9/token', tokenPath: '$.t', tls: { caData: readFileSync(bundle, 'utf8') } } });
-    const result = await runCli(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'prod', '--config-inline', inline]);
+    const result = await runInProcess(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'prod', '--config-inline', inline]);
     expect({ code: result.code, stderr: result.stderr }).toEqual({
       code: 0,
       stderr: `${PREFIX}note: webAPIProviderConfig.tls.caData holds a ${label} block besides its certificates: it is not copied into the manifest, only the certificates are\n`,
@@ -66,7 +67,7 @@ describe('a CA bundle that holds a private key', () => {
   });
 
   it('argocd-secret: tls.caFile is inlined without the key, with a note', async () => {
-    const result = await runCli(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'prod', '--config-inline', config, '--ca-file', bundle]);
+    const result = await runInProcess(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'prod', '--config-inline', config, '--ca-file', bundle]);
     expect(result.code).toBe(0);
     const notes = result.stderr.split('\n').filter((line) => line.includes('besides its certificates'));
     expect(notes).toEqual([

@@ -1,15 +1,11 @@
-// Runs the CLI's run() in this process, with the deps main.ts would build (real fs, clock, network)
-// but stdout and stderr captured. Tables of hundreds of cases then cost milliseconds each instead of
-// a Node start-up; test/catalogue/cli-parity.test.ts shows the child process says the same.
-import { randomBytes, randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import { readBoundedFile } from '../../src/read-file.js';
+// Runs the CLI's run() in this process, with the deps main.ts builds (real fs, clock, network) but
+// stdout and stderr captured and a scratch HOME. Tables of hundreds of cases then cost milliseconds
+// each instead of a Node start-up; test/catalogue/cli-parity.process.test.ts shows the child process says the same.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../src/cli/program.js';
-import { Redactor } from '../../src/redact/redactor.js';
-import { send } from '../../src/request/http.js';
+import { realDeps } from '../../src/main.js';
 import type { CliResult } from './cli.js';
 
 const home = mkdtempSync(join(tmpdir(), 'webapi-credential-home-'));
@@ -28,30 +24,19 @@ export interface InProcessOptions {
 export async function runInProcess(args: string[], options: InProcessOptions = {}): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
+  // Made for each run, as each process makes its own (a fresh redactor among them).
+  const real = realDeps();
   const code = await run(args, {
+    ...real,
     env: minimalEnv(options.env),
-    readFile: readBoundedFile,
     stdout: (text) => void (stdout += text),
     stderr: (text) => {
       stderr += text;
       options.onStderr?.(text);
     },
-    now: Date.now,
-    random: Math.random,
-    uuid: randomUUID,
-    send,
+    // What the built CLI says (package.json's version), so that its output and this one compare equal.
     version: '0.1.0',
-    redactor: new Redactor(),
-    cache: {
-      fs,
-      homedir: home,
-      pid: process.pid,
-      alive: () => true,
-      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-      unique: () => `${process.pid}-${Math.random().toString(36).slice(2)}`,
-      randomBytes: () => randomBytes(32),
-      ...(process.getuid ? { uid: process.getuid() } : {}),
-    },
+    cache: { ...real.cache, homedir: home },
   });
   return { code, stdout, stderr };
 }

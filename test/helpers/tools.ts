@@ -80,7 +80,7 @@ export const NODE_22 = findTool(
 export const QEMU_AARCH64 = findTool('qemu-aarch64-static', 'QEMU_AARCH64', ['qemu-aarch64-static'], 'apt-get install qemu-user-static libc6-arm64-cross libstdc++6-arm64-cross');
 export const PWSH = {
   ...findTool('pwsh', 'PWSH_BIN', ['pwsh'], 'install PowerShell 7, or set PWSH_BIN'),
-  optional: 'Debian has no PowerShell package; test/completion.test.ts checks the script\'s content without it',
+  optional: 'Debian has no PowerShell package; test/cli/completion.process.test.ts checks the script\'s content without it',
 };
 // The daemonless image build (test/release/): buildah with vfs storage and chroot isolation, and a
 // debian:12-slim made by debootstrap from Debian's mirror (no container registry is reachable).

@@ -1,5 +1,5 @@
 // Redirects between real token APIs: what is followed, what is refused, and what a request keeps
-// when it moves to another origin. (test/integration/request.test.ts covers the basic cases: a
+// when it moves to another origin. (test/request/request.test.ts covers the basic cases: a
 // same-origin redirect, Authorization dropped across origins, a 307 body refused, http:// refused.)
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 // The --verbose trace of the network part: the redacted request once, then every attempt with what
 // failed, how long it took and when the next one starts (or why none does), the proxy and the
-// redirects, and the answer. (test/integration/commands.test.ts checks the request block and the
+// redirects, and the answer. (test/cli/commands.test.ts checks the request block and the
 // stack trace; this file checks the attempts.)
 import { createServer } from 'node:https';
 import { describe, expect, it } from 'vitest';

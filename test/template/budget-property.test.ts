@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { exitCodeFor } from '../../src/errors.js';
 import { Redactor } from '../../src/redact/redactor.js';
 import { TemplateRenderer } from '../../src/template/renderer.js';
-import { runCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process.js';
 
 const S = 'Hunter2-S3cr3t!';
 const DEADLINE_MS = 5_000;
@@ -91,7 +91,7 @@ describe('any graph of lets', () => {
         const started = Date.now();
         const last = lets[lets.length - 1]![0];
         const config = { webAPIProviderConfig: { let: Object.fromEntries(lets), method: 'GET', url: `https://example.invalid/?q={{ json(${last}) }}`, tokenPath: '$.t' } };
-        const result = await runCli(['validate', '--config-inline', JSON.stringify(config)], { env: { S } });
+        const result = await runInProcess(['validate', '--config-inline', JSON.stringify(config)], { env: { S } });
         expect(Date.now() - started).toBeLessThan(DEADLINE_MS);
         expect([0, 2]).toContain(result.code);
         expect(result.stdout + result.stderr).not.toContain(S);

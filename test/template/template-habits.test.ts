@@ -4,7 +4,7 @@
 // (they would be sent as written); a bare $X passes validate with a warning (a literal $ before
 // capitals may be meant), get-token refuses it before any request.
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process.js';
 import { SECRET_ENV, expectFailure, expectSuccess, provider } from '../helpers/integration.js';
 
 const config = (fields: Record<string, unknown>) => provider({ method: 'POST', url: 'https://127.0.0.1:9/token', tokenPath: '$.access_token', ...fields });
@@ -13,14 +13,14 @@ const INVALID = 'config from --config-inline is invalid: ';
 
 describe('template habits from other tools', () => {
   it('warns about $X under validate, and says how to write it', async () => {
-    const result = await runCli(['validate', '--config-inline', withHeaders({ 'X-Org': '$ORG' })], { env: SECRET_ENV });
+    const result = await runInProcess(['validate', '--config-inline', withHeaders({ 'X-Org': '$ORG' })], { env: SECRET_ENV });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('config from --config-inline is valid: POST https://127.0.0.1:9/token\n');
     expect(result.stderr).toBe('webapi-credential: warning: webAPIProviderConfig.headers.X-Org: $ORG is sent as written: a template reads the environment as {{ env.ORG }}\n');
   });
 
   it('refuses $X under get-token before any request', async () => {
-    const result = await runCli(['--config-inline', withHeaders({ 'X-Org': '$ORG' })], { env: SECRET_ENV });
+    const result = await runInProcess(['--config-inline', withHeaders({ 'X-Org': '$ORG' })], { env: SECRET_ENV });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr.split('\n').at(-2)).toBe(
@@ -35,7 +35,7 @@ describe('template habits from other tools', () => {
     ['{{ API_TOKEN }}', '{{ API_TOKEN }}: unknown name API_TOKEN; an environment variable is read as env.API_TOKEN'],
     ['{{ sha256(env.API_TOKEN) }}', '{{ sha256(env.API_TOKEN) }}: sha256() is not a helper; the helpers are urlencode, base64, base64url, base64decode, lower, upper, trim, json, fromJson, file, basicAuth, jwt, now, uuid'],
   ])('names %s and the form to write', async (template, message) => {
-    const result = await runCli(['validate', '--config-inline', withHeaders({ Authorization: template })], { env: SECRET_ENV });
+    const result = await runInProcess(['validate', '--config-inline', withHeaders({ Authorization: template })], { env: SECRET_ENV });
     expectFailure(result, 2, `${INVALID}webAPIProviderConfig.headers.Authorization: ${message}`);
   });
 });
@@ -50,7 +50,7 @@ describe('placeholders of other tools are config errors', () => {
   const upbound = config({ body: PROPOSAL_BODY, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
 
   it.each([['validate'], ['render'], ['get-token']])("%s refuses the proposal's Upbound block, naming both placeholders", async (command) => {
-    const result = await runCli([command, '--config-inline', upbound], { env: SECRET_ENV });
+    const result = await runInProcess([command, '--config-inline', upbound], { env: SECRET_ENV });
     expectFailure(result, 2, `${INVALID}${ORG}; ${TOKEN}`);
   });
 
@@ -59,12 +59,12 @@ describe('placeholders of other tools are config errors', () => {
     ['Bearer ${apiKey}', 'Authorization', '${apiKey} is a shell variable, sent as written; here it is {{ env.API_KEY }} for a secret (or {{ vars.apiKey }} with --set apiKey=…)'],
     ['{.tenant}', 'X-Tenant', "{.tenant} is another tool's placeholder, sent as written; here it is {{ vars.tenant }} with --set tenant=… (or {{ env.TENANT }} for a secret)"],
   ])('%s in a header is an error under render', async (value, header, message) => {
-    const result = await runCli(['render', '--config-inline', withHeaders({ [header]: value })], { env: SECRET_ENV });
+    const result = await runInProcess(['render', '--config-inline', withHeaders({ [header]: value })], { env: SECRET_ENV });
     expectFailure(result, 2, `${INVALID}webAPIProviderConfig.headers.${header}: ${message}`);
   });
 
   it('finds them in the url and in json leaves too', async () => {
-    const result = await runCli(['validate', '--config-inline', config({ url: 'https://127.0.0.1:9/${.org}/token', json: { a: { b: '{.token}' } } })], { env: SECRET_ENV });
+    const result = await runInProcess(['validate', '--config-inline', config({ url: 'https://127.0.0.1:9/${.org}/token', json: { a: { b: '{.token}' } } })], { env: SECRET_ENV });
     expectFailure(
       result,
       2,
@@ -76,7 +76,7 @@ describe('placeholders of other tools are config errors', () => {
   it('leaves JSON text, lone braces and dollars alone', async () => {
     const body = '{"a":1,"b":{"c":[{}]},"d":"{x}","e":"$","f":"$.access_token","g":"{ .x }","h":"${ x }","i":"{{ env.API_KEY }}"}';
     const url = "https://127.0.0.1:9/token?$filter=name%20eq%20%27a%27&$top=1&x={y}";
-    const result = await runCli(['validate', '--config-inline', config({ url, body })], { env: SECRET_ENV });
+    const result = await runInProcess(['validate', '--config-inline', config({ url, body })], { env: SECRET_ENV });
     expectSuccess(result, `config from --config-inline is valid: POST ${url}\n`);
   });
 });

@@ -1,8 +1,11 @@
 // What the CLI prints on success: the ExecCredential byte for byte (apiVersion, expiry, token and
 // certificate fields), --output token, and where the config and the template values come from.
+// In process (the CLI's run() with main.ts's real deps) against real token APIs; --version and --help
+// of the built CLI are test/integration/version-help.test.ts.
 import { X509Certificate } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import type { CliResult } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process.js';
 import { makePki } from '../helpers/pki.js';
 import { fakeJwt, json, type Handler } from '../helpers/token-api.js';
 import {
@@ -10,7 +13,6 @@ import {
   SECRET_ENV,
   V1,
   V1BETA1,
-  VERSION,
   basic,
   execCredential,
   execInfo,
@@ -30,7 +32,7 @@ const TOKEN_ONLY = { token: SECRET.token };
 /** Runs with the config and returns the result and the clock around the run. */
 async function timedRun(args: string[], env: Record<string, string | undefined> = {}): Promise<{ result: CliResult; before: number; after: number }> {
   const before = Date.now();
-  const result = await runCli(args, { env: { ...SECRET_ENV, ...env } });
+  const result = await runInProcess(args, { env: { ...SECRET_ENV, ...env } });
   return { result, before, after: Date.now() };
 }
 
@@ -220,27 +222,5 @@ describe.concurrent('where the config and the template values come from', () => 
     const { result } = await timedRun(['--config-inline', provider(config), '--set', 'scope=a=b', '--set', 'org=first', '--set', 'org=second']);
     expectSuccess(result, execCredential(TOKEN_ONLY));
     expect(api.requests[0]!.url).toBe('/token?scope=a%3Db&org=second&d=default');
-  });
-});
-
-describe.concurrent('--version and --help', () => {
-  it('prints the version and exits 0', async () => {
-    expect(await runCli(['--version'])).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
-  });
-
-  it('prints the usage on stdout and exits 0', async () => {
-    const result = await runCli(['--help']);
-    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
-    expect(result.stdout.split('\n')[0]).toBe('Usage: webapi-credential [options] [command]');
-    for (const command of ['get-token', 'validate', 'render']) expect(result.stdout).toContain(`\n  ${command} [options]`);
-  });
-
-  it('prints the options of get-token with get-token --help', async () => {
-    const result = await runCli(['get-token', '--help']);
-    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
-    expect(result.stdout.split('\n')[0]).toBe('Usage: webapi-credential get-token [options]');
-    for (const flag of ['--config <path>', '--config-inline <text>', '--set <key=value>', '--output <format>', '--api-version <version>', '--timeout <duration>', '--verbose']) {
-      expect(result.stdout).toContain(flag);
-    }
   });
 });

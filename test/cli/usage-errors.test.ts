@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process.js';
 import { makePki } from '../helpers/pki.js';
 import { json, type TokenApi } from '../helpers/token-api.js';
 import { SECRET, SECRET_ENV, V1, V1BETA1, allSecrets, basic, execInfo, expectFailure, provider, tokenApis, writeTemp } from '../helpers/integration.js';
@@ -226,13 +226,13 @@ const cases: Case[] = [
 
 describe.concurrent('usage and config errors exit 2 before any request', () => {
   it.each(cases)('fails on $name', async ({ args, env, message }) => {
-    const result = await runCli(args(good), { env: { ...SECRET_ENV, ...env } });
+    const result = await runInProcess(args(good), { env: { ...SECRET_ENV, ...env } });
     expectFailure(result, 2, message, allSecrets([SECRET.file]));
   });
 
   it('names the unset env variable in the field under get-token, and every one with the way to check the rest under validate', async () => {
     const config = provider(basic(url, { headers: { Authorization: 'Bearer {{ env.API_KEY }}', 'X-Other': '{{ env.OTHER_KEY }}' } }));
-    const [validate, getToken] = await Promise.all([runCli(['validate', '--config-inline', config]), runCli(['--config-inline', config])]);
+    const [validate, getToken] = await Promise.all([runInProcess(['validate', '--config-inline', config]), runInProcess(['--config-inline', config])]);
     expectFailure(
       validate,
       2,

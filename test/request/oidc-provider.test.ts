@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Provider from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { leaks, runCli } from '../helpers/cli.js';
+import { leaks } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process.js';
 import { makePki } from '../helpers/pki.js';
 
 const pki = makePki();
@@ -123,7 +124,7 @@ describe('against oidc-provider, a real OAuth 2.0 server', () => {
     });
     const tokens: string[] = [];
     for (const _ of [1, 2]) {
-      const result = await runCli(['--config-inline', config], { env: envFor(client) });
+      const result = await runInProcess(['--config-inline', config], { env: envFor(client) });
       expect({ name, code: result.code, stderr: result.stderr }).toEqual({ name, code: 0, stderr: '' });
       expect(leaks(result, SECRETS)).toEqual([]);
       tokens.push(JSON.parse(result.stdout).status.token as string);
@@ -144,7 +145,7 @@ describe('against oidc-provider, a real OAuth 2.0 server', () => {
         retry: { limit: 0 },
       },
     });
-    const result = await runCli(['--config-inline', config], { env: { CLIENT_SECRET: BASIC_SECRET } });
+    const result = await runInProcess(['--config-inline', config], { env: { CLIENT_SECRET: BASIC_SECRET } });
     expect(result.code).toBe(3);
     expect(result.stderr).toBe(
       'webapi-credential: the token API answered 400 Bad Request: {"error":"invalid_request","error_description":"client_id and client_secret in the authorization header are not properly encoded"}\n',

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process.js';
 import { execInfo, expectFailure, provider, V1, writeTemp } from '../helpers/integration.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-pwned-'));
@@ -46,20 +46,20 @@ describe('a config cannot run code', () => {
   describe.each(EXPLOITS)('%s', (_name, expression, what) => {
     it.each([['get-token'], ['validate'], ['render']])('is refused by %s from a file, creating nothing', async (command) => {
       const file = writeTemp('exploit.json', provider(config(expression)));
-      const result = await runCli([command, '--config', file]);
+      const result = await runInProcess([command, '--config', file]);
       expectFailure(result, 2, message(`--config ${file}`, what, expression));
       expect(existsSync(pwned)).toBe(false);
     });
 
     it('is refused inline, creating nothing', async () => {
-      const result = await runCli(['--config-inline', provider(config(expression))]);
+      const result = await runInProcess(['--config-inline', provider(config(expression))]);
       expectFailure(result, 2, message('--config-inline', what, expression));
       expect(existsSync(pwned)).toBe(false);
     });
 
     it('is refused from the cluster entry with --config-from-cluster, creating nothing', async () => {
       const env = { KUBERNETES_EXEC_INFO: execInfo(V1, { server: 'https://k8s.example', config: { webAPIProviderConfig: config(expression) } }) };
-      const result = await runCli(['--config-from-cluster'], { env });
+      const result = await runInProcess(['--config-from-cluster'], { env });
       expectFailure(result, 2, message('KUBERNETES_EXEC_INFO spec.cluster.config', what, expression));
       expect(existsSync(pwned)).toBe(false);
     });
@@ -71,7 +71,7 @@ describe('a cluster entry cannot speak for the user', () => {
 
   it('ignores a config in the cluster entry without --config-from-cluster, and names the flag', async () => {
     const env = { KUBERNETES_EXEC_INFO: execInfo(V1, { server: 'https://k8s.example', config: { webAPIProviderConfig: benign } }) };
-    const result = await runCli([], { env });
+    const result = await runInProcess([], { env });
     expectFailure(
       result,
       2,
@@ -80,7 +80,7 @@ describe('a cluster entry cannot speak for the user', () => {
   });
 
   it('says to set provideClusterInfo when --config-from-cluster finds no cluster info', async () => {
-    const result = await runCli(['--config-from-cluster'], { env: { KUBERNETES_EXEC_INFO: execInfo(V1) } });
+    const result = await runInProcess(['--config-from-cluster'], { env: { KUBERNETES_EXEC_INFO: execInfo(V1) } });
     expectFailure(
       result,
       2,
@@ -89,7 +89,7 @@ describe('a cluster entry cannot speak for the user', () => {
   });
 
   it('says the extension is missing when the cluster came without it', async () => {
-    const result = await runCli(['--config-from-cluster'], { env: { KUBERNETES_EXEC_INFO: execInfo(V1, { server: 'https://k8s.example' }) } });
+    const result = await runInProcess(['--config-from-cluster'], { env: { KUBERNETES_EXEC_INFO: execInfo(V1, { server: 'https://k8s.example' }) } });
     expectFailure(
       result,
       2,
@@ -98,19 +98,19 @@ describe('a cluster entry cannot speak for the user', () => {
   });
 
   it('tells the cases apart without the flag too: run by hand, no cluster info, a cluster without the extension', async () => {
-    const none = await runCli([], { env: {} });
+    const none = await runInProcess([], { env: {} });
     expectFailure(
       none,
       2,
       'no config: pass --config <file> or --config-inline <yaml>, or set WEBAPI_CREDENTIAL_CONFIG or WEBAPI_CREDENTIAL_CONFIG_INLINE, or take it from the kubeconfig cluster extension client.authentication.k8s.io/exec with provideClusterInfo: true and --config-from-cluster in the exec entry',
     );
-    const noClusterInfo = await runCli([], { env: { KUBERNETES_EXEC_INFO: execInfo(V1) } });
+    const noClusterInfo = await runInProcess([], { env: { KUBERNETES_EXEC_INFO: execInfo(V1) } });
     expectFailure(
       noClusterInfo,
       2,
       'no config: pass --config <file> or --config-inline <yaml>, or set WEBAPI_CREDENTIAL_CONFIG or WEBAPI_CREDENTIAL_CONFIG_INLINE, or take it from the kubeconfig cluster extension client.authentication.k8s.io/exec with provideClusterInfo: true and --config-from-cluster in the exec entry (client-go sent no cluster info: the exec entry has no provideClusterInfo: true)',
     );
-    const clusterOnly = await runCli([], { env: { KUBERNETES_EXEC_INFO: execInfo(V1, { server: 'https://k8s.example' }) } });
+    const clusterOnly = await runInProcess([], { env: { KUBERNETES_EXEC_INFO: execInfo(V1, { server: 'https://k8s.example' }) } });
     expectFailure(
       clusterOnly,
       2,

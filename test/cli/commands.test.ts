@@ -1,6 +1,6 @@
 // validate and render (no network, secrets shown as [REDACTED]) and the --verbose trace.
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process.js';
 import { makePki } from '../helpers/pki.js';
 import { json } from '../helpers/token-api.js';
 import {
@@ -37,7 +37,7 @@ const everywhere = (url: string, extra: Record<string, unknown> = {}) =>
   });
 
 const basicAuth = Buffer.from(`${SECRET.apiKey}:${SECRET.form}`).toString('base64');
-const run = (args: string[], env: Record<string, string> = {}) => runCli(args, { env: { ...SECRET_ENV, ...env } });
+const run = (args: string[], env: Record<string, string> = {}) => runInProcess(args, { env: { ...SECRET_ENV, ...env } });
 
 describe.concurrent('validate', () => {
   it('says the config is valid and names the request, without calling the API', async () => {
@@ -107,7 +107,7 @@ describe.concurrent('render', () => {
 
   it('fails with exit 2 when a template reads an unset env var', async () => {
     const api = await issueToken();
-    const result = await runCli(['render', '--config-inline', provider(everywhere(api.url)), '--set', 'aud=spaces'], { env: { API_KEY: SECRET.apiKey } });
+    const result = await runInProcess(['render', '--config-inline', provider(everywhere(api.url)), '--set', 'aud=spaces'], { env: { API_KEY: SECRET.apiKey } });
     expectFailure(
       result,
       2,

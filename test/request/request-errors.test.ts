@@ -1,7 +1,7 @@
 // Exit 3: the request did not get a 2xx answer. Connection failures, statuses, timeouts, and the
 // retry policy as the token API counts the attempts.
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process.js';
 import { makePki } from '../helpers/pki.js';
 import { json, type Handler, type ReceivedRequest } from '../helpers/token-api.js';
 import { SECRET, SECRET_ENV, basic, closedPort, execCredential, expectFailure, expectSuccess, provider, tokenApis } from '../helpers/integration.js';
@@ -21,7 +21,7 @@ const sendsSecrets = (url: string, extra: Record<string, unknown> = {}) =>
   });
 
 const run = (config: Record<string, unknown>, args: string[] = []) =>
-  runCli([...args, '--config-inline', provider(config)], { env: SECRET_ENV });
+  runInProcess([...args, '--config-inline', provider(config)], { env: SECRET_ENV });
 
 /** Answers with the given statuses in turn, then with a token. */
 function sequence(...answers: Array<[number, string, Record<string, string>?]>): Handler {

@@ -2,7 +2,7 @@
 // checks each request as a Vault would (a login that gives a client token, then a secrets engine
 // that wants it). Every answer of a step is a secret; the step is named in every error.
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process.js';
 import { makePki } from '../helpers/pki.js';
 import { json, type Handler } from '../helpers/token-api.js';
 import { SECRET, allSecrets, execCredential, expectFailure, expectSuccess, provider, tokenApis } from '../helpers/integration.js';
@@ -45,7 +45,7 @@ const config = (url: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-const run = (args: string[], text: string, extraEnv: Record<string, string> = env) => runCli([...args, '--config-inline', text], { env: extraEnv });
+const run = (args: string[], text: string, extraEnv: Record<string, string> = env) => runInProcess([...args, '--config-inline', text], { env: extraEnv });
 
 describe('steps', () => {
   it('runs the login step, then the main request with its answer, and prints the credential', async () => {

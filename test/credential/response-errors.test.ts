@@ -2,7 +2,7 @@
 // these answers; none of them may appear in the message.
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process.js';
 import { makePki } from '../helpers/pki.js';
 import { json, type Handler } from '../helpers/token-api.js';
 import { SECRET, SECRET_ENV, allSecrets, basic, expectFailure, provider, tokenApis } from '../helpers/integration.js';
@@ -155,7 +155,7 @@ describe.concurrent('unusable answers exit 4', () => {
   it.each(cases)('fails on $name', async ({ handler, config, message }) => {
     const api = await startApi(handler);
     const full = basic(`${api.url}/token`, { tls: { caFile: pki.ca.certFile }, headers: { Authorization: 'Bearer {{ env.API_KEY }}' }, ...config });
-    const result = await runCli(['--config-inline', provider(full)], { env: SECRET_ENV });
+    const result = await runInProcess(['--config-inline', provider(full)], { env: SECRET_ENV });
     expectFailure(result, 4, message, allSecrets([REFRESH, VAULT_KEY, GITHUB_LIKE_KEY, LONG_KEY, 'has space']));
     expect(api.requests).toHaveLength(1);
   });

@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process.js';
 import { PREFIX } from '../helpers/integration.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-large-'));
@@ -21,7 +21,7 @@ function configFile(name: string, provider: Record<string, unknown>): string {
 
 async function validate(path: string) {
   const started = Date.now();
-  const result = await runCli(['validate', '--config', path], { timeoutMs: 120_000 });
+  const result = await runInProcess(['validate', '--config', path]);
   return { result, ms: Date.now() - started };
 }
 

@@ -1,7 +1,7 @@
 // What reaches the token API: each body form, the query, templated headers and the method, as the
 // real CLI sends them over real HTTPS.
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process.js';
 import { makePki } from '../helpers/pki.js';
 import { json, type TokenApi } from '../helpers/token-api.js';
 import { SECRET, SECRET_ENV, basic, execCredential, expectFailure, expectSuccess, provider, tokenApis, writeTemp } from '../helpers/integration.js';
@@ -13,7 +13,7 @@ const ca = { caFile: pki.ca.certFile };
 
 /** Runs get-token with `config` and the secrets in the environment; expects the token back. */
 async function call(api: TokenApi, config: Record<string, unknown>, args: string[] = []) {
-  const result = await runCli(['--config-inline', provider({ tls: ca, ...config }), ...args], { env: SECRET_ENV });
+  const result = await runInProcess(['--config-inline', provider({ tls: ca, ...config }), ...args], { env: SECRET_ENV });
   expectSuccess(result, execCredential({ token: SECRET.token }));
   expect(api.requests).toHaveLength(1);
   return api.requests[0]!;
@@ -139,7 +139,7 @@ describe.concurrent('redirects', () => {
       res.writeHead(307, { location: '/token' });
       res.end();
     });
-    const result = await runCli(['--config-inline', provider(basic(`${api.url}/old`, { tls: ca, method: 'GET', headers: templated })), '--set', 'org=acme'], { env: SECRET_ENV });
+    const result = await runInProcess(['--config-inline', provider(basic(`${api.url}/old`, { tls: ca, method: 'GET', headers: templated })), '--set', 'org=acme'], { env: SECRET_ENV });
     expectSuccess(result, execCredential({ token: SECRET.token }));
     expect(api.requests.map((r) => [r.path, r.headers['authorization'], r.headers['x-org']])).toEqual([
       ['/old', `Bearer ${SECRET.apiKey}`, 'acme'],
@@ -150,7 +150,7 @@ describe.concurrent('redirects', () => {
   it('drops Authorization and every templated header when a redirect changes origin', async () => {
     const target = await issueToken();
     const origin = await redirectTo(`${target.url}/token`);
-    const result = await runCli(['--config-inline', provider(basic(`${origin.url}/token`, { tls: ca, method: 'GET', headers: templated })), '--set', 'org=acme'], { env: SECRET_ENV });
+    const result = await runInProcess(['--config-inline', provider(basic(`${origin.url}/token`, { tls: ca, method: 'GET', headers: templated })), '--set', 'org=acme'], { env: SECRET_ENV });
     expectSuccess(result, execCredential({ token: SECRET.token }));
     expect(origin.requests[0]!.headers['authorization']).toBe(`Bearer ${SECRET.apiKey}`);
     const forwarded = target.requests[0]!.headers;
@@ -161,7 +161,7 @@ describe.concurrent('redirects', () => {
     const target = await issueToken();
     const origin = await redirectTo(`${target.url}/token`, 307);
     const config = basic(`${origin.url}/token`, { tls: ca, form: { secret: '{{ env.FORM_SECRET }}' } });
-    const result = await runCli(['--config-inline', provider(config)], { env: SECRET_ENV });
+    const result = await runInProcess(['--config-inline', provider(config)], { env: SECRET_ENV });
     expectFailure(result, 3, `the token API redirected the request body to another origin (${target.url}); refusing to resend it: point url at the final location`);
     expect(target.requests).toHaveLength(0);
   });
@@ -169,7 +169,7 @@ describe.concurrent('redirects', () => {
   it('refuses with exit 3 a redirect to plain http:// without allowInsecureHTTP', async () => {
     const target = await startApi((_req, res) => json(res, 200, { access_token: SECRET.token }), { insecure: true });
     const origin = await redirectTo(`${target.url}/token?key=abc`);
-    const result = await runCli(['--config-inline', provider(basic(`${origin.url}/token`, { tls: ca, method: 'GET' }))], { env: SECRET_ENV });
+    const result = await runInProcess(['--config-inline', provider(basic(`${origin.url}/token`, { tls: ca, method: 'GET' }))], { env: SECRET_ENV });
     expectFailure(result, 3, `the token API redirected to http:// (${target.url}/token); refusing without allowInsecureHTTP`);
     expect(target.requests).toHaveLength(0);
   });

@@ -2,7 +2,8 @@
 // writes: Go's JSON encoder, an HTML page, upper case, base64, hex, wrapped lines, a reason phrase, a
 // redirect. Every one of those forms must come out as [REDACTED] (SPEC "Errors").
 import { describe, expect, it } from 'vitest';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import type { CliResult } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process.js';
 import { makePki } from '../helpers/pki.js';
 import { leakedForms, secretEchoes } from '../helpers/secret-forms.js';
 import { json } from '../helpers/token-api.js';
@@ -15,7 +16,7 @@ const tls = { caFile: pki.ca.certFile };
 const KEY = 'abc|def ghi^jkl&<Zq>"+/Xy9';
 const env = { ...SECRET_ENV, ECHO_KEY: KEY };
 const sendsKey = (url: string, extra: Record<string, unknown> = {}) => basic(url, { tls, headers: { 'X-Api-Key': '{{ env.ECHO_KEY }}' }, retry: { limit: 0 }, ...extra });
-const run = (config: Record<string, unknown>, args: string[] = []) => runCli([...args, '--config-inline', provider(config)], { env });
+const run = (config: Record<string, unknown>, args: string[] = []) => runInProcess([...args, '--config-inline', provider(config)], { env });
 
 /** No form of the key, nor of any secret of the suite, on either stream. */
 function expectHidden(result: CliResult, others: string[] = []): void {
@@ -76,7 +77,7 @@ describe.concurrent('a secret in the URL path', () => {
   const inPath = (url: string) => sendsKey(`${url}/keys/{{ env.ECHO_KEY }}/token`);
 
   it('is hidden by render, though the URL serializer encoded it', async () => {
-    const result = await runCli(['render', '--config-inline', provider(inPath('https://localhost:1'))], { env });
+    const result = await runInProcess(['render', '--config-inline', provider(inPath('https://localhost:1'))], { env });
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
     expect(result.stdout.split('\n')[0]).toBe('POST https://localhost:1/keys/[REDACTED]/token');
     expectHidden(result);
@@ -126,7 +127,7 @@ describe.concurrent('a long key spelled out, reversed or cut, and a secret numbe
     ['reversed', [...chars].reverse().join('')],
     ['one character short', chars.slice(0, -1).join('')],
   ];
-  const runWith = (config: Record<string, unknown>) => runCli(['--config-inline', provider(config)], { env: { ...SECRET_ENV, LONG_KEY, CFG } });
+  const runWith = (config: Record<string, unknown>) => runInProcess(['--config-inline', provider(config)], { env: { ...SECRET_ENV, LONG_KEY, CFG } });
   /** No run of 6 characters of the key in any of these forms, nor the pin, on either stream. */
   const expectNoneOf = (result: CliResult) => {
     for (const [, form] of [...loose, ['as sent', LONG_KEY] as [string, string]]) {

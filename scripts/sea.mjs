@@ -39,8 +39,8 @@ module.exports = module_.exports;
 
 // A cached credential needs main.ts and the fast path: those are the asset fast.cjs (~50 kB), which
 // the main script compiles. Every module they import lazily, with import(), and all that it loads in
-// turn, is the asset full.cjs (~540 kB), compiled with node:vm on a miss (a fetch, a subcommand,
-// --version): a hit then compiles and runs 50 kB of our code instead of ~580 kB (docs/performance.md).
+// turn, is the asset full.cjs (~540 kB), compiled with node:vm on a miss (a fetch, a subcommand;
+// not --version, which main.ts answers): a hit then compiles and runs 50 kB of our code instead of ~580 kB (docs/performance.md).
 // The modules both have (errors.ts, the cache, the redactor...) are fast.cjs's, handed to full.cjs, so
 // that there is one of each class and of each module's state. Both are wrapped as functions of
 // `exports, require, module` (the SEA's require, which gives Node's built-in modules) and `__wcShared`.
@@ -112,8 +112,10 @@ assetScript(require, 'fast').runInThisContext()(exports, require, module);
 // The training, at build time, by the Node the executable is made of: the assets run as the executable
 // runs them (their require() gives them node:sea's assets from the files, and node:vm's Script, which
 // writes the cached data of each asset compiled once the process ends), on what a user runs most:
-// --version, a fetch, a fetch with --cache that stores the credential, and the hit that serves it
-// (the config is not written again for it, so that it is the same).
+// a fetch, a fetch with --cache that stores the credential, and the hit that serves it (the config is
+// not written again for it, so that it is the same). Not --version (main.ts answers it without the
+// full asset) nor any other command: V8 deserialises all of an asset's cached data whenever it
+// compiles the asset, so commander's functions in it cost every fetch (~5 % of its instructions).
 // Each run starts from the cached data the runs before made and adds what it compiled. It answers a
 // local HTTP token API of its own. argv: the JSON of {assets, caches (in and out), dir, run}.
 const TRAINING = `const { assets, caches, dir, run } = JSON.parse(process.argv[1]);
@@ -143,7 +145,7 @@ server.listen(0, '127.0.0.1', () => {
   server.unref();
   const config = dir + '/config.yaml';
   if (run !== 'hit') fs.writeFileSync(config, ['webAPIProviderConfig:', '  method: POST', '  url: http://127.0.0.1:' + server.address().port + '/token', '  allowInsecureHTTP: true', '  form:', '    grant_type: client_credentials', '    client_secret: "{{ env.HOME }}"', '  tokenPath: $.access_token', '  expiresInPath: $.expires_in', ''].join('\\n'));
-  const args = { version: ['--version'], fetch: ['--config', config], cache: ['--config', config, '--cache', '--cache-dir', dir + '/cache'] }[run === 'hit' ? 'cache' : run];
+  const args = { fetch: ['--config', config], cache: ['--config', config, '--cache', '--cache-dir', dir + '/cache'] }[run === 'hit' ? 'cache' : run];
   process.argv = [process.argv[0], 'webapi-credential', ...args];
   const main = { exports: {} };
   new Function('require', 'module', 'exports', ${JSON.stringify(MAIN)})(trainingRequire, main, main.exports);
@@ -166,8 +168,8 @@ function assetSplit(shared) {
   };
 }
 
-// The asset's exports: each module a function that evaluates it when first asked, so that --version
-// does not evaluate yaml and the HTTP client, nor a fetch commander. A CommonJS package (yaml) is
+// The asset's exports: each module a function that evaluates it when first asked, so that `validate`
+// does not evaluate the HTTP client, nor a fetch commander. A CommonJS package (yaml) is
 // made the namespace an import() would give (its exports, and the whole as `default`).
 const FULL_ENTRY = (lazy) => `const namespace = (m) => (m && m.__esModule ? m : Object.assign({ default: m }, m));
 ${lazy.map((file, i) => `exports.m${i} = () => namespace(require(${JSON.stringify(file)}));`).join('\n')}
@@ -217,18 +219,29 @@ export function quietly(command, args, env = process.env) {
   }
 }
 
+// OpenSSL reads its config file in Node's start-up, before our first line, from OPENSSL_CONF (else
+// the build's OPENSSLDIR), and loads every shared library it names (a provider's `module`, an engine's
+// `dynamic_path`, found through OPENSSL_MODULES and OPENSSL_ENGINES): code of the environment's
+// choosing in the plugin's process, or an abort (exit 134) for a broken one. The executable names
+// its own, empty, config instead: an explicit --openssl-config overrides OPENSSL_CONF (measured with
+// the SEAs of Node 24.21.0 and 22.23.2; test/integration/openssl-config.test.ts), and we need nothing
+// from a config: the default provider and Node's own roots. The null device exists on every machine,
+// and no user can plant a file in its place (a missing file would be skipped, but could be created).
+const EMPTY_OPENSSL_CONFIG = { posix: '/dev/null', windows: 'NUL' };
+
 /**
  * The SEA blob of `main`, made by `node` (the target's exact version: the blob format is the
  * Node's). The V8 code cache fits only that arch and that very binary: `codeCache` where they match.
+ * `windows`: the target runs on Windows (the path of its null device differs).
  */
-export function blob(node, { main, assets }, output, codeCache) {
+export function blob(node, { main, assets }, output, codeCache, windows = process.platform === 'win32') {
   const config = `${output}.json`;
   if (codeCache) {
     // The assets' cached data, made by the same Node (TRAINING).
     const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-training-'));
     const caches = {};
     try {
-      for (const run of ['version', 'fetch', 'cache', 'hit']) {
+      for (const run of ['fetch', 'cache', 'hit']) {
         const out = { 'fast.out': join(dir, `fast.${run}.cache`), 'full.out': join(dir, `full.${run}.cache`) };
         rmSync(out['fast.out'], { force: true });
         rmSync(out['full.out'], { force: true });
@@ -257,6 +270,7 @@ export function blob(node, { main, assets }, output, codeCache) {
       useSnapshot: false,
       // A user's NODE_OPTIONS must not change (or break) the plugin.
       execArgvExtension: 'none',
+      execArgv: [`--openssl-config=${windows ? EMPTY_OPENSSL_CONFIG.windows : EMPTY_OPENSSL_CONFIG.posix}`],
     }),
   );
   quietly(node, ['--experimental-sea-config', config]);

@@ -211,6 +211,15 @@ export function realDeps(): CliDeps {
 export async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const deps = realDeps();
+  if (argv.length === 1 && argv[0] === '--version') {
+    // commander's answer, without loading commander and the rest of the CLI (scripts/sea.mjs: the
+    // single binary then compiles only the fast path's asset). A stdout that fails is left to the
+    // full path, which reports it as it does for every command.
+    try {
+      deps.stdout(`${deps.version}\n`);
+      return;
+    } catch {}
+  }
   const flags = parseFastArgs(argv);
   if (flags) {
     // The plain get-token form: the cache first, then the use case without commander.

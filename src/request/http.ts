@@ -6,7 +6,7 @@
 // the retry policy (retry.ts), the redirect policy and the error messages (http-errors.ts) were
 // ours already. got 14 also stops retrying connection failures on Node >= 24.20
 // (sindresorhus/got#2469).
-import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import type { AgentOptions, ClientRequest, IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import https from 'node:https';
 import tls, { type SecureContext } from 'node:tls';
 import { makeSecureContext } from './tls-context.js';
@@ -16,6 +16,12 @@ import { chooseProxy, proxySecrets, showProxy, type ProxyChoice } from './proxy.
 import type { RenderedRequest, TlsMaterial } from './build.js';
 import { parseRetryAfter, RETRY_AFTER_CAP_MS, RETRY_STATUS_CODES, retryDelay } from './retry.js';
 import { distinguishedName, probeServer, watchExchange, type HttpObservation } from './observe-http.js';
+
+// node:http as the module, not by an ES import: the import builds a namespace of all its exports,
+// and reading them loads Node's bundled undici (fetch, web streams, WebSocket) with http2, zlib,
+// worker_threads and perf_hooks, ~110 modules that a request never uses (1.5 × the instructions of
+// `node -e 0`: docs/performance.md). The single binary's CommonJS bundle builds no namespace.
+const http = process.getBuiltinModule('node:http');
 
 export interface HttpOptions {
   /** Per attempt, redirects included. */
@@ -262,7 +268,7 @@ function exchange(target: URL, method: string, headers: Record<string, string>, 
   const proxyEnv = route.proxy ? { [target.protocol === 'http:' ? 'HTTP_PROXY' : 'HTTPS_PROXY']: route.proxy.href } : undefined;
   const agent =
     target.protocol === 'http:'
-      ? new http.Agent({ keepAlive: false, ...(proxyEnv ? { proxyEnv } : {}) } as http.AgentOptions)
+      ? new http.Agent({ keepAlive: false, ...(proxyEnv ? { proxyEnv } : {}) } as AgentOptions)
       : new https.Agent({
           keepAlive: false,
           secureContext: context.secureContext,
@@ -298,7 +304,7 @@ function exchange(target: URL, method: string, headers: Record<string, string>, 
       wait,
     );
     const requestFn = target.protocol === 'http:' ? http.request : https.request;
-    let request: http.ClientRequest;
+    let request: ClientRequest;
     try {
       request = requestFn(target, { method, headers, agent });
     } catch (error) {

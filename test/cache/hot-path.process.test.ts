@@ -101,6 +101,19 @@ describe('the cached-credential path', () => {
     expect(complex.libraries).toContain('json-p3');
   });
 
+  it('answers --version without loading commander or the rest of the CLI', async () => {
+    if (process.env['WEBAPI_CREDENTIAL_BIN']) return; // The single binary has no module files to watch.
+    const box = sandbox();
+    const version = await loadedLibraries(['--version'], box.env({}), box.root);
+    expect(version.code).toBe(0);
+    expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\S*\n$/);
+    expect(version.libraries).toEqual([]);
+    // Anything more than the flag alone is commander's to read, which says the same.
+    const more = await loadedLibraries(['--version', '--verbose'], box.env({}), box.root);
+    expect({ code: more.code, stdout: more.stdout }).toEqual({ code: 0, stdout: version.stdout });
+    expect(more.libraries).toContain('commander');
+  });
+
   it('in the single executable, holds none of them in the asset a hit compiles, and all of them in the one a miss does', () => {
     const bin = process.env['WEBAPI_CREDENTIAL_BIN'];
     if (!bin) return; // The bin script is checked above.

@@ -17,6 +17,7 @@ const RUNNERS: Record<string, readonly string[] | '*'> = {
   'test/helpers/kubectl.ts': '*',
   'test/helpers/installed.ts': '*',
   'test/cache/support.ts': ['getToken', 'spawnCli', 'deadPid'],
+  'test/helpers/pe.ts': ['osslVerify'],
 };
 
 /** Support modules that run openssl to make test certificates: a fixture, not the product; fine in the unit tier. */

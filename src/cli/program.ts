@@ -4,7 +4,7 @@ import { Argument, Command, CommanderError, Option } from 'commander';
 import { UsageError, type ExitCode } from '../errors.js';
 import { reporter } from './report.js';
 import type { CliDeps } from './deps.js';
-import { DOCTOR_FLAGS, GET_TOKEN_FLAGS, KUBECONFIG_FLAGS, doctorFlags, flagSyntax, getTokenFlags, requestFlags, type Flag, type ParsedFlags } from './flags.js';
+import { DEFAULT_TIMEOUT, DOCTOR_FLAGS, GET_TOKEN_FLAGS, KUBECONFIG_FLAGS, doctorFlags, durationFlag, flagSyntax, getTokenFlags, requestFlags, type Flag, type ParsedFlags } from './flags.js';
 import type { Deps } from '../use-case/deps.js';
 import { getToken } from '../use-case/get-token.js';
 import { render, validate } from '../use-case/inspect.js';
@@ -114,10 +114,13 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
       .command('init')
       .description('print a starting config for a known provider; without one, the list')
       .argument('[provider]', 'a provider of the list'),
-    GET_TOKEN_FLAGS.filter((flag) => flag.key === 'set'),
+    GET_TOKEN_FLAGS.filter((flag) => flag.key === 'set' || flag.key === 'timeout' || flag.key === 'verbose'),
   ).action(async (provider: string | undefined, options: ParsedFlags) => {
     const { listProviders, providerConfig } = await import('../use-case/init.js');
-    deps.stdout(provider === undefined ? listProviders() : await providerConfig(provider, options.set));
+    if (provider === undefined) return deps.stdout(listProviders());
+    // `init oidc --set issuer=…` reads the issuer's discovery document, within --timeout.
+    const flags = { provider, timeoutMs: durationFlag('--timeout', options.timeout ?? DEFAULT_TIMEOUT), cwd: deps.cwd?.() ?? '.', ...(options.set ? { set: options.set } : {}) };
+    deps.stdout(await providerConfig(flags, useCaseDeps(options)));
   });
   // doctor: every get-token flag but its -o (the report's format instead), and where to read the run.
   addFlags(

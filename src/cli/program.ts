@@ -61,14 +61,17 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     server: string;
     name?: string;
     caFile?: string;
+    tokenCaFile?: string;
     embedConfig?: boolean;
     namespace: string;
     command: string;
   }
   const manifestOptions = (command: Command, apiVersion: string) => {
-    requestOptions(command)
+    // --config-from-cluster is the plugin's at run time: a generator's config comes from --config or --config-inline.
+    addFlags(command, GET_TOKEN_FLAGS.filter((flag) => flag.request && flag.key !== 'configFromCluster'))
       .requiredOption('--server <url>', 'https:// URL of the Kubernetes API server')
-      .option('--ca-file <path>', 'PEM CA bundle of the API server (embedded as certificate-authority-data / caData)')
+      .option('--ca-file <path>', "the cluster's CA: PEM bundle of the Kubernetes API server (embedded as certificate-authority-data / caData)")
+      .option('--token-ca-file <path>', "the token API's CA: PEM bundle of the server the config calls (written into the config as tls.caData); not the cluster's")
       .option('--embed-config', 'put the config in the manifest and set provideClusterInfo: true');
     command.options.find((o) => o.long === '--api-version')!.description = `apiVersion of the exec entry: client.authentication.k8s.io/v1 or v1beta1 (default: client.authentication.k8s.io/${apiVersion})`;
     return command;
@@ -78,6 +81,7 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     server: options.server,
     ...(options.name !== undefined ? { name: options.name } : {}),
     ...(options.caFile !== undefined ? { caFile: options.caFile } : {}),
+    ...(options.tokenCaFile !== undefined ? { tokenCaFile: options.tokenCaFile } : {}),
     ...(options.embedConfig ? { embedConfig: true } : {}),
   });
   manifestOptions(program.command('kubeconfig').description('print a kubeconfig whose user runs this binary with the config'), 'v1')

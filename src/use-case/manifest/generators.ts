@@ -170,8 +170,8 @@ export async function argoCdSecret(flags: ArgoCdSecretFlags, deps: Deps): Promis
   const checked = await check(flags, V1BETA1, deps, elsewhere);
   // The config travels in the secret, never a path on this machine: TLS files go in as data.
   const inlined = inlineTlsFiles(checked, deps, elsewhere);
-  const YAML = (await import('yaml')).default;
-  const configArgs = flags.embedConfig ? ['--config-from-cluster'] : ['--config-inline', YAML.stringify(inlined.document, { collectionStyle: 'flow', lineWidth: 0 }).trim()];
+  // One line of JSON: a reviewer reads it as it is, without flow YAML or escapes three layers deep.
+  const configArgs = flags.embedConfig ? ['--config-from-cluster'] : ['--config-inline', JSON.stringify(inlined.document)];
   const manifest = buildArgoCdClusterSecret({
     name: flags.name ?? defaultName(checked.server),
     server: checked.server,

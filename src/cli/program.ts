@@ -85,7 +85,7 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     ...(options.embedConfig ? { embedConfig: true } : {}),
   });
   manifestOptions(program.command('kubeconfig').description('print a kubeconfig whose user runs this binary with the config'), 'v1')
-    .option('--name <name>', 'name of the cluster, user and context (default: the server host)')
+    .option('--name <name>', "name of the cluster, user and context (default: the server's host, with its port unless 443)")
     .option('--command <path>', `the exec entry's command (default: ${INSTALLED_NAME}, found on the PATH, so that kubectl shows the installHint when it is not)`);
   const kubeconfigCommand = program.commands.find((command) => command.name() === 'kubeconfig')!;
   for (const flag of KUBECONFIG_FLAGS) kubeconfigCommand.option(flag.syntax, flag.description);

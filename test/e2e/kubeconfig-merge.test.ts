@@ -2,8 +2,7 @@
 // kubeconfig kubectl reads (the first path of $KUBECONFIG, else ~/.kube/config), keeping every other
 // entry and comment, and the real kubectl 1.33 reads the result: `kubectl config view`, then
 // `kubectl get ns` through the apiserver stand-in, with the plugin's --cache on by default.
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
@@ -157,45 +156,5 @@ describeWith(KUBECTL_1_33)('kubeconfig --merge, read by the real kubectl 1.33', 
     const explicit = join(dir, 'elsewhere', 'kubeconfig');
     const written = await runCli(['kubeconfig', '--server', cluster.apiserver.url, '--name', 'e2e', '--config', CONFIG, ...sets(), '--merge', explicit], { env: { HOME: home, KUBECONFIG: path } });
     expect({ code: written.code, stderr: written.stderr }).toEqual({ code: 0, stderr: `${NOTE}${PREFIX}added cluster, user and context e2e to ${explicit}; kubectl --context e2e uses them (or --use makes it current)\n` });
-  });
-});
-
-// The README's first screen, as a newcomer types it: each line of its block run by a shell in an
-// empty HOME, with only the example hosts swapped for the stand-ins (and ca.crt the stand-in's CA).
-describeWith(KUBECTL_1_33)("the README's first screen, line by line, with the real kubectl 1.33", () => {
-  it('leads from init to kubectl get ns without a detour', async () => {
-    const readme = readFileSync(`${ROOT}README.md`, 'utf8');
-    const block = /From nothing to `kubectl get ns`[^\n]*\n\n```sh\n([\s\S]*?)```/.exec(readme)?.[1];
-    expect(block, 'the README has its first-screen block').toBeDefined();
-    const lines = block!.split('\n').filter((line) => line.trim() !== '');
-    expect(lines[0]).toMatch(/^webapi-credential init\b/);
-    expect(lines.at(-1)).toMatch(/kubectl get ns$/);
-    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-readme-'));
-    const tools = installedDir();
-    symlinkSync(requireKubectl(KUBECTL_1_33), join(tools, 'kubectl'));
-    writeFileSync(join(dir, 'ca.crt'), readFileSync(cluster.apiserver.caFile));
-    const env = { PATH: `${tools}:/usr/bin:/bin`, HOME: join(dir, 'home'), ...TRUST_TEST_CA };
-    for (const line of lines) {
-      const command = line
-        .replace(/\s+# .*$/, '')
-        .replaceAll('https://keycloak.example.com', cluster.tokenApi.url)
-        .replaceAll('https://k8s.example.com', cluster.apiserver.url)
-        .replaceAll('CLIENT_SECRET=…', `CLIENT_SECRET=${SECRET}`);
-      const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn('/bin/sh', ['-c', command], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-        child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-        const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-        child.on('close', (code) => {
-          clearTimeout(timer);
-          resolve({ code, stdout, stderr });
-        });
-      });
-      expect({ line, code: result.code, stderr: result.stderr.split('\n').filter((l) => !l.startsWith(PREFIX)) }).toEqual({ line, code: 0, stderr: [''] });
-      expect(leaks(result, [SECRET])).toEqual([]);
-      if (line === lines.at(-1)) expect(result.stdout.split('\n').map((l) => l.split(/\s+/)[0])).toEqual(['NAME', 'default', 'kube-system', '']);
-    }
   });
 });

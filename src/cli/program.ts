@@ -144,9 +144,23 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     .command('completion')
     .description('print the shell completion script')
     .addArgument(new Argument('[shell]', SHELLS.join(', ')).choices(SHELLS))
-    .action((shell: Shell | undefined) => {
+    .action(async (shell: Shell | undefined) => {
       if (shell === undefined) throw new UsageError('SUBCOMMAND_MISSING', `completion needs a shell: ${SHELLS.join(', ')} (see completion --help)`);
-      deps.stdout(completionScript(shell, describeProgram(program), program.name()));
+      // init's providers are built in: the script lists them (init itself says "did you mean" to the rest).
+      const { providerNames } = await import('../use-case/init.js');
+      const spec = describeProgram(program);
+      const init = spec.subcommands.find((command) => command.path[0] === 'init');
+      if (init) init.argumentChoices = providerNames();
+      deps.stdout(completionScript(shell, spec, program.name()));
+    });
+  // What the completion scripts ask for --context: the kubeconfig's context names, as plain words.
+  program
+    .command('__complete-contexts', { hidden: true })
+    .option('--kubeconfig <file>')
+    .action(async (options: { kubeconfig?: string }) => {
+      const { kubeconfigContexts } = await import('../use-case/manifest/kubeconfig-contexts.js');
+      const names = await kubeconfigContexts(options.kubeconfig, deps.cwd?.() ?? '.', useCaseDeps({}));
+      deps.stdout(names.map((name) => `${name}\n`).join(''));
     });
   addExamples(program);
 

@@ -43,6 +43,11 @@ export function listProviders(): string {
 }
 
 
+/** The provider names, for shell completion. */
+export function providerNames(): string[] {
+  return Object.keys(examples());
+}
+
 function purpose(text: string): string {
   return /^# (.+)$/m.exec(text)?.[1] ?? '';
 }

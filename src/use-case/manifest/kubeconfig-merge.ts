@@ -49,6 +49,20 @@ export function mergeKubeconfig(YAML: YamlModule, existing: string | undefined, 
   return merged.text === existing ? { text: merged.text, outcome: 'unchanged' } : merged;
 }
 
+/** The context names of a kubeconfig (shell completion): by the scan, else the parser under its bound; [] when neither reads it. */
+export function contextNames(YAML: YamlModule, text: string): string[] {
+  const scanned = scan(text);
+  if (scanned) return (scanned.sections.get('contexts')?.items ?? []).flatMap((item) => (item.name === undefined ? [] : [item.name]));
+  if (tooManyYamlTokens(YAML, text, Math.max(MAX_YAML_TOKENS, Math.ceil(text.length / BYTES_PER_TOKEN)))) return [];
+  const doc = YAML.parseDocument(text);
+  const list = doc.errors.length === 0 && YAML.isMap(doc.contents) ? doc.get('contexts', true) : undefined;
+  if (!YAML.isSeq(list)) return [];
+  return list.items.flatMap((item) => {
+    const name = YAML.isMap(item) ? item.get('name') : undefined;
+    return typeof name === 'string' ? [name] : [];
+  });
+}
+
 // ---- The text way ----
 
 interface Line {

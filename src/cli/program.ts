@@ -173,7 +173,7 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
       // With get-token the default command, a mistyped command reaches it as an argument.
       const first = argv[0];
       if (error.code === 'commander.excessArguments' && first !== undefined && !first.startsWith('-') && !program.commands.some((command) => command.name() === first)) {
-        const names = program.commands.map((command) => command.name()).filter((name) => name !== 'help');
+        const names = program.commands.filter((command) => !(command as unknown as { _hidden?: boolean })._hidden).map((command) => command.name()).filter((name) => name !== 'help');
         const guess = closest(first, names);
         line(`unknown command ${JSON.stringify(first)}; ${guess ? `did you mean ${guess}?` : `the commands are ${names.join(', ')}`} (see --help)`);
         return 2;

@@ -128,7 +128,8 @@ async function fetchDocument(url: string, issuer: string, options: DiscoveryOpti
 }
 
 function isHttpsUrl(value: unknown): value is string {
-  if (typeof value !== 'string') return false;
+  // URL() would drop a newline or tab in it: such a value is refused, not cleaned up.
+  if (typeof value !== 'string' || /[\u0000-\u0020\u007f]/.test(value)) return false;
   try {
     return new URL(value).protocol === 'https:';
   } catch {

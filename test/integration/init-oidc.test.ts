@@ -145,7 +145,17 @@ describe('init oidc refusals', () => {
 
   it('a document for another issuer, or without a token_endpoint, is refused', async () => {
     const api = await startApi((request, response) =>
-      request.path.startsWith('/other') ? json(response, 200, { issuer: 'https://evil.example' , token_endpoint: 'https://evil.example/token' }) : json(response, 200, { issuer: `${api.url}/none` }),
+      request.path.startsWith('/other')
+        ? json(response, 200, { issuer: 'https://evil.example', token_endpoint: 'https://evil.example/token' })
+        : request.path.startsWith('/odd')
+          ? json(response, 200, { issuer: `${api.url}/odd`, token_endpoint: `${api.url}/odd/tok\nen` })
+          : json(response, 200, { issuer: `${api.url}/none` }),
+    );
+    expectFailure(
+      await init(['oidc', '--set', `issuer=${api.url}/odd`, '--set', 'clientId=c', ...TRUST]),
+      3,
+      new RegExp(`^the discovery of ${api.url}/odd failed \\(${api.url}/odd/\\.well-known/openid-configuration: its token_endpoint is not an https:// URL: "${api.url}/odd/tok\\\\nen"; .*\\); give the token endpoint with --set tokenUrl=URL instead of discovering it$`),
+      SECRETS,
     );
     expectFailure(
       await init(['oidc', '--set', `issuer=${api.url}/other`, '--set', 'clientId=c', ...TRUST]),

@@ -105,7 +105,7 @@ interface Scanned {
 // markers, tabs and CR line ends. The Document API reads those.
 const UNSCANNED = /(^|[\s[{,:-])[&*!][^\s]|^\s*\?(\s|$)|^(---|\.\.\.|%)|^\t|\r/m;
 const TOP_KEY = /^([A-Za-z_][\w.-]*):(?:[ ]+(.*))?$/;
-const NAME = /^name:[ ]*(.*)$/;
+const NAME = /^name:(?:[ ]+(.*))?$/;
 
 /** The structure of a block-style kubeconfig, or undefined when it is not one the scan reads. */
 function scan(text: string): Scanned | undefined {
@@ -177,11 +177,11 @@ function scanSection(text: string, lines: Line[], keyLine: number, end: number, 
     const own = line.indent === dash ? text.slice(at + (content - dash), line.end) : line.indent === content ? text.slice(at, line.end) : undefined;
     const name = own === undefined ? undefined : NAME.exec(own);
     if (name) {
-      const parsed = plainValue(name[1]!);
+      const parsed = plainValue(name[1] ?? '');
       if (parsed === undefined || item.name !== undefined) return undefined;
       item.name = parsed;
     }
-    const server = /^server:[ ]*(.*)$/.exec(text.slice(at, line.end));
+    const server = /^server:[ ]+(.*)$/.exec(text.slice(at, line.end));
     if (server && line.indent > content) item.server = plainValue(server[1]!);
   }
   return { keyLine, end, kind: 'list', dash, content, items };

@@ -109,6 +109,25 @@ describe('mergeKubeconfig', () => {
     expect(parsed['current-context']).toBe('x');
   });
 
+  it.each([
+    ['kubectl style', kubeconfig(3)],
+    ['indented lists with comments between entries', 'apiVersion: v1\nclusters:\n  # first\n  - name: x\n    cluster:\n      server: https://old.example.com\n  # second\n  - name: y\n    cluster:\n      server: https://y.example.com\ncontexts:\n  - name: x\n    context: {cluster: x, user: x}\nusers: []\n'],
+    ['two entries of one name, and no contexts key', 'clusters:\n- name: x\n  cluster:\n    server: https://a.example.com\n- name: z\n  cluster: {server: https://z.example.com}\n- name: x\n  cluster:\n    server: https://b.example.com\nusers:\n- name: x\n  user: {token: t}\ncurrent-context: z # mine\n'],
+    ['a file without a final newline', 'apiVersion: v1\nclusters:\n- name: q\n  cluster:\n    server: https://q.example.com'],
+  ])('%s: the text way and the Document way give the same kubeconfig', (_what, before) => {
+    for (const use of [false, true]) {
+      const text = mergeKubeconfig(YAML, before, entries('x', 'https://new.example.com'), use, 'kc');
+      // A tag the scan does not read sends the same file through the Document API.
+      const { calls, module } = countingYaml();
+      const document = mergeKubeconfig(module, `${before.replace(/\n?$/, '\n')}x-forced: !!str parser\n`, entries('x', 'https://new.example.com'), use, 'kc');
+      expect(calls.parseDocument).toBe(1);
+      const { 'x-forced': forced, ...rest } = YAML.parse(document.text) as Record<string, unknown>;
+      expect(forced).toBe('parser');
+      expect(YAML.parse(text.text)).toEqual(rest);
+      expect({ outcome: text.outcome, replacedServer: text.replacedServer }).toEqual({ outcome: document.outcome, replacedServer: document.replacedServer });
+    }
+  });
+
   it('the Document way keeps a token bound that grows with the file: a dense flow kubeconfig is refused, a 1,000-cluster flow one is not', () => {
     const flow = `clusters: [${Array.from({ length: 1000 }, (_, i) => `{name: c${i}, cluster: {server: "https://c${i}.example.com", certificate-authority-data: ${CA}}}`).join(', ')}]\n`;
     expect(mergeKubeconfig(YAML, flow, entries('x', 'https://x.example.com'), false, 'kc').outcome).toBe('added');

@@ -14,6 +14,7 @@
 //   peak RSS    of a fetch and of a hit (GNU time's %M)
 //   validate    a 256 kB and a 1 MiB config of each shape the schema allows (bench/config-checks.mjs)
 //   redaction   a 1 MiB answer against 1k, 10k and 100k secrets sharing a prefix (bench/redact.mjs, in process)
+//   merge       kubeconfig --merge into 1,000 clusters with CA data (bench/kubeconfig-merge.mjs, in process)
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -21,6 +22,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configCheckRows } from './config-checks.mjs';
 import { redactionRows } from './redact.mjs';
+import { kubeconfigMergeRows } from './kubeconfig-merge.mjs';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const binary = join(root, 'dist', 'webapi-credential');
@@ -284,6 +286,7 @@ const checks = configCheckRows([binary], dir, env);
 api.kill();
 rmSync(dir, { recursive: true, force: true });
 const redaction = await redactionRows();
+const merging = await kubeconfigMergeRows();
 
 const f = (ms) => `${ms.toFixed(1)} ms`;
 const lines = [
@@ -313,6 +316,7 @@ const lines = [
       `| validate, a 1 MiB config of ${row.shape} (${row.cpu ? 'CPU time' : 'wall time'}) | ${f(row.ms1M)} | ${(row.ms1M / row.ms256k).toFixed(2)} × the 256 kB one (${f(row.ms256k)}) | < 1 s; near-linear: ≤ 4 × |`,
   ),
   ...redaction,
+  ...merging,
   `| peak RSS (GNU time %M, max of 3${droppedCaches ? ', page cache dropped first' : ', page cache NOT dropped: not root'}) | fetch ${rss.fetch.toFixed(1)} MB, hit ${rss.hit.toFixed(1)} MB, \`node -e 0\` ${rss.floor.toFixed(1)} MB | | ≤ 60 MB |`,
 ];
 process.stdout.write(lines.join('\n') + '\n');

@@ -15,15 +15,16 @@ const refuse = (message: string, code: string) => Object.assign(new Error(messag
  * is still non-blocking and checked again on the descriptor, for a path swapped in between.
  * Symbolic links are followed: Kubernetes mounts secrets through them.
  */
-export function readBoundedFile(path: string): string {
+export function readBoundedFile(path: string, maxBytes = MAX_READ_BYTES): string {
+  const tooLarge = `larger than ${maxBytes / (1024 * 1024)} MiB`;
   const named = statSync(path);
   if (!named.isFile()) throw refuse('not a regular file', 'ENOTREG');
-  if (named.size > MAX_READ_BYTES) throw refuse('larger than 1 MiB', 'EFBIG');
+  if (named.size > maxBytes) throw refuse(tooLarge, 'EFBIG');
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile() || stat.ino !== named.ino || stat.dev !== named.dev) throw refuse('not a regular file', 'ENOTREG');
-    if (stat.size > MAX_READ_BYTES) throw refuse('larger than 1 MiB', 'EFBIG');
+    if (stat.size > maxBytes) throw refuse(tooLarge, 'EFBIG');
     // Sized to the file (one byte more shows a file that grew since fstat): a cached credential's
     // fast path reads its dependencies with this, and a 1 MiB buffer each cost it milliseconds.
     let buffer = Buffer.allocUnsafe(stat.size + 1);
@@ -32,8 +33,8 @@ export function readBoundedFile(path: string): string {
       const n = readSync(fd, buffer, length, buffer.length - length, null);
       if (n === 0) break;
       length += n;
-      if (length > MAX_READ_BYTES) throw refuse('larger than 1 MiB', 'EFBIG');
-      if (length === buffer.length) buffer = Buffer.concat([buffer, Buffer.allocUnsafe(Math.min(buffer.length, MAX_READ_BYTES + 1 - buffer.length) || 1)]);
+      if (length > maxBytes) throw refuse(tooLarge, 'EFBIG');
+      if (length === buffer.length) buffer = Buffer.concat([buffer, Buffer.allocUnsafe(Math.min(buffer.length, maxBytes + 1 - buffer.length) || 1)]);
     }
     return buffer.toString('utf8', 0, length);
   } finally {

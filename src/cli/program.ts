@@ -4,7 +4,7 @@ import { Argument, Command, CommanderError, Option } from 'commander';
 import { UsageError, type ExitCode } from '../errors.js';
 import { reporter } from './report.js';
 import type { CliDeps } from './deps.js';
-import { DOCTOR_FLAGS, GET_TOKEN_FLAGS, KUBECONFIG_FLAGS, doctorFlags, flagSyntax, getTokenFlags, requestFlags, type Flag, type ParsedFlags } from './flags.js';
+import { DEFAULT_TIMEOUT, DOCTOR_FLAGS, GET_TOKEN_FLAGS, KUBECONFIG_FLAGS, doctorFlags, durationFlag, flagSyntax, getTokenFlags, requestFlags, type Flag, type ParsedFlags } from './flags.js';
 import type { Deps } from '../use-case/deps.js';
 import { getToken } from '../use-case/get-token.js';
 import { render, validate } from '../use-case/inspect.js';
@@ -68,14 +68,17 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     server: string;
     name?: string;
     caFile?: string;
+    tokenCaFile?: string;
     embedConfig?: boolean;
     namespace: string;
     command: string;
   }
   const manifestOptions = (command: Command, apiVersion: string) => {
-    requestOptions(command)
+    // --config-from-cluster is the plugin's at run time: a generator's config comes from --config or --config-inline.
+    addFlags(command, GET_TOKEN_FLAGS.filter((flag) => flag.request && flag.key !== 'configFromCluster'))
       .requiredOption('--server <url>', 'https:// URL of the Kubernetes API server')
-      .option('--ca-file <path>', 'PEM CA bundle of the API server (embedded as certificate-authority-data / caData)')
+      .option('--ca-file <path>', "the cluster's CA: PEM bundle of the Kubernetes API server (embedded as certificate-authority-data / caData)")
+      .option('--token-ca-file <path>', "the token API's CA: PEM bundle of the server the config calls (written into the config as tls.caData); not the cluster's")
       .option('--embed-config', 'put the config in the manifest and set provideClusterInfo: true');
     command.options.find((o) => o.long === '--api-version')!.description = `apiVersion of the exec entry: client.authentication.k8s.io/v1 or v1beta1 (default: client.authentication.k8s.io/${apiVersion})`;
     return command;
@@ -85,10 +88,11 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     server: options.server,
     ...(options.name !== undefined ? { name: options.name } : {}),
     ...(options.caFile !== undefined ? { caFile: options.caFile } : {}),
+    ...(options.tokenCaFile !== undefined ? { tokenCaFile: options.tokenCaFile } : {}),
     ...(options.embedConfig ? { embedConfig: true } : {}),
   });
   manifestOptions(program.command('kubeconfig').description('print a kubeconfig whose user runs this binary with the config'), 'v1')
-    .option('--name <name>', 'name of the cluster, user and context (default: the server host)')
+    .option('--name <name>', "name of the cluster, user and context (default: the server's host, with its port unless 443)")
     .option('--command <path>', `the exec entry's command (default: ${INSTALLED_NAME}, found on the PATH, so that kubectl shows the installHint when it is not)`);
   const kubeconfigCommand = program.commands.find((command) => command.name() === 'kubeconfig')!;
   for (const flag of KUBECONFIG_FLAGS) kubeconfigCommand.option(flag.syntax, flag.description);
@@ -123,10 +127,13 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
       .command('init')
       .description('print a starting config for a known provider; without one, the list')
       .argument('[provider]', 'a provider of the list'),
-    GET_TOKEN_FLAGS.filter((flag) => flag.key === 'set'),
+    GET_TOKEN_FLAGS.filter((flag) => flag.key === 'set' || flag.key === 'timeout' || flag.key === 'verbose'),
   ).action(async (provider: string | undefined, options: ParsedFlags) => {
     const { listProviders, providerConfig } = await import('../use-case/init.js');
-    deps.stdout(provider === undefined ? listProviders() : await providerConfig(provider, options.set));
+    if (provider === undefined) return deps.stdout(listProviders());
+    // `init oidc --set issuer=…` reads the issuer's discovery document, within --timeout.
+    const flags = { provider, timeoutMs: durationFlag('--timeout', options.timeout ?? DEFAULT_TIMEOUT), cwd: deps.cwd?.() ?? '.', ...(options.set ? { set: options.set } : {}) };
+    deps.stdout(await providerConfig(flags, useCaseDeps(options)));
   });
   // doctor: every get-token flag but its -o (the report's format instead), and where to read the run.
   addFlags(
@@ -146,9 +153,23 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     .command('completion')
     .description('print the shell completion script')
     .addArgument(new Argument('[shell]', SHELLS.join(', ')).choices(SHELLS))
-    .action((shell: Shell | undefined) => {
+    .action(async (shell: Shell | undefined) => {
       if (shell === undefined) throw new UsageError('SUBCOMMAND_MISSING', `completion needs a shell: ${SHELLS.join(', ')} (see completion --help)`);
-      deps.stdout(completionScript(shell, describeProgram(program), program.name()));
+      // init's providers are built in: the script lists them (init itself says "did you mean" to the rest).
+      const { providerNames } = await import('../use-case/init.js');
+      const spec = describeProgram(program);
+      const init = spec.subcommands.find((command) => command.path[0] === 'init');
+      if (init) init.argumentChoices = providerNames();
+      deps.stdout(completionScript(shell, spec, program.name()));
+    });
+  // What the completion scripts ask for --context: the kubeconfig's context names, as plain words.
+  program
+    .command('__complete-contexts', { hidden: true })
+    .option('--kubeconfig <file>')
+    .action(async (options: { kubeconfig?: string }) => {
+      const { kubeconfigContexts } = await import('../use-case/manifest/kubeconfig-contexts.js');
+      const names = await kubeconfigContexts(options.kubeconfig, deps.cwd?.() ?? '.', useCaseDeps({}));
+      deps.stdout(names.map((name) => `${name}\n`).join(''));
     });
   addExamples(program);
 
@@ -161,7 +182,7 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
       // With get-token the default command, a mistyped command reaches it as an argument.
       const first = argv[0];
       if (error.code === 'commander.excessArguments' && first !== undefined && !first.startsWith('-') && !program.commands.some((command) => command.name() === first)) {
-        const names = program.commands.map((command) => command.name()).filter((name) => name !== 'help');
+        const names = program.commands.filter((command) => !(command as unknown as { _hidden?: boolean })._hidden).map((command) => command.name()).filter((name) => name !== 'help');
         const guess = closest(first, names);
         line(`unknown command ${JSON.stringify(first)}; ${guess ? `did you mean ${guess}?` : `the commands are ${names.join(', ')}`} (see --help)`);
         return 2;

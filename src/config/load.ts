@@ -72,10 +72,10 @@ export function selectSource(
 /** The most YAML tokens a config may have: the parser reads this many in well under a second. */
 export const MAX_YAML_TOKENS = 10_000;
 
-/** Whether `source` holds more than MAX_YAML_TOKENS YAML tokens; counting stops at the bound. */
-export function tooManyYamlTokens(yaml: { Lexer: typeof import('yaml').Lexer }, source: string): boolean {
+/** Whether `source` holds more than `bound` YAML tokens; counting stops at the bound. */
+export function tooManyYamlTokens(yaml: { Lexer: typeof import('yaml').Lexer }, source: string, bound = MAX_YAML_TOKENS): boolean {
   let tokens = 0;
-  for (const _token of new yaml.Lexer().lex(source)) if (++tokens > MAX_YAML_TOKENS) return true;
+  for (const _token of new yaml.Lexer().lex(source)) if (++tokens > bound) return true;
   return false;
 }
 

@@ -8,7 +8,8 @@ import type { StageEvent } from './observe.js';
 
 export interface Deps {
   env: Record<string, string | undefined>;
-  readFile: (path: string) => string;
+  /** A regular file of at most 1 MiB (`maxBytes` for a kubeconfig, which may hold a thousand clusters). */
+  readFile: (path: string, maxBytes?: number) => string;
   stdout: (text: string) => void;
   /** One line for people; the caller adds the prefix and the newline and redacts. */
   warn: (line: string) => void;

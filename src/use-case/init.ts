@@ -1,32 +1,69 @@
 // `webapi-credential init [provider]`: the example configs of examples/, embedded when the CLI is
 // built (scripts/examples.mjs), listed or printed as a starting point. Each config's header comment
 // names the env variables and --set values it needs and where each is found in the provider's
-// console; `--set k=v` writes the value in place of vars.k. Loaded only by this command.
-import { UsageError } from '../errors.js';
+// console; `--set k=v` writes the value in place of vars.k. `oidc` takes an issuer and finds its
+// token endpoint by discovery (discovery.ts), the only init that may use the network. Loaded only by
+// this command.
+import { isAbsolute, resolve } from 'node:path';
+import { readProblem, RequestError, UsageError } from '../errors.js';
 import { closest } from '../config/shape.js';
 import { parseSetFlags } from '../config/vars.js';
+import type { Deps } from './deps.js';
+import { checkIssuer, discover } from './discovery.js';
 
 declare const __EXAMPLES__: string | undefined;
+
+export interface InitFlags {
+  provider: string;
+  set?: string[];
+  /** --timeout: discovery's whole deadline. */
+  timeoutMs: number;
+  /** Where a relative --set caFile is found. */
+  cwd: string;
+}
+
+/** The values init itself reads (not the config): the token API's CA, for every provider. */
+const INIT_KEYS = ['caFile'];
+/** And for the oidc family: the issuer to discover from, the client authentication, what to ask for. */
+const OIDC_KEYS = ['issuer', 'authMethod', 'scope', 'audience'];
+/** `--set authMethod=` -> the variant of examples/oidc that authenticates the client that way. */
+const AUTH_METHODS: Record<string, string> = { client_secret_basic: 'oidc', client_secret_post: 'oidc/client-secret-post', private_key_jwt: 'oidc/private-key-jwt' };
 
 function examples(): Record<string, string> {
   return typeof __EXAMPLES__ === 'string' ? (JSON.parse(__EXAMPLES__) as Record<string, string>) : {};
 }
 
-/** The providers, one a line with the first line of its description. */
+/** The providers, one a line with its purpose: the first line of its header, whole. */
 export function listProviders(): string {
   const all = examples();
   const names = Object.keys(all);
   const width = Math.max(...names.map((name) => name.length));
-  const lines = names.map((name) => {
-    const about = /^# (.+)$/m.exec(all[name]!)?.[1] ?? '';
-    return `  ${name.padEnd(width)}  ${about.length > 90 ? `${about.slice(0, 89).replace(/[\s,:;(]+\S*$/, '')}…` : about}`;
-  });
+  const lines = names.map((name) => `  ${name.padEnd(width)}  ${purpose(all[name]!)}`);
   return `Providers (webapi-credential init <provider> prints its config; --set key=value fills in its vars):\n${lines.join('\n')}\n`;
 }
 
+
+/** The provider names, for shell completion. */
+export function providerNames(): string[] {
+  return Object.keys(examples());
+}
+
+function purpose(text: string): string {
+  return /^# (.+)$/m.exec(text)?.[1] ?? '';
+}
+
+const isOidc = (provider: string) => provider === 'oidc' || provider.startsWith('oidc/');
+
 /** The config of `provider`, with the --set values written in. */
-export async function providerConfig(provider: string, sets: string[] | undefined): Promise<string> {
+export async function providerConfig(flags: InitFlags, deps: Deps): Promise<string> {
   const all = examples();
+  const vars = parseSetFlags(flags.set);
+  let provider = flags.provider;
+  const method = vars['authMethod'];
+  if (provider === 'oidc' && method !== undefined) {
+    if (!Object.hasOwn(AUTH_METHODS, method)) throw new UsageError('SET_INVALID', `--set authMethod=${JSON.stringify(method)}: expected ${Object.keys(AUTH_METHODS).join(', ')}`);
+    provider = AUTH_METHODS[method]!;
+  }
   // Own names only: `init constructor` is no provider, not Object's.
   const text = Object.hasOwn(all, provider) ? all[provider] : undefined;
   if (text === undefined) {
@@ -34,34 +71,105 @@ export async function providerConfig(provider: string, sets: string[] | undefine
     const guess = closest(provider, names);
     throw new UsageError('PROVIDER_UNKNOWN', `no provider ${JSON.stringify(provider)}${guess ? ` (did you mean ${guess}?)` : ''}; the providers are ${names.join(', ')}`);
   }
-  const vars = parseSetFlags(sets);
   if (Object.keys(vars).length === 0) return text;
-  const known = [...new Set([...text.matchAll(/\bvars\.([A-Za-z_]\w*)/g)].map((m) => m[1]!))];
+  const oidc = isOidc(provider);
+  const read = readVars(text);
+  const known = [...new Set([...read.keys(), ...INIT_KEYS, ...(oidc ? OIDC_KEYS : [])])];
   for (const [key, value] of Object.entries(vars)) {
-    if (!known.includes(key)) throw new UsageError('SET_UNKNOWN', `--set ${key}: the ${provider} config reads no vars.${key}; it reads ${known.join(', ')}`);
+    if (!known.includes(key)) throw new UsageError('SET_UNKNOWN', `--set ${key}: the ${provider} config reads no vars.${key}; it takes ${known.join(', ')}`);
     // A value is data: written as a string literal, never as template text that could hold an expression.
     if (/[\u0000-\u001f\u007f]/.test(value)) throw new UsageError('SET_INVALID', `--set ${key}: a value for init cannot hold control characters`);
   }
+  if (oidc && method !== undefined && AUTH_METHODS[method] !== provider) throw new UsageError('SET_INVALID', `--set authMethod: ${provider} is ${Object.keys(AUTH_METHODS).find((m) => AUTH_METHODS[m] === provider)}; give authMethod with init oidc`);
+  const missing = [...read].filter(([key, optional]) => !optional && vars[key] === undefined && !(oidc && key === 'tokenUrl' && vars['issuer'] !== undefined)).map(([key]) => key);
+  if (missing.length > 0) {
+    const named = missing.map((key) => (oidc && key === 'tokenUrl' ? '--set issuer=URL (or --set tokenUrl=URL)' : `--set ${key}=…`));
+    throw new UsageError('SET_MISSING', `init ${provider} needs ${named.join(' and ')}: the config reads ${missing.map((key) => `vars.${key}`).join(', ')} (its header says where each is found; init ${provider} alone prints it)`);
+  }
+
+  const ca = vars['caFile'] !== undefined ? readCa(vars['caFile'], flags.cwd, deps) : undefined;
+  const notes: string[] = [];
+  if (oidc && vars['tokenUrl'] === undefined) {
+    const issuer = checkIssuer(vars['issuer']!);
+    const found = await discover(issuer, { deadline: deps.now() + flags.timeoutMs, timeoutMs: flags.timeoutMs, ...(ca ? { ca: { pem: ca.pem, from: `caFile ${ca.path}` } } : {}) }, deps);
+    const endpoint = found.metadata.token_endpoint;
+    if (endpoint === undefined) {
+      throw new RequestError('DISCOVERY_NO_TOKEN_ENDPOINT', `the discovery document ${found.from} of ${issuer} names no token_endpoint; give it with --set tokenUrl=URL`);
+    }
+    vars['tokenUrl'] = endpoint;
+    notes.push(`# tokenUrl: the token_endpoint of the issuer ${issuer}, from ${found.from}`);
+  }
+  const fromConfig = Object.fromEntries(Object.entries(vars).filter(([key]) => read.has(key)));
+
   const YAML = (await import('yaml')).default;
   const doc = YAML.parseDocument(text);
   YAML.visit(doc, {
     Scalar(_key, node) {
-      if (typeof node.value === 'string' && node.value.includes('vars.')) node.value = fill(node.value, vars);
+      if (typeof node.value === 'string' && node.value.includes('vars.')) node.value = fill(node.value, fromConfig);
     },
   });
-  const filled = Object.entries(vars).map(([key, value]) => `--set ${key}=${JSON.stringify(value)}`).join(' ');
-  return doc.toString({ lineWidth: 0 }).replace(/^webAPIProviderConfig:/m, (line) => `# Filled in by init: ${filled}\n${line}`);
+  const root = ['webAPIProviderConfig'];
+  if (oidc) {
+    for (const key of ['scope', 'audience']) if (vars[key] !== undefined) doc.setIn([...root, 'form', key], plainOrLiteral(vars[key]!));
+  }
+  if (ca) doc.setIn([...root, 'tls', 'caFile'], plainOrLiteral(ca.path));
+  const given = Object.entries(vars).filter(([key]) => !(key === 'tokenUrl' && notes.length > 0));
+  const filled = given.map(([key, value]) => `--set ${key}=${JSON.stringify(key === 'caFile' && ca ? ca.path : value)}`).join(' ');
+  return doc.toString({ lineWidth: 0 }).replace(/^webAPIProviderConfig:/m, (line) => [`# Filled in by init: ${filled}`, ...notes, line].join('\n'));
 }
 
-/** `{{ vars.k }}` becomes the value as text; vars.k inside a larger expression a string literal. */
+/** The CA file of --set caFile, read now (discovery trusts it) and named by its absolute path (the config is printed elsewhere). */
+function readCa(path: string, cwd: string, deps: Deps): { path: string; pem: string } {
+  const absolute = isAbsolute(path) ? path : resolve(cwd, path);
+  let pem: string;
+  try {
+    pem = deps.readFile(absolute);
+  } catch (error) {
+    throw new UsageError('SET_INVALID', `--set caFile: cannot read ${absolute}: ${readProblem(error)}`);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError('SET_INVALID', `--set caFile: ${absolute} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  return { path: absolute, pem };
+}
+
+/** The vars a config reads: name -> whether it is optional (every use of it has a `??` default). */
+function readVars(text: string): Map<string, boolean> {
+  const body = text.slice(text.search(/^webAPIProviderConfig:/m));
+  const read = new Map<string, boolean>();
+  for (const match of body.matchAll(/\bvars\.([A-Za-z_]\w*)(\s*\?\?)?/g)) {
+    const optional = match[2] !== undefined;
+    read.set(match[1]!, (read.get(match[1]!) ?? true) && optional);
+  }
+  // The header names them too (a `--set k=` line): the same set, in the order a person reads them.
+  return read;
+}
+
+/** A value as template text: plain where it cannot read as a template or another tool's placeholder, else a string literal. */
+function plainOrLiteral(value: string): string {
+  return /^[\w.:/@%+=,~ -]*$/.test(value) ? value : `{{ ${literal(value)} }}`;
+}
+
+function literal(value: string): string {
+  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+// The right side of `vars.k ?? …` that a given value makes dead: a string literal or a name, ending
+// where the expression, a call's argument or an object's value ends.
+const DEFAULT_OPERAND = String.raw`(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)(?=\s*(?:[),}\]]|$))`;
+
+/**
+ * `{{ vars.k }}` becomes the value as text; vars.k inside a larger expression a string literal, and
+ * its default goes: `file(vars.k ?? "/path")` becomes `file('value')`, never `'value' ?? "/path"`.
+ */
 function fill(text: string, vars: Record<string, string>): string {
   let out = text;
   for (const [key, value] of Object.entries(vars)) {
-    const literal = `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-    // Plain text only where it cannot read as a template or another tool's placeholder.
-    const plain = /^[\w.:/@%+=,~ -]*$/.test(value) ? value : `{{ ${literal} }}`;
-    out = out.replace(new RegExp(`\\{\\{\\s*vars\\.${key}\\s*\\}\\}`, 'g'), () => plain);
-    out = out.replace(new RegExp(`\\bvars\\.${key}\\b(?![\\w$])`, 'g'), () => literal);
+    out = out.replace(new RegExp(`\\{\\{\\s*vars\\.${key}\\s*\\}\\}`, 'g'), () => plainOrLiteral(value));
+    out = out.replace(new RegExp(`\\bvars\\.${key}\\s*\\?\\?\\s*${DEFAULT_OPERAND}`, 'g'), () => literal(value));
+    out = out.replace(new RegExp(`\\bvars\\.${key}\\b(?![\\w$])`, 'g'), () => literal(value));
   }
-  return out;
+  // What is left of `{{ vars.k ?? "x" }}` is `{{ 'value' }}`: the value as text where it can be.
+  return out.replace(/\{\{\s*'((?:[^'\\]|\\.)*)'\s*\}\}/g, (whole, inner: string) => {
+    const value = inner.replace(/\\(.)/g, '$1');
+    return plainOrLiteral(value) === value ? value : whole;
+  });
 }

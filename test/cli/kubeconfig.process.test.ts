@@ -28,10 +28,10 @@ describe.concurrent('webapi-credential kubeconfig', () => {
     expect(YAML.parse(result.stdout)).toEqual({
       apiVersion: 'v1',
       kind: 'Config',
-      clusters: [{ name: 'k8s-example-com', cluster: { server: 'https://k8s.example.com:6443' } }],
+      clusters: [{ name: 'k8s.example.com:6443', cluster: { server: 'https://k8s.example.com:6443' } }],
       users: [
         {
-          name: 'k8s-example-com',
+          name: 'k8s.example.com:6443',
           user: {
             exec: {
               apiVersion: 'client.authentication.k8s.io/v1',
@@ -43,8 +43,8 @@ describe.concurrent('webapi-credential kubeconfig', () => {
           },
         },
       ],
-      contexts: [{ name: 'k8s-example-com', context: { cluster: 'k8s-example-com', user: 'k8s-example-com' } }],
-      'current-context': 'k8s-example-com',
+      contexts: [{ name: 'k8s.example.com:6443', context: { cluster: 'k8s.example.com:6443', user: 'k8s.example.com:6443' } }],
+      'current-context': 'k8s.example.com:6443',
     });
   });
 

@@ -25,6 +25,9 @@ const CASES: Record<string, [Record<string, string>, string[]]> = {
   keycloak: [{ CLIENT_SECRET: SECRET }, ['issuer=https://keycloak.example.com/realms/platform', 'clientId=argocd']],
   'keycloak/client-secret-post': [{ CLIENT_SECRET: SECRET }, ['issuer=https://keycloak.example.com/realms/platform', 'clientId=argocd']],
   'keycloak/private-key-jwt': [{}, ['issuer=https://keycloak.example.com/realms/platform', 'clientId=argocd', `keyFile=${KEY.keyFile}`]],
+  oidc: [{ CLIENT_SECRET: SECRET }, ['tokenUrl=https://login.example.com/oauth2/v1/token', 'clientId=argocd']],
+  'oidc/client-secret-post': [{ CLIENT_SECRET: SECRET }, ['tokenUrl=https://login.example.com/oauth2/v1/token', 'clientId=argocd']],
+  'oidc/private-key-jwt': [{}, ['tokenUrl=https://login.example.com/oauth2/v1/token', 'clientId=argocd', `keyFile=${KEY.keyFile}`]],
   pinniped: [{ PINNIPED_TOKEN: SECRET }, ['authenticator=corp-oidc', 'conciergeUrl=https://k8s.example.com']],
   rancher: [{ RANCHER_PASSWORD: SECRET }, ['rancherUrl=https://rancher.example.com', 'username=argocd']],
   'rfc8693-token-exchange': [{}, ['tokenUrl=https://sts.example.com/oauth2/token', 'audience=https://k8s.example.com', `subjectTokenFile=${TOKEN_FILE}`]],
@@ -87,13 +90,48 @@ describe('webapi-credential init', () => {
     expect(rendered.stdout).not.toContain(SECRET);
   });
 
+  it("the list shows each provider's own purpose, whole", async () => {
+    const lines = (await runCli(['init'])).stdout.trimEnd().split('\n').slice(1);
+    const purposes = lines.map((line) => line.trim().replace(/^\S+\s+/, ''));
+    expect(new Set(purposes).size).toBe(lines.length);
+    for (const purpose of purposes) {
+      expect(purpose).not.toMatch(/…$/);
+      expect(purpose.length).toBeGreaterThan(20);
+    }
+    expect(lines.find((line) => line.trim().startsWith('keycloak '))).toContain('client_secret_basic');
+    expect(lines.find((line) => line.trim().startsWith('keycloak/client-secret-post '))).toContain('client_secret_post');
+  });
+
+  it.each(Object.entries(CASES))('init %s with a value for every var it reads leaves no literal ?? default behind', async (provider) => {
+    const example = readFileSync(exampleFile(provider), 'utf8');
+    const read = [...new Set([...example.slice(example.indexOf('webAPIProviderConfig:')).matchAll(/\bvars\.(\w+)/g)].map((m) => m[1]!))];
+    const printed = await runCli(['init', provider, ...sets(read.map((key) => `${key}=${key.endsWith('File') ? '/run/x' : 'https://x.example'}`))]);
+    expect({ code: printed.code, stderr: printed.stderr }).toEqual({ code: 0, stderr: '' });
+    const config = printed.stdout.slice(printed.stdout.indexOf('webAPIProviderConfig:'));
+    expect(config).not.toMatch(/'\s*\?\?/);
+    expect(config).not.toContain('vars.');
+  });
+
+  it('--set caFile gives every provider tls.caFile, by its absolute path', async () => {
+    const pem = readFileSync(KEY.certFile, 'utf8');
+    const file = scratchFile('token-api-ca.pem', pem);
+    const printed = await runCli(['init', 'upbound', '--set', 'org=acme', '--set', `caFile=${file}`]);
+    expect({ code: printed.code, stderr: printed.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(printed.stdout).toContain(`  tls:\n    caFile: ${file}\n`);
+    const valid = await runCli(['validate', '--config', scratchFile('init-ca.yaml', printed.stdout)], { env: { UPBOUND_TOKEN: SECRET } });
+    expect({ code: valid.code, stderr: valid.stderr }).toEqual({ code: 0, stderr: '' });
+  });
+
   it.each([
-    [['init', 'upbund'], 'no provider "upbund" (did you mean upbound?); the providers are azure-ad, entra-id-certificate, google-service-account, google-workload-identity, keycloak, keycloak/client-secret-post, keycloak/private-key-jwt, pinniped, rancher, rfc8693-token-exchange, upbound, vault, vault/kubernetes-auth'],
-    [['init', 'upbound', '--set', 'organisation=acme'], '--set organisation: the upbound config reads no vars.organisation; it reads authUrl, org'],
+    [['init', 'upbund'], 'no provider "upbund" (did you mean upbound?); the providers are azure-ad, entra-id-certificate, google-service-account, google-workload-identity, keycloak, keycloak/client-secret-post, keycloak/private-key-jwt, oidc, oidc/client-secret-post, oidc/private-key-jwt, pinniped, rancher, rfc8693-token-exchange, upbound, vault, vault/kubernetes-auth'],
+    [['init', 'upbound', '--set', 'organisation=acme'], '--set organisation: the upbound config reads no vars.organisation; it takes authUrl, org, caFile'],
+    [['init', 'keycloak', '--set', 'issuer=https://kc.example/realms/r'], 'init keycloak needs --set clientId=…: the config reads vars.clientId (its header says where each is found; init keycloak alone prints it)'],
+    [['init', 'vault', '--set', 'vaultAddr=https://vault.example.com'], 'init vault needs --set role=… and --set namespace=…: the config reads vars.role, vars.namespace (its header says where each is found; init vault alone prints it)'],
+    [['init', 'keycloak', '--set', 'issuer=https://kc.example/realms/r', '--set', 'clientId=a', '--set', 'caFile=/nonexistent/ca.pem'], '--set caFile: cannot read /nonexistent/ca.pem: no such file'],
     [['init', 'upbound', '--set', 'org'], '--set "org": expected key=value with a key of letters, digits, _ or -'],
     ...['__proto__', 'constructor', 'toString', '../../etc', 'keycloak/../vault'].map((name): [string[], string] => [
       ['init', name],
-      `no provider ${JSON.stringify(name)}; the providers are azure-ad, entra-id-certificate, google-service-account, google-workload-identity, keycloak, keycloak/client-secret-post, keycloak/private-key-jwt, pinniped, rancher, rfc8693-token-exchange, upbound, vault, vault/kubernetes-auth`,
+      `no provider ${JSON.stringify(name)}; the providers are azure-ad, entra-id-certificate, google-service-account, google-workload-identity, keycloak, keycloak/client-secret-post, keycloak/private-key-jwt, oidc, oidc/client-secret-post, oidc/private-key-jwt, pinniped, rancher, rfc8693-token-exchange, upbound, vault, vault/kubernetes-auth`,
     ]),
   ])('%j is exit 2', async (args, message) => {
     expectFailure(await runCli(args), 2, message);

@@ -98,7 +98,7 @@ describe('kubeconfig --merge refuses what it cannot merge, and leaves the file a
   it.each([
     ['a directory', (path: string) => mkdirSync(path), 'not a regular file'],
     ['a FIFO nobody writes to', (path: string) => execFileSync('mkfifo', [path]), 'not a regular file'],
-    ['more than 1 MiB', (path: string) => writeFileSync(path, `# ${'x'.repeat(1 << 20)}\n`), 'larger than 1 MiB'],
+    ['more than 16 MiB (eight times a 1,000-cluster kubeconfig)', (path: string) => writeFileSync(path, `# ${'x'.repeat(16 << 20)}\n`), 'larger than 16 MiB'],
   ])('a kubeconfig that is %s is exit 2 naming it, not followed or read without bound', async (_what, make, problem) => {
     const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
     const path = join(dir, 'config');
@@ -107,13 +107,24 @@ describe('kubeconfig --merge refuses what it cannot merge, and leaves the file a
     expect(readdirSync(dir)).toEqual(['config']);
   });
 
-  it('a kubeconfig of more than 10 000 YAML tokens is exit 2 before its parser runs, unchanged', async () => {
+  it('a kubeconfig the parser must read, denser than one YAML token per 8 bytes, is exit 2 before its parser runs, unchanged', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
     const path = join(dir, 'config');
-    const text = `apiVersion: v1\nkind: Config\npreferences: {${Array.from({ length: 12_000 }, (_, i) => `k${i}: ${i}`).join(', ')}}\n`;
+    // Flow style: read by the parser, not the text scan; its bound grows with the file (10 000 at least).
+    const text = `apiVersion: v1\nkind: Config\nclusters: [{${Array.from({ length: 12_000 }, (_, i) => `k${i}: ${i}`).join(', ')}}]\n`;
     writeFileSync(path, text);
-    expectFailure(await runCli([...args, '--merge', path], { env: SECRET_ENV }), 2, `${path} is too large to merge into: more than 10000 YAML tokens; choose another file with --merge <file>`);
+    expectFailure(await runCli([...args, '--merge', path], { env: SECRET_ENV }), 2, `${path} is too large to merge into: more than ${Math.max(10_000, Math.ceil(text.length / 8))} YAML tokens; choose another file with --merge <file>`);
     expect(readFileSync(path, 'utf8')).toBe(text);
+  });
+
+  it('a block-style kubeconfig is merged without the parser: a dense mapping it does not touch stays as it was', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
+    const path = join(dir, 'config');
+    const preferences = `preferences: {${Array.from({ length: 12_000 }, (_, i) => `k${i}: ${i}`).join(', ')}}\n`;
+    writeFileSync(path, `apiVersion: v1\nkind: Config\n${preferences}`, { mode: 0o600 });
+    const result = await runCli([...args, '--merge', path], { env: SECRET_ENV });
+    expect({ code: result.code, stderr: result.stderr.split('\n').at(-2) }).toEqual({ code: 0, stderr: `webapi-credential: added cluster, user and context prod to ${path}; kubectl --context prod uses them (or --use makes it current)` });
+    expect(readFileSync(path, 'utf8')).toContain(`\n${preferences}`);
   });
 
   it('chained anchors inside the replaced entry, aliased elsewhere, end at the alias bound (exit 2), not in an exponential copy', async () => {

@@ -3,7 +3,7 @@
 // are never printed: the env names the templates read are listed, not their values.
 import { basename, delimiter, dirname, join, resolve } from 'node:path';
 import { readProblem, UsageError } from '../../errors.js';
-import { mergeKubeconfig } from './kubeconfig-merge.js';
+import { mergeKubeconfig, type Merged } from './kubeconfig-merge.js';
 import { envPlaceholder } from '../../config/env-placeholder.js';
 import { V1, V1BETA1 } from '../../credential/exec-credential.js';
 import type { Deps } from '../deps.js';
@@ -62,7 +62,7 @@ export async function kubeconfig(flags: KubeconfigFlags, cwd: string, deps: Deps
     ...(embedded !== undefined ? { embeddedConfig: embedded } : {}),
     ...(hasLogin(checked.document) ? { login: true } : {}),
   };
-  const name = flags.name ?? defaultName(checked.server);
+  const name = flags.name ?? entryName(checked.server);
   const input = { name, server: checked.server, ...(checked.caData !== undefined ? { caData: checked.caData } : {}), plugin };
   // --kuberc: the kuberc read and checked before the kubeconfig is written (use-case/kuberc.ts).
   const allowInKuberc = flags.kuberc ? await (await import('../kuberc.js')).planKuberc(command, cwd, deps) : undefined;
@@ -70,10 +70,23 @@ export async function kubeconfig(flags: KubeconfigFlags, cwd: string, deps: Deps
     const path = mergeTarget(flags.merge, cwd, deps);
     const entries = kubeconfigEntries(input);
     const YAML = (await import('yaml')).default;
-    const written = await withKubeconfigLock(path, deps, () => writeMerged(path, (existing) => mergeKubeconfig(YAML, existing, entries, flags.use === true, path), deps));
-    notes.push(
-      `${written ? 'wrote' : 'unchanged:'} cluster, user and context ${name} ${written ? 'to' : 'in'} ${path}; ${flags.use ? `current-context is ${name}` : `kubectl --context ${name} uses them (or --use makes it current)`}`,
+    let merged: Merged | undefined;
+    const written = await withKubeconfigLock(path, deps, () =>
+      writeMerged(path, (existing) => (merged = mergeKubeconfig(YAML, existing, entries, flags.use === true, path)).text, deps),
     );
+    const next = flags.use ? `current-context is ${name}` : `kubectl --context ${name} uses them (or --use makes it current)`;
+    const what = `cluster, user and context ${name}`;
+    const outcome = merged!.outcome;
+    notes.push(
+      outcome === 'added'
+        ? `added ${what} to ${path}; ${next}`
+        : outcome === 'updated'
+          ? `updated ${what} in ${path}${merged!.replacedServer !== undefined ? ` (its server was ${merged!.replacedServer}, now ${checked.server})` : ''}; ${next}`
+          : `unchanged: ${what} in ${path}; ${next}`,
+    );
+    if (written.narrowedFrom !== undefined) {
+      notes.push(`note: ${path} was mode ${octal(written.narrowedFrom)}, readable or writable by others: it is 0600 now, as a file holding credentials should be`);
+    }
     if (allowInKuberc) notes.push(allowInKuberc());
   } else deps.stdout(await toYaml(buildKubeconfig(input)));
   if (checked.envNames.length > 0) {
@@ -87,12 +100,20 @@ function hasLogin(document: unknown): boolean {
   return (document as { webAPIProviderConfig?: { login?: unknown } } | null)?.webAPIProviderConfig?.login !== undefined;
 }
 
+/** A kubeconfig entry's default name: the server's host, with its port unless 443, so that two clusters on one host never share one. */
+function entryName(server: string): string {
+  return new URL(server).host;
+}
+
 /** The kubeconfig --merge writes: the file given, else the first path of $KUBECONFIG, else ~/.kube/config (as kubectl reads). */
 function mergeTarget(merge: string | true, cwd: string, deps: Deps): string {
   if (merge !== true) return resolve(cwd, merge);
   const first = (deps.env['KUBECONFIG'] ?? '').split(delimiter).find((path) => path !== '');
   return first !== undefined ? resolve(cwd, first) : join(deps.cache.homedir, '.kube', 'config');
 }
+
+/** The largest kubeconfig --merge reads: kubectl sets none; eight times a 1,000-cluster file with CA data. */
+const KUBECONFIG_MAX_BYTES = 16 * 1024 * 1024;
 
 /** How long a merge waits for another writer's lock: merges take well under a second each. */
 const LOCK_PATIENCE_MS = 5000;
@@ -133,11 +154,11 @@ async function withKubeconfigLock<T>(path: string, deps: Deps, write: () => T): 
  * (a temporary file in the same directory, mode 0600, renamed over it). A symbolic link stays one:
  * the file it points at is replaced. Returns false when nothing changed (nothing is written).
  */
-function writeMerged(path: string, merge: (existing: string | undefined) => string, deps: Deps): boolean {
+function writeMerged(path: string, merge: (existing: string | undefined) => string, deps: Deps): { narrowedFrom?: number } {
   const fs = deps.cache.fs;
   let target = path;
   let existing: string | undefined;
-  let owner: { uid: number; gid: number } | undefined;
+  let owner: { uid: number; gid: number; mode: number } | undefined;
   try {
     // A link someone else planted (KUBECONFIG in a shared directory) would have us overwrite the
     // file it points at: only one of ours is followed.
@@ -146,15 +167,15 @@ function writeMerged(path: string, merge: (existing: string | undefined) => stri
       throw new UsageError('KUBECONFIG_UNTRUSTED', `${path} is a symbolic link owned by uid ${link.uid}, not by you; refusing to write through it: choose another file with --merge <file>`);
     }
     target = fs.realpathSync(path);
-    // The bounded reader: a kubeconfig is a regular file of at most 1 MiB.
-    existing = deps.readFile(target);
+    // The bounded reader: a kubeconfig is a regular file, of 2 MB for a thousand clusters with their CAs.
+    existing = deps.readFile(target, KUBECONFIG_MAX_BYTES);
     owner = fs.statSync(target);
   } catch (error) {
     if (error instanceof UsageError) throw error;
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new UsageError('KUBECONFIG_UNREADABLE', `cannot read ${path}: ${readProblem(error)}`, { cause: error });
   }
   const text = merge(existing);
-  if (text === existing) return false;
+  if (text === existing) return {};
   const temporary = join(dirname(target), `.${basename(target)}.${deps.cache.unique()}.tmp`);
   try {
     fs.mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
@@ -170,7 +191,12 @@ function writeMerged(path: string, merge: (existing: string | undefined) => stri
     }
     throw new UsageError('KUBECONFIG_UNWRITABLE', `cannot write ${path}: ${readProblem(error)}`, { cause: error });
   }
-  return true;
+  const mode = owner === undefined ? 0o600 : owner.mode & 0o777;
+  return mode & 0o077 ? { narrowedFrom: mode } : {};
+}
+
+function octal(mode: number): string {
+  return `0${mode.toString(8).padStart(3, '0')}`;
 }
 
 /** Prints the Argo CD cluster secret; returns notes for stderr. */
@@ -181,8 +207,8 @@ export async function argoCdSecret(flags: ArgoCdSecretFlags, deps: Deps): Promis
   const checked = await check(flags, V1BETA1, deps, elsewhere);
   // The config travels in the secret, never a path on this machine: TLS files go in as data.
   const inlined = inlineTlsFiles(checked, deps, elsewhere);
-  const YAML = (await import('yaml')).default;
-  const configArgs = flags.embedConfig ? ['--config-from-cluster'] : ['--config-inline', YAML.stringify(inlined.document, { collectionStyle: 'flow', lineWidth: 0 }).trim()];
+  // One line of JSON: a reviewer reads it as it is, without flow YAML or escapes three layers deep.
+  const configArgs = flags.embedConfig ? ['--config-from-cluster'] : ['--config-inline', JSON.stringify(inlined.document)];
   const manifest = buildArgoCdClusterSecret({
     name: flags.name ?? defaultName(checked.server),
     server: checked.server,

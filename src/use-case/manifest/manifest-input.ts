@@ -11,6 +11,8 @@ export interface ManifestFlags extends RequestFlags {
   server: string;
   name?: string;
   caFile?: string;
+  /** The token API's CA (not the cluster's): written into the config as tls.caData. */
+  tokenCaFile?: string;
   /** Put the config in the manifest (cluster extension / execProviderConfig.config) with provideClusterInfo. */
   embedConfig?: boolean;
 }
@@ -127,6 +129,14 @@ export async function check(flags: ManifestFlags, defaultApiVersion: string, dep
     }
   }
   const document = await parseConfigText(text, selected.origin);
+  let runFlags: RequestFlags = flags;
+  if (flags.tokenCaFile !== undefined) {
+    // The CA goes into the config, which then travels as text (compact JSON): the file stays as it is.
+    withTokenCa(document, readPem(flags.tokenCaFile, '--token-ca-file', deps, notes), flags.tokenCaFile);
+    source = { kind: 'text', text: JSON.stringify(document) };
+    const { config: _file, ...rest } = flags;
+    runFlags = { ...rest, configInline: source.text };
+  }
   // Validate and render as the plugin will run: with spec.cluster only when the manifest sends it.
   const cluster = { server, ...(caData !== undefined ? { 'certificate-authority-data': caData } : {}), config: document };
   const execInfo = flags.embedConfig ? JSON.stringify({ apiVersion, kind: 'ExecCredential', spec: { interactive: false, cluster } }) : undefined;
@@ -143,7 +153,7 @@ export async function check(flags: ManifestFlags, defaultApiVersion: string, dep
   };
   // The shape and the templates are checked, never the secret values: an unset env value renders as
   // a placeholder, and its name is listed for the manifest's reader.
-  const prepared = await prepare({ ...flags, apiVersion, unsetEnvAsPlaceholder: true, withholdDecided: true }, { ...deps, readFile, env: { ...deps.env, KUBERNETES_EXEC_INFO: execInfo } });
+  const prepared = await prepare({ ...runFlags, apiVersion, unsetEnvAsPlaceholder: true, withholdDecided: true }, { ...deps, readFile, env: { ...deps.env, KUBERNETES_EXEC_INFO: execInfo } });
   const needed = new Set(prepared.envNeeded);
   const envNames = prepared.dependencies.env.filter((name) => name !== 'KUBERNETES_EXEC_INFO' && (deps.env[name] !== undefined || needed.has(name)));
   const setArgs = (flags.set ?? []).flatMap((pair) => ['--set', pair]);
@@ -173,17 +183,35 @@ function serverUrl(text: string): string {
 }
 
 function readCa(path: string, deps: Deps, notes: string[]): string {
+  return Buffer.from(readPem(path, '--ca-file', deps, notes), 'utf8').toString('base64');
+}
+
+/** The certificates of a PEM file a flag names (a key or anything else in it is left out, with a note). */
+function readPem(path: string, flag: string, deps: Deps, notes: string[]): string {
   let pem: string;
   try {
     pem = deps.readFile(path);
   } catch (error) {
-    throw new UsageError('CA_FILE', `--ca-file ${path}: cannot read it: ${readProblem(error)}`, { cause: error });
+    throw new UsageError('CA_FILE', `${flag} ${path}: cannot read it: ${readProblem(error)}`, { cause: error });
   }
-  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError('CA_FILE', `--ca-file ${path}: expected PEM certificates`);
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError('CA_FILE', `${flag} ${path}: expected PEM certificates`);
   const only = certificatesOnly(pem);
-  const note = droppedNote(`--ca-file ${path}`, only.dropped);
+  const note = droppedNote(`${flag} ${path}`, only.dropped);
   if (note) notes.push(note);
-  return Buffer.from(only.pem, 'utf8').toString('base64');
+  return only.pem;
+}
+
+/** --token-ca-file: the token API's CA as the config's tls.caData; a config that names one already is refused, not overridden. */
+function withTokenCa(document: unknown, pem: string, path: string): void {
+  const provider = (document as { webAPIProviderConfig?: unknown } | null)?.webAPIProviderConfig;
+  // Not a config at all: prepare() says what is wrong with it.
+  if (typeof provider !== 'object' || provider === null || Array.isArray(provider)) return;
+  const fields = provider as Record<string, unknown>;
+  const tls = fields['tls'] === undefined ? {} : fields['tls'];
+  if (typeof tls !== 'object' || tls === null || Array.isArray(tls)) return;
+  const given = (['caFile', 'caData'] as const).find((key) => (tls as Record<string, unknown>)[key] !== undefined);
+  if (given) throw new UsageError('CA_FILE', `--token-ca-file ${path}: the config gives the token API's CA already (webAPIProviderConfig.tls.${given}); keep one of them`);
+  fields['tls'] = { ...tls, caData: pem };
 }
 
 /** The blocks a PEM text may carry into a manifest: certificates (OpenSSL's trusted form too). */

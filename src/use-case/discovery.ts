@@ -1,0 +1,159 @@
+// OAuth 2.0 / OpenID Connect discovery: the metadata document of an issuer, read once when a config
+// is made (`init oidc`), never when the plugin runs. OpenID Connect Discovery 1.0 first
+// (`<issuer>/.well-known/openid-configuration`), then RFC 8414 (`/.well-known/oauth-authorization-server`
+// inserted before the issuer's path, and appended after it as many servers publish it). It goes
+// through the plugin's own HTTP client (deps.send: its trust, proxies and limits), bounded by the
+// caller's deadline and a size far above any real document. The whole document is kept: the token
+// endpoint now, the device endpoint (RFC 8628) for an interactive login's config later.
+import { RequestError, ResponseError, UsageError } from '../errors.js';
+import type { Deps } from './deps.js';
+
+/** What an authorization server says of itself (the fields read here; the rest is kept as it came). */
+export interface ServerMetadata {
+  issuer: string;
+  token_endpoint?: string;
+  device_authorization_endpoint?: string;
+  [field: string]: unknown;
+}
+
+export interface Discovered {
+  metadata: ServerMetadata;
+  /** The URL of the document it came from. */
+  from: string;
+}
+
+export interface DiscoveryOptions {
+  /** The whole discovery's deadline, ms since epoch (every URL tried shares it). */
+  deadline: number;
+  /** --timeout as given, named when it passes. */
+  timeoutMs: number;
+  /** PEM CA certificates added to the system roots, and where they came from (`caFile /path`). */
+  ca?: { pem: string; from: string };
+}
+
+/** Far above any real document (a few kB), far below what could hurt. */
+export const MAX_DISCOVERY_BYTES = 256 * 1024;
+
+/** The URLs a discovery of `issuer` tries, in order. */
+export function discoveryUrls(issuer: string): string[] {
+  const url = new URL(issuer);
+  const path = url.pathname.replace(/\/+$/, '');
+  const base = `${url.origin}${path}`;
+  const urls = [`${base}/.well-known/openid-configuration`, `${url.origin}/.well-known/oauth-authorization-server${path}`, `${base}/.well-known/oauth-authorization-server`];
+  return [...new Set(urls)];
+}
+
+/** An issuer as discovery takes it: an https:// URL without query or fragment (OIDC Discovery §3, RFC 8414 §2). */
+export function checkIssuer(issuer: string, name = '--set issuer'): string {
+  let url: URL;
+  try {
+    url = new URL(issuer);
+  } catch {
+    throw new UsageError('SET_INVALID', `${name}: expected an https:// URL, got ${JSON.stringify(issuer)}`);
+  }
+  if (url.protocol !== 'https:' || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    throw new UsageError('SET_INVALID', `${name}: expected an https:// URL without query, fragment or user info, got ${JSON.stringify(issuer)}`);
+  }
+  return issuer;
+}
+
+/**
+ * The metadata of `issuer`, from the first document that answers with it. Every URL failing is exit 3
+ * naming each URL and why, and what to give instead (`--set tokenUrl`).
+ */
+export async function discover(issuer: string, options: DiscoveryOptions, deps: Deps): Promise<Discovered> {
+  const failures: string[] = [];
+  for (const url of discoveryUrls(issuer)) {
+    if (deps.now() >= options.deadline) {
+      failures.push(`${url}: not tried, the ${showMs(options.timeoutMs)} of --timeout had passed`);
+      continue;
+    }
+    try {
+      const metadata = await fetchDocument(url, issuer, options, deps);
+      return { metadata, from: url };
+    } catch (error) {
+      if (!(error instanceof RequestError) && !(error instanceof ResponseError) && !(error instanceof DocumentProblem)) throw error;
+      failures.push(`${url}: ${reason(error, url)}`);
+    }
+  }
+  throw new RequestError(
+    'DISCOVERY_FAILED',
+    `the discovery of ${issuer} failed (${failures.join('; ')}); give the token endpoint with --set tokenUrl=URL instead of discovering it`,
+  );
+}
+
+class DocumentProblem extends Error {}
+
+async function fetchDocument(url: string, issuer: string, options: DiscoveryOptions, deps: Deps): Promise<ServerMetadata> {
+  const response = await deps.send(
+    {
+      method: 'GET',
+      url,
+      headers: { accept: 'application/json' },
+      tls: { insecureSkipVerify: false, ...(options.ca ? { ca: options.ca.pem, caFrom: options.ca.from } : {}) },
+    },
+    {
+      timeoutMs: Math.max(1, options.deadline - deps.now()),
+      // One attempt per URL: discovery runs once, by a person who sees the answer.
+      retryLimit: 0,
+      maxResponseBytes: MAX_DISCOVERY_BYTES,
+      allowInsecureHTTP: false,
+      deadline: options.deadline,
+      wholeTimeoutMs: options.timeoutMs,
+      templatedHeaders: [],
+      env: deps.env,
+      now: deps.now,
+      random: deps.random,
+      log: deps.trace,
+      redact: (text) => deps.redactor.redact(text),
+    },
+  );
+  let document: unknown;
+  try {
+    document = JSON.parse(response.body);
+  } catch {
+    throw new DocumentProblem(`answered ${response.status} with no JSON (${response.contentType ?? 'no content type'}, ${response.bytes} bytes)`);
+  }
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) throw new DocumentProblem('answered JSON that is not an object');
+  const metadata = document as Record<string, unknown>;
+  // OIDC Discovery §4.3, RFC 8414 §3.3: a document for another issuer must not be used.
+  if (typeof metadata['issuer'] !== 'string' || metadata['issuer'].replace(/\/+$/, '') !== issuer.replace(/\/+$/, '')) {
+    throw new DocumentProblem(`the document is for the issuer ${JSON.stringify(shortText(metadata['issuer']))}, not ${issuer}`);
+  }
+  for (const field of ['token_endpoint', 'device_authorization_endpoint']) {
+    const value = metadata[field];
+    if (value !== undefined && !isHttpsUrl(value)) throw new DocumentProblem(`its ${field} is not an https:// URL: ${JSON.stringify(shortText(value))}`);
+  }
+  return metadata as ServerMetadata;
+}
+
+function isHttpsUrl(value: unknown): value is string {
+  // URL() would drop a newline or tab in it: such a value is refused, not cleaned up.
+  if (typeof value !== 'string' || /[\u0000-\u0020\u007f]/.test(value)) return false;
+  try {
+    return new URL(value).protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** A value of the server's document, shown short: it is no secret, but it may be anything. */
+function shortText(value: unknown): string {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  return text.length > 100 ? `${text.slice(0, 100)}…` : text;
+}
+
+/** Why one URL failed, in the words of the HTTP client, for discovery rather than the token API. */
+function reason(error: Error, url: string): string {
+  return error.message
+    .replaceAll(` to ${url}`, '')
+    .replaceAll(url, 'it')
+    .replace(/^the token API answered /, 'answered ')
+    .replace(/more than maxResponseBytes \((\d+) bytes\)/, 'more than $1 bytes (a discovery document is a few kB)')
+    .replace(/\bthe token API\b/g, 'the server')
+    .replace(/set tls\.caFile or tls\.caData to (.+)$/, 'give --set caFile=PATH with $1');
+}
+
+function showMs(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}

@@ -4,6 +4,7 @@ import type { CredentialStatus } from '../credential/exec-credential.js';
 import { acquire, type LockDeps } from './lock.js';
 import { failureToRemember, recalled } from './failure.js';
 import { ensureDir, ensureSecret, readEntry, writeEntry, writeFailure, type CacheFs, type Lookup } from './store.js';
+import { reporter, type CacheEvent } from './events.js';
 
 export { defaultCacheDir } from './store.js';
 
@@ -22,12 +23,12 @@ export interface CacheDeps extends LockDeps {
  * Makes the directory ready and returns the key of its keyed hashes, or undefined (with a trace)
  * when the directory cannot be trusted or used: then the call fetches without the cache.
  */
-export function openCache(dir: string, deps: CacheDeps): Uint8Array | undefined {
+export function openCache(dir: string, deps: CacheDeps, report: (event: CacheEvent) => void): Uint8Array | undefined {
   try {
     ensureDir(deps.fs, dir, deps.uid);
     return ensureSecret(deps.fs, dir, deps.uid, deps.randomBytes, deps.unique());
   } catch (error) {
-    deps.trace(`cache: off for this call: ${error instanceof Error && !(error as NodeJS.ErrnoException).code ? error.message : `directory ${dir} is unusable (${errorCode(error)})`}`);
+    report({ kind: 'off', text: `off for this call: ${error instanceof Error && !(error as NodeJS.ErrnoException).code ? error.message : `directory ${dir} is unusable (${errorCode(error)})`}` });
     return undefined;
   }
 }
@@ -54,19 +55,21 @@ export async function cached(
   deps: CacheDeps,
   failures: FailureMemory = { ttlMs: 0, redact: (text) => text },
   entered: () => void = () => {},
+  observe?: (event: CacheEvent) => void,
 ): Promise<CredentialStatus> {
-  const { fs, trace } = deps;
+  const { fs } = deps;
+  const report = reporter(deps.trace, observe);
   const store = (status: CredentialStatus) => {
     if (!status.expirationTimestamp) {
-      trace('cache: not storing a credential without a known expiry (set expiresIn, expiryPath or expiresInPath)');
+      report({ kind: 'note', text: 'not storing a credential without a known expiry (set expiresIn, expiryPath or expiresInPath)' });
       return;
     }
     try {
       writeEntry(fs, dir, key, status, deps.unique(), deps.now());
-      trace('cache: stored');
+      report({ kind: 'stored', text: 'stored' });
       entered();
     } catch (error) {
-      trace(`cache: cannot store the entry (${errorCode(error)})`);
+      report({ kind: 'note', text: `cannot store the entry (${errorCode(error)})` });
     }
   };
   const fetchAndStore = async () => {
@@ -78,10 +81,11 @@ export async function cached(
       if (failure) {
         try {
           writeFailure(fs, dir, key, failure, deps.unique(), deps.now());
-          trace(`cache: failure remembered for ${Math.round((failure.until - failure.at) / 1000)}s`);
+          const forMs = failure.until - failure.at;
+          report({ kind: 'remembered', forMs, text: `failure remembered for ${Math.round(forMs / 1000)}s` });
           entered();
         } catch (writeError) {
-          trace(`cache: cannot remember the failure (${errorCode(writeError)})`);
+          report({ kind: 'note', text: `cannot remember the failure (${errorCode(writeError)})` });
         }
       }
       throw error;
@@ -90,14 +94,16 @@ export async function cached(
     return status;
   };
   /** A hit is returned, a remembered failure thrown; undefined for a miss. */
-  const serve = (lookup: Lookup, how: string): CredentialStatus | undefined => {
+  const serve = (lookup: Lookup, waited: boolean): CredentialStatus | undefined => {
+    const how = waited ? ' after waiting for another process' : '';
     if (lookup.hit) {
-      trace(`cache: hit${how}`);
+      report({ kind: 'hit', waited, text: `hit${how}` });
       entered();
       return lookup.status;
     }
     if (lookup.failure) {
-      trace(`cache: failure remembered until ${new Date(lookup.failure.until).toISOString()}${how}`);
+      const until = lookup.failure.until;
+      report({ kind: 'recalled', until, waited, text: `failure remembered until ${new Date(until).toISOString()}${how}` });
       entered();
       throw recalled(lookup.failure, deps.now());
     }
@@ -105,9 +111,9 @@ export async function cached(
   };
 
   const first = readEntry(fs, dir, key, deps.now(), deps.uid);
-  const served = serve(first, '');
+  const served = serve(first, false);
   if (served) return served;
-  if (!first.hit) trace(`cache: miss (${first.reason})`);
+  if (!first.hit) report({ kind: 'miss', reason: first.reason, text: `miss (${first.reason})` });
 
   let outcome: Awaited<ReturnType<typeof acquire>> | { kind: 'unlockable' };
   try {
@@ -127,17 +133,17 @@ export async function cached(
       deps,
     );
   } catch (error) {
-    trace(`cache: cannot lock (${errorCode(error)}); fetching without the lock`);
+    report({ kind: 'note', text: `cannot lock (${errorCode(error)}); fetching without the lock` });
     outcome = { kind: 'unlockable' };
   }
 
   if (outcome.kind === 'timeout' || outcome.kind === 'unlockable') {
-    if (outcome.kind === 'timeout') trace('cache: another process holds the lock too long; fetching without it');
+    if (outcome.kind === 'timeout') report({ kind: 'note', text: 'another process holds the lock too long; fetching without it' });
     return fetchAndStore();
   }
   try {
     // Whoever held the lock before us may have stored the entry in the meantime.
-    return serve(readEntry(fs, dir, key, deps.now(), deps.uid), ' after waiting for another process') ?? (await fetchAndStore());
+    return serve(readEntry(fs, dir, key, deps.now(), deps.uid), true) ?? (await fetchAndStore());
   } finally {
     if (outcome.kind === 'acquired') outcome.lock.release();
   }

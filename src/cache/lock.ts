@@ -150,3 +150,23 @@ function breakLock(path: string, judged: Judged, deps: LockDeps): void {
     // Nothing to clean up.
   }
 }
+
+/** doctor's look at a key's lock: whose it is and whether its holder lives, as staleLock() would judge. */
+export function readLock(
+  dir: string,
+  key: string,
+  deps: Pick<LockDeps, 'fs' | 'uid' | 'host' | 'alive'>,
+): { kind: 'none' } | { kind: 'held'; pid: string; holder: 'alive' | 'gone' | 'elsewhere' } | { kind: 'untrusted'; why: string } {
+  let text: string;
+  try {
+    text = readPrivateFile(deps.fs, lockPath(dir, key), deps.uid, 256);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? { kind: 'none' } : { kind: 'untrusted', why: code ?? (error instanceof Error ? error.message : 'unreadable') };
+  }
+  const [pid, host] = text.trim().split(' ');
+  const owner = Number.parseInt(pid ?? '', 10);
+  const here = deps.host?.();
+  const local = Number.isInteger(owner) && owner > 0 && here !== undefined && here !== '' && host === here;
+  return { kind: 'held', pid: pid ?? '?', holder: !local ? 'elsewhere' : deps.alive(owner) ? 'alive' : 'gone' };
+}

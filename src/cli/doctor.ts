@@ -7,6 +7,7 @@ import { CredentialError, readProblem, UsageError, type ExitCode } from '../erro
 import { placeholderMessage, placeholdersLeft } from '../config/env-placeholder.js';
 import { selectSource } from '../config/load.js';
 import { readExecInfo, type CredentialStatus } from '../credential/exec-credential.js';
+import { REPORT_GRACE_MS } from '../redact/redactor.js';
 import type { Deps } from '../use-case/deps.js';
 import type { StageEvent } from '../use-case/observe.js';
 import { getToken } from '../use-case/get-token.js';
@@ -16,10 +17,6 @@ import { getTokenFlags, type DoctorFlags } from './flags.js';
 import { execInfoFor, readArgoCdSecret, readKubeconfigExec, type ExecSource } from './manifest-read.js';
 import { describeToken, describeTokenKind, formatJson, formatText, seconds, stage, STAGES, type Stage } from './doctor-report.js';
 import { cacheStage, tokenApiStage } from './doctor-stages.js';
-
-/** How long the report may spend redacting past the deadline (the plugin ends within a second of it). */
-const REPORT_GRACE_MS = 250;
-
 
 /** client-go trusts this machine's clock: past this, the expiry it computes can be off. */
 const SKEW_WARNING_MS = 30_000;
@@ -116,16 +113,11 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: Pick<CliDep
 
   // 2-5: get-token as it runs, watched.
   const events: StageEvent[] = [];
-  const traced: string[] = [];
-  let printed = '';
   const runDeps: Deps = {
     ...deps,
     env,
-    stdout: (text) => (printed += text),
-    trace: (line) => {
-      traced.push(line);
-      if (flags.verbose) deps.trace(line);
-    },
+    // What it would print is seen as the credential event, never shown.
+    stdout: () => {},
     observe: (event) => events.push(event),
   };
   let failure: unknown;
@@ -155,14 +147,16 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: Pick<CliDep
   if (api.result === 'fail') return finish();
   if (failure !== undefined) return fail('credential', failure);
 
-  // 4. credential: what get-token printed, described, never shown.
-  const status = (JSON.parse(printed) as { status: CredentialStatus }).status;
+  // 4. credential: what get-token would print, described, never shown.
+  const printed = events.find((e) => e.stage === 'credential');
+  if (!printed) throw new Error('get-token ended without a credential');
+  const { status } = printed;
   const extracted = events.find((e) => e.stage === 'extract');
   stages.push(credentialStage(status, extracted, sends, deps.now()));
 
   // 5. cache
   const cacheOn = run.cache ?? config.cacheEnabled;
-  if (cacheOn) stages.push(cacheStage(events, traced, deps));
+  if (cacheOn) stages.push(cacheStage(events, deps));
   else stages.push(stage('cache', 'skip', 'off (--cache or cache.enabled turns it on)'));
 
   // 6. cluster

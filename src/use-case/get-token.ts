@@ -7,12 +7,9 @@ import { extractCredential, parseResponseBody } from '../credential/extract.js';
 import { describeRequest, renderRequest, requestRoot, type RenderedRequest } from '../request/build.js';
 import { runSteps } from '../request/steps.js';
 import type { HttpObservation } from '../request/observe-http.js';
-import { cached, defaultCacheDir, openCache } from '../cache/cache.js';
-import { writeEntry } from '../cache/store.js';
-import { entryKey, inputsKey, refKey } from '../cache/key.js';
-import { dependencyDigest, readRef, writeRef } from '../cache/ref.js';
+import { defaultCacheDir, through, type CacheEvent } from '../cache/index.js';
 import type { Deps, GetTokenFlags } from './deps.js';
-import { prepare, type Dependencies, type Prepared } from './prepare.js';
+import { prepare, type Prepared } from './prepare.js';
 
 export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> {
   const deadline = deps.now() + flags.timeoutMs;
@@ -26,74 +23,42 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
     throw new UsageError('OUTPUT_TOKEN', '--output token needs a tokenPath; this config yields a client certificate');
   }
   if (request.tls.insecureSkipVerify) deps.warn(INSECURE_SKIP_VERIFY_WARNING);
-  // Whether this call asked the token API (its steps ran) or was served from the cache.
-  let fetched = false;
-  const fetch = () => {
-    fetched = true;
-    return fetchCredential(prepared, deadline, flags.timeoutMs, deps);
-  };
+  const fetch = () => fetchCredential(prepared, deadline, flags.timeoutMs, deps);
   let status: CredentialStatus;
-  const dir = flags.cacheDir ?? defaultCacheDir(deps.env, deps.cache.homedir);
-  const cacheDeps = { ...deps.cache, now: deps.now, trace: deps.trace };
-  const secret = flags.cache ?? config.cacheEnabled ? openCache(dir, cacheDeps) : undefined;
-  const keys = secret ? cacheKeys(secret, prepared, flags, dir, deps) : undefined;
-  if (secret && keys) {
-    const { ref, inputs, key, used } = keys;
-    deps.observe?.({ stage: 'cache', dir, key });
-    const enter = () => {
-      try {
-        // Lets the next call find this entry (a credential or a failure) without parsing and
-        // rendering (cache/ref.ts), with what this call read: after a fetch, what the steps' answers
-        // made the templates read this time (not added to the last ref's: a path an answer names
-        // anew each time would grow the list, and the files each call hashes, without end); after
-        // a hit, what the key was made of.
-        writeRef(deps.cache.fs, dir, ref, { inputs, ...(fetched ? prepared.readSoFar() : used), insecure: request.tls.insecureSkipVerify }, deps.cache.unique());
-      } catch (error) {
-        deps.trace(`cache: cannot store the ref (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
-      }
-    };
-    const failures = { ttlMs: config.cacheFailureTtlMs, redact: (text: string) => deps.redactor.redact(text) };
-    status = await cached(dir, key, { deadline, timeoutMs: flags.timeoutMs }, fetch, cacheDeps, failures, enter);
+  if (flags.cache ?? config.cacheEnabled) {
+    const { refInputs } = prepared;
+    status = await through(
+      {
+        ...refInputs,
+        dir: flags.cacheDir ?? defaultCacheDir(deps.env, deps.cache.homedir),
+        version: deps.version,
+        cacheFlag: flags.cache,
+        env: deps.env,
+        readFile: deps.readFile,
+        document: prepared.document,
+        dependencies: prepared.dependencies,
+        readSoFar: prepared.readSoFar,
+        envNamedBySecret: prepared.renderer.envReadBySecretName,
+        insecure: request.tls.insecureSkipVerify,
+        deadline,
+        timeoutMs: flags.timeoutMs,
+        failureTtlMs: config.cacheFailureTtlMs,
+        redact: (text) => deps.redactor.redact(text),
+        ...(deps.observe ? { observe: (event: CacheEvent) => deps.observe?.({ stage: 'cache', event }) } : {}),
+      },
+      fetch,
+      { ...deps.cache, now: deps.now, trace: deps.trace },
+    );
     deps.redactor.add(status.token);
     deps.redactor.add(status.clientKeyData);
-    if (fetched) storeUnderLearnedKey(secret, dir, inputs, used, prepared, status, deps);
   } else {
     status = await fetch();
   }
+  deps.observe?.({ stage: 'credential', status });
   try {
     deps.stdout(flags.output === 'token' ? `${status.token}\n` : formatExecCredential(apiVersion, status));
   } catch (error) {
     throw error instanceof OutputError ? error.of('the credential') : error;
-  }
-}
-
-/**
- * Keyed by the inputs and the values the templates read, never by the rendered request: a jwt(),
- * now(), uuid() or a step's answer would make every call's key a new one. Undefined when the
- * inputs cannot be hashed: client-go passes the cluster entry's extension as the kubeconfig has it,
- * and one nested past the stack would crash the hashing (RangeError). The cache is then off for
- * this call; the credential is still fetched and printed.
- */
-function cacheKeys(secret: Uint8Array, prepared: Prepared, flags: GetTokenFlags, dir: string, deps: Deps): { ref: string; inputs: string; key: string; used: Dependencies } | undefined {
-  const { refInputs, dependencies } = prepared;
-  if (prepared.renderer.envReadBySecretName) {
-    // The name is a secret: a ref would hold it in clear, and a key without it would serve a credential that variable no longer gives.
-    deps.trace('cache: off for this call: a template reads env by a name that a secret gives (env[env.X])');
-    return undefined;
-  }
-  try {
-    const ref = refKey(secret, { ...refInputs, version: deps.version, cacheFlag: flags.cache });
-    const inputs = inputsKey(secret, { version: deps.version, document: prepared.document, vars: refInputs.vars, cluster: refInputs.cluster });
-    // What a step's answer made the templates read last time (file(steps.x.path)) is known only from
-    // the ref that run wrote: keyed by it too, a rotated file misses (SPEC "Cache").
-    const known = readRef(deps.cache.fs, dir, ref, deps.cache.uid);
-    const used = known?.inputs === inputs ? union(dependencies, known) : dependencies;
-    const key = entryKey(secret, inputs, dependencyDigest(deps.env, used.env, used.files, deps.readFile));
-    return { ref, inputs, key, used };
-  } catch (error) {
-    if (!(error instanceof RangeError)) throw error;
-    deps.trace('cache: off for this call: the cluster info of KUBERNETES_EXEC_INFO is nested too deeply to hash');
-    return undefined;
   }
 }
 
@@ -176,27 +141,6 @@ async function fetchCredential(prepared: Prepared, deadline: number, wholeTimeou
   deps.redactor.add(status.clientKeyData);
   deps.trace(`credential extracted${status.expirationTimestamp ? `, reported to expire at ${status.expirationTimestamp}` : ', no expiry known'}`);
   return status;
-}
-
-/**
- * The next call keys on what the ref now records, which includes what this call's steps made the
- * templates read (file(steps.x.path)): a key this call could not know before its steps ran. The
- * credential is stored under that key too, so the first repeat is a hit, not a second fetch.
- */
-function storeUnderLearnedKey(secret: Uint8Array, dir: string, inputs: string, used: Dependencies, prepared: Prepared, status: CredentialStatus, deps: Deps): void {
-  if (!status.expirationTimestamp) return;
-  const learned = prepared.readSoFar();
-  if (learned.env.join('\0') === used.env.join('\0') && learned.files.join('\0') === used.files.join('\0')) return;
-  try {
-    const key = entryKey(secret, inputs, dependencyDigest(deps.env, learned.env, learned.files, deps.readFile));
-    writeEntry(deps.cache.fs, dir, key, status, deps.cache.unique(), deps.now());
-  } catch (error) {
-    deps.trace(`cache: cannot store the entry under what the steps made the templates read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
-  }
-}
-
-function union(a: Dependencies, b: Dependencies): Dependencies {
-  return { env: [...new Set([...a.env, ...b.env])].sort(), files: [...new Set([...a.files, ...b.files])].sort() };
 }
 
 function beforeQuery(url: string): string {

@@ -2,7 +2,7 @@
 // throughout: a cache problem is a trace line and a fetch, never a failed command.
 import type { CredentialStatus } from '../credential/exec-credential.js';
 import { acquire, type LockDeps } from './lock.js';
-import { failureToRemember, recalled } from './failure.js';
+import { failureToRemember, isDeadline, recalled } from './failure.js';
 import { ensureDir, ensureSecret, readEntry, writeEntry, writeFailure, type CacheFs, type Lookup } from './store.js';
 import { reporter, type CacheEvent } from './events.js';
 
@@ -78,6 +78,7 @@ export async function cached(
       status = await fetch();
     } catch (error) {
       const failure = failureToRemember(error, failures.ttlMs, deps.now(), failures.redact);
+      if (!failure && isDeadline(error)) report({ kind: 'note', text: "not remembering a failure of this call's own --timeout" });
       if (failure) {
         try {
           writeFailure(fs, dir, key, failure, deps.unique(), deps.now());

@@ -15,6 +15,9 @@ const OUTAGE_MIN_MS = 10_000;
  */
 export function failureToRemember(error: unknown, failureTtlMs: number, now: number, redact: (text: string) => string): RememberedFailure | undefined {
   if (failureTtlMs <= 0) return undefined;
+  // The caller's own --timeout ran out: its deadline, not the API's state. One caller's short
+  // deadline (a script, a probe, doctor --timeout 1s) must not deny the credential to a longer one.
+  if (isDeadline(error)) return undefined;
   let forMs: number;
   if (error instanceof ResponseError) forMs = failureTtlMs;
   else if (error instanceof RequestError) {
@@ -29,6 +32,11 @@ export function failureToRemember(error: unknown, failureTtlMs: number, now: num
   const message = c1Escaped(redact(error.message));
   const kept = message.length > MAX_FAILURE_MESSAGE ? `${message.slice(0, MAX_FAILURE_MESSAGE - 1)}…` : message;
   return { exitCode, message: kept, at: now, until: now + Math.min(forMs, MAX_FAILURE_MS) };
+}
+
+/** A failure that the caller's whole-call deadline (--timeout) caused (request/http-errors.ts, steps.ts). */
+export function isDeadline(error: unknown): boolean {
+  return error instanceof RequestError && error.code === 'DEADLINE';
 }
 
 /** The remembered message as served: it says it is one, and how to ask again at once. */

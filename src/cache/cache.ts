@@ -1,6 +1,7 @@
 // The cache as get-token sees it: look up, else fetch once for everybody, then store. Best effort
 // throughout: a cache problem is a trace line and a fetch, never a failed command.
 import type { CredentialStatus } from '../credential/exec-credential.js';
+import { RequestError } from '../errors.js';
 import { acquire, type LockDeps } from './lock.js';
 import { failureToRemember, isDeadline, recalled } from './failure.js';
 import { ensureDir, ensureSecret, readEntry, writeEntry, writeFailure, type CacheFs, type Lookup } from './store.js';
@@ -33,8 +34,11 @@ export function openCache(dir: string, deps: CacheDeps, report: (event: CacheEve
   }
 }
 
-/** Longest a caller waits for another process's fetch before fetching itself. */
-const MAX_WAIT_MS = 10_000;
+/**
+ * Longest a live holder may keep the lock before one waiter takes it over (its fetch hangs), and at
+ * most half the waiter's own time: the other half is for its own fetch.
+ */
+const MAX_PATIENCE_MS = 10_000;
 
 /** How the call's failures are remembered (cache/failure.ts): what to keep of one, 0 ms for nothing. */
 export interface FailureMemory {
@@ -65,6 +69,13 @@ export async function cached(
       return;
     }
     try {
+      // Never backwards: a credential another process stored meanwhile that lives longer stays.
+      const current = readEntry(fs, dir, key, deps.now(), deps.uid);
+      if (current.hit && Date.parse(current.status.expirationTimestamp!) > Date.parse(status.expirationTimestamp)) {
+        report({ kind: 'note', text: 'kept the newer credential another process stored meanwhile' });
+        entered();
+        return;
+      }
       writeEntry(fs, dir, key, status, deps.unique(), deps.now());
       report({ kind: 'stored', text: 'stored' });
       entered();
@@ -77,6 +88,14 @@ export async function cached(
     try {
       status = await fetch();
     } catch (error) {
+      // Never backwards: while this fetch failed, another process may have stored a credential.
+      // It is served, and the failure neither remembered nor written over it.
+      const current = readEntry(fs, dir, key, deps.now(), deps.uid);
+      if (current.hit) {
+        report({ kind: 'hit', waited: true, text: 'hit: another process stored a credential while this fetch failed' });
+        entered();
+        return current.status;
+      }
       const failure = failureToRemember(error, failures.ttlMs, deps.now(), failures.redact);
       if (!failure && isDeadline(error)) report({ kind: 'note', text: "not remembering a failure of this call's own --timeout" });
       if (failure) {
@@ -122,7 +141,9 @@ export async function cached(
       dir,
       key,
       {
-        waitUntil: deps.now() + Math.min(MAX_WAIT_MS, (timing.deadline - deps.now()) / 2),
+        // Single flight holds while the holder lives and our deadline allows.
+        waitUntil: timing.deadline,
+        patienceMs: Math.min(MAX_PATIENCE_MS, (timing.deadline - deps.now()) / 2),
         // No holder lives longer than its own deadline; ours is the best guess we have of theirs.
         staleAfterMs: Math.max(timing.timeoutMs, 30_000) + 5_000,
         // Another process's fetch ends in an entry either way: a credential or a failure remembered.
@@ -138,10 +159,15 @@ export async function cached(
     outcome = { kind: 'unlockable' };
   }
 
+  if (outcome.kind === 'timeout' && deps.now() + 25 >= timing.deadline) {
+    // Our deadline, not the API's state: never remembered (failure.ts isDeadline).
+    throw new RequestError('DEADLINE', `no credential within --timeout ${timing.timeoutMs / 1000}s: another process was still fetching it`);
+  }
   if (outcome.kind === 'timeout' || outcome.kind === 'unlockable') {
-    if (outcome.kind === 'timeout') report({ kind: 'note', text: 'another process holds the lock too long; fetching without it' });
+    if (outcome.kind === 'timeout') report({ kind: 'note', text: 'a lock that is not ours holds the key too long; fetching without it' });
     return fetchAndStore();
   }
+  if (outcome.kind === 'acquired' && outcome.tookOver) report({ kind: 'note', text: "took over the lock of a live process whose fetch outlasted this call's patience" });
   try {
     // Whoever held the lock before us may have stored the entry in the meantime.
     return serve(readEntry(fs, dir, key, deps.now(), deps.uid), true) ?? (await fetchAndStore());

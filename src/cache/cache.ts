@@ -3,8 +3,8 @@
 import type { CredentialStatus } from '../credential/exec-credential.js';
 import { RequestError } from '../errors.js';
 import { acquire, type LockDeps } from './lock.js';
-import { failureToRemember, isDeadline, recalled } from './failure.js';
-import { ensureDir, ensureSecret, readEntry, writeEntry, writeFailure, type CacheFs, type Lookup } from './store.js';
+import { failureToRemember, isDeadline, isOutage, recalled, rememberedMessage, throughOutage } from './failure.js';
+import { ensureDir, ensureSecret, readEntry, writeEntry, writeFailure, type CacheFs, type Lookup, type Stale } from './store.js';
 import { reporter, type CacheEvent } from './events.js';
 
 export { defaultCacheDir } from './store.js';
@@ -18,6 +18,14 @@ export interface CacheDeps extends LockDeps {
   uid?: number;
   /** 32 random bytes, for the key of the keyed hashes. */
   randomBytes: () => Uint8Array;
+  /** A line for people on stderr (served through an outage); the trace when absent. */
+  warn?: (line: string) => void;
+}
+
+/** What a fetch gives the cache: the credential and its real expiry (ms; the reported one is earlier). */
+export interface Fetched {
+  status: CredentialStatus;
+  expiresAt: number | undefined;
 }
 
 /**
@@ -55,7 +63,7 @@ export async function cached(
   dir: string,
   key: string,
   timing: { deadline: number; timeoutMs: number },
-  fetch: () => Promise<CredentialStatus>,
+  fetch: () => Promise<Fetched>,
   deps: CacheDeps,
   failures: FailureMemory = { ttlMs: 0, redact: (text) => text },
   entered: () => void = () => {},
@@ -63,7 +71,7 @@ export async function cached(
 ): Promise<CredentialStatus> {
   const { fs } = deps;
   const report = reporter(deps.trace, observe);
-  const store = (status: CredentialStatus) => {
+  const store = ({ status, expiresAt }: Fetched) => {
     if (!status.expirationTimestamp) {
       report({ kind: 'note', text: 'not storing a credential without a known expiry (set expiresIn, expiryPath or expiresInPath)' });
       return;
@@ -76,17 +84,25 @@ export async function cached(
         entered();
         return;
       }
-      writeEntry(fs, dir, key, status, deps.unique(), deps.now());
+      writeEntry(fs, dir, key, status, deps.unique(), deps.now(), expiresAt);
       report({ kind: 'stored', text: 'stored' });
       entered();
     } catch (error) {
       report({ kind: 'note', text: `cannot store the entry (${errorCode(error)})` });
     }
   };
-  const fetchAndStore = async () => {
-    let status: CredentialStatus;
+  /** A credential in its margin window, served through an outage: a note on stderr, and an event. */
+  const servedThrough = (stale: Stale, message: string): CredentialStatus => {
+    const { status, note } = throughOutage(stale, message, deps.now());
+    (deps.warn ?? deps.trace)(note);
+    report({ kind: 'outage', expiresAt: stale.expiresAt, text: `served through an outage until ${status.expirationTimestamp}` });
+    entered();
+    return status;
+  };
+  const fetchAndStore = async (): Promise<CredentialStatus> => {
+    let fetched: Fetched;
     try {
-      status = await fetch();
+      fetched = await fetch();
     } catch (error) {
       // Never backwards: while this fetch failed, another process may have stored a credential.
       // It is served, and the failure neither remembered nor written over it.
@@ -98,9 +114,11 @@ export async function cached(
       }
       const failure = failureToRemember(error, failures.ttlMs, deps.now(), failures.redact);
       if (!failure && isDeadline(error)) report({ kind: 'note', text: "not remembering a failure of this call's own --timeout" });
+      // An outage in the margin window: the credential is kept beside the failure, and served.
+      const stale = isOutage(error) ? current.stale : undefined;
       if (failure) {
         try {
-          writeFailure(fs, dir, key, failure, deps.unique(), deps.now());
+          writeFailure(fs, dir, key, failure, deps.unique(), deps.now(), stale);
           const forMs = failure.until - failure.at;
           report({ kind: 'remembered', forMs, text: `failure remembered for ${Math.round(forMs / 1000)}s` });
           entered();
@@ -108,10 +126,11 @@ export async function cached(
           report({ kind: 'note', text: `cannot remember the failure (${errorCode(writeError)})` });
         }
       }
+      if (stale) return servedThrough(stale, failures.redact((error as Error).message));
       throw error;
     }
-    store(status);
-    return status;
+    store(fetched);
+    return fetched.status;
   };
   /** A hit is returned, a remembered failure thrown; undefined for a miss. */
   const serve = (lookup: Lookup, waited: boolean): CredentialStatus | undefined => {
@@ -121,6 +140,7 @@ export async function cached(
       entered();
       return lookup.status;
     }
+    if (lookup.failure && lookup.stale) return servedThrough(lookup.stale, rememberedMessage(lookup.failure, deps.now()));
     if (lookup.failure) {
       const until = lookup.failure.until;
       report({ kind: 'recalled', until, waited, text: `failure remembered until ${new Date(until).toISOString()}${how}` });

@@ -1,7 +1,7 @@
 // A call through the cache (index.ts's through() and inspect()): the keys, the ref, single flight and
 // failure memory. Loaded on a miss or by doctor, never for a cached credential.
 import type { CredentialStatus } from '../credential/exec-credential.js';
-import { cached, openCache, type CacheDeps } from './cache.js';
+import { cached, openCache, type CacheDeps, type Fetched } from './cache.js';
 import { reporter, type CacheEvent, type CacheSlot } from './events.js';
 import type { CacheCall, CacheView, Reads } from './inputs.js';
 import { entryKey, inputsKey, refKey } from './key.js';
@@ -9,18 +9,21 @@ import { readLock } from './lock.js';
 import { dependencyDigest, readRef, writeRef } from './ref.js';
 import { readEntry, writeEntry } from './store.js';
 
-export async function throughCache(call: CacheCall, fetch: () => Promise<CredentialStatus>, deps: CacheDeps): Promise<CredentialStatus> {
+export async function throughCache(call: CacheCall, fetch: () => Promise<Fetched>, deps: CacheDeps): Promise<CredentialStatus> {
   const report = reporter(deps.trace, call.observe);
   const secret = openCache(call.dir, deps, report);
   const keys = secret ? keysOf(secret, call, deps, report) : undefined;
-  if (!secret || !keys) return fetch();
+  if (!secret || !keys) return (await fetch()).status;
   const { dir } = call;
   const { ref, inputs, key, used } = keys;
   report({ kind: 'keyed', slot: { dir, key } });
-  let fetched = false;
-  const fetchOnce = () => {
-    fetched = true;
-    return fetch();
+  // Whether this call asked the token API (its steps ran), and what it got.
+  let asked = false;
+  let fetched: Fetched | undefined;
+  const fetchOnce = async () => {
+    asked = true;
+    fetched = await fetch();
+    return fetched;
   };
   const enter = () => {
     try {
@@ -28,14 +31,14 @@ export async function throughCache(call: CacheCall, fetch: () => Promise<Credent
       // (ref.ts), with what this call read: after a fetch, what the steps' answers made the templates
       // read this time (not added to the last ref's: a path an answer names anew each time would grow
       // the list, and the files each call hashes, without end); after a hit, what the key was made of.
-      writeRef(deps.fs, dir, ref, { inputs, ...(fetched ? call.readSoFar() : used), insecure: call.insecure }, deps.unique());
+      writeRef(deps.fs, dir, ref, { inputs, ...(asked ? call.readSoFar() : used), insecure: call.insecure }, deps.unique());
     } catch (error) {
       report({ kind: 'note', text: `cannot store the ref (${(error as NodeJS.ErrnoException).code ?? String(error)})` });
     }
   };
   const failures = { ttlMs: call.failureTtlMs, redact: call.redact };
   const status = await cached(dir, key, { deadline: call.deadline, timeoutMs: call.timeoutMs }, fetchOnce, deps, failures, enter, call.observe);
-  if (fetched) storeUnderLearnedKey(secret, call, inputs, used, status, deps, report);
+  if (fetched) storeUnderLearnedKey(secret, call, inputs, used, fetched, deps, report);
   return status;
 }
 
@@ -85,13 +88,13 @@ function keysOf(secret: Uint8Array, call: CacheCall, deps: CacheDeps, report: (e
  * templates read (file(steps.x.path)): a key this call could not know before its steps ran. The
  * credential is stored under that key too, so the first repeat is a hit, not a second fetch.
  */
-function storeUnderLearnedKey(secret: Uint8Array, call: CacheCall, inputs: string, used: Reads, status: CredentialStatus, deps: CacheDeps, report: (event: CacheEvent) => void): void {
+function storeUnderLearnedKey(secret: Uint8Array, call: CacheCall, inputs: string, used: Reads, { status, expiresAt }: Fetched, deps: CacheDeps, report: (event: CacheEvent) => void): void {
   if (!status.expirationTimestamp) return;
   const learned = call.readSoFar();
   if (learned.env.join('\0') === used.env.join('\0') && learned.files.join('\0') === used.files.join('\0')) return;
   try {
     const key = entryKey(secret, inputs, dependencyDigest(call.env, learned.env, learned.files, call.readFile));
-    writeEntry(deps.fs, call.dir, key, status, deps.unique(), deps.now());
+    writeEntry(deps.fs, call.dir, key, status, deps.unique(), deps.now(), expiresAt);
   } catch (error) {
     report({ kind: 'note', text: `cannot store the entry under what the steps made the templates read (${(error as NodeJS.ErrnoException).code ?? String(error)})` });
   }

@@ -19,6 +19,8 @@ export type CacheEvent =
   | { kind: 'remembered'; forMs: number; text: string }
   /** A failure kept earlier was served instead of a request. */
   | { kind: 'recalled'; until: number; waited: boolean; text: string }
+  /** The token API failed (an outage) and a credential in its margin window was served (`expiresAt`: its real expiry). */
+  | { kind: 'outage'; expiresAt: number; text: string }
   /** Anything else worth a line: a lock that could not be had, an entry that could not be written. */
   | { kind: 'note'; text: string };
 

@@ -6,29 +6,32 @@
 // dynamic import made the hit load one more chunk file (esbuild splits what call.ts shares), while
 // these few functions cost a hit only their preparse.
 import type { CredentialStatus } from '../credential/exec-credential.js';
-import type { CacheDeps } from './cache.js';
+import type { CacheDeps, Fetched } from './cache.js';
 import { inspectSlot, throughCache } from './call.js';
 import type { CacheEvent, CacheSlot } from './events.js';
 import type { CacheCall, CacheView, RawInputs, Reads } from './inputs.js';
-import { rememberedMessage } from './failure.js';
+import { rememberedMessage, throughOutage } from './failure.js';
 import { entryKey, refKey } from './key.js';
 import { dependencyDigest, readRef } from './ref.js';
 import { clearDir, defaultCacheDir, privateDir, readEntry, readSecret } from './store.js';
 
 export { defaultCacheDir };
-export type { CacheDeps, CacheEvent, CacheSlot, CacheCall, CacheView, RawInputs, Reads };
+export type { CacheDeps, CacheEvent, CacheSlot, CacheCall, CacheView, Fetched, RawInputs, Reads };
 
 /**
  * The credential for `call`: a hit, else one fetch for every concurrent caller, stored (a failure
  * of it remembered and thrown). A cache that cannot be used is a trace line and a plain fetch.
  */
-export function through(call: CacheCall, fetch: () => Promise<CredentialStatus>, deps: CacheDeps): Promise<CredentialStatus> {
+export function through(call: CacheCall, fetch: () => Promise<Fetched>, deps: CacheDeps): Promise<CredentialStatus> {
   return throughCache(call, fetch, deps);
 }
 
-/** What the fast path gets: a credential, a remembered failure as it is said, or nothing (the full path decides). */
+/**
+ * What the fast path gets: a credential (with the note for stderr when served through an outage), a
+ * remembered failure as it is said, or nothing (the full path decides).
+ */
 export type FastLookup =
-  | { kind: 'hit'; status: CredentialStatus; insecure: boolean }
+  | { kind: 'hit'; status: CredentialStatus; insecure: boolean; note?: string }
   | { kind: 'failure'; exitCode: 3 | 4; message: string; insecure: boolean };
 
 /**
@@ -50,6 +53,7 @@ export function lookupFast(raw: RawInputs, now: number, deps: Pick<CacheDeps, 'f
   const key = entryKey(secret, ref.inputs, dependencyDigest(raw.env, ref.env, ref.files, raw.readFile));
   const lookup = readEntry(fs, dir, key, now, uid);
   if (lookup.hit) return { kind: 'hit', status: lookup.status, insecure: ref.insecure };
+  if (lookup.failure && lookup.stale) return { kind: 'hit', ...throughOutage(lookup.stale, rememberedMessage(lookup.failure, now), now), insecure: ref.insecure };
   if (lookup.failure) return { kind: 'failure', exitCode: lookup.failure.exitCode, message: rememberedMessage(lookup.failure, now), insecure: ref.insecure };
   return undefined;
 }

@@ -79,6 +79,11 @@ export function cacheStage(events: StageEvent[], deps: Deps): Stage {
   const { entry, lock } = inspect(keyed.slot, { ...deps.cache, now: deps.now });
   const parts = [`${dir}: `];
   const details: Record<string, unknown> = { dir };
+  const outage = happened.find((e) => e.kind === 'outage');
+  if (outage) {
+    parts.push(`served through an outage (the credential really expires at ${new Date(outage.expiresAt).toISOString()}); `);
+    details['servedThroughOutage'] = { expiresAt: new Date(outage.expiresAt).toISOString() };
+  }
   if (entry.kind === 'credential') {
     const expires = Date.parse(entry.expirationTimestamp);
     parts.push(`entry expires in ${seconds(expires - now)} (${entry.expirationTimestamp})`);

@@ -96,6 +96,7 @@ function cachedOutput(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile' |
     }
     if (flags.output === 'token' && !found.status.token) return undefined;
     if (found.insecure) deps.stderr(`webapi-credential: warning: ${INSECURE_SKIP_VERIFY_WARNING}\n`);
+    if (found.note !== undefined) deps.stderr(`webapi-credential: warning: ${found.note}\n`);
     if (flags.verbose) deps.stderr(`webapi-credential: cache: hit (fast path, ${dir})\n`);
     return flags.output === 'token' ? `${found.status.token}\n` : formatExecCredential(apiVersion, found.status);
   } catch {

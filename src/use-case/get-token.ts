@@ -7,7 +7,7 @@ import { extractCredential, parseResponseBody } from '../credential/extract.js';
 import { describeRequest, renderRequest, requestRoot, type RenderedRequest } from '../request/build.js';
 import { runSteps } from '../request/steps.js';
 import type { HttpObservation } from '../request/observe-http.js';
-import { defaultCacheDir, through, type CacheEvent } from '../cache/index.js';
+import { defaultCacheDir, through, type CacheEvent, type Fetched } from '../cache/index.js';
 import type { Deps, GetTokenFlags } from './deps.js';
 import { prepare, type Prepared } from './prepare.js';
 
@@ -47,12 +47,12 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
         ...(deps.observe ? { observe: (event: CacheEvent) => deps.observe?.({ stage: 'cache', event }) } : {}),
       },
       fetch,
-      { ...deps.cache, now: deps.now, trace: deps.trace },
+      { ...deps.cache, now: deps.now, trace: deps.trace, warn: deps.warn },
     );
     deps.redactor.add(status.token);
     deps.redactor.add(status.clientKeyData);
   } else {
-    status = await fetch();
+    ({ status } = await fetch());
   }
   deps.observe?.({ stage: 'credential', status });
   try {
@@ -62,7 +62,8 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
   }
 }
 
-async function fetchCredential(prepared: Prepared, deadline: number, wholeTimeoutMs: number, deps: Deps): Promise<CredentialStatus> {
+/** The credential and its real expiry (ms; reported to client-go expiryMargin earlier), when known. */
+async function fetchCredential(prepared: Prepared, deadline: number, wholeTimeoutMs: number, deps: Deps): Promise<Fetched> {
   const { config, paths, renderer, readFile } = prepared;
   const call = async (request: RenderedRequest, settings: RequestConfig) => {
     deps.trace(`request:\n${describeRequest(request)}`);
@@ -127,9 +128,9 @@ async function fetchCredential(prepared: Prepared, deadline: number, wholeTimeou
     throw new ResponseError('RESPONSE_NOT_OBJECT', `the token API answered JSON ${document === null ? 'null' : typeof document}, expected an object`);
   }
   let status: CredentialStatus;
+  let expiresAt: number | undefined;
   const extracting = deps.now();
   try {
-    let expiresAt: number | undefined;
     ({ status, expiresAt } = extractCredential(document, config, paths.query, deps.now()));
     deps.observe?.({ stage: 'extract', ms: deps.now() - extracting, status, expiresAt });
   } catch (error) {
@@ -140,7 +141,7 @@ async function fetchCredential(prepared: Prepared, deadline: number, wholeTimeou
   deps.redactor.add(status.token);
   deps.redactor.add(status.clientKeyData);
   deps.trace(`credential extracted${status.expirationTimestamp ? `, reported to expire at ${status.expirationTimestamp}` : ', no expiry known'}`);
-  return status;
+  return { status, expiresAt };
 }
 
 function beforeQuery(url: string): string {

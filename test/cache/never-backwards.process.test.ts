@@ -35,7 +35,8 @@ describe.concurrent('the cache never goes backwards', () => {
       // The holder's deadline is far: its hung request ends only when released (a 503), after the waiters.
       const holder = spawnCli(['--config-inline', config, '--cache', '--timeout', '40s'], env);
       await arrived;
-      const waiters = Array.from({ length: 4 }, () => getToken(box, config, ['--cache', '--timeout', '10s']));
+      // --timeout 6s: 3 s of patience for the hung holder, then one of them takes over.
+      const waiters = Array.from({ length: 4 }, () => getToken(box, config, ['--cache', '--timeout', '6s']));
       const served = await Promise.all(waiters);
       // The hung request fails only now, after a waiter stored token-2.
       release();

@@ -20,7 +20,7 @@ it('fetches without the lock when the lock file cannot be created, and says why 
   const lines: string[] = [];
   const now = Date.parse('2026-01-01T00:00:00Z');
   const status = { token: 'tok', expirationTimestamp: '2026-01-01T01:00:00Z' };
-  const result = await cached(dir, 'b'.repeat(64), { deadline: now + 30_000, timeoutMs: 30_000 }, async () => status, {
+  const result = await cached(dir, 'b'.repeat(64), { deadline: now + 30_000, timeoutMs: 30_000 }, async () => ({ status, expiresAt: undefined }), {
     fs: denying,
     trace: (line) => lines.push(line),
     unique: () => 'u1',
@@ -62,7 +62,7 @@ it('removes a lock whose pid write fails (a full file system), so that the next 
     randomBytes: () => new Uint8Array(32),
   };
   for (let call = 0; call < 2; call++) {
-    expect(await cached(dir, 'd'.repeat(64), { deadline: now + 30_000, timeoutMs: 30_000 }, async () => status, deps)).toEqual(status);
+    expect(await cached(dir, 'd'.repeat(64), { deadline: now + 30_000, timeoutMs: 30_000 }, async () => ({ status, expiresAt: undefined }), deps)).toEqual(status);
   }
   expect(fs.readdirSync(dir)).toEqual([]);
   expect(sleeps).toEqual([]);

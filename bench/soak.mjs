@@ -5,7 +5,7 @@
 // per credential lifetime, and call latency (p50/p95/max). Plain Node, no asserts: judged by people.
 //
 //   node bench/soak.mjs                    (after npm run build)
-//   SOAK_SECONDS=120 SOAK_CALLERS=16 SOAK_FAULTS=0.2 SOAK_KILLS=0.05 SOAK_LIFETIME=20 node bench/soak.mjs
+//   SOAK_SECONDS=120 SOAK_CALLERS=16 SOAK_FAULTS=0.2 SOAK_KILLS=0.05 SOAK_LIFETIME=20 SOAK_COLD=1 node bench/soak.mjs
 //   WEBAPI_CREDENTIAL_BIN=dist/webapi-credential node bench/soak.mjs    (the single binary)
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +23,8 @@ const KILLS = Number(process.env.SOAK_KILLS ?? 0.05);
 const LIFETIME = Number(process.env.SOAK_LIFETIME ?? 20);
 const MARGIN = 5;
 const TIMEOUT = '5s';
+/** SOAK_COLD=1 lets the very first request fail too; by default it answers, so the faults hit refreshes. */
+const COLD = process.env.SOAK_COLD === '1';
 const command = process.env.WEBAPI_CREDENTIAL_BIN
   ? [process.env.WEBAPI_CREDENTIAL_BIN]
   : [realpathSync(join(root, 'node_modules', '.bin', 'node')), join(root, 'bin', 'webapi-credential.js')];
@@ -46,7 +48,7 @@ const server = createServer({ cert: readFileSync(join(dir, 'server.crt')), key: 
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ access_token: `soak-token-${upstream.issued}`, expires_in: LIFETIME }));
     };
-    if (Math.random() >= FAULTS) return answer();
+    if ((!COLD && upstream.issued === 0) || Math.random() >= FAULTS) return answer();
     const fault = ['503', 'hang', 'reset', 'slow'][Math.floor(Math.random() * 4)];
     upstream.faults[fault]++;
     if (fault === '503') {

@@ -38,7 +38,8 @@ describe.concurrent('a deadline failure is not remembered', () => {
     const config = cachedConfig(api);
     const doctor = await runCli(['doctor', '--config-inline', config, '--cache', '--timeout', '1s'], { env: box.env({ API_KEY: 'api-key-1' }) });
     expect(doctor.code).toBe(3);
-    expect(doctor.stdout).toContain('within --timeout 1s');
+    // doctor's run gets what is left of its own --timeout: a little under 1 s.
+    expect(doctor.stdout).toMatch(/within --timeout (1s|\d{3}ms)/);
 
     const next = await getToken(box, config, ['--cache', '--timeout', '20s']);
     expect(next.code, next.stderr).toBe(0);

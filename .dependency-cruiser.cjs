@@ -41,6 +41,14 @@ module.exports = {
       to: { dependencyTypes: ['core'], path: '^(node:)?(net|http|https|http2|tls|dns|dgram)$' },
     },
     {
+      name: 'cache-behind-its-face',
+      comment:
+        'The cache shows one face (src/cache/index.ts): keys, refs, locks, failure memory and the entry format stay behind it, so no caller recomputes a key or parses a lock file. Type-only imports count too: its types are the face\'s to give.',
+      severity: 'error',
+      from: { pathNot: '^src/cache/' },
+      to: { path: '^src/cache/', pathNot: '^src/cache/index\\.ts$' },
+    },
+    {
       name: 'no-unresolvable',
       comment: 'An import that resolves to nothing fails at run time, maybe only on a rare path.',
       severity: 'error',

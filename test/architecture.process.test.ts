@@ -90,6 +90,10 @@ describe('dependency-cruiser rules', () => {
     'src/template/clock.ts': "import { setTimeout } from 'node:timers/promises';\nexport const wait = setTimeout;\n",
     'src/use-case/get-token.ts': "import { program } from '../cli/program.js';\nimport { send } from '../request/http.js';\nimport { request } from 'node:https';\nimport './missing.js';\nexport const all = [program, send, request];\n",
     'src/request/http.ts': "export const send = 1;\n",
+    'src/cache/index.ts': "export { lockPath } from './lock.js';\n",
+    'src/cache/lock.ts': "export const lockPath = 1;\n",
+    'src/cli/doctor-stages.ts': "import { lockPath } from '../cache/lock.js';\nimport type {} from '../cache/index.js';\nexport const stages = lockPath;\n",
+    'src/cli/fast-path.ts': "import type { Lock } from '../cache/lock.js';\nexport type Held = Lock;\n",
   };
   for (const [file, text] of Object.entries(broken)) {
     mkdirSync(dirname(join(tree, file)), { recursive: true });
@@ -119,8 +123,15 @@ describe('dependency-cruiser rules', () => {
     ['only-main-builds-real-deps', 'src/config/load.ts'],
     ['network-only-in-the-http-client', 'src/use-case/get-token.ts'],
     ['no-unresolvable', 'src/use-case/get-token.ts'],
+    ['cache-behind-its-face', 'src/cli/doctor-stages.ts'],
+    ['cache-behind-its-face', 'src/cli/fast-path.ts'],
   ])('%s is named for %s', (rule, file) => {
     const lines = cruise().split('\n').filter((line) => line.includes(`${rule}:`));
     expect(lines.some((line) => line.includes(file)), `${rule} for ${file} in:\n${cruise()}`).toBe(true);
+  });
+
+  it('lets anything import the cache through its face, and the cache import its own modules', () => {
+    const lines = cruise().split('\n').filter((line) => line.includes('cache-behind-its-face:'));
+    expect(lines.filter((line) => line.includes('src/cache/index.ts →') || line.includes('→ src/cache/index.ts'))).toEqual([]);
   });
 });

@@ -1,9 +1,11 @@
 // The cache as get-token sees it: look up, else fetch once for everybody, then store. Best effort
 // throughout: a cache problem is a trace line and a fetch, never a failed command.
 import type { CredentialStatus } from '../credential/exec-credential.js';
+import { RequestError } from '../errors.js';
 import { acquire, type LockDeps } from './lock.js';
-import { failureToRemember, recalled } from './failure.js';
-import { ensureDir, ensureSecret, readEntry, writeEntry, writeFailure, type CacheFs, type Lookup } from './store.js';
+import { failureToRemember, isDeadline, isOutage, recalled, rememberedMessage, throughOutage } from './failure.js';
+import { ensureDir, ensureSecret, readEntry, writeEntry, writeFailure, type CacheFs, type Lookup, type Stale } from './store.js';
+import { reporter, type CacheEvent } from './events.js';
 
 export { defaultCacheDir } from './store.js';
 
@@ -16,24 +18,35 @@ export interface CacheDeps extends LockDeps {
   uid?: number;
   /** 32 random bytes, for the key of the keyed hashes. */
   randomBytes: () => Uint8Array;
+  /** A line for people on stderr (served through an outage); the trace when absent. */
+  warn?: (line: string) => void;
+}
+
+/** What a fetch gives the cache: the credential and its real expiry (ms; the reported one is earlier). */
+export interface Fetched {
+  status: CredentialStatus;
+  expiresAt: number | undefined;
 }
 
 /**
  * Makes the directory ready and returns the key of its keyed hashes, or undefined (with a trace)
  * when the directory cannot be trusted or used: then the call fetches without the cache.
  */
-export function openCache(dir: string, deps: CacheDeps): Uint8Array | undefined {
+export function openCache(dir: string, deps: CacheDeps, report: (event: CacheEvent) => void): Uint8Array | undefined {
   try {
     ensureDir(deps.fs, dir, deps.uid);
     return ensureSecret(deps.fs, dir, deps.uid, deps.randomBytes, deps.unique());
   } catch (error) {
-    deps.trace(`cache: off for this call: ${error instanceof Error && !(error as NodeJS.ErrnoException).code ? error.message : `directory ${dir} is unusable (${errorCode(error)})`}`);
+    report({ kind: 'off', text: `off for this call: ${error instanceof Error && !(error as NodeJS.ErrnoException).code ? error.message : `directory ${dir} is unusable (${errorCode(error)})`}` });
     return undefined;
   }
 }
 
-/** Longest a caller waits for another process's fetch before fetching itself. */
-const MAX_WAIT_MS = 10_000;
+/**
+ * Longest a live holder may keep the lock before one waiter takes it over (its fetch hangs), and at
+ * most half the waiter's own time: the other half is for its own fetch.
+ */
+const MAX_PATIENCE_MS = 10_000;
 
 /** How the call's failures are remembered (cache/failure.ts): what to keep of one, 0 ms for nothing. */
 export interface FailureMemory {
@@ -50,54 +63,87 @@ export async function cached(
   dir: string,
   key: string,
   timing: { deadline: number; timeoutMs: number },
-  fetch: () => Promise<CredentialStatus>,
+  fetch: () => Promise<Fetched>,
   deps: CacheDeps,
   failures: FailureMemory = { ttlMs: 0, redact: (text) => text },
   entered: () => void = () => {},
+  observe?: (event: CacheEvent) => void,
 ): Promise<CredentialStatus> {
-  const { fs, trace } = deps;
-  const store = (status: CredentialStatus) => {
+  const { fs } = deps;
+  const report = reporter(deps.trace, observe);
+  const store = ({ status, expiresAt }: Fetched) => {
     if (!status.expirationTimestamp) {
-      trace('cache: not storing a credential without a known expiry (set expiresIn, expiryPath or expiresInPath)');
+      report({ kind: 'note', text: 'not storing a credential without a known expiry (set expiresIn, expiryPath or expiresInPath)' });
       return;
     }
     try {
-      writeEntry(fs, dir, key, status, deps.unique(), deps.now());
-      trace('cache: stored');
+      // Never backwards: a credential another process stored meanwhile that lives longer stays.
+      const current = readEntry(fs, dir, key, deps.now(), deps.uid);
+      if (current.hit && Date.parse(current.status.expirationTimestamp!) > Date.parse(status.expirationTimestamp)) {
+        report({ kind: 'note', text: 'kept the newer credential another process stored meanwhile' });
+        entered();
+        return;
+      }
+      writeEntry(fs, dir, key, status, deps.unique(), deps.now(), expiresAt);
+      report({ kind: 'stored', text: 'stored' });
       entered();
     } catch (error) {
-      trace(`cache: cannot store the entry (${errorCode(error)})`);
+      report({ kind: 'note', text: `cannot store the entry (${errorCode(error)})` });
     }
   };
-  const fetchAndStore = async () => {
-    let status: CredentialStatus;
-    try {
-      status = await fetch();
-    } catch (error) {
-      const failure = failureToRemember(error, failures.ttlMs, deps.now(), failures.redact);
-      if (failure) {
-        try {
-          writeFailure(fs, dir, key, failure, deps.unique(), deps.now());
-          trace(`cache: failure remembered for ${Math.round((failure.until - failure.at) / 1000)}s`);
-          entered();
-        } catch (writeError) {
-          trace(`cache: cannot remember the failure (${errorCode(writeError)})`);
-        }
-      }
-      throw error;
-    }
-    store(status);
+  /** A credential in its margin window, served through an outage: a note on stderr, and an event. */
+  const servedThrough = (stale: Stale, message: string): CredentialStatus => {
+    const { status, note } = throughOutage(stale, message, deps.now());
+    (deps.warn ?? deps.trace)(note);
+    report({ kind: 'outage', expiresAt: stale.expiresAt, text: `served through an outage until ${status.expirationTimestamp}` });
+    entered();
     return status;
   };
+  const fetchAndStore = async (): Promise<CredentialStatus> => {
+    let fetched: Fetched;
+    try {
+      fetched = await fetch();
+    } catch (error) {
+      // Never backwards: while this fetch failed, another process may have stored a credential.
+      // It is served, and the failure neither remembered nor written over it.
+      const current = readEntry(fs, dir, key, deps.now(), deps.uid);
+      if (current.hit) {
+        report({ kind: 'hit', waited: true, text: 'hit: another process stored a credential while this fetch failed' });
+        entered();
+        return current.status;
+      }
+      const failure = failureToRemember(error, failures.ttlMs, deps.now(), failures.redact);
+      if (!failure && isDeadline(error)) report({ kind: 'note', text: "not remembering a failure of this call's own --timeout" });
+      // An outage in the margin window: the credential is kept beside the failure, and served.
+      const stale = isOutage(error) ? current.stale : undefined;
+      if (failure) {
+        try {
+          writeFailure(fs, dir, key, failure, deps.unique(), deps.now(), stale);
+          const forMs = failure.until - failure.at;
+          report({ kind: 'remembered', forMs, text: `failure remembered for ${Math.round(forMs / 1000)}s` });
+          entered();
+        } catch (writeError) {
+          report({ kind: 'note', text: `cannot remember the failure (${errorCode(writeError)})` });
+        }
+      }
+      if (stale) return servedThrough(stale, failures.redact((error as Error).message));
+      throw error;
+    }
+    store(fetched);
+    return fetched.status;
+  };
   /** A hit is returned, a remembered failure thrown; undefined for a miss. */
-  const serve = (lookup: Lookup, how: string): CredentialStatus | undefined => {
+  const serve = (lookup: Lookup, waited: boolean): CredentialStatus | undefined => {
+    const how = waited ? ' after waiting for another process' : '';
     if (lookup.hit) {
-      trace(`cache: hit${how}`);
+      report({ kind: 'hit', waited, text: `hit${how}` });
       entered();
       return lookup.status;
     }
+    if (lookup.failure && lookup.stale) return servedThrough(lookup.stale, rememberedMessage(lookup.failure, deps.now()));
     if (lookup.failure) {
-      trace(`cache: failure remembered until ${new Date(lookup.failure.until).toISOString()}${how}`);
+      const until = lookup.failure.until;
+      report({ kind: 'recalled', until, waited, text: `failure remembered until ${new Date(until).toISOString()}${how}` });
       entered();
       throw recalled(lookup.failure, deps.now());
     }
@@ -105,9 +151,9 @@ export async function cached(
   };
 
   const first = readEntry(fs, dir, key, deps.now(), deps.uid);
-  const served = serve(first, '');
+  const served = serve(first, false);
   if (served) return served;
-  if (!first.hit) trace(`cache: miss (${first.reason})`);
+  if (!first.hit) report({ kind: 'miss', reason: first.reason, text: `miss (${first.reason})` });
 
   let outcome: Awaited<ReturnType<typeof acquire>> | { kind: 'unlockable' };
   try {
@@ -115,7 +161,9 @@ export async function cached(
       dir,
       key,
       {
-        waitUntil: deps.now() + Math.min(MAX_WAIT_MS, (timing.deadline - deps.now()) / 2),
+        // Single flight holds while the holder lives and our deadline allows.
+        waitUntil: timing.deadline,
+        patienceMs: Math.min(MAX_PATIENCE_MS, (timing.deadline - deps.now()) / 2),
         // No holder lives longer than its own deadline; ours is the best guess we have of theirs.
         staleAfterMs: Math.max(timing.timeoutMs, 30_000) + 5_000,
         // Another process's fetch ends in an entry either way: a credential or a failure remembered.
@@ -127,17 +175,22 @@ export async function cached(
       deps,
     );
   } catch (error) {
-    trace(`cache: cannot lock (${errorCode(error)}); fetching without the lock`);
+    report({ kind: 'note', text: `cannot lock (${errorCode(error)}); fetching without the lock` });
     outcome = { kind: 'unlockable' };
   }
 
+  if (outcome.kind === 'timeout' && deps.now() + 25 >= timing.deadline) {
+    // Our deadline, not the API's state: never remembered (failure.ts isDeadline).
+    throw new RequestError('DEADLINE', `no credential within --timeout ${timing.timeoutMs / 1000}s: another process was still fetching it`);
+  }
   if (outcome.kind === 'timeout' || outcome.kind === 'unlockable') {
-    if (outcome.kind === 'timeout') trace('cache: another process holds the lock too long; fetching without it');
+    if (outcome.kind === 'timeout') report({ kind: 'note', text: 'a lock that is not ours holds the key too long; fetching without it' });
     return fetchAndStore();
   }
+  if (outcome.kind === 'acquired' && outcome.tookOver) report({ kind: 'note', text: "took over the lock of a live process whose fetch outlasted this call's patience" });
   try {
     // Whoever held the lock before us may have stored the entry in the meantime.
-    return serve(readEntry(fs, dir, key, deps.now(), deps.uid), ' after waiting for another process') ?? (await fetchAndStore());
+    return serve(readEntry(fs, dir, key, deps.now(), deps.uid), true) ?? (await fetchAndStore());
   } finally {
     if (outcome.kind === 'acquired') outcome.lock.release();
   }

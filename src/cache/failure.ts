@@ -5,7 +5,8 @@
 // or 10 s, whichever is longer, at most 5 min. Only exit 3 and 4 are remembered: a usage or config
 // error never reaches the network, and a bug is not the token API's answer.
 import { c1Escaped, RequestError, ResponseError, type CredentialError } from '../errors.js';
-import { MAX_FAILURE_MESSAGE, MAX_FAILURE_MS, type RememberedFailure } from './store.js';
+import type { CredentialStatus } from '../credential/exec-credential.js';
+import { MAX_FAILURE_MESSAGE, MAX_FAILURE_MS, type RememberedFailure, type Stale } from './store.js';
 
 const OUTAGE_MIN_MS = 10_000;
 
@@ -15,6 +16,9 @@ const OUTAGE_MIN_MS = 10_000;
  */
 export function failureToRemember(error: unknown, failureTtlMs: number, now: number, redact: (text: string) => string): RememberedFailure | undefined {
   if (failureTtlMs <= 0) return undefined;
+  // The caller's own --timeout ran out: its deadline, not the API's state. One caller's short
+  // deadline (a script, a probe, doctor --timeout 1s) must not deny the credential to a longer one.
+  if (isDeadline(error)) return undefined;
   let forMs: number;
   if (error instanceof ResponseError) forMs = failureTtlMs;
   else if (error instanceof RequestError) {
@@ -28,7 +32,27 @@ export function failureToRemember(error: unknown, failureTtlMs: number, now: num
   // its failure was asked again on every call. It is redacted before it is cut.
   const message = c1Escaped(redact(error.message));
   const kept = message.length > MAX_FAILURE_MESSAGE ? `${message.slice(0, MAX_FAILURE_MESSAGE - 1)}…` : message;
-  return { exitCode, message: kept, at: now, until: now + Math.min(forMs, MAX_FAILURE_MS) };
+  return { exitCode, message: kept, at: now, until: now + Math.min(forMs, MAX_FAILURE_MS), ...(isOutage(error) ? { outage: true } : {}) };
+}
+
+/** No answer, or none to go by (SPEC "Served through an outage"): what a cached credential is served through. */
+const UNREACHABLE = ['DNS', 'CONNECT', 'TIMEOUT', 'DEADLINE'];
+
+/**
+ * The token API is unreachable, timed out, or answered 5xx, 408 or 429. A refusal (another 4xx), an
+ * unusable answer or a TLS failure is not: the credential may have been revoked, or the peer is not
+ * the token API.
+ */
+export function isOutage(error: unknown): boolean {
+  if (!(error instanceof RequestError)) return false;
+  const status = error.status;
+  if (status !== undefined) return status >= 500 || status === 408 || status === 429;
+  return UNREACHABLE.includes(error.code);
+}
+
+/** A failure that the caller's whole-call deadline (--timeout) caused (request/http-errors.ts, steps.ts). */
+export function isDeadline(error: unknown): boolean {
+  return error instanceof RequestError && error.code === 'DEADLINE';
 }
 
 /** The remembered message as served: it says it is one, and how to ask again at once. */
@@ -41,4 +65,22 @@ export function rememberedMessage(failure: RememberedFailure, now: number): stri
 export function recalled(failure: RememberedFailure, now: number): CredentialError {
   const message = rememberedMessage(failure, now);
   return failure.exitCode === 4 ? new ResponseError('REMEMBERED_FAILURE', message) : new RequestError('REMEMBERED_FAILURE', message);
+}
+
+/** Served through an outage, a credential is reported as expiring this soon at most: client-go asks again. */
+const THROUGH_OUTAGE_MS = 60_000;
+
+/**
+ * A stale credential served through an outage (SPEC "Served through an outage"): reported to expire
+ * no later than its real expiry and at most a minute away, with the note for stderr naming the
+ * failure (`message`, redacted) and the real expiry.
+ */
+export function throughOutage(stale: Stale, message: string, now: number): { status: CredentialStatus; note: string } {
+  // Whole seconds, rounded down: never past the real expiry.
+  const until = Math.floor(Math.min(stale.expiresAt, now + THROUGH_OUTAGE_MS) / 1000) * 1000;
+  const real = new Date(stale.expiresAt).toISOString();
+  return {
+    status: { ...stale.status, expirationTimestamp: new Date(until).toISOString().replace('.000Z', 'Z') },
+    note: `${message}; served through an outage: the cached credential, which really expires at ${real}`,
+  };
 }

@@ -78,12 +78,26 @@ export function readPrivateFile(fs: CacheFs, path: string, uid: number | undefin
   }
 }
 
+/**
+ * One key's file. A credential keeps its real expiry (`expiresAt`, ms) beside the one reported to
+ * client-go (`status.expirationTimestamp`, expiryMargin early): between the two it is served through
+ * an outage. An outage remembered in that window keeps the credential (`servedThrough`), not to lose
+ * it to the failure. New fields (a refresh token) go beside these, behind a new CACHE_FORMAT.
+ */
 interface Entry {
   apiVersion: string;
   kind: 'CachedCredential' | 'CachedFailure';
   key: string;
   status?: CredentialStatus;
+  expiresAt?: number;
   failure?: RememberedFailure;
+  servedThrough?: Stale;
+}
+
+/** A credential past its reported expiry and before its real one (`expiresAt`, ms). */
+export interface Stale {
+  status: CredentialStatus;
+  expiresAt: number;
 }
 
 /**
@@ -95,6 +109,8 @@ export interface RememberedFailure {
   message: string;
   at: number;
   until: number;
+  /** Unreachable, timed out, 5xx, 408 or 429: a credential in its margin window is served through it. */
+  outage?: boolean;
 }
 
 /** Longest a failure is remembered (an outage's Retry-After is capped there): checked again on read. */
@@ -102,7 +118,10 @@ export const MAX_FAILURE_MS = 5 * 60_000;
 /** A remembered message is one line; anything longer was not written by us. */
 export const MAX_FAILURE_MESSAGE = 8 * 1024;
 
-export type Lookup = { hit: true; status: CredentialStatus } | { hit: false; reason: string; failure?: RememberedFailure };
+export type Lookup =
+  | { hit: true; status: CredentialStatus }
+  /** `stale`: a credential past its reported expiry, before its real one (kept beside an outage, too). */
+  | { hit: false; reason: string; failure?: RememberedFailure; stale?: Stale };
 
 export function entryPath(dir: string, key: string): string {
   return join(dir, `${key}.json`);
@@ -127,13 +146,28 @@ export function readEntry(fs: CacheFs, dir: string, key: string, now: number, ui
     return { hit: false, reason: 'entry has another format version' };
   }
   if (entry.key !== key) return { hit: false, reason: 'entry belongs to another key' };
-  if (entry.kind === 'CachedFailure') return recallFailure(entry.failure, now);
+  if (entry.kind === 'CachedFailure') {
+    const recalled = recallFailure(entry.failure, now);
+    const stale = staleOf(entry.servedThrough?.status, entry.servedThrough?.expiresAt, now);
+    return stale && !recalled.hit && recalled.failure?.outage ? { ...recalled, stale } : recalled;
+  }
   const status = entry.status;
   if (!isUsable(status)) return { hit: false, reason: 'entry holds no usable credential' };
   const expires = Date.parse(status.expirationTimestamp!);
   // Served only strictly before the reported (already early) expiry, like client-go itself.
-  if (!(now < expires)) return { hit: false, reason: `entry expired at ${status.expirationTimestamp}` };
+  if (!(now < expires)) {
+    const stale = staleOf(status, entry.expiresAt, now);
+    return { hit: false, reason: `entry expired at ${status.expirationTimestamp}`, ...(stale ? { stale } : {}) };
+  }
   return { hit: true, status };
+}
+
+/** The credential as stale (past its reported expiry, before its real one), or undefined. */
+function staleOf(status: unknown, expiresAt: unknown, now: number): Stale | undefined {
+  if (!isUsable(status) || typeof expiresAt !== 'number' || !Number.isFinite(expiresAt)) return undefined;
+  // The real expiry never comes before the reported one; one that does was not written by us.
+  if (expiresAt < Date.parse(status.expirationTimestamp!) || !(now < expiresAt)) return undefined;
+  return { status, expiresAt };
 }
 
 function isUsable(status: unknown): status is CredentialStatus {
@@ -154,17 +188,18 @@ function recallFailure(failure: unknown, now: number): Lookup {
   // A failure from the future, or one kept longer than any is, means a clock jump: ask again.
   if (f.at > now + 5_000 || f.until - f.at > MAX_FAILURE_MS) return { hit: false, reason: 'remembered failure has an impossible time' };
   if (!(now < f.until)) return { hit: false, reason: `remembered failure expired ${Math.round((now - f.until) / 1000)}s ago` };
-  return { hit: false, reason: 'a failure is remembered', failure: { exitCode: f.exitCode, message: f.message, at: f.at, until: f.until } };
+  return { hit: false, reason: 'a failure is remembered', failure: { exitCode: f.exitCode, message: f.message, at: f.at, until: f.until, ...(f.outage === true ? { outage: true } : {}) } };
 }
 
-export function writeEntry(fs: CacheFs, dir: string, key: string, status: CredentialStatus, unique: string, now?: number): void {
-  const entry: Entry = { apiVersion: CACHE_FORMAT, kind: 'CachedCredential', key, status };
+/** `expiresAt`: the real expiry (ms), by default the reported one (no margin window to serve through). */
+export function writeEntry(fs: CacheFs, dir: string, key: string, status: CredentialStatus, unique: string, now?: number, expiresAt?: number): void {
+  const entry: Entry = { apiVersion: CACHE_FORMAT, kind: 'CachedCredential', key, status, expiresAt: expiresAt ?? Date.parse(status.expirationTimestamp!) };
   writeAtomic(fs, dir, `${key}.json`, entry, unique, now);
 }
 
 /** Remembers a failure under the entry's name: the next success replaces it, as it replaces an expired credential. */
-export function writeFailure(fs: CacheFs, dir: string, key: string, failure: RememberedFailure, unique: string, now?: number): void {
-  const entry: Entry = { apiVersion: CACHE_FORMAT, kind: 'CachedFailure', key, failure };
+export function writeFailure(fs: CacheFs, dir: string, key: string, failure: RememberedFailure, unique: string, now?: number, servedThrough?: Stale): void {
+  const entry: Entry = { apiVersion: CACHE_FORMAT, kind: 'CachedFailure', key, failure, ...(servedThrough ? { servedThrough } : {}) };
   writeAtomic(fs, dir, `${key}.json`, entry, unique, now);
 }
 

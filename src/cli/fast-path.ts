@@ -1,5 +1,5 @@
 // A cached credential without the full machinery: no commander, YAML, expression parser, JSONPath or HTTP client, only
-// the raw inputs, the ref (cache/ref.ts) and the entry. Anything it does not fully understand (an
+// the raw inputs and the cache's lookupFast (cache/index.ts). Anything it does not fully understand (an
 // unknown flag, help, a subcommand, a bad value, a missing or stale ref) returns undefined, and
 // main.ts runs the full path, which decides and reports exactly as if this did not exist.
 import type { CliDeps } from './deps.js';
@@ -8,10 +8,7 @@ import { DURATION_PATTERN, parseDuration } from '../config/shape.js';
 import { INSECURE_SKIP_VERIFY_WARNING, OutputError } from '../errors.js';
 import { flagNamed, type OUTPUTS } from './flags.js';
 import { formatExecCredential, readExecInfo, resolveApiVersion } from '../credential/exec-credential.js';
-import { entryKey, refKey } from '../cache/key.js';
-import { dependencyDigest, readRef } from '../cache/ref.js';
-import { defaultCacheDir, privateDir, readEntry, readSecret } from '../cache/store.js';
-import { rememberedMessage } from '../cache/failure.js';
+import { defaultCacheDir, lookupFast } from '../cache/index.js';
 import { parseSetFlags } from '../config/vars.js';
 
 export interface FastFlags {
@@ -87,31 +84,21 @@ function cachedOutput(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile' |
     const source = selectSource(flags, deps.env, execInfo.cluster);
     const configText = source.kind === 'document' ? JSON.stringify(source.document) : source.kind === 'text' ? source.text : deps.readFile(source.path);
     const dir = flags.cacheDir ?? defaultCacheDir(deps.env, deps.cache.homedir);
-    const { fs, uid } = deps.cache;
-    if (!privateDir(fs, dir, uid)) return undefined;
-    const secret = readSecret(fs, dir, uid);
-    if (!secret) return undefined;
-    // A config whose templates never name `cluster` has its ref without the cluster info (so a fleet
-    // of clusters shares it); one that does, with it. Which one is the config's to say, so try both.
-    const refInputs = { version: deps.version, sourceKind: source.kind, configText, vars, cacheFlag: flags.cache };
-    const ref =
-      readRef(fs, dir, refKey(secret, { ...refInputs, cluster: undefined }), uid) ??
-      (execInfo.cluster ? readRef(fs, dir, refKey(secret, { ...refInputs, cluster: execInfo.cluster }), uid) : undefined);
-    if (!ref) return undefined;
-    const key = entryKey(secret, ref.inputs, dependencyDigest(deps.env, ref.env, ref.files, deps.readFile));
-    const now = deps.now();
-    const lookup = readEntry(fs, dir, key, now, uid);
-    if (!lookup.hit && lookup.failure) {
-      if (ref.insecure) deps.stderr(`webapi-credential: warning: ${INSECURE_SKIP_VERIFY_WARNING}\n`);
+    const raw = { dir, version: deps.version, sourceKind: source.kind, configText, vars, cluster: execInfo.cluster, cacheFlag: flags.cache, env: deps.env, readFile: deps.readFile };
+    const found = lookupFast(raw, deps.now(), deps.cache);
+    if (!found) return undefined;
+    if (found.kind === 'failure') {
+      if (found.insecure) deps.stderr(`webapi-credential: warning: ${INSECURE_SKIP_VERIFY_WARNING}\n`);
       // A remembered failure costs no more than a hit: the same line the full path would print.
       if (flags.verbose) deps.stderr(`webapi-credential: cache: failure remembered (fast path, ${dir})\n`);
-      deps.stderr(`webapi-credential: ${rememberedMessage(lookup.failure, now)}\n`);
-      return lookup.failure.exitCode;
+      deps.stderr(`webapi-credential: ${found.message}\n`);
+      return found.exitCode;
     }
-    if (!lookup.hit || (flags.output === 'token' && !lookup.status.token)) return undefined;
-    if (ref.insecure) deps.stderr(`webapi-credential: warning: ${INSECURE_SKIP_VERIFY_WARNING}\n`);
+    if (flags.output === 'token' && !found.status.token) return undefined;
+    if (found.insecure) deps.stderr(`webapi-credential: warning: ${INSECURE_SKIP_VERIFY_WARNING}\n`);
+    if (found.note !== undefined) deps.stderr(`webapi-credential: warning: ${found.note}\n`);
     if (flags.verbose) deps.stderr(`webapi-credential: cache: hit (fast path, ${dir})\n`);
-    return flags.output === 'token' ? `${lookup.status.token}\n` : formatExecCredential(apiVersion, lookup.status);
+    return flags.output === 'token' ? `${found.status.token}\n` : formatExecCredential(apiVersion, found.status);
   } catch {
     // Every error here is one the full path reports properly.
     return undefined;

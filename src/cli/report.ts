@@ -3,16 +3,10 @@
 // plain form (direct.ts) runs without loading it.
 import { c1Escaped, CredentialError, exitCodeFor, type ExitCode } from '../errors.js';
 import type { Deps } from '../use-case/deps.js';
+import { REPORT_GRACE_MS } from '../redact/redactor.js';
 
 const PREFIX = 'webapi-credential: ';
 
-/**
- * How long the report of a failure may spend redacting past the use case's deadline (and from the
- * moment the use case gave up): the use case ends by --timeout, and the plugin within a second of it
- * (SPEC "Network behaviour"), on a busy machine too. A message checked against secrets whose forms
- * are made already needs far less. Before the deadline, the rest of it is the report's too.
- */
-const REPORT_MS = 250;
 
 /** What each kind of failure is, in a line that holds nothing from the inputs. */
 const KINDS: Record<ExitCode, string> = {
@@ -59,7 +53,7 @@ export function reporter(deps: ReporterDeps): Reporter {
     try {
       // A budget of its own past the use case's deadline, which may have passed already (a timeout):
       // a message is cut only when both are spent.
-      const until = deps.now() + REPORT_MS;
+      const until = deps.now() + REPORT_GRACE_MS;
       deps.redactor.graceAfterDeadline(() => deps.now() >= until);
       if (!shown(messageOf(error))) write(fixedLine(error, code, deps));
       if (verbose && error instanceof Error && !shown(stackOf(error))) write(`(the stack is not shown: ${whyNot(deps)})`);

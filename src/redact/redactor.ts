@@ -35,6 +35,14 @@ const LOOSE_ALWAYS = 16 * 1024;
 /** Thrown inside redaction when the deadline has passed; redact() turns it into NOT_CHECKED. */
 class OutOfTime extends Error {}
 
+/**
+ * How long the report of a run (a failure's line, doctor's report) may spend redacting past the use
+ * case's deadline, and from the moment the use case gave up: the use case ends by --timeout, and the
+ * plugin within a second of it (SPEC "Network behaviour"), on a busy machine too. A message checked
+ * against secrets whose forms are made already needs far less. One constant for every reporter.
+ */
+export const REPORT_GRACE_MS = 250;
+
 export class Redactor {
   /** The normal forms (forms.ts) of every registered value and of its hex and base64 encodings. */
   private readonly automaton = new Automaton();

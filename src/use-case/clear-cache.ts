@@ -1,14 +1,13 @@
 // cache clear: remove every cached credential (and only what the cache wrote).
 import { UsageError } from '../errors.js';
-import { defaultCacheDir } from '../cache/cache.js';
-import { clearDir } from '../cache/store.js';
+import { clear, defaultCacheDir } from '../cache/index.js';
 import type { Deps } from './deps.js';
 
 export function clearCache(flags: { cacheDir?: string }, deps: Deps): void {
   const dir = flags.cacheDir ?? defaultCacheDir(deps.env, deps.cache.homedir);
   let removed: number;
   try {
-    removed = clearDir(deps.cache.fs, dir, deps.cache.uid);
+    removed = clear(dir, deps.cache);
   } catch (error) {
     const why = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
     throw new UsageError('CACHE_CLEAR', `cannot clear the cache in ${dir}: ${why}`, { cause: error });

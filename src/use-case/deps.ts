@@ -1,7 +1,7 @@
 // What the use cases take from the outside (main.ts builds the real ones) and the flags they read.
 import type { ConfigFlags } from '../config/load.js';
 import type { Redactor } from '../redact/redactor.js';
-import type { CacheDeps } from '../cache/cache.js';
+import type { CacheDeps } from '../cache/index.js';
 import type { HttpOptions, HttpResponse } from '../request/http.js';
 import type { RenderedRequest } from '../request/build.js';
 import type { StageEvent } from './observe.js';

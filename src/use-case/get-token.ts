@@ -7,12 +7,9 @@ import { extractCredential, parseResponseBody } from '../credential/extract.js';
 import { describeRequest, renderRequest, requestRoot, type RenderedRequest } from '../request/build.js';
 import { runSteps } from '../request/steps.js';
 import type { HttpObservation } from '../request/observe-http.js';
-import { cached, defaultCacheDir, openCache } from '../cache/cache.js';
-import { writeEntry } from '../cache/store.js';
-import { entryKey, inputsKey, refKey } from '../cache/key.js';
-import { dependencyDigest, readRef, writeRef } from '../cache/ref.js';
+import { defaultCacheDir, through, type CacheEvent, type Fetched } from '../cache/index.js';
 import type { Deps, GetTokenFlags } from './deps.js';
-import { prepare, type Dependencies, type Prepared } from './prepare.js';
+import { prepare, type Prepared } from './prepare.js';
 import { loginCredential } from './login.js';
 
 export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> {
@@ -28,44 +25,47 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
   }
   if (flags.login && !config.login) throw new UsageError('LOGIN_NONE', 'login runs the login of a config with login.deviceAuthorization; this config has none (get-token asks its token API without a person)');
   if (request.tls.insecureSkipVerify) deps.warn(INSECURE_SKIP_VERIFY_WARNING);
-  // Whether this call asked the token API (its steps ran) or was served from the cache.
-  let fetched = false;
-  const fetch = async () => {
-    fetched = true;
-    // A login config: a device login on a miss (cache: keep its refreshToken here, and try
-    // refreshCredential() with a kept one before a login).
-    if (config.login) return (await loginCredential(prepared, flags, deps)).status;
+  const fetch = async (): Promise<Fetched> => {
+    // A login config: a device login on a miss (the refresh token it answers is for the cache to keep).
+    if (config.login) {
+      const { status, expiresAt } = await loginCredential(prepared, flags, deps);
+      return { status, expiresAt };
+    }
     return fetchCredential(prepared, deadline, flags.timeoutMs, deps);
   };
   let status: CredentialStatus;
-  const dir = flags.cacheDir ?? defaultCacheDir(deps.env, deps.cache.homedir);
-  const cacheDeps = { ...deps.cache, now: deps.now, trace: deps.trace };
-  const secret = flags.cache ?? config.cacheEnabled ? openCache(dir, cacheDeps) : undefined;
-  const keys = secret ? cacheKeys(secret, prepared, flags, dir, deps) : undefined;
-  if (secret && keys) {
-    const { ref, inputs, key, used } = keys;
-    deps.observe?.({ stage: 'cache', dir, key });
-    const enter = () => {
-      try {
-        // Lets the next call find this entry (a credential or a failure) without parsing and
-        // rendering (cache/ref.ts), with what this call read: after a fetch, what the steps' answers
-        // made the templates read this time (not added to the last ref's: a path an answer names
-        // anew each time would grow the list, and the files each call hashes, without end); after
-        // a hit, what the key was made of.
-        writeRef(deps.cache.fs, dir, ref, { inputs, ...(fetched ? prepared.readSoFar() : used), insecure: request.tls.insecureSkipVerify }, deps.cache.unique());
-      } catch (error) {
-        deps.trace(`cache: cannot store the ref (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
-      }
-    };
-    const failures = { ttlMs: config.cacheFailureTtlMs, redact: (text: string) => deps.redactor.redact(text) };
-    // `login` logs in now, whatever the entry holds, and stores what it got.
-    status = flags.login ? await fetchAndStore(fetch, dir, key, enter, deps) : await cached(dir, key, { deadline, timeoutMs: flags.timeoutMs }, fetch, cacheDeps, failures, enter);
+  if (flags.cache ?? config.cacheEnabled) {
+    const { refInputs } = prepared;
+    status = await through(
+      {
+        ...refInputs,
+        dir: flags.cacheDir ?? defaultCacheDir(deps.env, deps.cache.homedir),
+        version: deps.version,
+        cacheFlag: flags.cache,
+        env: deps.env,
+        readFile: deps.readFile,
+        document: prepared.document,
+        dependencies: prepared.dependencies,
+        readSoFar: prepared.readSoFar,
+        envNamedBySecret: prepared.renderer.envReadBySecretName,
+        insecure: request.tls.insecureSkipVerify,
+        // `login` logs in now, whatever the entry holds, and stores what it got.
+        ...(flags.login ? { fresh: true } : {}),
+        deadline,
+        timeoutMs: flags.timeoutMs,
+        failureTtlMs: config.cacheFailureTtlMs,
+        redact: (text) => deps.redactor.redact(text),
+        ...(deps.observe ? { observe: (event: CacheEvent) => deps.observe?.({ stage: 'cache', event }) } : {}),
+      },
+      fetch,
+      { ...deps.cache, now: deps.now, trace: deps.trace, warn: deps.warn },
+    );
     deps.redactor.add(status.token);
     deps.redactor.add(status.clientKeyData);
-    if (fetched) storeUnderLearnedKey(secret, dir, inputs, used, prepared, status, deps);
   } else {
-    status = await fetch();
+    ({ status } = await fetch());
   }
+  deps.observe?.({ stage: 'credential', status });
   try {
     deps.stdout(flags.output === 'token' ? `${status.token}\n` : formatExecCredential(apiVersion, status));
   } catch (error) {
@@ -73,37 +73,8 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
   }
 }
 
-/**
- * Keyed by the inputs and the values the templates read, never by the rendered request: a jwt(),
- * now(), uuid() or a step's answer would make every call's key a new one. Undefined when the
- * inputs cannot be hashed: client-go passes the cluster entry's extension as the kubeconfig has it,
- * and one nested past the stack would crash the hashing (RangeError). The cache is then off for
- * this call; the credential is still fetched and printed.
- */
-function cacheKeys(secret: Uint8Array, prepared: Prepared, flags: GetTokenFlags, dir: string, deps: Deps): { ref: string; inputs: string; key: string; used: Dependencies } | undefined {
-  const { refInputs, dependencies } = prepared;
-  if (prepared.renderer.envReadBySecretName) {
-    // The name is a secret: a ref would hold it in clear, and a key without it would serve a credential that variable no longer gives.
-    deps.trace('cache: off for this call: a template reads env by a name that a secret gives (env[env.X])');
-    return undefined;
-  }
-  try {
-    const ref = refKey(secret, { ...refInputs, version: deps.version, cacheFlag: flags.cache });
-    const inputs = inputsKey(secret, { version: deps.version, document: prepared.document, vars: refInputs.vars, cluster: refInputs.cluster });
-    // What a step's answer made the templates read last time (file(steps.x.path)) is known only from
-    // the ref that run wrote: keyed by it too, a rotated file misses (SPEC "Cache").
-    const known = readRef(deps.cache.fs, dir, ref, deps.cache.uid);
-    const used = known?.inputs === inputs ? union(dependencies, known) : dependencies;
-    const key = entryKey(secret, inputs, dependencyDigest(deps.env, used.env, used.files, deps.readFile));
-    return { ref, inputs, key, used };
-  } catch (error) {
-    if (!(error instanceof RangeError)) throw error;
-    deps.trace('cache: off for this call: the cluster info of KUBERNETES_EXEC_INFO is nested too deeply to hash');
-    return undefined;
-  }
-}
-
-async function fetchCredential(prepared: Prepared, deadline: number, wholeTimeoutMs: number, deps: Deps): Promise<CredentialStatus> {
+/** The credential and its real expiry (ms; reported to client-go expiryMargin earlier), when known. */
+async function fetchCredential(prepared: Prepared, deadline: number, wholeTimeoutMs: number, deps: Deps): Promise<Fetched> {
   const { config, paths, renderer, readFile } = prepared;
   const call = async (request: RenderedRequest, settings: RequestConfig) => {
     deps.trace(`request:\n${describeRequest(request)}`);
@@ -170,9 +141,9 @@ async function fetchCredential(prepared: Prepared, deadline: number, wholeTimeou
     throw new ResponseError('RESPONSE_NOT_OBJECT', `the token API answered JSON ${document === null ? 'null' : typeof document}, expected an object`);
   }
   let status: CredentialStatus;
+  let expiresAt: number | undefined;
   const extracting = deps.now();
   try {
-    let expiresAt: number | undefined;
     ({ status, expiresAt } = extractCredential(document, config, paths.query, deps.now()));
     deps.observe?.({ stage: 'extract', ms: deps.now() - extracting, status, expiresAt });
   } catch (error) {
@@ -183,40 +154,7 @@ async function fetchCredential(prepared: Prepared, deadline: number, wholeTimeou
   deps.redactor.add(status.token);
   deps.redactor.add(status.clientKeyData);
   deps.trace(`credential extracted${status.expirationTimestamp ? `, reported to expire at ${status.expirationTimestamp}` : ', no expiry known'}`);
-  return status;
-}
-
-/**
- * The next call keys on what the ref now records, which includes what this call's steps made the
- * templates read (file(steps.x.path)): a key this call could not know before its steps ran. The
- * credential is stored under that key too, so the first repeat is a hit, not a second fetch.
- */
-function storeUnderLearnedKey(secret: Uint8Array, dir: string, inputs: string, used: Dependencies, prepared: Prepared, status: CredentialStatus, deps: Deps): void {
-  if (!status.expirationTimestamp) return;
-  const learned = prepared.readSoFar();
-  if (learned.env.join('\0') === used.env.join('\0') && learned.files.join('\0') === used.files.join('\0')) return;
-  try {
-    const key = entryKey(secret, inputs, dependencyDigest(deps.env, learned.env, learned.files, deps.readFile));
-    writeEntry(deps.cache.fs, dir, key, status, deps.cache.unique(), deps.now());
-  } catch (error) {
-    deps.trace(`cache: cannot store the entry under what the steps made the templates read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
-  }
-}
-
-async function fetchAndStore(fetch: () => Promise<CredentialStatus>, dir: string, key: string, enter: () => void, deps: Deps): Promise<CredentialStatus> {
-  const status = await fetch();
-  if (!status.expirationTimestamp) return status;
-  try {
-    writeEntry(deps.cache.fs, dir, key, status, deps.cache.unique(), deps.now());
-    enter();
-  } catch (error) {
-    deps.trace(`cache: cannot store the entry (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
-  }
-  return status;
-}
-
-function union(a: Dependencies, b: Dependencies): Dependencies {
-  return { env: [...new Set([...a.env, ...b.env])].sort(), files: [...new Set([...a.files, ...b.files])].sort() };
+  return { status, expiresAt };
 }
 
 function beforeQuery(url: string): string {

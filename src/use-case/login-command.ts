@@ -9,9 +9,12 @@ import type { StageEvent } from './observe.js';
 export async function runLogin(flags: GetTokenFlags, deps: Deps): Promise<void> {
   let printed = '';
   // Whether the cache was on (--cache, or the config's cache.enabled) and where: get-token tells its stages.
+  let keyedDir: string | undefined;
   let cacheDir: string | undefined;
   const observe = (event: StageEvent) => {
-    if (event.stage === 'cache') cacheDir = event.dir;
+    if (event.stage !== 'cache') return;
+    if (event.event.kind === 'keyed') keyedDir = event.event.slot.dir;
+    if (event.event.kind === 'stored') cacheDir = keyedDir;
   };
   await getToken({ ...flags, output: 'exec-credential', login: true }, { ...deps, stdout: (text) => void (printed += text), observe });
   const expiry = (JSON.parse(printed) as { status: CredentialStatus }).status.expirationTimestamp;

@@ -26,6 +26,8 @@ import type { Prepared } from './prepare.js';
 
 export interface LoginResult {
   status: CredentialStatus;
+  /** The real expiry (ms), when known: the cache keeps it beside the one reported to client-go. */
+  expiresAt?: number;
   /** The answer's refresh_token, for the cache to keep (not stored yet: see the cache's hook in get-token). */
   refreshToken?: string;
 }
@@ -157,9 +159,9 @@ function credentialOf(document: Record<string, unknown>, prepared: Prepared, dep
   }
   const lifetime = answerLifetimeMs(document);
   const settings = config.expiresInMs === undefined && lifetime !== undefined ? { ...config, expiresInMs: lifetime } : config;
-  const { status } = extractCredential(document, settings, paths.query, deps.now());
+  const { status, expiresAt } = extractCredential(document, settings, paths.query, deps.now());
   deps.redactor.add(status.token);
   const refreshToken = refreshTokenOf(document);
   deps.trace(`logged in${status.expirationTimestamp ? `, credential reported to expire at ${status.expirationTimestamp}` : ''}${refreshToken ? ', with a refresh token' : ''}`);
-  return { status, ...(refreshToken ? { refreshToken } : {}) };
+  return { status, ...(expiresAt !== undefined ? { expiresAt } : {}), ...(refreshToken ? { refreshToken } : {}) };
 }

@@ -4,16 +4,19 @@
 import type { CredentialStatus } from '../credential/exec-credential.js';
 import type { HttpObservation } from '../request/observe-http.js';
 import type { ProviderConfig } from '../config/schema.js';
+import type { CacheEvent } from '../cache/index.js';
 
 export type StageEvent =
   /** The config was read, validated and rendered (placeholders for steps' values). */
   | { stage: 'prepare'; ms: number; prepared: PreparedView }
-  /** The cache is on and its key is known: doctor reads the entry and the lock through the store. */
-  | { stage: 'cache'; dir: string; key: string }
+  /** What the cache did (cache/events.ts); its `keyed` event names the slot doctor inspects afterwards. */
+  | { stage: 'cache'; event: CacheEvent }
   /** One request, a step's (`label` is its name) or the main one, with every exchange of it (retries, redirects). */
   | { stage: 'send'; label: string; ms: number; ok: boolean; exchanges: HttpObservation[] }
   /** The credential taken from the main answer; `expiresAt` as the answer gave it, before the margin. */
-  | { stage: 'extract'; ms: number; status: CredentialStatus; expiresAt: number | undefined };
+  | { stage: 'extract'; ms: number; status: CredentialStatus; expiresAt: number | undefined }
+  /** The credential the call prints, fetched or from the cache. */
+  | { stage: 'credential'; status: CredentialStatus };
 
 /** What doctor reads of use-case/prepare.ts's Prepared (its own type here: prepare.ts imports deps.ts). */
 export interface PreparedView {

@@ -15,7 +15,7 @@ import { checkTemplates } from '../template/check.js';
 import { TemplateRenderer } from '../template/renderer.js';
 import { namesScope } from '../template/names.js';
 import { deviceRequestConfig, DEVICE_ROOT, loginTemplates } from '../login/device.js';
-import type { RefInputs } from '../cache/key.js';
+import type { RawInputs } from '../cache/index.js';
 import type { Deps, RequestFlags } from './deps.js';
 
 export interface Dependencies {
@@ -40,7 +40,7 @@ export interface Prepared {
   apiVersion: string;
   origin: string;
   /** What the cache's fast path finds this request by (see cache/ref.ts). */
-  refInputs: Omit<RefInputs, 'cacheFlag' | 'version'>;
+  refInputs: Pick<RawInputs, 'sourceKind' | 'configText' | 'vars' | 'cluster'>;
   /** The env names and files the request was rendered from, and every other one a template names in any branch. */
   dependencies: Dependencies;
   /**

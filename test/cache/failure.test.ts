@@ -20,4 +20,15 @@ describe('failureToRemember', () => {
     const error = new RequestError('HTTP_STATUS', 'the token API answered 401 for s3cr3t-Zz1', { status: 401 });
     expect(failureToRemember(error, 10_000, 0, (text) => text.replace('s3cr3t-Zz1', '[REDACTED]'))!.message).toBe('the token API answered 401 for [REDACTED]');
   });
+
+  it.each([
+    ['the whole-call deadline of a request', new RequestError('DEADLINE', 'no answer from https://x.example/token within --timeout 1s'), undefined],
+    ["the whole-call deadline while a step's answer was taken in", new RequestError('DEADLINE', 'its answer could not be taken in within the whole-call deadline (--timeout)'), undefined],
+    ['a per-attempt timeout (the config\'s timeout)', new RequestError('TIMEOUT', 'no answer from https://x.example/token within the per-attempt timeout 2s'), 10_000],
+    ['a refused connection', new RequestError('CONNECT', 'connection to https://x.example/token refused'), 10_000],
+    ['a 503', new RequestError('HTTP_STATUS', 'the token API answered 503', { status: 503 }), 10_000],
+  ])('remembers %s for %s ms (undefined: not at all)', (_name, error, forMs) => {
+    const kept = failureToRemember(error, 10_000, 0, (text) => text);
+    expect(kept === undefined ? undefined : kept.until - kept.at).toBe(forMs);
+  });
 });

@@ -59,7 +59,7 @@ function plantLock(dir: string, content: string, mtime = START): string {
 }
 
 const never = () => false;
-const options = (ready: () => boolean = never) => ({ waitUntil: START + 1_000, staleAfterMs: 35_000, ready });
+const options = (ready: () => boolean = never, patienceMs = 60_000) => ({ waitUntil: START + 1_000, staleAfterMs: 35_000, patienceMs, ready });
 
 describe('acquire', () => {
   it('takes a free lock at once: a 0600 file holding our pid, removed on release', async () => {
@@ -123,7 +123,7 @@ describe('acquire', () => {
     const dir = tempDir();
     plantLock(dir, `${ALIVE} ${HOST}\n`);
     const c = clock();
-    const outcome = await acquire(dir, KEY, { waitUntil: START - 1, staleAfterMs: 35_000, ready: never }, c.deps);
+    const outcome = await acquire(dir, KEY, { waitUntil: START - 1, staleAfterMs: 35_000, patienceMs: 60_000, ready: never }, c.deps);
     expect(outcome).toEqual({ kind: 'timeout' });
     expect(c.sleeps).toEqual([]);
   });
@@ -150,7 +150,7 @@ describe('acquire', () => {
     const dir = tempDir();
     plantLock(dir, '', START);
     const c = clock();
-    const outcome = await acquire(dir, KEY, { waitUntil: START + 5_000, staleAfterMs: 35_000, ready: never }, c.deps);
+    const outcome = await acquire(dir, KEY, { waitUntil: START + 5_000, staleAfterMs: 35_000, patienceMs: 60_000, ready: never }, c.deps);
     expect(outcome.kind).toBe('acquired');
     expect(c.time() - START).toBeGreaterThan(1_000);
     expect(c.time() - START).toBeLessThanOrEqual(1_025);
@@ -213,5 +213,59 @@ describe('acquire', () => {
   it('throws when the lock cannot be created for another reason than EEXIST', async () => {
     const dir = join(tempDir(), 'missing');
     await expect(acquire(dir, KEY, options(), clock().deps)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('takes over, once, the lock of a live holder kept past the patience (its fetch hangs); a second waiter then waits on the new holder', async () => {
+    const dir = tempDir();
+    const path = plantLock(dir, `${ALIVE} ${HOST}\n`, START - 5_000);
+    const patient = { waitUntil: START + 20_000, staleAfterMs: 35_000, patienceMs: 5_000, ready: never };
+    const waiting = clock();
+    const first = await acquire(dir, KEY, patient, waiting.deps);
+    expect(first).toMatchObject({ kind: 'acquired', tookOver: true });
+    // It waited its own patience first, though the lock was that old when it came.
+    expect(waiting.time() - START).toBeGreaterThanOrEqual(5_000);
+    expect(waiting.time() - START).toBeLessThan(5_050);
+    expect(readFileSync(path, 'utf8')).toBe(`${ME} ${HOST}\n`);
+    // Another waiter, with the same patience, finds the new holder's young lock: it waits, it does not take it too.
+    utimesSync(path, START / 1000, START / 1000); // made just now, on the fake clock
+    const other = clock();
+    const second = await acquire(dir, KEY, options(never, 5_000), { ...other.deps, pid: ALIVE, alive: (pid) => pid === ME || pid === ALIVE });
+    expect(second).toEqual({ kind: 'timeout' });
+    expect(readFileSync(path, 'utf8')).toBe(`${ME} ${HOST}\n`);
+  });
+
+  it('waits on a live holder younger than the patience', async () => {
+    const dir = tempDir();
+    const path = plantLock(dir, `${ALIVE} ${HOST}\n`, START - 4_000);
+    const c = clock();
+    const outcome = await acquire(dir, KEY, options(never, 5_000), c.deps);
+    expect(outcome).toEqual({ kind: 'timeout' });
+    expect(readFileSync(path, 'utf8')).toBe(`${ALIVE} ${HOST}\n`);
+  });
+
+  it('does not remove, on release, the lock a waiter took over from it', async () => {
+    const dir = tempDir();
+    const c = clock();
+    const mine = await acquire(dir, KEY, options(), c.deps);
+    if (mine.kind !== 'acquired') throw new Error(mine.kind);
+    // A waiter judged our fetch hung and holds the lock now.
+    fs.unlinkSync(lockPath(dir, KEY));
+    plantLock(dir, `${ALIVE} ${HOST}\n`);
+    mine.lock.release();
+    expect(readFileSync(lockPath(dir, KEY), 'utf8')).toBe(`${ALIVE} ${HOST}\n`);
+  });
+
+  it.each([
+    ['refused (ENOSPC: a full file system)', () => {
+      throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+    }],
+    ['short (a part of the pid written)', () => 1],
+  ])('removes a lock whose pid write is %s, and throws so that the call goes on without it', async (_name, writeSync) => {
+    const dir = tempDir();
+    const c = clock();
+    const full = { ...c.deps.fs, writeSync } as typeof c.deps.fs;
+    await expect(acquire(dir, KEY, options(), { ...c.deps, fs: full })).rejects.toMatchObject({ code: 'ENOSPC' });
+    expect(readdirSync(dir)).toEqual([]);
+    expect(c.sleeps).toEqual([]);
   });
 });

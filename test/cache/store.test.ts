@@ -41,7 +41,7 @@ describe('writeEntry and readEntry', () => {
     expect(readdirSync(dir)).toEqual([`${KEY}.json`]);
     expect(modeOf(entryPath(dir, KEY))).toBe(0o600);
     expect(readFileSync(entryPath(dir, KEY), 'utf8')).toBe(
-      `{"apiVersion":"${CACHE_FORMAT}","kind":"CachedCredential","key":"${KEY}","status":{"token":"tok-1","expirationTimestamp":"${EXPIRY}"}}\n`,
+      `{"apiVersion":"${CACHE_FORMAT}","kind":"CachedCredential","key":"${KEY}","status":{"token":"tok-1","expirationTimestamp":"${EXPIRY}"},"expiresAt":${Date.parse(EXPIRY)}}\n`,
     );
     expect(readEntry(fs, dir, KEY, NOW, UID)).toEqual({ hit: true, status: STATUS });
   });
@@ -296,5 +296,25 @@ describe('a remembered failure', () => {
     ['a failure kept longer than 5 minutes', { ...FAILURE, until: FAILURE.at + 300_001 }, 'remembered failure has an impossible time'],
   ])('is a plain miss with %s', (_name, failure, reason) => {
     expect(readEntry(fs, withEntry(failureEntry(failure)), KEY, NOW, UID)).toEqual({ hit: false, reason });
+  });
+});
+
+describe('the real expiry beside the reported one (served through an outage)', () => {
+  const reported = Date.parse(EXPIRY);
+  it('reads a credential past its reported expiry and before its real one as stale, never as a hit', () => {
+    const dir = tempDir();
+    writeEntry(fs, dir, KEY, STATUS, 'unique-1', undefined, reported + 60_000);
+    expect(readEntry(fs, dir, KEY, reported + 1, UID)).toEqual({ hit: false, reason: `entry expired at ${EXPIRY}`, stale: { status: STATUS, expiresAt: reported + 60_000 } });
+    expect(readEntry(fs, dir, KEY, reported + 60_000, UID)).toEqual({ hit: false, reason: `entry expired at ${EXPIRY}` });
+  });
+
+  it('keeps the credential beside an outage only: a refusal remembered drops it', () => {
+    const dir = tempDir();
+    const stale = { status: STATUS, expiresAt: reported + 60_000 };
+    const failure = { exitCode: 3 as const, message: 'the token API answered 503', at: reported, until: reported + 10_000 };
+    writeFailure(fs, dir, KEY, { ...failure, outage: true }, 'unique-1', undefined, stale);
+    expect(readEntry(fs, dir, KEY, reported + 1, UID)).toMatchObject({ hit: false, failure: { outage: true }, stale });
+    writeFailure(fs, dir, KEY, failure, 'unique-2', undefined, stale);
+    expect(readEntry(fs, dir, KEY, reported + 1, UID)).not.toHaveProperty('stale');
   });
 });

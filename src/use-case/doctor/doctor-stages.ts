@@ -1,13 +1,12 @@
 // doctor's token API and cache stages, read from what get-token reported (use-case/observe.ts) and,
-// for the cache, from the store through its own trusted readers: nothing the cache would refuse to
-// trust is read here either.
+// for the cache, from its events and its inspect(): nothing the cache would refuse to trust is read
+// here either.
 import { CredentialError } from '../../errors.js';
 import type { ProviderConfig, RequestConfig } from '../../config/schema.js';
 import type { Deps } from '../deps.js';
 import type { StageEvent } from '../observe.js';
 import type { HttpObservation, TlsPeer } from '../../request/observe-http.js';
-import { lockPath } from '../../cache/lock.js';
-import { readEntry, readPrivateFile } from '../../cache/store.js';
+import { inspect } from '../../cache/index.js';
 import { seconds, stage, type Stage } from './stage.js';
 
 type Send = Extract<StageEvent, { stage: 'send' }>;
@@ -65,28 +64,33 @@ export function tokenApiStage(sends: Send[], config: ProviderConfig, failure: un
   return stage('token API', 'pass', `${said}${certificate}`, details);
 }
 
-/** The entry and the lock of this call's key, read as the cache reads them. */
-export function cacheStage(events: StageEvent[], traced: string[], deps: Deps): Stage {
-  const notes = traced.filter((line) => line.startsWith('cache: ')).map((line) => line.slice('cache: '.length));
-  const keyed = events.find((e): e is Extract<StageEvent, { stage: 'cache' }> => e.stage === 'cache');
+/** What the cache did for the call (its events), then the entry and the lock of the call's key as the cache reads them. */
+export function cacheStage(events: StageEvent[], deps: Deps): Stage {
+  const happened = events.flatMap((e) => (e.stage === 'cache' ? [e.event] : []));
+  const notes = happened.flatMap((e) => (e.text !== undefined ? [e.text] : []));
+  const keyed = happened.find((e) => e.kind === 'keyed');
   if (!keyed) {
     const line = stage('cache', 'pass', 'on, but not used for this call: every call goes to the token API');
     line.warnings.push(...notes);
     return line;
   }
-  const { dir, key } = keyed;
-  const { fs, uid } = deps.cache;
+  const { dir } = keyed.slot;
   const now = deps.now();
-  const entry = readEntry(fs, dir, key, now, uid);
+  const { entry, lock } = inspect(keyed.slot, { ...deps.cache, now: deps.now });
   const parts = [`${dir}: `];
   const details: Record<string, unknown> = { dir };
-  if (entry.hit) {
-    const expires = Date.parse(entry.status.expirationTimestamp!);
-    parts.push(`entry expires in ${seconds(expires - now)} (${entry.status.expirationTimestamp})`);
-    details['entry'] = { expirationTimestamp: entry.status.expirationTimestamp };
-  } else if (entry.failure) {
+  const outage = happened.find((e) => e.kind === 'outage');
+  if (outage) {
+    parts.push(`served through an outage (the credential really expires at ${new Date(outage.expiresAt).toISOString()}); `);
+    details['servedThroughOutage'] = { expiresAt: new Date(outage.expiresAt).toISOString() };
+  }
+  if (entry.kind === 'credential') {
+    const expires = Date.parse(entry.expirationTimestamp);
+    parts.push(`entry expires in ${seconds(expires - now)} (${entry.expirationTimestamp})`);
+    details['entry'] = { expirationTimestamp: entry.expirationTimestamp };
+  } else if (entry.kind === 'failure') {
     // Read through the same trusted reader as a credential: the message was redacted when kept.
-    const { exitCode, at, until } = entry.failure;
+    const { exitCode, at, until } = entry;
     parts.push(`a failure remembered ${seconds(now - at)} ago (exit ${exitCode}), asked again in ${seconds(until - now)}; webapi-credential cache clear asks now`);
     details['entry'] = null;
     details['failure'] = { exitCode, rememberedAt: new Date(at).toISOString(), until: new Date(until).toISOString() };
@@ -94,20 +98,16 @@ export function cacheStage(events: StageEvent[], traced: string[], deps: Deps): 
     parts.push(`no usable entry (${entry.reason})`);
     details['entry'] = null;
   }
-  let lock: string;
-  try {
-    const [pid, host] = readPrivateFile(fs, lockPath(dir, key), uid, 256).trim().split(' ');
-    const owner = Number.parseInt(pid ?? '', 10);
-    const here = deps.cache.host?.();
-    const alive = Number.isInteger(owner) && owner > 0 && here !== undefined && here !== '' && host === here ? (deps.cache.alive(owner) ? 'alive' : 'gone: the next call recovers it') : 'on another host or container: recovered by its age';
-    lock = `a lock held by pid ${pid ?? '?'} (${alive})`;
-    details['lock'] = { pid: owner, holder: alive };
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    lock = code === 'ENOENT' ? 'no lock' : `a lock it would not trust (${code ?? (error instanceof Error ? error.message : 'unreadable')})`;
+  let said: string;
+  if (lock.kind === 'held') {
+    const holder = lock.holder === 'alive' ? 'alive' : lock.holder === 'gone' ? 'gone: the next call recovers it' : 'on another host or container: recovered by its age';
+    said = `a lock held by pid ${lock.pid} (${holder})`;
+    details['lock'] = { pid: Number.parseInt(lock.pid, 10), holder };
+  } else {
+    said = lock.kind === 'none' ? 'no lock' : `a lock it would not trust (${lock.why})`;
     details['lock'] = null;
   }
-  parts.push(`; ${lock}`);
+  parts.push(`; ${said}`);
   const line = stage('cache', 'pass', parts.join(''), details);
   line.notes.push(...notes);
   return line;

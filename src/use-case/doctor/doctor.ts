@@ -11,13 +11,10 @@ import type { Deps } from '../deps.js';
 import type { StageEvent } from '../observe.js';
 import { getToken } from '../get-token.js';
 import { execInfoFor, readArgoCdSecret, readKubeconfigExec, type ExecSource } from '../manifest/manifest-read.js';
+import { REPORT_GRACE_MS } from '../../redact/redactor.js';
 import { describeToken, describeTokenKind, seconds, stage, STAGES, type Stage } from './stage.js';
 import { cacheStage, tokenApiStage } from './doctor-stages.js';
 import type { DoctorFlags, DoctorProbes, DoctorSystem } from './deps.js';
-
-/** How long the report may spend redacting past the deadline (the plugin ends within a second of it). */
-const REPORT_GRACE_MS = 250;
-
 
 /** client-go trusts this machine's clock: past this, the expiry it computes can be off. */
 const SKEW_WARNING_MS = 30_000;
@@ -114,18 +111,13 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
 
   // 2-5: get-token as it runs, watched.
   const events: StageEvent[] = [];
-  const traced: string[] = [];
-  let printed = '';
   // doctor runs no login, even at a terminal: nobody asked for one (its login stage is to come).
   const { login: _noLogin, ...outside } = deps;
   const runDeps: Deps = {
     ...outside,
     env,
-    stdout: (text) => (printed += text),
-    trace: (line) => {
-      traced.push(line);
-      if (flags.verbose) deps.trace(line);
-    },
+    // What it would print is seen as the credential event, never shown.
+    stdout: () => {},
     observe: (event) => events.push(event),
   };
   let failure: unknown;
@@ -155,14 +147,16 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
   if (api.result === 'fail') return finish();
   if (failure !== undefined) return fail('credential', failure);
 
-  // 4. credential: what get-token printed, described, never shown.
-  const status = (JSON.parse(printed) as { status: CredentialStatus }).status;
+  // 4. credential: what get-token would print, described, never shown.
+  const printed = events.find((e) => e.stage === 'credential');
+  if (!printed) throw new Error('get-token ended without a credential');
+  const { status } = printed;
   const extracted = events.find((e) => e.stage === 'extract');
   stages.push(credentialStage(status, extracted, sends, deps.now()));
 
   // 5. cache
   const cacheOn = run.cache ?? config.cacheEnabled;
-  if (cacheOn) stages.push(cacheStage(events, traced, deps));
+  if (cacheOn) stages.push(cacheStage(events, deps));
   else stages.push(stage('cache', 'skip', 'off (--cache or cache.enabled turns it on)'));
 
   // 6. cluster

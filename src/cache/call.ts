@@ -1,0 +1,117 @@
+// A call through the cache (index.ts's through() and inspect()): the keys, the ref, single flight and
+// failure memory. Loaded on a miss or by doctor, never for a cached credential.
+import type { CredentialStatus } from '../credential/exec-credential.js';
+import { cached, openCache, type CacheDeps, type Fetched } from './cache.js';
+import { reporter, type CacheEvent, type CacheSlot } from './events.js';
+import type { CacheCall, CacheView, Reads } from './inputs.js';
+import { entryKey, inputsKey, refKey } from './key.js';
+import { readLock } from './lock.js';
+import { dependencyDigest, readRef, writeRef } from './ref.js';
+import { readEntry, writeEntry } from './store.js';
+
+export async function throughCache(call: CacheCall, fetch: () => Promise<Fetched>, deps: CacheDeps): Promise<CredentialStatus> {
+  const report = reporter(deps.trace, call.observe);
+  const secret = openCache(call.dir, deps, report);
+  const keys = secret ? keysOf(secret, call, deps, report) : undefined;
+  if (!secret || !keys) return (await fetch()).status;
+  const { dir } = call;
+  const { ref, inputs, key, used } = keys;
+  report({ kind: 'keyed', slot: { dir, key } });
+  // Whether this call asked the token API (its steps ran), and what it got.
+  let asked = false;
+  let fetched: Fetched | undefined;
+  const fetchOnce = async () => {
+    asked = true;
+    fetched = await fetch();
+    return fetched;
+  };
+  const enter = () => {
+    try {
+      // Lets the next call find this entry (a credential or a failure) without parsing and rendering
+      // (ref.ts), with what this call read: after a fetch, what the steps' answers made the templates
+      // read this time (not added to the last ref's: a path an answer names anew each time would grow
+      // the list, and the files each call hashes, without end); after a hit, what the key was made of.
+      writeRef(deps.fs, dir, ref, { inputs, ...(asked ? call.readSoFar() : used), insecure: call.insecure }, deps.unique());
+    } catch (error) {
+      report({ kind: 'note', text: `cannot store the ref (${(error as NodeJS.ErrnoException).code ?? String(error)})` });
+    }
+  };
+  if (call.fresh) {
+    const { status, expiresAt } = await fetchOnce();
+    if (!status.expirationTimestamp) return status;
+    try {
+      writeEntry(deps.fs, dir, key, status, deps.unique(), deps.now(), expiresAt);
+      enter();
+      report({ kind: 'stored', text: 'stored' });
+    } catch (error) {
+      report({ kind: 'note', text: `cannot store the entry (${(error as NodeJS.ErrnoException).code ?? String(error)})` });
+    }
+    return status;
+  }
+  const failures = { ttlMs: call.failureTtlMs, redact: call.redact };
+  const status = await cached(dir, key, { deadline: call.deadline, timeoutMs: call.timeoutMs }, fetchOnce, deps, failures, enter, call.observe);
+  if (fetched) storeUnderLearnedKey(secret, call, inputs, used, fetched, deps, report);
+  return status;
+}
+
+
+export function inspectSlot(slot: CacheSlot, deps: Pick<CacheDeps, 'fs' | 'uid' | 'now' | 'host' | 'alive'>): CacheView {
+  const entry = readEntry(deps.fs, slot.dir, slot.key, deps.now(), deps.uid);
+  return {
+    entry: entry.hit
+      ? { kind: 'credential', expirationTimestamp: entry.status.expirationTimestamp! }
+      : entry.failure
+        ? { kind: 'failure', exitCode: entry.failure.exitCode, at: entry.failure.at, until: entry.failure.until }
+        : { kind: 'none', reason: entry.reason },
+    lock: readLock(slot.dir, slot.key, deps),
+  };
+}
+
+/**
+ * Keyed by the inputs and the values the templates read, never by the rendered request: a jwt(),
+ * now(), uuid() or a step's answer would make every call's key a new one. Undefined when the inputs
+ * cannot be keyed: client-go passes the cluster entry's extension as the kubeconfig has it, and one
+ * nested past the stack would crash the hashing (RangeError). The cache is then off for this call.
+ */
+function keysOf(secret: Uint8Array, call: CacheCall, deps: CacheDeps, report: (event: CacheEvent) => void): { ref: string; inputs: string; key: string; used: Reads } | undefined {
+  if (call.envNamedBySecret) {
+    // The name is a secret: a ref would hold it in clear, and a key without it would serve a credential that variable no longer gives.
+    report({ kind: 'off', text: 'off for this call: a template reads env by a name that a secret gives (env[env.X])' });
+    return undefined;
+  }
+  try {
+    const ref = refKey(secret, call);
+    const inputs = inputsKey(secret, { version: call.version, document: call.document, vars: call.vars, cluster: call.cluster });
+    // What a step's answer made the templates read last time (file(steps.x.path)) is known only from
+    // the ref that run wrote: keyed by it too, a rotated file misses (SPEC "Cache").
+    const known = readRef(deps.fs, call.dir, ref, deps.uid);
+    const used = known?.inputs === inputs ? union(call.dependencies, known) : call.dependencies;
+    const key = entryKey(secret, inputs, dependencyDigest(call.env, used.env, used.files, call.readFile));
+    return { ref, inputs, key, used };
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    report({ kind: 'off', text: 'off for this call: the cluster info of KUBERNETES_EXEC_INFO is nested too deeply to hash' });
+    return undefined;
+  }
+}
+
+/**
+ * The next call keys on what the ref now records, which includes what this call's steps made the
+ * templates read (file(steps.x.path)): a key this call could not know before its steps ran. The
+ * credential is stored under that key too, so the first repeat is a hit, not a second fetch.
+ */
+function storeUnderLearnedKey(secret: Uint8Array, call: CacheCall, inputs: string, used: Reads, { status, expiresAt }: Fetched, deps: CacheDeps, report: (event: CacheEvent) => void): void {
+  if (!status.expirationTimestamp) return;
+  const learned = call.readSoFar();
+  if (learned.env.join('\0') === used.env.join('\0') && learned.files.join('\0') === used.files.join('\0')) return;
+  try {
+    const key = entryKey(secret, inputs, dependencyDigest(call.env, learned.env, learned.files, call.readFile));
+    writeEntry(deps.fs, call.dir, key, status, deps.unique(), deps.now(), expiresAt);
+  } catch (error) {
+    report({ kind: 'note', text: `cannot store the entry under what the steps made the templates read (${(error as NodeJS.ErrnoException).code ?? String(error)})` });
+  }
+}
+
+function union(a: Reads, b: Reads): Reads {
+  return { env: [...new Set([...a.env, ...b.env])].sort(), files: [...new Set([...a.files, ...b.files])].sort() };
+}

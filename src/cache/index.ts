@@ -1,0 +1,69 @@
+// The cache's one face (STYLE 13): get-token, the fast path and doctor see these functions and types
+// and nothing else of src/cache/ (.dependency-cruiser.cjs says so). Keys, refs, learned keys, locks,
+// failure memory and the entry format stay behind it, so that a second caller never recomputes a key
+// or parses a lock file, and a change of protocol changes no caller. What only a miss or doctor needs
+// (the lock, single flight, failure memory) is in call.ts, imported statically all the same: a
+// dynamic import made the hit load one more chunk file (esbuild splits what call.ts shares), while
+// these few functions cost a hit only their preparse.
+import type { CredentialStatus } from '../credential/exec-credential.js';
+import type { CacheDeps, Fetched } from './cache.js';
+import { inspectSlot, throughCache } from './call.js';
+import type { CacheEvent, CacheSlot } from './events.js';
+import type { CacheCall, CacheView, RawInputs, Reads } from './inputs.js';
+import { rememberedMessage, throughOutage } from './failure.js';
+import { entryKey, refKey } from './key.js';
+import { dependencyDigest, readRef } from './ref.js';
+import { clearDir, defaultCacheDir, privateDir, readEntry, readSecret } from './store.js';
+
+export { defaultCacheDir };
+export type { CacheDeps, CacheEvent, CacheSlot, CacheCall, CacheView, Fetched, RawInputs, Reads };
+
+/**
+ * The credential for `call`: a hit, else one fetch for every concurrent caller, stored (a failure
+ * of it remembered and thrown). A cache that cannot be used is a trace line and a plain fetch.
+ */
+export function through(call: CacheCall, fetch: () => Promise<Fetched>, deps: CacheDeps): Promise<CredentialStatus> {
+  return throughCache(call, fetch, deps);
+}
+
+/**
+ * What the fast path gets: a credential (with the note for stderr when served through an outage), a
+ * remembered failure as it is said, or nothing (the full path decides).
+ */
+export type FastLookup =
+  | { kind: 'hit'; status: CredentialStatus; insecure: boolean; note?: string }
+  | { kind: 'failure'; exitCode: 3 | 4; message: string; insecure: boolean };
+
+/**
+ * The entry the raw inputs lead to, read without parsing the config (ref.ts), or undefined for
+ * anything short of a sure answer. Never writes and never throws past a miss.
+ */
+export function lookupFast(raw: RawInputs, now: number, deps: Pick<CacheDeps, 'fs' | 'uid'>): FastLookup | undefined {
+  const { fs, uid } = deps;
+  const { dir } = raw;
+  if (!privateDir(fs, dir, uid)) return undefined;
+  const secret = readSecret(fs, dir, uid);
+  if (!secret) return undefined;
+  // A config whose templates never name `cluster` has its ref without the cluster info (so a fleet
+  // of clusters shares it); one that does, with it. Which one is the config's to say, so try both.
+  const refInputs = { version: raw.version, sourceKind: raw.sourceKind, configText: raw.configText, vars: raw.vars, cacheFlag: raw.cacheFlag };
+  const ref =
+    readRef(fs, dir, refKey(secret, { ...refInputs, cluster: undefined }), uid) ?? (raw.cluster ? readRef(fs, dir, refKey(secret, { ...refInputs, cluster: raw.cluster }), uid) : undefined);
+  if (!ref) return undefined;
+  const key = entryKey(secret, ref.inputs, dependencyDigest(raw.env, ref.env, ref.files, raw.readFile));
+  const lookup = readEntry(fs, dir, key, now, uid);
+  if (lookup.hit) return { kind: 'hit', status: lookup.status, insecure: ref.insecure };
+  if (lookup.failure && lookup.stale) return { kind: 'hit', ...throughOutage(lookup.stale, rememberedMessage(lookup.failure, now), now), insecure: ref.insecure };
+  if (lookup.failure) return { kind: 'failure', exitCode: lookup.failure.exitCode, message: rememberedMessage(lookup.failure, now), insecure: ref.insecure };
+  return undefined;
+}
+
+/** The entry and the lock of a call's slot (its `keyed` event), for doctor. */
+export function inspect(slot: CacheSlot, deps: Pick<CacheDeps, 'fs' | 'uid' | 'now' | 'host' | 'alive'>): CacheView {
+  return inspectSlot(slot, deps);
+}
+
+/** cache clear: removes every entry, ref, lock and temp file of ours in `dir`; how many credentials went. */
+export function clear(dir: string, deps: Pick<CacheDeps, 'fs' | 'uid'>): number {
+  return clearDir(deps.fs, dir, deps.uid);
+}

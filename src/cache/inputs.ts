@@ -1,0 +1,58 @@
+// What the cache is told of a call and what it tells doctor back: the types of its face (index.ts).
+import type { CacheEvent } from './events.js';
+
+/** The env names and files a credential's templates read. */
+export interface Reads {
+  env: string[];
+  files: string[];
+}
+
+/** What the cache needs to know of a call, raw (before any parsing): all the fast path has. */
+export interface RawInputs {
+  dir: string;
+  version: string;
+  sourceKind: string;
+  configText: string;
+  vars: Record<string, string>;
+  /** The cluster info, when the templates read `cluster` (else undefined: a fleet shares one credential). */
+  cluster: Record<string, unknown> | undefined;
+  /** --cache / --no-cache as given. */
+  cacheFlag: boolean | undefined;
+  env: Record<string, string | undefined>;
+  readFile: (path: string) => string;
+}
+
+/** A full call: the raw inputs plus what parsing and rendering learned. */
+export interface CacheCall extends RawInputs {
+  /** The config as parsed: a reformatted file finds the same entry. */
+  document: unknown;
+  /** What the templates read when the config was rendered. */
+  dependencies: Reads;
+  /** The same plus what they read since (the steps' answers can name more). */
+  readSoFar: () => Reads;
+  /** A template reads env by a name a secret gives: the ref would hold it, so nothing is cached. */
+  envNamedBySecret: boolean;
+  /** tls.insecureSkipVerify: the fast path warns on every hit too. */
+  insecure: boolean;
+  /** `login`: fetch now whatever the entry holds, and store what came (a person asked for a new login). */
+  fresh?: boolean;
+  deadline: number;
+  timeoutMs: number;
+  /** How failures are remembered: cache.failureTTL (0: not at all) and the call's redactor. */
+  failureTtlMs: number;
+  redact: (text: string) => string;
+  observe?: (event: CacheEvent) => void;
+}
+
+/** doctor's view of one call's entry and lock, read as the cache reads them (nothing it would not trust). */
+export interface CacheView {
+  entry:
+    | { kind: 'credential'; expirationTimestamp: string }
+    | { kind: 'failure'; exitCode: 3 | 4; at: number; until: number }
+    | { kind: 'none'; reason: string };
+  lock:
+    | { kind: 'none' }
+    | { kind: 'held'; pid: string; holder: 'alive' | 'gone' | 'elsewhere' }
+    /** A lock file the cache would not trust (another owner, mode, a link): `why` is its code or reason. */
+    | { kind: 'untrusted'; why: string };
+}

@@ -1,0 +1,59 @@
+// A failure caused by the caller's own whole-call deadline (--timeout) is never remembered (SPEC
+// Cache): one caller's short deadline (a script, a probe, doctor --timeout 1s) must not deny the
+// credential to a caller with a longer one. Against a real HTTPS token API that answers slowly.
+import { describe, expect, it } from 'vitest';
+import { leaks, runCli } from '../helpers/cli.js';
+import { cachedConfig, getToken, onlyEntry, sandbox, tokenApis } from './support.js';
+
+const startApi = tokenApis();
+const PREFIX = 'webapi-credential: ';
+
+describe.concurrent('a deadline failure is not remembered', () => {
+  it('serves a caller with a long --timeout after a caller with a short one gave up, concurrently and after it', async () => {
+    const api = await startApi(undefined, 2_500);
+    const box = sandbox();
+    const config = cachedConfig(api);
+    const short = getToken(box, config, ['--cache', '--timeout', '1s']);
+    // The long caller starts while the short one holds the lock and waits on it.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const long = getToken(box, config, ['--cache', '--timeout', '20s']);
+    const [first, second] = await Promise.all([short, long]);
+
+    expect(first.code).toBe(3);
+    expect(first.stderr).toMatch(new RegExp(`^${PREFIX}no answer from \\S+ within --timeout 1s\\n$`));
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toBe('');
+    expect(JSON.parse(second.stdout).status.token).toMatch(/^token-\d$/);
+    // And a short caller after it is served the stored credential: nothing remembered the failure.
+    const third = await getToken(box, config, ['--cache', '--timeout', '20s']);
+    expect(third.code).toBe(0);
+    expect(third.stdout).toBe(second.stdout);
+    expect(onlyEntry(box.cacheDir).entry['kind']).toBe('CachedCredential');
+    for (const r of [first, second, third]) expect(leaks(r, ['api-key-1'])).toEqual([]);
+  });
+
+  it('leaves nothing remembered after doctor --timeout 1s --cache: the next call asks the token API', async () => {
+    const api = await startApi(undefined, 2_500);
+    const box = sandbox();
+    const config = cachedConfig(api);
+    const doctor = await runCli(['doctor', '--config-inline', config, '--cache', '--timeout', '1s'], { env: box.env({ API_KEY: 'api-key-1' }) });
+    expect(doctor.code).toBe(3);
+    // doctor's run gets what is left of its own --timeout: a little under 1 s.
+    expect(doctor.stdout).toMatch(/within --timeout (1s|\d{3}ms)/);
+
+    const next = await getToken(box, config, ['--cache', '--timeout', '20s']);
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).toBe('');
+    expect(api.requests).toHaveLength(2);
+    for (const r of [doctor, next]) expect(leaks(r, ['api-key-1'])).toEqual([]);
+  });
+
+  it('says under --verbose why the failure is not remembered', async () => {
+    const api = await startApi(undefined, 2_500);
+    const box = sandbox();
+    const result = await getToken(box, cachedConfig(api), ['--cache', '--timeout', '1s', '--verbose']);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain(`${PREFIX}cache: not remembering a failure of this call's own --timeout\n`);
+    expect(result.stderr).not.toContain('failure remembered');
+  });
+});

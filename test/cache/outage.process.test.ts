@@ -1,0 +1,115 @@
+// Served through an outage (SPEC Cache): a cached credential past its reported expiry but not its
+// real one (the expiryMargin window) is served (exit 0) when the refresh finds the token API
+// unreachable, timed out, or answering 5xx, 408 or 429 — with a note on stderr naming the failure
+// and the real expiry, and an expirationTimestamp no later than the real expiry and at most a minute
+// away. A refusal (4xx) is never papered over. Against a real HTTPS token API that changes between calls.
+import { describe, expect, it } from 'vitest';
+import { leaks, runCli } from '../helpers/cli.js';
+import { json, startTokenApi, type Handler, type TokenApi } from '../helpers/token-api.js';
+import { cachedConfig, getToken, sandbox } from './support.js';
+
+const PREFIX = 'webapi-credential: ';
+/** 30 s of life, reported half of it early (the margin is capped at half the lifetime): a 15 s window, wide enough for a loaded machine. */
+const LIFETIME_S = 30;
+
+type Mode = 'ok' | '503' | 'hang' | '401';
+
+async function api(): Promise<{ api: TokenApi; set: (mode: Mode) => void }> {
+  let mode: Mode = 'ok';
+  let n = 0;
+  const handler: Handler = async (_request, response) => {
+    n++;
+    if (mode === 'ok') return json(response, 200, { access_token: `token-${n}`, expires_in: LIFETIME_S });
+    if (mode === '503') return json(response, 503, { error: 'temporarily_unavailable' });
+    if (mode === '401') return json(response, 401, { error: 'invalid_client' });
+    await new Promise((resolve) => setTimeout(resolve, 20_000)); // hang past every caller's deadline
+  };
+  const started = await startTokenApi(handler);
+  return { api: started, set: (next) => (mode = next) };
+}
+
+/** The first call's credential, then a wait until its reported expiry has passed. */
+async function intoTheWindow(box: ReturnType<typeof sandbox>, config: string): Promise<{ reported: number; fetchedAt: number }> {
+  const fetchedAt = Date.now();
+  const first = await getToken(box, config, ['--cache']);
+  expect(first.code, first.stderr).toBe(0);
+  const reported = Date.parse(JSON.parse(first.stdout).status.expirationTimestamp);
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, reported - Date.now() + 200)));
+  return { reported, fetchedAt };
+}
+
+function expectServedThrough(result: { code: number | null; stdout: string; stderr: string }, failure: RegExp, fetchedAt: number, calledAt: number): void {
+  expect(result.code, result.stderr).toBe(0);
+  const status = JSON.parse(result.stdout).status as { token: string; expirationTimestamp: string };
+  expect(status.token).toBe('token-1');
+  const lines = result.stderr.split('\n').filter((line) => line !== '');
+  expect(lines).toHaveLength(1);
+  const said = new RegExp(`^${PREFIX}warning: (.*); served through an outage: the cached credential, which really expires at (\\S+)$`).exec(lines[0]!);
+  expect(said, lines[0]).not.toBeNull();
+  expect(said![1]).toMatch(failure);
+  const real = Date.parse(said![2]!);
+  // The real expiry is the token API's: LIFETIME_S after the first fetch.
+  expect(real).toBeGreaterThanOrEqual(fetchedAt + LIFETIME_S * 1000 - 1_000);
+  expect(real).toBeLessThanOrEqual(Date.now() + LIFETIME_S * 1000);
+  const given = Date.parse(status.expirationTimestamp);
+  expect(given).toBeLessThanOrEqual(real);
+  expect(given).toBeLessThanOrEqual(calledAt + 60_000 + 1_000);
+  expect(leaks(result, ['api-key-1'])).toEqual([]);
+}
+
+describe.concurrent('served through an outage', () => {
+  it('serves the cached credential when the token API turns to 503, then again from the remembered outage without a request', async () => {
+    const { api: server, set } = await api();
+    try {
+      const box = sandbox();
+      const config = cachedConfig(server, { retry: { limit: 0 } });
+      const { fetchedAt } = await intoTheWindow(box, config);
+      set('503');
+      const calledAt = Date.now();
+      expectServedThrough(await getToken(box, config, ['--cache']), /^the token API answered 503/, fetchedAt, calledAt);
+      expect(server.requests).toHaveLength(2);
+      // The outage is remembered beside the credential: the next call (the fast path) serves it without asking.
+      const again = await getToken(box, config, ['--cache']);
+      expectServedThrough(again, /^the token API answered 503.*\(remembered from \d+s ago; webapi-credential cache clear retries now\)$/, fetchedAt, Date.now());
+      expect(server.requests).toHaveLength(2);
+      // doctor's cache line says so.
+      const doctor = await runCli(['doctor', '--config-inline', config, '--cache'], { env: box.env({ API_KEY: 'api-key-1' }) });
+      expect(doctor.stdout).toMatch(/cache.*served through an outage/);
+      expect(leaks(doctor, ['api-key-1'])).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
+  it('serves the cached credential when the token API hangs past the call\'s --timeout', async () => {
+    const { api: server, set } = await api();
+    try {
+      const box = sandbox();
+      const config = cachedConfig(server, { retry: { limit: 0 } });
+      const { fetchedAt } = await intoTheWindow(box, config);
+      set('hang');
+      const calledAt = Date.now();
+      expectServedThrough(await getToken(box, config, ['--cache', '--timeout', '2s']), /^no answer from \S+ within --timeout 2s$/, fetchedAt, calledAt);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
+  it('never serves over a refusal: a 401 in the window is exit 3 with nothing on stdout', async () => {
+    const { api: server, set } = await api();
+    try {
+      const box = sandbox();
+      const config = cachedConfig(server, { retry: { limit: 0 } });
+      await intoTheWindow(box, config);
+      set('401');
+      const result = await getToken(box, config, ['--cache']);
+      expect(result.code).toBe(3);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(new RegExp(`^${PREFIX}the token API answered 401`));
+      expect(result.stderr).not.toContain('outage');
+      expect(leaks(result, ['api-key-1'])).toEqual([]);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+});

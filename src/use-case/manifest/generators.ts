@@ -179,6 +179,14 @@ export async function argoCdSecret(flags: ArgoCdSecretFlags, deps: Deps): Promis
   // one that is not here is no error, only a note.
   const elsewhere: string[] = [];
   const checked = await check(flags, V1BETA1, deps, elsewhere);
+  // Argo CD runs the plugin with nobody to answer a prompt (SPEC "Never under Argo CD"): every call
+  // of a login config would end in exit 2, so the secret is not written at all.
+  if (hasLogin(checked.document)) {
+    throw new UsageError(
+      'ARGOCD_LOGIN',
+      'argocd-secret: this config has login (a person at a terminal logs in); Argo CD runs the plugin with nobody to answer, so it could never get a credential: use a config whose token API needs no person',
+    );
+  }
   // The config travels in the secret, never a path on this machine: TLS files go in as data.
   const inlined = inlineTlsFiles(checked, deps, elsewhere);
   const YAML = (await import('yaml')).default;

@@ -144,9 +144,9 @@ export type PollStep = { kind: 'token'; document: Record<string, unknown> } | { 
 
 /**
  * Reads one answer of the token endpoint to a poll or a refresh: a token answer, a reason to wait,
- * or the end (thrown). `verificationUri` names where the person went, for the messages.
+ * or the end (thrown). `redact` is the run's redactor, for the echoes an error answer may hold.
  */
-export function readTokenAnswer(status: number, document: unknown, grant: 'device_code' | 'refresh_token'): PollStep {
+export function readTokenAnswer(status: number, document: unknown, grant: 'device_code' | 'refresh_token', redact: (text: string) => string = (text) => text): PollStep {
   const answer = typeof document === 'object' && document !== null && !Array.isArray(document) ? (document as Record<string, unknown>) : undefined;
   if (status >= 200 && status <= 299) {
     if (!answer) throw new ResponseError('RESPONSE_NOT_OBJECT', 'the token endpoint answered JSON that is not an object');
@@ -159,8 +159,9 @@ export function readTokenAnswer(status: number, document: unknown, grant: 'devic
     if (error === 'access_denied') throw new LoginError('LOGIN_DENIED', 'the login was denied at the identity provider; run the command again to log in anew');
     if (error === 'expired_token') throw new LoginError('LOGIN_EXPIRED', 'the login code expired before it was approved; run the command again for a new code');
   }
-  const description = typeof answer?.['error_description'] === 'string' ? answer['error_description'].slice(0, 200) : undefined;
-  const said = error !== undefined ? `: ${JSON.stringify(error.slice(0, 200))}${description !== undefined ? ` (${JSON.stringify(description)})` : ''}` : '';
+  // Redacted before it is cut: a cut through an echoed secret leaves a piece no redactor knows.
+  const description = typeof answer?.['error_description'] === 'string' ? redact(answer['error_description']).slice(0, 200) : undefined;
+  const said = error !== undefined ? `: ${JSON.stringify(redact(error).slice(0, 200))}${description !== undefined ? ` (${JSON.stringify(description)})` : ''}` : '';
   const what = grant === 'refresh_token' ? 'the refresh' : 'the device code';
   throw new RequestError('LOGIN_REFUSED', `the token endpoint refused ${what} with ${status}${said}`, { status });
 }

@@ -84,7 +84,7 @@ async function deviceLogin(prepared: Prepared, deps: Deps): Promise<LoginResult>
       // Rendered anew for each poll: a client assertion (jwt()) is single-use.
       const poll = pollRequest(await render(prepared, config, requestRoot(), deps), authorization.deviceCode);
       const { status, document } = await untilInterrupted(post(poll, prepared, end + config.timeoutMs, deps, true));
-      const step = readTokenAnswer(status, document, 'device_code');
+      const step = readTokenAnswer(status, document, 'device_code', (text) => deps.redactor.redact(text));
       if (step.kind === 'slow_down') interval = slowedDown(interval);
       if (step.kind === 'token') return credentialOf(step.document, prepared, deps);
     }
@@ -102,7 +102,7 @@ export async function refreshCredential(prepared: Prepared, refreshToken: string
   deps.redactor.add(refreshToken);
   const request = refreshRequest(await render(prepared, prepared.config, requestRoot(), deps), refreshToken);
   const { status, document } = await post(request, prepared, deadline, deps, true);
-  const step = readTokenAnswer(status, document, 'refresh_token');
+  const step = readTokenAnswer(status, document, 'refresh_token', (text) => deps.redactor.redact(text));
   if (step.kind !== 'token') throw new ResponseError('REFRESH_ANSWER', 'the token endpoint answered a refresh with a device grant error');
   const result = credentialOf(step.document, prepared, deps);
   // A server that rotates nothing keeps the old refresh token valid (RFC 6749 §6).

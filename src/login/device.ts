@@ -93,9 +93,23 @@ function seconds(value: unknown): number | undefined {
   return typeof number === 'number' && Number.isFinite(number) && number >= 0 ? number : undefined;
 }
 
+/**
+ * What a terminal must not be handed from a server: controls (C0, DEL, C1), line and paragraph
+ * separators, lone surrogates, and every format character (Cf): bidi marks, embeddings and isolates
+ * (U+200E, U+061C, U+202E, U+2067...), zero-width ones, U+FEFF, tags: they reorder or hide what is read.
+ */
+const UNSHOWABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
+
 /** A text shown to a person: printable, no controls (a hostile server must not drive the terminal). */
 function printable(value: unknown, max: number): value is string {
-  return typeof value === 'string' && value.length > 0 && value.length <= max && !/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(value);
+  return typeof value === 'string' && value.length > 0 && value.length <= max && !UNSHOWABLE.test(value);
+}
+
+/** A server's text in a message, quoted: JSON escapes C0 (and the report C1); this escapes the rest of UNSHOWABLE. */
+function quoted(text: string): string {
+  return JSON.stringify(text).replace(new RegExp(UNSHOWABLE.source, 'gu'), (c) =>
+    [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''),
+  );
 }
 
 function webUri(value: unknown): value is string {
@@ -161,7 +175,7 @@ export function readTokenAnswer(status: number, document: unknown, grant: 'devic
   }
   // Redacted before it is cut: a cut through an echoed secret leaves a piece no redactor knows.
   const description = typeof answer?.['error_description'] === 'string' ? redact(answer['error_description']).slice(0, 200) : undefined;
-  const said = error !== undefined ? `: ${JSON.stringify(redact(error).slice(0, 200))}${description !== undefined ? ` (${JSON.stringify(description)})` : ''}` : '';
+  const said = error !== undefined ? `: ${quoted(redact(error).slice(0, 200))}${description !== undefined ? ` (${quoted(description)})` : ''}` : '';
   const what = grant === 'refresh_token' ? 'the refresh' : 'the device code';
   throw new RequestError('LOGIN_REFUSED', `the token endpoint refused ${what} with ${status}${said}`, { status });
 }

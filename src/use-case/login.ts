@@ -42,6 +42,12 @@ export function isInteractive(deps: Pick<Deps, 'env' | 'login'>): boolean {
  * answer (or `login` asked for one), else exit 2 with what to do, and no request at all.
  */
 export async function loginCredential(prepared: Prepared, flags: Pick<GetTokenFlags, 'login'>, deps: Deps): Promise<LoginResult> {
+  // `login` asks for a login whatever the terminals, but not against client-go's word: an exec
+  // entry that runs `login` under interactiveMode: Never (Argo CD) has nobody to answer either.
+  const execInfo = readExecInfo(deps.env['KUBERNETES_EXEC_INFO']);
+  if (flags.login && execInfo.apiVersion !== undefined && execInfo.interactive !== true) {
+    throw new LoginError('LOGIN_NEEDED', 'login: client-go says the call is not interactive (interactiveMode: Never, as Argo CD sets), so nobody can answer the prompt; run webapi-credential login at a terminal, not from an exec entry');
+  }
   if (!flags.login && !isInteractive(deps)) {
     const why = readExecInfo(deps.env['KUBERNETES_EXEC_INFO']).apiVersion !== undefined ? 'client-go says the call is not interactive' : 'stdin or stderr is no terminal';
     throw new LoginError(

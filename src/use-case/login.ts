@@ -79,7 +79,12 @@ async function deviceLogin(prepared: Prepared, deps: Deps): Promise<LoginResult>
     const authorization = readDeviceAuthorization(answer.document);
     deps.redactor.add(authorization.deviceCode);
     end = start + authorization.expiresInMs;
-    for (const line of promptLines(authorization)) (deps.say ?? deps.warn)(line);
+    // A verification_uri_complete that carries a secret (the device code) would be shown redacted, a
+    // link nobody can open: the prompt names verification_uri and the code to enter instead.
+    const complete = authorization.verificationUriComplete;
+    const { verificationUriComplete: _dropped, ...plain } = authorization;
+    const shown = complete !== undefined && deps.redactor.redact(complete) !== complete ? plain : authorization;
+    for (const line of promptLines(shown)) (deps.say ?? deps.warn)(line);
     let interval = authorization.intervalMs;
     for (;;) {
       // RFC 8628 §3.5: the interval is waited before each request, the first one included.

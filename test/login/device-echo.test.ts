@@ -79,3 +79,52 @@ describe('end to end, a token endpoint that echoes what it was sent', () => {
     expect(leaks(result, [DEVICE_CODE, CLIENT_SECRET])).toEqual([]);
   }, 20_000);
 });
+
+describe('a verification_uri_complete that carries the device code', () => {
+  const pki = makePki();
+  let api: TokenApi;
+  let complete = '';
+  beforeAll(async () => {
+    api = await startTokenApi((request, response) => {
+      if (request.path === '/device') {
+        return json(response, 200, {
+          device_code: DEVICE_CODE,
+          user_code: 'ABCD-EFGH',
+          verification_uri: `https://localhost:${api.port}/verify`,
+          verification_uri_complete: complete.replace('PORT', String(api.port)),
+          expires_in: 5,
+          interval: 1,
+        });
+      }
+      return json(response, 400, { error: 'access_denied' });
+    });
+  });
+  afterAll(() => api.close());
+
+  it.each([
+    ['as it is', `https://localhost:PORT/verify?code=${DEVICE_CODE}`],
+    ['percent-encoded', `https://localhost:PORT/verify?code=${encodeURIComponent(DEVICE_CODE).replaceAll('-', '%2D')}`],
+    ['in base64', `https://localhost:PORT/verify?c=${Buffer.from(DEVICE_CODE).toString('base64url')}`],
+  ])('%s: the prompt names verification_uri and the code to enter, nothing redacted, no secret', async (_name, uri) => {
+    complete = uri;
+    const config = JSON.stringify({
+      webAPIProviderConfig: {
+        method: 'POST',
+        url: `https://localhost:${api.port}/token`,
+        form: { client_id: 'kubectl' },
+        tls: { caFile: pki.ca.certFile },
+        retry: { limit: 0 },
+        login: { deviceAuthorization: { url: `https://localhost:${api.port}/device`, form: { scope: 'openid' } } },
+      },
+    });
+    const result = await runInProcess(['--config-inline', config], {
+      env: { KUBERNETES_EXEC_INFO: JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', spec: { interactive: true } }) },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n').slice(0, 2)).toEqual([
+      `webapi-credential: to log in, open https://localhost:${api.port}/verify`,
+      'webapi-credential: and enter the code ABCD-EFGH (within 1 minute; Ctrl-C cancels)',
+    ]);
+    expect(leaks(result, [DEVICE_CODE])).toEqual([]);
+  }, 20_000);
+});

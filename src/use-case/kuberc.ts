@@ -84,6 +84,8 @@ export function allowInKuberc(YAML: YamlModule, existing: string | undefined, pa
  * is written); the function it returns writes it, and returns the note for stderr.
  */
 export async function planKuberc(command: string, cwd: string, deps: Deps): Promise<() => string> {
+  // KUBERC=off is kubectl's switch for no kuberc at all (not a file named off in the working directory).
+  if (deps.env['KUBERC'] === 'off') return () => 'unchanged: KUBERC=off: kubectl reads no kuberc, so it runs every plugin, no allowlist needed';
   const where = kubercPath(deps, cwd);
   const path = lookPath(command, deps, cwd);
   if (path === undefined) throw new UsageError('KUBERC_COMMAND_NOT_FOUND', `--kuberc: ${command} is not on the PATH, so kubectl's allowlist cannot name it; install it, or give --command <absolute path>`);

@@ -114,9 +114,20 @@ export async function planKuberc(command: string, cwd: string, deps: Deps): Prom
   }
   if (outcome === 'present') return () => `unchanged: ${where} allows ${path} already`;
   return () => {
+    // Read again at the moment of writing (read, change and rename with no await between): another
+    // merge may have added its entry since the plan read the file, and would be lost otherwise.
+    let current: string | undefined;
+    try {
+      current = deps.readFile(target);
+    } catch {
+      current = undefined;
+    }
+    const fresh = current === existing ? { text, outcome } : allowInKuberc(YAML, current, path, where);
+    if (fresh.outcome === 'present') return `unchanged: ${where} allows ${path} already`;
+    if (fresh.outcome === 'not-allowlist') return `unchanged: ${where} no longer sets credentialPluginPolicy: Allowlist`;
     const temporary = join(dirname(target), `.${basename(target)}.${deps.cache.unique()}.tmp`);
     try {
-      fs.writeFileSync(temporary, text!, { mode: 0o600, flag: 'wx' });
+      fs.writeFileSync(temporary, fresh.text!, { mode: 0o600, flag: 'wx' });
       if (owner !== undefined && deps.cache.uid === 0 && (owner.uid !== 0 || owner.gid !== 0)) fs.chownSync(temporary, owner.uid, owner.gid);
       fs.renameSync(temporary, target);
     } catch (error) {

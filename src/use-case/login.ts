@@ -75,6 +75,8 @@ async function deviceLogin(prepared: Prepared, deps: Deps): Promise<LoginResult>
   const untilInterrupted = <T>(work: Promise<T>): Promise<T> => Promise.race([work, interrupted]);
   try {
     const deviceRequest = await render(prepared, deviceRequestConfig(config), DEVICE_ROOT, deps);
+    // A Ctrl-C while the request was rendered: it is not sent.
+    if (controller.signal.aborted) await interrupted;
     const answer = await untilInterrupted(post(deviceRequest, prepared, start + config.timeoutMs * (config.retryLimit + 1), deps, false));
     const authorization = readDeviceAuthorization(answer.document);
     deps.redactor.add(authorization.deviceCode);
@@ -94,6 +96,7 @@ async function deviceLogin(prepared: Prepared, deps: Deps): Promise<LoginResult>
       if (deps.now() >= end) throw new LoginError('LOGIN_EXPIRED', 'the login code expired before it was approved; run the command again for a new code');
       // Rendered anew for each poll: a client assertion (jwt()) is single-use.
       const poll = pollRequest(await render(prepared, config, requestRoot(), deps), authorization.deviceCode);
+      if (controller.signal.aborted) await interrupted;
       const { status, document } = await untilInterrupted(post(poll, prepared, end + config.timeoutMs, deps, true));
       const step = readTokenAnswer(status, document, 'device_code', (text) => deps.redactor.redact(text));
       if (step.kind === 'slow_down') interval = slowedDown(interval);

@@ -76,6 +76,8 @@ export async function kubeconfig(flags: KubeconfigFlags, cwd: string, deps: Deps
     );
     if (allowInKuberc) notes.push(allowInKuberc());
   } else deps.stdout(await toYaml(buildKubeconfig(input)));
+  // Without the cache nothing keeps the login's credential: kubectl would prompt the person on every call.
+  if (plugin.login && !flags.cache) notes.push('note: this config logs a person in and --no-cache keeps nothing: every kubectl call would ask to log in again; leave out --no-cache');
   if (checked.envNames.length > 0) {
     notes.unshift(`note: kubectl must pass ${names(checked.envNames)} to the plugin: export ${checked.envNames.length === 1 ? 'it' : 'them'} where kubectl runs, or add users[].user.exec.env entries`);
   }

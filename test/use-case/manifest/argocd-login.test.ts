@@ -1,6 +1,7 @@
 // argocd-secret of a config with login: Argo CD runs the plugin with nobody to answer a prompt
 // (SPEC "Interactive login": never under Argo CD), so such a secret could never yield a credential.
-// Refused with exit 2 and nothing printed, however the config is given.
+// Refused with exit 2 and nothing printed, however the config is given. And kubeconfig --no-cache of
+// such a config says that every kubectl call would log in again.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,5 +41,19 @@ describe('argocd-secret of a login config', () => {
     const result = await runInProcess(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'prod', '--config-inline', JSON.stringify(plain)], { env: { CLIENT_SECRET: SECRET } });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('kind: Secret');
+  });
+});
+
+describe('kubeconfig --no-cache of a login config', () => {
+  it('a note says every kubectl call would log in again; with the cache, no such note', async () => {
+    const args = ['kubeconfig', '--server', 'https://k8s.example.com', '--name', 'prod', '--config-inline', JSON.stringify(login)];
+    const without = await runInProcess([...args, '--no-cache'], { env: { CLIENT_SECRET: SECRET } });
+    expect(without.code).toBe(0);
+    expect(without.stdout).toContain('interactiveMode: IfAvailable');
+    expect(without.stderr).toContain('webapi-credential: note: this config logs a person in and --no-cache keeps nothing: every kubectl call would ask to log in again; leave out --no-cache\n');
+    const cached = await runInProcess(args, { env: { CLIENT_SECRET: SECRET } });
+    expect(cached.code).toBe(0);
+    expect(cached.stderr).not.toContain('--no-cache');
+    expect(leaks(without, [SECRET])).toEqual([]);
   });
 });

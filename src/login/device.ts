@@ -115,8 +115,9 @@ function quoted(text: string): string {
 function webUri(value: unknown): value is string {
   if (!printable(value, MAX_URI) || /\s/.test(value)) return false;
   try {
-    const protocol = new URL(value).protocol;
-    return protocol === 'https:' || protocol === 'http:';
+    const url = new URL(value);
+    // https://idp.example.com@evil.example/ reads as the IdP and opens evil.example: no user info.
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.username === '' && url.password === '' && !/^[a-z]+:\/\/[^/?#\\]*@/i.test(value);
   } catch {
     return false;
   }

@@ -51,3 +51,20 @@ describe.each(HOSTILE.map((c) => [hex(c), c] as const))('U+%s', (_name, c) => {
 function escaped(c: string): string {
   return [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
 }
+
+describe('a verification URI with user info (the host a person reads is not the one opened)', () => {
+  it.each([
+    'https://idp.example.com@evil.example/device',
+    'https://idp.example.com:443@evil.example/device',
+    'https://login.idp.example.com:x@evil.example',
+    'https://@evil.example/device',
+    'HTTPS://idp.example.com@evil.example/device',
+  ])('%s: no prompt from verification_uri; dropped as verification_uri_complete', (uri) => {
+    expect(() => readDeviceAuthorization({ ...good, verification_uri: uri })).toThrow('a verification_uri that is not an http(s) URL');
+    expect(promptLines(readDeviceAuthorization({ ...good, verification_uri_complete: uri }))[0]).toBe('to log in, open https://idp.example/device');
+  });
+
+  it('an @ in the path or query is no user info', () => {
+    expect(readDeviceAuthorization({ ...good, verification_uri: 'https://idp.example/device/@me?u=a@b' }).verificationUri).toBe('https://idp.example/device/@me?u=a@b');
+  });
+});

@@ -169,8 +169,12 @@ export function realDeps(): CliDeps {
         return isatty(0) && isatty(2);
       },
       onInterrupt: (listener) => {
-        process.on('SIGINT', listener);
-        return () => void process.off('SIGINT', listener);
+        const interrupt = () => {
+          interrupted = true;
+          listener();
+        };
+        process.on('SIGINT', interrupt);
+        return () => void process.off('SIGINT', interrupt);
       },
       sleep: (ms, signal) =>
         new Promise((resolve) => {
@@ -208,7 +212,19 @@ export function realDeps(): CliDeps {
   };
 }
 
+/**
+ * A Ctrl-C ended the login: the use case returned, but a request it had in flight would hold the
+ * process until its --timeout (a server that never answers, for as long as its deadline). A person
+ * asked to stop: once the report is written, the process ends.
+ */
+let interrupted = false;
+
 export async function main(): Promise<void> {
+  await mainRun();
+  if (interrupted) process.exit();
+}
+
+async function mainRun(): Promise<void> {
   const argv = process.argv.slice(2);
   const deps = realDeps();
   if (argv.length === 1 && argv[0] === '--version') {

@@ -93,16 +93,31 @@ function seconds(value: unknown): number | undefined {
   return typeof number === 'number' && Number.isFinite(number) && number >= 0 ? number : undefined;
 }
 
+/**
+ * What a terminal must not be handed from a server: controls (C0, DEL, C1), line and paragraph
+ * separators, lone surrogates, and every format character (Cf): bidi marks, embeddings and isolates
+ * (U+200E, U+061C, U+202E, U+2067...), zero-width ones, U+FEFF, tags: they reorder or hide what is read.
+ */
+const UNSHOWABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
+
 /** A text shown to a person: printable, no controls (a hostile server must not drive the terminal). */
 function printable(value: unknown, max: number): value is string {
-  return typeof value === 'string' && value.length > 0 && value.length <= max && !/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(value);
+  return typeof value === 'string' && value.length > 0 && value.length <= max && !UNSHOWABLE.test(value);
+}
+
+/** A server's text in a message, quoted: JSON escapes C0 (and the report C1); this escapes the rest of UNSHOWABLE. */
+function quoted(text: string): string {
+  return JSON.stringify(text).replace(new RegExp(UNSHOWABLE.source, 'gu'), (c) =>
+    [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''),
+  );
 }
 
 function webUri(value: unknown): value is string {
   if (!printable(value, MAX_URI) || /\s/.test(value)) return false;
   try {
-    const protocol = new URL(value).protocol;
-    return protocol === 'https:' || protocol === 'http:';
+    const url = new URL(value);
+    // https://idp.example.com@evil.example/ reads as the IdP and opens evil.example: no user info.
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.username === '' && url.password === '' && !/^[a-z]+:\/\/[^/?#\\]*@/i.test(value);
   } catch {
     return false;
   }
@@ -144,9 +159,9 @@ export type PollStep = { kind: 'token'; document: Record<string, unknown> } | { 
 
 /**
  * Reads one answer of the token endpoint to a poll or a refresh: a token answer, a reason to wait,
- * or the end (thrown). `verificationUri` names where the person went, for the messages.
+ * or the end (thrown). `redact` is the run's redactor, for the echoes an error answer may hold.
  */
-export function readTokenAnswer(status: number, document: unknown, grant: 'device_code' | 'refresh_token'): PollStep {
+export function readTokenAnswer(status: number, document: unknown, grant: 'device_code' | 'refresh_token', redact: (text: string) => string = (text) => text): PollStep {
   const answer = typeof document === 'object' && document !== null && !Array.isArray(document) ? (document as Record<string, unknown>) : undefined;
   if (status >= 200 && status <= 299) {
     if (!answer) throw new ResponseError('RESPONSE_NOT_OBJECT', 'the token endpoint answered JSON that is not an object');
@@ -159,8 +174,9 @@ export function readTokenAnswer(status: number, document: unknown, grant: 'devic
     if (error === 'access_denied') throw new LoginError('LOGIN_DENIED', 'the login was denied at the identity provider; run the command again to log in anew');
     if (error === 'expired_token') throw new LoginError('LOGIN_EXPIRED', 'the login code expired before it was approved; run the command again for a new code');
   }
-  const description = typeof answer?.['error_description'] === 'string' ? answer['error_description'].slice(0, 200) : undefined;
-  const said = error !== undefined ? `: ${JSON.stringify(error.slice(0, 200))}${description !== undefined ? ` (${JSON.stringify(description)})` : ''}` : '';
+  // Redacted before it is cut: a cut through an echoed secret leaves a piece no redactor knows.
+  const description = typeof answer?.['error_description'] === 'string' ? redact(answer['error_description']).slice(0, 200) : undefined;
+  const said = error !== undefined ? `: ${quoted(redact(error).slice(0, 200))}${description !== undefined ? ` (${quoted(description)})` : ''}` : '';
   const what = grant === 'refresh_token' ? 'the refresh' : 'the device code';
   throw new RequestError('LOGIN_REFUSED', `the token endpoint refused ${what} with ${status}${said}`, { status });
 }

@@ -84,6 +84,8 @@ export function allowInKuberc(YAML: YamlModule, existing: string | undefined, pa
  * is written); the function it returns writes it, and returns the note for stderr.
  */
 export async function planKuberc(command: string, cwd: string, deps: Deps): Promise<() => string> {
+  // KUBERC=off is kubectl's switch for no kuberc at all (not a file named off in the working directory).
+  if (deps.env['KUBERC'] === 'off') return () => 'unchanged: KUBERC=off: kubectl reads no kuberc, so it runs every plugin, no allowlist needed';
   const where = kubercPath(deps, cwd);
   const path = lookPath(command, deps, cwd);
   if (path === undefined) throw new UsageError('KUBERC_COMMAND_NOT_FOUND', `--kuberc: ${command} is not on the PATH, so kubectl's allowlist cannot name it; install it, or give --command <absolute path>`);
@@ -112,9 +114,20 @@ export async function planKuberc(command: string, cwd: string, deps: Deps): Prom
   }
   if (outcome === 'present') return () => `unchanged: ${where} allows ${path} already`;
   return () => {
+    // Read again at the moment of writing (read, change and rename with no await between): another
+    // merge may have added its entry since the plan read the file, and would be lost otherwise.
+    let current: string | undefined;
+    try {
+      current = deps.readFile(target);
+    } catch {
+      current = undefined;
+    }
+    const fresh = current === existing ? { text, outcome } : allowInKuberc(YAML, current, path, where);
+    if (fresh.outcome === 'present') return `unchanged: ${where} allows ${path} already`;
+    if (fresh.outcome === 'not-allowlist') return `unchanged: ${where} no longer sets credentialPluginPolicy: Allowlist`;
     const temporary = join(dirname(target), `.${basename(target)}.${deps.cache.unique()}.tmp`);
     try {
-      fs.writeFileSync(temporary, text!, { mode: 0o600, flag: 'wx' });
+      fs.writeFileSync(temporary, fresh.text!, { mode: 0o600, flag: 'wx' });
       if (owner !== undefined && deps.cache.uid === 0 && (owner.uid !== 0 || owner.gid !== 0)) fs.chownSync(temporary, owner.uid, owner.gid);
       fs.renameSync(temporary, target);
     } catch (error) {

@@ -44,6 +44,12 @@ export function isInteractive(deps: Pick<Deps, 'env' | 'login'>): boolean {
  * answer (or `login` asked for one), else exit 2 with what to do, and no request at all.
  */
 export async function loginCredential(prepared: Prepared, flags: Pick<GetTokenFlags, 'login'>, deps: Deps): Promise<LoginResult> {
+  // `login` asks for a login whatever the terminals, but not against client-go's word: an exec
+  // entry that runs `login` under interactiveMode: Never (Argo CD) has nobody to answer either.
+  const execInfo = readExecInfo(deps.env['KUBERNETES_EXEC_INFO']);
+  if (flags.login && execInfo.apiVersion !== undefined && execInfo.interactive !== true) {
+    throw new LoginError('LOGIN_NEEDED', 'login: client-go says the call is not interactive (interactiveMode: Never, as Argo CD sets), so nobody can answer the prompt; run webapi-credential login at a terminal, not from an exec entry');
+  }
   if (!flags.login && !isInteractive(deps)) {
     const why = readExecInfo(deps.env['KUBERNETES_EXEC_INFO']).apiVersion !== undefined ? 'client-go says the call is not interactive' : 'stdin or stderr is no terminal';
     throw new LoginError(
@@ -71,11 +77,18 @@ async function deviceLogin(prepared: Prepared, deps: Deps): Promise<LoginResult>
   const untilInterrupted = <T>(work: Promise<T>): Promise<T> => Promise.race([work, interrupted]);
   try {
     const deviceRequest = await render(prepared, deviceRequestConfig(config), DEVICE_ROOT, deps);
+    // A Ctrl-C while the request was rendered: it is not sent.
+    if (controller.signal.aborted) await interrupted;
     const answer = await untilInterrupted(post(deviceRequest, prepared, start + config.timeoutMs * (config.retryLimit + 1), deps, false));
     const authorization = readDeviceAuthorization(answer.document);
     deps.redactor.add(authorization.deviceCode);
     end = start + authorization.expiresInMs;
-    for (const line of promptLines(authorization)) (deps.say ?? deps.warn)(line);
+    // A verification_uri_complete that carries a secret (the device code) would be shown redacted, a
+    // link nobody can open: the prompt names verification_uri and the code to enter instead.
+    const complete = authorization.verificationUriComplete;
+    const { verificationUriComplete: _dropped, ...plain } = authorization;
+    const shown = complete !== undefined && deps.redactor.redact(complete) !== complete ? plain : authorization;
+    for (const line of promptLines(shown)) (deps.say ?? deps.warn)(line);
     let interval = authorization.intervalMs;
     for (;;) {
       // RFC 8628 §3.5: the interval is waited before each request, the first one included.
@@ -85,8 +98,9 @@ async function deviceLogin(prepared: Prepared, deps: Deps): Promise<LoginResult>
       if (deps.now() >= end) throw new LoginError('LOGIN_EXPIRED', 'the login code expired before it was approved; run the command again for a new code');
       // Rendered anew for each poll: a client assertion (jwt()) is single-use.
       const poll = pollRequest(await render(prepared, config, requestRoot(), deps), authorization.deviceCode);
+      if (controller.signal.aborted) await interrupted;
       const { status, document } = await untilInterrupted(post(poll, prepared, end + config.timeoutMs, deps, true));
-      const step = readTokenAnswer(status, document, 'device_code');
+      const step = readTokenAnswer(status, document, 'device_code', (text) => deps.redactor.redact(text));
       if (step.kind === 'slow_down') interval = slowedDown(interval);
       if (step.kind === 'token') return credentialOf(step.document, prepared, deps);
     }
@@ -104,7 +118,7 @@ export async function refreshCredential(prepared: Prepared, refreshToken: string
   deps.redactor.add(refreshToken);
   const request = refreshRequest(await render(prepared, prepared.config, requestRoot(), deps), refreshToken);
   const { status, document } = await post(request, prepared, deadline, deps, true);
-  const step = readTokenAnswer(status, document, 'refresh_token');
+  const step = readTokenAnswer(status, document, 'refresh_token', (text) => deps.redactor.redact(text));
   if (step.kind !== 'token') throw new ResponseError('REFRESH_ANSWER', 'the token endpoint answered a refresh with a device grant error');
   const result = credentialOf(step.document, prepared, deps);
   // A server that rotates nothing keeps the old refresh token valid (RFC 6749 §6).

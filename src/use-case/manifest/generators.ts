@@ -89,6 +89,8 @@ export async function kubeconfig(flags: KubeconfigFlags, cwd: string, deps: Deps
     }
     if (allowInKuberc) notes.push(allowInKuberc());
   } else deps.stdout(await toYaml(buildKubeconfig(input)));
+  // Without the cache nothing keeps the login's credential: kubectl would prompt the person on every call.
+  if (plugin.login && !flags.cache) notes.push('note: this config logs a person in and --no-cache keeps nothing: every kubectl call would ask to log in again; leave out --no-cache');
   if (checked.envNames.length > 0) {
     notes.unshift(`note: kubectl must pass ${names(checked.envNames)} to the plugin: export ${checked.envNames.length === 1 ? 'it' : 'them'} where kubectl runs, or add users[].user.exec.env entries`);
   }
@@ -205,6 +207,14 @@ export async function argoCdSecret(flags: ArgoCdSecretFlags, deps: Deps): Promis
   // one that is not here is no error, only a note.
   const elsewhere: string[] = [];
   const checked = await check(flags, V1BETA1, deps, elsewhere);
+  // Argo CD runs the plugin with nobody to answer a prompt (SPEC "Never under Argo CD"): every call
+  // of a login config would end in exit 2, so the secret is not written at all.
+  if (hasLogin(checked.document)) {
+    throw new UsageError(
+      'ARGOCD_LOGIN',
+      'argocd-secret: this config has login (a person at a terminal logs in); Argo CD runs the plugin with nobody to answer, so it could never get a credential: use a config whose token API needs no person',
+    );
+  }
   // The config travels in the secret, never a path on this machine: TLS files go in as data.
   const inlined = inlineTlsFiles(checked, deps, elsewhere);
   // One line of JSON: a reviewer reads it as it is, without flow YAML or escapes three layers deep.

@@ -82,7 +82,8 @@ export function readPrivateFile(fs: CacheFs, path: string, uid: number | undefin
  * One key's file. A credential keeps its real expiry (`expiresAt`, ms) beside the one reported to
  * client-go (`status.expirationTimestamp`, expiryMargin early): between the two it is served through
  * an outage. An outage remembered in that window keeps the credential (`servedThrough`), not to lose
- * it to the failure. New fields (a refresh token) go beside these, behind a new CACHE_FORMAT.
+ * it to the failure. A login's refresh token (`refresh`) is kept in either kind, under the same
+ * file rules: it outlives the credential it came with, and an outage or a remembered failure.
  */
 interface Entry {
   apiVersion: string;
@@ -92,7 +93,17 @@ interface Entry {
   expiresAt?: number;
   failure?: RememberedFailure;
   servedThrough?: Stale;
+  refresh?: HeldRefresh;
 }
+
+/** An interactive login's refresh token (a secret) and when it was first kept (ms since epoch). */
+export interface HeldRefresh {
+  token: string;
+  at: number;
+}
+
+/** A refresh token is a few hundred bytes to a few kB (a JWT); anything longer was not written by us. */
+const MAX_REFRESH_TOKEN = 16 * 1024;
 
 /** A credential past its reported expiry and before its real one (`expiresAt`, ms). */
 export interface Stale {
@@ -118,10 +129,11 @@ export const MAX_FAILURE_MS = 5 * 60_000;
 /** A remembered message is one line; anything longer was not written by us. */
 export const MAX_FAILURE_MESSAGE = 8 * 1024;
 
+/** `refresh`: the entry's refresh token, whatever else it holds (an expired credential, a failure). */
 export type Lookup =
-  | { hit: true; status: CredentialStatus }
+  | { hit: true; status: CredentialStatus; refresh?: HeldRefresh }
   /** `stale`: a credential past its reported expiry, before its real one (kept beside an outage, too). */
-  | { hit: false; reason: string; failure?: RememberedFailure; stale?: Stale };
+  | { hit: false; reason: string; failure?: RememberedFailure; stale?: Stale; refresh?: HeldRefresh };
 
 export function entryPath(dir: string, key: string): string {
   return join(dir, `${key}.json`);
@@ -146,20 +158,31 @@ export function readEntry(fs: CacheFs, dir: string, key: string, now: number, ui
     return { hit: false, reason: 'entry has another format version' };
   }
   if (entry.key !== key) return { hit: false, reason: 'entry belongs to another key' };
+  const refresh = refreshOf(entry.refresh, now);
+  const held = refresh ? { refresh } : {};
   if (entry.kind === 'CachedFailure') {
     const recalled = recallFailure(entry.failure, now);
     const stale = staleOf(entry.servedThrough?.status, entry.servedThrough?.expiresAt, now);
-    return stale && !recalled.hit && recalled.failure?.outage ? { ...recalled, stale } : recalled;
+    return stale && !recalled.hit && recalled.failure?.outage ? { ...recalled, stale, ...held } : { ...recalled, ...held };
   }
   const status = entry.status;
-  if (!isUsable(status)) return { hit: false, reason: 'entry holds no usable credential' };
+  if (!isUsable(status)) return { hit: false, reason: 'entry holds no usable credential', ...held };
   const expires = Date.parse(status.expirationTimestamp!);
   // Served only strictly before the reported (already early) expiry, like client-go itself.
   if (!(now < expires)) {
     const stale = staleOf(status, entry.expiresAt, now);
-    return { hit: false, reason: `entry expired at ${status.expirationTimestamp}`, ...(stale ? { stale } : {}) };
+    return { hit: false, reason: `entry expired at ${status.expirationTimestamp}`, ...(stale ? { stale } : {}), ...held };
   }
-  return { hit: true, status };
+  return { hit: true, status, ...held };
+}
+
+/** The refresh token an entry holds, or undefined for none or one we did not write (no string, too long, a time from the future). */
+function refreshOf(refresh: unknown, now: number): HeldRefresh | undefined {
+  if (typeof refresh !== 'object' || refresh === null) return undefined;
+  const { token, at } = refresh as Partial<HeldRefresh>;
+  if (typeof token !== 'string' || token === '' || token.length > MAX_REFRESH_TOKEN || /[\s\u0000-\u001f\u007f]/.test(token)) return undefined;
+  if (typeof at !== 'number' || !Number.isFinite(at) || at > now + 5_000) return undefined;
+  return { token, at };
 }
 
 /** The credential as stale (past its reported expiry, before its real one), or undefined. */
@@ -192,15 +215,31 @@ function recallFailure(failure: unknown, now: number): Lookup {
 }
 
 /** `expiresAt`: the real expiry (ms), by default the reported one (no margin window to serve through). */
-export function writeEntry(fs: CacheFs, dir: string, key: string, status: CredentialStatus, unique: string, now?: number, expiresAt?: number): void {
-  const entry: Entry = { apiVersion: CACHE_FORMAT, kind: 'CachedCredential', key, status, expiresAt: expiresAt ?? Date.parse(status.expirationTimestamp!) };
+export function writeEntry(fs: CacheFs, dir: string, key: string, status: CredentialStatus, unique: string, now?: number, expiresAt?: number, refresh?: HeldRefresh): void {
+  const entry: Entry = { apiVersion: CACHE_FORMAT, kind: 'CachedCredential', key, status, expiresAt: expiresAt ?? Date.parse(status.expirationTimestamp!), ...(refresh ? { refresh } : {}) };
   writeAtomic(fs, dir, `${key}.json`, entry, unique, now);
 }
 
 /** Remembers a failure under the entry's name: the next success replaces it, as it replaces an expired credential. */
-export function writeFailure(fs: CacheFs, dir: string, key: string, failure: RememberedFailure, unique: string, now?: number, servedThrough?: Stale): void {
-  const entry: Entry = { apiVersion: CACHE_FORMAT, kind: 'CachedFailure', key, failure, ...(servedThrough ? { servedThrough } : {}) };
+export function writeFailure(fs: CacheFs, dir: string, key: string, failure: RememberedFailure, unique: string, now?: number, servedThrough?: Stale, refresh?: HeldRefresh): void {
+  const entry: Entry = { apiVersion: CACHE_FORMAT, kind: 'CachedFailure', key, failure, ...(servedThrough ? { servedThrough } : {}), ...(refresh ? { refresh } : {}) };
   writeAtomic(fs, dir, `${key}.json`, entry, unique, now);
+}
+
+/**
+ * The entry without its refresh token (the token endpoint refused it), the rest as it was. An entry
+ * that cannot be read as ours is left alone: it holds no refresh token readEntry would give.
+ */
+export function dropRefresh(fs: CacheFs, dir: string, key: string, unique: string, uid: number | undefined): void {
+  let entry: Entry;
+  try {
+    entry = JSON.parse(readPrivateFile(fs, entryPath(dir, key), uid)) as Entry;
+  } catch {
+    return;
+  }
+  if (typeof entry !== 'object' || entry === null || entry.apiVersion !== CACHE_FORMAT || entry.key !== key || entry.refresh === undefined) return;
+  const { refresh: _dropped, ...rest } = entry;
+  writeAtomic(fs, dir, `${key}.json`, rest, unique);
 }
 
 /** A temp file older than this belongs to a writer that died (no fetch lives this long). */

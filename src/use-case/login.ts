@@ -21,6 +21,7 @@ import {
   refreshTokenOf,
   slowedDown,
 } from '../login/device.js';
+import type { Fetched, Refresh } from '../cache/index.js';
 import type { Deps, GetTokenFlags } from './deps.js';
 import type { Prepared } from './prepare.js';
 
@@ -28,8 +29,50 @@ export interface LoginResult {
   status: CredentialStatus;
   /** The real expiry (ms), when known: the cache keeps it beside the one reported to client-go. */
   expiresAt?: number;
-  /** The answer's refresh_token, for the cache to keep (not stored yet: see the cache's hook in get-token). */
+  /** The answer's refresh_token, for the cache to keep in the entry (a secret). */
   refreshToken?: string;
+}
+
+/**
+ * The credential of a login config on a cache miss: the refresh token the entry holds first (no
+ * person needed, so also when the call is not interactive), else a login. A refresh the token
+ * endpoint refuses (a 4xx but 408 and 429: revoked, expired, another client's) drops the token and
+ * logs in, which prompts only when a person can answer; its refusal is never remembered as the
+ * call's failure. An outage is thrown as it is: the cache serves through it and keeps the token.
+ * `login` logs in anew whatever the entry holds.
+ */
+export async function loginWithRefresh(prepared: Prepared, flags: Pick<GetTokenFlags, 'login'>, deadline: number, refresh: Refresh | undefined, deps: Deps): Promise<Fetched> {
+  let refused: string | undefined;
+  if (refresh && !flags.login) {
+    try {
+      return toFetched(await refreshCredential(prepared, refresh.token, deadline, deps));
+    } catch (error) {
+      if (!isRefusal(error)) throw error;
+      refresh.drop();
+      refused = (error as CredentialError).message;
+      deps.trace(`the refresh token was refused (${refused}): dropped; a login is needed`);
+    }
+  }
+  try {
+    return toFetched(await loginCredential(prepared, flags, deps));
+  } catch (error) {
+    // Nobody to log in: the line says why the kept refresh token no longer serves.
+    if (refused !== undefined && error instanceof LoginError && error.code === 'LOGIN_NEEDED') {
+      throw new LoginError('LOGIN_NEEDED', `${refused}, so the kept refresh token was dropped; ${error.message}`);
+    }
+    throw error;
+  }
+}
+
+function toFetched({ status, expiresAt, refreshToken }: LoginResult): Fetched {
+  return { status, expiresAt, ...(refreshToken !== undefined ? { refreshToken } : {}) };
+}
+
+/** The token endpoint's word on this refresh token: a 4xx but 408 and 429 (those, 5xx and no answer are an outage). */
+function isRefusal(error: unknown): boolean {
+  if (!(error instanceof RequestError)) return false;
+  const status = error.status;
+  return status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429;
 }
 
 /** Whether a person can answer a prompt: client-go's spec.interactive, else (no exec info) terminals on stdin and stderr. */

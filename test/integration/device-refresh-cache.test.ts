@@ -139,4 +139,27 @@ describe('the refresh token kept in the cache', () => {
       idp.failRefresh(0);
     }
   }, 60_000);
+
+  it('a second caller while a person logs in waits on the login (past the 10 s a fetch may hold the lock): one prompt, one device request', async () => {
+    idp.tokenTtl(600);
+    const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-refresh-cache-'));
+    const args = ['--config-inline', config(), '--cache', '--cache-dir', cacheDir];
+    const INTERACTIVE = { KUBERNETES_EXEC_INFO: JSON.stringify({ kind: 'ExecCredential', apiVersion: 'client.authentication.k8s.io/v1', spec: { interactive: true } }) };
+    const devices = deviceRequests();
+    const first = startPlugin(args, INTERACTIVE);
+    const { url, code } = await first.prompt();
+    const second = startPlugin([...args, '--timeout', '30s'], INTERACTIVE);
+    // The person takes their time: longer than a waiter's patience with a fetch that is no login.
+    await sleep(11_000);
+    await actAsPerson(url, code, pki.ca.cert, 'approve');
+    const [one, two] = await Promise.all([first.done, second.done]);
+    expect(one.code, one.stderr).toBe(0);
+    expect(two.code, two.stderr).toBe(0);
+    expect(two.stderr).toBe('');
+    expect(deviceRequests()).toBe(devices + 1);
+    expect(JSON.parse(two.stdout)).toEqual(JSON.parse(one.stdout));
+    const token = (JSON.parse(one.stdout) as { status: { token: string } }).status.token;
+    expect(leaks(one, [...idp.issued], [token])).toEqual([]);
+    expect(leaks(two, [...idp.issued], [token])).toEqual([]);
+  }, 60_000);
 });

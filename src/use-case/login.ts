@@ -22,6 +22,7 @@ import {
   slowedDown,
 } from '../login/device.js';
 import type { Fetched, Refresh } from '../cache/index.js';
+import type { HttpObservation } from '../request/observe-http.js';
 import type { Deps, GetTokenFlags } from './deps.js';
 import type { Prepared } from './prepare.js';
 
@@ -160,7 +161,8 @@ async function deviceLogin(prepared: Prepared, deps: Deps): Promise<LoginResult>
 export async function refreshCredential(prepared: Prepared, refreshToken: string, deadline: number, deps: Deps): Promise<LoginResult> {
   deps.redactor.add(refreshToken);
   const request = refreshRequest(await render(prepared, prepared.config, requestRoot(), deps), refreshToken);
-  const { status, document } = await post(request, prepared, deadline, deps, true);
+  // Observed as the main request (doctor's token API stage): the one request a refresh makes.
+  const { status, document } = await post(request, prepared, deadline, deps, true, 'main');
   const step = readTokenAnswer(status, document, 'refresh_token', (text) => deps.redactor.redact(text));
   if (step.kind !== 'token') throw new ResponseError('REFRESH_ANSWER', 'the token endpoint answered a refresh with a device grant error');
   const result = credentialOf(step.document, prepared, deps);
@@ -177,10 +179,15 @@ function sleepWithoutSignal(ms: number): Promise<void> {
 }
 
 /** Sends one request of the login; with `errorsAnswer`, an OAuth error answer (400, 401) is returned to be read. */
-async function post(request: RenderedRequest, prepared: Prepared, deadline: number, deps: Deps, errorsAnswer: boolean): Promise<{ status: number; document: unknown }> {
+async function post(request: RenderedRequest, prepared: Prepared, deadline: number, deps: Deps, errorsAnswer: boolean, observed?: string): Promise<{ status: number; document: unknown }> {
   const { config } = prepared;
   deps.trace(`request:\n${describeRequest(request)}`);
+  const exchanges: HttpObservation[] = [];
+  const started = deps.now();
+  const watch = observed !== undefined ? deps.observe : undefined;
+  const sent = (ok: boolean) => watch?.({ stage: 'send', label: observed!, ms: deps.now() - started, ok, exchanges });
   const response = await deps.send(request, {
+    ...(watch ? { observe: (exchange: HttpObservation) => exchanges.push(exchange) } : {}),
     timeoutMs: config.timeoutMs,
     retryLimit: config.retryLimit,
     maxResponseBytes: config.maxResponseBytes,
@@ -194,7 +201,16 @@ async function post(request: RenderedRequest, prepared: Prepared, deadline: numb
     redact: (text) => deps.redactor.redact(text),
     secret: (value) => deps.redactor.add(value),
     ...(errorsAnswer ? { answerStatuses: [400, 401] } : {}),
-  });
+  }).then(
+    (answer) => {
+      sent(answer.status >= 200 && answer.status <= 299);
+      return answer;
+    },
+    (error: unknown) => {
+      sent(false);
+      throw error;
+    },
+  );
   try {
     return { status: response.status, document: parseResponseBody(response.body, response.contentType, response.bytes) };
   } catch (error) {

@@ -1,0 +1,35 @@
+import { defineConfig } from 'vitest/config';
+
+// The tests `npm run test:mutation` (Stryker, stryker.config.mjs) runs against each mutant: the
+// in-process files that exercise the mutated modules. No file here may start a process: those run
+// dist/, which a mutant never reaches, so they would only cost time. When `npm run test:unit` exists,
+// its file list is the natural replacement for this one.
+if (Number(process.versions.node.split('.')[0]) < 24) {
+  throw new Error(`the tests run on the pinned Node 24 (npm run test:mutation), not ${process.version}`);
+}
+
+export default defineConfig({
+  define: { __VERSION__: JSON.stringify('0.0.0-test') },
+  test: {
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    include: [
+      // src/redact/
+      'test/redact/**/*.test.ts',
+      'test/request/steps.test.ts',
+      'test/request/spelled.test.ts',
+      'test/cli/report.test.ts',
+      // src/template/evaluate*.ts
+      'test/template/template.test.ts',
+      'test/template/taint.test.ts',
+      // src/credential/extract.ts
+      'test/credential/extract.test.ts',
+      // src/cache/failure.ts, src/cache/key.ts
+      'test/cache/failure.test.ts',
+      'test/cache/key.test.ts',
+      'test/cache/store.test.ts',
+      'test/cache/ref.test.ts',
+    ],
+  },
+});

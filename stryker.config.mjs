@@ -1,6 +1,5 @@
 // Mutation testing of the security core (issue 29): `npm run test:mutation`, not part of `npm test`.
 // How to run one module and how to read the report: docs/development.md.
-/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutation.config.ts', related: false },

@@ -23,6 +23,7 @@ export default defineConfig({
       // src/template/evaluate*.ts
       'test/template/template.test.ts',
       'test/template/taint.test.ts',
+      'test/template/comparisons.test.ts',
       // src/credential/extract.ts
       'test/credential/extract.test.ts',
       // src/cache/failure.ts, src/cache/key.ts

@@ -24,6 +24,7 @@ export default defineConfig({
       'test/template/template.test.ts',
       'test/template/taint.test.ts',
       'test/template/comparisons.test.ts',
+      'test/template/lookups.test.ts',
       // src/credential/extract.ts
       'test/credential/extract.test.ts',
       // src/cache/failure.ts, src/cache/key.ts

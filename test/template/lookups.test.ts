@@ -1,0 +1,128 @@
+// What a template reads out of lists and objects, what the defaults (`??`, `||`, `&&`) give, and
+// that a value a helper derives from a secret is hidden wherever it is printed. Each case is one a
+// config author writes; each was once a change to the evaluator that no test noticed.
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/errors.js';
+import { REDACTED, Redactor } from '../../src/redact/redactor.js';
+import { TemplateRenderer } from '../../src/template/renderer.js';
+
+function setup(env: Record<string, string> = {}) {
+  const redactor = new Redactor();
+  const renderer = new TemplateRenderer({ env, vars: { tier: 'gold' }, cluster: undefined, readFile: () => 'file-content-Vv2', nowMs: () => 1_700_000_000_000, uuid: randomUUID }, redactor);
+  const render = async (template: string, where = 'webAPIProviderConfig.headers.X') => {
+    const text = await renderer.render(template, where);
+    renderer.finish();
+    return text;
+  };
+  return { redactor, render };
+}
+
+async function failure(promise: Promise<unknown>): Promise<UsageError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    return error as UsageError;
+  }
+  throw new Error('expected a UsageError, got none');
+}
+
+const field = (template: string) => `webAPIProviderConfig.headers.X: ${template}: `;
+
+describe('reading a list', () => {
+  it.each<[string, string]>([
+    ['[10, 20, 30][1]', '20'],
+    ['[10, 20, 30][0]', '10'],
+    ['[10, 20, 30][2]', '30'],
+    ['[10, 20, 30]["1"]', '20'],
+    ['[10, 20, 30].length', '3'],
+    ['[10, 20, 30]["length"]', '3'],
+    ['[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12][11]', '12'],
+    ['[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]["11"]', '12'],
+    ['fromJson("[\\"a\\",\\"b\\"]")[1]', 'b'],
+  ])('{{ %s }} gives %s', async (expression, expected) => {
+    expect(await setup().render(`{{ ${expression} }}`)).toBe(expected);
+  });
+
+  it.each<[string, string]>([
+    ['[10, 20, 30][3]', '(…)[3]'],
+    ['[10, 20, 30]["3"]', '(…)["3"]'],
+    ['[10, 20, 30]["01"]', '(…)["01"]'],
+    ['[10, 20, 30]["1x"]', '(…)["1x"]'],
+    ['[10, 20, 30]["x1"]', '(…)["x1"]'],
+    ['[10, 20, 30][" 1"]', '(…)[" 1"]'],
+    ['[10, 20, 30][1.5]', '(…)[1.5]'],
+    ['[10, 20, 30][-1]', '(…)[…]'],
+    ['[10, 20, 30]["-1"]', '(…)["-1"]'],
+    ['[10, 20, 30].first', '(…).first'],
+  ])('{{ %s }} is not set', async (expression, named) => {
+    const template = `{{ ${expression} }}`;
+    expect((await failure(setup().render(template))).message).toBe(`${field(template)}${named} is not set`);
+  });
+});
+
+describe('reading what has no properties', () => {
+  it.each<[string, string]>([
+    ['"abc".length', '(…).length: a string has no properties to read'],
+    ['"abc"[0]', '(…)[0]: a string has no properties to read'],
+    ['vars.tier.x', 'vars.tier.x: a string has no properties to read'],
+    ['now().x', 'now(…).x: a number has no properties to read'],
+    ['(1 === 1).x', '(…).x: a boolean has no properties to read'],
+  ])('{{ %s }} fails', async (expression, reason) => {
+    const template = `{{ ${expression} }}`;
+    expect((await failure(setup().render(template))).message).toBe(`${field(template)}${reason}`);
+  });
+});
+
+describe('defaults', () => {
+  it.each<[string, string]>([
+    ['null ?? "d"', 'd'],
+    ['vars.unset ?? "d"', 'd'],
+    ['0 ?? 5', '0'],
+    ['false ?? true', 'false'],
+    ['"" ?? "d"', ''],
+    ['"" || "d"', 'd'],
+    ['0 || 5', '5'],
+    ['"x" || "d"', 'x'],
+    ['"a" && "b"', 'b'],
+    ['0 && "b"', '0'],
+    ['"" && "b"', ''],
+  ])('{{ %s }} gives %j', async (expression, expected) => {
+    expect(await setup().render(`[{{ ${expression} }}]`)).toBe(`[${expected}]`);
+  });
+
+  it.each<[string, [string, string]]>([
+    // A secret chose the left side; the right is the default when it is null, as when it is missing.
+    ['fromJson(env.S > "m" ? "null" : "1234") ?? 5678', ['5678', '1234']],
+    ['fromJson(env.S > "m" ? "0" : "1234") || 5678', ['5678', '1234']],
+    ['fromJson(env.S > "m" ? "0" : "1234") && 5678', ['0', '5678']],
+  ])('{{ %s }} gives the default a secret chose, both ways', async (expression, expected) => {
+    const results = [];
+    for (const S of ['zulu-S3cr3t-22', 'Alpha-S3cr3t-1']) results.push(await setup({ S }).render(`{{ ${expression} }}`));
+    expect(results).toEqual(expected);
+  });
+});
+
+describe('a value a helper derives from a secret', () => {
+  it.each<[string, Record<string, string>, string, string]>([
+    ['the text base64decode() gives', { B64: Buffer.from('decoded-secret-Kx9').toString('base64') }, '{{ base64decode(env.B64) }}', 'decoded-secret-Kx9'],
+    ['a number fromJson() reads', { PIN: '9.8765432e7' }, '{{ fromJson(env.PIN) }}', '98765432'],
+    ['a boolean fromJson() reads, as its text', { FLAG: ' true ' }, '{{ fromJson(env.FLAG) }}', 'true'],
+    ['a member of JSON in a secret', { CFG: '{"client_secret":"inner-secret-Qw3"}' }, '{{ fromJson(env.CFG).client_secret }}', 'inner-secret-Qw3'],
+    ['upper() of a secret', { S: 'mixed-Case-Secret' }, '{{ upper(env.S) }}', 'MIXED-CASE-SECRET'],
+  ])('is hidden wherever printed: %s', async (_name, env, template, value) => {
+    const { render, redactor } = setup(env);
+    expect(await render(template)).toBe(value);
+    expect(redactor.redact(`the API said: ${value}.`)).toBe(`the API said: ${REDACTED}.`);
+  });
+
+  it('hides every field of a JWK given to jwt() as its key', async () => {
+    const jwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
+    const { render, redactor } = setup({ JWK: JSON.stringify({ ...jwk, kid: 'key-id-Zq81' }) });
+    const token = await render('{{ jwt({ iss: "me", aud: "api" }, fromJson(env.JWK), { alg: "ES256" }) }}');
+    expect(token.split('.')).toHaveLength(3);
+    expect(redactor.redact(`d=${jwk.d} x=${jwk.x} id key-id-Zq81`)).toBe(`d=${REDACTED} x=${REDACTED} id ${REDACTED}`);
+    expect(redactor.redact(token)).toBe(REDACTED);
+  });
+});

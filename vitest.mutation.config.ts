@@ -25,6 +25,7 @@ export default defineConfig({
       'test/template/taint.test.ts',
       'test/template/comparisons.test.ts',
       'test/template/lookups.test.ts',
+      'test/template/bounds.test.ts',
       // src/credential/extract.ts
       'test/credential/extract.test.ts',
       // src/cache/failure.ts, src/cache/key.ts

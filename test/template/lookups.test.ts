@@ -75,6 +75,36 @@ describe('reading what has no properties', () => {
   });
 });
 
+describe('+', () => {
+  it.each<[string, string]>([
+    ['1 + 2', '3'],
+    ['1 + "2"', '12'],
+    ['"1" + 2', '12'],
+    ['true + 1', 'true1'],
+    ['1 + true', '1true'],
+    ['"a" + false', 'afalse'],
+  ])('{{ %s }} gives %s: numbers add, anything else is joined as text', async (expression, expected) => {
+    expect(await setup().render(`{{ ${expression} }}`)).toBe(expected);
+  });
+
+  it.each<[string, string]>([
+    ['"Bearer " + null', 'a missing value was turned into text'],
+    ['null + "x"', 'a missing value was turned into text'],
+    ['"a" + [1]', '+ was given an object or a list; wrap it in json(…)'],
+    ['{ a: 1 } + "a"', '+ was given an object or a list; wrap it in json(…)'],
+  ])('{{ %s }} fails', async (expression, reason) => {
+    const template = `{{ ${expression} }}`;
+    expect((await failure(setup().render(template))).message).toBe(`${field(template)}${reason}`);
+  });
+
+  it('names every unset value on both sides at once', async () => {
+    const template = '{{ env.FIRST_UNSET + ":" + env.SECOND_UNSET }}';
+    expect((await failure(setup().render(template))).message).toBe(
+      `${field(template)}env.FIRST_UNSET, env.SECOND_UNSET are not set (set them in the environment or the kubeconfig exec env, or give a default: env.FIRST_UNSET ?? "…")`,
+    );
+  });
+});
+
 describe('defaults', () => {
   it.each<[string, string]>([
     ['null ?? "d"', 'd'],

@@ -26,6 +26,7 @@ export default defineConfig({
       'test/template/comparisons.test.ts',
       'test/template/lookups.test.ts',
       'test/template/bounds.test.ts',
+      'test/template/file-paths.test.ts',
       // src/credential/extract.ts
       'test/credential/extract.test.ts',
       // src/cache/failure.ts, src/cache/key.ts

@@ -127,6 +127,16 @@ describe('a secret inside a JWT claim (base64url)', () => {
     expect(out).not.toContain(run);
   });
 
+  it('hides a claim whose base64url differs from base64 by "-" alone', () => {
+    const only = 'abc>>>def>>>ghi';
+    const payload = JSON.stringify({ sub: 'robot', client_secret: only });
+    const encoded = Buffer.from(payload).toString('base64url');
+    const run = innerRun(encoded, Buffer.from(payload).indexOf(only), only.length);
+    expect(run).toMatch(/-/);
+    expect(run).not.toMatch(/_/);
+    expect(redactorWith(only).redact(`jwt ${encoded}`)).not.toContain(run);
+  });
+
   it('hides a whole secret encoded alone in base64url, without padding', () => {
     const encoded = Buffer.from(secret).toString('base64url');
     expect(encoded).toMatch(/[-_]/);
@@ -212,5 +222,38 @@ describe('HTML entities the redactor does not know', () => {
     for (const echo of ['a&lt;b&gt;c&amp;d&quot;e&apos;f', 'a&LT;b&GT;c&AMP;d&QUOT;e&#39;f', 'a&#60;b&#x3e;c&#X26;d&#34;e&#x27;f']) {
       expect(redactor.redact(`[${echo}]`)).toBe(`[${REDACTED}]`);
     }
+  });
+});
+
+describe('case, and the shortest secrets', () => {
+  it.each<[string, string]>([
+    ['upper-cased', 'ZEBRA-AZURE-ZZ'],
+    ['lower-cased', 'zebra-azure-zz'],
+    ['as registered', 'Zebra-Azure-zZ'],
+  ])('hides a secret with A and Z in it %s', (_name, echo) => {
+    expect(redactorWith('Zebra-Azure-zZ').redact(`<${echo}>`)).toBe(`<${REDACTED}>`);
+  });
+
+  it('hides a non-ASCII secret of four UTF-8 bytes, and not one of three', () => {
+    expect(redactorWith('ñé').redact('pin ñé!')).toBe(`pin ${REDACTED}!`);
+    expect(redactorWith('ñé').redact('pin ÑÉ!')).toBe(`pin ${REDACTED}!`);
+    expect(redactorWith('ña').redact('pin ña!')).toBe('pin ña!');
+  });
+
+  it('hides a secret split by HTML line-break entities', () => {
+    expect(redactorWith('abcd-efgh-ijkl').redact('<p>abcd-ef&#13;&#10;gh-ijkl</p>')).toBe(`<p>${REDACTED}</p>`);
+    expect(redactorWith('abcd-efgh-ijkl').redact('<p>abcd-ef&NewLine;gh-ijkl</p>')).toBe(`<p>${REDACTED}</p>`);
+  });
+
+  it('hides any secret of Latin, Greek, Cyrillic or astral characters with every character \\u-escaped (property)', () => {
+    const char = fc.oneof(fc.integer({ min: 0x20, max: 0x7ff }), fc.integer({ min: 0x1f300, max: 0x1f5ff })).map((cp) => String.fromCodePoint(cp));
+    fc.assert(
+      fc.property(fc.array(char, { minLength: 4, maxLength: 12 }).map((chars) => chars.join('')).filter((s) => s.trim() === s), (secret) => {
+        // One escape per UTF-16 unit, as ensure_ascii writes them: an astral character is a surrogate pair.
+        const escaped = secret.split('').map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+        expect(redactorWith(secret).redact(`"${escaped}"`)).toBe(`"${REDACTED}"`);
+      }),
+      { numRuns: 200 },
+    );
   });
 });

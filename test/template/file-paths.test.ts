@@ -16,7 +16,7 @@ function setup(env: Record<string, string> = {}) {
     {
       env,
       vars: { name: 'token', gone: 'gone' },
-      cluster: undefined,
+      cluster: { tokenFile: 'token' },
       readFile: (path, fromConfig) => {
         tried.push([path, fromConfig]);
         const content = FILES[where(path, fromConfig)];
@@ -52,6 +52,7 @@ describe('file() paths', () => {
     ['a path written in the config, from its directory', '{{ file("token") }}', {}, 'token-from-config-dir'],
     ['a path built from config text only, from its directory', '{{ file("to" + "ken") }}', {}, 'token-from-config-dir'],
     ['a path from vars, from the current directory', '{{ file(vars.name) }}', {}, 'token-from-cwd'],
+    ['a path from the cluster info, from the current directory', '{{ file(cluster.tokenFile) }}', {}, 'token-from-cwd'],
     ['a path from env, from the current directory', '{{ file(env.TOKEN_FILE) }}', { TOKEN_FILE: 'token' }, 'token-from-cwd'],
     ['a path computed from config text, from its directory', '{{ file("to" + lower("KEN")) }}', {}, 'token-from-config-dir'],
     ['a path joined from config text and a var, from the current directory', '{{ file("" + vars.name) }}', {}, 'token-from-cwd'],

@@ -69,6 +69,9 @@ describe('reading what has no properties', () => {
     ['vars.tier.x', 'vars.tier.x: a string has no properties to read'],
     ['now().x', 'now(…).x: a number has no properties to read'],
     ['(1 === 1).x', '(…).x: a boolean has no properties to read'],
+    ['({ a: 1 })[true]', '(…)[…]: a property name must be a string or a number'],
+    ['({ a: 1 })[null]', '(…)[…]: a property name must be a string or a number'],
+    ['[1][[0]]', '(…)[…]: a property name must be a string or a number'],
   ])('{{ %s }} fails', async (expression, reason) => {
     const template = `{{ ${expression} }}`;
     expect((await failure(setup().render(template))).message).toBe(`${field(template)}${reason}`);

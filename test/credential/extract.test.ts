@@ -241,6 +241,9 @@ describe('parseExpiry', () => {
     ['minute 60', '2026-01-01T10:60:00Z', 'expiryPath $.exp matched a time that does not exist (minute 60)'],
     ['an offset of 24 hours', '2026-01-01T10:00:00+24:00', 'expiryPath $.exp matched a time that does not exist (its offset is out of range)'],
     ['an offset of 60 minutes', '2026-01-01T10:00:00+01:60', 'expiryPath $.exp matched a time that does not exist (its offset is out of range)'],
+    ['December 32nd', '2026-12-32T00:00:00Z', 'expiryPath $.exp matched a time that does not exist (day 32 of month 12)'],
+    ['February 30th at 23:59', '2026-02-30T23:59:00Z', 'expiryPath $.exp matched a time that does not exist (day 30 of month 02)'],
+    ['February 28th with an offset of 24 hours', '2026-02-28T10:00:00+24:00', 'expiryPath $.exp matched a time that does not exist (its offset is out of range)'],
     ['an empty string', '', neither('a string')],
     ['null', null, neither('null')],
     ['a boolean', true, neither('a boolean')],
@@ -466,6 +469,8 @@ describe('keys that may be credentials', () => {
     ['a boolean', { ok: true }, '$.ok.x', '$.ok is a boolean'],
     ['an index of two digits', { items: [...'abcdefghijkl'].map((c) => ({ [c]: 1 })) }, '$.items[11].x', '$.items[11] has keys "l"'],
     ['null on the way', { a: null }, '$.a.b', '$.a is null'],
+    ['a string, not into its length', { s: 'secret-value' }, '$.s.length', '$.s is a string'],
+    ['a string, not into its characters', { s: 'secret-value' }, "$.s['0']", '$.s is a string'],
     ['an index into an object, whatever its keys are called', { data: { undefined: { x: 1 } } }, '$.data[0].x', '$.data has keys "undefined"'],
   ])('walks %s', (_name, document, path, expected) => {
     expect(describeKeys(document, path)).toBe(expected);

@@ -38,4 +38,24 @@ describe('the bounds of a pass', () => {
     expect(error.code).toBe('TEMPLATE_TOO_LARGE');
     expect(error.message).toMatch(/^webAPIProviderConfig\.form\.f\d+: \{\{ b9 \+ "z" \}\}: the templates compute more than 16 MiB in all$/);
   });
+
+  // A JSON answer of objects, lists, numbers, booleans and nulls, padded to an exact length.
+  function jsonOfLength(length: number): string {
+    const items = Array.from({ length: 20_000 }, (_, i) => ({ k: `v${i}`, l: [i, true, null] }));
+    const bare = JSON.stringify({ a: items, b: '' });
+    return JSON.stringify({ a: items, b: 'p'.repeat(length - bare.length) });
+  }
+
+  it('measures a value as its JSON: 1 MiB exactly is taken, one character more refused', async () => {
+    const at = renderer({ X: jsonOfLength(1024 * 1024) });
+    expect(await at.render('{{ fromJson(env.X).a[1].k }}', 'webAPIProviderConfig.headers.X')).toBe('v1');
+    expect(() => at.finish()).not.toThrow();
+    const error = await failure(async () => {
+      const over = renderer({ X: jsonOfLength(1024 * 1024 + 1) });
+      await over.render('{{ fromJson(env.X).a[1].k }}', 'webAPIProviderConfig.headers.X');
+      over.finish();
+    });
+    expect(error.code).toBe('TEMPLATE_TOO_LARGE');
+    expect(error.message).toBe('webAPIProviderConfig.headers.X: {{ fromJson(env.X).a[1].k }}: the value exceeds 1 MiB (a template computes values of at most 1 MiB)');
+  });
 });

@@ -150,6 +150,19 @@ describe('a value a helper derives from a secret', () => {
     expect(redactor.redact(`the API said: ${value}.`)).toBe(`the API said: ${REDACTED}.`);
   });
 
+  it.each<[string, string]>([
+    ['joined with +', '{{ env.A + ":" + env.B + ":" + env.C }}'],
+    ['in a list', '{{ json([env.A, "x", env.B, env.C]) }}'],
+    ['in an object', '{{ json({ a: env.A, b: env.B, c: env.C }) }}'],
+    ['given to a helper together', '{{ basicAuth(env.A + env.B, env.C) }}'],
+    ['chosen by each other', '{{ env.A > env.B ? env.C + env.A : env.B + env.C }}'],
+  ])('hides each of several secrets %s, not only the last', async (_name, template) => {
+    const env = { A: 'first-secret-Aa1', B: 'second-secret-Bb2', C: 'third-secret-Cc3' };
+    const { render, redactor } = setup(env);
+    await render(template);
+    for (const value of Object.values(env)) expect(redactor.redact(`echo ${value} end`)).toBe(`echo ${REDACTED} end`);
+  });
+
   it('hides every field of a JWK given to jwt() as its key', async () => {
     const jwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
     const { render, redactor } = setup({ JWK: JSON.stringify({ ...jwk, kid: 'key-id-Zq81' }) });

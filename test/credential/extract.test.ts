@@ -388,6 +388,13 @@ describe('an expiry no timestamp can carry', () => {
     expect(error.message).toBe(`${field} matched an expiry past the year 9999, which no timestamp can carry`);
   });
 
+  it('names the config lifetime, not a path nobody set, when expiresIn ends past the year 9999', () => {
+    const config_ = { ...config({ token: '$.t' }), expiresInMs: LAST - NOW + SEC };
+    const error = caught(ResponseError, () => extractCredential({ t: 'opaque-token' }, config_, queryPath, NOW));
+    expect(error.code).toBe('EXPIRY_UNPARSABLE');
+    expect(error.message).toBe('expiresIn gives an expiry past the year 9999, which no timestamp can carry');
+  });
+
   it('takes the last second of the year 9999', () => {
     const result = extractCredential({ t: 'tok', exp: LAST }, config({ token: '$.t', expiry: '$.exp' }, { expiryMarginMs: 0 }), queryPath, NOW);
     expect(result).toEqual({ status: { token: 'tok', expirationTimestamp: '9999-12-31T23:59:59Z' }, expiresAt: LAST });

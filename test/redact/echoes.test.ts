@@ -85,7 +85,7 @@ describe('a secret with line breaks of its own (a key read from a CRLF file)', (
 
 describe('a long secret (a PEM key, a JWT) echoed encoded', () => {
   const pem = (bytes: number) => {
-    const body = Buffer.alloc(bytes, 0).map((_, i) => (i * 131 + 7) % 251).toString('base64');
+    const body = Buffer.from(Uint8Array.from({ length: bytes }, (_, i) => (i * 131 + 7) % 251)).toString('base64');
     return `-----BEGIN PRIVATE KEY-----\n${body.match(/.{1,64}/g)!.join('\n')}\n-----END PRIVATE KEY-----`;
   };
 

@@ -56,8 +56,9 @@ export function extractCredential(
   if (expiresAt === undefined && config.expiresInMs !== undefined) expiresAt = now + config.expiresInMs;
 
   if (expiresAt !== undefined && !(expiresAt <= MAX_DATE_MS)) {
-    const field = paths.expiry ? `expiryPath ${paths.expiry}` : `expiresInPath ${paths.expiresIn}`;
-    throw new ResponseError('EXPIRY_UNPARSABLE', `${field} matched an expiry past the year 9999, which no timestamp can carry`);
+    // A JWT exp or a certificate cannot get here (both stop at 9999): the rest is a path or the config's lifetime.
+    const source = paths.expiry ? `expiryPath ${paths.expiry} matched` : paths.expiresIn ? `expiresInPath ${paths.expiresIn} matched` : 'expiresIn gives';
+    throw new ResponseError('EXPIRY_UNPARSABLE', `${source} an expiry past the year 9999, which no timestamp can carry`);
   }
   if (expiresAt !== undefined) {
     const reported = reportedExpiry(expiresAt, now, config.expiryMarginMs);

@@ -137,10 +137,11 @@ describe.concurrent('failures remembered', () => {
     ['a 502 without Retry-After', 502, {}, 10_000],
     ['a 503 with Retry-After: 3600 (5 min at most)', 503, { 'retry-after': '3600' }, 300_000],
     ['a 408', 408, {}, 10_000],
-  ])('remembers an outage, %s, for as long as it asks', async (_name, status, headers, forMs) => {
+  ])('remembers an outage, %s, for as long as it asks, not for failureTTL', async (_name, status, headers, forMs) => {
     const api = await startApi((_request, response) => json(response, status, { error: 'unavailable' }, headers));
     const box = sandbox();
-    const config = cachedConfig(api, { retry: { limit: 0 } });
+    // failureTTL differs from every outage time: an outage taken for a refusal would be kept 4 min.
+    const config = cachedConfig(api, { retry: { limit: 0 }, cache: { failureTTL: '4m' } });
     const first = await getToken(box, config, ['--cache'], { API_KEY: SECRET });
     expect(first.code).toBe(3);
     const { entry } = onlyEntry(box.cacheDir);

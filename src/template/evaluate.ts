@@ -6,7 +6,7 @@ import { FORBIDDEN_PROPERTIES, type Node } from './parse.js';
 import { HelperError } from './helper-error.js';
 import { helperNamed } from './helpers.js';
 import { combine } from './evaluate-operators.js';
-import { bounded, chosen, decidedBy, withheld, FAILED, from, joinTaints, MARK, MissingValueError, Placeholder, QuietError, tick, type EvalScope, type Missing, type Taint, type Value } from './evaluate-value.js';
+import { bounded, chosen, decidedBy, tested, withheld, FAILED, from, joinTaints, MARK, MissingValueError, Placeholder, QuietError, tick, type EvalScope, type Missing, type Taint, type Value } from './evaluate-value.js';
 
 export async function evaluate(node: Node, scope: EvalScope, missing: Missing): Promise<Value> {
   tick(scope);
@@ -41,11 +41,11 @@ export async function evaluate(node: Node, scope: EvalScope, missing: Missing): 
     case 'call':
       return call(node, scope, missing);
     case 'not': {
-      const argument = await evaluate(node.argument, scope, missing);
+      const argument = tested(scope, await evaluate(node.argument, scope, missing));
       return chosen({ value: !argument.value }, argument);
     }
     case 'conditional': {
-      const test = await evaluate(node.test, scope, missing);
+      const test = tested(scope, await evaluate(node.test, scope, missing));
       if (!test.decided) return chosen(await evaluate(test.value ? node.consequent : node.alternate, scope, missing), test);
       // A comparison of secrets chose the branch: both are evaluated, so that an error of one (a
       // missing value, a file that cannot be read) does not tell which one it chose.
@@ -182,7 +182,7 @@ async function binary(node: Extract<Node, { type: 'binary' }>, scope: EvalScope,
     if (failed) throw new MissingValueError([...missing], failed.message);
     return combine(node.operator, left as Value, right as Value, scope, missing);
   }
-  const left = await evaluate(node.left, scope, missing);
+  const left = tested(scope, await evaluate(node.left, scope, missing));
   if (left.decided) {
     // As for a condition: the right side's errors must not tell what the left side held.
     const [, right] = await both(node.left, node.right, scope, missing, left, node.operator);

@@ -32,6 +32,11 @@ const LOOSE_FROM = 12;
  */
 const LOOSE_ALWAYS = 16 * 1024;
 
+const BOOLEAN_OTHER: ReadonlyMap<string, string> = new Map([
+  ['true', 'false'],
+  ['false', 'true'],
+]);
+
 /** Thrown inside redaction when the deadline has passed; redact() turns it into NOT_CHECKED. */
 class OutOfTime extends Error {}
 
@@ -62,7 +67,12 @@ export class Redactor {
    * secret, and a successful run, which prints nothing, should not make a dozen forms of each.
    */
   add(value: string | undefined | null): void {
-    if (value != null) this.pending.push(value);
+    if (value == null) return;
+    this.pending.push(value);
+    // A secret boolean is one bit: with only its own word hidden, a message that shows the other
+    // word (`"retry": false` beside `"flag": [REDACTED]`) tells which it is. Both are hidden.
+    const other = BOOLEAN_OTHER.get(value);
+    if (other !== undefined) this.pending.push(other);
   }
 
   /**

@@ -125,16 +125,11 @@ export class Redactor {
     let reach: Int32Array | undefined;
     // Each reading once as it is and, where the text spells something out (`s 3 c r 3 t`), once
     // compact (separators dropped) for the loose forms: a second pass over the same text, so the
-    // work stays linear in it.
-    const spelled = text.length <= LOOSE_ALWAYS || spelledOut(text, LOOSE_FROM - 1);
-    if (spelled) this.expandLoose();
-    const passes: Array<[Automaton, Parameters<typeof normalise>[1]]> = [];
-    for (const decoders of readings(text)) {
-      passes.push([this.automaton, decoders]);
-      if (spelled && this.loose.patterns > 0) passes.push([this.loose, { ...decoders, compact: true }]);
-    }
-    for (const [automaton, decoders] of passes) {
-      const normal = normalise(text, decoders, this.check);
+    // work stays linear in it. A decoded reading may spell out what the raw text does not
+    // (`Z%20q%207`, `&#90; &#113;`): a long text is checked in each reading.
+    const always = text.length <= LOOSE_ALWAYS;
+    const spelled = always || spelledOut(text, LOOSE_FROM - 1);
+    const scan = (automaton: Automaton, normal: ReturnType<typeof normalise>) => {
       const { start, end } = normal;
       automaton.scan(
         normal.bytes,
@@ -147,6 +142,14 @@ export class Redactor {
         },
         this.check,
       );
+    };
+    for (const decoders of readings(text)) {
+      const normal = normalise(text, decoders, this.check);
+      scan(this.automaton, normal);
+      const decoded = decoders.percent || decoders.json || decoders.html;
+      if (!spelled && !(decoded && spelledOut(normal.text, LOOSE_FROM - 1))) continue;
+      this.expandLoose();
+      if (this.loose.patterns > 0) scan(this.loose, normalise(text, { ...decoders, compact: true }, this.check));
     }
     return reach === undefined ? text : replaceSpans(text, reach);
   }

@@ -101,6 +101,10 @@ async function call(node: Extract<Node, { type: 'call' }>, scope: EvalScope, mis
   // base64 of a basicAuth pair) and the arguments that are secret wherever they go (a jwt() key).
   const own: string[] = [];
   if (typeof result === 'string' || typeof result === 'number' || typeof result === 'boolean') own.push(String(result));
+  // Secret data given whole (json(fromJson(env.CFG)), jwt(claims read from a file)): each of its
+  // strings and numbers is sent, and a server may echo any one alone, as it would one read by a member.
+  for (const arg of args) if (arg.taint !== undefined && typeof arg.value === 'object') for (const text of secretLeaves(arg.value, scope)) own.push(text);
+  if (typeof result === 'object' && result !== null) SECRET_DATA.add(result);
   if (helper.forms) own.push(...helper.forms(result));
   for (const index of helper.secretArgs ?? []) if (index < args.length) for (const text of texts(args[index]!.value, scope)) own.push(text);
   const parents = args.map((a) => a.taint).filter((t): t is Taint => t !== undefined);
@@ -165,6 +169,7 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
     throw new HelperError(`${node.text}: ${describe(container)} has no properties to read`);
   }
   if (value === undefined) missing.push(node.text);
+  if (SECRET_DATA.has(container) && typeof value === 'object' && value !== null) SECRET_DATA.add(value);
   const marks = from([object]);
   // A number or boolean read out of secret data is a secret in its text form (fromJson(env.CFG).pin
   // inside "user:" + …), as a step answer's are; registered where it reaches a secret field.
@@ -265,6 +270,29 @@ function describe(value: unknown): string {
   if (typeof value === 'string') return 'a string';
   if (typeof value === 'object') return 'that value';
   return `a ${typeof value}`;
+}
+
+/**
+ * The objects and lists a helper computed from a secret (fromJson(env.CFG)), and those read out of
+ * them: data that is secret throughout. An object literal around them is not: its own strings are
+ * text of the config.
+ */
+const SECRET_DATA = new WeakSet<object>();
+
+/** The strings and numbers of the secret data within a value, each object walked once. */
+function secretLeaves(value: unknown, scope: EvalScope): string[] {
+  const found: string[] = [];
+  const seen = new Set<object>();
+  const stack = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    tick(scope);
+    if (typeof item !== 'object' || item === null || item instanceof Placeholder || seen.has(item)) continue;
+    seen.add(item);
+    if (SECRET_DATA.has(item)) for (const text of texts(item, scope)) found.push(text);
+    else for (const child of Object.values(item)) stack.push(child);
+  }
+  return found;
 }
 
 /** Every string and number of a value in text form (a JWK's fields), each object walked once. */

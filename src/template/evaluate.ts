@@ -84,7 +84,7 @@ async function call(node: Extract<Node, { type: 'call' }>, scope: EvalScope, mis
     // A path written in the config means its directory; one from env or vars, the current one. A
     // path a secret chose is not named in a message: which file failed would tell the secret.
     const path = args[0]!;
-    context = { ...context, readFile: (p) => scope.context.readFile(p, !path.outside), pathTried: (p) => scope.context.pathTried?.(p, !path.outside) ?? p, pathShown: !path.decided };
+    context = { ...context, readFile: (p) => scope.context.readFile(p, !path.outside, path.decided === true), pathTried: (p) => scope.context.pathTried?.(p, !path.outside) ?? p, pathShown: !path.decided };
   }
   const result = await helper.call(
     args.map((a) => a.value),

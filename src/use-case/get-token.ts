@@ -87,6 +87,11 @@ function cacheKeys(secret: Uint8Array, prepared: Prepared, flags: GetTokenFlags,
     deps.trace('cache: off for this call: a template reads env by a name that a secret gives (env[env.X])');
     return undefined;
   }
+  if (prepared.renderer.fileReadBySecretPath) {
+    // The same for a file path a secret chose.
+    deps.trace('cache: off for this call: a template reads a file whose path a secret chose');
+    return undefined;
+  }
   try {
     const ref = refKey(secret, { ...refInputs, version: deps.version, cacheFlag: flags.cache });
     const inputs = inputsKey(secret, { version: deps.version, document: prepared.document, vars: refInputs.vars, cluster: refInputs.cluster });

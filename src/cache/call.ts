@@ -79,6 +79,11 @@ function keysOf(secret: Uint8Array, call: CacheCall, deps: CacheDeps, report: (e
     report({ kind: 'off', text: 'off for this call: a template reads env by a name that a secret gives (env[env.X])' });
     return undefined;
   }
+  if (call.fileNamedBySecret) {
+    // The same for a file path a secret chose.
+    report({ kind: 'off', text: 'off for this call: a template reads a file whose path a secret chose' });
+    return undefined;
+  }
   try {
     const ref = refKey(secret, call);
     const inputs = inputsKey(secret, { version: call.version, document: call.document, vars: call.vars, cluster: call.cluster });

@@ -8,8 +8,9 @@ export interface HelperContext {
   /**
    * A file's content (the caller bounds and tracks it). `fromConfig`: the path is text of the config
    * (a relative one means the config's directory), not a value from env or vars (the current one).
+   * `secretChose`: a secret chose the path (`file(env.S > "m" ? "a" : "b")`), so it is a secret too.
    */
-  readFile: (path: string, fromConfig?: boolean) => string;
+  readFile: (path: string, fromConfig?: boolean, secretChose?: boolean) => string;
   /** The absolute path a relative one is read from, for messages. */
   pathTried?: (path: string, fromConfig?: boolean) => string;
   /** false when a secret chose the path: a message then does not name it. */

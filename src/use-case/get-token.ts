@@ -48,6 +48,7 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
         dependencies: prepared.dependencies,
         readSoFar: prepared.readSoFar,
         envNamedBySecret: prepared.renderer.envReadBySecretName,
+        fileNamedBySecret: prepared.renderer.fileReadBySecretPath,
         insecure: request.tls.insecureSkipVerify,
         // `login` logs in now, whatever the entry holds, and stores what it got.
         ...(flags.login ? { fresh: true } : {}),

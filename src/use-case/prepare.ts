@@ -114,10 +114,11 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
   // (GOOGLE_APPLICATION_CREDENTIALS=./key.json), it means the current directory.
   const base = source.kind === 'file' ? dirname(source.path) : undefined;
   const resolvePath = (path: string, fromConfig = true) => (path === '' || isAbsolute(path) ? path : base !== undefined && fromConfig ? join(base, path) : resolve(path));
-  const readFile = (path: string, fromConfig = true) => {
-    if (!isAbsolute(path)) relativeFiles.add(path);
+  const readFile = (path: string, fromConfig = true, secretChose = false) => {
     const resolved = resolvePath(path, fromConfig);
-    filesRead.add(resolved);
+    // A path a secret chose is a secret: listed nowhere (the renderer notes it; the cache is off).
+    if (!secretChose && !isAbsolute(path)) relativeFiles.add(path);
+    if (!secretChose) filesRead.add(resolved);
     return deps.readFile(resolved);
   };
   // An env value argocd-secret left as its placeholder reads as not set, so it is never registered

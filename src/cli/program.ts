@@ -42,9 +42,9 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     await getToken(getTokenFlags(options), useCaseDeps(options));
   });
 
-  requestOptions(program.command('validate').description('check the config, its templates and the env they read; no network')).action(
-    async (options: ParsedFlags) => validate(requestFlags(options), useCaseDeps(options)),
-  );
+  requestOptions(program.command('validate').description('check the config, its templates and the env they read; no network'))
+    .option('--allow-unset-env', 'an unset env variable is no error: checked with a stand-in, noted on stderr (for CI, where secrets are absent)')
+    .action(async (options: ParsedFlags & { allowUnsetEnv?: boolean }) => validate(requestFlags(options), useCaseDeps(options), options.allowUnsetEnv === true));
   requestOptions(program.command('render').description('print the request it would send, secrets redacted; no network')).action(
     async (options: ParsedFlags) => render(requestFlags(options), useCaseDeps(options)),
   );

@@ -33,8 +33,8 @@ export interface TemplateIssue {
   path: string;
   message: string;
   /**
-   * A shell habit (`$API_TOKEN`) in literal text: it would be sent as written. validate and render
-   * warn; get-token refuses before any request.
+   * A shell habit (`$API_TOKEN`) in literal text: refused before any request by get-token,
+   * validate, render and the generators alike (code TEMPLATE_HABIT).
    */
   habit?: boolean;
 }
@@ -536,7 +536,8 @@ function hint(missing: string[]): string {
   if (env.length > 0) {
     // "it" or "them" only when the env names are all that is missing; else name them.
     const which = env.length === missing.length ? (env.length > 1 ? 'them' : 'it') : env.join(', ');
-    hints.push(`set ${which} in the environment or the kubeconfig exec env, or give a default: ${env[0]} ?? "…"`);
+    // Never `env.X ?? "…"`: an env value is a secret, and a default would put one in the config.
+    hints.push(`set ${which} in the environment or the kubeconfig exec env`);
   }
   if (missing.includes('cluster')) hints.push('KUBERNETES_EXEC_INFO has no spec.cluster: set provideClusterInfo: true in the kubeconfig exec entry');
   return hints.length > 0 ? ` (${hints.join('; ')})` : '';

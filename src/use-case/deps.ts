@@ -28,8 +28,6 @@ export interface Deps {
 }
 
 export interface RequestFlags extends ConfigFlags {
-  /** Refuse a bare `$X` in literal template text instead of warning (get-token). */
-  strictHabits?: boolean;
   /** The generators: an unset env value is no error, it renders as a placeholder (Prepared.envNeeded). */
   unsetEnvAsPlaceholder?: boolean;
   set?: string[];

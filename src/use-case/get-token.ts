@@ -19,7 +19,7 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
   // Redaction is bounded by the same deadline: past it, a text not yet checked is not shown.
   deps.redactor.setDeadline(() => deps.now() >= deadline);
   const started = deps.now();
-  const prepared = await prepare({ ...flags, strictHabits: true }, deps);
+  const prepared = await prepare(flags, deps);
   deps.observe?.({ stage: 'prepare', ms: deps.now() - started, prepared });
   const { config, request, apiVersion } = prepared;
   if (flags.output === 'token' && !config.paths.token) {

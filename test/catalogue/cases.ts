@@ -538,7 +538,7 @@ export const cases: Case[] = [
   {
     area: 'templates', fault: 'missing', name: 'a helper given an unset env value',
     args: withConfig({ form: { a: '{{ base64decode(env.NOT_SET) }}' } }),
-    code: 2, message: `${P}.form.a: {{ base64decode(env.NOT_SET) }}: env.NOT_SET is not set (set it in the environment or the kubeconfig exec env, or give a default: env.NOT_SET ?? "…")`,
+    code: 2, message: `${P}.form.a: {{ base64decode(env.NOT_SET) }}: env.NOT_SET is not set (set it in the environment or the kubeconfig exec env)`,
   },
   {
     area: 'templates', fault: 'empty', name: 'file() of an empty path',

@@ -112,8 +112,8 @@ describe.concurrent('render', () => {
       result,
       2,
       // Every missing value at once, each once.
-      'webAPIProviderConfig.query.key: {{ env.FORM_SECRET }}: env.FORM_SECRET is not set (set it in the environment or the kubeconfig exec env, or give a default: env.FORM_SECRET ?? "…"); ' +
-        'webAPIProviderConfig.form.note: {{ env.JSON_SECRET }}: env.JSON_SECRET is not set (set it in the environment or the kubeconfig exec env, or give a default: env.JSON_SECRET ?? "…")',
+      'webAPIProviderConfig.query.key: {{ env.FORM_SECRET }}: env.FORM_SECRET is not set (set it in the environment or the kubeconfig exec env); ' +
+        'webAPIProviderConfig.form.note: {{ env.JSON_SECRET }}: env.JSON_SECRET is not set (set it in the environment or the kubeconfig exec env)',
     );
     expect(api.requests).toHaveLength(0);
   });

@@ -175,7 +175,7 @@ describe('steps', () => {
     expectFailure(
       result,
       2,
-      'webAPIProviderConfig.steps.login.json.jwt: {{ env.SA_TOKEN }}: env.SA_TOKEN is not set (set it in the environment or the kubeconfig exec env, or give a default: env.SA_TOKEN ?? "…"); ' +
+      'webAPIProviderConfig.steps.login.json.jwt: {{ env.SA_TOKEN }}: env.SA_TOKEN is not set (set it in the environment or the kubeconfig exec env); ' +
         'webAPIProviderConfig.query.org: {{ vars.org }}: vars.org is not set (pass --set org=…, or give a default: vars.org ?? "…")',
       secrets,
     );

@@ -654,7 +654,7 @@ export const cases: Case[] = [
   {
     area: 'responses', fault: 'out of range', name: 'a negative expires_in',
     args: withConfig({ expiresInPath: '$.expires_in' }), answer: json({ access_token: ISSUED, expires_in: -3600 }),
-    code: 4, message: 'expiresInPath $.expires_in matched a number, expected a positive number of seconds',
+    code: 4, message: 'expiresInPath $.expires_in matched the number -3600, expected a positive number of seconds',
   },
   {
     area: 'responses', fault: 'huge', name: 'an expires_in of 1e308 seconds',
@@ -680,12 +680,12 @@ export const cases: Case[] = [
   {
     area: 'responses', fault: 'binary', name: 'an error answer of binary bytes',
     args: withConfig({}), answer: { status: 401, headers: { 'content-type': 'image/png' }, body: binaryBytes },
-    code: 3, message: 'the token API answered 401 Unauthorized: image/png, 16 bytes (--verbose shows an excerpt)',
+    code: 3, message: 'the token API answered 401 Unauthorized: image/png, 16 bytes (--verbose shows an excerpt); check env.API_KEY',
   },
   {
     area: 'responses', fault: 'empty', name: 'an error answer without a body',
     args: withConfig({}), answer: { status: 403, body: '' },
-    code: 3, message: 'the token API answered 403 Forbidden',
+    code: 3, message: 'the token API answered 403 Forbidden; check env.API_KEY',
   },
   {
     area: 'responses', fault: 'unsupported', name: 'a 304 to a request that asked for nothing cached',

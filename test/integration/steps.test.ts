@@ -185,7 +185,7 @@ describe('steps', () => {
   it('fails with exit 3 naming the step when the step is refused, and sends no main request', async () => {
     const api = await startApi(vault());
     const result = await run([], provider(config(api.url)), { SA_TOKEN: 'wrong-service-account-token' });
-    expectFailure(result, 3, `steps.login: the token API answered 403 Forbidden: {"errors":["permission denied"]}`, [...secrets, 'wrong-service-account-token']);
+    expectFailure(result, 3, `steps.login: the token API answered 403 Forbidden: {"errors":["permission denied"]}; check env.SA_TOKEN`, [...secrets, 'wrong-service-account-token']);
     expect(api.requests.map((r) => r.path)).toEqual(['/v1/auth/kubernetes/login']);
   });
 

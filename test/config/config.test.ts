@@ -472,7 +472,11 @@ describe('parseConfigText', () => {
     ['duplicate YAML keys', 'a: 1\na: 2\n', 'CONFIG_PARSE', 'config from test is not valid YAML or JSON: Map keys must be unique at line 2, column 1'],
     ['duplicate JSON keys', '{"a": 1, "a": 2}', 'CONFIG_PARSE', 'config from test is not valid YAML or JSON: Map keys must be unique at line 1, column 10'],
     ['two YAML documents', 'a: 1\n---\nb: 2\n', 'CONFIG_PARSE', 'config from test is not valid YAML or JSON: Source contains multiple documents; please use YAML.parseAllDocuments() at line 2, column 1'],
-    ['an unclosed flow sequence', 'a: [\n', 'CONFIG_PARSE', 'config from test is not valid YAML or JSON: Flow sequence in block collection must be sufficiently indented and end with a ] at line 2, column 1'],
+    ['an unclosed flow sequence', 'a: [\n', 'CONFIG_PARSE', 'config from test is not valid YAML or JSON: Flow sequence in block collection must be sufficiently indented and end with a ]: it opens at line 1, column 4 and is never closed'],
+    ['an unclosed quote, named where it opens', 'a:\n  b: "x\n  c: d\n\n', 'CONFIG_PARSE', 'config from test is not valid YAML or JSON: Missing closing "quote: it opens at line 2, column 6 and is never closed'],
+    ['an escaped quote does not close', 'a: "x\\"\n', 'CONFIG_PARSE', 'config from test is not valid YAML or JSON: Missing closing "quote: it opens at line 1, column 4 and is never closed'],
+    ['a closed quote before an unclosed list', 'a: "x"\nb: [1,\n', 'CONFIG_PARSE', 'config from test is not valid YAML or JSON: Flow sequence in block collection must be sufficiently indented and end with a ]: it opens at line 2, column 4 and is never closed'],
+    ['a line indented deeper than the one before', 'w:\n  method: POST\n   url: x\n', 'CONFIG_PARSE', 'config from test is not valid YAML or JSON: Nested mappings are not allowed in compact mappings at line 2, column 11: line 3 is indented deeper than line 2'],
     // The parser's time grows faster than the text: refused before it starts, in a few milliseconds.
     ...[
       ['3 000 keys in one mapping', Array.from({ length: 3_000 }, (_, i) => `k${i}: 1\n`).join('')],

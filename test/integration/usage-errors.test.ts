@@ -90,7 +90,7 @@ const cases: Case[] = [
   {
     name: 'a config file that is not valid YAML',
     args: () => ['--config', badYaml],
-    message: `config from --config ${badYaml} is not valid YAML or JSON: Flow sequence in block collection must be sufficiently indented and end with a ] at line 4, column 1`,
+    message: `config from --config ${badYaml} is not valid YAML or JSON: Flow sequence in block collection must be sufficiently indented and end with a ]: it opens at line 3, column 8 and is never closed`,
   },
   {
     name: 'a config file with a duplicate key',

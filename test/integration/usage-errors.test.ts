@@ -88,6 +88,26 @@ const cases: Case[] = [
     message: 'cannot read config /nonexistent/env.yaml: no such file',
   },
   {
+    name: 'a YAML config with tls: at the top of the file',
+    args: () => ['--config-inline', 'webAPIProviderConfig:\n  method: POST\n  url: https://a.example/token\n  tokenPath: $.access_token\ntls:\n  caFile: /etc/ca.pem\n'],
+    message: 'config from --config-inline is invalid: tls: unknown field at the top of the file; it belongs under webAPIProviderConfig (webAPIProviderConfig.tls)',
+  },
+  {
+    name: 'a YAML config with the proposal\'s tokenPath unquoted',
+    args: () => ['--config-inline', 'webAPIProviderConfig:\n  method: POST\n  url: https://a.example/token\n  tokenPath: {.access_token}\n'],
+    message: 'config from --config-inline is invalid: webAPIProviderConfig.tokenPath: expected a string, found a map: YAML reads an unquoted {…} as one; quote it: "{.access_token}"',
+  },
+  {
+    name: 'a YAML config with a header template unquoted',
+    args: () => ['--config-inline', 'webAPIProviderConfig:\n  method: POST\n  url: https://a.example/token\n  tokenPath: $.access_token\n  headers:\n    Authorization: {{ env.API_KEY }}\n'],
+    message: 'config from --config-inline is invalid: webAPIProviderConfig.headers.Authorization: expected a string, found a map: YAML reads an unquoted {…} as one; quote it',
+  },
+  {
+    name: 'a YAML config with a quote never closed',
+    args: () => ['--config-inline', 'webAPIProviderConfig:\n  method: POST\n  url: "https://a.example/token\n  tokenPath: $.access_token\n'],
+    message: 'config from --config-inline is not valid YAML or JSON: Missing closing "quote: it opens at line 3, column 8 and is never closed',
+  },
+  {
     name: 'a config file that is not valid YAML',
     args: () => ['--config', badYaml],
     message: `config from --config ${badYaml} is not valid YAML or JSON: Flow sequence in block collection must be sufficiently indented and end with a ]: it opens at line 3, column 8 and is never closed`,
@@ -112,7 +132,7 @@ const cases: Case[] = [
   {
     name: 'a config without the webAPIProviderConfig key',
     args: () => ['--config-inline', JSON.stringify({ method: 'POST' })],
-    message: 'config from --config-inline is invalid: webAPIProviderConfig: is required; method: unknown field (known: webAPIProviderConfig)',
+    message: 'config from --config-inline is invalid: webAPIProviderConfig: is required; method: unknown field at the top of the file; it belongs under webAPIProviderConfig (webAPIProviderConfig.method)',
   },
   {
     name: 'a config without tokenPath or certificate paths',

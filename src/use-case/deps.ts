@@ -37,6 +37,11 @@ export interface RequestFlags extends ConfigFlags {
 export interface GetTokenFlags extends RequestFlags {
   output: 'exec-credential' | 'token';
   timeoutMs: number;
+  /**
+   * doctor: the deadline of its whole run, of which this call gets what is left; messages still
+   * name --timeout as given (`5s`), not the remainder (`4999ms`).
+   */
+  deadline?: number;
   /** --cache / --no-cache; undefined leaves it to the config. */
   cache?: boolean;
   cacheDir?: string;

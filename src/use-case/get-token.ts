@@ -16,7 +16,7 @@ import type { Deps, GetTokenFlags } from './deps.js';
 import { prepare, type Dependencies, type Prepared } from './prepare.js';
 
 export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> {
-  const deadline = deps.now() + flags.timeoutMs;
+  const deadline = flags.deadline ?? deps.now() + flags.timeoutMs;
   // Redaction is bounded by the same deadline: past it, a text not yet checked is not shown.
   deps.redactor.setDeadline(() => deps.now() >= deadline);
   const started = deps.now();

@@ -139,3 +139,18 @@ describe.concurrent('TLS and doctor', () => {
     for (const secret of allSecrets()) expect(result.stdout + result.stderr).not.toContain(secret);
   });
 });
+
+// Its stages before the token API share the deadline; what they used was shown as the timeout
+// (`4999ms`). They take long only with --kubeconfig (it runs the exec command's --version): this
+// guards the line, the kubeconfig path is in doctor.test.ts.
+describe('doctor names --timeout as given', () => {
+  it('says --timeout 1s, not what was left of it, when the token API never answers', async () => {
+    const api = await startApi(() => {
+      // Never answers: the deadline ends the call.
+    });
+    const result = await runCli(['doctor', '--timeout', '1s', '--config-inline', provider(basic(`${api.url}/token`, { tls: TLS }))], { env: SECRET_ENV });
+    expect(result.code).toBe(3);
+    expect(result.stdout).toMatch(new RegExp(`✗ token API +no answer from ${api.url}/token within --timeout 1s\\n`));
+    for (const secret of allSecrets()) expect(result.stdout + result.stderr).not.toContain(secret);
+  });
+});

@@ -25,7 +25,7 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
 
   const program = new Command('webapi-credential')
     .description('Kubernetes exec credential plugin: call a token API, take a JSON field, print an ExecCredential.')
-    .version(deps.version, '--version')
+    .version(deps.versionLine ?? deps.version, '--version')
     .exitOverride()
     .configureOutput({ writeOut: (s) => deps.stdout(s), writeErr: () => {} })
     .showSuggestionAfterError(true);

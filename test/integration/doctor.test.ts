@@ -391,7 +391,7 @@ describe('doctor with what the generators wrote', () => {
     const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-other-'));
     const marker = join(dir, 'ran');
     const version = (await runCli(['--version'], { env: {} })).stdout.trim();
-    writeFileSync(join(dir, 'webapi-credential'), `#!/bin/sh\ntouch ${marker}\necho ${version}\n`, { mode: 0o755 });
+    writeFileSync(join(dir, 'webapi-credential'), `#!/bin/sh\ntouch ${marker}\necho '${version}'\n`, { mode: 0o755 });
     const kubeconfig = join(dir, 'kubeconfig.yaml');
     writeFileSync(kubeconfig, (await generated('kubeconfig')).replace('command: webapi-credential', `command: ${command}`));
     const result = await doctor(['--kubeconfig', kubeconfig], { API_KEY, ...pathEnv(dir) });

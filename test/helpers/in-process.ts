@@ -21,6 +21,8 @@ function minimalEnv(extra: Record<string, string | undefined> = {}): Record<stri
 
 export interface InProcessOptions {
   env?: Record<string, string | undefined>;
+  /** The clock, when a test needs one that moves (the real one by default). */
+  now?: () => number;
   /** Sees every stderr write as it happens, e.g. to act on a --verbose trace line. */
   onStderr?: (text: string) => void;
 }
@@ -36,7 +38,7 @@ export async function runInProcess(args: string[], options: InProcessOptions = {
       stderr += text;
       options.onStderr?.(text);
     },
-    now: Date.now,
+    now: options.now ?? Date.now,
     random: Math.random,
     uuid: randomUUID,
     send,

@@ -141,8 +141,8 @@ describe.concurrent('TLS and doctor', () => {
 });
 
 // Its stages before the token API share the deadline; what they used was shown as the timeout
-// (`4999ms`). They take long only with --kubeconfig (it runs the exec command's --version): this
-// guards the line, the kubeconfig path is in doctor.test.ts.
+// (`4999ms`). Here they take under a millisecond, so this guards the line through the built CLI;
+// test/use-case/doctor-timeout.test.ts moves the clock to make the remainder certain.
 describe('doctor names --timeout as given', () => {
   it('says --timeout 1s, not what was left of it, when the token API never answers', async () => {
     const api = await startApi(() => {

@@ -105,7 +105,10 @@ const HELPERS: Readonly<Record<string, Helper>> = {
       } catch (error) {
         // Named by the path tried, so that a person can fix it (SPEC: file() paths are not secret).
         const shown = context.pathShown === false ? '…' : JSON.stringify(context.pathTried?.(name) ?? name);
-        throw new HelperError(`file(${shown}) cannot be read: ${readProblem(error)}`);
+        // `~` is the shell's: kubectl, client-go and Argo CD start the plugin without one. Not expanded
+        // here (a path means what it says: relative ones resolve against the config's directory).
+        const tilde = context.pathShown !== false && /^~(\/|$)/.test(name) ? `; ~ is not expanded (a shell does that, and no shell starts the plugin): write the absolute path, or file(env.HOME + "${name.slice(1)}")` : '';
+        throw new HelperError(`file(${shown}) cannot be read: ${readProblem(error)}${tilde}`);
       }
       return content.replace(/\r?\n$/, '');
     },

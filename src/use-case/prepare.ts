@@ -102,9 +102,9 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
   const habits = templateIssues.filter((issue) => issue.habit);
   const errors = templateIssues.filter((issue) => !issue.habit);
   if (errors.length > 0) throw new ConfigError(errors, source.origin, 'TEMPLATE_SYNTAX');
-  // validate and render show what would be sent; get-token must not send it.
-  if (habits.length > 0 && flags.strictHabits) throw new ConfigError(habits, source.origin, 'TEMPLATE_HABIT');
-  for (const habit of habits) deps.warn(`${habit.path}: ${habit.message}`);
+  // get-token refuses to send a bare `$API_TOKEN`, so validate, render and the generators refuse it
+  // too, with the same line: a CI gate built on validate must not pass a config the plugin refuses.
+  if (habits.length > 0) throw new ConfigError(habits, source.origin, 'TEMPLATE_HABIT');
   deps.trace(`config from ${source.origin}`);
 
   const filesRead = new Set<string>();

@@ -16,8 +16,8 @@ const SECRET = 'client-secret-7f3a9c';
 const ROTATED = 'client-secret-rotated-b21e';
 /** The secret in the forms an answer could echo it in. */
 const FORMS = (secret: string) => [secret, Buffer.from(secret).toString('base64'), Buffer.from(secret).toString('hex'), secret.toUpperCase()];
-const REFUSAL = `the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"client authentication failed for [REDACTED]"}`;
-const remembered = (message: string, ago = '0') => new RegExp(`^${PREFIX}${escape(message)} \\(remembered from ${ago}s ago; webapi-credential cache clear retries now\\)\\n$`);
+const REFUSAL = `the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"client authentication failed for [REDACTED]"}; check env.API_KEY`;
+const remembered = (message: string, ago = '0') => new RegExp(`^${PREFIX}${escape(message)} \\(remembered from ${ago}s ago until \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ; webapi-credential cache clear retries now\\)\\n$`);
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A token API that refuses every client, echoing the key it was sent (as some do). */
@@ -208,7 +208,7 @@ describe.concurrent('failures remembered', () => {
     const api = await startApi((_request, response) => json(response, 401, { error: 'invalid_client', error_description: 'bad\u009b2Jclient' }));
     const box = sandbox();
     const config = cachedConfig(api, { cache: { failureTTL: '5m' } });
-    const message = 'the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"bad\\u009b2Jclient"}';
+    const message = 'the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"bad\\u009b2Jclient"}; check env.API_KEY';
     expect(await getToken(box, config, ['--cache'], { API_KEY: SECRET })).toEqual({ code: 3, stdout: '', stderr: `${PREFIX}${message}\n` });
     const second = await getToken(box, config, ['--cache'], { API_KEY: SECRET });
     expect(second.stderr).toMatch(remembered(message, '\\d+'));

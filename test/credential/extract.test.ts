@@ -64,7 +64,9 @@ describe('extractCredential', () => {
 
   it.each<[string, unknown, string, string, string]>([
     ['a path that matches nothing names the keys that are there', { data: { token: 's3cr3t-value', expires: 5 } }, '$.data.tokne', 'PATH_NO_MATCH', 'tokenPath $.data.tokne matched nothing in the response; $.data has keys "token", "expires"'],
-    ['a top-level miss names the top-level keys', { error: 'invalid_client', error_description: 'bad secret' }, '$.access_token', 'PATH_NO_MATCH', 'tokenPath $.access_token matched nothing in the response; $ has keys "error", "error_description"'],
+    ['a top-level miss names the top-level keys', { err: 'invalid_client', error_description: 'bad secret' }, '$.access_token', 'PATH_NO_MATCH', 'tokenPath $.access_token matched nothing in the response; $ has keys "err", "error_description"'],
+    ['a miss whose answer holds a string error shows it', { error: 'invalid_client', error_description: 'bad secret' }, '$.access_token', 'RESPONSE_ERROR', 'the token API answered without a token (tokenPath $.access_token matched nothing), saying error "invalid_client", error_description "bad secret"'],
+    ['a miss whose error is no string names the keys', { error: { code: 1 } }, '$.access_token', 'PATH_NO_MATCH', 'tokenPath $.access_token matched nothing in the response; $ has keys "error"'],
     ['a miss in an empty object says so', { data: {} }, '$.data.token', 'PATH_NO_MATCH', 'tokenPath $.data.token matched nothing in the response; $.data is an empty object'],
     ['a miss below a string says what it is', { data: 'opaque-secret-string' }, '$.data.token', 'PATH_NO_MATCH', 'tokenPath $.data.token matched nothing in the response; $.data is a string'],
     ['a response that is a list', ['tok'], '$.token', 'PATH_NO_MATCH', 'tokenPath $.token matched nothing in the response; $ is a list'],
@@ -134,7 +136,7 @@ describe('extractCredential', () => {
     ['an expiry path that matches nothing', { t: 'tok' }, { expiry: '$.exp' }, 'PATH_NO_MATCH', 'expiryPath $.exp matched nothing in the response; $ has keys "t"'],
     ['an expiry that is a date without time', { t: 'tok', exp: '2026-01-01' }, { expiry: '$.exp' }, 'EXPIRY_UNPARSABLE', 'expiryPath $.exp matched a string that is neither an RFC 3339 time nor unix seconds/milliseconds'],
     ['an expiry that is a boolean', { t: 'tok', exp: true }, { expiry: '$.exp' }, 'EXPIRY_UNPARSABLE', 'expiryPath $.exp matched a boolean that is neither an RFC 3339 time nor unix seconds/milliseconds'],
-    ['an expires_in of zero', { t: 'tok', expires_in: 0 }, { expiresIn: '$.expires_in' }, 'EXPIRY_UNPARSABLE', 'expiresInPath $.expires_in matched a number, expected a positive number of seconds'],
+    ['an expires_in of zero', { t: 'tok', expires_in: 0 }, { expiresIn: '$.expires_in' }, 'EXPIRY_UNPARSABLE', 'expiresInPath $.expires_in matched the number 0, expected a positive number of seconds'],
     ['an expires_in in words', { t: 'tok', expires_in: '1 hour' }, { expiresIn: '$.expires_in' }, 'EXPIRY_UNPARSABLE', 'expiresInPath $.expires_in matched a string, expected a positive number of seconds'],
     ['two expires_in values', { t: 'tok', a: { expires_in: 1 }, b: { expires_in: 2 } }, { expiresIn: '$..expires_in' }, 'PATH_AMBIGUOUS', 'expiresInPath $..expires_in matched 2 values ($.a.expires_in, $.b.expires_in); make it select exactly one'],
   ])('fails on %s', (_name, document, paths, code, message) => {
@@ -350,12 +352,12 @@ describe('parseResponseBody', () => {
   });
 
   it.each<[string, string, string | undefined, string]>([
-    ['an HTML page, by its content type and size', '<html><body>Login</body></html>', 'text/html', 'the token API answered with something that is not JSON (text/html, 31 bytes)'],
+    ['a page without content type', '<!doctype html><p>Login</p>', undefined, 'the token API answered with an HTML page, not JSON (no content-type, 27 bytes); it looks like a login or error page: url may not be the token endpoint'],
     ['a body without content type', 'oops', undefined, 'the token API answered with something that is not JSON (no content-type, 4 bytes)'],
     ['an empty body', ' \n', 'application/json', 'the token API answered with something that is not JSON (an empty body)'],
   ])('refuses %s', (_name, text, contentType, message) => {
     const error = caught(ResponseError, () => parseResponseBody(text, contentType, text.length));
-    expect(error.code).toBe('RESPONSE_NOT_JSON');
+    expect(error.code).toBe(message.includes('HTML') ? 'RESPONSE_HTML' : 'RESPONSE_NOT_JSON');
     expect(error.message).toBe(message);
   });
 

@@ -33,7 +33,7 @@ describe.concurrent('a 401 that echoes the key', () => {
       res.end(`{"error":"invalid_client","error_description":"key ${JSON.stringify(form).slice(1, -1)} refused","detail":"x"}`);
     });
     const result = await run(sendsKey(`${api.url}/token`));
-    expectFailure(result, 3, 'the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"key [REDACTED] refused"}', allSecrets([KEY]));
+    expectFailure(result, 3, 'the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"key [REDACTED] refused"}; check env.ECHO_KEY', allSecrets([KEY]));
     expectHidden(result);
   });
 
@@ -45,7 +45,7 @@ describe.concurrent('a 401 that echoes the key', () => {
     const result = await run(sendsKey(`${api.url}/token`), ['--verbose']);
     expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 3, stdout: '' });
     expect(result.stderr).toContain(`\n${PREFIX}answer 401 body (excerpt): <p>key [REDACTED] refused</p>\n`);
-    expect(result.stderr).toContain(`\n${PREFIX}the token API answered 401 Unauthorized: text/html, ${Buffer.byteLength(`<p>key ${form} refused</p>`)} bytes (--verbose shows an excerpt)\n`);
+    expect(result.stderr).toContain(`\n${PREFIX}the token API answered 401 Unauthorized: text/html, ${Buffer.byteLength(`<p>key ${form} refused</p>`)} bytes (--verbose shows an excerpt); check env.ECHO_KEY\n`);
     expectHidden(result);
   });
 
@@ -55,7 +55,7 @@ describe.concurrent('a 401 that echoes the key', () => {
       res.end('{"error":"invalid_client"}');
     });
     const result = await run(sendsKey(`${api.url}/token`));
-    expectFailure(result, 3, 'the token API answered 401 Bad key [REDACTED]: {"error":"invalid_client"}', allSecrets([KEY]));
+    expectFailure(result, 3, 'the token API answered 401 Bad key [REDACTED]: {"error":"invalid_client"}; check env.ECHO_KEY', allSecrets([KEY]));
     expectHidden(result);
   });
 

@@ -122,7 +122,7 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
   };
   let failure: unknown;
   try {
-    await getToken({ ...run, output: 'exec-credential', timeoutMs: left() }, runDeps);
+    await getToken({ ...run, output: 'exec-credential', timeoutMs: flags.run.timeoutMs, deadline: deps.now() + left() }, runDeps);
   } catch (error) {
     if (!(error instanceof CredentialError)) throw error;
     failure = error;

@@ -109,21 +109,21 @@ describe('a remembered failure, served again', () => {
   const failure = { exitCode: 3 as const, message: 'the token API answered 401', at: 10_000, until: 70_000 };
 
   it('says it is one, how old it is, and how to ask again at once', () => {
-    expect(rememberedMessage(failure, 22_400)).toBe('the token API answered 401 (remembered from 12s ago; webapi-credential cache clear retries now)');
+    expect(rememberedMessage(failure, 22_400)).toBe('the token API answered 401 (remembered from 12s ago until 1970-01-01T00:01:10Z; webapi-credential cache clear retries now)');
   });
 
   it('is never from the future, when the clock went back', () => {
-    expect(rememberedMessage(failure, 4_000)).toBe('the token API answered 401 (remembered from 0s ago; webapi-credential cache clear retries now)');
+    expect(rememberedMessage(failure, 4_000)).toBe('the token API answered 401 (remembered from 0s ago until 1970-01-01T00:01:10Z; webapi-credential cache clear retries now)');
   });
 
   it('fails with the exit code it failed with', () => {
     const request = recalled(failure, 12_000);
     expect(request).toBeInstanceOf(RequestError);
     expect(request).toMatchObject({ exitCode: 3, code: 'REMEMBERED_FAILURE' });
-    expect(request.message).toBe('the token API answered 401 (remembered from 2s ago; webapi-credential cache clear retries now)');
+    expect(request.message).toBe('the token API answered 401 (remembered from 2s ago until 1970-01-01T00:01:10Z; webapi-credential cache clear retries now)');
     const response = recalled({ ...failure, exitCode: 4, message: 'no token' }, 12_000);
     expect(response).toBeInstanceOf(ResponseError);
     expect(response).toMatchObject({ exitCode: 4, code: 'REMEMBERED_FAILURE' });
-    expect(response.message).toBe('no token (remembered from 2s ago; webapi-credential cache clear retries now)');
+    expect(response.message).toBe('no token (remembered from 2s ago until 1970-01-01T00:01:10Z; webapi-credential cache clear retries now)');
   });
 });

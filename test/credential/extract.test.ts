@@ -285,8 +285,8 @@ describe('parseExpiresIn', () => {
   // What Number() would read as seconds but no API means as seconds: taken, it would make a
   // credential of 1000 s, 16 s, 1 s or 60 s out of a broken answer.
   it.each<[string, unknown, string]>([
-    ['zero', 0, 'a number'],
-    ['a negative number', -60, 'a number'],
+    ['zero', 0, 'the number 0'],
+    ['a negative number', -60, 'the number -60'],
     ['a negative numeric string', '-60', 'a string'],
     ['a duration string', '60s', 'a string'],
     ['exponent notation', '1e3', 'a string'],
@@ -296,8 +296,8 @@ describe('parseExpiresIn', () => {
     ['an empty string', '', 'a string'],
     ['a blank string', '  ', 'a string'],
     ['Infinity as a string', 'Infinity', 'a string'],
-    ['infinity', Number.POSITIVE_INFINITY, 'a number'],
-    ['NaN', Number.NaN, 'a number'],
+    ['infinity', Number.POSITIVE_INFINITY, 'the number Infinity'],
+    ['NaN', Number.NaN, 'the number NaN'],
     ['null', null, 'null'],
     ['an object', { seconds: 60 }, 'an object'],
   ])('refuses %s, saying what it matched', (_name, value, what) => {

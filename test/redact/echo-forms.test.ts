@@ -139,14 +139,14 @@ describe.concurrent('a long key spelled out, reversed or cut, and a secret numbe
   it.each(loose)('hides the key %s in a JSON error field', async (_name, form) => {
     const api = await startApi((_req, res) => json(res, 401, { error: 'invalid_client', error_description: `key ${form} refused` }));
     const result = await runWith(basic(`${api.url}/token`, { tls, headers: { 'X-Api-Key': '{{ env.LONG_KEY }}' }, retry: { limit: 0 } }));
-    expectFailure(result, 3, 'the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"key [REDACTED] refused"}', allSecrets([LONG_KEY]));
+    expectFailure(result, 3, 'the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"key [REDACTED] refused"}; check env.LONG_KEY', allSecrets([LONG_KEY]));
     expectNoneOf(result);
   });
 
   it('hides a secret number read with fromJson() that the API echoes alone', async () => {
     const api = await startApi((_req, res) => json(res, 403, { error: 'access_denied', error_description: 'pin 48151623 is locked' }));
     const result = await runWith(basic(`${api.url}/token`, { tls, headers: { 'X-Login': '{{ "user:" + fromJson(env.CFG).pin }}' }, retry: { limit: 0 } }));
-    expectFailure(result, 3, 'the token API answered 403 Forbidden: {"error":"access_denied","error_description":"pin [REDACTED] is locked"}', allSecrets());
+    expectFailure(result, 3, 'the token API answered 403 Forbidden: {"error":"access_denied","error_description":"pin [REDACTED] is locked"}; check env.CFG', allSecrets());
     expectNoneOf(result);
   });
 });

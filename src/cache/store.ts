@@ -166,7 +166,10 @@ export function readEntry(fs: CacheFs, dir: string, key: string, now: number, ui
 function staleOf(status: unknown, expiresAt: unknown, now: number): Stale | undefined {
   if (!isUsable(status) || typeof expiresAt !== 'number' || !Number.isFinite(expiresAt)) return undefined;
   // The real expiry never comes before the reported one; one that does was not written by us.
-  if (expiresAt < Date.parse(status.expirationTimestamp!) || !(now < expiresAt)) return undefined;
+  if (expiresAt < Date.parse(status.expirationTimestamp!)) return undefined;
+  // Served in whole seconds rounded down (failure.ts throughOutage): with no whole second after now
+  // and before the real expiry, what client-go got would already have expired.
+  if (!(now < Math.floor(expiresAt / 1000) * 1000)) return undefined;
   return { status, expiresAt };
 }
 

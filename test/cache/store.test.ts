@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultCacheDir } from '../../src/cache/cache.js';
 import { CACHE_FORMAT } from '../../src/cache/key.js';
 import { clearDir, ensureDir, entryPath, privateDir, readEntry, untrustedPath, writeEntry, writeFailure } from '../../src/cache/store.js';
+import { throughOutage } from '../../src/cache/failure.js';
 import type { CredentialStatus } from '../../src/credential/exec-credential.js';
 import { modeOf } from './support.js';
 
@@ -316,5 +317,32 @@ describe('the real expiry beside the reported one (served through an outage)', (
     expect(readEntry(fs, dir, KEY, reported + 1, UID)).toMatchObject({ hit: false, failure: { outage: true }, stale });
     writeFailure(fs, dir, KEY, failure, 'unique-2', undefined, stale);
     expect(readEntry(fs, dir, KEY, reported + 1, UID)).not.toHaveProperty('stale');
+  });
+
+  // A served expirationTimestamp is whole seconds, rounded down so as never to pass the real expiry:
+  // with less than a second left, that second may be before now. client-go would get a credential
+  // that already expired (SPEC: never in the past), so no whole second left is nothing to serve.
+  it('never yields a stale credential whose served expirationTimestamp would be in the past, for any real expiry within a second and a half', () => {
+    const dir = tempDir();
+    const failure = { exitCode: 3 as const, message: 'the token API answered 503', at: reported, until: reported + 10_000, outage: true };
+    let served = 0;
+    for (let nowMs = 0; nowMs < 1000; nowMs += 50) {
+      for (let leftMs = 1; leftMs <= 1500; leftMs += 37) {
+        const now = reported + 5_000 + nowMs;
+        const stale = { status: STATUS, expiresAt: now + leftMs };
+        writeEntry(fs, dir, KEY, STATUS, 'unique-1', undefined, stale.expiresAt);
+        const expired = readEntry(fs, dir, KEY, now, UID);
+        writeFailure(fs, dir, KEY, failure, 'unique-2', undefined, stale);
+        const remembered = readEntry(fs, dir, KEY, now, UID);
+        for (const lookup of [expired, remembered]) {
+          if (lookup.hit || !lookup.stale) continue;
+          served++;
+          const at = Date.parse(throughOutage(lookup.stale, 'the token API answered 503', now).status.expirationTimestamp!);
+          expect({ nowMs, leftMs, after: at > now, notPastReal: at <= stale.expiresAt }).toEqual({ nowMs, leftMs, after: true, notPastReal: true });
+        }
+      }
+    }
+    // Those with a whole second before the real expiry are still served.
+    expect(served).toBeGreaterThan(0);
   });
 });

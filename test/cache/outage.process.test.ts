@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { leaks, runCli } from '../helpers/cli.js';
 import { json, startTokenApi, type Handler, type TokenApi } from '../helpers/token-api.js';
-import { cachedConfig, getToken, sandbox } from './support.js';
+import { cachedConfig, getToken, sandbox, spawnCli } from './support.js';
 
 const PREFIX = 'webapi-credential: ';
 /** 30 s of life, reported half of it early (the margin is capped at half the lifetime): a 15 s window, wide enough for a loaded machine. */
@@ -90,6 +90,31 @@ describe.concurrent('served through an outage', () => {
       set('hang');
       const calledAt = Date.now();
       expectServedThrough(await getToken(box, config, ['--cache', '--timeout', '2s']), /^no answer from \S+ within --timeout 2s$/, fetchedAt, calledAt);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
+  // A hung refresh held by another process is an outage for its waiters too: one of them takes over
+  // (and times out itself), the others wait on that one until their own deadline. Each of them
+  // serves the credential in its window, none ends with exit 3 while it is there.
+  it('serves the cached credential to every waiter behind a hung refresh, also those whose deadline passes while they wait', async () => {
+    const { api: server, set } = await api();
+    try {
+      const box = sandbox();
+      const config = cachedConfig(server, { retry: { limit: 0 } });
+      const { fetchedAt } = await intoTheWindow(box, config);
+      set('hang');
+      const holder = spawnCli(['--config-inline', config, '--cache', '--timeout', '30s'], box.env({ API_KEY: 'api-key-1' }));
+      try {
+        while (server.requests.length < 2) await new Promise((resolve) => setTimeout(resolve, 25));
+        const calledAt = Date.now();
+        const waiters = await Promise.all(Array.from({ length: 4 }, () => getToken(box, config, ['--cache', '--timeout', '4s'])));
+        for (const waiter of waiters) expectServedThrough(waiter, /within --timeout 4s/, fetchedAt, calledAt);
+      } finally {
+        holder.child.kill('SIGKILL');
+        await holder.exited;
+      }
     } finally {
       await server.close();
     }

@@ -149,7 +149,10 @@ export function readEntry(fs: CacheFs, dir: string, key: string, now: number, ui
   if (entry.kind === 'CachedFailure') {
     const recalled = recallFailure(entry.failure, now);
     const stale = staleOf(entry.servedThrough?.status, entry.servedThrough?.expiresAt, now);
-    return stale && !recalled.hit && recalled.failure?.outage ? { ...recalled, stale } : recalled;
+    // Kept past the outage's memory too: an outage that outlasts it fails the next refresh again,
+    // and the credential, before its real expiry, is served again (as from a credential entry).
+    const outage = (entry.failure as Partial<RememberedFailure> | undefined)?.outage === true;
+    return stale && !recalled.hit && outage ? { ...recalled, stale } : recalled;
   }
   const status = entry.status;
   if (!isUsable(status)) return { hit: false, reason: 'entry holds no usable credential' };

@@ -363,7 +363,13 @@ export function clearDir(fs: CacheFs, dir: string, uid: number | undefined): num
   let removed = 0;
   for (const name of names) {
     if (!/^[0-9a-f]{64}(\.json|\.ref|\.lock|\..+\.tmp)$/.test(name) && name !== SECRET_FILE && !/^hmac-key\..+\.tmp$/.test(name)) continue;
-    fs.unlinkSync(join(dir, name));
+    try {
+      fs.unlinkSync(join(dir, name));
+    } catch (error) {
+      // Gone since the listing: a writer renamed its temp file, a holder released its lock.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw error;
+    }
     if (name.endsWith('.json')) removed++;
   }
   return removed;

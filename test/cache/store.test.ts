@@ -195,6 +195,27 @@ describe('clearDir', () => {
     expect(readdirSync(dir).sort()).toEqual([`${KEY}.json.bak`, 'notes.txt', 'short.json']);
   });
 
+  // cache clear while plugins run: between the listing and the unlink, a writer renames its temp
+  // file to the entry and a holder releases its lock. Those names are gone, not a failure of clear.
+  it('goes on past the files that concurrent writers and lock holders removed after it listed them', () => {
+    const dir = tempDir();
+    const temp = `${OTHER}.7-writing.tmp`;
+    for (const name of [`${KEY}.json`, `${KEY}.lock`, temp, `${OTHER}.ref`]) writeFileSync(join(dir, name), 'x', { mode: 0o600 });
+    const racing = {
+      ...fs,
+      readdirSync: (path: string) => {
+        const names = fs.readdirSync(path);
+        // What other processes do right after our listing: the writer's rename, the holder's release.
+        fs.renameSync(join(dir, temp), join(dir, `${OTHER}.json`));
+        fs.unlinkSync(join(dir, `${KEY}.lock`));
+        return names;
+      },
+    } as typeof fs;
+    expect(clearDir(racing, dir, UID)).toBe(1);
+    // The entry written after the listing is the writer's, not one clear was asked to remove.
+    expect(readdirSync(dir).sort()).toEqual([`${OTHER}.json`]);
+  });
+
   it('clears a directory of ours whatever its mode', () => {
     const dir = tempDir();
     fs.chmodSync(dir, 0o755);

@@ -9,6 +9,12 @@ import { readBoundedFile } from './read-file.js';
 import { Redactor } from './redact/redactor.js';
 
 declare const __VERSION__: string;
+const VERSION = typeof __VERSION__ === 'string' ? __VERSION__ : '0.0.0-dev';
+
+/** What a bug report needs: this version, and the Node it runs on (the single binary carries its own). */
+function versionLine(): string {
+  return `webapi-credential ${VERSION} (node ${process.version}, ${process.platform}-${process.arch})`;
+}
 
 // The module itself: `import fs from 'node:fs'` would be bundled as a copy of its ~100 exports, made
 // on every start (~0.5 ms of a cached hit, profiled).
@@ -134,7 +140,8 @@ export function realDeps(): CliDeps {
       const { send } = await import('./request/http.js');
       return send(request, options);
     },
-    version: typeof __VERSION__ === 'string' ? __VERSION__ : '0.0.0-dev',
+    version: VERSION,
+    versionLine: versionLine(),
     cwd: () => process.cwd(),
     whoAmI: async (target, credential, options) => {
       const { whoAmI } = await import('./request/cluster.js');
@@ -226,6 +233,15 @@ export async function main(): Promise<void> {
 
 async function mainRun(): Promise<void> {
   const argv = process.argv.slice(2);
+  // Answered before anything else is built or loaded: scripts and doctor ask it, and it costs nothing.
+  if (argv.length === 1 && argv[0] === '--version') {
+    try {
+      writeStdout(`${versionLine()}\n`);
+    } catch {
+      process.exitCode = 2; // stdout is gone or full: nobody is left to tell.
+    }
+    return;
+  }
   const deps = realDeps();
   if (argv.length === 1 && argv[0] === '--version') {
     // commander's answer, without loading commander and the rest of the CLI (scripts/sea.mjs: the

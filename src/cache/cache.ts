@@ -211,8 +211,12 @@ export async function cached(
   }
 
   if (outcome.kind === 'timeout' && deps.now() + 25 >= timing.deadline) {
-    // Our deadline, not the API's state: never remembered (failure.ts isDeadline).
-    throw new RequestError('DEADLINE', `no credential within --timeout ${timing.timeoutMs / 1000}s: another process was still fetching it`);
+    // Our deadline, not the API's state: never remembered (failure.ts isDeadline). The refresh we
+    // waited on hangs, an outage for us as for its holder: a credential in its window is served.
+    const error = new RequestError('DEADLINE', `no credential within --timeout ${timing.timeoutMs / 1000}s: another process was still fetching it`);
+    const current = readEntry(fs, dir, key, deps.now(), deps.uid);
+    if (!current.hit && current.stale) return servedThrough(current.stale, failures.redact(error.message));
+    throw error;
   }
   if (outcome.kind === 'timeout' || outcome.kind === 'unlockable') {
     if (outcome.kind === 'timeout') report({ kind: 'note', text: 'a lock that is not ours holds the key too long; fetching without it' });

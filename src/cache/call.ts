@@ -83,6 +83,11 @@ function keysOf(secret: Uint8Array, call: CacheCall, deps: CacheDeps, report: (e
     report({ kind: 'off', text: 'off for this call: a template reads env by a name that a secret gives (env[env.X])' });
     return undefined;
   }
+  if (call.fileNamedBySecret) {
+    // The same for a file path a secret chose.
+    report({ kind: 'off', text: 'off for this call: a template reads a file whose path a secret chose' });
+    return undefined;
+  }
   try {
     const ref = refKey(secret, call);
     const inputs = inputsKey(secret, { version: call.version, document: call.document, vars: call.vars, cluster: call.cluster });
@@ -110,6 +115,9 @@ function storeUnderLearnedKey(secret: Uint8Array, call: CacheCall, inputs: strin
   if (learned.env.join('\0') === used.env.join('\0') && learned.files.join('\0') === used.files.join('\0')) return;
   try {
     const key = entryKey(secret, inputs, dependencyDigest(call.env, learned.env, learned.files, call.readFile));
+    // Never backwards (as cache.ts store()): a caller that knew this key may have stored a newer credential under it.
+    const current = readEntry(deps.fs, call.dir, key, deps.now(), deps.uid);
+    if (current.hit && Date.parse(current.status.expirationTimestamp!) > Date.parse(status.expirationTimestamp)) return;
     writeEntry(deps.fs, call.dir, key, status, deps.unique(), deps.now(), expiresAt);
   } catch (error) {
     report({ kind: 'note', text: `cannot store the entry under what the steps made the templates read (${(error as NodeJS.ErrnoException).code ?? String(error)})` });

@@ -55,10 +55,11 @@ export function isDeadline(error: unknown): boolean {
   return error instanceof RequestError && error.code === 'DEADLINE';
 }
 
-/** The remembered message as served: it says it is one, and how to ask again at once. */
+/** The remembered message as served: it says it is one, until when, and how to ask again at once. */
 export function rememberedMessage(failure: RememberedFailure, now: number): string {
   const ago = Math.max(0, Math.round((now - failure.at) / 1000));
-  return `${failure.message} (remembered from ${ago}s ago; webapi-credential cache clear retries now)`;
+  const until = new Date(failure.until).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return `${failure.message} (remembered from ${ago}s ago until ${until}; webapi-credential cache clear retries now)`;
 }
 
 /** The error a remembered failure is served as: same exit code, the remembered message. */

@@ -32,6 +32,8 @@ export interface CacheCall extends RawInputs {
   readSoFar: () => Reads;
   /** A template reads env by a name a secret gives: the ref would hold it, so nothing is cached. */
   envNamedBySecret: boolean;
+  /** A template reads a file whose path a secret chose: the ref would name it, so nothing is cached. */
+  fileNamedBySecret?: boolean;
   /** tls.insecureSkipVerify: the fast path warns on every hit too. */
   insecure: boolean;
   /** `login`: fetch now whatever the entry holds, and store what came (a person asked for a new login). */

@@ -63,7 +63,9 @@ export async function acquire(
     const patient = deps.now() - started >= options.patienceMs && deps.now() - (judged ? judged.mtimeMs : 0) >= options.patienceMs;
     if (judged && (judged.stale || patient)) {
       if (!judged.stale) tookOver = true;
-      breakLock(path, judged, deps);
+      // One that cannot be moved (a read-only mount, an immutable file) would be judged again at
+      // once, for ever: we go without it, as past a lock we cannot judge.
+      if (!breakLock(path, judged, deps)) return { kind: 'timeout' };
       continue;
     }
     // A lock we cannot judge (not ours: planted) is never broken: past our patience we go without it.
@@ -153,16 +155,16 @@ function isStale(judged: Judged, staleAfterMs: number, deps: LockDeps): boolean 
 }
 
 /**
- * Removes the lock judged stale (or kept past patience). Renamed away first: of two waiters that judged the same lock,
+ * Removes the lock judged stale (or kept past patience); false when it cannot be moved. Renamed away first: of two waiters that judged the same lock,
  * only the one whose rename moved that very file (inode, time and content: an inode number is
  * reused at once) removes it; one that moved a fresh lock (taken in between) puts it back.
  */
-function breakLock(path: string, judged: Judged, deps: LockDeps): void {
+function breakLock(path: string, judged: Judged, deps: LockDeps): boolean {
   const aside = `${path}.${deps.unique()}.broken`;
   try {
     deps.fs.renameSync(path, aside);
-  } catch {
-    return; // Another waiter moved it first.
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT'; // Another waiter moved it first; else it cannot be moved.
   }
   let same = false;
   try {
@@ -183,6 +185,7 @@ function breakLock(path: string, judged: Judged, deps: LockDeps): void {
   } catch {
     // Nothing to clean up.
   }
+  return true;
 }
 
 /** doctor's look at a key's lock: whose it is and whether its holder lives, as isStale() would judge. */

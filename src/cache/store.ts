@@ -163,7 +163,10 @@ export function readEntry(fs: CacheFs, dir: string, key: string, now: number, ui
   if (entry.kind === 'CachedFailure') {
     const recalled = recallFailure(entry.failure, now);
     const stale = staleOf(entry.servedThrough?.status, entry.servedThrough?.expiresAt, now);
-    return stale && !recalled.hit && recalled.failure?.outage ? { ...recalled, stale, ...held } : { ...recalled, ...held };
+    // Kept past the outage's memory too: an outage that outlasts it fails the next refresh again,
+    // and the credential, before its real expiry, is served again (as from a credential entry).
+    const outage = (entry.failure as Partial<RememberedFailure> | undefined)?.outage === true;
+    return stale && !recalled.hit && outage ? { ...recalled, stale, ...held } : { ...recalled, ...held };
   }
   const status = entry.status;
   if (!isUsable(status)) return { hit: false, reason: 'entry holds no usable credential', ...held };
@@ -189,7 +192,10 @@ function refreshOf(refresh: unknown, now: number): HeldRefresh | undefined {
 function staleOf(status: unknown, expiresAt: unknown, now: number): Stale | undefined {
   if (!isUsable(status) || typeof expiresAt !== 'number' || !Number.isFinite(expiresAt)) return undefined;
   // The real expiry never comes before the reported one; one that does was not written by us.
-  if (expiresAt < Date.parse(status.expirationTimestamp!) || !(now < expiresAt)) return undefined;
+  if (expiresAt < Date.parse(status.expirationTimestamp!)) return undefined;
+  // Served in whole seconds rounded down (failure.ts throughOutage): with no whole second after now
+  // and before the real expiry, what client-go got would already have expired.
+  if (!(now < Math.floor(expiresAt / 1000) * 1000)) return undefined;
   return { status, expiresAt };
 }
 
@@ -396,7 +402,13 @@ export function clearDir(fs: CacheFs, dir: string, uid: number | undefined): num
   let removed = 0;
   for (const name of names) {
     if (!/^[0-9a-f]{64}(\.json|\.ref|\.lock|\..+\.tmp)$/.test(name) && name !== SECRET_FILE && !/^hmac-key\..+\.tmp$/.test(name)) continue;
-    fs.unlinkSync(join(dir, name));
+    try {
+      fs.unlinkSync(join(dir, name));
+    } catch (error) {
+      // Gone since the listing: a writer renamed its temp file, a holder released its lock.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw error;
+    }
     if (name.endsWith('.json')) removed++;
   }
   return removed;

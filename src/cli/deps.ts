@@ -7,6 +7,8 @@ import type { DoctorProbes } from '../use-case/doctor/deps.js';
 /** With doctor's probes of this machine and the cluster (isExecutable, sameProgram, whoAmI). */
 export interface CliDeps extends Omit<Deps, 'trace' | 'warn'>, DoctorProbes {
   stderr: (text: string) => void;
+  /** `--version`'s line: `webapi-credential 0.1.0 (node v24.11.0, linux-x64)`; `version` alone when absent. */
+  versionLine?: string;
   /** The current directory: `kubeconfig` writes the config's absolute path. */
   cwd?: () => string;
 }

@@ -21,7 +21,7 @@ export const EXAMPLES: Record<string, string[]> = {
   ],
   validate: [
     'webapi-credential validate --config provider.yaml --set realm=platform',
-    'CLIENT_SECRET=dummy webapi-credential validate --config examples/keycloak/config.yaml --set issuer=https://keycloak.example.com/realms/platform --set clientId=argocd',
+    'webapi-credential validate --config examples/keycloak/config.yaml --set issuer=https://keycloak.example.com/realms/platform --set clientId=argocd --allow-unset-env   # CI, without the secret',
   ],
   render: ['webapi-credential render --config provider.yaml --set realm=platform    # the request, secrets as [REDACTED]'],
   cache: ['webapi-credential cache clear'],

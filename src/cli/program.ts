@@ -25,7 +25,7 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
 
   const program = new Command('webapi-credential')
     .description('Kubernetes exec credential plugin: call a token API, take a JSON field, print an ExecCredential.')
-    .version(deps.version, '--version')
+    .version(deps.versionLine ?? deps.version, '--version')
     .exitOverride()
     .configureOutput({ writeOut: (s) => deps.stdout(s), writeErr: () => {} })
     .showSuggestionAfterError(true);
@@ -49,9 +49,9 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     const { runLogin } = await import('../use-case/login-command.js');
     await runLogin(getTokenFlags(options), useCaseDeps(options));
   });
-  requestOptions(program.command('validate').description('check the config, its templates and the env they read; no network')).action(
-    async (options: ParsedFlags) => validate(requestFlags(options), useCaseDeps(options)),
-  );
+  requestOptions(program.command('validate').description('check the config, its templates and the env they read; no network'))
+    .option('--allow-unset-env', 'an unset env variable is no error: checked with a stand-in, noted on stderr (for CI, where secrets are absent)')
+    .action(async (options: ParsedFlags & { allowUnsetEnv?: boolean }) => validate(requestFlags(options), useCaseDeps(options), options.allowUnsetEnv === true));
   requestOptions(program.command('render').description('print the request it would send, secrets redacted; no network')).action(
     async (options: ParsedFlags) => render(requestFlags(options), useCaseDeps(options)),
   );

@@ -22,7 +22,7 @@ export interface Reporter {
   /** The use cases' deps: warnings always, the trace only with --verbose. */
   useCaseDeps: (verbose: boolean) => Deps;
   /**
-   * Reports a failed use case: its message, the stack under --verbose; returns the exit code of
+   * Reports a failed use case: its message, the stack of a bug under --verbose; returns the exit code of
    * the error's kind. Never throws: a message that cannot be redacted in time (or at all) is one
    * fixed line naming the kind and the code.
    */
@@ -56,7 +56,9 @@ export function reporter(deps: ReporterDeps): Reporter {
       const until = deps.now() + REPORT_GRACE_MS;
       deps.redactor.graceAfterDeadline(() => deps.now() >= until);
       if (!shown(messageOf(error))) write(fixedLine(error, code, deps));
-      if (verbose && error instanceof Error && !shown(stackOf(error))) write(`(the stack is not shown: ${whyNot(deps)})`);
+      // A stack is for a bug (exit 1): a refused config, a 404 or an answer without a token is an
+      // ordinary failure, and its one line says all there is (the trace before it shows the rest).
+      if (verbose && code === 1 && error instanceof Error && !shown(stackOf(error))) write(`(the stack is not shown: ${whyNot(deps)})`);
     } catch {
       try {
         write(fixedLine(error, code, deps));

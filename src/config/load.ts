@@ -1,6 +1,7 @@
 // Finds the config in the order of SPEC "Command line" and parses it. Reading the file is the
 // caller's job (readFile is injected), so everything here runs in tests without a disk.
 import { UsageError } from '../errors.js';
+import { unclosedOpening } from './yaml-position.js';
 
 const ENV_CONFIG = 'WEBAPI_CREDENTIAL_CONFIG';
 const ENV_CONFIG_INLINE = 'WEBAPI_CREDENTIAL_CONFIG_INLINE';
@@ -106,9 +107,27 @@ export async function parseConfigText(text: string, origin: string): Promise<unk
     return parse(source, { uniqueKeys: true, prettyErrors: true, maxAliasCount: 50, logLevel: 'error' });
   } catch (error) {
     // prettyErrors ends the first line with a colon before the code frame it adds below.
-    const first = String((error as Error).message).split('\n')[0]?.replace(/:\s*$/, '');
+    let first = String((error as Error).message).split('\n')[0]?.replace(/:\s*$/, '') ?? '';
+    // Reported at the end of the text, where the parser gave up: name where the unclosed part opens.
+    const end = (error as { pos?: number[] }).pos?.[0];
+    const opening = end !== undefined && end >= source.trimEnd().length ? unclosedOpening(new Lexer(), source) : undefined;
+    if (opening) first = `${first.replace(/ at line \d+, column \d+$/, '')}: it opens at line ${opening.line}, column ${opening.column} and is never closed`;
+    else first += deeperNextLine(error, source);
     throw new UsageError('CONFIG_PARSE', `config from ${origin} is not valid YAML or JSON: ${first}`, { cause: error });
   }
+}
+
+/**
+ * `key: value` followed by a line indented deeper (`  method: POST` then `   url: …`): YAML reads
+ * the value as the start of a multi-line key and blames the line before the one to fix.
+ */
+function deeperNextLine(error: unknown, source: string): string {
+  const { code, linePos } = error as { code?: string; linePos?: Array<{ line: number }> };
+  const line = linePos?.[0]?.line;
+  if (code !== 'BLOCK_AS_IMPLICIT_KEY' || line === undefined) return '';
+  const lines = source.split('\n', line + 1);
+  const indent = (text: string | undefined) => (text === undefined ? -1 : /^ */.exec(text)![0].length);
+  return indent(lines[line]) > indent(lines[line - 1]) ? `: line ${line + 1} is indented deeper than line ${line}` : '';
 }
 
 /** JSON text without duplicate keys, parsed; undefined for anything else. */

@@ -113,11 +113,32 @@ function fieldNames(properties: Record<string, Shape>): FieldNames {
   return known;
 }
 
+function isMap(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * `tokenPath: {.access_token}` (the proposal's JSONPath, unquoted) reads as `{".access_token": null}`:
+ * shown back as written, quoted, when that is what it was. Only a key that looks like a path is
+ * echoed, never a value: the text could be anything a person pasted.
+ */
+function asWritten(map: Record<string, unknown>): string {
+  const keys = Object.keys(map);
+  const key = keys[0];
+  if (keys.length !== 1 || key === undefined || map[key] !== null || !/^[.$[][\w.$[\]'"*@-]{0,80}$/.test(key)) return '';
+  return `: "{${key}}"`;
+}
+
 /** Checks `value` against `shape`, appending every problem found to `issues`. Pure. */
 export function check(shape: Shape, value: unknown, path: string, issues: Issue[]): void {
   const fail = (expected: string): void => void issues.push({ path, message: `expected ${expected}, found ${describe(value)}` });
   switch (shape.kind) {
     case 'string':
+      if (isMap(value)) {
+        // A map for the raw body is a JSON body meant; anywhere else, a {…} that YAML read as one.
+        const hint = path.endsWith('.body') ? '; a JSON body is written under json:' : `: YAML reads an unquoted {…} as one; quote it${asWritten(value)}`;
+        return void issues.push({ path, message: `expected a string, found a map${hint}` });
+      }
       if (typeof value !== 'string') return fail('a string');
       if (shape.enum && !shape.enum.includes(value)) return fail(`one of ${shape.enum.join(', ')}`);
       if (shape.minLength !== undefined && value.length < shape.minLength) return fail('a non-empty string');

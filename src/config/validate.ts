@@ -247,10 +247,19 @@ const NESTED: Record<string, string> = (() => {
   return places;
 })();
 
-/** `caFile` at the top: not "unknown", it belongs under tls. */
+/** A field of the provider at the top of the file (`tls:` beside webAPIProviderConfig). */
+const PROVIDER_FIELDS: ReadonlySet<string> = new Set(Object.keys(((fileShape as { properties: Record<string, Shape> }).properties['webAPIProviderConfig'] as { properties: Record<string, Shape> }).properties));
+
+/** `caFile` at the top: not "unknown", it belongs under tls; `tls` at the top of the file, under webAPIProviderConfig. */
 function placeMisplaced(issues: Issue[]): void {
   for (const issue of issues) {
     if (!issue.unknown || issue.message.includes('did you mean')) continue;
+    if (issue.path === issue.unknown.key) {
+      const key = issue.unknown.key;
+      const place = PROVIDER_FIELDS.has(key) ? key : Object.hasOwn(NESTED, key) ? NESTED[key] : undefined;
+      if (place !== undefined) issue.message = `unknown field at the top of the file; it belongs under ${ROOT} (${ROOT}.${place})`;
+      continue;
+    }
     const place = Object.hasOwn(NESTED, issue.unknown.key) ? NESTED[issue.unknown.key] : undefined;
     if (place && issue.path === `${ROOT}.${issue.unknown.key}`) {
       issue.message = `unknown field here; it belongs under ${place.split('.')[0]} (${ROOT}.${place})`;

@@ -24,8 +24,18 @@ export function parseResponseBody(text: string, contentType: string | undefined,
     return JSON.parse(source);
   } catch {
     const what = source.trim() === '' ? 'an empty body' : describeBody(contentType, bytes);
+    if (looksLikeHtml(contentType, source)) throw new ResponseError('RESPONSE_HTML', `the token API answered with an HTML page, not JSON (${what}); ${HTML_HINT}`);
     throw new ResponseError('RESPONSE_NOT_JSON', `the token API answered with something that is not JSON (${what})`);
   }
+}
+
+/** What an HTML answer usually means: the url is a web page (a login form, a proxy's error), not the API. */
+export const HTML_HINT = 'it looks like a login or error page: url may not be the token endpoint';
+
+/** text/html, or a body that opens like a page whatever its type says. */
+export function looksLikeHtml(contentType: string | undefined, text: string): boolean {
+  if (contentType !== undefined && /^\s*(text\/html|application\/xhtml\+xml)\b/i.test(contentType)) return true;
+  return /^\s*<(!doctype\s+html|html)[\s>]/i.test(text.slice(0, 512));
 }
 
 /** A body named by its type and size alone, for messages that must not show it. */
@@ -41,7 +51,13 @@ export function extractCredential(
 ): Extracted {
   const { paths } = config;
   const status: CredentialStatus = {};
-  if (paths.token) status.token = single(document, paths.token, 'tokenPath', query);
+  if (paths.token) {
+    try {
+      status.token = single(document, paths.token, 'tokenPath', query);
+    } catch (error) {
+      throw apiSaidWhy(document, paths.token) ?? error;
+    }
+  }
   if (paths.clientCertificateData && paths.clientKeyData) {
     status.clientCertificateData = single(document, paths.clientCertificateData, 'clientCertificateDataPath', query);
     status.clientKeyData = single(document, paths.clientKeyData, 'clientKeyDataPath', query);
@@ -56,8 +72,9 @@ export function extractCredential(
   if (expiresAt === undefined && config.expiresInMs !== undefined) expiresAt = now + config.expiresInMs;
 
   if (expiresAt !== undefined && !(expiresAt <= MAX_DATE_MS)) {
-    const field = paths.expiry ? `expiryPath ${paths.expiry}` : `expiresInPath ${paths.expiresIn}`;
-    throw new ResponseError('EXPIRY_UNPARSABLE', `${field} matched an expiry past the year 9999, which no timestamp can carry`);
+    // A JWT exp or a certificate cannot get here (both stop at 9999): the rest is a path or the config's lifetime.
+    const source = paths.expiry ? `expiryPath ${paths.expiry} matched` : paths.expiresIn ? `expiresInPath ${paths.expiresIn} matched` : 'expiresIn gives';
+    throw new ResponseError('EXPIRY_UNPARSABLE', `${source} an expiry past the year 9999, which no timestamp can carry`);
   }
   if (expiresAt !== undefined) {
     const reported = reportedExpiry(expiresAt, now, config.expiryMarginMs);
@@ -112,6 +129,25 @@ function single(document: unknown, path: string, field: string, query: Query): s
     throw new ResponseError('PATH_NOT_TOKEN', `${field} ${path} matched a string with control characters (a line break?), which cannot be sent as a bearer token`);
   }
   return value;
+}
+
+const SAID_MAX = 200;
+
+/**
+ * A 2xx answer without a token whose top level holds a string `error` (OAuth's invalid_grant sent
+ * with 200 by some servers, a gateway's `{"error": …, "message": …}`): the API says why, so its
+ * `error` and `error_description` (or `message`) are shown, each cut to 200 characters. The report
+ * redacts the line, as every other, against every secret of the request.
+ */
+function apiSaidWhy(document: unknown, path: string): ResponseError | undefined {
+  if (document === null || typeof document !== 'object' || Array.isArray(document)) return undefined;
+  const fields = document as Record<string, unknown>;
+  if (typeof fields['error'] !== 'string' || !Object.hasOwn(fields, 'error')) return undefined;
+  const cut = (text: string) => JSON.stringify(text.length > SAID_MAX ? `${text.slice(0, SAID_MAX)}…` : text);
+  const said = [`error ${cut(fields['error'])}`];
+  const detail = typeof fields['error_description'] === 'string' ? 'error_description' : typeof fields['message'] === 'string' ? 'message' : undefined;
+  if (detail !== undefined) said.push(`${detail} ${cut(fields[detail] as string)}`);
+  return new ResponseError('RESPONSE_ERROR', `the token API answered without a token (tokenPath ${path} matched nothing), saying ${said.join(', ')}`);
 }
 
 function kind(value: unknown): string {
@@ -203,7 +239,10 @@ function describeImpossible(m: RegExpExecArray): string {
 export function parseExpiresIn(value: unknown, path: string): number {
   const seconds = typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value;
   if (typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0) return seconds * 1000;
-  throw new ResponseError('EXPIRY_UNPARSABLE', `expiresInPath ${path} matched ${kind(value)}, expected a positive number of seconds`);
+  // A number is shown: no credential field is a number, and -30 or 0 says at once what went wrong.
+  // A string may be anything (a token at the wrong path): only its kind.
+  const found = typeof value === 'number' ? `the number ${String(value)}` : kind(value);
+  throw new ResponseError('EXPIRY_UNPARSABLE', `expiresInPath ${path} matched ${found}, expected a positive number of seconds`);
 }
 
 /** The `exp` claim of a JWT, in ms; undefined for opaque tokens or a JWT without a usable exp. */

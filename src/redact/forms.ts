@@ -37,6 +37,14 @@ const LITERAL: Decoders = { percent: false, json: false, html: false };
 const SEPARATORS = new Uint8Array(256);
 for (const c of ' \t+,"\'') SEPARATORS[c.charCodeAt(0)] = 1;
 
+/**
+ * The spaces beyond ASCII that the compact reading drops too: a page or a locale's formatter puts
+ * no-break, narrow, thin and zero-width spaces between the characters it spells out.
+ */
+function wideSeparator(c: number): boolean {
+  return c === 0xa0 || (c >= 0x2000 && c <= 0x200d) || c === 0x202f || c === 0x205f || c === 0x2060 || c === 0x3000 || c === 0xfeff;
+}
+
 // Named entities a server may use for characters a secret can hold; numeric ones are decoded too.
 const ENTITIES: Record<string, number> = {
   amp: 38, lt: 60, gt: 62, quot: 34, apos: 39, nbsp: 32, sol: 47, bsol: 92, plus: 43, equals: 61, percnt: 37, num: 35,
@@ -67,6 +75,7 @@ export function normalise(text: string, decoders: Decoders = LITERAL, check: () 
   const codePoint = (cp: number, from: number, to: number) => {
     if (cp === 10 || cp === 13) return void (afterBreak = true);
     if (cp < 0x80) return byte(cp, from, to);
+    if (compact && wideSeparator(cp)) return void (afterBreak = false);
     const lower = String.fromCodePoint(cp).toLowerCase();
     for (const b of Buffer.from(lower, 'utf8')) byte(b, from, to);
   };
@@ -319,7 +328,7 @@ export function spelledOut(text: string, run: number): boolean {
   let token = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    const separator = c === 10 || c === 13 || (c < 256 && SEPARATORS[c] === 1);
+    const separator = c === 10 || c === 13 || (c < 256 && SEPARATORS[c] === 1) || wideSeparator(c);
     if (!separator) {
       // A surrogate pair is one character.
       if (!(c >= 0xdc00 && c <= 0xdfff && token > 0)) token++;

@@ -32,6 +32,11 @@ const LOOSE_FROM = 12;
  */
 const LOOSE_ALWAYS = 16 * 1024;
 
+const BOOLEAN_OTHER: ReadonlyMap<string, string> = new Map([
+  ['true', 'false'],
+  ['false', 'true'],
+]);
+
 /** Thrown inside redaction when the deadline has passed; redact() turns it into NOT_CHECKED. */
 class OutOfTime extends Error {}
 
@@ -70,7 +75,12 @@ export class Redactor {
    * secret, and a successful run, which prints nothing, should not make a dozen forms of each.
    */
   add(value: string | undefined | null): void {
-    if (value != null) this.pending.push(value);
+    if (value == null) return;
+    this.pending.push(value);
+    // A secret boolean is one bit: with only its own word hidden, a message that shows the other
+    // word (`"retry": false` beside `"flag": [REDACTED]`) tells which it is. Both are hidden.
+    const other = BOOLEAN_OTHER.get(value);
+    if (other !== undefined) this.pending.push(other);
   }
 
   /**
@@ -123,16 +133,11 @@ export class Redactor {
     let reach: Int32Array | undefined;
     // Each reading once as it is and, where the text spells something out (`s 3 c r 3 t`), once
     // compact (separators dropped) for the loose forms: a second pass over the same text, so the
-    // work stays linear in it.
-    const spelled = text.length <= LOOSE_ALWAYS || spelledOut(text, LOOSE_FROM - 1);
-    if (spelled) this.expandLoose();
-    const passes: Array<[Automaton, Parameters<typeof normalise>[1]]> = [];
-    for (const decoders of readings(text)) {
-      passes.push([this.automaton, decoders]);
-      if (spelled && this.loose.patterns > 0) passes.push([this.loose, { ...decoders, compact: true }]);
-    }
-    for (const [automaton, decoders] of passes) {
-      const normal = normalise(text, decoders, this.check);
+    // work stays linear in it. A decoded reading may spell out what the raw text does not
+    // (`Z%20q%207`, `&#90; &#113;`): a long text is checked in each reading.
+    const always = text.length <= LOOSE_ALWAYS;
+    const spelled = always || spelledOut(text, LOOSE_FROM - 1);
+    const scan = (automaton: Automaton, normal: ReturnType<typeof normalise>) => {
       const { start, end } = normal;
       automaton.scan(
         normal.bytes,
@@ -145,6 +150,14 @@ export class Redactor {
         },
         this.check,
       );
+    };
+    for (const decoders of readings(text)) {
+      const normal = normalise(text, decoders, this.check);
+      scan(this.automaton, normal);
+      const decoded = decoders.percent || decoders.json || decoders.html;
+      if (!spelled && !(decoded && spelledOut(normal.text, LOOSE_FROM - 1))) continue;
+      this.expandLoose();
+      if (this.loose.patterns > 0) scan(this.loose, normalise(text, { ...decoders, compact: true }, this.check));
     }
     return reach === undefined ? text : replaceSpans(text, reach);
   }

@@ -2,7 +2,7 @@
 // to do.
 import { X509Certificate } from 'node:crypto';
 import { RequestError } from '../errors.js';
-import { describeBody } from '../credential/extract.js';
+import { describeBody, HTML_HINT, looksLikeHtml } from '../credential/extract.js';
 import { showProxy, type ProxyChoice } from './proxy.js';
 import { excerpt } from '../redact/redactor.js';
 import type { RenderedRequest } from './build.js';
@@ -85,7 +85,7 @@ function redactStrings(value: unknown, redact: (text: string) => string, depth =
  * redacted; for any other body only its type and size, as an echo of the request may carry a
  * secret in a form nobody thought of. The excerpt of such a body is for the --verbose trace.
  */
-export function errorBodySummary(body: Buffer, contentType: string | undefined, redact: (text: string) => string): { summary: string; verboseExcerpt?: string } {
+export function errorBodySummary(body: Buffer, contentType: string | undefined, redact: (text: string) => string, status?: number): { summary: string; verboseExcerpt?: string } {
   if (body.length === 0) return { summary: '' };
   let document: unknown;
   try {
@@ -99,7 +99,11 @@ export function errorBodySummary(body: Buffer, contentType: string | undefined, 
     // Each value is redacted as the API wrote it: JSON.stringify would escape an echo once more.
     if (fields.length > 0) return { summary: excerpt(JSON.stringify(redactStrings(Object.fromEntries(fields), redact)), redact) };
   }
-  return { summary: `${describeBody(contentType, body.length)} (--verbose shows an excerpt)`, verboseExcerpt: bodyExcerpt(body, redact) };
+  // A page where the API was expected (a 404, a 405, a proxy's 502): the url is likely wrong. A 401
+  // or 403 page is a refusal like any other, and says what to check instead (get-token).
+  const refusal = status === 401 || status === 403;
+  const page = !refusal && looksLikeHtml(contentType, body.subarray(0, 512).toString('utf8')) ? `; ${HTML_HINT}` : '';
+  return { summary: `${describeBody(contentType, body.length)}${page} (--verbose shows an excerpt)`, verboseExcerpt: bodyExcerpt(body, redact) };
 }
 
 export function stripQuery(url: URL): string {
@@ -115,6 +119,21 @@ export const TLS_HINTS: Record<string, string> = {
   CERT_NOT_YET_VALID: 'the server certificate is not valid yet (check this machine\'s clock)',
   ERR_TLS_CERT_ALTNAME_INVALID: 'the server certificate does not name this host; fix url or set tls.serverName',
 };
+
+/**
+ * `the server certificate is for DNS:auth.internal, IP Address:10.0.0.7, not 127.0.0.1`: the names
+ * it holds (Node's checkServerIdentity keeps the peer certificate on its error), so the fix shows.
+ */
+function nameMismatch(failure: Failure): string {
+  const cause = failure.cause as { cert?: { subjectaltname?: unknown; subject?: { CN?: unknown } }; host?: unknown } | undefined;
+  const altNames = typeof cause?.cert?.subjectaltname === 'string' ? cause.cert.subjectaltname : undefined;
+  const commonName = typeof cause?.cert?.subject?.CN === 'string' ? `CN=${cause.cert.subject.CN} (no subjectAltName)` : undefined;
+  const names = altNames ?? commonName;
+  const host = typeof cause?.host === 'string' ? cause.host : failure.url.hostname;
+  if (names === undefined) return TLS_HINTS['ERR_TLS_CERT_ALTNAME_INVALID']!;
+  const shown = names.length > 300 ? `${names.slice(0, 300)}…` : names;
+  return `the server certificate is for ${shown}, not ${host}; fix url or set tls.serverName to one of those names`;
+}
 
 /**
  * Node's TLS server drops a client certificate it refuses without an alert: all the client sees is
@@ -182,6 +201,9 @@ export function toRequestError(failure: Failure, attempts: number, options: Erro
   }
   if (UNTRUSTED_CODES.includes(code) && !route.proxy) {
     return new RequestError('TLS', `TLS handshake with ${url} failed: ${redact(untrustedMessage(code, issuer, request.tls, options.env))} (${code})`, { cause: failure });
+  }
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+    return new RequestError('TLS', `TLS handshake with ${url} failed: ${redact(nameMismatch(failure))} (${code})`, { cause: failure });
   }
   const hint = TLS_HINTS[code];
   if (hint) return new RequestError('TLS', `TLS handshake with ${url} failed: ${hint} (${code})`, { cause: failure });

@@ -39,6 +39,8 @@ export interface HttpOptions {
   now: () => number;
   random: () => number;
   log: (line: string) => void;
+  /** A wait of more than a second is said on stderr before it starts, verbose or not: kubectl seems hung otherwise. */
+  announce?: (line: string) => void;
   redact: (text: string) => string;
   /** Registers a value that must never be shown: the password of a proxy URL. */
   secret?: (value: string) => void;
@@ -94,13 +96,14 @@ export async function send(request: RenderedRequest, options: HttpOptions): Prom
     if (retryable && attempt <= options.retryLimit) {
       const delay = retryDelay({ attempt, retryAfterMs: parseRetryAfter(retryAfter, options.now()), now: options.now(), deadline: options.deadline, random: options.random() });
       traceRetry(options, attempt, started, answer ? `HTTP ${answer.status}` : failure!.code, delay, retryAfter);
+      if (delay > 1000) announceWait(options, delay, answer?.status, failure?.code, retryAfter);
       if (delay > 0) {
         await new Promise((resolve) => setTimeout(resolve, delay));
         continue;
       }
     }
     if (answer) {
-      const said = errorBodySummary(answer.body, answer.headers['content-type'], options.redact);
+      const said = errorBodySummary(answer.body, answer.headers['content-type'], options.redact, answer.status);
       if (said.verboseExcerpt !== undefined) options.log(`answer ${answer.status} body (excerpt): ${said.verboseExcerpt}`);
       throw new RequestError('HTTP_STATUS', `the token API answered ${answer.status}${answer.statusMessage ? ` ${answer.statusMessage}` : ''}${tries}${said.summary ? `: ${said.summary}` : ''}`, {
         status: answer.status,
@@ -160,6 +163,15 @@ function isRetryable(failure: Failure): boolean {
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
+}
+
+/** `the token API asked to retry after 20s (429); waiting`: said before a wait of more than a second. */
+function announceWait(options: HttpOptions, delay: number, status: number | undefined, code: string | undefined, retryAfter: string | undefined): void {
+  const seconds = delay / 1000;
+  const shown = `${seconds >= 10 ? Math.round(seconds) : Math.round(seconds * 10) / 10}s`;
+  const what = status !== undefined ? String(status) : options.redact(code ?? 'no answer');
+  const asked = retryAfter !== undefined && parseRetryAfter(retryAfter, options.now()) !== undefined;
+  options.announce?.(asked ? `the token API asked to retry after ${shown} (${what}); waiting` : `the token API failed (${what}); retrying in ${shown}`);
 }
 
 /** One or two trace lines for a failed attempt that could be retried: what failed, how long it took, what comes next. */

@@ -10,8 +10,8 @@ export interface TemplateIssue {
   path: string;
   message: string;
   /**
-   * A shell habit (`$API_TOKEN`) in literal text: it would be sent as written. validate and render
-   * warn; get-token refuses before any request.
+   * A shell habit (`$API_TOKEN`) in literal text: refused before any request by get-token,
+   * validate, render and the generators alike (code TEMPLATE_HABIT).
    */
   habit?: boolean;
 }

@@ -146,6 +146,18 @@ export function decidedBy(scope: EvalScope, result: Value, ...deciders: Value[])
   return scope.withhold ? withheld(marked) : { ...marked, decided: true };
 }
 
+/**
+ * A test of a secret number, boolean or missing value (`!`, `c ? a : b`, `&&`, `||`, `??`): whether
+ * it is truthy or set tells what it holds (`!(pin + -1234)` is `pin === 1234`; a secret boolean is
+ * its own answer), so the test is a comparison. A secret string is truthy or set when it is given,
+ * which is no secret (`env.X ?? "default"`); a placeholder is the same for every value.
+ */
+export function tested(scope: EvalScope, value: Value): Value {
+  const v = value.value;
+  if (value.taint === undefined || !(typeof v === 'number' || typeof v === 'boolean' || v === undefined || v === null)) return value;
+  return decidedBy(scope, { value: v, outside: value.outside }, value);
+}
+
 /** What validate and render show for a value a secret decided. */
 const SECRET_DECIDES = 'a secret decides';
 

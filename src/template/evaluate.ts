@@ -6,7 +6,7 @@ import { FORBIDDEN_PROPERTIES, type Node } from './parse.js';
 import { HelperError } from './helper-error.js';
 import { helperNamed } from './helpers.js';
 import { combine } from './evaluate-operators.js';
-import { bounded, chosen, decidedBy, withheld, FAILED, from, joinTaints, MARK, MissingValueError, Placeholder, QuietError, tick, type EvalScope, type Missing, type Taint, type Value } from './evaluate-value.js';
+import { bounded, chosen, decidedBy, tested, withheld, FAILED, from, joinTaints, MARK, MissingValueError, Placeholder, QuietError, tick, type EvalScope, type Missing, type Taint, type Value } from './evaluate-value.js';
 
 export async function evaluate(node: Node, scope: EvalScope, missing: Missing): Promise<Value> {
   tick(scope);
@@ -41,11 +41,11 @@ export async function evaluate(node: Node, scope: EvalScope, missing: Missing): 
     case 'call':
       return call(node, scope, missing);
     case 'not': {
-      const argument = await evaluate(node.argument, scope, missing);
+      const argument = tested(scope, await evaluate(node.argument, scope, missing));
       return chosen({ value: !argument.value }, argument);
     }
     case 'conditional': {
-      const test = await evaluate(node.test, scope, missing);
+      const test = tested(scope, await evaluate(node.test, scope, missing));
       if (!test.decided) return chosen(await evaluate(test.value ? node.consequent : node.alternate, scope, missing), test);
       // A comparison of secrets chose the branch: both are evaluated, so that an error of one (a
       // missing value, a file that cannot be read) does not tell which one it chose.
@@ -84,7 +84,7 @@ async function call(node: Extract<Node, { type: 'call' }>, scope: EvalScope, mis
     // A path written in the config means its directory; one from env or vars, the current one. A
     // path a secret chose is not named in a message: which file failed would tell the secret.
     const path = args[0]!;
-    context = { ...context, readFile: (p) => scope.context.readFile(p, !path.outside), pathTried: (p) => scope.context.pathTried?.(p, !path.outside) ?? p, pathShown: !path.decided };
+    context = { ...context, readFile: (p) => scope.context.readFile(p, !path.outside, path.decided === true), pathTried: (p) => scope.context.pathTried?.(p, !path.outside) ?? p, pathShown: !path.decided };
   }
   const result = await helper.call(
     args.map((a) => a.value),
@@ -101,6 +101,10 @@ async function call(node: Extract<Node, { type: 'call' }>, scope: EvalScope, mis
   // base64 of a basicAuth pair) and the arguments that are secret wherever they go (a jwt() key).
   const own: string[] = [];
   if (typeof result === 'string' || typeof result === 'number' || typeof result === 'boolean') own.push(String(result));
+  // Secret data given whole (json(fromJson(env.CFG)), jwt(claims read from a file)): each of its
+  // strings and numbers is sent, and a server may echo any one alone, as it would one read by a member.
+  for (const arg of args) if (arg.taint !== undefined && typeof arg.value === 'object') for (const text of secretLeaves(arg.value, scope)) own.push(text);
+  if (typeof result === 'object' && result !== null) SECRET_DATA.add(result);
   if (helper.forms) own.push(...helper.forms(result));
   for (const index of helper.secretArgs ?? []) if (index < args.length) for (const text of texts(args[index]!.value, scope)) own.push(text);
   const parents = args.map((a) => a.taint).filter((t): t is Taint => t !== undefined);
@@ -165,6 +169,7 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
     throw new HelperError(`${node.text}: ${describe(container)} has no properties to read`);
   }
   if (value === undefined) missing.push(node.text);
+  if (SECRET_DATA.has(container) && typeof value === 'object' && value !== null) SECRET_DATA.add(value);
   const marks = from([object]);
   // A number or boolean read out of secret data is a secret in its text form (fromJson(env.CFG).pin
   // inside "user:" + …), as a step answer's are; registered where it reaches a secret field.
@@ -182,7 +187,7 @@ async function binary(node: Extract<Node, { type: 'binary' }>, scope: EvalScope,
     if (failed) throw new MissingValueError([...missing], failed.message);
     return combine(node.operator, left as Value, right as Value, scope, missing);
   }
-  const left = await evaluate(node.left, scope, missing);
+  const left = tested(scope, await evaluate(node.left, scope, missing));
   if (left.decided) {
     // As for a condition: the right side's errors must not tell what the left side held.
     const [, right] = await both(node.left, node.right, scope, missing, left, node.operator);
@@ -265,6 +270,29 @@ function describe(value: unknown): string {
   if (typeof value === 'string') return 'a string';
   if (typeof value === 'object') return 'that value';
   return `a ${typeof value}`;
+}
+
+/**
+ * The objects and lists a helper computed from a secret (fromJson(env.CFG)), and those read out of
+ * them: data that is secret throughout. An object literal around them is not: its own strings are
+ * text of the config.
+ */
+const SECRET_DATA = new WeakSet<object>();
+
+/** The strings and numbers of the secret data within a value, each object walked once. */
+function secretLeaves(value: unknown, scope: EvalScope): string[] {
+  const found: string[] = [];
+  const seen = new Set<object>();
+  const stack = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    tick(scope);
+    if (typeof item !== 'object' || item === null || item instanceof Placeholder || seen.has(item)) continue;
+    seen.add(item);
+    if (SECRET_DATA.has(item)) for (const text of texts(item, scope)) found.push(text);
+    else for (const child of Object.values(item)) stack.push(child);
+  }
+  return found;
 }
 
 /** Every string and number of a value in text form (a JWK's fields), each object walked once. */

@@ -8,8 +8,9 @@ export interface HelperContext {
   /**
    * A file's content (the caller bounds and tracks it). `fromConfig`: the path is text of the config
    * (a relative one means the config's directory), not a value from env or vars (the current one).
+   * `secretChose`: a secret chose the path (`file(env.S > "m" ? "a" : "b")`), so it is a secret too.
    */
-  readFile: (path: string, fromConfig?: boolean) => string;
+  readFile: (path: string, fromConfig?: boolean, secretChose?: boolean) => string;
   /** The absolute path a relative one is read from, for messages. */
   pathTried?: (path: string, fromConfig?: boolean) => string;
   /** false when a secret chose the path: a message then does not name it. */
@@ -104,7 +105,10 @@ const HELPERS: Readonly<Record<string, Helper>> = {
       } catch (error) {
         // Named by the path tried, so that a person can fix it (SPEC: file() paths are not secret).
         const shown = context.pathShown === false ? '…' : JSON.stringify(context.pathTried?.(name) ?? name);
-        throw new HelperError(`file(${shown}) cannot be read: ${readProblem(error)}`);
+        // `~` is the shell's: kubectl, client-go and Argo CD start the plugin without one. Not expanded
+        // here (a path means what it says: relative ones resolve against the config's directory).
+        const tilde = context.pathShown !== false && /^~(\/|$)/.test(name) ? `; ~ is not expanded (a shell does that, and no shell starts the plugin): write the absolute path, or file(env.HOME + "${name.slice(1)}")` : '';
+        throw new HelperError(`file(${shown}) cannot be read: ${readProblem(error)}${tilde}`);
       }
       return content.replace(/\r?\n$/, '');
     },

@@ -4,7 +4,7 @@
 // Only these exact shapes match: JSON in a raw body (`{"a":1}`), a lone `{` or `$`, and `$filter`
 // in a URL are text like any other.
 
-/** A placeholder found in a template's literal text; habit: a warning only (a bare `$NAME`). */
+/** A placeholder found in a template's literal text; habit: a bare `$NAME` (its own error code). */
 export interface PlaceholderIssue {
   path: string;
   message: string;
@@ -43,8 +43,9 @@ export function foreignPlaceholders(path: string, literals: Iterable<string>): P
       } else if (shell !== undefined) {
         issues.push({ path, message: `${whole} is a shell variable, sent as written; ${translation(shell)}` });
       } else {
-        // `$NAME` without braces may be meant (a literal `$` before capitals): warned, refused by get-token.
-        issues.push({ path, message: `${whole} is sent as written: a template reads the environment as {{ env.${bare!} }}`, habit: true });
+        // A literal `$` before capitals is rare in a credential and costs one call to find out: refused
+        // everywhere, with the way to write it when it is meant.
+        issues.push({ path, message: `${whole} is a shell variable, which a template does not read; here it is {{ env.${bare!} }} (a literal $ is {{ "$" }})`, habit: true });
       }
     }
   }

@@ -41,7 +41,8 @@ function hint(missing: string[]): string {
   if (env.length > 0) {
     // "it" or "them" only when the env names are all that is missing; else name them.
     const which = env.length === missing.length ? (env.length > 1 ? 'them' : 'it') : env.join(', ');
-    hints.push(`set ${which} in the environment or the kubeconfig exec env, or give a default: ${env[0]} ?? "…"`);
+    // Never `env.X ?? "…"`: an env value is a secret, and a default would put one in the config.
+    hints.push(`set ${which} in the environment or the kubeconfig exec env`);
   }
   if (missing.includes('cluster')) hints.push('KUBERNETES_EXEC_INFO has no spec.cluster: set provideClusterInfo: true in the kubeconfig exec entry');
   return hints.length > 0 ? ` (${hints.join('; ')})` : '';

@@ -19,8 +19,8 @@ export interface TemplateScope {
   vars: Record<string, string>;
   /** spec.cluster of KUBERNETES_EXEC_INFO, when client-go sent it. */
   cluster: Record<string, unknown> | undefined;
-  /** A file's content; `fromConfig`: the path is text of the config, not a value from env or vars. */
-  readFile: (path: string, fromConfig?: boolean) => string;
+  /** A file's content; `fromConfig`: the path is text of the config, not a value from env or vars; `secretChose`: a secret chose the path. */
+  readFile: (path: string, fromConfig?: boolean, secretChose?: boolean) => string;
   /** The absolute path that readFile reads for a path, for messages. */
   pathTried?: (path: string, fromConfig?: boolean) => string;
   /** The clock and a UUID v4 source: now(), uuid() and jwt() get them from here, never from globals. */
@@ -90,6 +90,12 @@ export class TemplateRenderer {
    * is kept out of envRead (and so out of the cache's ref and doctor's list); the cache is off then.
    */
   envReadBySecretName = false;
+  /**
+   * Whether a template read a file whose path a secret chose (file(env.S > "m" ? "a" : "b")): the
+   * path is a secret, so it is kept out of the files read (doctor's list, the cache's ref), and the
+   * cache is off then, as for envReadBySecretName.
+   */
+  fileReadBySecretPath = false;
   /** Every env name and file() path that a template names literally, in any branch (the cache key records them all). */
   readonly envNamed = new Set<string>();
   readonly filesNamed = new Set<string>();
@@ -360,7 +366,10 @@ export class TemplateRenderer {
       steps: this.steps,
       lets: this.lets,
       context: {
-        readFile: this.scope.readFile,
+        readFile: (path, fromConfig, secretChose) => {
+          if (secretChose) this.fileReadBySecretPath = true;
+          return this.scope.readFile(path, fromConfig, secretChose);
+        },
         ...(this.scope.pathTried ? { pathTried: this.scope.pathTried } : {}),
         nowMs: this.scope.nowMs,
         uuid: this.scope.uuid,

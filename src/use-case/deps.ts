@@ -42,8 +42,6 @@ export interface LoginDeps {
 }
 
 export interface RequestFlags extends ConfigFlags {
-  /** Refuse a bare `$X` in literal template text instead of warning (get-token). */
-  strictHabits?: boolean;
   /** The generators: an unset env value is no error, it renders as a placeholder (Prepared.envNeeded). */
   unsetEnvAsPlaceholder?: boolean;
   /**
@@ -58,6 +56,11 @@ export interface RequestFlags extends ConfigFlags {
 export interface GetTokenFlags extends RequestFlags {
   output: 'exec-credential' | 'token';
   timeoutMs: number;
+  /**
+   * doctor: the deadline of its whole run, of which this call gets what is left; messages still
+   * name --timeout as given (`5s`), not the remainder (`4999ms`).
+   */
+  deadline?: number;
   /** --cache / --no-cache; undefined leaves it to the config. */
   cache?: boolean;
   cacheDir?: string;

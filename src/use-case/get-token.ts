@@ -1,10 +1,11 @@
 // get-token: prepare -> cache? -> (steps -> request -> extract) -> ExecCredential on stdout.
 // Everything it touches arrives in `deps`; only main.ts builds the real ones.
-import { INSECURE_SKIP_VERIFY_WARNING, OutputError, ResponseError, UsageError } from '../errors.js';
+import { INSECURE_SKIP_VERIFY_WARNING, OutputError, RequestError, ResponseError, UsageError } from '../errors.js';
 import type { RequestConfig, StepConfig } from '../config/schema.js';
 import { formatExecCredential, type CredentialStatus } from '../credential/exec-credential.js';
 import { extractCredential, parseResponseBody } from '../credential/extract.js';
-import { describeRequest, renderRequest, requestRoot, type RenderedRequest } from '../request/build.js';
+import { describeRequest, renderRequest, requestRoot, templateFields, type RenderedRequest } from '../request/build.js';
+import { checkHint, credentialInputs } from '../template/inputs.js';
 import { runSteps } from '../request/steps.js';
 import type { HttpObservation } from '../request/observe-http.js';
 import { defaultCacheDir, through, type CacheEvent, type Fetch, type Fetched } from '../cache/index.js';
@@ -14,11 +15,11 @@ import { prepare, type Prepared } from './prepare.js';
 import { loginWithRefresh } from './login.js';
 
 export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> {
-  const deadline = deps.now() + flags.timeoutMs;
+  const deadline = flags.deadline ?? deps.now() + flags.timeoutMs;
   // Redaction is bounded by the same deadline: past it, a text not yet checked is not shown.
   deps.redactor.setDeadline(() => deps.now() >= deadline);
   const started = deps.now();
-  const prepared = await prepare({ ...flags, strictHabits: true }, deps);
+  const prepared = await prepare(flags, deps);
   deps.observe?.({ stage: 'prepare', ms: deps.now() - started, prepared });
   const { config, request, apiVersion } = prepared;
   if (flags.output === 'token' && !config.paths.token) {
@@ -46,6 +47,7 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
         dependencies: prepared.dependencies,
         readSoFar: prepared.readSoFar,
         envNamedBySecret: prepared.renderer.envReadBySecretName,
+        fileNamedBySecret: prepared.renderer.fileReadBySecretPath,
         insecure: request.tls.insecureSkipVerify,
         // `login` logs in now, whatever the entry holds, and stores what it got.
         ...(flags.login ? { fresh: true } : {}),
@@ -101,6 +103,7 @@ async function fetchCredential(prepared: Prepared, deadline: number, wholeTimeou
       now: deps.now,
       random: deps.random,
       log: deps.trace,
+      announce: deps.warn,
       redact: (text) => deps.redactor.redact(view(text)),
       secret: (value) => deps.redactor.add(value),
     }).then(
@@ -110,7 +113,7 @@ async function fetchCredential(prepared: Prepared, deadline: number, wholeTimeou
       },
       (error: unknown) => {
         sent(false);
-        throw error;
+        throw refusedSays(error, settings, settings === config ? undefined : requestRoot(settings as StepConfig), config.lets);
       },
     );
     return parseResponseBody(response.body, response.contentType, response.bytes);
@@ -155,6 +158,21 @@ async function fetchCredential(prepared: Prepared, deadline: number, wholeTimeou
   deps.redactor.add(status.clientKeyData);
   deps.trace(`credential extracted${status.expirationTimestamp ? `, reported to expire at ${status.expirationTimestamp}` : ', no expiry known'}`);
   return { status, expiresAt };
+}
+
+/**
+ * A 401 or 403 names the inputs of that request's credentials (SPEC "Errors"), names only: the
+ * env variables, vars and files its headers, query and body were made of.
+ */
+function refusedSays(error: unknown, settings: RequestConfig, root: string | undefined, lets: Array<[string, string]>): unknown {
+  if (!(error instanceof RequestError) || (error.status !== 401 && error.status !== 403)) return error;
+  const prefix = root ?? requestRoot();
+  const templates = templateFields(settings, root)
+    .filter(([path]) => path !== `${prefix}.url` && !path.startsWith(`${prefix}.tls.`))
+    .map(([, template]) => template);
+  const hint = checkHint(credentialInputs(lets, templates));
+  if (hint === '') return error;
+  return new RequestError(error.code, `${error.message}${hint}`, { cause: error.cause, status: error.status, retryAfterMs: error.retryAfterMs });
 }
 
 function beforeQuery(url: string): string {

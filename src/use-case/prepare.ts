@@ -102,9 +102,9 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
   const habits = templateIssues.filter((issue) => issue.habit);
   const errors = templateIssues.filter((issue) => !issue.habit);
   if (errors.length > 0) throw new ConfigError(errors, source.origin, 'TEMPLATE_SYNTAX');
-  // validate and render show what would be sent; get-token must not send it.
-  if (habits.length > 0 && flags.strictHabits) throw new ConfigError(habits, source.origin, 'TEMPLATE_HABIT');
-  for (const habit of habits) deps.warn(`${habit.path}: ${habit.message}`);
+  // get-token refuses to send a bare `$API_TOKEN`, so validate, render and the generators refuse it
+  // too, with the same line: a CI gate built on validate must not pass a config the plugin refuses.
+  if (habits.length > 0) throw new ConfigError(habits, source.origin, 'TEMPLATE_HABIT');
   deps.trace(`config from ${source.origin}`);
 
   const filesRead = new Set<string>();
@@ -114,10 +114,11 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
   // (GOOGLE_APPLICATION_CREDENTIALS=./key.json), it means the current directory.
   const base = source.kind === 'file' ? dirname(source.path) : undefined;
   const resolvePath = (path: string, fromConfig = true) => (path === '' || isAbsolute(path) ? path : base !== undefined && fromConfig ? join(base, path) : resolve(path));
-  const readFile = (path: string, fromConfig = true) => {
-    if (!isAbsolute(path)) relativeFiles.add(path);
+  const readFile = (path: string, fromConfig = true, secretChose = false) => {
     const resolved = resolvePath(path, fromConfig);
-    filesRead.add(resolved);
+    // A path a secret chose is a secret: listed nowhere (the renderer notes it; the cache is off).
+    if (!secretChose && !isAbsolute(path)) relativeFiles.add(path);
+    if (!secretChose) filesRead.add(resolved);
     return deps.readFile(resolved);
   };
   // An env value argocd-secret left as its placeholder reads as not set, so it is never registered

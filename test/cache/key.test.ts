@@ -3,7 +3,7 @@
 // without the cache's own random key nobody can compute (or test a guessed secret against) them.
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CACHE_FORMAT, entryKey, refKey, type RefInputs } from '../../src/cache/key.js';
+import { CACHE_FORMAT, entryKey, inputsKey, refKey, type RefInputs } from '../../src/cache/key.js';
 import { dependencyDigest } from '../../src/cache/ref.js';
 
 const secret = Buffer.alloc(32, 7);
@@ -77,5 +77,45 @@ describe('entryKey', () => {
   it('holds no plain hash of a secret: without the cache key it cannot be computed', () => {
     expect(entryKey(Buffer.alloc(32, 9), base, digest(env))).not.toBe(key);
     expect(key).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('is the HMAC of the format, its own label, the inputs and the values: never a ref name or an inputs key', () => {
+    const expected = createHmac('sha256', secret).update(JSON.stringify([CACHE_FORMAT, 'entry', base, digest(env)])).digest('hex');
+    expect(key).toBe(expected);
+  });
+});
+
+describe('inputsKey', () => {
+  const parsed = { version: '1.2.3', document: { webAPIProviderConfig: { url: 'https://api' } }, vars: { org: 'acme' }, cluster: { server: 'https://k8s' } };
+  const key = inputsKey(secret, parsed);
+
+  it('is the HMAC of the format, its label and the config as parsed: a reformatted file finds the same entry', () => {
+    const expected = createHmac('sha256', secret)
+      .update(JSON.stringify([CACHE_FORMAT, 'inputs', '1.2.3', { webAPIProviderConfig: { url: 'https://api' } }, { org: 'acme' }, { server: 'https://k8s' }]))
+      .digest('hex');
+    expect(key).toBe(expected);
+    expect(inputsKey(secret, structuredClone(parsed))).toBe(key);
+  });
+
+  it.each<[string, Partial<typeof parsed> | { cluster: undefined }]>([
+    ['another version', { version: '1.2.4' }],
+    ['another config', { document: { webAPIProviderConfig: { url: 'https://api-2' } } }],
+    ['another var', { vars: { org: 'other' } }],
+    ['another cluster', { cluster: { server: 'https://k8s-2' } }],
+    ['no cluster', { cluster: undefined }],
+  ])('changes with %s', (_name, change) => {
+    expect(inputsKey(secret, { ...parsed, ...change })).not.toBe(key);
+  });
+
+  it('reads no cluster as null, so that it differs from an empty one', () => {
+    const none = inputsKey(secret, { ...parsed, cluster: undefined });
+    expect(none).toBe(createHmac('sha256', secret).update(JSON.stringify([CACHE_FORMAT, 'inputs', '1.2.3', parsed.document, parsed.vars, null])).digest('hex'));
+    expect(inputsKey(secret, { ...parsed, cluster: {} })).not.toBe(none);
+  });
+});
+
+describe('CACHE_FORMAT', () => {
+  it('names this program and a format version, so that another format (or program) in the directory misses', () => {
+    expect(CACHE_FORMAT).toMatch(/^webapi-credential\.cache\/v[0-9]+$/);
   });
 });

@@ -119,6 +119,31 @@ describe('acquire', () => {
     expect(readFileSync(path, 'utf8')).toBe(`${ALIVE} ${HOST}\n`);
   });
 
+  // A read-only mount (or an immutable file) holding a lock whose holder died: open(O_EXCL) says
+  // EEXIST, rename says EROFS. The lock is stale but cannot be broken: judged again and again
+  // without a sleep, the waiter spun at full CPU past every deadline. It goes without the lock.
+  it('goes without a stale lock it cannot move (a read-only file system), at once and without spinning', async () => {
+    const dir = tempDir();
+    const path = plantLock(dir, `${DEAD} ${HOST}\n`);
+    const c = clock();
+    let creates = 0;
+    const readOnly = {
+      ...fs,
+      openSync: (file: string, flags: string | number, mode?: number) => {
+        if (flags === 'wx' && ++creates > 200) throw new Error('spinning: 200 attempts to create the lock without a sleep');
+        return fs.openSync(file, flags, mode);
+      },
+      renameSync: () => {
+        throw Object.assign(new Error('EROFS: read-only file system, rename'), { code: 'EROFS' });
+      },
+    } as typeof fs;
+    const outcome = await acquire(dir, KEY, options(), { ...c.deps, fs: readOnly });
+    expect(outcome).toEqual({ kind: 'timeout' });
+    expect(creates).toBeLessThan(5);
+    expect(c.time()).toBe(START);
+    expect(readFileSync(path, 'utf8')).toBe(`${DEAD} ${HOST}\n`);
+  });
+
   it('gives up at once when waitUntil has already passed', async () => {
     const dir = tempDir();
     plantLock(dir, `${ALIVE} ${HOST}\n`);

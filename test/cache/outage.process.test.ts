@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { leaks, runCli } from '../helpers/cli.js';
 import { json, startTokenApi, type Handler, type TokenApi } from '../helpers/token-api.js';
-import { cachedConfig, getToken, sandbox } from './support.js';
+import { cachedConfig, getToken, sandbox, spawnCli } from './support.js';
 
 const PREFIX = 'webapi-credential: ';
 /** 30 s of life, reported half of it early (the margin is capped at half the lifetime): a 15 s window, wide enough for a loaded machine. */
@@ -14,12 +14,12 @@ const LIFETIME_S = 30;
 
 type Mode = 'ok' | '503' | 'hang' | '401';
 
-async function api(): Promise<{ api: TokenApi; set: (mode: Mode) => void }> {
+async function api(lifetimeS = LIFETIME_S): Promise<{ api: TokenApi; set: (mode: Mode) => void }> {
   let mode: Mode = 'ok';
   let n = 0;
   const handler: Handler = async (_request, response) => {
     n++;
-    if (mode === 'ok') return json(response, 200, { access_token: `token-${n}`, expires_in: LIFETIME_S });
+    if (mode === 'ok') return json(response, 200, { access_token: `token-${n}`, expires_in: lifetimeS });
     if (mode === '503') return json(response, 503, { error: 'temporarily_unavailable' });
     if (mode === '401') return json(response, 401, { error: 'invalid_client' });
     await new Promise((resolve) => setTimeout(resolve, 20_000)); // hang past every caller's deadline
@@ -38,7 +38,7 @@ async function intoTheWindow(box: ReturnType<typeof sandbox>, config: string): P
   return { reported, fetchedAt };
 }
 
-function expectServedThrough(result: { code: number | null; stdout: string; stderr: string }, failure: RegExp, fetchedAt: number, calledAt: number): void {
+function expectServedThrough(result: { code: number | null; stdout: string; stderr: string }, failure: RegExp, fetchedAt: number, calledAt: number, lifetimeS = LIFETIME_S): void {
   expect(result.code, result.stderr).toBe(0);
   const status = JSON.parse(result.stdout).status as { token: string; expirationTimestamp: string };
   expect(status.token).toBe('token-1');
@@ -48,9 +48,9 @@ function expectServedThrough(result: { code: number | null; stdout: string; stde
   expect(said, lines[0]).not.toBeNull();
   expect(said![1]).toMatch(failure);
   const real = Date.parse(said![2]!);
-  // The real expiry is the token API's: LIFETIME_S after the first fetch.
-  expect(real).toBeGreaterThanOrEqual(fetchedAt + LIFETIME_S * 1000 - 1_000);
-  expect(real).toBeLessThanOrEqual(Date.now() + LIFETIME_S * 1000);
+  // The real expiry is the token API's: its lifetime after the first fetch.
+  expect(real).toBeGreaterThanOrEqual(fetchedAt + lifetimeS * 1000 - 1_000);
+  expect(real).toBeLessThanOrEqual(Date.now() + lifetimeS * 1000);
   const given = Date.parse(status.expirationTimestamp);
   expect(given).toBeLessThanOrEqual(real);
   expect(given).toBeLessThanOrEqual(calledAt + 60_000 + 1_000);
@@ -90,6 +90,57 @@ describe.concurrent('served through an outage', () => {
       set('hang');
       const calledAt = Date.now();
       expectServedThrough(await getToken(box, config, ['--cache', '--timeout', '2s']), /^no answer from \S+ within --timeout 2s$/, fetchedAt, calledAt);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
+  // A hung refresh held by another process is an outage for its waiters too: one of them takes over
+  // (and times out itself), the others wait on that one until their own deadline. Each of them
+  // serves the credential in its window, none ends with exit 3 while it is there.
+  it('serves the cached credential to every waiter behind a hung refresh, also those whose deadline passes while they wait', async () => {
+    const { api: server, set } = await api();
+    try {
+      const box = sandbox();
+      const config = cachedConfig(server, { retry: { limit: 0 } });
+      const { fetchedAt } = await intoTheWindow(box, config);
+      set('hang');
+      const holder = spawnCli(['--config-inline', config, '--cache', '--timeout', '30s'], box.env({ API_KEY: 'api-key-1' }));
+      try {
+        while (server.requests.length < 2) await new Promise((resolve) => setTimeout(resolve, 25));
+        const calledAt = Date.now();
+        const waiters = await Promise.all(Array.from({ length: 4 }, () => getToken(box, config, ['--cache', '--timeout', '4s'])));
+        for (const waiter of waiters) expectServedThrough(waiter, /within --timeout 4s/, fetchedAt, calledAt);
+      } finally {
+        holder.child.kill('SIGKILL');
+        await holder.exited;
+      }
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
+  // The outage is remembered for 10 s, the window lasts as long as the margin: when the outage
+  // outlasts its memory, the next refresh fails again and the credential, still before its real
+  // expiry, is served again (the memory that went keeps it, as the credential entry did).
+  it('serves the cached credential again when the outage outlasts its remembered failure, until the real expiry', async () => {
+    const lifetimeS = 40; // a 20 s window: the 10 s memory and a second refresh fit in it
+    const { api: server, set } = await api(lifetimeS);
+    try {
+      const box = sandbox();
+      const config = cachedConfig(server, { retry: { limit: 0 } });
+      const { fetchedAt } = await intoTheWindow(box, config);
+      set('503');
+      const first = await getToken(box, config, ['--cache']);
+      expectServedThrough(first, /^the token API answered 503/, fetchedAt, Date.now(), lifetimeS);
+      const remembered = Date.now();
+      // Past the failure memory (10 s), still before the real expiry.
+      await new Promise((resolve) => setTimeout(resolve, 10_500));
+      const calledAt = Date.now();
+      expect(calledAt - remembered).toBeGreaterThan(10_000);
+      const again = await getToken(box, config, ['--cache']);
+      expectServedThrough(again, /^the token API answered 503 /, fetchedAt, calledAt, lifetimeS);
+      expect(server.requests).toHaveLength(3);
     } finally {
       await server.close();
     }

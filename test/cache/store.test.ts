@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultCacheDir } from '../../src/cache/cache.js';
 import { CACHE_FORMAT } from '../../src/cache/key.js';
 import { clearDir, ensureDir, entryPath, privateDir, readEntry, untrustedPath, writeEntry, writeFailure } from '../../src/cache/store.js';
+import { throughOutage } from '../../src/cache/failure.js';
 import type { CredentialStatus } from '../../src/credential/exec-credential.js';
 import { modeOf } from './support.js';
 
@@ -194,6 +195,27 @@ describe('clearDir', () => {
     expect(readdirSync(dir).sort()).toEqual([`${KEY}.json.bak`, 'notes.txt', 'short.json']);
   });
 
+  // cache clear while plugins run: between the listing and the unlink, a writer renames its temp
+  // file to the entry and a holder releases its lock. Those names are gone, not a failure of clear.
+  it('goes on past the files that concurrent writers and lock holders removed after it listed them', () => {
+    const dir = tempDir();
+    const temp = `${OTHER}.7-writing.tmp`;
+    for (const name of [`${KEY}.json`, `${KEY}.lock`, temp, `${OTHER}.ref`]) writeFileSync(join(dir, name), 'x', { mode: 0o600 });
+    const racing = {
+      ...fs,
+      readdirSync: (path: string) => {
+        const names = fs.readdirSync(path);
+        // What other processes do right after our listing: the writer's rename, the holder's release.
+        fs.renameSync(join(dir, temp), join(dir, `${OTHER}.json`));
+        fs.unlinkSync(join(dir, `${KEY}.lock`));
+        return names;
+      },
+    } as typeof fs;
+    expect(clearDir(racing, dir, UID)).toBe(1);
+    // The entry written after the listing is the writer's, not one clear was asked to remove.
+    expect(readdirSync(dir).sort()).toEqual([`${OTHER}.json`]);
+  });
+
   it('clears a directory of ours whatever its mode', () => {
     const dir = tempDir();
     fs.chmodSync(dir, 0o755);
@@ -316,5 +338,32 @@ describe('the real expiry beside the reported one (served through an outage)', (
     expect(readEntry(fs, dir, KEY, reported + 1, UID)).toMatchObject({ hit: false, failure: { outage: true }, stale });
     writeFailure(fs, dir, KEY, failure, 'unique-2', undefined, stale);
     expect(readEntry(fs, dir, KEY, reported + 1, UID)).not.toHaveProperty('stale');
+  });
+
+  // A served expirationTimestamp is whole seconds, rounded down so as never to pass the real expiry:
+  // with less than a second left, that second may be before now. client-go would get a credential
+  // that already expired (SPEC: never in the past), so no whole second left is nothing to serve.
+  it('never yields a stale credential whose served expirationTimestamp would be in the past, for any real expiry within a second and a half', () => {
+    const dir = tempDir();
+    const failure = { exitCode: 3 as const, message: 'the token API answered 503', at: reported, until: reported + 10_000, outage: true };
+    let served = 0;
+    for (let nowMs = 0; nowMs < 1000; nowMs += 50) {
+      for (let leftMs = 1; leftMs <= 1500; leftMs += 37) {
+        const now = reported + 5_000 + nowMs;
+        const stale = { status: STATUS, expiresAt: now + leftMs };
+        writeEntry(fs, dir, KEY, STATUS, 'unique-1', undefined, stale.expiresAt);
+        const expired = readEntry(fs, dir, KEY, now, UID);
+        writeFailure(fs, dir, KEY, failure, 'unique-2', undefined, stale);
+        const remembered = readEntry(fs, dir, KEY, now, UID);
+        for (const lookup of [expired, remembered]) {
+          if (lookup.hit || !lookup.stale) continue;
+          served++;
+          const at = Date.parse(throughOutage(lookup.stale, 'the token API answered 503', now).status.expirationTimestamp!);
+          expect({ nowMs, leftMs, after: at > now, notPastReal: at <= stale.expiresAt }).toEqual({ nowMs, leftMs, after: true, notPastReal: true });
+        }
+      }
+    }
+    // Those with a whole second before the real expiry are still served.
+    expect(served).toBeGreaterThan(0);
   });
 });

@@ -105,19 +105,38 @@ describe('config validation and request building, for any document', () => {
 
   it('parses any text into a document or a UsageError naming the source on one line', async () => {
     const fragments = fc.constantFrom('webAPIProviderConfig:', '\n  ', 'method: POST', '{', '}', '[', ']', '"', "'", ':', '- ', '&a', '*a', '!!str', '!tag', '#', '\ufeff', '\r\n', '\t', '\u0000', '---', '...', '? ', '|', '>', 'é', '\u{1F511}');
-    const text = fc.oneof(fc.string({ unit: 'binary', maxLength: 40 }), fc.array(fragments, { maxLength: 12 }).map((parts) => parts.join('')));
+    const json = fc.jsonValue({ maxDepth: 2 }).map((value) => JSON.stringify(value));
+    const text = fc.oneof(fc.string({ unit: 'binary', maxLength: 40 }), fc.array(fragments, { maxLength: 12 }).map((parts) => parts.join('')), json);
+    const outcomes = { parsed: 0, refused: 0 };
     await fc.assert(
       fc.asyncProperty(text, async (source) => {
+        let document: unknown;
         try {
-          await parseConfigText(source, '--config-inline');
+          document = await parseConfigText(source, '--config-inline');
         } catch (error) {
+          outcomes.refused++;
           expect(error).toBeInstanceOf(UsageError);
           expect((error as Error).message.startsWith('config from --config-inline ')).toBe(true);
           expect(oneLine((error as Error).message)).toBe(true);
+          return;
         }
+        outcomes.parsed++;
+        // JSON text is read as JSON says (YAML 1.2 is a superset); no text gives undefined.
+        expect(document).not.toBeUndefined();
+        const asJson = (() => {
+          try {
+            return { value: JSON.parse(source.replace(/^\ufeff/, '')) as unknown };
+          } catch {
+            return undefined;
+          }
+        })();
+        if (asJson !== undefined) expect(document).toEqual(asJson.value);
       }),
       RUNS,
     );
+    // Both branches ran: a parser that refused (or took) everything would fail here.
+    expect(outcomes.parsed).toBeGreaterThan(20);
+    expect(outcomes.refused).toBeGreaterThan(20);
   });
 });
 
@@ -134,6 +153,21 @@ const leaf = fc.oneof(
 const responseDocument: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
   node: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('node'), { maxLength: 3 }), fc.dictionary(key, tie('node'), { maxKeys: 4 })),
 })).node;
+// Answers shaped like a token API's, so that many runs give a credential (the random ones above rarely do).
+const tokenValue = fc.string({ maxLength: 6 }).map((s) => `${VALUE}${s}-0123456789`);
+const usableDocument = fc.record(
+  {
+    access_token: tokenValue,
+    token: tokenValue,
+    expires_in: fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 1, max: 10_000_000 }) }, { weight: 1, arbitrary: leaf }),
+    expires_at: fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 1, max: 4102444800 }) }, { weight: 1, arbitrary: leaf }),
+    status: fc.record({ credential: fc.record({ token: tokenValue }) }),
+    data: fc.array(fc.record({ access_token: tokenValue }), { maxLength: 2 }),
+    cert: fc.oneof(tokenValue, leaf),
+    key: fc.oneof(tokenValue, leaf),
+  },
+  { requiredKeys: ['access_token', 'token', 'expires_in', 'cert', 'key'] },
+);
 const PATHS = ['$.access_token', '$.token', '$.status.credential.token', '$.data[0].access_token', '$..token', '$.*', '$[0]', "$['a b']", '$.ключ', '$.expires_in', '$.expires_at', '$.cert', '$.key'];
 const responseConfig = fc.record({
   token: fc.option(fc.constantFrom(...PATHS), { nil: undefined }),
@@ -146,29 +180,50 @@ const responseConfig = fc.record({
 
 describe('response parsing and extraction, for any answer', () => {
   it('gives a credential or a ResponseError that names paths and keys but never a value', () => {
+    const outcomes = { credentials: 0, refused: 0 };
     fc.assert(
-      fc.property(responseDocument, responseConfig, fc.integer({ min: 0, max: 4102444800000 }), (doc, c, now) => {
+      fc.property(fc.oneof(responseDocument, usableDocument), responseConfig, fc.integer({ min: 0, max: 4102444800000 }), (doc, c, now) => {
         const paths = {
           ...(c.token ? { token: c.token } : {}),
           ...(c.expiry ? { expiry: c.expiry } : c.expiresIn ? { expiresIn: c.expiresIn } : {}),
           ...(c.certificates || !c.token ? { clientCertificateData: '$.cert', clientKeyData: '$.key' } : {}),
         };
+        let extracted: ReturnType<typeof extractCredential>;
         try {
-          const { status } = extractCredential(doc, { paths, expiryFromJWT: c.expiryFromJWT, expiryMarginMs: c.expiryMarginMs }, queryPath, now);
-          if (status.expirationTimestamp !== undefined) expect(status.expirationTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-          if (status.token !== undefined) expect(status.token).not.toMatch(/[\n\r\0]/);
+          extracted = extractCredential(doc, { paths, expiryFromJWT: c.expiryFromJWT, expiryMarginMs: c.expiryMarginMs }, queryPath, now);
         } catch (error) {
+          outcomes.refused++;
           expect(error).toBeInstanceOf(ResponseError);
           const message = (error as Error).message;
           expect(oneLine(message)).toBe(true);
           expect(message).not.toContain(VALUE);
+          return;
+        }
+        outcomes.credentials++;
+        const { status, expiresAt } = extracted;
+        // The credential is the one string each path selects, and nothing else is made up.
+        const only = (path: string) => queryPath(path, doc).map((m) => m.value);
+        expect(status.token).toBe(paths.token !== undefined ? only(paths.token)[0] : undefined);
+        if (status.token !== undefined) expect(status.token).not.toMatch(/[\n\r\0]/);
+        if (status.clientCertificateData !== undefined) expect([status.clientCertificateData, status.clientKeyData]).toEqual([...only('$.cert'), ...only('$.key')]);
+        expect(status.token !== undefined || status.clientCertificateData !== undefined).toBe(true);
+        // Reported on the second, after now and not after the real expiry; none without one.
+        expect(status.expirationTimestamp === undefined).toBe(expiresAt === undefined);
+        if (status.expirationTimestamp !== undefined) {
+          expect(status.expirationTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+          const reported = Date.parse(status.expirationTimestamp);
+          expect(reported).toBeGreaterThan(now - 1000);
+          expect(reported).toBeLessThanOrEqual(expiresAt!);
         }
       }),
       RUNS,
     );
+    expect(outcomes.credentials).toBeGreaterThan(10);
+    expect(outcomes.refused).toBeGreaterThan(10);
   });
 
   it('parses any body into JSON or a ResponseError with a one-line message that shows no secret', () => {
+    const outcomes = { parsed: 0, refused: 0 };
     const body = fc.oneof(
       fc.string({ unit: 'binary', maxLength: 60 }),
       fc.jsonValue().map((v) => JSON.stringify(v)),
@@ -180,16 +235,25 @@ describe('response parsing and extraction, for any answer', () => {
       fc.property(body, fc.option(fc.constantFrom('application/json', 'text/html'), { nil: undefined }), (text, contentType) => {
         const redactor = new Redactor();
         for (const secret of SECRET_VALUES) redactor.add(secret);
+        let parsed: unknown;
         try {
-          parseResponseBody(text, contentType, Buffer.byteLength(text));
+          parsed = parseResponseBody(text, contentType, Buffer.byteLength(text));
         } catch (error) {
+          outcomes.refused++;
           expect(error).toBeInstanceOf(ResponseError);
           expect(oneLine((error as Error).message)).toBe(true);
           expect(leakedPieces((error as Error).message)).toEqual([]);
+          expect(() => JSON.parse(text.replace(/^\ufeff/, ''))).toThrow();
+          return;
         }
+        outcomes.parsed++;
+        // Parsed as JSON, a byte order mark aside.
+        expect(parsed).toEqual(JSON.parse(text.replace(/^\ufeff/, '')));
       }),
       RUNS,
     );
+    expect(outcomes.parsed).toBeGreaterThan(20);
+    expect(outcomes.refused).toBeGreaterThan(20);
   });
 });
 

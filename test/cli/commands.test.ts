@@ -112,8 +112,8 @@ describe.concurrent('render', () => {
       result,
       2,
       // Every missing value at once, each once.
-      'webAPIProviderConfig.query.key: {{ env.FORM_SECRET }}: env.FORM_SECRET is not set (set it in the environment or the kubeconfig exec env, or give a default: env.FORM_SECRET ?? "…"); ' +
-        'webAPIProviderConfig.form.note: {{ env.JSON_SECRET }}: env.JSON_SECRET is not set (set it in the environment or the kubeconfig exec env, or give a default: env.JSON_SECRET ?? "…")',
+      'webAPIProviderConfig.query.key: {{ env.FORM_SECRET }}: env.FORM_SECRET is not set (set it in the environment or the kubeconfig exec env); ' +
+        'webAPIProviderConfig.form.note: {{ env.JSON_SECRET }}: env.JSON_SECRET is not set (set it in the environment or the kubeconfig exec env)',
     );
     expect(api.requests).toHaveLength(0);
   });
@@ -144,7 +144,7 @@ describe.concurrent('--verbose', () => {
     expect(api.requests).toHaveLength(1);
   });
 
-  it('traces each retry and adds the stack trace to the error only under --verbose', async () => {
+  it('traces each retry under --verbose, and adds no stack trace to an ordinary failure', async () => {
     const api = await startApi((req, res) => json(res, 503, `unavailable for ${req.headers['authorization']}`));
     const config = provider(everywhere(api.url, { retry: { limit: 1 } }));
     const [verbose, quiet] = await Promise.all([
@@ -156,22 +156,21 @@ describe.concurrent('--verbose', () => {
 
     expect({ code: verbose.code, stdout: verbose.stdout }).toEqual({ code: 3, stdout: '' });
     expect(verbose.stderr).toContain(`\n${PREFIX}attempt 1 failed (HTTP 503); retrying\n`);
-    expect(verbose.stderr).toContain(`\n${PREFIX}${message}\n${PREFIX}RequestError: ${message}\n      at `);
-    expect(verbose.stderr).toMatch(/\n {6}at send \(/);
+    expect(verbose.stderr.endsWith(`\n${PREFIX}${message}\n`)).toBe(true);
+    expect(verbose.stderr).not.toMatch(/RequestError|\n {6}at /);
     for (const line of verbose.stderr.trimEnd().split('\n')) expect(line).toMatch(/^(webapi-credential: | {2})/);
     expect([...verbose.stderr.matchAll(/webapi-credential: the token API answered/g)]).toHaveLength(1);
     expect(api.requests).toHaveLength(4);
     expect(verbose.stderr.includes(SECRET.apiKey) || verbose.stderr.includes(basicAuth) || verbose.stderr.includes(SECRET.file)).toBe(false);
   });
 
-  it('adds the stack trace to a usage error under --verbose, still without secrets', async () => {
+  it('adds no stack trace to a usage error under --verbose, and shows no secret', async () => {
     const config = provider(basic('https://token.example/token', { headers: { A: '{{ env.API_KEY }}', B: '{{ fromJson(env.API_KEY) }}' } }));
     const result = await run(['--verbose', '--config-inline', config]);
     expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 2, stdout: '' });
     const message = `webAPIProviderConfig.headers.B: {{ fromJson(env.API_KEY) }}: fromJson() was given text that is not JSON (${SECRET.apiKey.length} characters)`;
-    expect(result.stderr).toContain(`${PREFIX}${message}\n${PREFIX}UsageError: ${message}\n      at `);
-    // Our own message, no cause quoting the input (JSON.parse's would).
-    expect(result.stderr).not.toContain('caused by');
+    expect(result.stderr.endsWith(`${PREFIX}${message}\n`)).toBe(true);
+    expect(result.stderr).not.toMatch(/UsageError|\n {6}at |caused by/);
     expect(result.stderr).not.toContain(SECRET.apiKey);
   });
 });

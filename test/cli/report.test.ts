@@ -1,4 +1,5 @@
-// What --verbose adds to a failure: the stack and its causes, every line through the redactor.
+// What --verbose adds to a failure: for a bug (exit 1), the stack and its causes, every line through
+// the redactor; for an ordinary failure (exit 2, 3, 4), nothing.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, RequestError, ResponseError, UsageError } from '../../src/errors.js';
 import { Redactor } from '../../src/redact/redactor.js';
@@ -50,12 +51,22 @@ describe('the report of a failure under --verbose', () => {
     redactor.add(SECRET);
     const { lines, failure } = capture(redactor);
     const cause = new Error(`GET /x/${encodeURIComponent(SECRET.toUpperCase())}`);
-    const code = failure(new RequestError('REQUEST', `failed for ${Buffer.from(SECRET).toString('base64url')}`, { cause }), true);
-    expect(code).toBe(3);
+    const code = failure(new TypeError(`failed for ${Buffer.from(SECRET).toString('base64url')}`, { cause }), true);
+    expect(code).toBe(1);
     const text = lines.join('');
-    expect(text).toMatch(/^webapi-credential: failed for \[REDACTED\]\nwebapi-credential: RequestError: failed for \[REDACTED\]\n/);
+    expect(text).toMatch(/^webapi-credential: internal error, please report it: failed for \[REDACTED\]\nwebapi-credential: TypeError: failed for \[REDACTED\]\n/);
     expect(text).toContain('\n  caused by: Error: GET /x/[REDACTED]\n');
     expect(text.toLowerCase()).not.toContain('ssw0rd');
+  });
+
+  it.each<[string, Error, number]>([
+    ['a request error', new RequestError('HTTP_STATUS', 'the token API answered 404 Not Found', { cause: new Error('inner') }), 3],
+    ['an answer error', new ResponseError('RESPONSE_NOT_JSON', 'the token API answered 200 with a body that is not JSON'), 4],
+    ['a usage error', new UsageError('FLAG_INVALID', '--timeout: expected a duration'), 2],
+  ])('adds no stack to %s: its one line is all', (_name, error, code) => {
+    const { lines, failure } = capture(new Redactor());
+    expect(failure(error, true)).toBe(code);
+    expect(lines).toEqual([`webapi-credential: ${error.message}\n`]);
   });
 });
 
@@ -83,7 +94,8 @@ describe('the report of a failure never throws', () => {
     expect(failure(error, true)).toBe(code);
     expect(lines).toEqual([
       `webapi-credential: ${kind}; its message is not shown: it could not be checked for secrets in time\n`,
-      'webapi-credential: (the stack is not shown: it could not be checked for secrets in time)\n',
+      // Only a bug has a stack to show.
+      ...(code === 1 ? ['webapi-credential: (the stack is not shown: it could not be checked for secrets in time)\n'] : []),
     ]);
   });
 

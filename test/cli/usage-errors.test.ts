@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/in-process.js';
 import { makePki } from '../helpers/pki.js';
 import { json, type TokenApi } from '../helpers/token-api.js';
-import { SECRET, SECRET_ENV, V1, V1BETA1, allSecrets, basic, execInfo, expectFailure, provider, tokenApis, writeTemp } from '../helpers/integration.js';
+import { SECRET, SECRET_ENV, V1, V1BETA1, allSecrets, basic, execInfo, expectFailure, expectSuccess, provider, tokenApis, writeTemp } from '../helpers/integration.js';
 
 const pki = makePki();
 const startApi = tokenApis();
@@ -88,9 +88,29 @@ const cases: Case[] = [
     message: 'cannot read config /nonexistent/env.yaml: no such file',
   },
   {
+    name: 'a YAML config with tls: at the top of the file',
+    args: () => ['--config-inline', 'webAPIProviderConfig:\n  method: POST\n  url: https://a.example/token\n  tokenPath: $.access_token\ntls:\n  caFile: /etc/ca.pem\n'],
+    message: 'config from --config-inline is invalid: tls: unknown field at the top of the file; it belongs under webAPIProviderConfig (webAPIProviderConfig.tls)',
+  },
+  {
+    name: 'a YAML config with the proposal\'s tokenPath unquoted',
+    args: () => ['--config-inline', 'webAPIProviderConfig:\n  method: POST\n  url: https://a.example/token\n  tokenPath: {.access_token}\n'],
+    message: 'config from --config-inline is invalid: webAPIProviderConfig.tokenPath: expected a string, found a map: YAML reads an unquoted {…} as one; quote it: "{.access_token}"',
+  },
+  {
+    name: 'a YAML config with a header template unquoted',
+    args: () => ['--config-inline', 'webAPIProviderConfig:\n  method: POST\n  url: https://a.example/token\n  tokenPath: $.access_token\n  headers:\n    Authorization: {{ env.API_KEY }}\n'],
+    message: 'config from --config-inline is invalid: webAPIProviderConfig.headers.Authorization: expected a string, found a map: YAML reads an unquoted {…} as one; quote it',
+  },
+  {
+    name: 'a YAML config with a quote never closed',
+    args: () => ['--config-inline', 'webAPIProviderConfig:\n  method: POST\n  url: "https://a.example/token\n  tokenPath: $.access_token\n'],
+    message: 'config from --config-inline is not valid YAML or JSON: Missing closing "quote: it opens at line 3, column 8 and is never closed',
+  },
+  {
     name: 'a config file that is not valid YAML',
     args: () => ['--config', badYaml],
-    message: `config from --config ${badYaml} is not valid YAML or JSON: Flow sequence in block collection must be sufficiently indented and end with a ] at line 4, column 1`,
+    message: `config from --config ${badYaml} is not valid YAML or JSON: Flow sequence in block collection must be sufficiently indented and end with a ]: it opens at line 3, column 8 and is never closed`,
   },
   {
     name: 'a config file with a duplicate key',
@@ -112,7 +132,7 @@ const cases: Case[] = [
   {
     name: 'a config without the webAPIProviderConfig key',
     args: () => ['--config-inline', JSON.stringify({ method: 'POST' })],
-    message: 'config from --config-inline is invalid: webAPIProviderConfig: is required; method: unknown field (known: webAPIProviderConfig)',
+    message: 'config from --config-inline is invalid: webAPIProviderConfig: is required; method: unknown field at the top of the file; it belongs under webAPIProviderConfig (webAPIProviderConfig.method)',
   },
   {
     name: 'a config without tokenPath or certificate paths',
@@ -139,34 +159,34 @@ const cases: Case[] = [
     name: 'a template that reads an unset env var',
     args: inline({ method: 'POST', url, tokenPath: '$.t', headers: { Authorization: 'Bearer {{ env.API_KEY }}', 'X-Org': '{{ env.ORG_NAME }}' } }),
     message:
-      'webAPIProviderConfig.headers.X-Org: {{ env.ORG_NAME }}: env.ORG_NAME is not set (set it in the environment or the kubeconfig exec env, or give a default: env.ORG_NAME ?? "…")',
+      'webAPIProviderConfig.headers.X-Org: {{ env.ORG_NAME }}: env.ORG_NAME is not set (set it in the environment or the kubeconfig exec env)',
   },
   {
     // JavaScript would send "<key>:undefined": the set secret beside the missing one stays hidden.
     name: 'a secret concatenated with an unset env var',
     args: inline({ method: 'POST', url, tokenPath: '$.t', headers: { Authorization: 'Basic {{ base64(env.API_KEY + ":" + env.NO_SUCH_SECRET) }}' } }),
     message:
-      'webAPIProviderConfig.headers.Authorization: {{ base64(env.API_KEY + ":" + env.NO_SUCH_SECRET) }}: env.NO_SUCH_SECRET is not set (set it in the environment or the kubeconfig exec env, or give a default: env.NO_SUCH_SECRET ?? "…")',
+      'webAPIProviderConfig.headers.Authorization: {{ base64(env.API_KEY + ":" + env.NO_SUCH_SECRET) }}: env.NO_SUCH_SECRET is not set (set it in the environment or the kubeconfig exec env)',
   },
   {
     name: 'two expressions of one field, each missing a value: both named in one run',
     args: inline({ method: 'POST', url: `${url}/{{ env.NO_TENANT }}/{{ vars.region }}`, tokenPath: '$.t' }),
     message:
-      'webAPIProviderConfig.url: {{ env.NO_TENANT }}: env.NO_TENANT is not set (set it in the environment or the kubeconfig exec env, or give a default: env.NO_TENANT ?? "…"); ' +
+      'webAPIProviderConfig.url: {{ env.NO_TENANT }}: env.NO_TENANT is not set (set it in the environment or the kubeconfig exec env); ' +
       'webAPIProviderConfig.url: {{ vars.region }}: vars.region is not set (pass --set region=…, or give a default: vars.region ?? "…")',
   },
   {
     name: 'a helper given two unset values: both named, "them"',
     args: inline({ method: 'POST', url, tokenPath: '$.t', headers: { Authorization: '{{ basicAuth(env.NO_ID + "", env.NO_SECRET) }}' } }),
     message:
-      'webAPIProviderConfig.headers.Authorization: {{ basicAuth(env.NO_ID + "", env.NO_SECRET) }}: env.NO_ID, env.NO_SECRET are not set (set them in the environment or the kubeconfig exec env, or give a default: env.NO_ID ?? "…")',
+      'webAPIProviderConfig.headers.Authorization: {{ basicAuth(env.NO_ID + "", env.NO_SECRET) }}: env.NO_ID, env.NO_SECRET are not set (set them in the environment or the kubeconfig exec env)',
   },
   {
     name: 'an unset var and an unset env value in one expression: each hint names its own',
     args: inline({ method: 'POST', url, tokenPath: '$.t', query: { aud: '{{ vars.audience + "/" + vars.tenant + env.NO_SUFFIX }}' } }),
     message:
       'webAPIProviderConfig.query.aud: {{ vars.audience + "/" + vars.tenant + env.NO_SUFFIX }}: vars.audience, vars.tenant, env.NO_SUFFIX are not set ' +
-      '(pass --set audience=… --set tenant=…, or give a default: vars.audience ?? "…"; set env.NO_SUFFIX in the environment or the kubeconfig exec env, or give a default: env.NO_SUFFIX ?? "…")',
+      '(pass --set audience=… --set tenant=…, or give a default: vars.audience ?? "…"; set env.NO_SUFFIX in the environment or the kubeconfig exec env)',
   },
   {
     name: 'a template that reads an unset var',
@@ -230,19 +250,46 @@ describe.concurrent('usage and config errors exit 2 before any request', () => {
     expectFailure(result, 2, message, allSecrets([SECRET.file]));
   });
 
-  it('names the unset env variable in the field under get-token, and every one with the way to check the rest under validate', async () => {
+  it('names every unset env variable, under get-token, validate and render alike, and never suggests a default for a secret', async () => {
     const config = provider(basic(url, { headers: { Authorization: 'Bearer {{ env.API_KEY }}', 'X-Other': '{{ env.OTHER_KEY }}' } }));
-    const [validate, getToken] = await Promise.all([runInProcess(['validate', '--config-inline', config]), runInProcess(['--config-inline', config])]);
-    expectFailure(
-      validate,
-      2,
-      'config from --config-inline reads env API_KEY, OTHER_KEY, not set here: the plugin needs them where it runs; validate sends nothing, so a dummy value checks the rest (API_KEY=dummy OTHER_KEY=dummy webapi-credential validate …)',
+    const results = await Promise.all([runInProcess(['validate', '--config-inline', config]), runInProcess(['render', '--config-inline', config]), runInProcess(['--config-inline', config])]);
+    for (const result of results) {
+      expectFailure(
+        result,
+        2,
+        'webAPIProviderConfig.headers.Authorization: {{ env.API_KEY }}: env.API_KEY is not set (set it in the environment or the kubeconfig exec env); ' +
+          'webAPIProviderConfig.headers.X-Other: {{ env.OTHER_KEY }}: env.OTHER_KEY is not set (set it in the environment or the kubeconfig exec env)',
+      );
+    }
+  });
+
+  it('checks the rest with a stand-in for each unset env variable under validate --allow-unset-env, and says so', async () => {
+    const config = provider(basic(url, { headers: { Authorization: 'Bearer {{ env.API_KEY }}', 'X-Other': '{{ env.OTHER_KEY }}' } }));
+    const result = await runInProcess(['validate', '--allow-unset-env', '--config-inline', config]);
+    expectSuccess(
+      result,
+      `config from --config-inline is valid: POST ${url}\n`,
+      'webapi-credential: warning: env API_KEY, OTHER_KEY are not set: checked with a stand-in (--allow-unset-env); the plugin needs them where it runs\n',
     );
-    expectFailure(
-      getToken,
-      2,
-      'webAPIProviderConfig.headers.Authorization: {{ env.API_KEY }}: env.API_KEY is not set (set it in the environment or the kubeconfig exec env, or give a default: env.API_KEY ?? "…"); ' +
-        'webAPIProviderConfig.headers.X-Other: {{ env.OTHER_KEY }}: env.OTHER_KEY is not set (set it in the environment or the kubeconfig exec env, or give a default: env.OTHER_KEY ?? "…")',
-    );
+  });
+
+  it('names a missing --set value in the URL and the unset env values in one run, under validate, render and get-token', async () => {
+    const config = provider(basic('https://{{ vars.host }}/token', { headers: { Authorization: 'Bearer {{ env.API_KEY }}' }, form: { client_secret: '{{ env.CLIENT_SECRET }}' } }));
+    const results = await Promise.all(['validate', 'render', 'get-token'].map((command) => runInProcess([command, '--config-inline', config])));
+    for (const result of results) {
+      expectFailure(
+        result,
+        2,
+        'webAPIProviderConfig.url: {{ vars.host }}: vars.host is not set (pass --set host=…, or give a default: vars.host ?? "…"); ' +
+          'webAPIProviderConfig.form.client_secret: {{ env.CLIENT_SECRET }}: env.CLIENT_SECRET is not set (set it in the environment or the kubeconfig exec env); ' +
+          'webAPIProviderConfig.headers.Authorization: {{ env.API_KEY }}: env.API_KEY is not set (set it in the environment or the kubeconfig exec env)',
+      );
+    }
+  });
+
+  it('still refuses under validate --allow-unset-env what is wrong besides the env, naming every missing input', async () => {
+    const config = provider(basic('https://{{ vars.host }}/token', { headers: { Authorization: 'Bearer {{ env.API_KEY }}' } }));
+    const result = await runInProcess(['validate', '--allow-unset-env', '--config-inline', config]);
+    expectFailure(result, 2, 'webAPIProviderConfig.url: {{ vars.host }}: vars.host is not set (pass --set host=…, or give a default: vars.host ?? "…")');
   });
 });

@@ -137,7 +137,7 @@ describe('validateProviderDocument', () => {
     ['a query value is an object', { query: { scope: {} } }, [`${P}.query.scope: expected a string or a non-empty list of strings, found an object`]],
     ['a query value is an empty list', { query: { scope: [] } }, [`${P}.query.scope: expected a string or a non-empty list of strings, found a list`]],
     ['a query list holds a number', { query: { scope: ['a', 5] } }, [`${P}.query.scope[1]: expected a string, found number 5`]],
-    ['body is an object', { body: { a: 1 } }, [`${P}.body: expected a string, found an object`]],
+    ['body is an object', { body: { a: 1 } }, [`${P}.body: expected a string, found a map; a JSON body is written under json:`]],
     ['form is a string', { form: 'a=b' }, [`${P}.form: expected a mapping, found string "a=b"`]],
     ['a form value is a boolean', { form: { grant_type: true } }, [`${P}.form.grant_type: expected a string or a non-empty list of strings, found boolean true`]],
     ['a form list holds null', { form: { audience: [null] } }, [`${P}.form.audience[0]: expected a string, found null`]],
@@ -152,7 +152,7 @@ describe('validateProviderDocument', () => {
     ['tls.caData is empty', { tls: { caData: '' } }, [`${P}.tls.caData: expected a non-empty string, found string ""`]],
     ['tls.certFile is a number', { tls: { certFile: 1, keyFile: '/k' } }, [`${P}.tls.certFile: expected a string, found number 1`]],
     ['tls.certData is a list', { tls: { certData: [], keyData: 'KEY' } }, [`${P}.tls.certData: expected a string, found a list`]],
-    ['tls.keyFile is an object', { tls: { certFile: '/c', keyFile: {} } }, [`${P}.tls.keyFile: expected a string, found an object`]],
+    ['tls.keyFile is an object', { tls: { certFile: '/c', keyFile: {} } }, [`${P}.tls.keyFile: expected a string, found a map: YAML reads an unquoted {…} as one; quote it`]],
     ['tls.keyData is a number', { tls: { certData: 'CERT', keyData: 7 } }, [`${P}.tls.keyData: expected a string, found number 7`]],
     ['tls.serverName is a number', { tls: { serverName: 7 } }, [`${P}.tls.serverName: expected a string, found number 7`]],
     ['tls.insecureSkipVerify is a string', { tls: { insecureSkipVerify: 'false' } }, [`${P}.tls.insecureSkipVerify: expected true or false, found string "false"`]],
@@ -174,6 +174,14 @@ describe('validateProviderDocument', () => {
     expect(issuesOf({ ...BASE, ...patch })).toEqual(expected);
   });
 
+  it.each<[string, Record<string, unknown>, string]>([
+    ['an unquoted {.access_token} tokenPath', { tokenPath: { '.access_token': null } }, `${P}.tokenPath: expected a string, found a map: YAML reads an unquoted {…} as one; quote it: "{.access_token}"`],
+    ['an unquoted {{ env.X }} header', { headers: { A: { '[object Object]': null } } }, `${P}.headers.A: expected a string, found a map: YAML reads an unquoted {…} as one; quote it`],
+    ['a map whose key is no path, not echoed', { tokenPath: { 'secret value': null } }, `${P}.tokenPath: expected a string, found a map: YAML reads an unquoted {…} as one; quote it`],
+  ])('says to quote %s', (_name, fields, expected) => {
+    expect(issuesOf({ ...BASE, ...fields })).toEqual([expected]);
+  });
+
   it('shows a long wrong string as "a string", not its value', () => {
     expect(issuesOf({ ...BASE, method: 'x'.repeat(41) })).toEqual([`${P}.method: expected one of GET, POST, PUT, PATCH, DELETE, found a string`]);
   });
@@ -183,6 +191,9 @@ describe('validateProviderDocument', () => {
     ['a misspelt provider field', { webAPIProviderConfig: { ...BASE, tokenpath: '$.x' } }, [`${P}.tokenpath: unknown field; did you mean tokenPath?`]],
     ['a misspelt tls field', { webAPIProviderConfig: { ...BASE, tls: { caFiles: '/ca' } } }, [`${P}.tls.caFiles: unknown field; did you mean caFile?`]],
     ['a tls field at the top', { webAPIProviderConfig: { ...BASE, caFile: '/ca' } }, [`${P}.caFile: unknown field here; it belongs under tls (${P}.tls.caFile)`]],
+    ['tls at the top of the file', { webAPIProviderConfig: BASE, tls: { caFile: '/ca' } }, [`tls: unknown field at the top of the file; it belongs under ${P} (${P}.tls)`]],
+    ['caFile at the top of the file', { webAPIProviderConfig: BASE, caFile: '/ca' }, [`caFile: unknown field at the top of the file; it belongs under ${P} (${P}.tls.caFile)`]],
+    ['a misspelt field at the top of the file', { webAPIProviderConfig: BASE, tokenpath: '$.x' }, ['tokenpath: unknown field (known: webAPIProviderConfig)']],
     ['a misspelt required field, without a follow-on "is required"', { webAPIProviderConfig: { method: 'POST', url: 'https://a/t', tokenpath: '$.x' } }, [`${P}.tokenpath: unknown field; did you mean tokenPath?`]],
     ['an unknown retry field', { webAPIProviderConfig: { ...BASE, retry: { max: 3 } } }, [`${P}.retry.max: unknown field (known: limit)`]],
     ['an unknown cache field', { webAPIProviderConfig: { ...BASE, cache: { dir: '/tmp' } } }, [`${P}.cache.dir: unknown field (known: enabled, failureTTL)`]],
@@ -472,7 +483,11 @@ describe('parseConfigText', () => {
     ['duplicate YAML keys', 'a: 1\na: 2\n', 'CONFIG_PARSE', 'config from test is not valid YAML or JSON: Map keys must be unique at line 2, column 1'],
     ['duplicate JSON keys', '{"a": 1, "a": 2}', 'CONFIG_PARSE', 'config from test is not valid YAML or JSON: Map keys must be unique at line 1, column 10'],
     ['two YAML documents', 'a: 1\n---\nb: 2\n', 'CONFIG_PARSE', 'config from test is not valid YAML or JSON: Source contains multiple documents; please use YAML.parseAllDocuments() at line 2, column 1'],
-    ['an unclosed flow sequence', 'a: [\n', 'CONFIG_PARSE', 'config from test is not valid YAML or JSON: Flow sequence in block collection must be sufficiently indented and end with a ] at line 2, column 1'],
+    ['an unclosed flow sequence', 'a: [\n', 'CONFIG_PARSE', 'config from test is not valid YAML or JSON: Flow sequence in block collection must be sufficiently indented and end with a ]: it opens at line 1, column 4 and is never closed'],
+    ['an unclosed quote, named where it opens', 'a:\n  b: "x\n  c: d\n\n', 'CONFIG_PARSE', 'config from test is not valid YAML or JSON: Missing closing "quote: it opens at line 2, column 6 and is never closed'],
+    ['an escaped quote does not close', 'a: "x\\"\n', 'CONFIG_PARSE', 'config from test is not valid YAML or JSON: Missing closing "quote: it opens at line 1, column 4 and is never closed'],
+    ['a closed quote before an unclosed list', 'a: "x"\nb: [1,\n', 'CONFIG_PARSE', 'config from test is not valid YAML or JSON: Flow sequence in block collection must be sufficiently indented and end with a ]: it opens at line 2, column 4 and is never closed'],
+    ['a line indented deeper than the one before', 'w:\n  method: POST\n   url: x\n', 'CONFIG_PARSE', 'config from test is not valid YAML or JSON: Nested mappings are not allowed in compact mappings at line 2, column 11: line 3 is indented deeper than line 2'],
     // The parser's time grows faster than the text: refused before it starts, in a few milliseconds.
     ...[
       ['3 000 keys in one mapping', Array.from({ length: 3_000 }, (_, i) => `k${i}: 1\n`).join('')],

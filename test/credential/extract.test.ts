@@ -64,7 +64,9 @@ describe('extractCredential', () => {
 
   it.each<[string, unknown, string, string, string]>([
     ['a path that matches nothing names the keys that are there', { data: { token: 's3cr3t-value', expires: 5 } }, '$.data.tokne', 'PATH_NO_MATCH', 'tokenPath $.data.tokne matched nothing in the response; $.data has keys "token", "expires"'],
-    ['a top-level miss names the top-level keys', { error: 'invalid_client', error_description: 'bad secret' }, '$.access_token', 'PATH_NO_MATCH', 'tokenPath $.access_token matched nothing in the response; $ has keys "error", "error_description"'],
+    ['a top-level miss names the top-level keys', { err: 'invalid_client', error_description: 'bad secret' }, '$.access_token', 'PATH_NO_MATCH', 'tokenPath $.access_token matched nothing in the response; $ has keys "err", "error_description"'],
+    ['a miss whose answer holds a string error shows it', { error: 'invalid_client', error_description: 'bad secret' }, '$.access_token', 'RESPONSE_ERROR', 'the token API answered without a token (tokenPath $.access_token matched nothing), saying error "invalid_client", error_description "bad secret"'],
+    ['a miss whose error is no string names the keys', { error: { code: 1 } }, '$.access_token', 'PATH_NO_MATCH', 'tokenPath $.access_token matched nothing in the response; $ has keys "error"'],
     ['a miss in an empty object says so', { data: {} }, '$.data.token', 'PATH_NO_MATCH', 'tokenPath $.data.token matched nothing in the response; $.data is an empty object'],
     ['a miss below a string says what it is', { data: 'opaque-secret-string' }, '$.data.token', 'PATH_NO_MATCH', 'tokenPath $.data.token matched nothing in the response; $.data is a string'],
     ['a response that is a list', ['tok'], '$.token', 'PATH_NO_MATCH', 'tokenPath $.token matched nothing in the response; $ is a list'],
@@ -134,7 +136,7 @@ describe('extractCredential', () => {
     ['an expiry path that matches nothing', { t: 'tok' }, { expiry: '$.exp' }, 'PATH_NO_MATCH', 'expiryPath $.exp matched nothing in the response; $ has keys "t"'],
     ['an expiry that is a date without time', { t: 'tok', exp: '2026-01-01' }, { expiry: '$.exp' }, 'EXPIRY_UNPARSABLE', 'expiryPath $.exp matched a string that is neither an RFC 3339 time nor unix seconds/milliseconds'],
     ['an expiry that is a boolean', { t: 'tok', exp: true }, { expiry: '$.exp' }, 'EXPIRY_UNPARSABLE', 'expiryPath $.exp matched a boolean that is neither an RFC 3339 time nor unix seconds/milliseconds'],
-    ['an expires_in of zero', { t: 'tok', expires_in: 0 }, { expiresIn: '$.expires_in' }, 'EXPIRY_UNPARSABLE', 'expiresInPath $.expires_in matched a number, expected a positive number of seconds'],
+    ['an expires_in of zero', { t: 'tok', expires_in: 0 }, { expiresIn: '$.expires_in' }, 'EXPIRY_UNPARSABLE', 'expiresInPath $.expires_in matched the number 0, expected a positive number of seconds'],
     ['an expires_in in words', { t: 'tok', expires_in: '1 hour' }, { expiresIn: '$.expires_in' }, 'EXPIRY_UNPARSABLE', 'expiresInPath $.expires_in matched a string, expected a positive number of seconds'],
     ['two expires_in values', { t: 'tok', a: { expires_in: 1 }, b: { expires_in: 2 } }, { expiresIn: '$..expires_in' }, 'PATH_AMBIGUOUS', 'expiresInPath $..expires_in matched 2 values ($.a.expires_in, $.b.expires_in); make it select exactly one'],
   ])('fails on %s', (_name, document, paths, code, message) => {
@@ -167,6 +169,16 @@ describe('extractCredential', () => {
     const document = { token: 'tok', cert: CERT, key: KEY, expires_in: 120 };
     const result = extractCredential(document, config({ token: '$.token', clientCertificateData: '$.cert', clientKeyData: '$.key', expiresIn: '$.expires_in' }), queryPath, NOW);
     expect(result).toEqual({ status: { token: 'tok', clientCertificateData: CERT, clientKeyData: KEY, expirationTimestamp: '2026-01-01T00:01:00Z' }, expiresAt: NOW + 120 * SEC });
+  });
+
+  it('fails when the certificate path matches nothing, naming it', () => {
+    const error = caught(ResponseError, () => extractCredential({ key: KEY }, config({ clientCertificateData: '$.cert', clientKeyData: '$.key' }), queryPath, NOW));
+    expect(error.message).toBe('clientCertificateDataPath $.cert matched nothing in the response; $ has keys "key"');
+  });
+
+  it('lists three ambiguous matches without an ellipsis', () => {
+    const error = caught(ResponseError, () => extractCredential({ t: ['a', 'b', 'c'] }, config({ token: '$.t[*]' }), queryPath, NOW));
+    expect(error.message).toBe('tokenPath $.t[*] matched 3 values ($.t[0], $.t[1], $.t[2]); make it select exactly one');
   });
 
   it('fails when the key path matches nothing', () => {
@@ -211,19 +223,51 @@ describe('parseExpiry', () => {
     expect(parseExpiry(value, '$.exp')).toBe(expected);
   });
 
-  it.each<[string, unknown]>([
-    ['zero', 0],
-    ['a negative number', -5],
-    ['infinity', Number.POSITIVE_INFINITY],
-    ['a date without time', '2026-01-01'],
-    ['a time without zone', '2026-01-01T00:00:00'],
-    ['an HTTP date', 'Thu, 01 Jan 2026 00:00:00 GMT'],
-    ['an impossible month', '2026-13-01T00:00:00Z'],
-    ['an empty string', ''],
-    ['null', null],
-    ['an object', { seconds: 1 }],
-  ])('refuses %s', (_name, value) => {
-    expect(() => parseExpiry(value, '$.exp')).toThrowError(ResponseError);
+  const neither = (what: string) => `expiryPath $.exp matched ${what} that is neither an RFC 3339 time nor unix seconds/milliseconds`;
+  it.each<[string, unknown, string]>([
+    ['zero', 0, neither('a number')],
+    ['a negative number', -5, neither('a number')],
+    ['infinity', Number.POSITIVE_INFINITY, neither('a number')],
+    ['a date without time', '2026-01-01', neither('a string')],
+    ['a time without zone', '2026-01-01T00:00:00', neither('a string')],
+    ['an HTTP date', 'Thu, 01 Jan 2026 00:00:00 GMT', neither('a string')],
+    ['hex seconds', '0x69556d00', neither('a string')],
+    ['seconds in exponent notation', '1.7e9', neither('a string')],
+    ['an impossible month', '2026-13-01T00:00:00Z', 'expiryPath $.exp matched a time that does not exist (month 13)'],
+    ['month zero', '2026-00-10T00:00:00Z', 'expiryPath $.exp matched a time that does not exist (month 00)'],
+    ['February 30th', '2026-02-30T00:00:00Z', 'expiryPath $.exp matched a time that does not exist (day 30 of month 02)'],
+    ['February 29th of a common year', '2026-02-29T00:00:00Z', 'expiryPath $.exp matched a time that does not exist (day 29 of month 02)'],
+    ['April 31st', '2026-04-31T00:00:00Z', 'expiryPath $.exp matched a time that does not exist (day 31 of month 04)'],
+    ['day zero', '2026-01-00T00:00:00Z', 'expiryPath $.exp matched a time that does not exist (day 00 of month 01)'],
+    ['hour 24', '2026-01-01T24:00:00Z', 'expiryPath $.exp matched a time that does not exist (hour 24)'],
+    ['minute 60', '2026-01-01T10:60:00Z', 'expiryPath $.exp matched a time that does not exist (minute 60)'],
+    ['an offset of 24 hours', '2026-01-01T10:00:00+24:00', 'expiryPath $.exp matched a time that does not exist (its offset is out of range)'],
+    ['an offset of 60 minutes', '2026-01-01T10:00:00+01:60', 'expiryPath $.exp matched a time that does not exist (its offset is out of range)'],
+    ['December 32nd', '2026-12-32T00:00:00Z', 'expiryPath $.exp matched a time that does not exist (day 32 of month 12)'],
+    ['February 30th at 23:59', '2026-02-30T23:59:00Z', 'expiryPath $.exp matched a time that does not exist (day 30 of month 02)'],
+    ['February 28th with an offset of 24 hours', '2026-02-28T10:00:00+24:00', 'expiryPath $.exp matched a time that does not exist (its offset is out of range)'],
+    ['an empty string', '', neither('a string')],
+    ['null', null, neither('null')],
+    ['a boolean', true, neither('a boolean')],
+    ['an object', { seconds: 1 }, neither('an object')],
+    ['a list of seconds', [1_767_225_600], neither('a list')],
+    ['a time after other text', 'on 2026-01-01T00:00:00Z', neither('a string')],
+    ['a time before other text', '2026-01-01T00:00:00Z or later', neither('a string')],
+  ])('refuses %s, saying why', (_name, value, message) => {
+    const error = caught(ResponseError, () => parseExpiry(value, '$.exp'));
+    expect(error.code).toBe('EXPIRY_UNPARSABLE');
+    expect(error.message).toBe(message);
+  });
+
+  it.each<[string, string, number]>([
+    ['February 29th of a leap year', '2028-02-29T00:00:00Z', Date.UTC(2028, 1, 29)],
+    ['the last day of December', '2026-12-31T23:59:59Z', Date.UTC(2026, 11, 31, 23, 59, 59)],
+    ['the largest offset', '2026-01-02T23:59:00+23:59', Date.UTC(2026, 0, 2) ],
+    ['day 31 of a long month', '2026-01-31T00:00:00Z', Date.UTC(2026, 0, 31)],
+    ['unix seconds with two decimals, as a string', '1767225600.25', NOW + 250],
+    ['unix seconds as a string with spaces around', ' 1767225600 ', NOW],
+  ])('reads %s', (_name, value, expected) => {
+    expect(parseExpiry(value, '$.exp')).toBe(expected);
   });
 });
 
@@ -233,19 +277,33 @@ describe('parseExpiresIn', () => {
     ['fractional seconds', 1.5, 1500],
     ['a numeric string', '3600', 3_600_000],
     ['a numeric string with spaces', ' 60 ', 60_000],
+    ['a numeric string with two decimals', '1.25', 1250],
   ])('reads %s', (_name, value, expected) => {
     expect(parseExpiresIn(value, '$.expires_in')).toBe(expected);
   });
 
-  it.each<[string, unknown]>([
-    ['zero', 0],
-    ['a negative number', -60],
-    ['a negative numeric string', '-60'],
-    ['a duration string', '60s'],
-    ['NaN', Number.NaN],
-    ['null', null],
-  ])('refuses %s', (_name, value) => {
-    expect(() => parseExpiresIn(value, '$.expires_in')).toThrowError(ResponseError);
+  // What Number() would read as seconds but no API means as seconds: taken, it would make a
+  // credential of 1000 s, 16 s, 1 s or 60 s out of a broken answer.
+  it.each<[string, unknown, string]>([
+    ['zero', 0, 'the number 0'],
+    ['a negative number', -60, 'the number -60'],
+    ['a negative numeric string', '-60', 'a string'],
+    ['a duration string', '60s', 'a string'],
+    ['exponent notation', '1e3', 'a string'],
+    ['hex', '0x10', 'a string'],
+    ['a boolean', true, 'a boolean'],
+    ['a list of one number', [60], 'a list'],
+    ['an empty string', '', 'a string'],
+    ['a blank string', '  ', 'a string'],
+    ['Infinity as a string', 'Infinity', 'a string'],
+    ['infinity', Number.POSITIVE_INFINITY, 'the number Infinity'],
+    ['NaN', Number.NaN, 'the number NaN'],
+    ['null', null, 'null'],
+    ['an object', { seconds: 60 }, 'an object'],
+  ])('refuses %s, saying what it matched', (_name, value, what) => {
+    const error = caught(ResponseError, () => parseExpiresIn(value, '$.expires_in'));
+    expect(error.code).toBe('EXPIRY_UNPARSABLE');
+    expect(error.message).toBe(`expiresInPath $.expires_in matched ${what}, expected a positive number of seconds`);
   });
 });
 
@@ -294,12 +352,12 @@ describe('parseResponseBody', () => {
   });
 
   it.each<[string, string, string | undefined, string]>([
-    ['an HTML page, by its content type and size', '<html><body>Login</body></html>', 'text/html', 'the token API answered with something that is not JSON (text/html, 31 bytes)'],
+    ['a page without content type', '<!doctype html><p>Login</p>', undefined, 'the token API answered with an HTML page, not JSON (no content-type, 27 bytes); it looks like a login or error page: url may not be the token endpoint'],
     ['a body without content type', 'oops', undefined, 'the token API answered with something that is not JSON (no content-type, 4 bytes)'],
     ['an empty body', ' \n', 'application/json', 'the token API answered with something that is not JSON (an empty body)'],
   ])('refuses %s', (_name, text, contentType, message) => {
     const error = caught(ResponseError, () => parseResponseBody(text, contentType, text.length));
-    expect(error.code).toBe('RESPONSE_NOT_JSON');
+    expect(error.code).toBe(message.includes('HTML') ? 'RESPONSE_HTML' : 'RESPONSE_NOT_JSON');
     expect(error.message).toBe(message);
   });
 
@@ -317,5 +375,134 @@ describe('certificateExpiry', () => {
     ['an empty string', '', undefined],
   ])('reads %s', (_name, pem, expected) => {
     expect(certificateExpiry(pem)).toBe(expected);
+  });
+});
+
+describe('an expiry no timestamp can carry', () => {
+  const LAST = Date.UTC(9999, 11, 31, 23, 59, 59);
+
+  it.each<[string, unknown, Config['paths'], string]>([
+    ['unix milliseconds past the year 9999', { t: 'tok', exp: LAST + SEC }, { expiry: '$.exp' }, 'expiryPath $.exp'],
+    ['an expires_in that ends past the year 9999', { t: 'tok', expires_in: (LAST - NOW) / SEC + 1 }, { expiresIn: '$.expires_in' }, 'expiresInPath $.expires_in'],
+  ])('refuses %s, naming the path that gave it', (_name, document, paths, field) => {
+    const error = caught(ResponseError, () => extractCredential(document, config({ token: '$.t', ...paths }), queryPath, NOW));
+    expect(error.code).toBe('EXPIRY_UNPARSABLE');
+    expect(error.message).toBe(`${field} matched an expiry past the year 9999, which no timestamp can carry`);
+  });
+
+  it('names the config lifetime, not a path nobody set, when expiresIn ends past the year 9999', () => {
+    const config_ = { ...config({ token: '$.t' }), expiresInMs: LAST - NOW + SEC };
+    const error = caught(ResponseError, () => extractCredential({ t: 'opaque-token' }, config_, queryPath, NOW));
+    expect(error.code).toBe('EXPIRY_UNPARSABLE');
+    expect(error.message).toBe('expiresIn gives an expiry past the year 9999, which no timestamp can carry');
+  });
+
+  it('takes the last second of the year 9999', () => {
+    const result = extractCredential({ t: 'tok', exp: LAST }, config({ token: '$.t', expiry: '$.exp' }, { expiryMarginMs: 0 }), queryPath, NOW);
+    expect(result).toEqual({ status: { token: 'tok', expirationTimestamp: '9999-12-31T23:59:59Z' }, expiresAt: LAST });
+  });
+
+  it('uses a JWT whose exp is past the year 9999 as a token of unknown expiry, not as an error about a path nobody set', () => {
+    const token = jwt({ sub: 'me', exp: LAST / SEC + 1 });
+    expect(jwtExpiry(token)).toBeUndefined();
+    expect(extractCredential({ t: token }, config({ token: '$.t' }), queryPath, NOW)).toEqual({ status: { token }, expiresAt: undefined });
+  });
+
+  it('takes a JWT exp of the last second of the year 9999', () => {
+    expect(jwtExpiry(jwt({ exp: LAST / SEC }))).toBe(LAST);
+  });
+
+  it('takes a JWT exp of 1 s after the epoch as the expiry it says (then refused as expired)', () => {
+    expect(jwtExpiry(jwt({ exp: 1 }))).toBe(SEC);
+    expect(jwtExpiry(jwt({ exp: 0 }))).toBeUndefined();
+  });
+});
+
+describe('a token that cannot be sent', () => {
+  it.each<[string, string]>([
+    ['a line feed (a token read from a file with its newline)', 'tok-abc\n'],
+    ['a CRLF line end', 'tok-abc\r\n'],
+    ['a NUL', 'tok\u0000abc'],
+    ['an escape', 'tok\u001babc'],
+    ['a DEL', 'tok\u007fabc'],
+    ['a unit separator', 'tok\u001fabc'],
+  ])('is refused when it holds %s', (_name, token) => {
+    const error = caught(ResponseError, () => extractCredential({ t: token }, config({ token: '$.t' }), queryPath, NOW));
+    expect(error.code).toBe('PATH_NOT_TOKEN');
+    expect(error.message).toBe('tokenPath $.t matched a string with control characters (a line break?), which cannot be sent as a bearer token');
+  });
+
+  it('is taken with a tab or spaces, which a header may carry', () => {
+    expect(extractCredential({ t: 'tok\tabc d' }, config({ token: '$.t' }), queryPath, NOW).status.token).toBe('tok\tabc d');
+  });
+
+  it('is taken as a multi-line PEM key or certificate, where line breaks belong', () => {
+    const key = '-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\r\n-----END EC PRIVATE KEY-----\n';
+    const result = extractCredential({ cert: CERT, key }, config({ clientCertificateData: '$.cert', clientKeyData: '$.key' }), queryPath, NOW);
+    expect(result.status.clientKeyData).toBe(key);
+  });
+
+  it('needs both a certificate and a key path to take either', () => {
+    const result = extractCredential({ t: 'tok', cert: CERT }, config({ token: '$.t', clientCertificateData: '$.cert' }), queryPath, NOW);
+    expect(result).toEqual({ status: { token: 'tok' }, expiresAt: undefined });
+  });
+});
+
+describe('keys that may be credentials', () => {
+  it.each<[string, Record<string, unknown>, string]>([
+    ['a Vault token used as a key', { 'hvs.CAESIJ2Qx7': { policies: [] }, request_id: 'r' }, '$ has keys "request_id" and 1 that does not look like a field name (not shown)'],
+    ['GitHub-style tokens used as ids', { ghp_16C7e42F292c6912E7710c838347Ae178B4a: 1, gho_16C7e42F292c6912E7710c838347Ae178B4b: 2 }, '$ has 2 keys that do not look like field names (not shown)'],
+    ['a single token-like key', { '8f14e45fceea167a5a36dedd4bea2543': 1 }, '$ has 1 key that does not look like a field name (not shown)'],
+    ['a key with five digits', { k12345: 1, k1234: 2 }, '$ has keys "k1234" and 1 that does not look like a field name (not shown)'],
+    ['a key of 41 characters', { ['a'.repeat(41)]: 1, ['b'.repeat(40)]: 2 }, `$ has keys "${'b'.repeat(40)}" and 1 that does not look like a field name (not shown)`],
+    ['a UUID', { '0f8fad5b-d9cb-469f-a165-70867728950e': 1, x509Cert: 2, _private: 3 }, '$ has keys "x509Cert", "_private" and 1 that does not look like a field name (not shown)'],
+    ['keys with spaces or dots', { 'a b': 1, 'a.b': 2, ok: 3 }, '$ has keys "ok" and 2 that do not look like field names (not shown)'],
+  ])('names none of them: %s', (_name, document, expected) => {
+    expect(describeKeys(document, '$.access_token')).toBe(expected);
+    const error = caught(ResponseError, () => extractCredential(document, config({ token: '$.access_token' }), queryPath, NOW));
+    expect(error.message).toBe(`tokenPath $.access_token matched nothing in the response; ${expected}`);
+  });
+
+  it('names exactly 20 keys without "more"', () => {
+    const document = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, i]));
+    expect(describeKeys(document, '$.x')).toBe(`$ has keys ${Array.from({ length: 20 }, (_, i) => `"k${i}"`).join(', ')}`);
+  });
+
+  it.each<[string, unknown, string, string]>([
+    ['a path without $', { a: { b: 1 } }, '.a.c', '$.a has keys "b"'],
+    ['an index inside the list', { items: ['x', { id: 1 }] }, '$.items[1].name', '$.items[1] has keys "id"'],
+    ['an index just past the list', { items: ['x', 'y'] }, '$.items[2].name', '$.items is a list'],
+    ['a double-quoted bracketed name', { 'a-b': { c: 1 } }, '$["a-b"].d', '$.a-b has keys "c"'],
+    ['an index into a string', { s: 'secret' }, '$.s[0]', '$.s is a string'],
+    ['a number at the root', 5, '$.a', '$ is a number'],
+    ['a boolean', { ok: true }, '$.ok.x', '$.ok is a boolean'],
+    ['an index of two digits', { items: [...'abcdefghijkl'].map((c) => ({ [c]: 1 })) }, '$.items[11].x', '$.items[11] has keys "l"'],
+    ['null on the way', { a: null }, '$.a.b', '$.a is null'],
+    ['a string, not into its length', { s: 'secret-value' }, '$.s.length', '$.s is a string'],
+    ['a string, not into its characters', { s: 'secret-value' }, "$.s['0']", '$.s is a string'],
+    ['an index into an object, whatever its keys are called', { data: { undefined: { x: 1 } } }, '$.data[0].x', '$.data has keys "undefined"'],
+  ])('walks %s', (_name, document, path, expected) => {
+    expect(describeKeys(document, path)).toBe(expected);
+  });
+});
+
+describe('a lifetime the config states', () => {
+  const withLifetime = (extra: Partial<ProviderConfig> = {}) => ({ ...config({ token: '$.t' }), expiresInMs: 3_600_000, ...extra });
+
+  it('gives an opaque token the stated lifetime', () => {
+    expect(extractCredential({ t: 'opaque' }, withLifetime(), queryPath, NOW)).toEqual({
+      status: { token: 'opaque', expirationTimestamp: '2026-01-01T00:59:00Z' },
+      expiresAt: NOW + 3_600_000,
+    });
+  });
+
+  it('yields to the exp claim of a JWT', () => {
+    const token = jwt({ exp: NOW / SEC + 600 });
+    expect(extractCredential({ t: token }, withLifetime(), queryPath, NOW).expiresAt).toBe(NOW + 600 * SEC);
+  });
+
+  it('yields to a certificate notAfter', () => {
+    const result = extractCredential({ cert: CERT, key: KEY }, { ...config({ clientCertificateData: '$.cert', clientKeyData: '$.key' }), expiresInMs: 3_600_000 }, queryPath, NOW);
+    expect(result.expiresAt).toBe(CERT_NOT_AFTER);
   });
 });

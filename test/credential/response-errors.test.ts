@@ -32,7 +32,7 @@ const cases: Case[] = [
   {
     name: 'an HTML login page',
     handler: answer(200, '<html>\n<body><form action="/login">Sign in</form></body>\n</html>\n', 'text/html; charset=utf-8'),
-    message: 'the token API answered with something that is not JSON (text/html; charset=utf-8, 65 bytes)',
+    message: 'the token API answered with an HTML page, not JSON (text/html; charset=utf-8, 65 bytes); it looks like a login or error page: url may not be the token endpoint',
   },
   {
     name: 'an empty body',

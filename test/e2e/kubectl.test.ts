@@ -336,7 +336,7 @@ describeWith(KUBECTL_1_33, KUBECTL_1_27)('kubectl runs webapi-credential from a 
     expect(result.code, context(result, setup)).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr.split('\n')).toEqual([
-      'webapi-credential: the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"client secret [REDACTED] is revoked"}',
+      'webapi-credential: the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"client secret [REDACTED] is revoked"}; check env.CLIENT_ID, env.CLIENT_SECRET and env.KUBERNETES_EXEC_INFO',
       `Unable to connect to the server: getting credentials: exec: executable ${pluginCommand().command} failed with exit code 3`,
       '',
     ]);

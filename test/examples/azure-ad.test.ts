@@ -58,6 +58,6 @@ describe.concurrent('examples/azure-ad', () => {
     expectFailure(tenant, 3, `the token API answered 400 Bad Request: {"error":"invalid_request","error_description":"AADSTS90002: Tenant 'contoso.onmicrosoft.com' not found."}`, [SECRET]);
     const expired = `${SECRET}-expired`;
     const secret = await run(['--config', config, ...sets()], { ...ENV, AZURE_CLIENT_SECRET: expired });
-    expectFailure(secret, 3, 'the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"AADSTS7000215: Invalid client secret provided."}', [expired]);
+    expectFailure(secret, 3, 'the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"AADSTS7000215: Invalid client secret provided."}; check env.AZURE_CLIENT_SECRET and vars.clientId', [expired]);
   });
 });

@@ -88,7 +88,7 @@ describe.concurrent('examples/entra-id-certificate', () => {
   ])('the stand-in refuses %s: exit 3, 401 invalid_client', async (_what, files, description) => {
     const { env, sets, secrets } = await entraId();
     const result = await run(['--config', CONFIG, ...sets(files)], env);
-    expectFailure(result, 3, refused('401 Unauthorized', 'invalid_client', description), secrets());
+    expectFailure(result, 3, `${refused('401 Unauthorized', 'invalid_client', description)}; check vars.authorityHost, vars.certFile, vars.clientId, vars.keyFile and vars.tenantId`, secrets());
   });
 
   it.each<[string, (template: string) => string, string]>([

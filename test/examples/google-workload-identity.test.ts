@@ -98,7 +98,7 @@ describe.concurrent('examples/google-workload-identity', () => {
     const { env, sets, secrets } = await google();
     const result = await run(['--config', CONFIG, ...sets({ serviceAccount: 'owner@acme-prod.iam.gserviceaccount.com' })], env);
     const error = { code: 403, message: "Permission 'iam.serviceAccounts.getAccessToken' denied on resource (or it may not exist).", status: 'PERMISSION_DENIED' };
-    expectFailure(result, 3, `the token API answered 403 Forbidden: ${JSON.stringify({ error })}`, secrets());
+    expectFailure(result, 3, `the token API answered 403 Forbidden: ${JSON.stringify({ error })}; check steps.sts and vars.lifetime`, secrets());
   });
 
   it('IAM takes only a token the STS issued: the projected token itself is refused', async () => {
@@ -108,7 +108,7 @@ describe.concurrent('examples/google-workload-identity', () => {
     });
     const result = await run(['--config-inline', config, ...sets()], env);
     const error = { code: 401, message: 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.', status: 'UNAUTHENTICATED' };
-    expectFailure(result, 3, `the token API answered 401 Unauthorized: ${JSON.stringify({ error })}`, secrets());
+    expectFailure(result, 3, `the token API answered 401 Unauthorized: ${JSON.stringify({ error })}; check vars.lifetime and vars.subjectTokenFile`, secrets());
   });
 
   it('IAM refuses a lifetime over an hour', async () => {

@@ -69,7 +69,7 @@ describe.concurrent('examples/keycloak', () => {
     expectFailure(realm, 3, 'the token API answered 404 Not Found: {"error":"Realm does not exist"}', [SECRET]);
     const wrong = `${SECRET}-rotated`;
     const secret = await run(['--config', examplePath('keycloak', 'config-client-secret-post.yaml'), ...sets()], { CLIENT_SECRET: wrong });
-    expectFailure(secret, 3, 'the token API answered 401 Unauthorized: {"error":"unauthorized_client","error_description":"Invalid client or Invalid client credentials"}', [wrong, SECRET]);
+    expectFailure(secret, 3, 'the token API answered 401 Unauthorized: {"error":"unauthorized_client","error_description":"Invalid client or Invalid client credentials"}; check env.CLIENT_SECRET and vars.clientId', [wrong, SECRET]);
   });
 });
 

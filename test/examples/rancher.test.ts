@@ -50,6 +50,6 @@ describe.concurrent('examples/rancher', () => {
     const { sets } = await rancherApi();
     const wrong = `${USER.RANCHER_PASSWORD}-old`;
     const result = await run(['--config', examplePath('rancher', 'config.yaml'), ...sets], { ...USER, RANCHER_PASSWORD: wrong });
-    expectFailure(result, 3, 'the token API answered 401 Unauthorized: {"code":"Unauthorized","message":"authentication failed"}', [wrong, USER.RANCHER_PASSWORD]);
+    expectFailure(result, 3, 'the token API answered 401 Unauthorized: {"code":"Unauthorized","message":"authentication failed"}; check env.RANCHER_PASSWORD and vars.username', [wrong, USER.RANCHER_PASSWORD]);
   });
 });

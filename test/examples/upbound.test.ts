@@ -52,7 +52,7 @@ describe.concurrent('examples/upbound', () => {
     ['a JSON body', (c) => ((c['json'] = c['form']), delete c['form']), '400 Bad Request: {"error":"invalid_request","error_description":"expected a form body"}'],
     ['the client_credentials grant', (c) => ((c['form'] as Record<string, unknown>)['grant_type'] = 'client_credentials'), '400 Bad Request: {"error":"unsupported_grant_type","error_description":"grant_type must be token-exchange"}'],
     ['one audience only', (c) => ((c['form'] as Record<string, unknown>)['audience'] = 'upbound:spaces:api'), '400 Bad Request: {"error":"invalid_target","error_description":"unknown audience"}'],
-    ['the token only in the form', (c) => delete c['headers'], '401 Unauthorized: {"error":"invalid_grant","error_description":"token is not valid"}'],
+    ['the token only in the form', (c) => delete c['headers'], '401 Unauthorized: {"error":"invalid_grant","error_description":"token is not valid"}; check env.UPBOUND_TOKEN and vars.org'],
   ])('the stand-in refuses %s: exit 3 with its answer', async (_what, mutate, answer) => {
     const { sets } = await upboundApi();
     const result = await run(['--config-inline', mutated('upbound', mutate), ...sets()], { UPBOUND_TOKEN: ROBOT_TOKEN });
@@ -65,6 +65,6 @@ describe.concurrent('examples/upbound', () => {
     expectFailure(org, 3, 'the token API answered 400 Bad Request: {"error":"invalid_scope","error_description":"unknown organization"}', [ROBOT_TOKEN]);
     const revoked = `${ROBOT_TOKEN}-revoked`;
     const token = await run(['--config', examplePath('upbound', 'config.yaml'), ...sets()], { UPBOUND_TOKEN: revoked });
-    expectFailure(token, 3, 'the token API answered 401 Unauthorized: {"error":"invalid_grant","error_description":"token is not valid"}', [revoked]);
+    expectFailure(token, 3, 'the token API answered 401 Unauthorized: {"error":"invalid_grant","error_description":"token is not valid"}; check env.UPBOUND_TOKEN and vars.org', [revoked]);
   });
 });

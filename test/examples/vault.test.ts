@@ -42,7 +42,7 @@ describe.concurrent('examples/vault', () => {
     ['a GET', (c) => ((c['method'] = 'GET'), delete c['json']), '405 Method Not Allowed: {"errors":["unsupported operation"]}'],
     ['a form body', (c) => ((c['form'] = c['json']), delete c['json']), '400 Bad Request: {"errors":["failed to parse JSON input"]}'],
     ['no kubernetes_namespace', (c) => (c['json'] = { ttl: '1h' }), `400 Bad Request: {"errors":["'kubernetes_namespace' is required"]}`],
-    ['the token as a bearer token', (c) => (c['headers'] = { Authorization: 'Bearer {{ env.VAULT_TOKEN }}' }), '403 Forbidden: {"errors":["permission denied"]}'],
+    ['the token as a bearer token', (c) => (c['headers'] = { Authorization: 'Bearer {{ env.VAULT_TOKEN }}' }), '403 Forbidden: {"errors":["permission denied"]}; check env.VAULT_TOKEN, vars.namespace and vars.ttl'],
   ])('the stand-in refuses %s: exit 3 with its answer', async (_what, mutate, answer) => {
     const { env, sets } = await vaultApi();
     const result = await run(['--config-inline', mutated('vault', mutate), ...sets()], env);
@@ -57,7 +57,7 @@ describe.concurrent('examples/vault', () => {
     const role = await run(['--config', config, ...sets('admin')], env);
     expectFailure(role, 3, `the token API answered 400 Bad Request: {"errors":["role 'admin' does not exist"]}`, [VAULT_TOKEN]);
     const namespace = await run(['--config', config, ...sets('argocd', 'kube-system')], env);
-    expectFailure(namespace, 3, `the token API answered 403 Forbidden: {"errors":["kubernetes_namespace 'kube-system' is not allowed by role"]}`, [VAULT_TOKEN]);
+    expectFailure(namespace, 3, `the token API answered 403 Forbidden: {"errors":["kubernetes_namespace 'kube-system' is not allowed by role"]}; check env.VAULT_TOKEN, vars.namespace and vars.ttl`, [VAULT_TOKEN]);
   });
 });
 
@@ -91,7 +91,7 @@ describe('examples/vault/config-kubernetes-auth.yaml', () => {
     const { api, sets } = await login();
     const forged = saToken('system:serviceaccount:apps:argocd-server', generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey);
     const result = await run(['--config', examplePath('vault', 'config-kubernetes-auth.yaml'), ...sets(tokenFile(forged))], {});
-    expectFailure(result, 3, 'steps.login: the token API answered 403 Forbidden: {"errors":["permission denied"]}', [forged]);
+    expectFailure(result, 3, 'steps.login: the token API answered 403 Forbidden: {"errors":["permission denied"]}; check vars.role and vars.tokenFile', [forged]);
     expect(api.requests.map((r) => r.path)).toEqual(['/v1/auth/kubernetes/login']);
   });
 });

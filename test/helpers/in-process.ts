@@ -17,6 +17,8 @@ function minimalEnv(extra: Record<string, string | undefined> = {}): Record<stri
 
 export interface InProcessOptions {
   env?: Record<string, string | undefined>;
+  /** The clock, when a test needs one that moves (the real one by default). */
+  now?: () => number;
   /** Sees every stderr write as it happens, e.g. to act on a --verbose trace line. */
   onStderr?: (text: string) => void;
 }
@@ -34,6 +36,7 @@ export async function runInProcess(args: string[], options: InProcessOptions = {
       stderr += text;
       options.onStderr?.(text);
     },
+    ...(options.now ? { now: options.now } : {}),
     // What the built CLI says (package.json's version), so that its output and this one compare equal.
     version: '0.1.0',
     cache: { ...real.cache, homedir: home },

@@ -178,7 +178,7 @@ describe('doctor with a config', () => {
     const second = await doctor(['--config', file, '--cache'], { API_KEY: 'wrong-key-Rm8', HOME: home });
     expect({ code: second.code, stderr: second.stderr }).toEqual({ code: 3, stderr: '' });
     expect(tokenApi.requests.length).toBe(requests);
-    expect(line(second, 'token API')).toMatch(/^✗ token API +the token API answered 401 Unauthorized: .* \(remembered from \d+s ago; webapi-credential cache clear retries now\)/);
+    expect(line(second, 'token API')).toMatch(/^✗ token API +the token API answered 401 Unauthorized: .* \(remembered from \d+s ago until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ; webapi-credential cache clear retries now\)/);
     const fresh = await doctor(['--config', file, '--no-cache'], { API_KEY: 'wrong-key-Rm8', HOME: home });
     expect(line(fresh, 'token API')).toMatch(/^✗ token API +the token API answered 401 Unauthorized: [^(]*$/);
     expect(tokenApi.requests.length).toBe(requests + 1);
@@ -391,7 +391,7 @@ describe('doctor with what the generators wrote', () => {
     const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-other-'));
     const marker = join(dir, 'ran');
     const version = (await runCli(['--version'], { env: {} })).stdout.trim();
-    writeFileSync(join(dir, 'webapi-credential'), `#!/bin/sh\ntouch ${marker}\necho ${version}\n`, { mode: 0o755 });
+    writeFileSync(join(dir, 'webapi-credential'), `#!/bin/sh\ntouch ${marker}\necho '${version}'\n`, { mode: 0o755 });
     const kubeconfig = join(dir, 'kubeconfig.yaml');
     writeFileSync(kubeconfig, (await generated('kubeconfig')).replace('command: webapi-credential', `command: ${command}`));
     const result = await doctor(['--kubeconfig', kubeconfig], { API_KEY, ...pathEnv(dir) });

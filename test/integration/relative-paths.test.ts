@@ -52,6 +52,24 @@ describe('relative paths', () => {
     expectFailure(result, 2, `webAPIProviderConfig.form.secret: {{ file('client-secret') }}: file(${JSON.stringify(join(realpathSync(elsewhere), 'client-secret'))}) cannot be read: no such file`, ['relative-secret-Vq7']);
   });
 
+  it('do not expand ~ (no shell starts the plugin), and the message says so, in get-token and validate alike', async () => {
+    const { configDir, root } = layout();
+    const home = join(root, 'home');
+    mkdirSync(home);
+    writeFileSync(join(home, 'client-secret'), 'tilde-secret-Hq4\n');
+    writeFileSync(join(configDir, 'config.json'), provider({ method: 'POST', url: 'https://127.0.0.1:9/token', tokenPath: '$.access_token', form: { secret: "{{ file('~/client-secret') }}" } }));
+    const tried = JSON.stringify(join(realpathSync(configDir), '~', 'client-secret'));
+    for (const command of [[], ['validate']]) {
+      const result = await runCli([...command, '--config', join(configDir, 'config.json')], { env: { HOME: home } });
+      expectFailure(
+        result,
+        2,
+        `webAPIProviderConfig.form.secret: {{ file('~/client-secret') }}: file(${tried}) cannot be read: no such file; ~ is not expanded (a shell does that, and no shell starts the plugin): write the absolute path, or file(env.HOME + "/client-secret")`,
+        ['tilde-secret-Hq4'],
+      );
+    }
+  });
+
   it('from env or --set resolve against the current directory, even in a config file', async () => {
     const api = await startApi((request, response) => json(response, 200, { access_token: new URLSearchParams(request.body).get('secret') === 'cwd-secret-Zr8' ? SECRET.token : 'wrong' }));
     const { configDir, elsewhere } = layout();

@@ -124,7 +124,7 @@ describe.concurrent('trusting the token API', () => {
     expectFailure(
       result,
       3,
-      `TLS handshake with ${api.url}/token failed: the server certificate does not name this host; fix url or set tls.serverName (ERR_TLS_CERT_ALTNAME_INVALID)`,
+      `TLS handshake with ${api.url}/token failed: the server certificate is for DNS:elsewhere.example, not localhost; fix url or set tls.serverName to one of those names (ERR_TLS_CERT_ALTNAME_INVALID)`,
     );
   });
 
@@ -134,7 +134,7 @@ describe.concurrent('trusting the token API', () => {
     expectFailure(
       result,
       3,
-      `TLS handshake with ${api.url}/token failed: the server certificate does not name this host; fix url or set tls.serverName (ERR_TLS_CERT_ALTNAME_INVALID)`,
+      `TLS handshake with ${api.url}/token failed: the server certificate is for DNS:localhost, IP Address:127.0.0.1, IP Address:0:0:0:0:0:0:0:1, not elsewhere.example; fix url or set tls.serverName to one of those names (ERR_TLS_CERT_ALTNAME_INVALID)`,
     );
   });
 

@@ -5,7 +5,8 @@ import { VERSION } from '../helpers/integration.js';
 
 describe.concurrent('--version and --help', () => {
   it('prints the version and exits 0', async () => {
-    expect(await runCli(['--version'])).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: '' });
+    // The Node it runs on: the one the bin script runs, or the one the single binary carries.
+    expect(await runCli(['--version'])).toEqual({ code: 0, stdout: expect.stringMatching(new RegExp(`^webapi-credential ${VERSION.replaceAll('.', '\\.')} \\(node v\\d+\\.\\d+\\.\\d+, ${process.platform}-${process.arch}\\)\\n$`)), stderr: '' });
   });
 
   it('prints the usage on stdout and exits 0', async () => {

@@ -213,7 +213,7 @@ describe('validate and render of a login config', () => {
     expect(result.stderr).toContain('webAPIProviderConfig.login.deviceAuthorization.form.scope: {{ vars.scope }}: vars.scope is not set');
     const env = await runInProcess(['validate', '--config-inline', config, '--set', 'scope=openid']);
     expect(env.code).toBe(2);
-    expect(env.stderr).toContain('reads env AUDIENCE, not set here');
+    expect(env.stderr).toContain('webAPIProviderConfig.login.deviceAuthorization.form.audience: {{ env.AUDIENCE }}: env.AUDIENCE is not set');
     const fine = await runInProcess(['validate', '--config-inline', config, '--set', 'scope=openid'], { env: { AUDIENCE: 'k8s' } });
     expect(fine.code, fine.stderr).toBe(0);
   });

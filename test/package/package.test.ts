@@ -46,7 +46,7 @@ describe('the npm package, packed and installed', () => {
   /** A real fetch, validate, render and kubeconfig from the installed package, run by `node`. */
   async function exercise(node: string) {
     const version = await run(node, ['--version']);
-    expect(version.stdout).toMatch(/^\d+\.\d+\.\d+/);
+    expect(version.stdout).toMatch(/^webapi-credential \d+\.\d+\.\d+ \(node v\d+\.\d+\.\d+, [a-z0-9]+-[a-z0-9]+\)\n$/);
     const api = await startApi((_request, response) => json(response, 200, { access_token: SECRET.token, expires_in: 600 }));
     const config = provider({ method: 'POST', url: `${api.url}/token`, tokenPath: '$.access_token', expiresInPath: '$.expires_in', form: { s: '{{ env.PKG_SECRET }}' }, tls: { caFile: pki.ca.certFile } });
     const env = { PKG_SECRET: 'package-secret-Lm3' };

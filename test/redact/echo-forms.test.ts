@@ -33,7 +33,7 @@ describe.concurrent('a 401 that echoes the key', () => {
       res.end(`{"error":"invalid_client","error_description":"key ${JSON.stringify(form).slice(1, -1)} refused","detail":"x"}`);
     });
     const result = await run(sendsKey(`${api.url}/token`));
-    expectFailure(result, 3, 'the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"key [REDACTED] refused"}', allSecrets([KEY]));
+    expectFailure(result, 3, 'the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"key [REDACTED] refused"}; check env.ECHO_KEY', allSecrets([KEY]));
     expectHidden(result);
   });
 
@@ -45,7 +45,7 @@ describe.concurrent('a 401 that echoes the key', () => {
     const result = await run(sendsKey(`${api.url}/token`), ['--verbose']);
     expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 3, stdout: '' });
     expect(result.stderr).toContain(`\n${PREFIX}answer 401 body (excerpt): <p>key [REDACTED] refused</p>\n`);
-    expect(result.stderr).toContain(`\n${PREFIX}the token API answered 401 Unauthorized: text/html, ${Buffer.byteLength(`<p>key ${form} refused</p>`)} bytes (--verbose shows an excerpt)\n`);
+    expect(result.stderr).toContain(`\n${PREFIX}the token API answered 401 Unauthorized: text/html, ${Buffer.byteLength(`<p>key ${form} refused</p>`)} bytes (--verbose shows an excerpt); check env.ECHO_KEY\n`);
     expectHidden(result);
   });
 
@@ -55,7 +55,7 @@ describe.concurrent('a 401 that echoes the key', () => {
       res.end('{"error":"invalid_client"}');
     });
     const result = await run(sendsKey(`${api.url}/token`));
-    expectFailure(result, 3, 'the token API answered 401 Bad key [REDACTED]: {"error":"invalid_client"}', allSecrets([KEY]));
+    expectFailure(result, 3, 'the token API answered 401 Bad key [REDACTED]: {"error":"invalid_client"}; check env.ECHO_KEY', allSecrets([KEY]));
     expectHidden(result);
   });
 
@@ -139,14 +139,14 @@ describe.concurrent('a long key spelled out, reversed or cut, and a secret numbe
   it.each(loose)('hides the key %s in a JSON error field', async (_name, form) => {
     const api = await startApi((_req, res) => json(res, 401, { error: 'invalid_client', error_description: `key ${form} refused` }));
     const result = await runWith(basic(`${api.url}/token`, { tls, headers: { 'X-Api-Key': '{{ env.LONG_KEY }}' }, retry: { limit: 0 } }));
-    expectFailure(result, 3, 'the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"key [REDACTED] refused"}', allSecrets([LONG_KEY]));
+    expectFailure(result, 3, 'the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"key [REDACTED] refused"}; check env.LONG_KEY', allSecrets([LONG_KEY]));
     expectNoneOf(result);
   });
 
   it('hides a secret number read with fromJson() that the API echoes alone', async () => {
     const api = await startApi((_req, res) => json(res, 403, { error: 'access_denied', error_description: 'pin 48151623 is locked' }));
     const result = await runWith(basic(`${api.url}/token`, { tls, headers: { 'X-Login': '{{ "user:" + fromJson(env.CFG).pin }}' }, retry: { limit: 0 } }));
-    expectFailure(result, 3, 'the token API answered 403 Forbidden: {"error":"access_denied","error_description":"pin [REDACTED] is locked"}', allSecrets());
+    expectFailure(result, 3, 'the token API answered 403 Forbidden: {"error":"access_denied","error_description":"pin [REDACTED] is locked"}; check env.CFG', allSecrets());
     expectNoneOf(result);
   });
 });

@@ -67,7 +67,7 @@ describe.concurrent('request failures exit 3', () => {
     expectFailure(
       result,
       3,
-      'the token API answered 401 Unauthorized: {"error":"invalid_client"}',
+      'the token API answered 401 Unauthorized: {"error":"invalid_client"}; check env.API_KEY, env.FORM_SECRET and env.JSON_SECRET',
     );
     expect(api.requests).toHaveLength(1);
   });
@@ -76,7 +76,7 @@ describe.concurrent('request failures exit 3', () => {
     const api = await startApi((req, res) => json(res, 403, `{"message":${req.body},"padding":"x","error":"${'p'.repeat(400)}"}`));
     const result = await run(basic(`${api.url}/token`, { tls, json: { secret: '{{ env.JSON_SECRET }}' } }));
     const redacted = `{"message":{"secret":"[REDACTED]"},"error":"${'p'.repeat(400)}"}`;
-    expectFailure(result, 3, `the token API answered 403 Forbidden: ${redacted.slice(0, 200)}…`);
+    expectFailure(result, 3, `the token API answered 403 Forbidden: ${redacted.slice(0, 200)}…; check env.JSON_SECRET`);
   });
 
   it('does not retry a 4xx answer', async () => {
@@ -145,6 +145,6 @@ describe('what a token API says about a refusal reaches a terminal', () => {
   it('as one line: its control characters, C0 and C1 (ESC, an 8-bit CSI, BEL), shown as escapes', async () => {
     const api = await startApi((_req, res) => json(res, 401, { error: 'invalid_client', error_description: 'bad\u001b[2J\u009b2Jclient\u0007' }));
     const result = await run(sendsSecrets(`${api.url}/token`, { retry: { limit: 0 } }));
-    expectFailure(result, 3, 'the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"bad\\u001b[2J\\u009b2Jclient\\u0007"}');
+    expectFailure(result, 3, 'the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"bad\\u001b[2J\\u009b2Jclient\\u0007"}; check env.API_KEY, env.FORM_SECRET and env.JSON_SECRET');
   });
 });

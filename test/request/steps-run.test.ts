@@ -175,7 +175,7 @@ describe('steps', () => {
     expectFailure(
       result,
       2,
-      'webAPIProviderConfig.steps.login.json.jwt: {{ env.SA_TOKEN }}: env.SA_TOKEN is not set (set it in the environment or the kubeconfig exec env, or give a default: env.SA_TOKEN ?? "…"); ' +
+      'webAPIProviderConfig.steps.login.json.jwt: {{ env.SA_TOKEN }}: env.SA_TOKEN is not set (set it in the environment or the kubeconfig exec env); ' +
         'webAPIProviderConfig.query.org: {{ vars.org }}: vars.org is not set (pass --set org=…, or give a default: vars.org ?? "…")',
       secrets,
     );
@@ -185,7 +185,7 @@ describe('steps', () => {
   it('fails with exit 3 naming the step when the step is refused, and sends no main request', async () => {
     const api = await startApi(vault());
     const result = await run([], provider(config(api.url)), { SA_TOKEN: 'wrong-service-account-token' });
-    expectFailure(result, 3, `steps.login: the token API answered 403 Forbidden: {"errors":["permission denied"]}`, [...secrets, 'wrong-service-account-token']);
+    expectFailure(result, 3, `steps.login: the token API answered 403 Forbidden: {"errors":["permission denied"]}; check env.SA_TOKEN`, [...secrets, 'wrong-service-account-token']);
     expect(api.requests.map((r) => r.path)).toEqual(['/v1/auth/kubernetes/login']);
   });
 

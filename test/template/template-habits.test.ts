@@ -1,8 +1,7 @@
 // Placeholders and habits from other tools: the Argo CD proposal's ${.name} and {.name}, a shell's
 // ${X} and $X, Go templates' {{ .Env.X }} and {{ .X }}, a bare environment variable name. Each gets a
-// message that shows the form to write here. The placeholders are config errors under every command
-// (they would be sent as written); a bare $X passes validate with a warning (a literal $ before
-// capitals may be meant), get-token refuses it before any request.
+// message that shows the form to write here. Each is a config error under every command, before any
+// request: get-token would send it as written, so validate, render and the generators refuse it too.
 import { describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/in-process.js';
 import { SECRET_ENV, expectFailure, expectSuccess, provider } from '../helpers/integration.js';
@@ -12,20 +11,15 @@ const withHeaders = (headers: Record<string, string>) => config({ headers });
 const INVALID = 'config from --config-inline is invalid: ';
 
 describe('template habits from other tools', () => {
-  it('warns about $X under validate, and says how to write it', async () => {
-    const result = await runInProcess(['validate', '--config-inline', withHeaders({ 'X-Org': '$ORG' })], { env: SECRET_ENV });
-    expect(result.code).toBe(0);
-    expect(result.stdout).toBe('config from --config-inline is valid: POST https://127.0.0.1:9/token\n');
-    expect(result.stderr).toBe('webapi-credential: warning: webAPIProviderConfig.headers.X-Org: $ORG is sent as written: a template reads the environment as {{ env.ORG }}\n');
+  it.each([['validate'], ['render'], ['get-token']])('refuses $X under %s before any request, and says how to write it', async (command) => {
+    const result = await runInProcess([command, '--config-inline', withHeaders({ 'X-Org': '$ORG' })], { env: SECRET_ENV });
+    expectFailure(result, 2, `${INVALID}webAPIProviderConfig.headers.X-Org: $ORG is a shell variable, which a template does not read; here it is {{ env.ORG }} (a literal $ is {{ "$" }})`);
   });
 
-  it('refuses $X under get-token before any request', async () => {
-    const result = await runInProcess(['--config-inline', withHeaders({ 'X-Org': '$ORG' })], { env: SECRET_ENV });
-    expect(result.code).toBe(2);
-    expect(result.stdout).toBe('');
-    expect(result.stderr.split('\n').at(-2)).toBe(
-      `webapi-credential: ${INVALID}webAPIProviderConfig.headers.X-Org: $ORG is sent as written: a template reads the environment as {{ env.ORG }}`,
-    );
+  it('sends a literal $ written as {{ "$" }}', async () => {
+    const result = await runInProcess(['render', '--config-inline', withHeaders({ 'X-Org': '{{ "$" }}ORG' })], { env: SECRET_ENV });
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(result.stdout).toContain('X-Org: $ORG\n');
   });
 
   it.each([

@@ -90,6 +90,7 @@ describe('TemplateRenderer', () => {
     ['json of a list', '{{ json([1, "a"]) }}', '[1,"a"]'],
     ['a number', 'n={{ 40 + 2 }}', 'n=42'],
     ['a boolean', '{{ env.ORG_NAME === "acme-corp" }}', 'true'],
+    ['a boolean that is false', '{{ env.ORG_NAME === "acme" }}', 'false'],
     ['HTML-special characters unescaped', `<&>"'{{ "<&>\\"'" }}`, `<&>"'<&>"'`],
     ['a file, trimming one trailing newline', '[{{ file("/secrets/token") }}]', '[file-token-value]'],
     ['a file, trimming one trailing CRLF', '[{{ file("/secrets/crlf") }}]', '[crlf-token-value]'],
@@ -104,14 +105,17 @@ describe('TemplateRenderer', () => {
     ['an object literal given to json', '{{ json({ a: 1, "b-c": [true, null] }) }}', '{"a":1,"b-c":[true,null]}'],
     ['braces inside an expression', '{{ json({ a: { b: 1 }}) }}', '{"a":{"b":1}}'],
     ['comparisons', '{{ 1 < 2 && "a" !== "b" && !(2 <= 1) }}', 'true'],
+    ['comparisons that are false', '{{ json([2 < 1, "a" !== "a", 2 <= 1, 1 > 1, 1 >= 2, 1 === 2, 1 == 2, 1 != 1]) }}', '[false,false,false,false,false,false,false,false]'],
     ['loose equality of a number and its text', '{{ 1 == "1" }}', 'true'],
+    ['loose inequality of a number and other text', '{{ 1 == "2" }}', 'false'],
     ['a negative number', '{{ -1 + 3 }}', '2'],
     ['a default for a name every object inherits, read from env', '{{ env.hasOwnProperty ?? "d" }}', 'd'],
   ])('renders %s', async (_name, template, expected) => {
     expect(await setup().render(template)).toBe(expected);
   });
 
-  const NOT_SET = (name: string) => `${name} is not set (set it in the environment or the kubeconfig exec env, or give a default: ${name} ?? "…")`;
+  // Never a default for an env value: it is a secret, and a default would put one in the config.
+  const NOT_SET = (name: string) => `${name} is not set (set it in the environment or the kubeconfig exec env)`;
   it.each([
     ['an unset env value', '{{ env.ORG_NAM }}', 'TEMPLATE_VALUE', `webAPIProviderConfig.url: {{ env.ORG_NAM }}: ${NOT_SET('env.ORG_NAM')}`],
     ['a set but empty env value', '[{{ env.EMPTY }}]', 'TEMPLATE_VALUE', `webAPIProviderConfig.url: {{ env.EMPTY }}: ${NOT_SET('env.EMPTY')}`],

@@ -55,7 +55,10 @@ export function tokenApiStage(sends: Send[], config: ProviderConfig, failure: un
   const certificate = last?.tls ? `; ${peerText(last.tls, settingsOf(last.label))}` : '';
   if (failure instanceof CredentialError) {
     const line = { ...stage('token API', 'fail', failure.message, { ...details, code: failure.code }), exitCode: failure.exitCode };
-    // A certificate that failed: who sent it and what was asked to trust it.
+    // A certificate that failed: who sent it and what was asked to trust it. Only for a TLS failure:
+    // after a 401 the handshake passed, and a note on trust would send people the wrong way.
+    const tlsFailure = /^(TLS|PROXY_TLS)/.test(failure.code);
+    if (!tlsFailure) return line;
     if (last?.tls) line.notes.push(`the server sent ${last.tls.subject} issued by ${last.tls.issuer}; trusted were ${trustOf(settingsOf(last.label))}`);
     else if (last && /CERT|SIGNATURE|ISSUER|SELF_SIGNED/.test(last.exchanges.at(-1) ?? '')) line.notes.push(`trusted were ${trustOf(settingsOf(last.label))}`);
     return line;

@@ -130,7 +130,7 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
   };
   let failure: unknown;
   try {
-    await getToken({ ...run, output: 'exec-credential', timeoutMs: left(), ...(flags.login ? { login: true } : {}) }, runDeps);
+    await getToken({ ...run, output: 'exec-credential', timeoutMs: flags.run.timeoutMs, deadline: deps.now() + left(), ...(flags.login ? { login: true } : {}) }, runDeps);
   } catch (error) {
     if (!(error instanceof CredentialError)) throw error;
     failure = error;

@@ -146,7 +146,8 @@ export async function check(flags: ManifestFlags, defaultApiVersion: string, dep
     try {
       return deps.readFile(path);
     } catch (error) {
-      if (!elsewhere || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      // Only an absolute path can name a file of another machine: an empty one is wrong everywhere.
+      if (!elsewhere || (error as NodeJS.ErrnoException).code !== 'ENOENT' || !isAbsolute(path)) throw error;
       elsewhere.push(path);
       return ELSEWHERE;
     }

@@ -1,0 +1,79 @@
+// file() reads a path written in the config relative to the config's directory, and one that came
+// from outside (env, vars) relative to the current directory; a failure names the path tried, unless
+// a secret chose it (which file failed would tell the secret).
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/errors.js';
+import { Redactor } from '../../src/redact/redactor.js';
+import { DECIDED_FAILURE } from '../../src/template/problems.js';
+import { TemplateRenderer } from '../../src/template/renderer.js';
+
+const FILES: Record<string, string> = { '/cfg/token': 'token-from-config-dir\n', '/cwd/token': 'token-from-cwd\n' };
+
+function setup(env: Record<string, string> = {}) {
+  const tried: Array<[string, boolean | undefined]> = [];
+  const where = (path: string, fromConfig?: boolean) => (path.startsWith('/') ? path : `${fromConfig ? '/cfg' : '/cwd'}/${path}`);
+  const renderer = new TemplateRenderer(
+    {
+      env,
+      vars: { name: 'token', gone: 'gone' },
+      cluster: { tokenFile: 'token' },
+      readFile: (path, fromConfig) => {
+        tried.push([path, fromConfig]);
+        const content = FILES[where(path, fromConfig)];
+        if (content === undefined) throw Object.assign(new Error('ENOENT: no such file or directory'), { code: 'ENOENT' });
+        return content;
+      },
+      pathTried: where,
+      nowMs: () => 0,
+      uuid: randomUUID,
+    },
+    new Redactor(),
+  );
+  const render = async (template: string) => {
+    const text = (await renderer.render(template, 'webAPIProviderConfig.headers.X')).sent;
+    renderer.finish();
+    return text;
+  };
+  return { render, tried };
+}
+
+async function failure(promise: Promise<unknown>): Promise<UsageError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    return error as UsageError;
+  }
+  throw new Error('expected a UsageError, got none');
+}
+
+describe('file() paths', () => {
+  it.each<[string, string, Record<string, string>, string]>([
+    ['a path written in the config, from its directory', '{{ file("token") }}', {}, 'token-from-config-dir'],
+    ['a path built from config text only, from its directory', '{{ file("to" + "ken") }}', {}, 'token-from-config-dir'],
+    ['a path from vars, from the current directory', '{{ file(vars.name) }}', {}, 'token-from-cwd'],
+    ['a path from the cluster info, from the current directory', '{{ file(cluster.tokenFile) }}', {}, 'token-from-cwd'],
+    ['a path from env, from the current directory', '{{ file(env.TOKEN_FILE) }}', { TOKEN_FILE: 'token' }, 'token-from-cwd'],
+    ['a path computed from config text, from its directory', '{{ file("to" + lower("KEN")) }}', {}, 'token-from-config-dir'],
+    ['a path joined from config text and a var, from the current directory', '{{ file("" + vars.name) }}', {}, 'token-from-cwd'],
+    ['a path chosen by a var, from the current directory', '{{ file(vars.name === "token" ? "token" : "other") }}', {}, 'token-from-cwd'],
+  ])('reads %s', async (_name, template, env, expected) => {
+    expect(await setup(env).render(template)).toBe(expected);
+  });
+
+  it('names the path it tried when a file cannot be read', async () => {
+    const template = '{{ file(vars.gone) }}';
+    expect((await failure(setup().render(template))).message).toBe(`webAPIProviderConfig.headers.X: ${template}: file("/cwd/gone") cannot be read: no such file`);
+    const fromConfig = '{{ file("gone") }}';
+    expect((await failure(setup().render(fromConfig))).message).toBe(`webAPIProviderConfig.headers.X: ${fromConfig}: file("/cfg/gone") cannot be read: no such file`);
+  });
+
+  it('does not name a path a secret chose', async () => {
+    for (const S of ['Alpha-S3cr3t-1', 'zulu-S3cr3t-22']) {
+      const error = await failure(setup({ S }).render('{{ file(env.S > "m" ? "gone-a" : "gone-b") }}'));
+      expect(error.message).not.toMatch(/gone-[ab]/);
+      expect(error.message).toBe(DECIDED_FAILURE);
+    }
+  });
+});

@@ -183,7 +183,7 @@ export function readEntry(fs: CacheFs, dir: string, key: string, now: number, ui
 function refreshOf(refresh: unknown, now: number): HeldRefresh | undefined {
   if (typeof refresh !== 'object' || refresh === null) return undefined;
   const { token, at } = refresh as Partial<HeldRefresh>;
-  if (typeof token !== 'string' || token === '' || token.length > MAX_REFRESH_TOKEN || /[\s\u0000-\u001f\u007f]/.test(token)) return undefined;
+  if (typeof token !== 'string' || token === '' || token.length > MAX_REFRESH_TOKEN || /[\u0000-\u001f\u007f]/.test(token)) return undefined;
   if (typeof at !== 'number' || !Number.isFinite(at) || at > now + 5_000) return undefined;
   return { token, at };
 }

@@ -71,7 +71,7 @@ describe('the refresh token in an entry', () => {
     ['no token', { at: NOW }],
     ['an empty token', { token: '', at: NOW }],
     ['a token with a newline', { token: 'a\nb', at: NOW }],
-    ['a token with a space', { token: 'a b', at: NOW }],
+    ['a token with a DEL', { token: 'a\u007fb', at: NOW }],
     ['a token past 16 KiB', { token: 'x'.repeat(16 * 1024 + 1), at: NOW }],
     ['no time', { token: 'rt' }],
     ['a time from the future', { token: 'rt', at: NOW + 60_000 }],

@@ -162,4 +162,25 @@ describe('the refresh token kept in the cache', () => {
     expect(leaks(one, [...idp.issued], [token])).toEqual([]);
     expect(leaks(two, [...idp.issued], [token])).toEqual([]);
   }, 60_000);
+
+  it('a revoked refresh token when a person can answer: dropped, then one prompt, and the new login\'s refresh token kept', async () => {
+    const { cacheDir, args, reportedExpiry } = await loggedIn();
+    const held = idp.refreshTokens.at(-1)!;
+    await idp.revoke(held);
+    await pastReportedExpiry(reportedExpiry);
+    const [devices, refreshes] = [deviceRequests(), refreshGrants()];
+    const INTERACTIVE = { KUBERNETES_EXEC_INFO: JSON.stringify({ kind: 'ExecCredential', apiVersion: 'client.authentication.k8s.io/v1', spec: { interactive: true } }) };
+    const run = startPlugin(args, INTERACTIVE);
+    const { url, code } = await run.prompt();
+    await actAsPerson(url, code, pki.ca.cert, 'approve');
+    const result = await run.done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr.match(/to log in, open/g)).toHaveLength(1);
+    expect(refreshGrants()).toBe(refreshes + 1);
+    expect(deviceRequests()).toBe(devices + 1);
+    const token = (JSON.parse(result.stdout) as { status: { token: string } }).status.token;
+    expect(leaks(result, [...idp.issued], [token])).toEqual([]);
+    expect(entries(cacheDir)).not.toContain(held);
+    expect(entries(cacheDir)).toContain(idp.refreshTokens.at(-1)!);
+  }, 60_000);
 });

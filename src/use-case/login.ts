@@ -232,8 +232,11 @@ function credentialOf(document: Record<string, unknown>, prepared: Prepared, dep
   }
   const lifetime = answerLifetimeMs(document);
   const settings = config.expiresInMs === undefined && lifetime !== undefined ? { ...config, expiresInMs: lifetime } : config;
+  const extracting = deps.now();
   const { status, expiresAt } = extractCredential(document, settings, paths.query, deps.now());
   deps.redactor.add(status.token);
+  // doctor's credential stage: its real expiry, not "from the cache".
+  deps.observe?.({ stage: 'extract', ms: deps.now() - extracting, status, expiresAt });
   const refreshToken = refreshTokenOf(document);
   deps.trace(`logged in${status.expirationTimestamp ? `, credential reported to expire at ${status.expirationTimestamp}` : ''}${refreshToken ? ', with a refresh token' : ''}`);
   return { status, ...(expiresAt !== undefined ? { expiresAt } : {}), ...(refreshToken ? { refreshToken } : {}) };

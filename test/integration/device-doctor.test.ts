@@ -70,6 +70,7 @@ describe('doctor on a login config', () => {
       expect(refreshed.code, refreshed.stdout + refreshed.stderr).toBe(0);
       expect(line(refreshed, 'login')).toMatch(/^✓ login +the credential had expired: refreshed with the refresh token the cache holds, no person needed; a refresh token held, kept \d+ s ago/);
       expect(line(refreshed, 'token API')).toMatch(/^✓ token API +POST \S+\/token: 200 in /);
+      expect(line(refreshed, 'credential')).toMatch(/^✓ credential +token, JWT, .*expires at \S+Z \(in \d+ s\), reported to kubectl as \S+Z/);
       expect(deviceRequests()).toBe(devices);
       expect(leaks(refreshed, [...idp.issued])).toEqual([]);
     } finally {

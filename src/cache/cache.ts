@@ -4,7 +4,8 @@ import type { CredentialStatus } from '../credential/exec-credential.js';
 import { RequestError } from '../errors.js';
 import { acquire, type LockDeps } from './lock.js';
 import { failureToRemember, isDeadline, isOutage, recalled, rememberedMessage, throughOutage } from './failure.js';
-import { dropRefresh, ensureDir, ensureSecret, readEntry, writeEntry, writeFailure, type CacheFs, type HeldRefresh, type Lookup, type Stale } from './store.js';
+import { ensureDir } from './dir.js';
+import { dropRefresh, ensureSecret, readEntry, writeEntry, writeFailure, type CacheFs, type HeldRefresh, type Lookup, type Stale } from './store.js';
 import { reporter, type CacheEvent } from './events.js';
 
 export { defaultCacheDir } from './store.js';

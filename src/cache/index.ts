@@ -13,7 +13,8 @@ import type { CacheCall, CacheView, RawInputs, Reads } from './inputs.js';
 import { rememberedMessage, throughOutage } from './failure.js';
 import { entryKey, refKey } from './key.js';
 import { dependencyDigest, readRef } from './ref.js';
-import { clearDir, defaultCacheDir, privateDir, readEntry, readSecret } from './store.js';
+import { privateDir } from './dir.js';
+import { clearDir, defaultCacheDir, readEntry, readSecret } from './store.js';
 
 export { defaultCacheDir };
 export type { CacheDeps, CacheEvent, CacheSlot, CacheCall, CacheView, Fetch, Fetched, RawInputs, Reads, Refresh };

@@ -148,7 +148,7 @@ function scan(text: string): Scanned | undefined {
   }
   // current-context is rewritten as one line: a value that goes on past it is left to the parser.
   const current = keys.get('current-context');
-  if (current && plainValue(current.value) === undefined) return undefined;
+  if (current && (plainValue(current.value) === undefined || continued(lines, current.line, 0))) return undefined;
   return { lines, text, keys, sections, flush };
 }
 
@@ -178,13 +178,23 @@ function scanSection(text: string, lines: Line[], keyLine: number, end: number, 
     const name = own === undefined ? undefined : NAME.exec(own);
     if (name) {
       const parsed = plainValue(name[1] ?? '');
-      if (parsed === undefined || item.name !== undefined) return undefined;
+      if (parsed === undefined || item.name !== undefined || continued(lines, i, content)) return undefined;
       item.name = parsed;
     }
     const server = /^server:[ ]+(.*)$/.exec(text.slice(at, line.end));
     if (server && line.indent > content) item.server = plainValue(server[1]!);
   }
   return { keyLine, end, kind: 'list', dash, content, items };
+}
+
+/**
+ * Whether the scalar on line `at` (its key at column `indent`) goes on: a plain scalar continues on
+ * the next lines indented past its key (`name: a` then `    b` is the name "a b"), which a one-line
+ * edit or match would misread. The next line that is not blank or a comment decides.
+ */
+function continued(lines: Line[], at: number, indent: number): boolean {
+  for (let i = at + 1; i < lines.length; i++) if (!lines[i]!.empty) return lines[i]!.indent > indent;
+  return false;
 }
 
 /** A one-line scalar's value (plain or quoted), or undefined for anything longer or stranger. */

@@ -1,0 +1,48 @@
+// kubeconfig --merge on unusual kubeconfigs (review3): whatever way the merge takes (the text scan or
+// the Document API), the result reads as the yaml parser reads the file with our entries merged:
+// every entry it did not touch is still there with its name, ours is there once, current-context is
+// ours. Each case here is a file that the text scan once read otherwise than the parser (and kubectl
+// 1.33's `config view`): a name or current-context continued on the next line, a `name` key spelled
+// another way. And the scan's work stays linear on growing hostile inputs.
+import { describe, expect, it } from 'vitest';
+import YAML from 'yaml';
+import { contextNames, mergeKubeconfig } from '../../../src/use-case/manifest/kubeconfig-merge.js';
+
+const OURS = 'ours.example.com:443';
+const entries = {
+  name: OURS,
+  cluster: { server: 'https://ours.example.com' },
+  user: { token: 't' },
+  context: { cluster: OURS, user: OURS },
+};
+
+interface Parsed {
+  clusters: Array<{ name: string; cluster: { server: string } }>;
+  contexts: Array<{ name: string }>;
+  users: Array<{ name: string }>;
+  'current-context': string;
+}
+
+/** What the parser reads of the merged file, which must be what it read before plus ours. */
+function mergedAs(before: string): Parsed {
+  const text = mergeKubeconfig(YAML, before, entries, true, 'kc').text;
+  return YAML.parse(text) as Parsed;
+}
+
+describe('the text scan reads a kubeconfig as the parser does', () => {
+  it('a plain name continued on the next line is that whole name: the entry is not ours and stays', () => {
+    const before = ['apiVersion: v1', 'clusters:', `- name: ${OURS}`, '    victim', '  cluster:', '    server: https://victim.example.com', 'contexts: []', 'kind: Config', 'users: []', ''].join('\n');
+    expect((YAML.parse(before) as Parsed).clusters[0]!.name).toBe(`${OURS} victim`);
+    const after = mergedAs(before);
+    expect(after.clusters.map((c) => [c.name, c.cluster.server])).toEqual([
+      [`${OURS} victim`, 'https://victim.example.com'],
+      [OURS, 'https://ours.example.com'],
+    ]);
+  });
+
+  it('a plain current-context continued on the next line is replaced whole', () => {
+    const before = ['apiVersion: v1', 'clusters: []', 'contexts: []', 'current-context: other', '  part', 'kind: Config', 'users: []', ''].join('\n');
+    expect((YAML.parse(before) as Parsed)['current-context']).toBe('other part');
+    expect(mergedAs(before)['current-context']).toBe(OURS);
+  });
+});

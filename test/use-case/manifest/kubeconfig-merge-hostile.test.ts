@@ -45,4 +45,18 @@ describe('the text scan reads a kubeconfig as the parser does', () => {
     expect((YAML.parse(before) as Parsed)['current-context']).toBe('other part');
     expect(mergedAs(before)['current-context']).toBe(OURS);
   });
+
+  it.each([
+    ['a tab after the colon', `- name:\t${OURS}`],
+    ['a space before the colon', `- name : ${OURS}`],
+    ['a double-quoted key', `- "name": ${OURS}`],
+    ["a single-quoted key", `- 'name': ${OURS}`],
+    ['an escaped key', `- "n\\x61me": ${OURS}`],
+    ['an explicit key', `- ? name\n  : ${OURS}`],
+  ])('an entry of our name with %s is replaced, not doubled (kubectl refuses two entries of one name)', (_how, line) => {
+    const before = ['apiVersion: v1', 'clusters:', line, '  cluster:', '    server: https://old.example.com', 'contexts: []', 'kind: Config', 'users: []', ''].join('\n');
+    expect((YAML.parse(before) as Parsed).clusters[0]!.name).toBe(OURS);
+    const after = mergedAs(before);
+    expect(after.clusters.map((c) => [c.name, c.cluster.server])).toEqual([[OURS, 'https://ours.example.com']]);
+  });
 });

@@ -60,3 +60,24 @@ describe('the text scan reads a kubeconfig as the parser does', () => {
     expect(after.clusters.map((c) => [c.name, c.cluster.server])).toEqual([[OURS, 'https://ours.example.com']]);
   });
 });
+
+describe('the scan is linear in the file', () => {
+  /** Generous: the linear scan reads these in milliseconds; the quadratic check took 13 s for 80 000 blank lines. */
+  const DEADLINE_MS = 5_000;
+
+  it.each([
+    ['blank lines', '\n'],
+    ['lines of spaces', '   \n'],
+    ['indented comments', '  # c\n'],
+  ])('a kubeconfig of growing runs of %s: completion and merge each end well before a deadline', (_what, filler) => {
+    for (const lines of [20_000, 40_000, 80_000]) {
+      const text = `apiVersion: v1\nclusters: []\n${filler.repeat(lines)}contexts:\n- name: c\n  context:\n    cluster: c\n    user: u\n`;
+      let start = performance.now();
+      expect(contextNames(YAML, text)).toEqual(['c']);
+      expect(performance.now() - start).toBeLessThan(DEADLINE_MS);
+      start = performance.now();
+      expect(mergeKubeconfig(YAML, text, entries, true, 'kc').outcome).toBe('added');
+      expect(performance.now() - start).toBeLessThan(DEADLINE_MS);
+    }
+  });
+});

@@ -170,6 +170,9 @@ function scanSection(text: string, lines: Line[], keyLine: number, end: number, 
     const line = lines[i]!;
     if (line.empty) continue;
     const at = line.start + line.indent;
+    // A flow collection over several lines, or an entry that is a block scalar: lines inside them
+    // that look like `name: ours` are not the entry's name (`- {name: ours, …}` is, unseen).
+    if (unclosedFlow(text, at, line.end) || (line.indent === dash && /^-[ ]+[|>{[]/.test(text.slice(at, line.end)))) return undefined;
     if (line.indent === dash && text[at] === '-' && text[at + 1] === ' ') {
       content = dash + 1 + countSpaces(text, at + 1, line.end);
       items.push({ first: i, last: i, name: undefined, server: undefined });
@@ -191,6 +194,38 @@ function scanSection(text: string, lines: Line[], keyLine: number, end: number, 
     if (server && line.indent > content) item.server = plainValue(server[1]!);
   }
   return { keyLine, end, kind: 'list', dash, content, items };
+}
+
+/**
+ * Whether the line from `from` to `to` opens a flow collection (`{` or `[` where a value starts) and
+ * does not close it on the line. Inside a flow collection a plain scalar holds no brackets, so
+ * counting them outside quoted scalars and comments is enough; one pass over the line.
+ */
+function unclosedFlow(text: string, from: number, to: number): boolean {
+  let depth = 0;
+  // The last character before this one that is not a space: a value starts after `- ` or `: `.
+  let last = '-';
+  for (let i = from; i < to; i++) {
+    const c = text[i]!;
+    if (depth === 0) {
+      if ((c === '{' || c === '[') && (last === '-' || last === ':') && (i === from || text[i - 1] === ' ')) depth = 1;
+      else if (c === '#' && (i === from || text[i - 1] === ' ')) return false;
+      else if (c !== ' ') last = c;
+      // Closed on the line: what follows is the scan's business again.
+      continue;
+    }
+    if (c === "'") {
+      for (i++; i < to && !(text[i] === "'" && text[i + 1] !== "'"); i++) if (text[i] === "'") i++;
+    } else if (c === '"') {
+      for (i++; i < to && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+    } else if (c === '#' && /\s/.test(text[i - 1]!)) return true;
+    else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') {
+      depth--;
+      if (depth === 0) last = c;
+    }
+  }
+  return depth !== 0;
 }
 
 /**

@@ -61,6 +61,28 @@ describe('the text scan reads a kubeconfig as the parser does', () => {
   });
 });
 
+describe('flow style and block scalars go to the parser', () => {
+  it.each([
+    ['a flow mapping', `- {name: ${OURS}, cluster: {server: https://old.example.com}}`],
+    ['a flow mapping over lines', `- {name: ${OURS},\n   cluster: {server: https://old.example.com}}`],
+    ['a flow mapping with quotes and brackets in its scalars', `- {name: '${OURS}', cluster: {server: "https://old.example.com/[{"}}`],
+  ])('an entry of our name as %s is replaced, not doubled', (_how, item) => {
+    const before = ['apiVersion: v1', 'clusters:', item, 'contexts: []', 'kind: Config', 'users: []', ''].join('\n');
+    expect((YAML.parse(before) as Parsed).clusters[0]!.name).toBe(OURS);
+    expect(mergedAs(before).clusters.map((c) => [c.name, c.cluster.server])).toEqual([[OURS, 'https://ours.example.com']]);
+  });
+
+  it.each([
+    ['a block scalar', `- |\n  name: ${OURS}`],
+    ['a flow sequence over lines', `- [\n  name: ${OURS}\n  ]`],
+  ])('an entry that is %s holding a line `name: ours` is no entry of ours: it stays', (_how, item) => {
+    const before = ['apiVersion: v1', 'clusters:', item, 'contexts: []', 'kind: Config', 'users: []', ''].join('\n');
+    const parsed = YAML.parse(before) as { clusters: unknown[] };
+    const after = mergedAs(before) as unknown as { clusters: unknown[] };
+    expect(after.clusters).toEqual([parsed.clusters[0], { name: OURS, cluster: { server: 'https://ours.example.com' } }]);
+  });
+});
+
 describe('the scan is linear in the file', () => {
   /** Generous: the linear scan reads these in milliseconds; the quadratic check took 13 s for 80 000 blank lines. */
   const DEADLINE_MS = 5_000;

@@ -126,6 +126,7 @@ function scan(text: string): Scanned | undefined {
   const order: number[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
+    if (!line.empty && unclosedFlow(text, line.start + line.indent, line.end)) return undefined;
     if (line.empty || line.indent > 0) continue;
     // A list flush with its key (kubectl's style): its entries are read with their section.
     if (text[line.start] === '-') {
@@ -208,17 +209,20 @@ function unclosedFlow(text: string, from: number, to: number): boolean {
   for (let i = from; i < to; i++) {
     const c = text[i]!;
     if (depth === 0) {
-      if ((c === '{' || c === '[') && (last === '-' || last === ':') && (i === from || text[i - 1] === ' ')) depth = 1;
+      const starts = (last === '-' || last === ':') && (i === from || text[i - 1] === ' ');
+      if (starts && (c === '"' || c === "'")) {
+        // A quoted scalar at a value's start that goes on to the next line: that line is its text.
+        i = quoteEnd(text, i, to);
+        if (i >= to) return true;
+        last = c;
+      } else if (starts && (c === '{' || c === '[')) depth = 1;
       else if (c === '#' && (i === from || text[i - 1] === ' ')) return false;
       else if (c !== ' ') last = c;
       // Closed on the line: what follows is the scan's business again.
       continue;
     }
-    if (c === "'") {
-      for (i++; i < to && !(text[i] === "'" && text[i + 1] !== "'"); i++) if (text[i] === "'") i++;
-    } else if (c === '"') {
-      for (i++; i < to && text[i] !== '"'; i++) if (text[i] === '\\') i++;
-    } else if (c === '#' && /\s/.test(text[i - 1]!)) return true;
+    if (c === "'" || c === '"') i = quoteEnd(text, i, to);
+    else if (c === '#' && /\s/.test(text[i - 1]!)) return true;
     else if (c === '{' || c === '[') depth++;
     else if (c === '}' || c === ']') {
       depth--;
@@ -226,6 +230,19 @@ function unclosedFlow(text: string, from: number, to: number): boolean {
     }
   }
   return depth !== 0;
+}
+
+/** The offset of the quote that closes the quoted scalar opening at `at` (`to` when the line does not close it). */
+function quoteEnd(text: string, at: number, to: number): number {
+  const quote = text[at];
+  let i = at + 1;
+  if (quote === "'") {
+    // '' is a quote inside single quotes.
+    for (; i < to && !(text[i] === "'" && text[i + 1] !== "'"); i++) if (text[i] === "'") i++;
+  } else {
+    for (; i < to && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+  }
+  return Math.min(i, to);
 }
 
 /**

@@ -24,9 +24,23 @@ interface Parsed {
 }
 
 /** What the parser reads of the merged file, which must be what it read before plus ours. */
-function mergedAs(before: string): Parsed {
-  const text = mergeKubeconfig(YAML, before, entries, true, 'kc').text;
+function mergedAs(before: string, yaml: typeof YAML = YAML): Parsed {
+  const text = mergeKubeconfig(yaml, before, entries, true, 'kc').text;
   return YAML.parse(text) as Parsed;
+}
+
+/** The yaml module, counting the documents the merge asks it to parse. */
+function countingYaml() {
+  const calls = { parseDocument: 0 };
+  const module = {
+    ...YAML,
+    default: YAML,
+    parseDocument: (...args: Parameters<typeof YAML.parseDocument>) => {
+      calls.parseDocument++;
+      return YAML.parseDocument(...args);
+    },
+  } as unknown as typeof YAML;
+  return { module, calls };
 }
 
 describe('the text scan reads a kubeconfig as the parser does', () => {
@@ -80,6 +94,26 @@ describe('flow style and block scalars go to the parser', () => {
     const parsed = YAML.parse(before) as { clusters: unknown[] };
     const after = mergedAs(before) as unknown as { clusters: unknown[] };
     expect(after.clusters).toEqual([parsed.clusters[0], { name: OURS, cluster: { server: 'https://ours.example.com' } }]);
+  });
+});
+
+describe('a quoted scalar over lines goes to the parser', () => {
+  // kubectl 1.33 reads a double-quoted scalar that goes on at column 0 as one string; the yaml parser
+  // refuses it. The scan took its lines for a clusters section and replaced the line that closed the
+  // quote: the file it wrote was no YAML for kubectl either.
+  it.each([
+    ['a top-level value', ['x-note: "a', 'clusters:', `- name: ${OURS}`, '  cluster:', '    server: https://hidden.example.com"']],
+    ["an entry's value", ['clusters:', '- name: other', "  note: 'a", `- name: ${OURS}`, "  cluster: {}'"]],
+  ])('in %s: the merge refuses the file as the parser does, and writes nothing', (_where, body) => {
+    const before = ['apiVersion: v1', 'kind: Config', 'users: []', 'contexts: []', ...body, ''].join('\n');
+    expect(() => mergeKubeconfig(YAML, before, entries, true, 'kc')).toThrow(/^kc is not valid YAML \(/);
+  });
+
+  it('quoted scalars closed on their line, with quotes and brackets inside, stay on the text way', () => {
+    const before = ['apiVersion: v1', 'clusters:', `- name: '${OURS}'`, `  cluster: {server: "https://old.example.com/'[{", x: 'it''s'}`, 'contexts: []', 'users: []', ''].join('\n');
+    const { module, calls } = countingYaml();
+    expect(mergedAs(before, module).clusters.map((c) => [c.name, c.cluster.server])).toEqual([[OURS, 'https://ours.example.com']]);
+    expect(calls.parseDocument).toBe(0);
   });
 });
 

@@ -6,10 +6,12 @@
 // is edited as text: one linear scan finds the top-level keys and the entries of clusters, users and
 // contexts by their lines, and only the lines of our entries change. The yaml parser needs seconds
 // for the 2 MB of a 1,000-cluster kubeconfig; the scan takes milliseconds (bench/kubeconfig-merge.mjs).
-// Anything else (flow style, anchors, tags, several documents, tabs) goes through the yaml library's
-// Document API, under a token bound that grows with the file.
+// Anything else (flow style, anchors, tags, several documents, tabs, a scalar that goes on past its
+// line, a `name` key spelled another way) goes through the yaml library's Document API, under a token
+// bound that grows with the file: the scan never reads a file otherwise than the parser would.
 import { UsageError } from '../../errors.js';
 import { MAX_YAML_TOKENS, tooManyYamlTokens } from '../../config/load.js';
+import { countSpaces, plainValue, unclosedFlow, withoutComment } from './kubeconfig-lines.js';
 
 type YamlModule = typeof import('yaml');
 
@@ -198,54 +200,6 @@ function scanSection(text: string, lines: Line[], keyLine: number, end: number, 
 }
 
 /**
- * Whether the line from `from` to `to` opens a flow collection (`{` or `[` where a value starts) and
- * does not close it on the line. Inside a flow collection a plain scalar holds no brackets, so
- * counting them outside quoted scalars and comments is enough; one pass over the line.
- */
-function unclosedFlow(text: string, from: number, to: number): boolean {
-  let depth = 0;
-  // The last character before this one that is not a space: a value starts after `- ` or `: `.
-  let last = '-';
-  for (let i = from; i < to; i++) {
-    const c = text[i]!;
-    if (depth === 0) {
-      const starts = (last === '-' || last === ':') && (i === from || text[i - 1] === ' ');
-      if (starts && (c === '"' || c === "'")) {
-        // A quoted scalar at a value's start that goes on to the next line: that line is its text.
-        i = quoteEnd(text, i, to);
-        if (i >= to) return true;
-        last = c;
-      } else if (starts && (c === '{' || c === '[')) depth = 1;
-      else if (c === '#' && (i === from || text[i - 1] === ' ')) return false;
-      else if (c !== ' ') last = c;
-      // Closed on the line: what follows is the scan's business again.
-      continue;
-    }
-    if (c === "'" || c === '"') i = quoteEnd(text, i, to);
-    else if (c === '#' && /\s/.test(text[i - 1]!)) return true;
-    else if (c === '{' || c === '[') depth++;
-    else if (c === '}' || c === ']') {
-      depth--;
-      if (depth === 0) last = c;
-    }
-  }
-  return depth !== 0;
-}
-
-/** The offset of the quote that closes the quoted scalar opening at `at` (`to` when the line does not close it). */
-function quoteEnd(text: string, at: number, to: number): number {
-  const quote = text[at];
-  let i = at + 1;
-  if (quote === "'") {
-    // '' is a quote inside single quotes.
-    for (; i < to && !(text[i] === "'" && text[i + 1] !== "'"); i++) if (text[i] === "'") i++;
-  } else {
-    for (; i < to && text[i] !== '"'; i++) if (text[i] === '\\') i++;
-  }
-  return Math.min(i, to);
-}
-
-/**
  * Whether the scalar on line `at` (its key at column `indent`) goes on: a plain scalar continues on
  * the next lines indented past its key (`name: a` then `    b` is the name "a b"), which a one-line
  * edit or match would misread. The next line that is not blank or a comment decides.
@@ -253,36 +207,6 @@ function quoteEnd(text: string, at: number, to: number): number {
 function continued(lines: Line[], at: number, indent: number): boolean {
   for (let i = at + 1; i < lines.length; i++) if (!lines[i]!.empty) return lines[i]!.indent > indent;
   return false;
-}
-
-/** A one-line scalar's value (plain or quoted), or undefined for anything longer or stranger. */
-function plainValue(raw: string): string | undefined {
-  const text = withoutComment(raw);
-  if (text === '' || /^[|>[{]/.test(text)) return undefined;
-  if (text.startsWith('"')) {
-    try {
-      const value = JSON.parse(text) as unknown;
-      return typeof value === 'string' ? value : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-  if (text.startsWith("'")) return /^'(?:[^']|'')*'$/.test(text) ? text.slice(1, -1).replace(/''/g, "'") : undefined;
-  return text;
-}
-
-function withoutComment(text: string): string {
-  // A plain scalar ends at ` #`; quoted ones are read whole (a `#` inside quotes is text).
-  if (/^["']/.test(text)) return text.trim();
-  if (text.startsWith('#')) return '';
-  const at = text.search(/\s#/);
-  return (at >= 0 ? text.slice(0, at) : text).trim();
-}
-
-function countSpaces(text: string, from: number, to: number): number {
-  let at = from;
-  while (at < to && text[at] === ' ') at++;
-  return at - from;
 }
 
 interface Edit {

@@ -233,7 +233,8 @@ export async function main(): Promise<void> {
 
 async function mainRun(): Promise<void> {
   const argv = process.argv.slice(2);
-  // Answered before anything else is built or loaded: scripts and doctor ask it, and it costs nothing.
+  // Answered before anything else is built or loaded (commander, the rest of the CLI; the single
+  // binary then compiles only the fast path's asset): scripts and doctor ask it, and it costs nothing.
   if (argv.length === 1 && argv[0] === '--version') {
     try {
       writeStdout(`${versionLine()}\n`);
@@ -243,15 +244,6 @@ async function mainRun(): Promise<void> {
     return;
   }
   const deps = realDeps();
-  if (argv.length === 1 && argv[0] === '--version') {
-    // commander's answer, without loading commander and the rest of the CLI (scripts/sea.mjs: the
-    // single binary then compiles only the fast path's asset). A stdout that fails is left to the
-    // full path, which reports it as it does for every command.
-    try {
-      deps.stdout(`${deps.version}\n`);
-      return;
-    } catch {}
-  }
   const flags = parseFastArgs(argv);
   if (flags) {
     // The plain get-token form: the cache first, then the use case without commander.

@@ -183,12 +183,14 @@ const DEFAULT_OPERAND = String.raw`(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[A-Za-
  * its default goes: `file(vars.k ?? "/path")` becomes `file('value')`, never `'value' ?? "/path"`.
  */
 function fill(text: string, vars: Record<string, string>): string {
-  let out = text;
-  for (const [key, value] of Object.entries(vars)) {
-    out = out.replace(new RegExp(`\\{\\{\\s*vars\\.${key}\\s*\\}\\}`, 'g'), () => plainOrLiteral(value));
-    out = out.replace(new RegExp(`\\bvars\\.${key}\\s*\\?\\?\\s*${DEFAULT_OPERAND}`, 'g'), () => literal(value));
-    out = out.replace(new RegExp(`\\bvars\\.${key}\\b(?![\\w$])`, 'g'), () => literal(value));
-  }
+  const keys = Object.keys(vars).join('|');
+  if (keys === '') return text;
+  // One pass over the config's text: a value written in is never read again, or a later key would
+  // rewrite a `vars.<key>` inside an earlier value's literal and its own literal would close that one.
+  const use = new RegExp(`\\{\\{\\s*vars\\.(${keys})\\s*\\}\\}|\\bvars\\.(${keys})\\s*\\?\\?\\s*${DEFAULT_OPERAND}|\\bvars\\.(${keys})\\b(?![\\w$])`, 'g');
+  const out = text.replace(use, (_whole, whole?: string, defaulted?: string, bare?: string) =>
+    whole !== undefined ? plainOrLiteral(vars[whole]!) : literal(vars[(defaulted ?? bare)!]!),
+  );
   // What is left of `{{ vars.k ?? "x" }}` is `{{ 'value' }}`: the value as text where it can be.
   return out.replace(/\{\{\s*'((?:[^'\\]|\\.)*)'\s*\}\}/g, (whole, inner: string) => {
     const value = inner.replace(/\\(.)/g, '$1');

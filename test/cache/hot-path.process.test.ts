@@ -106,7 +106,7 @@ describe('the cached-credential path', () => {
     const box = sandbox();
     const version = await loadedLibraries(['--version'], box.env({}), box.root);
     expect(version.code).toBe(0);
-    expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\S*\n$/);
+    expect(version.stdout).toMatch(/^webapi-credential \d+\.\d+\.\d+\S* \(node v\d+\.\d+\.\d+, \S+\)\n$/);
     expect(version.libraries).toEqual([]);
     // Anything more than the flag alone is commander's to read, which says the same.
     const more = await loadedLibraries(['--version', '--verbose'], box.env({}), box.root);

@@ -6,10 +6,12 @@
 // is edited as text: one linear scan finds the top-level keys and the entries of clusters, users and
 // contexts by their lines, and only the lines of our entries change. The yaml parser needs seconds
 // for the 2 MB of a 1,000-cluster kubeconfig; the scan takes milliseconds (bench/kubeconfig-merge.mjs).
-// Anything else (flow style, anchors, tags, several documents, tabs) goes through the yaml library's
-// Document API, under a token bound that grows with the file.
+// Anything else (flow style, anchors, tags, several documents, tabs, a scalar that goes on past its
+// line, a `name` key spelled another way) goes through the yaml library's Document API, under a token
+// bound that grows with the file: the scan never reads a file otherwise than the parser would.
 import { UsageError } from '../../errors.js';
 import { MAX_YAML_TOKENS, tooManyYamlTokens } from '../../config/load.js';
+import { countSpaces, plainValue, unclosedFlow, withoutComment } from './kubeconfig-lines.js';
 
 type YamlModule = typeof import('yaml');
 
@@ -54,7 +56,8 @@ export function contextNames(YAML: YamlModule, text: string): string[] {
   const scanned = scan(text);
   if (scanned) return (scanned.sections.get('contexts')?.items ?? []).flatMap((item) => (item.name === undefined ? [] : [item.name]));
   if (tooManyYamlTokens(YAML, text, Math.max(MAX_YAML_TOKENS, Math.ceil(text.length / BYTES_PER_TOKEN)))) return [];
-  const doc = YAML.parseDocument(text);
+  // Its own check of unique keys compares each key with every one before it (uniqueKeys: quadratic).
+  const doc = YAML.parseDocument(text, { uniqueKeys: false });
   const list = doc.errors.length === 0 && YAML.isMap(doc.contents) ? doc.get('contexts', true) : undefined;
   if (!YAML.isSeq(list)) return [];
   return list.items.flatMap((item) => {
@@ -102,8 +105,10 @@ interface Scanned {
 }
 
 // What the scan does not read: anchors, aliases, tags, complex keys, directives and document
-// markers, tabs and CR line ends. The Document API reads those.
-const UNSCANNED = /(^|[\s[{,:-])[&*!][^\s]|^\s*\?(\s|$)|^(---|\.\.\.|%)|^\t|\r/m;
+// markers, tabs and CR line ends. The Document API reads those. Leading blanks are `[ \t]*`, never
+// `\s*`: that crosses line ends, and from every line start of a run of blank lines it went to the run's
+// end (quadratic: 80 000 blank lines took 13 s).
+const UNSCANNED = /(^|[\s[{,:-])[&*!][^\s]|^[ \t]*\?(\s|$)|^(---|\.\.\.|%)|^\t|\r/m;
 const TOP_KEY = /^([A-Za-z_][\w.-]*):(?:[ ]+(.*))?$/;
 const NAME = /^name:(?:[ ]+(.*))?$/;
 
@@ -123,6 +128,7 @@ function scan(text: string): Scanned | undefined {
   const order: number[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
+    if (!line.empty && unclosedFlow(text, line.start + line.indent, line.end)) return undefined;
     if (line.empty || line.indent > 0) continue;
     // A list flush with its key (kubectl's style): its entries are read with their section.
     if (text[line.start] === '-') {
@@ -148,7 +154,7 @@ function scan(text: string): Scanned | undefined {
   }
   // current-context is rewritten as one line: a value that goes on past it is left to the parser.
   const current = keys.get('current-context');
-  if (current && plainValue(current.value) === undefined) return undefined;
+  if (current && (plainValue(current.value) === undefined || continued(lines, current.line, 0))) return undefined;
   return { lines, text, keys, sections, flush };
 }
 
@@ -167,6 +173,9 @@ function scanSection(text: string, lines: Line[], keyLine: number, end: number, 
     const line = lines[i]!;
     if (line.empty) continue;
     const at = line.start + line.indent;
+    // A flow collection over several lines, or an entry that is a block scalar: lines inside them
+    // that look like `name: ours` are not the entry's name (`- {name: ours, …}` is, unseen).
+    if (unclosedFlow(text, at, line.end) || (line.indent === dash && /^-[ ]+[|>{[]/.test(text.slice(at, line.end)))) return undefined;
     if (line.indent === dash && text[at] === '-' && text[at + 1] === ' ') {
       content = dash + 1 + countSpaces(text, at + 1, line.end);
       items.push({ first: i, last: i, name: undefined, server: undefined });
@@ -176,9 +185,12 @@ function scanSection(text: string, lines: Line[], keyLine: number, end: number, 
     // The entry's own keys are at its content column: the first line's after `- `, or a line of that indent.
     const own = line.indent === dash ? text.slice(at + (content - dash), line.end) : line.indent === content ? text.slice(at, line.end) : undefined;
     const name = own === undefined ? undefined : NAME.exec(own);
+    // A key the parser could read as `name` though NAME does not (`name :`, `name:<tab>`, `"name":`,
+    // `? name`): the scan would miss our entry and add a second of its name, which kubectl refuses.
+    if (own !== undefined && !name && /^(?:["'?:]|name[ \t]*:)/.test(own)) return undefined;
     if (name) {
       const parsed = plainValue(name[1] ?? '');
-      if (parsed === undefined || item.name !== undefined) return undefined;
+      if (parsed === undefined || item.name !== undefined || continued(lines, i, content)) return undefined;
       item.name = parsed;
     }
     const server = /^server:[ ]+(.*)$/.exec(text.slice(at, line.end));
@@ -187,34 +199,14 @@ function scanSection(text: string, lines: Line[], keyLine: number, end: number, 
   return { keyLine, end, kind: 'list', dash, content, items };
 }
 
-/** A one-line scalar's value (plain or quoted), or undefined for anything longer or stranger. */
-function plainValue(raw: string): string | undefined {
-  const text = withoutComment(raw);
-  if (text === '' || /^[|>[{]/.test(text)) return undefined;
-  if (text.startsWith('"')) {
-    try {
-      const value = JSON.parse(text) as unknown;
-      return typeof value === 'string' ? value : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-  if (text.startsWith("'")) return /^'(?:[^']|'')*'$/.test(text) ? text.slice(1, -1).replace(/''/g, "'") : undefined;
-  return text;
-}
-
-function withoutComment(text: string): string {
-  // A plain scalar ends at ` #`; quoted ones are read whole (a `#` inside quotes is text).
-  if (/^["']/.test(text)) return text.trim();
-  if (text.startsWith('#')) return '';
-  const at = text.search(/\s#/);
-  return (at >= 0 ? text.slice(0, at) : text).trim();
-}
-
-function countSpaces(text: string, from: number, to: number): number {
-  let at = from;
-  while (at < to && text[at] === ' ') at++;
-  return at - from;
+/**
+ * Whether the scalar on line `at` (its key at column `indent`) goes on: a plain scalar continues on
+ * the next lines indented past its key (`name: a` then `    b` is the name "a b"), which a one-line
+ * edit or match would misread. The next line that is not blank or a comment decides.
+ */
+function continued(lines: Line[], at: number, indent: number): boolean {
+  for (let i = at + 1; i < lines.length; i++) if (!lines[i]!.empty) return lines[i]!.indent > indent;
+  return false;
 }
 
 interface Edit {
@@ -288,13 +280,21 @@ function mergeDocument(YAML: YamlModule, existing: string | undefined, entries: 
   if (!fresh && tooManyYamlTokens(YAML, existing, bound)) {
     throw new UsageError('KUBECONFIG_TOO_LARGE', `${where} is too large to merge into: more than ${bound} YAML tokens; choose another file with --merge <file>`);
   }
-  const doc = fresh ? new YAML.Document(empty) : YAML.parseDocument(existing, { keepSourceTokens: false });
+  // The parser's check of unique keys compares each key of a map with every one before it: 40 000
+  // keys took 74 s. The same check, by a set per map, is below.
+  const lineCounter = new YAML.LineCounter();
+  const doc = fresh ? new YAML.Document(empty) : YAML.parseDocument(existing, { keepSourceTokens: false, uniqueKeys: false, lineCounter });
   // Only comments, or `---`: kubectl reads an empty config; so do we, and the comments stay.
   if (!fresh && doc.errors.length === 0 && (doc.contents === null || (YAML.isScalar(doc.contents) && doc.contents.value === null))) doc.contents = doc.createNode(empty);
   if (doc.errors.length > 0) {
     const error = doc.errors[0]!;
     const problem = error.code === 'MULTIPLE_DOCS' ? 'it holds more than one document' : error.message.split('\n')[0]!.replace(/:$/, '');
     throw new UsageError('KUBECONFIG_INVALID', `${where} is not valid YAML (${problem}); fix it or choose another file with --merge <file>`);
+  }
+  const twice = fresh ? undefined : keyTwice(YAML, doc);
+  if (twice !== undefined) {
+    const { line, col } = lineCounter.linePos(twice);
+    throw new UsageError('KUBECONFIG_INVALID', `${where} is not valid YAML (Map keys must be unique at line ${line}, column ${col}); fix it or choose another file with --merge <file>`);
   }
   if (!fresh && !YAML.isMap(doc.contents)) throw new UsageError('KUBECONFIG_INVALID', `${where} is not a kubeconfig (not a mapping); fix it or choose another file with --merge <file>`);
   let found = 0;
@@ -328,6 +328,26 @@ function mergeDocument(YAML: YamlModule, existing: string | undefined, entries: 
   const indentSeq = fresh ? false : !/^[A-Za-z-]+:[ \t]*\n-[ \t]/m.test(existing);
   const text = doc.toString({ indentSeq, lineWidth: 0 });
   return { text, outcome: found > 0 ? 'updated' : 'added', ...(replacedServer !== undefined ? { replacedServer } : {}) };
+}
+
+/** The offset of the first key that a map of `doc` holds twice, found in one pass (a set per map). */
+function keyTwice(YAML: YamlModule, doc: import('yaml').Document): number | undefined {
+  let at: number | undefined;
+  YAML.visit(doc, {
+    Map(_key, map) {
+      const seen = new Set<unknown>();
+      for (const pair of map.items) {
+        const key = YAML.isScalar(pair.key) ? pair.key.value : pair.key;
+        if (seen.has(key)) {
+          at = (pair.key as { range?: [number, number, number] } | null)?.range?.[0] ?? 0;
+          return YAML.visit.BREAK;
+        }
+        seen.add(key);
+      }
+      return undefined;
+    },
+  });
+  return at;
 }
 
 /** Each alias outside `gone` of a node inside it becomes a copy of that node (its anchors dropped). */

@@ -230,6 +230,10 @@ function certificatesOnly(text: string): { pem: string; dropped: string[] } {
   const markers = [...pem.matchAll(/-----(BEGIN|END) ([A-Z0-9 ]{1,64})-----/g)];
   const kept: string[] = [];
   const dropped: string[] = [];
+  // Text outside every block is no certificate either: a key whose markers are not read as such
+  // (PuTTY's format, a mistyped BEGIN line) went into the manifest whole, with no note.
+  let outside = false;
+  let from = 0;
   for (let i = 0; i < markers.length; i++) {
     const begin = markers[i]!;
     if (begin[1] !== 'BEGIN') continue;
@@ -237,16 +241,23 @@ function certificatesOnly(text: string): { pem: string; dropped: string[] } {
     const closed = end !== undefined && end[1] === 'END' && end[2] === begin[2];
     if (closed && CERTIFICATE_LABELS.has(begin[2]!)) kept.push(pem.slice(begin.index, end.index + end[0].length));
     else dropped.push(closed ? begin[2]! : `${begin[2]} (unterminated)`);
+    outside ||= /\S/.test(pem.slice(from, begin.index));
+    from = closed ? end.index + end[0].length : begin.index + begin[0].length;
     if (closed) i++;
   }
+  // Only what follows the last block is left to look at (a stray END marker counts as text).
+  if (outside || /\S/.test(pem.slice(from))) dropped.push(OUTSIDE);
   if (dropped.length === 0 && text === pem) return { pem: text, dropped };
   return { pem: kept.length > 0 ? `${kept.join('\n')}\n` : '', dropped };
 }
+
+/** What certificatesOnly calls the text it found outside every PEM block. */
+const OUTSIDE = 'text outside the PEM blocks';
 
 /** The note on blocks a generator did not copy from `what` (a flag or a config field with its path). */
 function droppedNote(what: string, dropped: string[]): string | undefined {
   if (dropped.length === 0) return undefined;
   const labels = [...new Set(dropped)];
-  const blocks = labels.length === 1 && dropped.length === 1 ? `a ${labels[0]} block` : `${dropped.length} blocks that are no certificates (${labels.slice(0, 5).join(', ')})`;
+  const blocks = labels.length === 1 && dropped.length === 1 ? (labels[0] === OUTSIDE ? OUTSIDE : `a ${labels[0]} block`) : `${dropped.length} blocks that are no certificates (${labels.slice(0, 5).join(', ')})`;
   return `note: ${what} holds ${blocks} besides its certificates: it is not copied into the manifest, only the certificates are`;
 }

@@ -13,6 +13,7 @@ import { isProcessTest, PROCESS_TESTS } from './tiers.js';
 const RUNNERS: Record<string, readonly string[] | '*'> = {
   'test/helpers/cli.ts': ['runCli', 'runCommand', 'cliCommand', 'BIN_SCRIPT', 'PINNED_NODE'],
   'test/helpers/exec-plugin.ts': ['runExecEntry'],
+  'test/helpers/device-run.ts': ['startPlugin'],
   'test/helpers/examples.ts': ['run'],
   'test/helpers/kubectl.ts': '*',
   'test/helpers/installed.ts': '*',

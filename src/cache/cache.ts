@@ -4,7 +4,8 @@ import type { CredentialStatus } from '../credential/exec-credential.js';
 import { RequestError } from '../errors.js';
 import { acquire, type LockDeps } from './lock.js';
 import { failureToRemember, isDeadline, isOutage, recalled, rememberedMessage, throughOutage } from './failure.js';
-import { ensureDir, ensureSecret, readEntry, writeEntry, writeFailure, type CacheFs, type Lookup, type Stale } from './store.js';
+import { ensureDir } from './dir.js';
+import { dropRefresh, ensureSecret, readEntry, writeEntry, writeFailure, type CacheFs, type HeldRefresh, type Lookup, type Stale } from './store.js';
 import { reporter, type CacheEvent } from './events.js';
 
 export { defaultCacheDir } from './store.js';
@@ -26,7 +27,21 @@ export interface CacheDeps extends LockDeps {
 export interface Fetched {
   status: CredentialStatus;
   expiresAt: number | undefined;
+  /** A login's refresh token: kept in the entry, handed to the next fetch of the key (a secret). */
+  refreshToken?: string;
 }
+
+/**
+ * The refresh token the key's entry holds, handed to a fetch: it may use it without a person, and
+ * drops it when the token endpoint refused it (the entry then no longer holds it, whatever follows).
+ */
+export interface Refresh {
+  token: string;
+  drop: () => void;
+}
+
+/** A fetch of the credential, given the refresh token the entry holds, if any. */
+export type Fetch = (refresh?: Refresh) => Promise<Fetched>;
 
 /**
  * Makes the directory ready and returns the key of its keyed hashes, or undefined (with a trace)
@@ -62,8 +77,8 @@ export interface FailureMemory {
 export async function cached(
   dir: string,
   key: string,
-  timing: { deadline: number; timeoutMs: number },
-  fetch: () => Promise<Fetched>,
+  timing: { deadline: number; timeoutMs: number; holdMs?: number },
+  fetch: Fetch,
   deps: CacheDeps,
   failures: FailureMemory = { ttlMs: 0, redact: (text) => text },
   entered: () => void = () => {},
@@ -71,7 +86,10 @@ export async function cached(
 ): Promise<CredentialStatus> {
   const { fs } = deps;
   const report = reporter(deps.trace, observe);
-  const store = ({ status, expiresAt }: Fetched) => {
+  /** The refresh token as kept: its first time kept stays while the server sends the same one. */
+  const keptRefresh = (token: string | undefined, held: HeldRefresh | undefined): HeldRefresh | undefined =>
+    token === undefined ? undefined : { token, at: held?.token === token ? held.at : deps.now() };
+  const store = ({ status, expiresAt, refreshToken }: Fetched, held: HeldRefresh | undefined) => {
     if (!status.expirationTimestamp) {
       report({ kind: 'note', text: 'not storing a credential without a known expiry (set expiresIn, expiryPath or expiresInPath)' });
       return;
@@ -84,8 +102,8 @@ export async function cached(
         entered();
         return;
       }
-      writeEntry(fs, dir, key, status, deps.unique(), deps.now(), expiresAt);
-      report({ kind: 'stored', text: 'stored' });
+      writeEntry(fs, dir, key, status, deps.unique(), deps.now(), expiresAt, keptRefresh(refreshToken, held));
+      report({ kind: 'stored', text: refreshToken !== undefined ? 'stored, with a refresh token' : 'stored' });
       entered();
     } catch (error) {
       report({ kind: 'note', text: `cannot store the entry (${errorCode(error)})` });
@@ -101,8 +119,19 @@ export async function cached(
   };
   const fetchAndStore = async (): Promise<CredentialStatus> => {
     let fetched: Fetched;
+    // The refresh token the entry holds (an expired credential's, a failure's), until it is refused.
+    let held = readEntry(fs, dir, key, deps.now(), deps.uid).refresh;
+    const drop = () => {
+      held = undefined;
+      try {
+        dropRefresh(fs, dir, key, deps.unique(), deps.uid);
+        report({ kind: 'note', text: 'dropped the refresh token the token endpoint refused' });
+      } catch (error) {
+        report({ kind: 'note', text: `cannot drop the refused refresh token (${errorCode(error)})` });
+      }
+    };
     try {
-      fetched = await fetch();
+      fetched = await fetch(held ? { token: held.token, drop } : undefined);
     } catch (error) {
       // Never backwards: while this fetch failed, another process may have stored a credential.
       // It is served, and the failure neither remembered nor written over it.
@@ -118,7 +147,8 @@ export async function cached(
       const stale = isOutage(error) ? current.stale : undefined;
       if (failure) {
         try {
-          writeFailure(fs, dir, key, failure, deps.unique(), deps.now(), stale);
+          // The refresh token outlives an outage or a refusal of something else: the next fetch tries it.
+          writeFailure(fs, dir, key, failure, deps.unique(), deps.now(), stale, held);
           const forMs = failure.until - failure.at;
           report({ kind: 'remembered', forMs, text: `failure remembered for ${Math.round(forMs / 1000)}s` });
           entered();
@@ -129,7 +159,7 @@ export async function cached(
       if (stale) return servedThrough(stale, failures.redact((error as Error).message));
       throw error;
     }
-    store(fetched);
+    store(fetched, held);
     return fetched.status;
   };
   /** A hit is returned, a remembered failure thrown; undefined for a miss. */
@@ -163,9 +193,11 @@ export async function cached(
       {
         // Single flight holds while the holder lives and our deadline allows.
         waitUntil: timing.deadline,
-        patienceMs: Math.min(MAX_PATIENCE_MS, (timing.deadline - deps.now()) / 2),
+        // A holder that may be waiting on a person (a login: holdMs) is never taken over while it
+        // lives: a second process would prompt too.
+        patienceMs: timing.holdMs !== undefined ? timing.holdMs : Math.min(MAX_PATIENCE_MS, (timing.deadline - deps.now()) / 2),
         // No holder lives longer than its own deadline; ours is the best guess we have of theirs.
-        staleAfterMs: Math.max(timing.timeoutMs, 30_000) + 5_000,
+        staleAfterMs: Math.max(timing.timeoutMs, timing.holdMs ?? 0, 30_000) + 5_000,
         // Another process's fetch ends in an entry either way: a credential or a failure remembered.
         ready: () => {
           const lookup = readEntry(fs, dir, key, deps.now(), deps.uid);

@@ -1,7 +1,7 @@
 // A call through the cache (index.ts's through() and inspect()): the keys, the ref, single flight and
 // failure memory. Loaded on a miss or by doctor, never for a cached credential.
 import type { CredentialStatus } from '../credential/exec-credential.js';
-import { cached, openCache, type CacheDeps, type Fetched } from './cache.js';
+import { cached, openCache, type CacheDeps, type Fetch, type Fetched } from './cache.js';
 import { reporter, type CacheEvent, type CacheSlot } from './events.js';
 import type { CacheCall, CacheView, Reads } from './inputs.js';
 import { entryKey, inputsKey, refKey } from './key.js';
@@ -9,7 +9,7 @@ import { readLock } from './lock.js';
 import { dependencyDigest, readRef, writeRef } from './ref.js';
 import { readEntry, writeEntry } from './store.js';
 
-export async function throughCache(call: CacheCall, fetch: () => Promise<Fetched>, deps: CacheDeps): Promise<CredentialStatus> {
+export async function throughCache(call: CacheCall, fetch: Fetch, deps: CacheDeps): Promise<CredentialStatus> {
   const report = reporter(deps.trace, call.observe);
   const secret = openCache(call.dir, deps, report);
   const keys = secret ? keysOf(secret, call, deps, report) : undefined;
@@ -20,9 +20,9 @@ export async function throughCache(call: CacheCall, fetch: () => Promise<Fetched
   // Whether this call asked the token API (its steps ran), and what it got.
   let asked = false;
   let fetched: Fetched | undefined;
-  const fetchOnce = async () => {
+  const fetchOnce: Fetch = async (refresh) => {
     asked = true;
-    fetched = await fetch();
+    fetched = await fetch(refresh);
     return fetched;
   };
   const enter = () => {
@@ -37,10 +37,11 @@ export async function throughCache(call: CacheCall, fetch: () => Promise<Fetched
     }
   };
   if (call.fresh) {
-    const { status, expiresAt } = await fetchOnce();
+    // A new login: the refresh token the entry held is replaced by the one it gives (or none).
+    const { status, expiresAt, refreshToken } = await fetchOnce();
     if (!status.expirationTimestamp) return status;
     try {
-      writeEntry(deps.fs, dir, key, status, deps.unique(), deps.now(), expiresAt);
+      writeEntry(deps.fs, dir, key, status, deps.unique(), deps.now(), expiresAt, refreshToken !== undefined ? { token: refreshToken, at: deps.now() } : undefined);
       enter();
       report({ kind: 'stored', text: 'stored' });
     } catch (error) {
@@ -49,7 +50,8 @@ export async function throughCache(call: CacheCall, fetch: () => Promise<Fetched
     return status;
   }
   const failures = { ttlMs: call.failureTtlMs, redact: call.redact };
-  const status = await cached(dir, key, { deadline: call.deadline, timeoutMs: call.timeoutMs }, fetchOnce, deps, failures, enter, call.observe);
+  const timing = { deadline: call.deadline, timeoutMs: call.timeoutMs, ...(call.holdMs !== undefined ? { holdMs: call.holdMs } : {}) };
+  const status = await cached(dir, key, timing, fetchOnce, deps, failures, enter, call.observe);
   if (fetched) storeUnderLearnedKey(secret, call, inputs, used, fetched, deps, report);
   return status;
 }
@@ -58,6 +60,8 @@ export async function throughCache(call: CacheCall, fetch: () => Promise<Fetched
 export function inspectSlot(slot: CacheSlot, deps: Pick<CacheDeps, 'fs' | 'uid' | 'now' | 'host' | 'alive'>): CacheView {
   const entry = readEntry(deps.fs, slot.dir, slot.key, deps.now(), deps.uid);
   return {
+    // Never the token itself: that one is held, and since when.
+    ...(entry.refresh ? { refresh: { at: entry.refresh.at } } : {}),
     entry: entry.hit
       ? { kind: 'credential', expirationTimestamp: entry.status.expirationTimestamp! }
       : entry.failure

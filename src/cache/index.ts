@@ -6,23 +6,26 @@
 // dynamic import made the hit load one more chunk file (esbuild splits what call.ts shares), while
 // these few functions cost a hit only their preparse.
 import type { CredentialStatus } from '../credential/exec-credential.js';
-import type { CacheDeps, Fetched } from './cache.js';
+import type { CacheDeps, Fetch, Fetched, Refresh } from './cache.js';
 import { inspectSlot, throughCache } from './call.js';
 import type { CacheEvent, CacheSlot } from './events.js';
 import type { CacheCall, CacheView, RawInputs, Reads } from './inputs.js';
 import { rememberedMessage, throughOutage } from './failure.js';
 import { entryKey, refKey } from './key.js';
 import { dependencyDigest, readRef } from './ref.js';
-import { clearDir, defaultCacheDir, privateDir, readEntry, readSecret } from './store.js';
+import { privateDir } from './dir.js';
+import { clearDir, defaultCacheDir, readEntry, readSecret } from './store.js';
 
 export { defaultCacheDir };
-export type { CacheDeps, CacheEvent, CacheSlot, CacheCall, CacheView, Fetched, RawInputs, Reads };
+export type { CacheDeps, CacheEvent, CacheSlot, CacheCall, CacheView, Fetch, Fetched, RawInputs, Reads, Refresh };
 
 /**
  * The credential for `call`: a hit, else one fetch for every concurrent caller, stored (a failure
- * of it remembered and thrown). A cache that cannot be used is a trace line and a plain fetch.
+ * of it remembered and thrown). A cache that cannot be used is a trace line and a plain fetch. The
+ * fetch is handed the refresh token the entry holds (a login's, kept from an earlier Fetched), even
+ * when its credential expired or a failure is remembered beside it; it may drop it.
  */
-export function through(call: CacheCall, fetch: () => Promise<Fetched>, deps: CacheDeps): Promise<CredentialStatus> {
+export function through(call: CacheCall, fetch: Fetch, deps: CacheDeps): Promise<CredentialStatus> {
   return throughCache(call, fetch, deps);
 }
 

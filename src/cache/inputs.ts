@@ -40,6 +40,11 @@ export interface CacheCall extends RawInputs {
   fresh?: boolean;
   deadline: number;
   timeoutMs: number;
+  /**
+   * How long a fetch may rightly hold the key's lock (an interactive login waits on a person, up to
+   * its bound): a waiter never takes a live holder's lock over before, so that it does not prompt too.
+   */
+  holdMs?: number;
   /** How failures are remembered: cache.failureTTL (0: not at all) and the call's redactor. */
   failureTtlMs: number;
   redact: (text: string) => string;
@@ -48,6 +53,8 @@ export interface CacheCall extends RawInputs {
 
 /** doctor's view of one call's entry and lock, read as the cache reads them (nothing it would not trust). */
 export interface CacheView {
+  /** The entry holds a login's refresh token, kept first at `at` (ms since epoch); never the token. */
+  refresh?: { at: number };
   entry:
     | { kind: 'credential'; expirationTimestamp: string }
     | { kind: 'failure'; exitCode: 3 | 4; at: number; until: number }

@@ -1,45 +1,12 @@
 // Versioned credential entries on disk, Pinniped's execcredcache in spirit: best effort, so every
 // problem (missing, corrupt, truncated, foreign version, expired, unreadable) is a miss with a
 // reason, never an exception, and a write that fails is only reported.
-import { dirname, isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import type { CredentialStatus } from '../credential/exec-credential.js';
 import { CACHE_FORMAT } from './key.js';
+import { untrusted, type CacheFs } from './dir.js';
 
-interface Stat {
-  mode: number;
-  uid: number;
-  gid: number;
-  nlink: number;
-  size: number;
-  mtimeMs: number;
-  ino: number;
-  isFile(): boolean;
-  isDirectory(): boolean;
-  isSymbolicLink(): boolean;
-}
-
-/** The subset of node:fs the cache uses; main.ts passes the real one. */
-export interface CacheFs {
-  readFileSync(path: string, encoding: 'utf8'): string;
-  writeFileSync(path: string, data: string, options: { mode: number; flag: string }): void;
-  renameSync(from: string, to: string): void;
-  unlinkSync(path: string): void;
-  linkSync(existing: string, path: string): void;
-  mkdirSync(path: string, options: { recursive: true; mode: number }): unknown;
-  statSync(path: string): Stat;
-  lstatSync(path: string): Stat;
-  fstatSync(fd: number): Stat;
-  realpathSync(path: string): string;
-  readlinkSync(path: string): string;
-  readdirSync(path: string): string[];
-  openSync(path: string, flags: string | number, mode?: number): number;
-  readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null): number;
-  closeSync(fd: number): void;
-  writeSync(fd: number, data: string): number;
-  /** kubeconfig --merge as root: the user's kubeconfig stays the user's. */
-  chownSync(path: string, uid: number, gid: number): void;
-  constants: { O_RDONLY: number; O_NOFOLLOW: number; O_NONBLOCK: number };
-}
+export type { CacheFs } from './dir.js';
 
 /** Largest cache file read: an entry holds one credential, a few kB. */
 const MAX_FILE_BYTES = 256 * 1024;
@@ -82,7 +49,8 @@ export function readPrivateFile(fs: CacheFs, path: string, uid: number | undefin
  * One key's file. A credential keeps its real expiry (`expiresAt`, ms) beside the one reported to
  * client-go (`status.expirationTimestamp`, expiryMargin early): between the two it is served through
  * an outage. An outage remembered in that window keeps the credential (`servedThrough`), not to lose
- * it to the failure. New fields (a refresh token) go beside these, behind a new CACHE_FORMAT.
+ * it to the failure. A login's refresh token (`refresh`) is kept in either kind, under the same
+ * file rules: it outlives the credential it came with, and an outage or a remembered failure.
  */
 interface Entry {
   apiVersion: string;
@@ -92,7 +60,17 @@ interface Entry {
   expiresAt?: number;
   failure?: RememberedFailure;
   servedThrough?: Stale;
+  refresh?: HeldRefresh;
 }
+
+/** An interactive login's refresh token (a secret) and when it was first kept (ms since epoch). */
+export interface HeldRefresh {
+  token: string;
+  at: number;
+}
+
+/** A refresh token is a few hundred bytes to a few kB (a JWT); anything longer was not written by us. */
+const MAX_REFRESH_TOKEN = 16 * 1024;
 
 /** A credential past its reported expiry and before its real one (`expiresAt`, ms). */
 export interface Stale {
@@ -118,10 +96,11 @@ export const MAX_FAILURE_MS = 5 * 60_000;
 /** A remembered message is one line; anything longer was not written by us. */
 export const MAX_FAILURE_MESSAGE = 8 * 1024;
 
+/** `refresh`: the entry's refresh token, whatever else it holds (an expired credential, a failure). */
 export type Lookup =
-  | { hit: true; status: CredentialStatus }
+  | { hit: true; status: CredentialStatus; refresh?: HeldRefresh }
   /** `stale`: a credential past its reported expiry, before its real one (kept beside an outage, too). */
-  | { hit: false; reason: string; failure?: RememberedFailure; stale?: Stale };
+  | { hit: false; reason: string; failure?: RememberedFailure; stale?: Stale; refresh?: HeldRefresh };
 
 export function entryPath(dir: string, key: string): string {
   return join(dir, `${key}.json`);
@@ -146,23 +125,34 @@ export function readEntry(fs: CacheFs, dir: string, key: string, now: number, ui
     return { hit: false, reason: 'entry has another format version' };
   }
   if (entry.key !== key) return { hit: false, reason: 'entry belongs to another key' };
+  const refresh = refreshOf(entry.refresh, now);
+  const held = refresh ? { refresh } : {};
   if (entry.kind === 'CachedFailure') {
     const recalled = recallFailure(entry.failure, now);
     const stale = staleOf(entry.servedThrough?.status, entry.servedThrough?.expiresAt, now);
     // Kept past the outage's memory too: an outage that outlasts it fails the next refresh again,
     // and the credential, before its real expiry, is served again (as from a credential entry).
     const outage = (entry.failure as Partial<RememberedFailure> | undefined)?.outage === true;
-    return stale && !recalled.hit && outage ? { ...recalled, stale } : recalled;
+    return stale && !recalled.hit && outage ? { ...recalled, stale, ...held } : { ...recalled, ...held };
   }
   const status = entry.status;
-  if (!isUsable(status)) return { hit: false, reason: 'entry holds no usable credential' };
+  if (!isUsable(status)) return { hit: false, reason: 'entry holds no usable credential', ...held };
   const expires = Date.parse(status.expirationTimestamp!);
   // Served only strictly before the reported (already early) expiry, like client-go itself.
   if (!(now < expires)) {
     const stale = staleOf(status, entry.expiresAt, now);
-    return { hit: false, reason: `entry expired at ${status.expirationTimestamp}`, ...(stale ? { stale } : {}) };
+    return { hit: false, reason: `entry expired at ${status.expirationTimestamp}`, ...(stale ? { stale } : {}), ...held };
   }
-  return { hit: true, status };
+  return { hit: true, status, ...held };
+}
+
+/** The refresh token an entry holds, or undefined for none or one we did not write (no string, too long, a time from the future). */
+function refreshOf(refresh: unknown, now: number): HeldRefresh | undefined {
+  if (typeof refresh !== 'object' || refresh === null) return undefined;
+  const { token, at } = refresh as Partial<HeldRefresh>;
+  if (typeof token !== 'string' || token === '' || token.length > MAX_REFRESH_TOKEN || /[\u0000-\u001f\u007f]/.test(token)) return undefined;
+  if (typeof at !== 'number' || !Number.isFinite(at) || at > now + 5_000) return undefined;
+  return { token, at };
 }
 
 /** The credential as stale (past its reported expiry, before its real one), or undefined. */
@@ -198,15 +188,31 @@ function recallFailure(failure: unknown, now: number): Lookup {
 }
 
 /** `expiresAt`: the real expiry (ms), by default the reported one (no margin window to serve through). */
-export function writeEntry(fs: CacheFs, dir: string, key: string, status: CredentialStatus, unique: string, now?: number, expiresAt?: number): void {
-  const entry: Entry = { apiVersion: CACHE_FORMAT, kind: 'CachedCredential', key, status, expiresAt: expiresAt ?? Date.parse(status.expirationTimestamp!) };
+export function writeEntry(fs: CacheFs, dir: string, key: string, status: CredentialStatus, unique: string, now?: number, expiresAt?: number, refresh?: HeldRefresh): void {
+  const entry: Entry = { apiVersion: CACHE_FORMAT, kind: 'CachedCredential', key, status, expiresAt: expiresAt ?? Date.parse(status.expirationTimestamp!), ...(refresh ? { refresh } : {}) };
   writeAtomic(fs, dir, `${key}.json`, entry, unique, now);
 }
 
 /** Remembers a failure under the entry's name: the next success replaces it, as it replaces an expired credential. */
-export function writeFailure(fs: CacheFs, dir: string, key: string, failure: RememberedFailure, unique: string, now?: number, servedThrough?: Stale): void {
-  const entry: Entry = { apiVersion: CACHE_FORMAT, kind: 'CachedFailure', key, failure, ...(servedThrough ? { servedThrough } : {}) };
+export function writeFailure(fs: CacheFs, dir: string, key: string, failure: RememberedFailure, unique: string, now?: number, servedThrough?: Stale, refresh?: HeldRefresh): void {
+  const entry: Entry = { apiVersion: CACHE_FORMAT, kind: 'CachedFailure', key, failure, ...(servedThrough ? { servedThrough } : {}), ...(refresh ? { refresh } : {}) };
   writeAtomic(fs, dir, `${key}.json`, entry, unique, now);
+}
+
+/**
+ * The entry without its refresh token (the token endpoint refused it), the rest as it was. An entry
+ * that cannot be read as ours is left alone: it holds no refresh token readEntry would give.
+ */
+export function dropRefresh(fs: CacheFs, dir: string, key: string, unique: string, uid: number | undefined): void {
+  let entry: Entry;
+  try {
+    entry = JSON.parse(readPrivateFile(fs, entryPath(dir, key), uid)) as Entry;
+  } catch {
+    return;
+  }
+  if (typeof entry !== 'object' || entry === null || entry.apiVersion !== CACHE_FORMAT || entry.key !== key || entry.refresh === undefined) return;
+  const { refresh: _dropped, ...rest } = entry;
+  writeAtomic(fs, dir, `${key}.json`, rest, unique);
 }
 
 /** A temp file older than this belongs to a writer that died (no fetch lives this long). */
@@ -227,104 +233,6 @@ export function writeAtomic(fs: CacheFs, dir: string, name: string, content: unk
     }
     throw error;
   }
-}
-
-/**
- * Creates the directory (mode 0700) when it is missing, then checks it can be trusted (see
- * untrusted()); throws with the reason when not. Nothing is created under a directory that cannot
- * be trusted, and nothing is chmodded or emptied: what the plugin did not create is not its to change.
- */
-export function ensureDir(fs: CacheFs, dir: string, uid: number | undefined): void {
-  if (uid !== undefined) {
-    const above = untrustedPath(fs, dirname(absolute(fs, dir)), uid);
-    if (above) throw new Error(above);
-  }
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const reason = untrusted(fs, dir, uid);
-  if (reason) throw new Error(reason);
-}
-
-/** The fast path's read-only check: a directory that cannot be trusted is not read. */
-export function privateDir(fs: CacheFs, dir: string, uid: number | undefined): boolean {
-  try {
-    return untrusted(fs, dir, uid) === undefined;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Why `dir` cannot hold our credentials, or undefined when it can: it must be a real directory (not
- * a symbolic link) of ours, mode 0700 (unless `anyMode`: `cache clear` removes our files from a
- * directory whatever its mode), and nothing on the way to it may let another user swap it or what
- * is in it (untrustedPath()).
- */
-export function untrusted(fs: CacheFs, dir: string, uid: number | undefined, { anyMode = false } = {}): string | undefined {
-  const stat = fs.lstatSync(dir);
-  if (stat.isSymbolicLink()) return `${dir} is a symbolic link`;
-  if (!stat.isDirectory()) return `${dir} is not a directory`;
-  if (uid === undefined) return undefined;
-  if (stat.uid !== uid) return `${dir} belongs to uid ${stat.uid}, not to this user (uid ${uid})`;
-  if (!anyMode && (stat.mode & 0o077) !== 0) return `${dir} has mode ${(stat.mode & 0o777).toString(8)}; the cache needs 700`;
-  return untrustedPath(fs, dirname(absolute(fs, dir)), uid);
-}
-
-function absolute(fs: CacheFs, path: string): string {
-  // A relative name is looked up from the working directory itself, whatever path led there.
-  return isAbsolute(path) ? path : join(fs.realpathSync('.'), path);
-}
-
-const MAX_LINKS = 40;
-
-/**
- * Why the way to `path` (an absolute path, itself included) could let another user swap what lies
- * below it, or undefined. Walked one name at a time from the root, following symbolic links by hand,
- * so that the check sees every directory a name is looked up in, not only the ones realpath ends in:
- * each must be root's or ours and not writable by others (a root-owned sticky directory such as /tmp
- * aside), and each link on the way root's or ours (in /tmp anyone can replace a link of their own).
- * The walk ends at the first name that does not exist: what mkdir makes below is ours.
- */
-export function untrustedPath(fs: CacheFs, path: string, uid: number): string | undefined {
-  const names = path.split('/').filter((name) => name !== '' && name !== '.');
-  let at = '/';
-  let problem = directoryProblem(fs.lstatSync(at), at, uid);
-  let links = 0;
-  while (problem === undefined && names.length > 0) {
-    const name = names.shift()!;
-    if (name === '..') {
-      at = dirname(at);
-      continue;
-    }
-    const next = join(at, name);
-    let stat: Stat;
-    try {
-      stat = fs.lstatSync(next);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    }
-    if (stat.isSymbolicLink()) {
-      if (stat.uid !== 0 && stat.uid !== uid) return `${next} above it is a symbolic link of uid ${stat.uid}`;
-      if (++links > MAX_LINKS) return `${next} above it: too many symbolic links`;
-      const target = fs.readlinkSync(next);
-      if (target.startsWith('/')) at = '/';
-      names.unshift(...target.split('/').filter((part) => part !== '' && part !== '.'));
-      continue;
-    }
-    // Not a directory: the caller's own lookup fails (ENOTDIR) and says so.
-    if (!stat.isDirectory()) return undefined;
-    problem = directoryProblem(stat, next, uid);
-    at = next;
-  }
-  return problem;
-}
-
-function directoryProblem(stat: Stat, path: string, uid: number): string | undefined {
-  const sticky = (stat.mode & 0o1000) !== 0;
-  const othersWrite = (stat.mode & 0o022) !== 0;
-  if (stat.uid !== 0 && stat.uid !== uid) return `${path} above it belongs to uid ${stat.uid}`;
-  if (othersWrite && !(stat.uid === 0 && sticky)) return `${path} above it is writable by others`;
-  return undefined;
 }
 
 function removeDeadTemps(fs: CacheFs, dir: string, now: number): void {

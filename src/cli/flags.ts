@@ -22,7 +22,8 @@ type FlagKey =
   | 'context'
   | 'argocdSecret'
   | 'server'
-  | 'caFile';
+  | 'caFile'
+  | 'login';
 
 export interface Flag {
   /** The option's property: commander's attribute name, a key of FastFlags. */
@@ -105,6 +106,7 @@ export const DOCTOR_FLAGS: readonly Flag[] = [
   { key: 'server', long: '--server', value: 'url', description: 'https:// URL of the Kubernetes API server to ask who the credential is' },
   { key: 'caFile', long: '--ca-file', value: 'path', description: 'PEM CA bundle of that API server' },
   { key: 'output', long: '--output', short: '-o', value: 'format', description: 'the report: one line per stage, or one JSON document', default: 'text', choices: DOCTOR_OUTPUTS },
+  { key: 'login', long: '--login', description: "a config with login: log in now at this terminal (without it, doctor shows the login stage and runs no login)" },
 ];
 
 /** The flag named `name` (`-c`, `--config`), if get-token has one. */
@@ -142,6 +144,7 @@ export interface ParsedFlags {
   argocdSecret?: string;
   server?: string;
   caFile?: string;
+  login?: boolean;
 }
 
 /** What validate, render and the generators take of them. */
@@ -168,9 +171,10 @@ export function getTokenFlags(parsed: ParsedFlags): GetTokenFlags {
 
 /** What doctor takes of them: get-token's run, the place to read it from, the report's format. */
 export function doctorFlags(parsed: ParsedFlags): DoctorFlags {
-  const { output, ...rest } = parsed;
+  const { output, login, ...rest } = parsed;
   return {
     run: getTokenFlags(rest),
+    ...(login ? { login: true } : {}),
     ...(parsed.kubeconfig !== undefined ? { kubeconfig: parsed.kubeconfig } : {}),
     ...(parsed.context !== undefined ? { context: parsed.context } : {}),
     ...(parsed.argocdSecret !== undefined ? { argocdSecret: parsed.argocdSecret } : {}),

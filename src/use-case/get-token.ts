@@ -8,10 +8,11 @@ import { describeRequest, renderRequest, requestRoot, templateFields, type Rende
 import { checkHint, credentialInputs } from '../template/inputs.js';
 import { runSteps } from '../request/steps.js';
 import type { HttpObservation } from '../request/observe-http.js';
-import { defaultCacheDir, through, type CacheEvent, type Fetched } from '../cache/index.js';
+import { defaultCacheDir, through, type CacheEvent, type Fetch, type Fetched } from '../cache/index.js';
+import { MAX_LOGIN_MS } from '../login/device.js';
 import type { Deps, GetTokenFlags } from './deps.js';
 import { prepare, type Prepared } from './prepare.js';
-import { loginCredential } from './login.js';
+import { loginWithRefresh } from './login.js';
 
 export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> {
   const deadline = flags.deadline ?? deps.now() + flags.timeoutMs;
@@ -26,12 +27,9 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
   }
   if (flags.login && !config.login) throw new UsageError('LOGIN_NONE', 'login runs the login of a config with login.deviceAuthorization; this config has none (get-token asks its token API without a person)');
   if (request.tls.insecureSkipVerify) deps.warn(INSECURE_SKIP_VERIFY_WARNING);
-  const fetch = async (): Promise<Fetched> => {
-    // A login config: a device login on a miss (the refresh token it answers is for the cache to keep).
-    if (config.login) {
-      const { status, expiresAt } = await loginCredential(prepared, flags, deps);
-      return { status, expiresAt };
-    }
+  const fetch: Fetch = async (refresh) => {
+    // A login config: the refresh token the cache holds first, else a device login (login.ts).
+    if (config.login) return loginWithRefresh(prepared, flags, deadline, refresh, deps);
     return fetchCredential(prepared, deadline, flags.timeoutMs, deps);
   };
   let status: CredentialStatus;
@@ -55,6 +53,8 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
         ...(flags.login ? { fresh: true } : {}),
         deadline,
         timeoutMs: flags.timeoutMs,
+        // A login waits on a person: a second caller must not take its lock over and prompt too.
+        ...(config.login ? { holdMs: MAX_LOGIN_MS } : {}),
         failureTtlMs: config.cacheFailureTtlMs,
         redact: (text) => deps.redactor.redact(text),
         ...(deps.observe ? { observe: (event: CacheEvent) => deps.observe?.({ stage: 'cache', event }) } : {}),

@@ -52,7 +52,19 @@ function purpose(text: string): string {
   return /^# (.+)$/m.exec(text)?.[1] ?? '';
 }
 
-const isOidc = (provider: string) => provider === 'oidc' || provider.startsWith('oidc/');
+/** The person's login of the same issuer (SPEC "init"): discovery gives both of its endpoints. */
+const DEVICE = 'oidc-device';
+const isOidc = (provider: string) => provider === 'oidc' || provider.startsWith('oidc/') || provider === DEVICE;
+
+/** The vars discovery fills in, each from its field of the server's metadata. */
+function discovered(provider: string): Array<[string, 'token_endpoint' | 'device_authorization_endpoint']> {
+  return provider === DEVICE
+    ? [
+        ['tokenUrl', 'token_endpoint'],
+        ['deviceUrl', 'device_authorization_endpoint'],
+      ]
+    : [['tokenUrl', 'token_endpoint']];
+}
 
 /** The config of `provider`, with the --set values written in. */
 export async function providerConfig(flags: InitFlags, deps: Deps): Promise<string> {
@@ -74,30 +86,38 @@ export async function providerConfig(flags: InitFlags, deps: Deps): Promise<stri
   if (Object.keys(vars).length === 0) return text;
   const oidc = isOidc(provider);
   const read = readVars(text);
-  const known = [...new Set([...read.keys(), ...INIT_KEYS, ...(oidc ? OIDC_KEYS : [])])];
+  // A device login is a public client's: no client authentication to choose.
+  const known = [...new Set([...read.keys(), ...INIT_KEYS, ...(oidc ? OIDC_KEYS.filter((key) => provider !== DEVICE || key !== 'authMethod') : [])])];
   for (const [key, value] of Object.entries(vars)) {
     if (!known.includes(key)) throw new UsageError('SET_UNKNOWN', `--set ${key}: the ${provider} config reads no vars.${key}; it takes ${known.join(', ')}`);
     // A value is data: written as a string literal, never as template text that could hold an expression.
     if (/[\u0000-\u001f\u007f]/.test(value)) throw new UsageError('SET_INVALID', `--set ${key}: a value for init cannot hold control characters`);
   }
   if (oidc && method !== undefined && AUTH_METHODS[method] !== provider) throw new UsageError('SET_INVALID', `--set authMethod: ${provider} is ${Object.keys(AUTH_METHODS).find((m) => AUTH_METHODS[m] === provider)}; give authMethod with init oidc`);
-  const missing = [...read].filter(([key, optional]) => !optional && vars[key] === undefined && !(oidc && key === 'tokenUrl' && vars['issuer'] !== undefined)).map(([key]) => key);
+  const fromDiscovery = oidc ? discovered(provider) : [];
+  const isDiscovered = (key: string) => fromDiscovery.some(([name]) => name === key);
+  const missing = [...read].filter(([key, optional]) => !optional && vars[key] === undefined && !(isDiscovered(key) && vars['issuer'] !== undefined)).map(([key]) => key);
   if (missing.length > 0) {
-    const named = missing.map((key) => (oidc && key === 'tokenUrl' ? '--set issuer=URL (or --set tokenUrl=URL)' : `--set ${key}=…`));
+    const instead = fromDiscovery.map(([name]) => `--set ${name}=URL`).join(' and ');
+    const named = [...new Set(missing.map((key) => (isDiscovered(key) ? `--set issuer=URL (or ${instead})` : `--set ${key}=…`)))];
     throw new UsageError('SET_MISSING', `init ${provider} needs ${named.join(' and ')}: the config reads ${missing.map((key) => `vars.${key}`).join(', ')} (its header says where each is found; init ${provider} alone prints it)`);
   }
 
   const ca = vars['caFile'] !== undefined ? readCa(vars['caFile'], flags.cwd, deps) : undefined;
   const notes: string[] = [];
-  if (oidc && vars['tokenUrl'] === undefined) {
+  const toDiscover = fromDiscovery.filter(([name]) => vars[name] === undefined);
+  if (toDiscover.length > 0) {
     const issuer = checkIssuer(vars['issuer']!);
     const found = await discover(issuer, { deadline: deps.now() + flags.timeoutMs, timeoutMs: flags.timeoutMs, ...(ca ? { ca: { pem: ca.pem, from: `caFile ${ca.path}` } } : {}) }, deps);
-    const endpoint = found.metadata.token_endpoint;
-    if (endpoint === undefined) {
-      throw new RequestError('DISCOVERY_NO_TOKEN_ENDPOINT', `the discovery document ${found.from} of ${issuer} names no token_endpoint; give it with --set tokenUrl=URL`);
+    for (const [name, field] of toDiscover) {
+      const endpoint = found.metadata[field];
+      if (endpoint === undefined) {
+        const why = field === 'device_authorization_endpoint' ? ': the server offers no device authorization grant (RFC 8628), or publishes it elsewhere' : '';
+        throw new RequestError(field === 'token_endpoint' ? 'DISCOVERY_NO_TOKEN_ENDPOINT' : 'DISCOVERY_NO_DEVICE_ENDPOINT', `the discovery document ${found.from} of ${issuer} names no ${field}${why}; give it with --set ${name}=URL`);
+      }
+      vars[name] = endpoint;
+      notes.push(`# ${name}: the ${field} of the issuer ${issuer}, from ${found.from}`);
     }
-    vars['tokenUrl'] = endpoint;
-    notes.push(`# tokenUrl: the token_endpoint of the issuer ${issuer}, from ${found.from}`);
   }
   const fromConfig = Object.fromEntries(Object.entries(vars).filter(([key]) => read.has(key)));
 
@@ -110,10 +130,12 @@ export async function providerConfig(flags: InitFlags, deps: Deps): Promise<stri
   });
   const root = ['webAPIProviderConfig'];
   if (oidc) {
-    for (const key of ['scope', 'audience']) if (vars[key] !== undefined) doc.setIn([...root, 'form', key], plainOrLiteral(vars[key]!));
+    // The device login asks for its scope at the device authorization endpoint; a client credential at the token endpoint.
+    const form = provider === DEVICE ? [...root, 'login', 'deviceAuthorization', 'form'] : [...root, 'form'];
+    for (const key of ['scope', 'audience']) if (vars[key] !== undefined) doc.setIn([...form, key], plainOrLiteral(vars[key]!));
   }
   if (ca) doc.setIn([...root, 'tls', 'caFile'], plainOrLiteral(ca.path));
-  const given = Object.entries(vars).filter(([key]) => !(key === 'tokenUrl' && notes.length > 0));
+  const given = Object.entries(vars).filter(([key]) => !toDiscover.some(([name]) => name === key));
   const filled = given.map(([key, value]) => `--set ${key}=${JSON.stringify(key === 'caFile' && ca ? ca.path : value)}`).join(' ');
   return doc.toString({ lineWidth: 0 }).replace(/^webAPIProviderConfig:/m, (line) => [`# Filled in by init: ${filled}`, ...notes, line].join('\n'));
 }

@@ -21,6 +21,8 @@ import {
   refreshTokenOf,
   slowedDown,
 } from '../login/device.js';
+import type { Fetched, Refresh } from '../cache/index.js';
+import type { HttpObservation } from '../request/observe-http.js';
 import type { Deps, GetTokenFlags } from './deps.js';
 import type { Prepared } from './prepare.js';
 
@@ -28,8 +30,50 @@ export interface LoginResult {
   status: CredentialStatus;
   /** The real expiry (ms), when known: the cache keeps it beside the one reported to client-go. */
   expiresAt?: number;
-  /** The answer's refresh_token, for the cache to keep (not stored yet: see the cache's hook in get-token). */
+  /** The answer's refresh_token, for the cache to keep in the entry (a secret). */
   refreshToken?: string;
+}
+
+/**
+ * The credential of a login config on a cache miss: the refresh token the entry holds first (no
+ * person needed, so also when the call is not interactive), else a login. A refresh the token
+ * endpoint refuses (a 4xx but 408 and 429: revoked, expired, another client's) drops the token and
+ * logs in, which prompts only when a person can answer; its refusal is never remembered as the
+ * call's failure. An outage is thrown as it is: the cache serves through it and keeps the token.
+ * `login` logs in anew whatever the entry holds.
+ */
+export async function loginWithRefresh(prepared: Prepared, flags: Pick<GetTokenFlags, 'login'>, deadline: number, refresh: Refresh | undefined, deps: Deps): Promise<Fetched> {
+  let refused: string | undefined;
+  if (refresh && !flags.login) {
+    try {
+      return toFetched(await refreshCredential(prepared, refresh.token, deadline, deps));
+    } catch (error) {
+      if (!isRefusal(error)) throw error;
+      refresh.drop();
+      refused = (error as CredentialError).message;
+      deps.trace(`the refresh token was refused (${refused}): dropped; a login is needed`);
+    }
+  }
+  try {
+    return toFetched(await loginCredential(prepared, flags, deps));
+  } catch (error) {
+    // Nobody to log in: the line says why the kept refresh token no longer serves.
+    if (refused !== undefined && error instanceof LoginError && error.code === 'LOGIN_NEEDED') {
+      throw new LoginError('LOGIN_NEEDED', `${refused}, so the kept refresh token was dropped; ${error.message}`);
+    }
+    throw error;
+  }
+}
+
+function toFetched({ status, expiresAt, refreshToken }: LoginResult): Fetched {
+  return { status, expiresAt, ...(refreshToken !== undefined ? { refreshToken } : {}) };
+}
+
+/** The token endpoint's word on this refresh token: a 4xx but 408 and 429 (those, 5xx and no answer are an outage). */
+function isRefusal(error: unknown): boolean {
+  if (!(error instanceof RequestError)) return false;
+  const status = error.status;
+  return status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429;
 }
 
 /** Whether a person can answer a prompt: client-go's spec.interactive, else (no exec info) terminals on stdin and stderr. */
@@ -117,7 +161,8 @@ async function deviceLogin(prepared: Prepared, deps: Deps): Promise<LoginResult>
 export async function refreshCredential(prepared: Prepared, refreshToken: string, deadline: number, deps: Deps): Promise<LoginResult> {
   deps.redactor.add(refreshToken);
   const request = refreshRequest(await render(prepared, prepared.config, requestRoot(), deps), refreshToken);
-  const { status, document } = await post(request, prepared, deadline, deps, true);
+  // Observed as the main request (doctor's token API stage): the one request a refresh makes.
+  const { status, document } = await post(request, prepared, deadline, deps, true, 'main');
   const step = readTokenAnswer(status, document, 'refresh_token', (text) => deps.redactor.redact(text));
   if (step.kind !== 'token') throw new ResponseError('REFRESH_ANSWER', 'the token endpoint answered a refresh with a device grant error');
   const result = credentialOf(step.document, prepared, deps);
@@ -134,10 +179,15 @@ function sleepWithoutSignal(ms: number): Promise<void> {
 }
 
 /** Sends one request of the login; with `errorsAnswer`, an OAuth error answer (400, 401) is returned to be read. */
-async function post(request: RenderedRequest, prepared: Prepared, deadline: number, deps: Deps, errorsAnswer: boolean): Promise<{ status: number; document: unknown }> {
+async function post(request: RenderedRequest, prepared: Prepared, deadline: number, deps: Deps, errorsAnswer: boolean, observed?: string): Promise<{ status: number; document: unknown }> {
   const { config } = prepared;
   deps.trace(`request:\n${describeRequest(request)}`);
+  const exchanges: HttpObservation[] = [];
+  const started = deps.now();
+  const watch = observed !== undefined ? deps.observe : undefined;
+  const sent = (ok: boolean) => watch?.({ stage: 'send', label: observed!, ms: deps.now() - started, ok, exchanges });
   const response = await deps.send(request, {
+    ...(watch ? { observe: (exchange: HttpObservation) => exchanges.push(exchange) } : {}),
     timeoutMs: config.timeoutMs,
     retryLimit: config.retryLimit,
     maxResponseBytes: config.maxResponseBytes,
@@ -151,7 +201,16 @@ async function post(request: RenderedRequest, prepared: Prepared, deadline: numb
     redact: (text) => deps.redactor.redact(text),
     secret: (value) => deps.redactor.add(value),
     ...(errorsAnswer ? { answerStatuses: [400, 401] } : {}),
-  });
+  }).then(
+    (answer) => {
+      sent(answer.status >= 200 && answer.status <= 299);
+      return answer;
+    },
+    (error: unknown) => {
+      sent(false);
+      throw error;
+    },
+  );
   try {
     return { status: response.status, document: parseResponseBody(response.body, response.contentType, response.bytes) };
   } catch (error) {
@@ -173,8 +232,11 @@ function credentialOf(document: Record<string, unknown>, prepared: Prepared, dep
   }
   const lifetime = answerLifetimeMs(document);
   const settings = config.expiresInMs === undefined && lifetime !== undefined ? { ...config, expiresInMs: lifetime } : config;
+  const extracting = deps.now();
   const { status, expiresAt } = extractCredential(document, settings, paths.query, deps.now());
   deps.redactor.add(status.token);
+  // doctor's credential stage: its real expiry, not "from the cache".
+  deps.observe?.({ stage: 'extract', ms: deps.now() - extracting, status, expiresAt });
   const refreshToken = refreshTokenOf(document);
   deps.trace(`logged in${status.expirationTimestamp ? `, credential reported to expire at ${status.expirationTimestamp}` : ''}${refreshToken ? ', with a refresh token' : ''}`);
   return { status, ...(expiresAt !== undefined ? { expiresAt } : {}), ...(refreshToken ? { refreshToken } : {}) };

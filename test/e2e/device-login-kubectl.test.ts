@@ -2,7 +2,8 @@
 // interactiveMode: IfAvailable under a pseudo-terminal (util-linux `script`), so client-go says
 // interactive: true; the test reads the prompt from the terminal, approves at oidc-provider's own
 // verification page, and kubectl lists the namespaces with the id_token. The next kubectl, without
-// a terminal, is served from the cache; interactiveMode: Never (Argo CD's) never prompts.
+// a terminal, is served from the cache; interactiveMode: Never (Argo CD's) never prompts. Once the
+// id_token expires, a kubectl without a terminal refreshes it with the refresh token the cache kept.
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,7 +28,7 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-function kubeWith(interactiveMode: 'IfAvailable' | 'Never'): Kube {
+function kubeWith(interactiveMode: 'IfAvailable' | 'Never', extra: Record<string, unknown> = {}): Kube {
   const kube = makeKube();
   dirs.push(kube.dir);
   const config = JSON.stringify({
@@ -37,6 +38,7 @@ function kubeWith(interactiveMode: 'IfAvailable' | 'Never'): Kube {
       form: { client_id: CLIENT_ID },
       tls: { caFile: pki.ca.certFile },
       login: { deviceAuthorization: { url: `${idp.issuer}/device/auth`, form: { scope: 'openid offline_access' } } },
+      ...extra,
     },
   });
   return writeKubeconfig(kube, {
@@ -82,6 +84,7 @@ function kubectlAtTerminal(kube: Kube, args: string[]) {
 }
 
 const deviceRequests = () => idp.requests.filter((r) => r.path === '/device/auth').length;
+const refreshGrants = () => idp.requests.filter((r) => r.grant === 'refresh_token').length;
 
 describeWith(KUBECTL_1_33, SCRIPT)('kubectl 1.33 and a person at a terminal', () => {
   it('the first kubectl get ns prompts once; the next, without a terminal, is served from the cache', async () => {
@@ -113,4 +116,46 @@ describeWith(KUBECTL_1_33, SCRIPT)('kubectl 1.33 and a person at a terminal', ()
     expect(result.output).not.toContain('to log in, open');
     expect(deviceRequests()).toBe(before);
   }, 60_000);
+
+  it('once the id_token expires, a kubectl without a terminal refreshes it: no prompt, one refresh grant, nothing secret shown', async () => {
+    // id_tokens of 15 s reported early (expiryMargin 10s, at most half the lifetime): served from the cache for a few seconds, then refreshed.
+    idp.tokenTtl(15);
+    try {
+      const kube = kubeWith('IfAvailable', { expiryMargin: '10s' });
+      const devicesBefore = deviceRequests();
+      const run = kubectlAtTerminal(kube, ['get', 'ns', '-o', 'name']);
+      const { url, code } = await run.prompt();
+      await actAsPerson(url, code, pki.ca.cert, 'approve');
+      const first = await run.done;
+      expect(first.code, first.output).toBe(0);
+      expect(deviceRequests()).toBe(devicesBefore + 1);
+      const loggedInAt = Date.now();
+
+      // The next calls, no terminal, no prompt (from the cache, or refreshed once it expired).
+      for (const _ of [1, 2]) {
+        const next = await runKubectl(KUBECTL_1_33, kube, ['get', 'ns', '-o', 'name']);
+        expect(next.code, next.stderr).toBe(0);
+        expect(next.stderr).not.toContain('to log in');
+      }
+      expect(deviceRequests()).toBe(devicesBefore + 1);
+
+      // Past the reported expiry: kubectl without a terminal (interactive: false) refreshes.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, loggedInAt + 9_000 - Date.now())));
+      const refreshes = refreshGrants();
+      const served = api.requests.length;
+      const later = await runKubectl(KUBECTL_1_33, kube, ['get', 'ns', '-o', 'name']);
+      expect(later.code, later.stderr).toBe(0);
+      expect(later.stdout).toContain('namespace/default');
+      expect(later.stderr).toBe('');
+      expect(refreshGrants()).toBe(refreshes + 1);
+      expect(deviceRequests()).toBe(devicesBefore + 1);
+      expect(api.requests.slice(served).some((r) => r.user?.username === ACCOUNT)).toBe(true);
+      for (const secret of idp.issued) {
+        expect(first.output.includes(secret), 'a device code or token on the terminal').toBe(false);
+        expect(`${later.stdout}${later.stderr}`.includes(secret), 'a token on kubectl\'s output').toBe(false);
+      }
+    } finally {
+      idp.tokenTtl(600);
+    }
+  }, 90_000);
 });

@@ -20,8 +20,16 @@ export interface DeviceProvider {
   slowDown: (n: number) => void;
   /** The device code's lifetime for the next device authorizations, in seconds (600 by default). */
   deviceCodeTtl: (seconds: number) => void;
+  /** The lifetime of the next id_tokens and access tokens, in seconds (600 by default). */
+  tokenTtl: (seconds: number) => void;
+  /** The next `n` refresh grants are answered 503 (an outage) before the server sees them. */
+  failRefresh: (n: number) => void;
+  /** Revokes a refresh token the server issued: its next use is invalid_grant. */
+  revoke: (refreshToken: string) => Promise<void>;
   /** Every device code and token the server issued (access, id, refresh), for the leak checks. */
   issued: Set<string>;
+  /** The refresh tokens among them, in the order issued. */
+  refreshTokens: string[];
   /** Whether `token` is an id_token this server signed for the client and the account. */
   isIdToken: (token: string) => boolean;
   close: () => Promise<void>;
@@ -33,8 +41,11 @@ export async function startDeviceProvider(pki: Pki): Promise<DeviceProvider> {
   const issuer = `https://localhost:${(server.address() as AddressInfo).port}`;
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   let ttl = 600;
+  let tokenTtl = 600;
   let slowDowns = 0;
+  let refreshFailures = 0;
   const issued = new Set<string>();
+  const refreshTokens: string[] = [];
   const requests: DeviceProvider['requests'] = [];
   const provider = new Provider(issuer, {
     clients: [
@@ -51,7 +62,7 @@ export async function startDeviceProvider(pki: Pki): Promise<DeviceProvider> {
     features: { deviceFlow: { enabled: true }, devInteractions: { enabled: false } },
     scopes: ['openid', 'offline_access'],
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
-    ttl: { DeviceCode: () => ttl, AccessToken: 600, IdToken: 600, RefreshToken: 3600, Grant: 3600, Session: 3600, Interaction: 600 },
+    ttl: { DeviceCode: () => ttl, AccessToken: () => tokenTtl, IdToken: () => tokenTtl, RefreshToken: 3600, Grant: 3600, Session: 3600, Interaction: 600 },
     findAccount: (_ctx: unknown, sub: string) => ({ accountId: sub, claims: () => ({ sub }) }),
   });
   // oidc-provider sends no interval (RFC 8628's default is 5 s): a second, so the tests poll quickly.
@@ -61,6 +72,7 @@ export async function startDeviceProvider(pki: Pki): Promise<DeviceProvider> {
   });
   provider.on('grant.success', (ctx: { body?: Record<string, unknown> }) => {
     for (const name of ['access_token', 'id_token', 'refresh_token']) if (typeof ctx.body?.[name] === 'string') issued.add(ctx.body[name] as string);
+    if (typeof ctx.body?.['refresh_token'] === 'string') refreshTokens.push(ctx.body['refresh_token'] as string);
   });
   const callback = provider.callback();
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -77,6 +89,12 @@ export async function startDeviceProvider(pki: Pki): Promise<DeviceProvider> {
         res.end(JSON.stringify({ error: 'slow_down', error_description: 'you are polling too quickly' }));
         return;
       }
+      if (grant === 'refresh_token' && refreshFailures > 0) {
+        refreshFailures--;
+        res.writeHead(503, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: 'temporarily_unavailable' }));
+        return;
+      }
       if (path.startsWith('/interaction/')) {
         void finishInteraction(provider, req, res);
         return;
@@ -90,7 +108,15 @@ export async function startDeviceProvider(pki: Pki): Promise<DeviceProvider> {
     requests,
     slowDown: (n) => void (slowDowns = n),
     deviceCodeTtl: (seconds) => void (ttl = seconds),
+    tokenTtl: (seconds) => void (tokenTtl = seconds),
+    failRefresh: (n) => void (refreshFailures = n),
+    revoke: async (refreshToken) => {
+      const found = await (provider as unknown as { RefreshToken: { find: (value: string) => Promise<{ destroy: () => Promise<void> } | undefined> } }).RefreshToken.find(refreshToken);
+      if (!found) throw new Error('no such refresh token');
+      await found.destroy();
+    },
     issued,
+    refreshTokens,
     isIdToken: (token) => {
       const [header, payload, signature] = token.split('.');
       if (!header || !payload || !signature) return false;

@@ -16,6 +16,8 @@ export interface DoctorFlags {
   caFile?: string;
   format: 'text' | 'json';
   verbose: boolean;
+  /** --login: a login config logs in now, when a person is at this terminal. */
+  login?: boolean;
 }
 
 /** What doctor looks at on this machine and the cluster; main.ts builds the real ones (cli/deps.ts). */

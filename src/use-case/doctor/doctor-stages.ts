@@ -115,3 +115,29 @@ export function cacheStage(events: StageEvent[], deps: Deps): Stage {
   line.notes.push(...notes);
   return line;
 }
+
+/**
+ * A login config's login stage: whether a person logged in now (--login), whether the credential was
+ * refreshed, and the refresh token the cache holds (and since when; never the token), which is what
+ * serves once the credential expires without a person. `failure`: a login that could not happen.
+ */
+export function loginStage(events: StageEvent[], how: { ran: boolean; cacheOn: boolean; failure?: CredentialError }, deps: Deps): Stage {
+  if (how.failure) return { ...stage('login', 'fail', how.failure.message, { code: how.failure.code }), exitCode: how.failure.exitCode };
+  const refreshed = !how.ran && events.some((e) => e.stage === 'send' && e.label === 'main' && e.ok);
+  const parts = [how.ran ? 'logged in now (device authorization grant)' : refreshed ? 'the credential had expired: refreshed with the refresh token the cache holds, no person needed' : 'no login run (doctor --login logs in now at a terminal)'];
+  const details: Record<string, unknown> = { loggedIn: how.ran, refreshed };
+  const keyed = events.flatMap((e) => (e.stage === 'cache' && e.event.kind === 'keyed' ? [e.event] : []))[0];
+  if (!how.cacheOn) {
+    parts.push('no refresh token is kept (the cache is off): each call without a credential needs a person; add --cache');
+  } else if (keyed) {
+    const { refresh } = inspect(keyed.slot, { ...deps.cache, now: deps.now });
+    if (refresh) {
+      parts.push(`a refresh token held, kept ${seconds(deps.now() - refresh.at)} ago: it serves without a prompt once the credential expires`);
+      details['refreshToken'] = { keptAt: new Date(refresh.at).toISOString() };
+    } else {
+      parts.push('no refresh token held: once the credential expires, a person logs in again (kubectl get ns at a terminal, or webapi-credential login)');
+      details['refreshToken'] = null;
+    }
+  }
+  return stage('login', 'pass', parts.join('; '), details);
+}

@@ -13,7 +13,7 @@ import { getToken } from '../get-token.js';
 import { execInfoFor, readArgoCdSecret, readKubeconfigExec, type ExecSource } from '../manifest/manifest-read.js';
 import { REPORT_GRACE_MS } from '../../redact/redactor.js';
 import { describeToken, describeTokenKind, seconds, stage, STAGES, type Stage } from './stage.js';
-import { cacheStage, tokenApiStage } from './doctor-stages.js';
+import { cacheStage, loginStage, tokenApiStage } from './doctor-stages.js';
 import type { DoctorFlags, DoctorProbes, DoctorSystem } from './deps.js';
 
 /** client-go trusts this machine's clock: past this, the expiry it computes can be off. */
@@ -28,14 +28,20 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
   if ((flags.kubeconfig ?? flags.argocdSecret) !== undefined && (given.config ?? given.configInline ?? given.configFromCluster ?? given.set) !== undefined) {
     throw new UsageError('FLAG_CONFLICT', `doctor ${flags.kubeconfig !== undefined ? '--kubeconfig' : '--argocd-secret'} runs the config options of the exec entry's args; leave --config, --config-inline, --config-from-cluster and --set out`);
   }
+  // A login needs a person to answer it: at this terminal.
+  if (flags.login && deps.login?.terminal() !== true) {
+    throw new UsageError('LOGIN_NO_TERMINAL', 'doctor --login runs a login, and nobody can answer its prompt here (stdin or stderr is no terminal); run it at a terminal, or leave --login out to see the login stage');
+  }
   // The whole of doctor stays within --timeout, as a call does: each stage gets what is left.
   const deadline = deps.now() + flags.run.timeoutMs;
   const left = () => Math.max(1, deadline - deps.now());
   const stages: Stage[] = [];
+  // The login stage is a login config's (or --login's) only: other reports stay as they were.
+  let loginShown = flags.login === true;
   const finish = (): ExitCode => {
     const failed = stages.find((s) => s.result === 'fail');
     const code = failed?.exitCode ?? 0;
-    for (const name of STAGES) if (!stages.some((s) => s.name === name)) stages.push(stage(name, 'skip', failed ? `not run: ${failed.name} failed` : 'not run'));
+    for (const name of STAGES) if (!stages.some((s) => s.name === name) && (name !== 'login' || loginShown)) stages.push(stage(name, 'skip', failed ? `not run: ${failed.name} failed` : 'not run'));
     stages.sort((a, b) => STAGES.indexOf(a.name) - STAGES.indexOf(b.name));
     // The report's own grace past the call's deadline, as report.ts gives a failure's line: a
     // cluster stage that ran out the --timeout would otherwise show every line as not checked.
@@ -88,7 +94,8 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
       caPem ??= source.cluster.caPem;
       server ??= source.cluster.server;
       clusterTls = { ...(source.cluster.serverName !== undefined ? { serverName: source.cluster.serverName } : {}), ...(source.cluster.insecure ? { insecure: true } : {}) };
-      env = { ...deps.env, ...source.env, KUBERNETES_EXEC_INFO: execInfoFor(source, caPem) };
+      if (flags.login && source.interactiveMode === 'Never') throw new UsageError('LOGIN_NEVER', `doctor --login: ${source.origin} says interactiveMode: Never, so kubectl never lets the plugin prompt; log in with webapi-credential login, or set interactiveMode: IfAvailable`);
+      env = { ...deps.env, ...source.env, KUBERNETES_EXEC_INFO: execInfoFor(source, caPem, flags.login === true) };
       stages.push({
         ...stage('source', 'pass', `${source.origin}: runs ${found.summary}; apiVersion ${source.apiVersion ?? '(none)'}; args ${optionNames(source.args)}; env ${Object.keys(source.env).join(', ') || '(none)'}; provideClusterInfo ${source.provideClusterInfo}${source.interactiveMode ? `; interactiveMode ${source.interactiveMode}` : ''}`, {
           origin: source.origin,
@@ -111,10 +118,11 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
 
   // 2-5: get-token as it runs, watched.
   const events: StageEvent[] = [];
-  // doctor runs no login, even at a terminal: nobody asked for one (its login stage is to come).
-  const { login: _noLogin, ...outside } = deps;
+  // doctor runs no login, even at a terminal, unless --login asks for one (then at this terminal).
+  const { login: terminal, ...outside } = deps;
   const runDeps: Deps = {
     ...outside,
+    ...(flags.login && terminal ? { login: terminal } : {}),
     env,
     // What it would print is seen as the credential event, never shown.
     stdout: () => {},
@@ -122,7 +130,7 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
   };
   let failure: unknown;
   try {
-    await getToken({ ...run, output: 'exec-credential', timeoutMs: flags.run.timeoutMs, deadline: deps.now() + left() }, runDeps);
+    await getToken({ ...run, output: 'exec-credential', timeoutMs: flags.run.timeoutMs, deadline: deps.now() + left(), ...(flags.login ? { login: true } : {}) }, runDeps);
   } catch (error) {
     if (!(error instanceof CredentialError)) throw error;
     failure = error;
@@ -140,6 +148,15 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
       ms: prepared.ms,
     }),
   );
+  const cacheOn = run.cache ?? config.cacheEnabled;
+  if (config.login || flags.login) {
+    loginShown = true;
+    // A login that could not happen (nobody to answer, refused, expired, Ctrl-C, no login in the config): exit 2, here.
+    const loginFailure = failure instanceof CredentialError && failure.exitCode === 2 ? failure : undefined;
+    const line = loginStage(events, { ran: flags.login === true && loginFailure === undefined, cacheOn, ...(loginFailure ? { failure: loginFailure } : {}) }, deps);
+    stages.push(line);
+    if (line.result === 'fail') return finish();
+  }
   const sends = events.filter((e): e is Extract<StageEvent, { stage: 'send' }> => e.stage === 'send');
   const mainAnswered = sends.some((e) => e.label === 'main' && e.ok);
   const api = tokenApiStage(sends, config, failure !== undefined && !mainAnswered ? failure : undefined);
@@ -155,7 +172,6 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
   stages.push(credentialStage(status, extracted, sends, deps.now()));
 
   // 5. cache
-  const cacheOn = run.cache ?? config.cacheEnabled;
   if (cacheOn) stages.push(cacheStage(events, deps));
   else stages.push(stage('cache', 'skip', 'off (--cache or cache.enabled turns it on)'));
 

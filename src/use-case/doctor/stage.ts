@@ -2,7 +2,8 @@
 // the credential described without showing it.
 import type { ExitCode } from '../../errors.js';
 
-export const STAGES = ['source', 'config', 'token API', 'credential', 'cache', 'cluster'] as const;
+/** `login` is shown for a config with login only (doctor.ts). */
+export const STAGES = ['source', 'config', 'login', 'token API', 'credential', 'cache', 'cluster'] as const;
 export type StageName = (typeof STAGES)[number];
 
 export interface Stage {

@@ -144,9 +144,10 @@ export async function readArgoCdSecret(content: string, path: string): Promise<E
 }
 
 /** KUBERNETES_EXEC_INFO as client-go sends it for this entry: spec.cluster only with provideClusterInfo. */
-export function execInfoFor(source: ExecSource, caPem: string | undefined): string {
+export function execInfoFor(source: ExecSource, caPem: string | undefined, interactive = false): string {
   const { cluster } = source;
-  const spec: Entries = { interactive: false };
+  // As kubectl at a terminal says it (doctor --login), else as in a pipeline or Argo CD.
+  const spec: Entries = { interactive };
   if (source.provideClusterInfo) {
     spec['cluster'] = {
       ...(cluster.server !== undefined ? { server: cluster.server } : {}),

@@ -1,0 +1,130 @@
+// doctor on a login config, against the real oidc-provider: the login stage shows the refresh token
+// the cache holds and its age (never the token) and runs no login; with nobody logged in it fails
+// with exit 2 and the line a person needs, without a device request; once the credential expired it
+// says it was refreshed; `doctor --login` logs in, only at a terminal (util-linux `script` gives it one).
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliCommand, leaks, runCli, type CliResult } from '../helpers/cli.js';
+import { actAsPerson, CLIENT_ID, startDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
+import { startPlugin } from '../helpers/device-run.js';
+import { expectFailure } from '../helpers/integration.js';
+import { makePki } from '../helpers/pki.js';
+import { describeWith, SCRIPT } from '../helpers/tools.js';
+
+const pki = makePki();
+let idp: DeviceProvider;
+beforeAll(async () => {
+  idp = await startDeviceProvider(pki);
+}, 30_000);
+afterAll(() => idp.close());
+
+const config = () =>
+  JSON.stringify({
+    webAPIProviderConfig: {
+      method: 'POST',
+      url: `${idp.issuer}/token`,
+      form: { client_id: CLIENT_ID },
+      tls: { caFile: pki.ca.certFile },
+      expiryMargin: '8s',
+      login: { deviceAuthorization: { url: `${idp.issuer}/device/auth`, form: { scope: 'openid offline_access' } } },
+    },
+  });
+const deviceRequests = () => idp.requests.filter((r) => r.path === '/device/auth').length;
+const line = (result: CliResult, name: string) => result.stdout.split('\n').find((l) => l.slice(2).startsWith(`${name} `)) ?? '';
+
+async function loggedIn(args: string[]): Promise<number> {
+  const run = startPlugin(['login', ...args]);
+  const { url, code } = await run.prompt();
+  await actAsPerson(url, code, pki.ca.cert, 'approve');
+  const result = await run.done;
+  expect(result.code, result.stderr).toBe(0);
+  return Date.parse(/good until (\S+Z)/.exec(result.stderr)?.[1] ?? '');
+}
+
+describe('doctor on a login config', () => {
+  it('shows the refresh token held and its age, runs no login; once the credential expired, says it was refreshed', async () => {
+    idp.tokenTtl(12);
+    try {
+      const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-doctor-login-'));
+      const args = ['--config-inline', config(), '--cache', '--cache-dir', cacheDir];
+      const expiry = await loggedIn(args);
+      const devices = deviceRequests();
+      const result = await runCli(['doctor', ...args]);
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+      expect(result.stdout.split('\n').map((l) => l.slice(2).split(' ')[0])).toEqual(['source', 'config', 'login', 'token', 'credential', 'cache', 'cluster', '']);
+      expect(line(result, 'login')).toMatch(/^✓ login +no login run \(doctor --login logs in now at a terminal\); a refresh token held, kept \d+ s ago: it serves without a prompt once the credential expires$/);
+      expect(deviceRequests()).toBe(devices);
+      expect(leaks(result, [...idp.issued])).toEqual([]);
+
+      const json = await runCli(['doctor', ...args, '-o', 'json']);
+      const stages = (JSON.parse(json.stdout) as { stages: Array<{ name: string; details: Record<string, unknown> }> }).stages;
+      const login = stages.find((s) => s.name === 'login')!;
+      expect(login.details).toMatchObject({ loggedIn: false, refreshed: false, refreshToken: { keptAt: expect.stringMatching(/Z$/) } });
+      expect(leaks(json, [...idp.issued])).toEqual([]);
+
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiry - Date.now() + 300)));
+      const refreshed = await runCli(['doctor', ...args]);
+      expect(refreshed.code, refreshed.stdout + refreshed.stderr).toBe(0);
+      expect(line(refreshed, 'login')).toMatch(/^✓ login +the credential had expired: refreshed with the refresh token the cache holds, no person needed; a refresh token held, kept \d+ s ago/);
+      expect(line(refreshed, 'token API')).toMatch(/^✓ token API +POST \S+\/token: 200 in /);
+      expect(line(refreshed, 'credential')).toMatch(/^✓ credential +token, JWT, .*expires at \S+Z \(in \d+ s\), reported to kubectl as \S+Z/);
+      expect(deviceRequests()).toBe(devices);
+      expect(leaks(refreshed, [...idp.issued])).toEqual([]);
+    } finally {
+      idp.tokenTtl(600);
+    }
+  }, 60_000);
+
+  it('nobody logged in: the login stage fails with exit 2 and the line a person needs, and no device request is made', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-doctor-login-'));
+    const devices = deviceRequests();
+    const result = await runCli(['doctor', '--config-inline', config(), '--cache', '--cache-dir', cacheDir]);
+    expect(result.code).toBe(2);
+    expect(line(result, 'login')).toMatch(/^✗ login +a login is needed and nobody can answer its prompt here \(stdin or stderr is no terminal\); log in once at a terminal/);
+    expect(line(result, 'token API')).toMatch(/^– token API +not run: login failed/);
+    expect(deviceRequests()).toBe(devices);
+  });
+
+  it('a config without login has no login stage', async () => {
+    const result = await runCli(['doctor', '--config-inline', JSON.stringify({ webAPIProviderConfig: { method: 'POST', url: 'https://localhost:1/token', tokenPath: '$.t' } }), '--timeout', '2s']);
+    expect(result.stdout).not.toMatch(/^. login /m);
+    expect(result.stdout).toMatch(/^. token API /m);
+  });
+
+  it('doctor --login without a terminal is exit 2, before any request', async () => {
+    const devices = deviceRequests();
+    expectFailure(
+      await runCli(['doctor', '--login', '--config-inline', config()]),
+      2,
+      'doctor --login runs a login, and nobody can answer its prompt here (stdin or stderr is no terminal); run it at a terminal, or leave --login out to see the login stage',
+    );
+    expect(deviceRequests()).toBe(devices);
+  });
+});
+
+describeWith(SCRIPT)('doctor --login at a terminal', () => {
+  it('logs in now (the person approves), caches the refresh token, and reports it', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-doctor-login-'));
+    const command = [...cliCommand(), 'doctor', '--login', '--config-inline', config(), '--cache', '--cache-dir', cacheDir].map((part) => `'${part.replaceAll("'", "'\\''")}'`).join(' ');
+    const child = spawn(SCRIPT.path!, ['-qfec', command, '/dev/null'], { env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/root', TERM: 'dumb' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    const done = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const devices = deviceRequests();
+    for (let i = 0; i < 400 && !/the code (\S+) /.test(output); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    const url = /to log in, open (\S+)/.exec(output)?.[1];
+    const code = /the code (\S+) /.exec(output)?.[1];
+    expect(url, output).toBeDefined();
+    await actAsPerson(url!, code!, pki.ca.cert, 'approve');
+    const exit = await done;
+    child.stdin.destroy();
+    expect(exit, output).toBe(0);
+    expect(output).toMatch(/✓ login +logged in now \(device authorization grant\); a refresh token held, kept \d+ s ago/);
+    expect(deviceRequests()).toBe(devices + 1);
+    for (const secret of idp.issued) expect(output.includes(secret), 'a device code or token on the terminal').toBe(false);
+  }, 60_000);
+});

@@ -1,0 +1,186 @@
+// The refresh token of a device login, kept in the cache entry (SPEC "Interactive login"), against
+// the real oidc-provider: once the id_token expires, a call that is NOT interactive refreshes without
+// a prompt; a refused refresh (revoked) drops the token and is exit 2 with the line a person needs;
+// an outage during the refresh is served through, the token kept. The server counts the device
+// requests and the refresh grants; no device code, token or refresh token is on stdout or stderr but
+// the credential on stdout.
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leaks, runCli } from '../helpers/cli.js';
+import { actAsPerson, CLIENT_ID, startDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
+import { startPlugin } from '../helpers/device-run.js';
+import { makePki } from '../helpers/pki.js';
+
+const pki = makePki();
+let idp: DeviceProvider;
+beforeAll(async () => {
+  idp = await startDeviceProvider(pki);
+}, 30_000);
+afterAll(() => idp.close());
+
+/** id_tokens of 12 s reported 8 s early: a cached credential is served for 4 s, then refreshed. */
+const TOKEN_TTL_S = 12;
+const config = () =>
+  JSON.stringify({
+    webAPIProviderConfig: {
+      method: 'POST',
+      url: `${idp.issuer}/token`,
+      form: { client_id: CLIENT_ID },
+      tls: { caFile: pki.ca.certFile },
+      expiryMargin: '8s',
+      login: { deviceAuthorization: { url: `${idp.issuer}/device/auth`, form: { scope: 'openid offline_access' } } },
+    },
+  });
+const NOT_INTERACTIVE = { KUBERNETES_EXEC_INFO: JSON.stringify({ kind: 'ExecCredential', apiVersion: 'client.authentication.k8s.io/v1', spec: { interactive: false } }) };
+const deviceRequests = () => idp.requests.filter((r) => r.path === '/device/auth').length;
+const refreshGrants = () => idp.requests.filter((r) => r.grant === 'refresh_token').length;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A person logs in once (`webapi-credential login --cache`); the entry then holds the refresh token. */
+async function loggedIn(): Promise<{ cacheDir: string; args: string[]; reportedExpiry: number }> {
+  idp.tokenTtl(TOKEN_TTL_S);
+  const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-refresh-cache-'));
+  const args = ['--config-inline', config(), '--cache', '--cache-dir', cacheDir];
+  const run = startPlugin(['login', ...args]);
+  const { url, code } = await run.prompt();
+  await actAsPerson(url, code, pki.ca.cert, 'approve');
+  const result = await run.done;
+  expect(result.code, result.stderr).toBe(0);
+  expect(leaks(result, [...idp.issued])).toEqual([]);
+  const until = /good until (\S+Z)/.exec(result.stderr)?.[1];
+  return { cacheDir, args, reportedExpiry: Date.parse(until ?? '') };
+}
+
+/** The entries' files as text (the test's own directory): where a refresh token may be, and only there. */
+function entries(cacheDir: string): string {
+  return readdirSync(cacheDir)
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => readFileSync(join(cacheDir, name), 'utf8'))
+    .join('\n');
+}
+
+async function pastReportedExpiry(expiry: number): Promise<void> {
+  expect(Number.isFinite(expiry)).toBe(true);
+  await sleep(Math.max(0, expiry - Date.now() + 300));
+}
+
+describe('the refresh token kept in the cache', () => {
+  it('an expired credential is refreshed in a call that is not interactive: no prompt, one refresh grant, the new id_token', async () => {
+    const { cacheDir, args, reportedExpiry } = await loggedIn();
+    const first = idp.refreshTokens.at(-1)!;
+    expect(entries(cacheDir)).toContain(first);
+    await pastReportedExpiry(reportedExpiry);
+
+    const [devices, refreshes] = [deviceRequests(), refreshGrants()];
+    const result = await runCli(args, { env: NOT_INTERACTIVE });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toBe('');
+    const token = (JSON.parse(result.stdout) as { status: { token: string } }).status.token;
+    expect(idp.isIdToken(token)).toBe(true);
+    expect(deviceRequests()).toBe(devices);
+    expect(refreshGrants()).toBe(refreshes + 1);
+    expect(leaks(result, [...idp.issued], [token])).toEqual([]);
+    // The entry holds the refresh token the server answered (rotated or the same), and the new credential is served from it.
+    expect(entries(cacheDir)).toContain(idp.refreshTokens.at(-1)!);
+    const again = await runCli(args, { env: NOT_INTERACTIVE });
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual(JSON.parse(result.stdout));
+    expect(refreshGrants()).toBe(refreshes + 1);
+  }, 60_000);
+
+  it('a revoked refresh token in a call that is not interactive: exit 2 with the log-in-once line, the token dropped, no device request', async () => {
+    const { cacheDir, args, reportedExpiry } = await loggedIn();
+    const held = idp.refreshTokens.at(-1)!;
+    await idp.revoke(held);
+    await pastReportedExpiry(reportedExpiry);
+
+    const [devices, refreshes] = [deviceRequests(), refreshGrants()];
+    const result = await runCli(args, { env: NOT_INTERACTIVE });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(
+      /^webapi-credential: the token endpoint refused the refresh with 400: "invalid_grant" \([^\n]*\), so the kept refresh token was dropped; a login is needed and nobody can answer its prompt here \(client-go says the call is not interactive\); log in once at a terminal: kubectl get ns \(with interactiveMode: IfAvailable and --cache in the exec entry\), or webapi-credential login with this command's config options and --cache\n$/,
+    );
+    expect(refreshGrants()).toBe(refreshes + 1);
+    expect(deviceRequests()).toBe(devices);
+    expect(leaks(result, [...idp.issued])).toEqual([]);
+    expect(entries(cacheDir)).not.toContain(held);
+    expect(entries(cacheDir)).not.toContain('"refresh"');
+
+    // Dropped, and the exit 2 not remembered as a failure: the next call asks nobody and says the same.
+    const next = await runCli(args, { env: NOT_INTERACTIVE });
+    expect(next.code).toBe(2);
+    expect(next.stderr).toMatch(/^webapi-credential: a login is needed and nobody can answer its prompt here/);
+    expect(refreshGrants()).toBe(refreshes + 1);
+    expect(deviceRequests()).toBe(devices);
+  }, 60_000);
+
+  it('an outage during the refresh, in the margin window: the credential is served through it and the refresh token kept', async () => {
+    const { cacheDir, args, reportedExpiry } = await loggedIn();
+    const held = idp.refreshTokens.at(-1)!;
+    const cached = entries(cacheDir);
+    await pastReportedExpiry(reportedExpiry);
+    idp.failRefresh(10);
+    try {
+      const refreshes = idp.requests.filter((r) => r.grant === 'refresh_token').length;
+      const result = await runCli([...args, '--timeout', '3s'], { env: NOT_INTERACTIVE });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toMatch(/served through an outage: the cached credential, which really expires at \S+Z\n$/);
+      const token = (JSON.parse(result.stdout) as { status: { token: string } }).status.token;
+      expect(cached).toContain(token);
+      expect(idp.requests.filter((r) => r.grant === 'refresh_token').length).toBeGreaterThan(refreshes);
+      expect(leaks(result, [...idp.issued], [token])).toEqual([]);
+      // The failure is remembered beside the credential, and the refresh token with them.
+      expect(entries(cacheDir)).toContain('"CachedFailure"');
+      expect(entries(cacheDir)).toContain(held);
+    } finally {
+      idp.failRefresh(0);
+    }
+  }, 60_000);
+
+  it('a second caller while a person logs in waits on the login (past the 10 s a fetch may hold the lock): one prompt, one device request', async () => {
+    idp.tokenTtl(600);
+    const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-refresh-cache-'));
+    const args = ['--config-inline', config(), '--cache', '--cache-dir', cacheDir];
+    const INTERACTIVE = { KUBERNETES_EXEC_INFO: JSON.stringify({ kind: 'ExecCredential', apiVersion: 'client.authentication.k8s.io/v1', spec: { interactive: true } }) };
+    const devices = deviceRequests();
+    const first = startPlugin(args, INTERACTIVE);
+    const { url, code } = await first.prompt();
+    const second = startPlugin([...args, '--timeout', '30s'], INTERACTIVE);
+    // The person takes their time: longer than a waiter's patience with a fetch that is no login.
+    await sleep(11_000);
+    await actAsPerson(url, code, pki.ca.cert, 'approve');
+    const [one, two] = await Promise.all([first.done, second.done]);
+    expect(one.code, one.stderr).toBe(0);
+    expect(two.code, two.stderr).toBe(0);
+    expect(two.stderr).toBe('');
+    expect(deviceRequests()).toBe(devices + 1);
+    expect(JSON.parse(two.stdout)).toEqual(JSON.parse(one.stdout));
+    const token = (JSON.parse(one.stdout) as { status: { token: string } }).status.token;
+    expect(leaks(one, [...idp.issued], [token])).toEqual([]);
+    expect(leaks(two, [...idp.issued], [token])).toEqual([]);
+  }, 60_000);
+
+  it('a revoked refresh token when a person can answer: dropped, then one prompt, and the new login\'s refresh token kept', async () => {
+    const { cacheDir, args, reportedExpiry } = await loggedIn();
+    const held = idp.refreshTokens.at(-1)!;
+    await idp.revoke(held);
+    await pastReportedExpiry(reportedExpiry);
+    const [devices, refreshes] = [deviceRequests(), refreshGrants()];
+    const INTERACTIVE = { KUBERNETES_EXEC_INFO: JSON.stringify({ kind: 'ExecCredential', apiVersion: 'client.authentication.k8s.io/v1', spec: { interactive: true } }) };
+    const run = startPlugin(args, INTERACTIVE);
+    const { url, code } = await run.prompt();
+    await actAsPerson(url, code, pki.ca.cert, 'approve');
+    const result = await run.done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr.match(/to log in, open/g)).toHaveLength(1);
+    expect(refreshGrants()).toBe(refreshes + 1);
+    expect(deviceRequests()).toBe(devices + 1);
+    const token = (JSON.parse(result.stdout) as { status: { token: string } }).status.token;
+    expect(leaks(result, [...idp.issued], [token])).toEqual([]);
+    expect(entries(cacheDir)).not.toContain(held);
+    expect(entries(cacheDir)).toContain(idp.refreshTokens.at(-1)!);
+  }, 60_000);
+});

@@ -70,7 +70,7 @@ describe.concurrent('served through an outage', () => {
       expect(server.requests).toHaveLength(2);
       // The outage is remembered beside the credential: the next call (the fast path) serves it without asking.
       const again = await getToken(box, config, ['--cache']);
-      expectServedThrough(again, /^the token API answered 503.*\(remembered from \d+s ago; webapi-credential cache clear retries now\)$/, fetchedAt, Date.now());
+      expectServedThrough(again, /^the token API answered 503.*\(remembered from \d+s ago until [0-9T:.Z-]+; webapi-credential cache clear retries now\)$/, fetchedAt, Date.now());
       expect(server.requests).toHaveLength(2);
       // doctor's cache line says so.
       const doctor = await runCli(['doctor', '--config-inline', config, '--cache'], { env: box.env({ API_KEY: 'api-key-1' }) });

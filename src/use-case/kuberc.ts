@@ -7,10 +7,11 @@
 // or no policy, into an allowlist would stop every other plugin they use.
 // The file rules of the kubeconfig merge: a bounded read, the Document API (comments and order kept),
 // a temporary file renamed over it, a link followed only when it is the user's.
-import { basename, delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { readProblem, UsageError } from '../errors.js';
 import { MAX_YAML_TOKENS, tooManyYamlTokens } from '../config/load.js';
 import type { Deps } from './deps.js';
+import { replaceFile } from './replace-file.js';
 
 type YamlModule = typeof import('yaml');
 
@@ -125,17 +126,9 @@ export async function planKuberc(command: string, cwd: string, deps: Deps): Prom
     const fresh = current === existing ? { text, outcome } : allowInKuberc(YAML, current, path, where);
     if (fresh.outcome === 'present') return `unchanged: ${where} allows ${path} already`;
     if (fresh.outcome === 'not-allowlist') return `unchanged: ${where} no longer sets credentialPluginPolicy: Allowlist`;
-    const temporary = join(dirname(target), `.${basename(target)}.${deps.cache.unique()}.tmp`);
     try {
-      fs.writeFileSync(temporary, fresh.text!, { mode: 0o600, flag: 'wx' });
-      if (owner !== undefined && deps.cache.uid === 0 && (owner.uid !== 0 || owner.gid !== 0)) fs.chownSync(temporary, owner.uid, owner.gid);
-      fs.renameSync(temporary, target);
+      replaceFile(target, fresh.text!, owner, deps);
     } catch (error) {
-      try {
-        fs.unlinkSync(temporary);
-      } catch {
-        // Not created, or renamed already.
-      }
       throw new UsageError('KUBERC_UNWRITABLE', `cannot write ${where}: ${readProblem(error)}`, { cause: error });
     }
     return `wrote ${path} to credentialPluginAllowlist in ${where}`;

@@ -1,9 +1,10 @@
 // The use cases behind `kubeconfig` and `argocd-secret`: the config checked as the plugin will run
 // it (manifest-input.ts), then the manifest and notes on what it needs where it runs. Secret values
 // are never printed: the env names the templates read are listed, not their values.
-import { basename, delimiter, dirname, join, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { readProblem, UsageError } from '../../errors.js';
 import { mergeKubeconfig, type Merged } from './kubeconfig-merge.js';
+import { replaceFile } from '../replace-file.js';
 import { envPlaceholder } from '../../config/env-placeholder.js';
 import { V1, V1BETA1 } from '../../credential/exec-credential.js';
 import type { Deps } from '../deps.js';
@@ -178,19 +179,10 @@ function writeMerged(path: string, merge: (existing: string | undefined) => stri
   }
   const text = merge(existing);
   if (text === existing) return {};
-  const temporary = join(dirname(target), `.${basename(target)}.${deps.cache.unique()}.tmp`);
   try {
     fs.mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
-    fs.writeFileSync(temporary, text, { mode: 0o600, flag: 'wx' });
-    // root (sudo keeping HOME) replacing a user's kubeconfig leaves it theirs, as kubectl's in-place write does.
-    if (owner !== undefined && deps.cache.uid === 0 && (owner.uid !== 0 || owner.gid !== 0)) fs.chownSync(temporary, owner.uid, owner.gid);
-    fs.renameSync(temporary, target);
+    replaceFile(target, text, owner, deps);
   } catch (error) {
-    try {
-      fs.unlinkSync(temporary);
-    } catch {
-      // Not created, or renamed already.
-    }
     throw new UsageError('KUBECONFIG_UNWRITABLE', `cannot write ${path}: ${readProblem(error)}`, { cause: error });
   }
   const mode = owner === undefined ? 0o600 : owner.mode & 0o777;

@@ -43,6 +43,8 @@ const FILES: Record<string, string[]> = {
     'test/template/secret-data-leaves.test.ts',
     'test/template/secret-chosen-path.test.ts',
     'test/template/jwt.test.ts',
+    'test/template/echoed-results.test.ts',
+    'test/template/untaken-branches.test.ts',
   ],
   credential: ['test/credential/extract.test.ts'],
   cache: ['test/cache/failure.test.ts', 'test/cache/key.test.ts', 'test/cache/store.test.ts', 'test/cache/ref.test.ts'],

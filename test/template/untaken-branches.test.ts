@@ -41,3 +41,34 @@ describe('what a step will give, shown by validate and render', () => {
     expect(await render(`{{ ${expression} }}`, {}, 'placeholders')).toBe(shown);
   });
 });
+
+describe('what a test of a secret shows in the URL', () => {
+  async function shownUrl(template: string, env: Record<string, string>): Promise<string> {
+    const redactor = new Redactor();
+    const r = new TemplateRenderer({ env, vars: {}, cluster: undefined, readFile: () => '', nowMs: () => 0, uuid: () => '00000000-0000-4000-8000-000000000000' }, redactor);
+    const field = await r.render(template, 'webAPIProviderConfig.url', 'url');
+    r.finish();
+    // As an error message would show it: what the renderer shows, then what the redactor hides.
+    return redactor.redact(field.shown);
+  }
+
+  // Whether a secret string is set tells nothing of what it holds: a host given or defaulted is shown.
+  it.each<[string, Record<string, string>, string]>([
+    ['https://{{ env.HOST || "api.example.test" }}/token', { HOST: 'idp.example.test' }, 'https://idp.example.test/token'],
+    ['https://{{ env.HOST ?? "api.example.test" }}/token', { HOST: 'idp.example.test' }, 'https://idp.example.test/token'],
+    ['https://{{ env.HOST && "api.example.test" }}/token', { HOST: 'idp.example.test' }, 'https://api.example.test/token'],
+    ['https://{{ env.HOST ? env.HOST : "api.example.test" }}/token', { HOST: 'idp.example.test' }, 'https://idp.example.test/token'],
+  ])('%s shows the host', async (template, env, shown) => {
+    expect(await shownUrl(template, env)).toBe(shown);
+  });
+
+  // Whether a secret number, boolean or null is truthy or set is what it holds: one bit of it.
+  it.each<[string, Record<string, string>]>([
+    ['https://api.example.test/{{ fromJson(env.CFG) ?? "none" }}', { CFG: 'null' }],
+    ['https://api.example.test/{{ fromJson(env.CFG) || "none" }}', { CFG: '0' }],
+    ['https://api.example.test/{{ fromJson(env.CFG) ? "on" : "off" }}', { CFG: 'false' }],
+    ['https://api.example.test/{{ !fromJson(env.CFG) }}', { CFG: '1234' }],
+  ])('%s hides the path a secret chose', async (template, env) => {
+    expect(await shownUrl(template, env)).toBe('https://api.example.test/[REDACTED]');
+  });
+});

@@ -46,6 +46,7 @@ const FILES: Record<string, string[]> = {
     'test/template/echoed-results.test.ts',
     'test/template/untaken-branches.test.ts',
     'test/template/missing-after-decided.test.ts',
+    'test/template/withheld.test.ts',
   ],
   credential: ['test/credential/extract.test.ts'],
   cache: ['test/cache/failure.test.ts', 'test/cache/key.test.ts', 'test/cache/store.test.ts', 'test/cache/ref.test.ts'],

@@ -68,6 +68,8 @@ describe('what a test of a secret shows in the URL', () => {
     ['https://api.example.test/{{ fromJson(env.CFG) || "none" }}', { CFG: '0' }],
     ['https://api.example.test/{{ fromJson(env.CFG) ? "on" : "off" }}', { CFG: 'false' }],
     ['https://api.example.test/{{ !fromJson(env.CFG) }}', { CFG: '1234' }],
+    ['https://api.example.test/{{ fromJson(env.CFG).a.b ?? "none" }}', { CFG: '{}' }],
+    ['https://api.example.test/{{ env[env.NAME] ?? "none" }}', { NAME: 'UNSET_NAME' }],
   ])('%s hides the path a secret chose', async (template, env) => {
     expect(await shownUrl(template, env)).toBe('https://api.example.test/[REDACTED]');
   });

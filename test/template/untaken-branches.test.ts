@@ -70,6 +70,7 @@ describe('what a test of a secret shows in the URL', () => {
     ['https://api.example.test/{{ !fromJson(env.CFG) }}', { CFG: '1234' }],
     ['https://api.example.test/{{ fromJson(env.CFG).a.b ?? "none" }}', { CFG: '{}' }],
     ['https://api.example.test/{{ env[env.NAME] ?? "none" }}', { NAME: 'UNSET_NAME' }],
+    ['https://api.example.test/{{ "prefix-" + (env.S > "m" ? "alpha" : "bravo") }}', { S: 'zulu-S3cr3t-22' }],
   ])('%s hides the path a secret chose', async (template, env) => {
     expect(await shownUrl(template, env)).toBe('https://api.example.test/[REDACTED]');
   });

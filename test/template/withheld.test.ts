@@ -40,6 +40,13 @@ describe('validate and render withhold what a secret decided', () => {
     }
   });
 
+  it('a run reads a null out of secret JSON, and its default', async () => {
+    const r = renderer({ CFG: '{"n": null, "o": {"p": null}}' }, false);
+    expect((await r.render('{{ fromJson(env.CFG).n ?? "none-given" }}', 'webAPIProviderConfig.headers.X')).sent).toBe('none-given');
+    expect((await r.render('{{ fromJson(env.CFG).o.p ?? "none-given" }}', 'webAPIProviderConfig.headers.Y')).sent).toBe('none-given');
+    r.finish();
+  });
+
   it('a run computes the value (no placeholder is sent)', async () => {
     const r = renderer({ S: 'zulu-S3cr3t-22' }, false);
     const field = await r.render('{{ (env.S > "m") && "yes" }}', 'webAPIProviderConfig.headers.X');
@@ -67,6 +74,11 @@ describe('misses, named as they are', () => {
 
   it('an env name a secret gives is not spelled out when it is unset, even when it reads as a name', async () => {
     const error = await run('{{ env[env.S] }}', { S: 'ZuluSecretName22' });
+    expect(error.message).toBe(DECIDED_FAILURE);
+  });
+
+  it('a comparison of a secret, beside a miss, says nothing of the miss', async () => {
+    const error = await run('{{ json([env.S > "m", fromJson("{}").x]) }}', { S: 'zulu-S3cr3t-22' });
     expect(error.message).toBe(DECIDED_FAILURE);
   });
 

@@ -29,6 +29,13 @@ describe('a condition of config values', () => {
   });
 });
 
+describe('a condition a secret decides', () => {
+  it('takes a branch that read an unset variable and gave its default', async () => {
+    expect(await render('{{ env.S > "m" ? (env.UNSET ?? "dflt-value") : "other" }}', { S: 'zulu-S3cr3t-22' })).toBe('dflt-value');
+    expect(await render('{{ env.S > "m" ? "other" : (env.UNSET ?? "dflt-value") }}', { S: 'Alpha-S3cr3t-1' })).toBe('dflt-value');
+  });
+});
+
 describe('what a step will give, shown by validate and render', () => {
   it.each<[string, string]>([
     ['steps.login.token', '[steps.login.token]'],

@@ -12,6 +12,7 @@ const ENV = {
   FLAG: ' true ',
   CFG: '{"pin": 7654321, "on": false, "name": "cfg-user-Zq8"}',
   NUM: '1234567',
+  NULLS: '{"a": null, "b": [null, true, "null-kept-secret-Vx1"]}',
   CREDS: '{"token": "creds-token-Hq4", "list": ["first-token-Pp2", "second-token-Rr7"]}',
 };
 
@@ -36,6 +37,14 @@ describe('a secret part of a longer field, echoed alone', () => {
     const { sent, redactor } = await afterRendering(template);
     expect(sent).toContain(echoed);
     expect(redactor.redact(`401: credential ${echoed} is not valid`)).toBe(`401: credential ${REDACTED} is not valid`);
+  });
+
+  it('secret JSON with nulls in it, sent whole: each string still hidden alone', async () => {
+    for (const template of ['{{ json(fromJson(env.NULLS)) }}', '{{ json({ grant: "x", data: fromJson(env.NULLS) }) }}']) {
+      const { sent, redactor } = await afterRendering(template);
+      expect(sent).toContain('[null,true,"null-kept-secret-Vx1"]');
+      expect(redactor.redact('bad value null-kept-secret-Vx1')).toBe(`bad value ${REDACTED}`);
+    }
   });
 
   it('a boolean read out of secret JSON is a secret in its text form', async () => {

@@ -30,6 +30,8 @@ describe('a secret part of a longer field, echoed alone', () => {
     ['a number fromJson() gives', '{{ "pin " + fromJson(env.PIN) }}', '98765432'],
     ["a file's content", '{{ "Bearer " + file("/etc/token") }}', 'file-content-Vv2'],
     ['a number read out of secret JSON', '{{ "pin " + fromJson(env.CFG).pin }}', '7654321'],
+    ["a file's content inside json()", '{{ json({ key: file("/etc/token") }) }}', 'file-content-Vv2'],
+    ['the text base64decode() gives inside json()', '{{ json({ v: base64decode(env.B64) }) }}', 'decoded-secret-Kx9'],
     ['a string read out of secret JSON', '{{ "Bearer " + fromJson(env.CREDS).token }}', 'creds-token-Hq4'],
     ['a string read out of a list in secret JSON', '{{ "Bearer " + fromJson(env.CREDS).list[1] }}', 'second-token-Rr7'],
     ['a sum of a secret number', '{{ "pin " + (fromJson(env.NUM) + 1) }}', '1234568'],

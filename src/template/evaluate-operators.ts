@@ -25,7 +25,11 @@ export function combine(operator: string, left: Value, right: Value, scope: Eval
     if (x.length + y.length > MAX_VALUE_SIZE) throw new BudgetError('the value exceeds 1 MiB (a template computes values of at most 1 MiB)');
     const value = x + y;
     bounded(value, scope);
-    return { value, ...from([left, right]) };
+    // Each secret side in its own right: the renderer registers the whole interpolation, and a server
+    // that echoes only the token of `"Bearer " + fromJson(env.CREDS).token` would print it.
+    const marks = from([left, right]);
+    const own = [left, right].filter((side) => side.taint !== undefined && typeof side.value === 'string').map((side) => side.value as string);
+    return { value, ...marks, ...(marks.taint && own.length > 0 ? { taint: { own, parents: [marks.taint] } } : {}) };
   }
   // A comparison's result is decided by both sides.
   let value: boolean;

@@ -51,4 +51,16 @@ describe('Automaton', () => {
     // What was linked before the check stays linked; the rest is made now.
     expect(scanned(automaton, text).at(-1)).toBe(pattern.length);
   });
+  it('finds every one of thousands of secrets that branch at each byte (the table of children grows many times)', () => {
+    // 6 000 random 3-byte patterns over every byte value: most nodes have many children, so the
+    // open-addressing table is filled past 70 % and rebuilt again and again while they are added.
+    const random = fc.sample(fc.uint8Array({ minLength: 3, maxLength: 3 }), { numRuns: 6_000, seed: 29 });
+    const patterns = new Set(random.map((p) => Buffer.from(p).toString('latin1')));
+    const automaton = new Automaton();
+    for (const pattern of patterns) automaton.add(bytes(pattern), 3, noCheck);
+    expect(automaton.patterns).toBe(patterns.size);
+    const text = [...patterns].join('\u00ff');
+    const expected = [...text].map((_, end) => (end >= 2 && patterns.has(text.slice(end - 2, end + 1)) ? 3 : 0));
+    expect(scanned(automaton, text)).toEqual(expected);
+  });
 });

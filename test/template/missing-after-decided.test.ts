@@ -19,7 +19,7 @@ async function failure(template: string): Promise<UsageError> {
   throw new Error('expected a UsageError, got none');
 }
 
-const UNSET = 'env.UNSET is not set (set it in the environment or the kubeconfig exec env, or give a default: env.UNSET ?? "…")';
+const UNSET = 'env.UNSET is not set (set it in the environment or the kubeconfig exec env)';
 
 describe('a missing value beside a value a secret chose', () => {
   it.each([

@@ -1,9 +1,11 @@
 // The plugin as a child process on pipes, its stderr watched as it comes, for tests that play the
 // person of a device login: prompt() waits for the URL and the code the plugin shows.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { baseEnv, cliCommand, type CliResult } from './cli.js';
 
 export interface RunningLogin {
+  /** The process itself: a test presses Ctrl-C with child.kill('SIGINT'). */
+  child: ChildProcess;
   prompt: () => Promise<{ url: string; code: string }>;
   done: Promise<CliResult>;
 }
@@ -35,5 +37,5 @@ export function startPlugin(args: string[], env: Record<string, string> = {}): R
       await new Promise<void>((resolve) => waiting.push(resolve));
     }
   };
-  return { prompt, done };
+  return { child, prompt, done };
 }

@@ -2,12 +2,13 @@
 // refresh tokens): the test plays the person, reading the prompt from the plugin's stderr and
 // approving or denying at the server's own verification page. Each way a login ends has its exit
 // code, its one line, and no device code or token on stdout or stderr.
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseEnv, cliCommand, leaks, type CliResult } from '../helpers/cli.js';
+import { spawn } from 'node:child_process';
+import { baseEnv, cliCommand, leaks } from '../helpers/cli.js';
+import { startPlugin } from '../helpers/device-run.js';
 import { actAsPerson, CLIENT_ID, startDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
 import { makePki } from '../helpers/pki.js';
 import { describeWith, SCRIPT } from '../helpers/tools.js';
@@ -33,37 +34,7 @@ export function deviceConfig(issuer: string, extra: Record<string, unknown> = {}
   });
 }
 
-/** The plugin as a child process on pipes, its stderr watched as it comes. */
-function start(args: string[], env: Record<string, string> = {}) {
-  const [command, ...lead] = cliCommand();
-  const child = spawn(command!, [...lead, ...args], { env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  const waiting: Array<() => void> = [];
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => {
-    stderr += c.toString();
-    for (const wake of waiting.splice(0)) wake();
-  });
-  const done = new Promise<CliResult>((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      for (const wake of waiting.splice(0)) wake();
-      resolve({ code, stdout, stderr });
-    });
-  });
-  /** The prompt's URL and code, once the plugin has shown them. */
-  const prompt = async (): Promise<{ url: string; code: string }> => {
-    for (;;) {
-      const found = /to log in, open (\S+)\n.*the code (\S+) /.exec(stderr);
-      if (found) return { url: found[1]!, code: found[2]! };
-      if (child.exitCode !== null) throw new Error(`the plugin ended without a prompt: ${stderr}`);
-      await new Promise<void>((resolve) => waiting.push(resolve));
-    }
-  };
-  return { child, prompt, done };
-}
+const start = startPlugin;
 
 const deviceRequests = () => idp.requests.filter((r) => r.path === '/device/auth').length;
 const secrets = () => [...idp.issued];

@@ -85,9 +85,10 @@ function call() {
     child.stderr.on('data', (c) => (stderr += c));
     const killed = Math.random() < KILLS;
     if (killed) setTimeout(() => child.kill('SIGKILL'), Math.random() * 500);
-    child.on('exit', (code, signal) => {
+    // 'close', not 'exit': the exit can come before the last of stdout and stderr is read.
+    child.on('close', (code, signal) => {
       const ms = performance.now() - started;
-      calls.push({ code: signal ? signal : code, ms, killed, token: code === 0 ? /soak-token-\d+/.exec(stdout)?.[0] : undefined, stderr: stderr.split('\n')[0] });
+      calls.push({ code: signal ? signal : code, started, ended: performance.now(), ms, killed, token: code === 0 ? /soak-token-\d+/.exec(stdout)?.[0] : undefined, stderr: stderr.split('\n')[0] });
       resolve();
     });
   });
@@ -113,11 +114,31 @@ const pct = (p) => finished[Math.min(finished.length - 1, Math.floor((p / 100) *
 const lifetimes = wall / (LIFETIME - MARGIN);
 const messages = {};
 for (const c of calls) if (c.code !== 0 && typeof c.code === 'number') messages[c.stderr.replace(/\d+/g, 'N')] = (messages[c.stderr.replace(/\d+/g, 'N')] ?? 0) + 1;
+// Never backwards (SPEC Cache): a call that printed a token older than one another call had already
+// printed before it started went back. Tokens are numbered in the order the API issued them.
+const number = (token) => Number(token.slice('soak-token-'.length));
+const printed = calls.filter((c) => c.token !== undefined).sort((a, b) => a.ended - b.ended);
+// The newest token printed by the calls that ended before each moment: a running maximum over the
+// calls in the order they ended, searched by start time.
+const newestBefore = [];
+for (const c of printed) newestBefore.push(Math.max(newestBefore.at(-1) ?? 0, number(c.token)));
+let backwards = 0;
+for (const c of printed) {
+  let low = 0;
+  let high = printed.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (printed[middle].ended < c.started) low = middle + 1;
+    else high = middle;
+  }
+  if (low > 0 && number(c.token) < newestBefore[low - 1]) backwards++;
+}
 const row = (name, value) => console.log(`${name.padEnd(26)} ${value}`);
 row('callers × seconds', `${CALLERS} × ${SECONDS} s (wall ${wall.toFixed(1)} s), faults ${FAULTS * 100}% of requests, kills ${KILLS * 100}% of calls`);
 row('calls', calls.length);
 row('exit codes', Object.entries(codes).map(([k, v]) => `${k}: ${v}`).join(', '));
 row('upstream requests', `${upstream.requests} (faults ${Object.entries(upstream.faults).map(([k, v]) => `${k} ${v}`).join(', ')}; tokens issued ${upstream.issued})`);
+row('went backwards', `${backwards} of ${printed.length} credentials printed (older than one printed before the call started)`);
 row('one per lifetime would be', `${lifetimes.toFixed(1)} (refreshed every ${LIFETIME - MARGIN} s)`);
 row('latency (not killed)', `p50 ${pct(50).toFixed(0)} ms, p95 ${pct(95).toFixed(0)} ms, max ${(finished.at(-1) ?? 0).toFixed(0)} ms`);
 for (const [message, n] of Object.entries(messages).sort((a, b) => b[1] - a[1]).slice(0, 5)) row(`  ×${n}`, message);

@@ -217,10 +217,21 @@ export function dropRefresh(fs: CacheFs, dir: string, key: string, unique: strin
 
 /** A temp file older than this belongs to a writer that died (no fetch lives this long). */
 const DEAD_TEMP_MS = 10 * 60_000;
+/**
+ * An entry, ref or lock no call has written for this long is swept away. Active inputs are written
+ * at every fetch (entry and ref); what is left is a rotated secret's, a deleted config's, a cluster's
+ * long gone, or a lock of a process killed. At worst a credential living longer than this is fetched
+ * once more, or a login whose refresh token went unused for a month asks again.
+ */
+const IDLE_MS = 30 * 24 * 3_600_000;
+/** The sweep runs at most this often; between, a write costs no listing of the directory. */
+const SWEEP_EVERY_MS = 10 * 60_000;
+/** Its time is the last sweep's (its mtime); its content says nothing. */
+const SWEPT_FILE = 'swept';
 
 /** Readers see the old file or the new one, never a part: temp file (0600, same dir), then rename. */
 export function writeAtomic(fs: CacheFs, dir: string, name: string, content: unknown, unique: string, now?: number): void {
-  if (now !== undefined) removeDeadTemps(fs, dir, now);
+  if (now !== undefined) sweep(fs, dir, now, unique);
   const temp = join(dir, `${name.split('.')[0]}.${unique}.tmp`);
   try {
     fs.writeFileSync(temp, JSON.stringify(content) + '\n', { mode: 0o600, flag: 'wx' });
@@ -235,18 +246,33 @@ export function writeAtomic(fs: CacheFs, dir: string, name: string, content: unk
   }
 }
 
-function removeDeadTemps(fs: CacheFs, dir: string, now: number): void {
+/**
+ * Keeps the directory the size of what is in use (SPEC: bounded work): the temp files of writers
+ * that died, and entries, refs and locks idle for IDLE_MS. Every write would otherwise list a
+ * directory that only grows (100,000 files: 0.4 s a write), so it runs when the stamp is older
+ * than SWEEP_EVERY_MS (or from the future: a clock set back must not stop it), and writes the stamp
+ * first, so that writers racing past it sweep once between them, not each.
+ */
+function sweep(fs: CacheFs, dir: string, now: number, unique: string): void {
+  try {
+    const age = now - fs.lstatSync(join(dir, SWEPT_FILE)).mtimeMs;
+    if (age >= 0 && age < SWEEP_EVERY_MS) return;
+  } catch {
+    // No stamp yet: sweep.
+  }
   let names: string[];
   try {
+    writeAtomic(fs, dir, SWEPT_FILE, { sweptAt: new Date(now).toISOString() }, unique);
     names = fs.readdirSync(dir);
   } catch {
     return;
   }
   for (const name of names) {
-    if (!/^[0-9a-f]{64}\..+\.tmp$/.test(name)) continue;
+    const temp = /^([0-9a-f]{64}|hmac-key|swept)\..+\.tmp$/.test(name);
+    if (!temp && !/^[0-9a-f]{64}\.(json|ref|lock)$/.test(name)) continue;
     try {
       const stat = fs.lstatSync(join(dir, name));
-      if (stat.isFile() && now - stat.mtimeMs > DEAD_TEMP_MS) fs.unlinkSync(join(dir, name));
+      if (stat.isFile() && now - stat.mtimeMs > (temp ? DEAD_TEMP_MS : IDLE_MS)) fs.unlinkSync(join(dir, name));
     } catch {
       // Gone already.
     }
@@ -270,7 +296,7 @@ export function clearDir(fs: CacheFs, dir: string, uid: number | undefined): num
   const names = fs.readdirSync(dir);
   let removed = 0;
   for (const name of names) {
-    if (!/^[0-9a-f]{64}(\.json|\.ref|\.lock|\..+\.tmp)$/.test(name) && name !== SECRET_FILE && !/^hmac-key\..+\.tmp$/.test(name)) continue;
+    if (!/^[0-9a-f]{64}(\.json|\.ref|\.lock|\..+\.tmp)$/.test(name) && name !== SECRET_FILE && name !== SWEPT_FILE && !/^(hmac-key|swept)\..+\.tmp$/.test(name)) continue;
     try {
       fs.unlinkSync(join(dir, name));
     } catch (error) {

@@ -47,12 +47,13 @@ export function sandbox(): Sandbox {
 
 /**
  * Every file and directory below `dir`, relative, sorted; [] for an empty or missing directory. The
- * key of the cache's keyed hashes (hmac-key, made with the directory) is left out: the tests here are
- * about entries, refs, locks and temp files; test/cache/trust.process.test.ts checks the key file itself.
+ * key of the cache's keyed hashes (hmac-key, made with the directory) and the stamp of its last sweep
+ * (swept, made with the first write) are left out: the tests here are about entries, refs, locks and
+ * temp files; test/cache/trust.process.test.ts checks the key file, store.test.ts the sweep.
  */
 export function tree(dir: string): string[] {
   try {
-    return (readdirSync(dir, { recursive: true }) as string[]).filter((name) => !/(^|\/)hmac-key$/.test(name)).sort();
+    return (readdirSync(dir, { recursive: true }) as string[]).filter((name) => !/(^|\/)(hmac-key|swept)$/.test(name)).sort();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;

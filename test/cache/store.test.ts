@@ -198,21 +198,70 @@ describe('the sweep when writing', () => {
     utimesSync(join(dir, name), (NOW - ageMs) / 1000, (NOW - ageMs) / 1000);
   };
   /** fs that counts the directory listings it is asked for. */
-  const counting = () => {
-    const counted = { listings: 0, fs: { ...fs, readdirSync: (path: string) => (counted.listings++, fs.readdirSync(path)) } as typeof fs };
+  const counting = (): { listings: number; fs: typeof fs } => {
+    const counted: { listings: number; fs: typeof fs } = { listings: 0, fs: { ...fs, readdirSync: (path: string) => (counted.listings++, fs.readdirSync(path)) } as typeof fs };
     return counted;
   };
 
-  it('removes entries, refs and locks no call wrote for 30 days, and keeps younger ones and the key', () => {
+  it('removes entries and refs no call wrote for 30 days, and keeps younger ones, locks and the key', () => {
     const dir = tempDir();
     for (const name of [`${OTHER}.json`, `${OTHER}.ref`, `${OTHER}.lock`]) aged(dir, name, 31 * DAY);
     for (const name of [`${THIRD}.json`, `${THIRD}.ref`]) aged(dir, name, 29 * DAY);
     aged(dir, 'hmac-key', 400 * DAY);
     aged(dir, 'notes.txt', 400 * DAY);
     aged(dir, 'swept.1-killed.tmp', 11 * 60_000);
+    aged(dir, `${THIRD}.lock.2-killed.broken`, 11 * 60_000);
     writeEntry(fs, dir, KEY, STATUS, 'unique-1', NOW);
-    expect(readdirSync(dir).sort()).toEqual([`${KEY}.json`, `${THIRD}.json`, `${THIRD}.ref`, 'hmac-key', 'notes.txt', 'swept'].sort());
+    // A lock is lock.ts's to recover (it knows whether its holder lives), never the sweep's.
+    expect(readdirSync(dir).sort()).toEqual([`${KEY}.json`, `${THIRD}.json`, `${THIRD}.ref`, `${OTHER}.lock`, 'hmac-key', 'notes.txt', 'swept'].sort());
     expect(readEntry(fs, dir, KEY, NOW, UID)).toMatchObject({ hit: true });
+  });
+
+  it('leaves an idle name that is not a regular file alone', () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, `${OTHER}.json`));
+    fs.symlinkSync(join(dir, 'elsewhere'), join(dir, `${THIRD}.ref`));
+    for (const name of [`${OTHER}.json`, `${THIRD}.ref`]) fs.lutimesSync(join(dir, name), (NOW - 31 * DAY) / 1000, (NOW - 31 * DAY) / 1000);
+    writeEntry(fs, dir, KEY, STATUS, 'unique-1', NOW);
+    expect(readdirSync(dir).sort()).toEqual([`${KEY}.json`, `${OTHER}.json`, `${THIRD}.ref`, 'swept'].sort());
+  });
+
+  // The sweep judges a file, then removes it: a writer that stores a credential under that name in
+  // between must not lose it (an unlink by name would remove the new one).
+  it('keeps a credential another writer stored between the look and the removal', () => {
+    const dir = tempDir();
+    aged(dir, `${OTHER}.json`, 31 * DAY);
+    const fresh: CredentialStatus = { token: 'tok-fresh', expirationTimestamp: EXPIRY };
+    let raced = false;
+    const racing = {
+      ...fs,
+      lstatSync: (path: string) => {
+        const stat = fs.lstatSync(path);
+        if (!raced && path === join(dir, `${OTHER}.json`)) {
+          raced = true;
+          writeEntry(fs, dir, OTHER, fresh, 'other-writer');
+        }
+        return stat;
+      },
+    } as typeof fs;
+    writeEntry(racing, dir, KEY, STATUS, 'unique-1', NOW);
+    expect(raced).toBe(true);
+    expect(readEntry(fs, dir, OTHER, NOW, UID)).toMatchObject({ hit: true, status: fresh });
+    expect(readdirSync(dir).sort()).toEqual([`${KEY}.json`, `${OTHER}.json`, 'swept'].sort());
+  });
+
+  it('sweeps at every write when the stamp cannot be written (a directory in its place)', () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'swept'));
+    const counted = counting();
+    const now = Date.now();
+    writeEntry(counted.fs, dir, KEY, STATUS, 'unique-1', now);
+    aged(dir, `${OTHER}.json`, 31 * DAY + (now - NOW));
+    writeEntry(counted.fs, dir, KEY, STATUS, 'unique-2', now + 60_000);
+    expect(counted.listings).toBe(2);
+    expect(readdirSync(dir)).not.toContain(`${OTHER}.json`);
+    // cache clear is not stopped by it either.
+    expect(clearDir(fs, dir, UID)).toBe(1);
   });
 
   it('lists the directory once in 10 minutes however many writes come, then again', () => {
@@ -262,7 +311,7 @@ describe('the sweep when writing', () => {
 describe('clearDir', () => {
   it('removes entries, refs, locks, temp files and the key and nothing else, and counts the credentials', () => {
     const dir = tempDir();
-    const names = [`${KEY}.json`, `${OTHER}.json`, `${KEY}.ref`, `${KEY}.lock`, `${KEY}.123-abc.tmp`, 'hmac-key', 'swept', 'swept.9-dead.tmp', 'notes.txt', 'short.json', `${KEY}.json.bak`];
+    const names = [`${KEY}.json`, `${OTHER}.json`, `${KEY}.ref`, `${KEY}.lock`, `${KEY}.123-abc.tmp`, `${KEY}.lock.4-killed.broken`, 'hmac-key', 'swept', 'swept.9-dead.tmp', 'notes.txt', 'short.json', `${KEY}.json.bak`];
     for (const name of names) writeFileSync(join(dir, name), 'x');
     expect(clearDir(fs, dir, UID)).toBe(2);
     expect(readdirSync(dir).sort()).toEqual([`${KEY}.json.bak`, 'notes.txt', 'short.json']);

@@ -21,6 +21,7 @@ const FILES: Record<string, string[]> = {
     'test/redact/redactor.test.ts',
     'test/redact/echoes.test.ts',
     'test/redact/deadline.test.ts',
+    'test/redact/deadline-cadence.test.ts',
     'test/redact/loose-forms.test.ts',
     'test/redact/echo-forms.test.ts',
     'test/redact/loose-encoded.test.ts',

@@ -22,6 +22,7 @@ const FILES: Record<string, string[]> = {
     'test/redact/echoes.test.ts',
     'test/redact/deadline.test.ts',
     'test/redact/deadline-cadence.test.ts',
+    'test/redact/redactor-edges.test.ts',
     'test/redact/loose-forms.test.ts',
     'test/redact/echo-forms.test.ts',
     'test/redact/loose-encoded.test.ts',

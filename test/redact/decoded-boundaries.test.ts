@@ -106,6 +106,32 @@ describe('a broken surrogate pair next to a secret (a string cut in the middle o
   });
 });
 
+describe('a secret holding a lone surrogate (a JSON answer may: `"\\ud800"` parses to one)', () => {
+  const secret = 'pw-\ud800-key';
+
+  it('is hidden JSON-escaped and as HTML numeric entities (Python\'s xmlcharrefreplace writes &#55296;)', () => {
+    const redactor = redactorWith(secret);
+    for (const form of ['pw-\\ud800-key', 'pw-&#55296;-key', 'pw-&#xD800;-key']) {
+      expect(redactor.redact(`<p>${form}</p>`), form).toBe(`<p>${REDACTED}</p>`);
+    }
+  });
+
+  it('is hidden whichever lone surrogate stands in it, at either end of their range', () => {
+    for (const unit of [0xd800, 0xdbff, 0xdc00, 0xdfff]) {
+      const text = `<p>pw-&#x${unit.toString(16)};-key</p>`;
+      expect(redactorWith(`pw-${String.fromCharCode(unit)}-key`).redact(text), text).toBe(`<p>${REDACTED}</p>`);
+    }
+  });
+
+  it('does not make a text of code points just outside the surrogates read as one', () => {
+    const redactor = redactorWith(secret);
+    for (const cp of [0xd7ff, 0xe000]) {
+      const text = `<p>pw-&#x${cp.toString(16)};-key</p>`;
+      expect(redactor.redact(text)).toBe(text);
+    }
+  });
+});
+
 describe('escapes that are not escapes', () => {
   it('hides a secret holding a backslash that starts no JSON escape, echoed with only its quote escaped', () => {
     // `\u` not followed by four hex digits, and `\c` followed by four: neither is an escape.

@@ -6,7 +6,7 @@
 // is read through. Each was a place where a one-character change to the decoders went unnoticed.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { REDACTED, Redactor } from '../../src/redact/redactor.js';
+import { NOT_CHECKED, REDACTED, Redactor } from '../../src/redact/redactor.js';
 
 const redactorWith = (...secrets: string[]) => {
   const redactor = new Redactor();
@@ -132,6 +132,15 @@ describe('a secret holding a lone surrogate (a JSON answer may: `"\\ud800"` pars
   });
 });
 
+describe('numeric entities beyond Unicode', () => {
+  it('shows them as they are, and hides a secret beside them', () => {
+    const redactor = redactorWith('hunter2-pw');
+    for (const entity of ['&#x110000;', '&#1114112;', '&#9999999;', '&#xFFFFFF;']) {
+      expect(redactor.redact(`${entity}hunter2-pw${entity}`), entity).toBe(`${entity}${REDACTED}${entity}`);
+    }
+  });
+});
+
 describe('escapes that are not escapes', () => {
   it('hides a secret holding a backslash that starts no JSON escape, echoed with only its quote escaped', () => {
     // `\u` not followed by four hex digits, and `\c` followed by four: neither is an escape.
@@ -205,5 +214,21 @@ describe('a long secret spelled out with a Unicode space at the edge of its rang
       const text = `key: ${Array.from(secret.replace('€', other)).join(' ')}`;
       expect(redactor.redact(text)).toBe(text);
     }
+  });
+});
+
+describe('past the deadline, a long text that reads down to almost nothing', () => {
+  // A megabyte of blank lines (or of `%0A`) leaves the automaton next to nothing to read, so its
+  // checks of the clock never come: reading the text must look at the clock itself.
+  it.each([
+    ['blank lines', '\r\n'],
+    ['percent-encoded line breaks', '%0A'],
+    ['JSON-escaped line breaks', '\\n'],
+  ])('is not shown: %s', (_name, lineBreak) => {
+    const text = `hunter2-pw${lineBreak.repeat(20_000)}`;
+    const redactor = redactorWith('hunter2-pw');
+    expect(redactor.redact('warm-up: hunter2-pw')).toBe(`warm-up: ${REDACTED}`);
+    redactor.setDeadline(() => true);
+    expect(redactor.redact(text)).toBe(NOT_CHECKED);
   });
 });

@@ -167,7 +167,10 @@ function jsonEscape(text: string, at: number): { cp: number; width: number } | u
 
 function entityCodePoint(m: RegExpExecArray): number | undefined {
   const cp = m[1] !== undefined ? Number(m[1]) : m[2] !== undefined ? Number.parseInt(m[2], 16) : ENTITIES[m[3]!.toLowerCase()];
-  return cp !== undefined && cp <= 0x10ffff && !(cp >= 0xd800 && cp <= 0xdfff) ? cp : undefined;
+  // A surrogate's entity (`&#55296;`: Python's xmlcharrefreplace writes a lone one so) is read, not
+  // left as text: a secret may hold a lone surrogate (JSON.parse makes one of `"\ud800"`), and its
+  // UTF-8, like the JSON decoder's, is U+FFFD's.
+  return cp !== undefined && cp <= 0x10ffff ? cp : undefined;
 }
 
 /** The readings of `text` worth searching: decoders whose trigger character does not occur change nothing. */

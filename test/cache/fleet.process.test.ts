@@ -31,16 +31,18 @@ describe('a fleet of clusters behind one token API', () => {
     const api = await startApi(undefined, 100);
     const box = sandbox();
     const config = cachedConfig(api, { form: { audience: '{{ cluster.server }}' } });
-    const run = (server: string) => getToken(box, config, ['--cache'], { KUBERNETES_EXEC_INFO: execInfo(V1, cluster(server)) });
+    const run = (server: string, args: string[] = []) => getToken(box, config, ['--cache', ...args], { KUBERNETES_EXEC_INFO: execInfo(V1, cluster(server)) });
 
-    const cold = await Promise.all(CLUSTERS.map(run));
+    // --verbose: should a cluster ask again, the cache's trace of both rounds says why.
+    const cold = await Promise.all(CLUSTERS.map((server) => run(server, ['--verbose'])));
     expect(cold.map((r) => r.code)).toEqual(CLUSTERS.map(() => 0));
     expect(new Set(cold.map((r) => token(r.stdout))).size).toBe(12);
     expect(api.requests.map((r) => new URLSearchParams(r.body).get('audience')).sort()).toEqual([...CLUSTERS].sort());
 
     // Each cluster has its own entry now: a second round asks nothing.
-    const warm = await Promise.all(CLUSTERS.map(run));
-    expect(warm.map((r) => token(r.stdout))).toEqual(cold.map((r) => token(r.stdout)));
+    const warm = await Promise.all(CLUSTERS.map((server) => run(server, ['--verbose'])));
+    const rounds = (results: typeof warm) => results.map((r) => `${token(r.stdout)} ${r.stderr.trim().split('\n').join(' | ')}`);
+    expect(warm.map((r) => token(r.stdout)), `cold: ${rounds(cold).join('\n')}\nwarm: ${rounds(warm).join('\n')}`).toEqual(cold.map((r) => token(r.stdout)));
     expect(api.requests).toHaveLength(12);
   });
 

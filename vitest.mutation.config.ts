@@ -29,6 +29,7 @@ const FILES: Record<string, string[]> = {
     'test/redact/loose-unicode-spaces.test.ts',
     'test/redact/boolean-both.test.ts',
     'test/redact/decoded-boundaries.test.ts',
+    'test/redact/loose-boundaries.test.ts',
     'test/request/steps.test.ts',
     'test/request/spelled.test.ts',
     'test/cli/report.test.ts',

@@ -76,7 +76,9 @@ export function normalise(text: string, decoders: Decoders = LITERAL, check: () 
     if (cp === 10 || cp === 13) return void (afterBreak = true);
     if (cp < 0x80) return byte(cp, from, to);
     if (compact && wideSeparator(cp)) return void (afterBreak = false);
-    const lower = String.fromCodePoint(cp).toLowerCase();
+    // Upper case first: a proxy's upper case of ß is SS, of ς is Σ, of ﬁ is FI, which lower-case to
+    // ss, σ and fi; folded both ways, the secret and its upper-cased echo read the same.
+    const lower = String.fromCodePoint(cp).toUpperCase().toLowerCase();
     for (const b of Buffer.from(lower, 'utf8')) byte(b, from, to);
   };
   const length = text.length;

@@ -1,7 +1,7 @@
 // Secrets come back in forms nobody registered: a server's JSON encoder writes `\u0026`, an HTML
 // page `&amp;`, a URL serializer its own encode set, a log wraps lines, a proxy upper-cases. Rather
 // than list every encoding of every secret, the text to print is decoded into one normal form (UTF-8
-// bytes, ASCII lower case, `+` read as a space, line breaks dropped) that remembers where each byte
+// bytes, case folded (upper then lower), `+` read as a space, line breaks dropped) that remembers where each byte
 // came from, and the secrets' normal forms are searched in it.
 
 /** Which escapes a pass decodes. A raw secret may itself contain `%41`, `\b` or `&lt;`, so the text is

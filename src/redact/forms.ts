@@ -66,6 +66,8 @@ export function normalise(text: string, decoders: Decoders = LITERAL, check: () 
   let afterBreak = false;
   const compact = decoders.compact === true;
   const byte = (b: number, from: number, to: number) => {
+    // Indentation after a break, raw or decoded (`%20`, `\u0020`, `&#9;`, a form's `+`).
+    if (afterBreak && decoders.indent && (b === 32 || b === 9 || b === 43)) return;
     afterBreak = false;
     if (compact && SEPARATORS[b] === 1) return;
     out[n] = b === 43 ? 32 : b >= 65 && b <= 90 ? b + 32 : b;
@@ -175,6 +177,9 @@ function entityCodePoint(m: RegExpExecArray): number | undefined {
   return cp !== undefined && cp <= 0x10ffff ? cp : undefined;
 }
 
+/** A line break followed by a space or tab, each raw or in any encoding a decoder reads. */
+const WRAPPED = /(?:[\r\n]|\\[nr]|\\u000[ad]|%0[ad]|&#0*1[03];|&#x0*[ad];)(?:[ \t+]|\\t|\\u00(?:20|09)|%20|%09|&#0*(?:32|9);|&#x0*(?:20|9);)/i;
+
 /** The readings of `text` worth searching: decoders whose trigger character does not occur change nothing. */
 export function readings(text: string): Decoders[] {
   const percent = text.includes('%');
@@ -186,8 +191,9 @@ export function readings(text: string): Decoders[] {
   if (html) passes.push({ percent: false, json: false, html });
   if (Number(percent) + Number(json) + Number(html) > 1) passes.push({ percent, json, html });
   // A line break followed by indentation, raw or JSON-escaped: is the white space the wrap's or the
-  // secret's own? Read it both ways.
-  if (/(?:[\r\n]|\\[nr])[ \t]/.test(text)) return passes.flatMap((pass) => [pass, { ...pass, indent: true }]);
+  // secret's own? Read it both ways. The break and the white space may come encoded, as any decoder
+  // reads them (`%0A%20`, `\u000a `, `&#10;\t`, a form's `+`).
+  if (WRAPPED.test(text)) return passes.flatMap((pass) => [pass, { ...pass, indent: true }]);
   return passes;
 }
 

@@ -51,3 +51,25 @@ describe('a secret of 12 characters spelled out in a text over 16 KiB', () => {
     expect(out).toBe(`${LONG} refused: ${REDACTED} (see logs)`);
   });
 });
+
+describe('a short secret wrapped at a line break that comes encoded, the next line indented', () => {
+  // Under 12 characters a secret has no loose forms: only the indented reading finds it. Before, that
+  // reading was made only for a raw or `\n`-escaped break followed by a raw space or tab.
+  const SECRET = 'pw-12345';
+  it.each([
+    ['percent-encoded break and spaces', 'a pw-12%0A%20%20%20%20345 b', `a ${REDACTED} b`],
+    ['percent-encoded CRLF and a tab', 'a pw-12%0D%0A%09345 b', `a ${REDACTED} b`],
+    ['a form: %0A then + for spaces', 'x=pw-12%0A++++345&y=1', `x=${REDACTED}&y=1`],
+    ['percent-encoded break, raw spaces', 'a pw-12%0A    345 b', `a ${REDACTED} b`],
+    ['an HTML entity break', '<p>pw-12&#10;    345</p>', `<p>${REDACTED}</p>`],
+    ['an HTML hex entity break and entity spaces', '<p>pw-12&#x0A;&#32;&#32;345</p>', `<p>${REDACTED}</p>`],
+    ['a JSON \\u000a escape', '{"m":"pw-12\\u000a    345"}', `{"m":"${REDACTED}"}`],
+    ['a JSON \\n and \\t', '{"m":"pw-12\\n\\t345"}', `{"m":"${REDACTED}"}`],
+  ])('is hidden: %s', (_name, text, expected) => {
+    expect(redactorOf(SECRET).redact(text)).toBe(expected);
+  });
+
+  it('leaves the same text alone when the lines do not spell the secret', () => {
+    for (const text of ['a pw-12%0A%20%20%20%20346 b', '<p>pw-12&#10;    34</p>', 'x=pw-13%0A++++345']) expect(redactorOf(SECRET).redact(text)).toBe(text);
+  });
+});

@@ -218,7 +218,9 @@ describe('response parsing and extraction, for any answer', () => {
       }),
       RUNS,
     );
-    expect(outcomes.credentials).toBeGreaterThan(10);
+    // Both branches were reached. About 1 answer in 20 gives a credential (17–24 of 400 in four runs):
+    // a bound of 10 failed once in a fresh-clone run (10 of 400), one of 0 fails about once in 10^8.
+    expect(outcomes.credentials).toBeGreaterThan(0);
     expect(outcomes.refused).toBeGreaterThan(10);
   });
 

@@ -66,8 +66,9 @@ export function normalise(text: string, decoders: Decoders = LITERAL, check: () 
   let afterBreak = false;
   const compact = decoders.compact === true;
   const byte = (b: number, from: number, to: number) => {
-    // Indentation after a break, raw or decoded (`%20`, `\u0020`, `&#9;`, a form's `+`).
-    if (afterBreak && decoders.indent && (b === 32 || b === 9 || b === 43)) return;
+    // Indentation after a break, raw or decoded (`%20`, `\u0020`, `&#9;`). Not a `+`: it may be the
+    // secret's own, and a form's `+` for a space is read as one only in the normal form.
+    if (afterBreak && decoders.indent && (b === 32 || b === 9)) return;
     afterBreak = false;
     if (compact && SEPARATORS[b] === 1) return;
     out[n] = b === 43 ? 32 : b >= 65 && b <= 90 ? b + 32 : b;
@@ -178,7 +179,7 @@ function entityCodePoint(m: RegExpExecArray): number | undefined {
 }
 
 /** A line break followed by a space or tab, each raw or in any encoding a decoder reads. */
-const WRAPPED = /(?:[\r\n]|\\[nr]|\\u000[ad]|%0[ad]|&#0*1[03];|&#x0*[ad];)(?:[ \t+]|\\t|\\u00(?:20|09)|%20|%09|&#0*(?:32|9);|&#x0*(?:20|9);)/i;
+const WRAPPED = /(?:[\r\n]|\\[nr]|\\u000[ad]|%0[ad]|&#0*1[03];|&#x0*[ad];)(?:[ \t]|\\t|\\u00(?:20|09)|%20|%09|&#0*(?:32|9);|&#x0*(?:20|9);)/i;
 
 /** The readings of `text` worth searching: decoders whose trigger character does not occur change nothing. */
 export function readings(text: string): Decoders[] {
@@ -192,7 +193,7 @@ export function readings(text: string): Decoders[] {
   if (Number(percent) + Number(json) + Number(html) > 1) passes.push({ percent, json, html });
   // A line break followed by indentation, raw or JSON-escaped: is the white space the wrap's or the
   // secret's own? Read it both ways. The break and the white space may come encoded, as any decoder
-  // reads them (`%0A%20`, `\u000a `, `&#10;\t`, a form's `+`).
+  // reads them (`%0A%20`, `\u000a `, `&#10;\t`).
   if (WRAPPED.test(text)) return passes.flatMap((pass) => [pass, { ...pass, indent: true }]);
   return passes;
 }

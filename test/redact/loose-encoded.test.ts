@@ -3,7 +3,7 @@
 // spelled-out run read only the raw text, where each encoded character is several.
 import { describe, expect, it } from 'vitest';
 import { REDACTED, Redactor } from '../../src/redact/redactor.js';
-import { LINEAR_SIZES } from './scale.js';
+import { expectLinearWork } from './scale.js';
 
 const SECRET = 'Zq7-kW9p!mR2xT4v';
 const chars = Array.from(SECRET);
@@ -37,19 +37,6 @@ describe('reading each decoded text for a spelled-out run', () => {
     // Spelled-out prefixes that never finish, in every encoding at once, so every reading is compact-read.
     const near = Array.from(secrets[0]!.slice(0, 15));
     const unit = `${encodeURIComponent(near.join(' '))} ${near.map((c) => `&#${c.charCodeAt(0)};`).join(' ')} ${near.map((c) => `\\u00${c.charCodeAt(0).toString(16)}`).join(' ')} `;
-    const work = (size: number): number => {
-      const redactor = redactorOf(...secrets);
-      let checks = 0;
-      redactor.setDeadline(() => {
-        checks++;
-        return false;
-      });
-      const text = unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
-      expect(redactor.redact(text)).toBe(text);
-      return checks;
-    };
-    const counted = LINEAR_SIZES.map(work);
-    for (let i = 1; i < counted.length; i++) expect(counted[i]!).toBeLessThanOrEqual(4.5 * counted[i - 1]! + 8);
-    expect(counted[0]!).toBeGreaterThan(0);
+    expectLinearWork(unit, secrets);
   });
 });

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { REDACTED, Redactor } from '../../src/redact/redactor.js';
-import { LINEAR_SIZES } from './scale.js';
+import { expectLinearWork } from './scale.js';
 
 const SECRET = 'Zq7-kW9p!mR2xT4v';
 
@@ -61,20 +61,7 @@ describe('loose forms of a secret of 12 characters or more', () => {
     const secrets = Array.from({ length: 200 }, (_, i) => `${'ab'.repeat(8)}${String(i).padStart(4, '0')}`);
     // Near-matches of every loose form: spaced, comma-split and reversed prefixes that never finish.
     const unit = `${Array.from(secrets[0]!.slice(0, 15)).join(' ')}, ${Array.from(secrets[1]!.slice(0, 15)).reverse().join(',')} `;
-    const work = (size: number): number => {
-      const redactor = redactorOf(...secrets);
-      let checks = 0;
-      redactor.setDeadline(() => {
-        checks++;
-        return false;
-      });
-      const text = unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
-      expect(redactor.redact(text)).toBe(text);
-      return checks;
-    };
-    const counted = LINEAR_SIZES.map(work);
-    // Each quadrupling of the text at most about quadruples the work (checks come every 4096 steps).
-    for (let i = 1; i < counted.length; i++) expect(counted[i]!).toBeLessThanOrEqual(4.5 * counted[i - 1]! + 8);
-    expect(counted[0]!).toBeGreaterThan(0);
+    // Each quadrupling of the text at most about quadruples the work.
+    expectLinearWork(unit, secrets);
   });
 });

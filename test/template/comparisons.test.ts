@@ -8,6 +8,7 @@ import { UsageError } from '../../src/errors.js';
 import { Redactor } from '../../src/redact/redactor.js';
 import { DECIDED_FAILURE } from '../../src/template/problems.js';
 import { TemplateRenderer } from '../../src/template/renderer.js';
+import { rejected } from '../helpers/caught.js';
 
 function renderWith(env: Record<string, string>, template: string, where = 'webAPIProviderConfig.headers.X'): Promise<string> {
   const renderer = new TemplateRenderer({ env, vars: { tier: 'gold' }, cluster: undefined, readFile: () => 'file-content-Vv2', nowMs: () => 0, uuid: randomUUID }, new Redactor());
@@ -18,15 +19,7 @@ function renderWith(env: Record<string, string>, template: string, where = 'webA
   })();
 }
 
-async function failure(promise: Promise<unknown>): Promise<UsageError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(UsageError);
-    return error as UsageError;
-  }
-  throw new Error('expected a UsageError, got none');
-}
+const failure = (promise: Promise<unknown>): Promise<UsageError> => rejected(UsageError, promise);
 
 describe('comparisons, true and false', () => {
   it.each<[string, string]>([

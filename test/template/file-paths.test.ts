@@ -7,6 +7,7 @@ import { UsageError } from '../../src/errors.js';
 import { Redactor } from '../../src/redact/redactor.js';
 import { DECIDED_FAILURE } from '../../src/template/problems.js';
 import { TemplateRenderer } from '../../src/template/renderer.js';
+import { rejected } from '../helpers/caught.js';
 
 const FILES: Record<string, string> = { '/cfg/token': 'token-from-config-dir\n', '/cwd/token': 'token-from-cwd\n' };
 
@@ -38,15 +39,7 @@ function setup(env: Record<string, string> = {}) {
   return { render, tried };
 }
 
-async function failure(promise: Promise<unknown>): Promise<UsageError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(UsageError);
-    return error as UsageError;
-  }
-  throw new Error('expected a UsageError, got none');
-}
+const failure = (promise: Promise<unknown>): Promise<UsageError> => rejected(UsageError, promise);
 
 describe('file() paths', () => {
   it.each<[string, string, Record<string, string>, string]>([

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { REDACTED, Redactor } from '../../src/redact/redactor.js';
 import { TemplateRenderer } from '../../src/template/renderer.js';
+import { rejected } from '../helpers/caught.js';
 
 function setup(env: Record<string, string> = {}) {
   const redactor = new Redactor();
@@ -18,15 +19,7 @@ function setup(env: Record<string, string> = {}) {
   return { redactor, render };
 }
 
-async function failure(promise: Promise<unknown>): Promise<UsageError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(UsageError);
-    return error as UsageError;
-  }
-  throw new Error('expected a UsageError, got none');
-}
+const failure = (promise: Promise<unknown>): Promise<UsageError> => rejected(UsageError, promise);
 
 const field = (template: string) => `webAPIProviderConfig.headers.X: ${template}: `;
 

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { Redactor } from '../../src/redact/redactor.js';
 import { TemplateRenderer, type TemplateScope } from '../../src/template/renderer.js';
+import { rejected } from '../helpers/caught.js';
 
 const ENV = {
   ORG_NAME: 'acme-corp',
@@ -57,15 +58,7 @@ function setup(scope: Partial<TemplateScope> = {}) {
   return { renderer, redactor, render };
 }
 
-async function failure(promise: Promise<unknown>): Promise<UsageError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(UsageError);
-    return error as UsageError;
-  }
-  throw new Error('expected a UsageError, got none');
-}
+const failure = (promise: Promise<unknown>): Promise<UsageError> => rejected(UsageError, promise);
 
 describe('TemplateRenderer', () => {
   it.each([

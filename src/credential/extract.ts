@@ -48,6 +48,8 @@ export function extractCredential(
   config: Pick<ProviderConfig, 'paths' | 'expiryFromJWT' | 'expiryMarginMs' | 'expiresInMs'>,
   query: Query,
   now: number,
+  /** The request's redaction: what the API says of itself is redacted before it is cut. */
+  redact: (text: string) => string,
 ): Extracted {
   const { paths } = config;
   const status: CredentialStatus = {};
@@ -55,7 +57,7 @@ export function extractCredential(
     try {
       status.token = single(document, paths.token, 'tokenPath', query);
     } catch (error) {
-      throw apiSaidWhy(document, paths.token) ?? error;
+      throw apiSaidWhy(document, paths.token, redact) ?? error;
     }
   }
   if (paths.clientCertificateData && paths.clientKeyData) {
@@ -136,14 +138,17 @@ const SAID_MAX = 200;
 /**
  * A 2xx answer without a token whose top level holds a string `error` (OAuth's invalid_grant sent
  * with 200 by some servers, a gateway's `{"error": …, "message": …}`): the API says why, so its
- * `error` and `error_description` (or `message`) are shown, each cut to 200 characters. The report
- * redacts the line, as every other, against every secret of the request.
+ * `error` and `error_description` (or `message`) are shown, each cut to 200 characters after it is
+ * redacted: a cut through an echoed secret would leave a piece that no longer reads as it.
  */
-function apiSaidWhy(document: unknown, path: string): ResponseError | undefined {
+function apiSaidWhy(document: unknown, path: string, redact: (text: string) => string): ResponseError | undefined {
   if (document === null || typeof document !== 'object' || Array.isArray(document)) return undefined;
   const fields = document as Record<string, unknown>;
-  if (typeof fields['error'] !== 'string' || !Object.hasOwn(fields, 'error')) return undefined;
-  const cut = (text: string) => JSON.stringify(text.length > SAID_MAX ? `${text.slice(0, SAID_MAX)}…` : text);
+  if (typeof fields['error'] !== 'string') return undefined;
+  const cut = (text: string) => {
+    const shown = redact(text);
+    return JSON.stringify(shown.length > SAID_MAX ? `${shown.slice(0, SAID_MAX)}…` : shown);
+  };
   const said = [`error ${cut(fields['error'])}`];
   const detail = typeof fields['error_description'] === 'string' ? 'error_description' : typeof fields['message'] === 'string' ? 'message' : undefined;
   if (detail !== undefined) said.push(`${detail} ${cut(fields[detail] as string)}`);

@@ -147,7 +147,7 @@ async function fetchCredential(prepared: Prepared, deadline: number, wholeTimeou
   let expiresAt: number | undefined;
   const extracting = deps.now();
   try {
-    ({ status, expiresAt } = extractCredential(document, config, paths.query, deps.now()));
+    ({ status, expiresAt } = extractCredential(document, config, paths.query, deps.now(), (text) => deps.redactor.redact(text)));
     deps.observe?.({ stage: 'extract', ms: deps.now() - extracting, status, expiresAt });
   } catch (error) {
     // A stack overflow or json-p3's recursion limit on a hostile answer: its fault, not ours.

@@ -233,7 +233,7 @@ function credentialOf(document: Record<string, unknown>, prepared: Prepared, dep
   const lifetime = answerLifetimeMs(document);
   const settings = config.expiresInMs === undefined && lifetime !== undefined ? { ...config, expiresInMs: lifetime } : config;
   const extracting = deps.now();
-  const { status, expiresAt } = extractCredential(document, settings, paths.query, deps.now());
+  const { status, expiresAt } = extractCredential(document, settings, paths.query, deps.now(), (text) => deps.redactor.redact(text));
   deps.redactor.add(status.token);
   // doctor's credential stage: its real expiry, not "from the cache".
   deps.observe?.({ stage: 'extract', ms: deps.now() - extracting, status, expiresAt });

@@ -16,6 +16,9 @@ import {
 import { queryPath } from '../../src/credential/jsonpath.js';
 import { caught } from '../helpers/caught.js';
 
+/** No secrets registered: what the API says is shown as it is (the redaction of it: test/credential/api-said.test.ts). */
+const asIs = (text: string): string => text;
+
 /** 2026-01-01T00:00:00Z, on the second. */
 const NOW = Date.UTC(2026, 0, 1, 0, 0, 0);
 const SEC = 1000;
@@ -47,7 +50,7 @@ const KEY = 'key-material-not-parsed-here';
 
 describe('extractCredential', () => {
   it('takes the token that the path selects', () => {
-    expect(extractCredential({ access_token: 'tok-1', token_type: 'Bearer' }, config({ token: '$.access_token' }), queryPath, NOW)).toEqual({
+    expect(extractCredential({ access_token: 'tok-1', token_type: 'Bearer' }, config({ token: '$.access_token' }), queryPath, NOW, asIs)).toEqual({
       status: { token: 'tok-1' },
       expiresAt: undefined,
     });
@@ -59,7 +62,7 @@ describe('extractCredential', () => {
     ['a filter that selects one node', { items: [{ kind: 'a', token: 'x' }, { kind: 'b', token: 'tok-2' }] }, "$.items[?@.kind == 'b'].token"],
     ['a bracketed name with a dash', { 'access-token': 'tok-2' }, "$['access-token']"],
   ])('takes the token from %s', (_name, document, path) => {
-    expect(extractCredential(document, config({ token: path }), queryPath, NOW).status.token).toBe('tok-2');
+    expect(extractCredential(document, config({ token: path }), queryPath, NOW, asIs).status.token).toBe('tok-2');
   });
 
   it.each<[string, unknown, string, string, string]>([
@@ -79,14 +82,14 @@ describe('extractCredential', () => {
     ['an empty token is refused', { token: '' }, '$.token', 'PATH_EMPTY', 'tokenPath $.token matched an empty string'],
     ['a blank token is refused', { token: ' \n' }, '$.token', 'PATH_EMPTY', 'tokenPath $.token matched an empty string'],
   ])('fails when %s', (_name, document, path, code, message) => {
-    const error = caught(ResponseError, () => extractCredential(document, config({ token: path }), queryPath, NOW));
+    const error = caught(ResponseError, () => extractCredential(document, config({ token: path }), queryPath, NOW, asIs));
     expect(error.code).toBe(code);
     expect(error.message).toBe(message);
   });
 
   it('never puts a value of the response into a no-match message', () => {
     const document = { data: { token: 'value-one-secret', nested: { deep: 'value-two-secret' } }, other: 'value-three-secret' };
-    const error = caught(ResponseError, () => extractCredential(document, config({ token: '$.data.missing' }), queryPath, NOW));
+    const error = caught(ResponseError, () => extractCredential(document, config({ token: '$.data.missing' }), queryPath, NOW, asIs));
     expect(error.message).not.toMatch(/value-(one|two|three)-secret/);
   });
 
@@ -100,36 +103,36 @@ describe('extractCredential', () => {
     ['expires_in seconds', { t: 'tok', expires_in: 3600 }, { expiresIn: '$.expires_in' }, NOW + 3600 * SEC],
     ['expires_in as a numeric string', { t: 'tok', expires_in: '3600' }, { expiresIn: '$.expires_in' }, NOW + 3600 * SEC],
   ])('reads %s', (_name, document, paths, expiresAt) => {
-    const result = extractCredential(document, config({ token: '$.t', ...paths }), queryPath, NOW);
+    const result = extractCredential(document, config({ token: '$.t', ...paths }), queryPath, NOW, asIs);
     expect(result.expiresAt).toBe(expiresAt);
     expect(result.status.expirationTimestamp).toBe(iso(Math.floor((expiresAt - 60 * SEC) / SEC) * SEC));
   });
 
   it('reports the expiry 60s early by default', () => {
-    const result = extractCredential({ t: 'tok', expires_in: 3600 }, config({ token: '$.t', expiresIn: '$.expires_in' }), queryPath, NOW);
+    const result = extractCredential({ t: 'tok', expires_in: 3600 }, config({ token: '$.t', expiresIn: '$.expires_in' }), queryPath, NOW, asIs);
     expect(result.status).toEqual({ token: 'tok', expirationTimestamp: '2026-01-01T00:59:00Z' });
   });
 
   it('takes the exp claim of a JWT when no path gives the expiry', () => {
     const token = jwt({ sub: 'me', exp: NOW / SEC + 600 });
-    const result = extractCredential({ t: token }, config({ token: '$.t' }), queryPath, NOW);
+    const result = extractCredential({ t: token }, config({ token: '$.t' }), queryPath, NOW, asIs);
     expect(result).toEqual({ status: { token, expirationTimestamp: '2026-01-01T00:09:00Z' }, expiresAt: NOW + 600 * SEC });
   });
 
   it('ignores the exp claim with expiryFromJWT: false', () => {
     const token = jwt({ exp: NOW / SEC + 600 });
-    const result = extractCredential({ t: token }, config({ token: '$.t' }, { expiryFromJWT: false }), queryPath, NOW);
+    const result = extractCredential({ t: token }, config({ token: '$.t' }, { expiryFromJWT: false }), queryPath, NOW, asIs);
     expect(result).toEqual({ status: { token }, expiresAt: undefined });
   });
 
   it('prefers expiryPath to the exp claim', () => {
     const token = jwt({ exp: NOW / SEC + 600 });
-    const result = extractCredential({ t: token, exp: NOW / SEC + 7200 }, config({ token: '$.t', expiry: '$.exp' }), queryPath, NOW);
+    const result = extractCredential({ t: token, exp: NOW / SEC + 7200 }, config({ token: '$.t', expiry: '$.exp' }), queryPath, NOW, asIs);
     expect(result.expiresAt).toBe(NOW + 7200 * SEC);
   });
 
   it('has no expiry for an opaque token without expiry paths', () => {
-    expect(extractCredential({ t: 'opaque' }, config({ token: '$.t' }), queryPath, NOW)).toEqual({ status: { token: 'opaque' }, expiresAt: undefined });
+    expect(extractCredential({ t: 'opaque' }, config({ token: '$.t' }), queryPath, NOW, asIs)).toEqual({ status: { token: 'opaque' }, expiresAt: undefined });
   });
 
   it.each<[string, unknown, Config['paths'], string, string]>([
@@ -140,7 +143,7 @@ describe('extractCredential', () => {
     ['an expires_in in words', { t: 'tok', expires_in: '1 hour' }, { expiresIn: '$.expires_in' }, 'EXPIRY_UNPARSABLE', 'expiresInPath $.expires_in matched a string, expected a positive number of seconds'],
     ['two expires_in values', { t: 'tok', a: { expires_in: 1 }, b: { expires_in: 2 } }, { expiresIn: '$..expires_in' }, 'PATH_AMBIGUOUS', 'expiresInPath $..expires_in matched 2 values ($.a.expires_in, $.b.expires_in); make it select exactly one'],
   ])('fails on %s', (_name, document, paths, code, message) => {
-    const error = caught(ResponseError, () => extractCredential(document, config({ token: '$.t', ...paths }), queryPath, NOW));
+    const error = caught(ResponseError, () => extractCredential(document, config({ token: '$.t', ...paths }), queryPath, NOW, asIs));
     expect(error.code).toBe(code);
     expect(error.message).toBe(message);
   });
@@ -150,7 +153,7 @@ describe('extractCredential', () => {
     ['an expiry of exactly now', { t: 'tok', exp: NOW / SEC }, { expiry: '$.exp' }],
     ['a JWT whose exp has passed', { t: jwt({ exp: NOW / SEC - 1 }) }, {}],
   ])('refuses %s as an already expired credential', (_name, document, paths) => {
-    const error = caught(ResponseError, () => extractCredential(document, config({ token: '$.t', ...paths }), queryPath, NOW));
+    const error = caught(ResponseError, () => extractCredential(document, config({ token: '$.t', ...paths }), queryPath, NOW, asIs));
     expect(error.code).toBe('CREDENTIAL_EXPIRED');
     expect(error.exitCode).toBe(4);
     expect(error.message).toMatch(/^the token API returned a credential that expired at 20\d\d-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z \(now 2026-01-01T00:00:00\.000Z\); check the API and this machine's clock$/);
@@ -159,7 +162,7 @@ describe('extractCredential', () => {
   it('extracts a client certificate and key, taking the expiry from the certificate', () => {
     const document = { status: { credential: { clientCertificateData: CERT, clientKeyData: KEY } } };
     const paths = { clientCertificateData: '$.status.credential.clientCertificateData', clientKeyData: '$.status.credential.clientKeyData' };
-    expect(extractCredential(document, config(paths), queryPath, NOW)).toEqual({
+    expect(extractCredential(document, config(paths), queryPath, NOW, asIs)).toEqual({
       status: { clientCertificateData: CERT, clientKeyData: KEY, expirationTimestamp: '2036-11-19T01:57:54Z' },
       expiresAt: CERT_NOT_AFTER,
     });
@@ -167,22 +170,22 @@ describe('extractCredential', () => {
 
   it('extracts a token together with a certificate and key', () => {
     const document = { token: 'tok', cert: CERT, key: KEY, expires_in: 120 };
-    const result = extractCredential(document, config({ token: '$.token', clientCertificateData: '$.cert', clientKeyData: '$.key', expiresIn: '$.expires_in' }), queryPath, NOW);
+    const result = extractCredential(document, config({ token: '$.token', clientCertificateData: '$.cert', clientKeyData: '$.key', expiresIn: '$.expires_in' }), queryPath, NOW, asIs);
     expect(result).toEqual({ status: { token: 'tok', clientCertificateData: CERT, clientKeyData: KEY, expirationTimestamp: '2026-01-01T00:01:00Z' }, expiresAt: NOW + 120 * SEC });
   });
 
   it('fails when the certificate path matches nothing, naming it', () => {
-    const error = caught(ResponseError, () => extractCredential({ key: KEY }, config({ clientCertificateData: '$.cert', clientKeyData: '$.key' }), queryPath, NOW));
+    const error = caught(ResponseError, () => extractCredential({ key: KEY }, config({ clientCertificateData: '$.cert', clientKeyData: '$.key' }), queryPath, NOW, asIs));
     expect(error.message).toBe('clientCertificateDataPath $.cert matched nothing in the response; $ has keys "key"');
   });
 
   it('lists three ambiguous matches without an ellipsis', () => {
-    const error = caught(ResponseError, () => extractCredential({ t: ['a', 'b', 'c'] }, config({ token: '$.t[*]' }), queryPath, NOW));
+    const error = caught(ResponseError, () => extractCredential({ t: ['a', 'b', 'c'] }, config({ token: '$.t[*]' }), queryPath, NOW, asIs));
     expect(error.message).toBe('tokenPath $.t[*] matched 3 values ($.t[0], $.t[1], $.t[2]); make it select exactly one');
   });
 
   it('fails when the key path matches nothing', () => {
-    const error = caught(ResponseError, () => extractCredential({ cert: CERT }, config({ clientCertificateData: '$.cert', clientKeyData: '$.key' }), queryPath, NOW));
+    const error = caught(ResponseError, () => extractCredential({ cert: CERT }, config({ clientCertificateData: '$.cert', clientKeyData: '$.key' }), queryPath, NOW, asIs));
     expect(error.message).toBe('clientKeyDataPath $.key matched nothing in the response; $ has keys "cert"');
   });
 });
@@ -385,27 +388,27 @@ describe('an expiry no timestamp can carry', () => {
     ['unix milliseconds past the year 9999', { t: 'tok', exp: LAST + SEC }, { expiry: '$.exp' }, 'expiryPath $.exp'],
     ['an expires_in that ends past the year 9999', { t: 'tok', expires_in: (LAST - NOW) / SEC + 1 }, { expiresIn: '$.expires_in' }, 'expiresInPath $.expires_in'],
   ])('refuses %s, naming the path that gave it', (_name, document, paths, field) => {
-    const error = caught(ResponseError, () => extractCredential(document, config({ token: '$.t', ...paths }), queryPath, NOW));
+    const error = caught(ResponseError, () => extractCredential(document, config({ token: '$.t', ...paths }), queryPath, NOW, asIs));
     expect(error.code).toBe('EXPIRY_UNPARSABLE');
     expect(error.message).toBe(`${field} matched an expiry past the year 9999, which no timestamp can carry`);
   });
 
   it('names the config lifetime, not a path nobody set, when expiresIn ends past the year 9999', () => {
     const config_ = { ...config({ token: '$.t' }), expiresInMs: LAST - NOW + SEC };
-    const error = caught(ResponseError, () => extractCredential({ t: 'opaque-token' }, config_, queryPath, NOW));
+    const error = caught(ResponseError, () => extractCredential({ t: 'opaque-token' }, config_, queryPath, NOW, asIs));
     expect(error.code).toBe('EXPIRY_UNPARSABLE');
     expect(error.message).toBe('expiresIn gives an expiry past the year 9999, which no timestamp can carry');
   });
 
   it('takes the last second of the year 9999', () => {
-    const result = extractCredential({ t: 'tok', exp: LAST }, config({ token: '$.t', expiry: '$.exp' }, { expiryMarginMs: 0 }), queryPath, NOW);
+    const result = extractCredential({ t: 'tok', exp: LAST }, config({ token: '$.t', expiry: '$.exp' }, { expiryMarginMs: 0 }), queryPath, NOW, asIs);
     expect(result).toEqual({ status: { token: 'tok', expirationTimestamp: '9999-12-31T23:59:59Z' }, expiresAt: LAST });
   });
 
   it('uses a JWT whose exp is past the year 9999 as a token of unknown expiry, not as an error about a path nobody set', () => {
     const token = jwt({ sub: 'me', exp: LAST / SEC + 1 });
     expect(jwtExpiry(token)).toBeUndefined();
-    expect(extractCredential({ t: token }, config({ token: '$.t' }), queryPath, NOW)).toEqual({ status: { token }, expiresAt: undefined });
+    expect(extractCredential({ t: token }, config({ token: '$.t' }), queryPath, NOW, asIs)).toEqual({ status: { token }, expiresAt: undefined });
   });
 
   it('takes a JWT exp of the last second of the year 9999', () => {
@@ -427,23 +430,23 @@ describe('a token that cannot be sent', () => {
     ['a DEL', 'tok\u007fabc'],
     ['a unit separator', 'tok\u001fabc'],
   ])('is refused when it holds %s', (_name, token) => {
-    const error = caught(ResponseError, () => extractCredential({ t: token }, config({ token: '$.t' }), queryPath, NOW));
+    const error = caught(ResponseError, () => extractCredential({ t: token }, config({ token: '$.t' }), queryPath, NOW, asIs));
     expect(error.code).toBe('PATH_NOT_TOKEN');
     expect(error.message).toBe('tokenPath $.t matched a string with control characters (a line break?), which cannot be sent as a bearer token');
   });
 
   it('is taken with a tab or spaces, which a header may carry', () => {
-    expect(extractCredential({ t: 'tok\tabc d' }, config({ token: '$.t' }), queryPath, NOW).status.token).toBe('tok\tabc d');
+    expect(extractCredential({ t: 'tok\tabc d' }, config({ token: '$.t' }), queryPath, NOW, asIs).status.token).toBe('tok\tabc d');
   });
 
   it('is taken as a multi-line PEM key or certificate, where line breaks belong', () => {
     const key = '-----BEGIN EC PRIVATE KEY-----\nMHcCAQEE\r\n-----END EC PRIVATE KEY-----\n';
-    const result = extractCredential({ cert: CERT, key }, config({ clientCertificateData: '$.cert', clientKeyData: '$.key' }), queryPath, NOW);
+    const result = extractCredential({ cert: CERT, key }, config({ clientCertificateData: '$.cert', clientKeyData: '$.key' }), queryPath, NOW, asIs);
     expect(result.status.clientKeyData).toBe(key);
   });
 
   it('needs both a certificate and a key path to take either', () => {
-    const result = extractCredential({ t: 'tok', cert: CERT }, config({ token: '$.t', clientCertificateData: '$.cert' }), queryPath, NOW);
+    const result = extractCredential({ t: 'tok', cert: CERT }, config({ token: '$.t', clientCertificateData: '$.cert' }), queryPath, NOW, asIs);
     expect(result).toEqual({ status: { token: 'tok' }, expiresAt: undefined });
   });
 });
@@ -459,7 +462,7 @@ describe('keys that may be credentials', () => {
     ['keys with spaces or dots', { 'a b': 1, 'a.b': 2, ok: 3 }, '$ has keys "ok" and 2 that do not look like field names (not shown)'],
   ])('names none of them: %s', (_name, document, expected) => {
     expect(describeKeys(document, '$.access_token')).toBe(expected);
-    const error = caught(ResponseError, () => extractCredential(document, config({ token: '$.access_token' }), queryPath, NOW));
+    const error = caught(ResponseError, () => extractCredential(document, config({ token: '$.access_token' }), queryPath, NOW, asIs));
     expect(error.message).toBe(`tokenPath $.access_token matched nothing in the response; ${expected}`);
   });
 
@@ -490,7 +493,7 @@ describe('a lifetime the config states', () => {
   const withLifetime = (extra: Partial<ProviderConfig> = {}) => ({ ...config({ token: '$.t' }), expiresInMs: 3_600_000, ...extra });
 
   it('gives an opaque token the stated lifetime', () => {
-    expect(extractCredential({ t: 'opaque' }, withLifetime(), queryPath, NOW)).toEqual({
+    expect(extractCredential({ t: 'opaque' }, withLifetime(), queryPath, NOW, asIs)).toEqual({
       status: { token: 'opaque', expirationTimestamp: '2026-01-01T00:59:00Z' },
       expiresAt: NOW + 3_600_000,
     });
@@ -498,11 +501,11 @@ describe('a lifetime the config states', () => {
 
   it('yields to the exp claim of a JWT', () => {
     const token = jwt({ exp: NOW / SEC + 600 });
-    expect(extractCredential({ t: token }, withLifetime(), queryPath, NOW).expiresAt).toBe(NOW + 600 * SEC);
+    expect(extractCredential({ t: token }, withLifetime(), queryPath, NOW, asIs).expiresAt).toBe(NOW + 600 * SEC);
   });
 
   it('yields to a certificate notAfter', () => {
-    const result = extractCredential({ cert: CERT, key: KEY }, { ...config({ clientCertificateData: '$.cert', clientKeyData: '$.key' }), expiresInMs: 3_600_000 }, queryPath, NOW);
+    const result = extractCredential({ cert: CERT, key: KEY }, { ...config({ clientCertificateData: '$.cert', clientKeyData: '$.key' }), expiresInMs: 3_600_000 }, queryPath, NOW, asIs);
     expect(result.expiresAt).toBe(CERT_NOT_AFTER);
   });
 });

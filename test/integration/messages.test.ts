@@ -73,8 +73,22 @@ describe.concurrent('answers that are not a token say what they are', () => {
     expectFailure(
       result,
       4,
-      `the token API answered without a token (tokenPath $.access_token matched nothing), saying error "invalid_grant", error_description "bad secret [REDACTED] ${'x'.repeat(200 - 'bad secret '.length - SECRET.apiKey.length - 1)}…"`,
+      `the token API answered without a token (tokenPath $.access_token matched nothing), saying error "invalid_grant", error_description "bad secret [REDACTED] ${'x'.repeat(200 - 'bad secret '.length - '[REDACTED]'.length - 1)}…"`,
     );
+  });
+
+  // Cut first and redacted after, the head of a secret that the cut runs through was printed: what
+  // is left of it no longer reads as the secret.
+  it('redacts an echoed secret that the cut at 200 characters runs through, before cutting', async () => {
+    const pad = 'x'.repeat(200 - Math.floor(SECRET.apiKey.length / 2));
+    const api = await startApi((req, res) => json(res, 200, { error: 'invalid_grant', error_description: `${pad}${req.headers['authorization']!.slice(7)} trailing` }));
+    const result = await run(basic(`${api.url}/token`, { tls: TLS, headers: { Authorization: 'Bearer {{ env.API_KEY }}' } }));
+    expectFailure(
+      result,
+      4,
+      `the token API answered without a token (tokenPath $.access_token matched nothing), saying error "invalid_grant", error_description "${`${pad}[REDACTED]`.slice(0, 200)}…"`,
+    );
+    expect(result.stderr).not.toContain(SECRET.apiKey.slice(0, Math.floor(SECRET.apiKey.length / 2)));
   });
 
   it('shows message when there is no error_description', async () => {

@@ -1,5 +1,6 @@
 // A call through the cache (index.ts's through() and inspect()): the keys, the ref, single flight and
-// failure memory. Loaded on a miss or by doctor, never for a cached credential.
+// failure memory. Run on a miss or by doctor; a cached credential only parses it (index.ts imports
+// it statically, and says why).
 import type { CredentialStatus } from '../credential/exec-credential.js';
 import { cached, openCache, type CacheDeps, type Fetch, type Fetched } from './cache.js';
 import { reporter, type CacheEvent, type CacheSlot } from './events.js';

@@ -121,7 +121,7 @@ export function normalise(text: string, decoders: Decoders = LITERAL, check: () 
     }
     if (c < 0x80) {
       if (c === 10 || c === 13) afterBreak = true;
-      else if (!(afterBreak && decoders.indent && (c === 32 || c === 9))) byte(c, i, i + 1);
+      else byte(c, i, i + 1);
       i++;
       continue;
     }

@@ -228,6 +228,11 @@ const IDLE_MS = 30 * 24 * 3_600_000;
 const SWEEP_EVERY_MS = 10 * 60_000;
 /** Its time is the last sweep's (its mtime); its content says nothing. */
 const SWEPT_FILE = 'swept';
+/**
+ * At most this many names are judged by one sweep (a stat each), so that a directory of many
+ * entries in use costs a write a bounded time; each sweep takes the next window of the listing.
+ */
+const SWEEP_MAX = 2_000;
 
 /** Readers see the old file or the new one, never a part: temp file (0600, same dir), then rename. */
 export function writeAtomic(fs: CacheFs, dir: string, name: string, content: unknown, unique: string, now?: number): void {
@@ -253,6 +258,7 @@ export function writeAtomic(fs: CacheFs, dir: string, name: string, content: unk
  * write would otherwise list a directory that only grows (100,000 files: 0.4 s a write), so it runs
  * when the stamp is older than SWEEP_EVERY_MS, or from the future (a clock set back must not stop
  * it), or cannot be read or written (then at every write, as before the stamp: never not at all).
+ * It judges at most SWEEP_MAX names: a directory of 100,000 entries in use is swept over 50 sweeps.
  */
 function sweep(fs: CacheFs, dir: string, now: number, unique: string, written: string): void {
   try {
@@ -273,7 +279,9 @@ function sweep(fs: CacheFs, dir: string, now: number, unique: string, written: s
   } catch {
     return;
   }
-  for (const name of names) {
+  const from = names.length > SWEEP_MAX ? (Math.floor(now / SWEEP_EVERY_MS) * SWEEP_MAX) % names.length : 0;
+  for (let k = 0; k < Math.min(names.length, SWEEP_MAX); k++) {
+    const name = names[(from + k) % names.length]!;
     const dead = /^([0-9a-f]{64}|hmac-key|swept)\..+\.tmp$|^[0-9a-f]{64}\.lock\..+\.broken$/.test(name);
     // Not the file just written, whatever the clocks say (a file system whose clock is not ours).
     if (name === written || (!dead && !/^[0-9a-f]{64}\.(json|ref)$/.test(name))) continue;

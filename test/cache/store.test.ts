@@ -292,6 +292,23 @@ describe('the sweep when writing', () => {
     expect(readdirSync(dir)).not.toContain(`${OTHER}.ref`);
   });
 
+  it('judges at most 2,000 files a sweep, each sweep the next ones, so a large directory is cleared over a few', () => {
+    const dir = tempDir();
+    const now = Date.now();
+    for (let i = 0; i < 5_000; i++) aged(dir, `${i.toString(16).padStart(64, '0')}.json`, 31 * DAY + (now - NOW));
+    const stats: number[] = [];
+    for (let sweep = 0; sweep < 4; sweep++) {
+      let n = 0;
+      const counted = { ...fs, lstatSync: (path: string) => (n++, fs.lstatSync(path)) } as typeof fs;
+      writeEntry(counted, dir, KEY, STATUS, `unique-${sweep}`, now + sweep * 11 * 60_000);
+      stats.push(n);
+    }
+    // A stat of the stamp and at most 2,000 names judged, each removed one checked once more after
+    // it was moved aside: whatever the directory holds.
+    for (const n of stats) expect(n).toBeLessThanOrEqual(1 + 2 * 2_000);
+    expect(readdirSync(dir).sort()).toEqual([`${KEY}.json`, 'swept']);
+  });
+
   it('costs a write one stat, not a listing, however many files the directory holds', () => {
     // The class, not one instance: 10, 1,000 and 10,000 files, the same cost once swept.
     for (const files of [10, 1_000, 10_000]) {

@@ -129,6 +129,13 @@ describe('init oidc refusals', () => {
     );
     expectFailure(await init(['oidc', '--set', 'issuer=http://plain.example', '--set', 'clientId=c']), 2, '--set issuer: expected an https:// URL without query, fragment or user info, got "http://plain.example"', SECRETS);
     expectFailure(await init(['oidc', '--set', 'issuer=https://x.example', '--set', 'clientId=c', '--set', 'authMethod=tls_client_auth']), 2, '--set authMethod="tls_client_auth": expected client_secret_basic, client_secret_post, private_key_jwt', SECRETS);
+    // A provider already names its method: another one given to it is refused, and init oidc named.
+    expectFailure(
+      await init(['oidc/private-key-jwt', '--set', 'issuer=https://x.example', '--set', 'clientId=c', '--set', 'keyFile=/k.pem', '--set', 'authMethod=client_secret_basic']),
+      2,
+      '--set authMethod: oidc/private-key-jwt is private_key_jwt; give authMethod with init oidc',
+      SECRETS,
+    );
     expect(api.requests).toEqual([]);
   });
 

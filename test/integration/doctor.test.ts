@@ -2,16 +2,18 @@
 // stand-ins: a token API on the test CA and the API server stand-in. Each stage fails in turn (exit code, that stage's line, no secret anywhere),
 // and every stage passes for a config, a kubeconfig the `kubeconfig` generator wrote and an Argo CD
 // secret `argocd-secret` wrote.
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer, type ApiServerOptions } from '../helpers/apiserver.js';
-import { leaks, runCli, type CliResult } from '../helpers/cli.js';
+import { cliCommand, leaks, runCli, type CliResult } from '../helpers/cli.js';
 import { installedDir } from '../helpers/installed.js';
 import { HOST_ID } from '../cache/support.js';
 import { closedPort, writeTemp } from '../helpers/integration.js';
 import { makePki } from '../helpers/pki.js';
+import { describeWith, SCRIPT } from '../helpers/tools.js';
 import { fakeJwt, json, startTokenApi, type TokenApi } from '../helpers/token-api.js';
 
 const API_KEY = 'doctor-api-key-Hq27Xv';
@@ -430,4 +432,32 @@ describe('doctor with what the generators wrote', () => {
     );
     expectClean(result);
   });
+});
+
+// At a terminal (util-linux `script` gives one), --login on an exec entry that says interactiveMode:
+// Never is refused before any login: kubectl would never let the plugin prompt there.
+describeWith(SCRIPT)('doctor --login at a terminal on a kubeconfig', () => {
+  it('refuses an exec entry that says interactiveMode: Never, exit 2, naming the entry and what to do', async () => {
+    const printed = await runCli(['kubeconfig', '--server', apiserver.url, '--ca-file', apiserver.caFile, '--config', configFile(), '--name', 'doctor'], { env: {} });
+    expect(printed.code, printed.stderr).toBe(0);
+    const kubeconfig = writeTemp('kubeconfig-never.yaml', printed.stdout);
+    const command = [...cliCommand(), 'doctor', '--login', '--kubeconfig', kubeconfig].map((part) => `'${part.replaceAll("'", "'\\''")}'`).join(' ');
+    const child = spawn(SCRIPT.path!, ['-qfec', command, '/dev/null'], {
+      env: { PATH: `${INSTALLED}:${SYSTEM_PATH}`, HOME: mkdtempSync(join(tmpdir(), 'webapi-credential-doctor-home-')), TERM: 'dumb', API_KEY },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    const exit = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    child.stdin.destroy();
+    const lines = output.replace(/\r\n/g, '\n').trimEnd().split('\n');
+    expect({ exit, source: lines[0] }).toEqual({
+      exit: 2,
+      source: `✗ source      doctor --login: kubeconfig ${kubeconfig}, context doctor (user doctor) says interactiveMode: Never, so kubectl never lets the plugin prompt; log in with webapi-credential login, or set interactiveMode: IfAvailable`,
+    });
+    // No login ran: every stage after the source is not run.
+    expect(lines.slice(1).every((line) => line.endsWith('not run: source failed'))).toBe(true);
+    expect(output).not.toContain(API_KEY);
+  }, 30_000);
 });

@@ -25,12 +25,24 @@ function oneLine(message: string): string {
 }
 
 /**
- * DEL and the C1 controls (U+007F-U+009F: an 8-bit CSI moves a terminal's cursor as ESC [ does),
- * which JSON leaves raw, as escapes. Applied to a line after its redaction, so that a secret is
- * still recognised in the form it had.
+ * What a terminal must not be handed as it is: controls (C0 but tab and line feed, DEL, C1: an
+ * 8-bit CSI moves a cursor as ESC [ does), line and paragraph separators, lone surrogates, and every
+ * format character (Cf): bidi marks, embeddings, overrides and isolates (U+200E, U+202E, U+2067...),
+ * zero-width ones, U+FEFF, tags. They drive the terminal, or reorder or hide what a person reads
+ * (a server's error text, a claim, a config key).
  */
-export function c1Escaped(text: string): string {
-  return text.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+export const UNSHOWABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
+const ESCAPED = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu;
+
+/**
+ * The UNSHOWABLE characters of a text as escapes (JSON's spelling, valid inside a JSON string), tab
+ * and line feed kept. Applied to a line after its redaction, so that a secret is still recognised in
+ * the form it had.
+ */
+export function terminalSafe(text: string): string {
+  return text.replace(ESCAPED, (c) =>
+    c < '\u007f' ? JSON.stringify(c).slice(1, -1) : [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''),
+  );
 }
 
 /** Exit 2: bad flags, invalid config, template errors, missing env values. */

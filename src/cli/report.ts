@@ -1,7 +1,7 @@
 // How the CLI speaks to people: one redacted line per message on stderr, and the one place that
 // turns any error into its line and its exit code. Free of commander, so that get-token in its
 // plain form (direct.ts) runs without loading it.
-import { c1Escaped, CredentialError, exitCodeFor, type ExitCode } from '../errors.js';
+import { terminalSafe, CredentialError, exitCodeFor, type ExitCode } from '../errors.js';
 import type { Deps } from '../use-case/deps.js';
 import { REPORT_GRACE_MS } from '../redact/redactor.js';
 
@@ -38,7 +38,7 @@ export function reporter(deps: ReporterDeps): Reporter {
     try {
       const redacted = deps.redactor.tryRedact(text);
       if (redacted === undefined) return false;
-      write(c1Escaped(redacted));
+      write(terminalSafe(redacted));
       return true;
     } catch {
       // A line too long to build (Node's string limit): nothing of it is shown.

@@ -1,7 +1,7 @@
 // RFC 8628, the device authorization grant, as pure pieces: the requests derived from the config's
 // token request, the device authorization answer read and bounded, the prompt, and what each answer
 // of the token endpoint means for the polling. No clock, no network: use-case/login.ts runs them.
-import { ResponseError, RequestError, UsageError } from '../errors.js';
+import { ResponseError, RequestError, terminalSafe, UNSHOWABLE, UsageError } from '../errors.js';
 import type { ProviderConfig, RequestConfig } from '../config/schema.js';
 import type { RenderedRequest } from '../request/build.js';
 
@@ -93,23 +93,14 @@ function seconds(value: unknown): number | undefined {
   return typeof number === 'number' && Number.isFinite(number) && number >= 0 ? number : undefined;
 }
 
-/**
- * What a terminal must not be handed from a server: controls (C0, DEL, C1), line and paragraph
- * separators, lone surrogates, and every format character (Cf): bidi marks, embeddings and isolates
- * (U+200E, U+061C, U+202E, U+2067...), zero-width ones, U+FEFF, tags: they reorder or hide what is read.
- */
-const UNSHOWABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
-
 /** A text shown to a person: printable, no controls (a hostile server must not drive the terminal). */
 function printable(value: unknown, max: number): value is string {
   return typeof value === 'string' && value.length > 0 && value.length <= max && !UNSHOWABLE.test(value);
 }
 
-/** A server's text in a message, quoted: JSON escapes C0 (and the report C1); this escapes the rest of UNSHOWABLE. */
+/** A server's text in a message, quoted, its UNSHOWABLE characters as escapes. */
 function quoted(text: string): string {
-  return JSON.stringify(text).replace(new RegExp(UNSHOWABLE.source, 'gu'), (c) =>
-    [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''),
-  );
+  return terminalSafe(JSON.stringify(text));
 }
 
 function webUri(value: unknown): value is string {

@@ -48,4 +48,25 @@ describe('the report', () => {
     expect(document.exitCode).toBe(2);
     expect(document.stages.map((s) => [s.name, s.exitCode])).toEqual([['source', undefined], ['config', 2], ['token API', undefined]]);
   });
+
+  // A claim or a username a cluster names reaches a terminal here: an override (U+202E) or an isolate
+  // would reorder what a person reads, a zero-width space or a tag hide a difference, a C1 CSI move
+  // the cursor. Each is shown as its escape, in text and in JSON (where the escape reads back as it was).
+  const hostile = 'eve\u202eloot\u2066x\u2069\u200b\ufeff\u{e0041}\u2028\u009b2K\u001b[2J\ud800';
+  const named = [stage('cluster', 'pass', `user ${hostile}`)];
+  // Every control but the line feed, every format character, separators, lone surrogates.
+  const RAW = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
+
+  it('shows format and control characters a server named as escapes, in text', () => {
+    const text = formatText(named, (t) => t);
+    expect(text).not.toMatch(RAW);
+    expect(text).toBe('✓ cluster     user eve\\u202eloot\\u2066x\\u2069\\u200b\\ufeff\\udb40\\udc41\\u2028\\u009b2K\\u001b[2J\\ud800\n');
+  });
+
+  it('shows them as escapes in JSON too, which read back as the text the server sent', () => {
+    const json = formatJson(named, 0, (t) => t);
+    expect(json).not.toMatch(RAW);
+    expect((JSON.parse(json) as { stages: Array<{ summary: string }> }).stages[0]!.summary).toBe(`user ${hostile}`);
+  });
 });
+

@@ -3,7 +3,7 @@
 // user_code, in the verification URIs, and in the error and error_description of a refusal. The
 // prompt refuses them; a message shows them escaped, never as the characters a terminal acts on.
 import { describe, expect, it } from 'vitest';
-import { c1Escaped } from '../../src/errors.js';
+import { terminalSafe } from '../../src/errors.js';
 import { promptLines, readDeviceAuthorization, readTokenAnswer } from '../../src/login/device.js';
 
 const HOSTILE = [
@@ -22,7 +22,7 @@ function message(answer: Record<string, unknown>): string {
     readTokenAnswer(400, answer, 'device_code');
   } catch (error) {
     // What the report writes (cli/report.ts escapes C1 on every line).
-    return c1Escaped((error as Error).message);
+    return terminalSafe((error as Error).message);
   }
   throw new Error('readTokenAnswer did not refuse');
 }

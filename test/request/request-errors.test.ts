@@ -147,4 +147,13 @@ describe('what a token API says about a refusal reaches a terminal', () => {
     const result = await run(sendsSecrets(`${api.url}/token`, { retry: { limit: 0 } }));
     expectFailure(result, 3, 'the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"bad\\u001b[2J\\u009b2Jclient\\u0007"}; check env.API_KEY, env.FORM_SECRET and env.JSON_SECRET');
   });
+
+  it('its format characters (a bidi override, isolates, a zero-width space, a BOM) and line separators, shown as escapes', async () => {
+    // "client_id admin\u202e\u2066..." would read to a person as another client than the one the server named.
+    const api = await startApi((_req, res) => json(res, 401, { error: 'invalid_client', error_description: 'client \u202enimda\u2066\u2069\u200b\ufeff\u2028x' }));
+    const result = await run(sendsSecrets(`${api.url}/token`, { retry: { limit: 0 } }));
+    expectFailure(result, 3, 'the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"client \\u202enimda\\u2066\\u2069\\u200b x"}; check env.API_KEY, env.FORM_SECRET and env.JSON_SECRET');
+    // (The BOM and the line separator are white space to the message's folding, which made them one space.)
+    expect(result.stderr).not.toMatch(/[\p{Cf}\p{Zl}\p{Zp}]/u);
+  });
 });

@@ -5,11 +5,12 @@
 // token endpoint by discovery (discovery.ts), the only init that may use the network. Loaded only by
 // this command.
 import { isAbsolute, resolve } from 'node:path';
-import { readProblem, RequestError, UsageError } from '../errors.js';
+import { RequestError, UsageError } from '../errors.js';
 import { closest } from '../config/shape.js';
 import { parseSetFlags } from '../config/vars.js';
 import type { Deps } from './deps.js';
 import { checkIssuer, discover } from './discovery.js';
+import { readCertificateFile } from './certificates.js';
 
 declare const __EXAMPLES__: string | undefined;
 
@@ -140,17 +141,10 @@ export async function providerConfig(flags: InitFlags, deps: Deps): Promise<stri
   return doc.toString({ lineWidth: 0 }).replace(/^webAPIProviderConfig:/m, (line) => [`# Filled in by init: ${filled}`, ...notes, line].join('\n'));
 }
 
-/** The CA file of --set caFile, read now (discovery trusts it) and named by its absolute path (the config is printed elsewhere). */
+/** The CA file of --set caFile, read now (discovery trusts its certificates) and named by its absolute path (the config is printed elsewhere). */
 function readCa(path: string, cwd: string, deps: Deps): { path: string; pem: string } {
   const absolute = isAbsolute(path) ? path : resolve(cwd, path);
-  let pem: string;
-  try {
-    pem = deps.readFile(absolute);
-  } catch (error) {
-    throw new UsageError('SET_INVALID', `--set caFile: cannot read ${absolute}: ${readProblem(error)}`);
-  }
-  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError('SET_INVALID', `--set caFile: ${absolute} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
-  return { path: absolute, pem };
+  return { path: absolute, pem: readCertificateFile(absolute, '--set caFile', deps, 'SET_INVALID').pem };
 }
 
 /** The vars a config reads: name -> whether it is optional (every use of it has a `??` default). */

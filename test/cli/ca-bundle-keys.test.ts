@@ -10,6 +10,9 @@ import YAML from 'yaml';
 import { leaks } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { makePki } from '../helpers/pki.js';
+import { readCertificateFile } from '../../src/use-case/certificates.js';
+import { UsageError } from '../../src/errors.js';
+import { caught } from '../helpers/caught.js';
 
 const PREFIX = 'webapi-credential: ';
 const pki = makePki();
@@ -80,5 +83,30 @@ describe('a CA bundle that holds a private key', () => {
     const exec = JSON.parse(secret.stringData['config']!).execProviderConfig as { args: string[] };
     const inlined = YAML.parse(exec.args[1]!) as { webAPIProviderConfig: { tls: { caData: string } } };
     expect(certificates(inlined.webAPIProviderConfig.tls.caData)).toEqual(certificates(readFileSync(bundle, 'utf8')));
+  });
+});
+
+// init's --set caFile (what discovery trusts) and doctor's cluster CA read the file the same way: the
+// key of a concatenated bundle is not handed on, not even to a trust store.
+describe('readCertificateFile, the one reader of a CA file a person names', () => {
+  const read = (path: string) => readFileSync(path, 'utf8');
+
+  it('gives the certificates only, and the labels of what it left out', () => {
+    const found = readCertificateFile(bundle, '--set caFile', { readFile: read });
+    expect(certificates(found.pem)).toHaveLength(2);
+    expect(found.pem).not.toContain(keyBody);
+    expect(found.dropped).toEqual([label]);
+  });
+
+  it('refuses a file with no certificate, and one it cannot read, naming it, with the code it is given', () => {
+    writeFileSync(join(dir, 'key-only.pem'), key);
+    expect(caught(UsageError, () => readCertificateFile(join(dir, 'key-only.pem'), '--set caFile', { readFile: read }, 'SET_INVALID'))).toMatchObject({
+      code: 'SET_INVALID',
+      message: `--set caFile ${join(dir, 'key-only.pem')}: expected PEM certificates`,
+    });
+    expect(caught(UsageError, () => readCertificateFile(join(dir, 'absent.pem'), '--ca-file', { readFile: read }))).toMatchObject({
+      code: 'CA_FILE',
+      message: `--ca-file ${join(dir, 'absent.pem')}: cannot read it: no such file`,
+    });
   });
 });

@@ -128,7 +128,7 @@ describe('webapi-credential init', () => {
     [['init', 'upbound', '--set', 'organisation=acme'], '--set organisation: the upbound config reads no vars.organisation; it takes authUrl, org, caFile'],
     [['init', 'keycloak', '--set', 'issuer=https://kc.example/realms/r'], 'init keycloak needs --set clientId=…: the config reads vars.clientId (its header says where each is found; init keycloak alone prints it)'],
     [['init', 'vault', '--set', 'vaultAddr=https://vault.example.com'], 'init vault needs --set role=… and --set namespace=…: the config reads vars.role, vars.namespace (its header says where each is found; init vault alone prints it)'],
-    [['init', 'keycloak', '--set', 'issuer=https://kc.example/realms/r', '--set', 'clientId=a', '--set', 'caFile=/nonexistent/ca.pem'], '--set caFile: cannot read /nonexistent/ca.pem: no such file'],
+    [['init', 'keycloak', '--set', 'issuer=https://kc.example/realms/r', '--set', 'clientId=a', '--set', 'caFile=/nonexistent/ca.pem'], '--set caFile /nonexistent/ca.pem: cannot read it: no such file'],
     [['init', 'upbound', '--set', 'org'], '--set "org": expected key=value with a key of letters, digits, _ or -'],
     ...['__proto__', 'constructor', 'toString', '../../etc', 'keycloak/../vault'].map((name): [string[], string] => [
       ['init', name],

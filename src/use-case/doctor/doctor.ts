@@ -10,6 +10,7 @@ import { readExecInfo, type CredentialStatus } from '../../credential/exec-crede
 import type { Deps } from '../deps.js';
 import type { StageEvent } from '../observe.js';
 import { getToken } from '../get-token.js';
+import { readCertificateFile } from '../certificates.js';
 import { execInfoFor, readArgoCdSecret, readKubeconfigExec, type ExecSource } from '../manifest/manifest-read.js';
 import { REPORT_GRACE_MS } from '../../redact/redactor.js';
 import { describeToken, describeTokenKind, seconds, stage, STAGES, type Stage } from './stage.js';
@@ -285,13 +286,7 @@ function optionNames(args: string[]): string {
   return names.length > 0 ? names.join(' ') : '(none)';
 }
 
+/** The cluster's CA: its certificates (a key in the file is left out: doctor only connects with it). */
 function readCa(path: string, what: string, deps: Deps): string {
-  let pem: string;
-  try {
-    pem = deps.readFile(path);
-  } catch (error) {
-    throw new UsageError('CA_FILE', `${what} ${path}: cannot read it: ${readProblem(error)}`, { cause: error });
-  }
-  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError('CA_FILE', `${what} ${path}: expected PEM certificates`);
-  return pem;
+  return readCertificateFile(path, what, deps).pem;
 }

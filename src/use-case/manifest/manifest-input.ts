@@ -6,6 +6,7 @@ import { parseConfigText, selectSource } from '../../config/load.js';
 import { V1, V1BETA1 } from '../../credential/exec-credential.js';
 import type { Deps, RequestFlags } from '../deps.js';
 import { prepare } from '../prepare.js';
+import { certificatesOnly, OUTSIDE, readCertificateFile } from '../certificates.js';
 
 export interface ManifestFlags extends RequestFlags {
   server: string;
@@ -189,14 +190,7 @@ function readCa(path: string, deps: Deps, notes: string[]): string {
 
 /** The certificates of a PEM file a flag names (a key or anything else in it is left out, with a note). */
 function readPem(path: string, flag: string, deps: Deps, notes: string[]): string {
-  let pem: string;
-  try {
-    pem = deps.readFile(path);
-  } catch (error) {
-    throw new UsageError('CA_FILE', `${flag} ${path}: cannot read it: ${readProblem(error)}`, { cause: error });
-  }
-  if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError('CA_FILE', `${flag} ${path}: expected PEM certificates`);
-  const only = certificatesOnly(pem);
+  const only = readCertificateFile(path, flag, deps);
   const note = droppedNote(`${flag} ${path}`, only.dropped);
   if (note) notes.push(note);
   return only.pem;
@@ -214,45 +208,6 @@ function withTokenCa(document: unknown, pem: string, path: string): void {
   if (given) throw new UsageError('CA_FILE', `--token-ca-file ${path}: the config gives the token API's CA already (webAPIProviderConfig.tls.${given}); keep one of them`);
   fields['tls'] = { ...tls, caData: pem };
 }
-
-/** The blocks a PEM text may carry into a manifest: certificates (OpenSSL's trusted form too). */
-const CERTIFICATE_LABELS: ReadonlySet<string> = new Set(['CERTIFICATE', 'TRUSTED CERTIFICATE', 'X509 CERTIFICATE']);
-
-/**
- * A PEM text with its certificate blocks only, and the labels of the blocks it dropped (a private
- * key, a CRL, a block with no end). Unchanged when it holds nothing else. One pass over the
- * markers, then pairing each BEGIN with the END that follows it: linear in the text, whatever it holds.
- * Text that is no PEM at all (base64 of one, as tls.caData may be) is decoded first.
- */
-function certificatesOnly(text: string): { pem: string; dropped: string[] } {
-  const pem = text.includes('-----BEGIN') ? text : Buffer.from(text.trim(), 'base64').toString('utf8');
-  if (!pem.includes('-----BEGIN')) return { pem: text, dropped: [] };
-  const markers = [...pem.matchAll(/-----(BEGIN|END) ([A-Z0-9 ]{1,64})-----/g)];
-  const kept: string[] = [];
-  const dropped: string[] = [];
-  // Text outside every block is no certificate either: a key whose markers are not read as such
-  // (PuTTY's format, a mistyped BEGIN line) went into the manifest whole, with no note.
-  let outside = false;
-  let from = 0;
-  for (let i = 0; i < markers.length; i++) {
-    const begin = markers[i]!;
-    if (begin[1] !== 'BEGIN') continue;
-    const end = markers[i + 1];
-    const closed = end !== undefined && end[1] === 'END' && end[2] === begin[2];
-    if (closed && CERTIFICATE_LABELS.has(begin[2]!)) kept.push(pem.slice(begin.index, end.index + end[0].length));
-    else dropped.push(closed ? begin[2]! : `${begin[2]} (unterminated)`);
-    outside ||= /\S/.test(pem.slice(from, begin.index));
-    from = closed ? end.index + end[0].length : begin.index + begin[0].length;
-    if (closed) i++;
-  }
-  // Only what follows the last block is left to look at (a stray END marker counts as text).
-  if (outside || /\S/.test(pem.slice(from))) dropped.push(OUTSIDE);
-  if (dropped.length === 0 && text === pem) return { pem: text, dropped };
-  return { pem: kept.length > 0 ? `${kept.join('\n')}\n` : '', dropped };
-}
-
-/** What certificatesOnly calls the text it found outside every PEM block. */
-const OUTSIDE = 'text outside the PEM blocks';
 
 /** The note on blocks a generator did not copy from `what` (a flag or a config field with its path). */
 function droppedNote(what: string, dropped: string[]): string | undefined {

@@ -131,10 +131,14 @@ const READ_PROBLEMS: Record<string, string> = {
   EISDIR: 'it is a directory',
   ENOTDIR: 'a part of the path is not a directory',
   ELOOP: 'too many symbolic links',
+  // The same words serve the writers (a kubeconfig, a kuberc), whose failures are these more often.
+  EROFS: 'read-only file system',
+  ENOSPC: 'no space left on device',
+  EDQUOT: 'disk quota exceeded',
 };
 
 /**
- * A file that could not be read, in words: the common errno codes, or the message of our own
+ * A file that could not be read (or written), in words: the common errno codes, or the message of our own
  * bounded reader (read-file.ts: not a regular file, larger than 1 MiB), else the code.
  */
 export function readProblem(error: unknown): string {

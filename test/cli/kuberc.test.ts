@@ -2,12 +2,15 @@
 // added to credentialPluginAllowlist of the kuberc kubectl reads ($KUBERC, else ~/.kube/kuberc) when
 // its credentialPluginPolicy is Allowlist (kubectl >= 1.35), everything else in the file kept; read
 // back against the kuberc schema. Other policies are left as they are.
-import { chmodSync, existsSync, lchownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lchownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { runInProcess } from '../helpers/in-process.js';
+import type { CliDeps } from '../../src/cli/deps.js';
+
+type CacheFs = CliDeps['cache']['fs'];
 
 // The kuberc schema, kubectl.config.k8s.io/v1beta1 Preference, as the Go types of
 // kubernetes/kubectl pkg/config/v1beta1/types.go (staging/src/k8s.io/kubectl/pkg/config/v1beta1 in
@@ -195,4 +198,35 @@ describe('kubeconfig --merge --kuberc', () => {
       '$.credentialPluginAllowlist[1]: no field set',
     ]);
   });
+
+  it('with KUBERC unset, changes ~/.kube/kuberc, the file kubectl reads then', async () => {
+    const home = setup(undefined);
+    mkdirSync(join(home.dir, '.kube'));
+    const kuberc = join(home.dir, '.kube', 'kuberc');
+    writeFileSync(kuberc, EXISTING);
+    const env = { PATH: `${join(home.dir, 'bin')}:/usr/bin:/bin`, KUBECONFIG: join(home.dir, 'kubeconfig') };
+    const result = await runInProcess(['kubeconfig', '--server', 'https://k8s.example.com:6443', '--config', CONFIG, '--name', 'prod', '--merge', '--kuberc'], { env, homedir: home.dir });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(`${PREFIX}wrote ${home.plugin} to credentialPluginAllowlist in ${kuberc}\n`);
+    expect(YAML.parse(readFileSync(kuberc, 'utf8')).credentialPluginAllowlist).toEqual([{ name: '/usr/lib/google-cloud-sdk/bin/gke-gcloud-auth-plugin' }, { name: home.plugin }]);
+  });
+
+  it('a kuberc it cannot replace (the rename fails): exit 2, one line, the file as it was, no temporary file left', async () => {
+    const home = setup(EXISTING);
+    const env = { PATH: `${join(home.dir, 'bin')}:/usr/bin:/bin`, KUBERC: home.kuberc, KUBECONFIG: join(home.dir, 'kubeconfig') };
+    // A read-only file system, as root meets it (permissions would not stop root): the kuberc's rename fails.
+    const readOnly = (real: CacheFs): CacheFs => ({
+      ...real,
+      renameSync: (from: string, to: string) => {
+        if (to === home.kuberc) throw Object.assign(new Error('EROFS: read-only file system'), { code: 'EROFS' });
+        real.renameSync(from, to);
+      },
+    });
+    const result = await runInProcess(['kubeconfig', '--server', 'https://k8s.example.com:6443', '--config', CONFIG, '--name', 'prod', '--merge', '--kuberc'], { env, fs: readOnly });
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 2, stdout: '' });
+    expect(result.stderr).toBe(`${PREFIX}cannot write ${home.kuberc}: read-only file system\n`);
+    expect(readFileSync(home.kuberc, 'utf8')).toBe(EXISTING);
+    expect(readdirSync(home.dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
 });
+

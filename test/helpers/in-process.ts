@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../src/cli/program.js';
 import { realDeps } from '../../src/main.js';
+import type { CliDeps } from '../../src/cli/deps.js';
 import type { CliResult } from './cli.js';
 
 const home = mkdtempSync(join(tmpdir(), 'webapi-credential-home-'));
@@ -21,6 +22,10 @@ export interface InProcessOptions {
   now?: () => number;
   /** Sees every stderr write as it happens, e.g. to act on a --verbose trace line. */
   onStderr?: (text: string) => void;
+  /** The home directory the program sees (~/.kube/…, the cache's default): a scratch one by default. */
+  homedir?: string;
+  /** Wraps the file system the program's writers use (the cache, kubeconfig and kuberc), to make one of its calls fail. */
+  fs?: (real: CliDeps['cache']['fs']) => CliDeps['cache']['fs'];
 }
 
 export async function runInProcess(args: string[], options: InProcessOptions = {}): Promise<CliResult> {
@@ -39,7 +44,7 @@ export async function runInProcess(args: string[], options: InProcessOptions = {
     ...(options.now ? { now: options.now } : {}),
     // What the built CLI says (package.json's version), so that its output and this one compare equal.
     version: '0.1.0',
-    cache: { ...real.cache, homedir: home },
+    cache: { ...real.cache, homedir: options.homedir ?? home, ...(options.fs ? { fs: options.fs(real.cache.fs) } : {}) },
   });
   return { code, stdout, stderr };
 }

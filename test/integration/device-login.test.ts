@@ -129,6 +129,23 @@ describe('the device login against oidc-provider', () => {
     }
   }, 60_000);
 
+  it('--timeout 1s does not bound the login: the person approves after 3 s, exit 0 with the credential', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-device-timeout-'));
+    const started = Date.now();
+    const run = start(['--config-inline', deviceConfig(idp.issuer), '--timeout', '1s', '--cache', '--cache-dir', cacheDir], { KUBERNETES_EXEC_INFO: execInfo(true) });
+    const { url, code } = await run.prompt();
+    // The person reads, opens the page and types: three times --timeout.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    await actAsPerson(url, code, pki.ca.cert, 'approve');
+    const result = await run.done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3_000);
+    const token = (JSON.parse(result.stdout) as { status: { token: string } }).status.token;
+    expect(idp.isIdToken(token)).toBe(true);
+    expect(result.stderr).toBe(`webapi-credential: to log in, open ${url}\nwebapi-credential: and check that it shows the code ${code} (within 10 minutes; Ctrl-C cancels)\n`);
+    expect(leaks(result, secrets(), [token])).toEqual([]);
+  }, 60_000);
+
   it('slow_down adds 5 s to the interval, then the login goes on', async () => {
     idp.slowDown(1);
     const run = start(['--config-inline', deviceConfig(idp.issuer)], { KUBERNETES_EXEC_INFO: execInfo(true) });

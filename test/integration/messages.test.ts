@@ -58,6 +58,17 @@ describe.concurrent('a wait longer than a second is announced before it starts',
     for (const secret of allSecrets()) expect(result.stderr).not.toContain(secret);
   });
 
+  it('says the backoff before a wait over a second without Retry-After, then the credential', async () => {
+    // No Retry-After: the waits are backoff with jitter, 0.25-0.5 s, 0.5-1 s, then 1-2 s, the one said.
+    let calls = 0;
+    const api = await startApi((_req, res) => (++calls <= 3 ? json(res, 503, { error: 'busy' }) : json(res, 200, { access_token: SECRET.token })));
+    const result = await run(basic(`${api.url}/token`, { tls: TLS, retry: { limit: 3 }, headers: { Authorization: 'Bearer {{ env.API_KEY }}' } }), ['-o', 'token']);
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: `${SECRET.token}\n` });
+    expect(result.stderr).toMatch(/^webapi-credential: warning: the token API failed \(503\); retrying in (1(\.\d)?|2)s\n$/);
+    expect(api.requests).toHaveLength(4);
+    expect(leaks(result, allSecrets(), [SECRET.token])).toEqual([]);
+  });
+
   it('says nothing of a wait of a second or less', async () => {
     let calls = 0;
     const api = await startApi((_req, res) => (calls++ === 0 ? json(res, 503, { error: 'busy' }, { 'Retry-After': '1' }) : json(res, 200, { access_token: SECRET.token })));

@@ -2,7 +2,10 @@
 // grant when a person can answer, never a device request when nobody can; the refresh of RFC 6749
 // §6 for a refresh token the cache keeps. get-token calls loginCredential() on a miss; the `login`
 // command (login-command.ts) runs get-token with a login now.
-import { ResponseError, RequestError, type CredentialError } from '../errors.js';
+import { resolve } from 'node:path';
+import { ResponseError, RequestError, UNSHOWABLE, type CredentialError } from '../errors.js';
+import { defaultCacheDir } from '../cache/index.js';
+import { selectSource } from '../config/load.js';
 import type { RequestConfig } from '../config/schema.js';
 import { readExecInfo, type CredentialStatus } from '../credential/exec-credential.js';
 import { extractCredential, parseResponseBody } from '../credential/extract.js';
@@ -42,7 +45,7 @@ export interface LoginResult {
  * call's failure. An outage is thrown as it is: the cache serves through it and keeps the token.
  * `login` logs in anew whatever the entry holds.
  */
-export async function loginWithRefresh(prepared: Prepared, flags: Pick<GetTokenFlags, 'login'>, deadline: number, refresh: Refresh | undefined, deps: Deps): Promise<Fetched> {
+export async function loginWithRefresh(prepared: Prepared, flags: LoginFlags, deadline: number, refresh: Refresh | undefined, deps: Deps): Promise<Fetched> {
   let refused: string | undefined;
   if (refresh && !flags.login) {
     try {
@@ -76,6 +79,40 @@ function isRefusal(error: unknown): boolean {
   return status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429;
 }
 
+/** What a login reads of the call's flags: `login`, and what the refusal's command repeats. */
+export type LoginFlags = Pick<GetTokenFlags, 'login' | 'config' | 'configInline' | 'configFromCluster' | 'set' | 'cacheDir'>;
+
+/**
+ * The `login` command a person pastes at a terminal to fill the cache entry this call reads: the
+ * same config (a file by its absolute path; an inline one, which may be long, named as a
+ * placeholder), the same --set values (not secret: SPEC "Errors") and the cache directory unless
+ * it is the default. One line whatever was typed: words are quoted as a POSIX shell reads them.
+ */
+export function loginCommandLine(flags: Omit<LoginFlags, 'login'>, env: Record<string, string | undefined>, homedir: string): string {
+  const source = selectSource(flags, env, readExecInfo(env['KUBERNETES_EXEC_INFO']).cluster);
+  const words = ['webapi-credential', 'login'];
+  if (source.kind === 'file') words.push('--config', shellWord(resolve(source.path)));
+  else if (source.kind === 'document') words.push('--config-inline', "<the kubeconfig cluster entry's webAPIProviderConfig>");
+  else words.push('--config-inline', source.origin === '--config-inline' ? "<this command's --config-inline>" : `<the config in ${source.origin}>`);
+  for (const pair of flags.set ?? []) words.push('--set', shellWord(pair));
+  words.push('--cache');
+  if (flags.cacheDir !== undefined && resolve(flags.cacheDir) !== defaultCacheDir(env, homedir)) words.push('--cache-dir', shellWord(resolve(flags.cacheDir)));
+  return words.join(' ');
+}
+
+/** A word as a POSIX shell reads it back: plain, '…', or bash's $'…' when it holds a control or format character. */
+export function shellWord(word: string): string {
+  if (/^[\w@%+=:,./-]+$/.test(word)) return word;
+  if (!UNSHOWABLE.test(word)) return `'${word.replaceAll("'", "'\\''")}'`;
+  const escaped = [...word].map((c) => {
+    if (c === '\\' || c === "'") return `\\${c}`;
+    if (!UNSHOWABLE.test(c)) return c;
+    const code = c.codePointAt(0)!;
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : code <= 0xffff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\U${code.toString(16).padStart(8, '0')}`;
+  });
+  return `$'${escaped.join('')}'`;
+}
+
 /** Whether a person can answer a prompt: client-go's spec.interactive, else (no exec info) terminals on stdin and stderr. */
 export function isInteractive(deps: Pick<Deps, 'env' | 'login'>): boolean {
   const info = readExecInfo(deps.env['KUBERNETES_EXEC_INFO']);
@@ -87,7 +124,7 @@ export function isInteractive(deps: Pick<Deps, 'env' | 'login'>): boolean {
  * The credential of a login config when the cache has none: a device login when a person can
  * answer (or `login` asked for one), else exit 2 with what to do, and no request at all.
  */
-export async function loginCredential(prepared: Prepared, flags: Pick<GetTokenFlags, 'login'>, deps: Deps): Promise<LoginResult> {
+export async function loginCredential(prepared: Prepared, flags: LoginFlags, deps: Deps): Promise<LoginResult> {
   // `login` asks for a login whatever the terminals, but not against client-go's word: an exec
   // entry that runs `login` under interactiveMode: Never (Argo CD) has nobody to answer either.
   const execInfo = readExecInfo(deps.env['KUBERNETES_EXEC_INFO']);
@@ -95,10 +132,10 @@ export async function loginCredential(prepared: Prepared, flags: Pick<GetTokenFl
     throw new LoginError('LOGIN_NEEDED', 'login: client-go says the call is not interactive (interactiveMode: Never, as Argo CD sets), so nobody can answer the prompt; run webapi-credential login at a terminal, not from an exec entry');
   }
   if (!flags.login && !isInteractive(deps)) {
-    const why = readExecInfo(deps.env['KUBERNETES_EXEC_INFO']).apiVersion !== undefined ? 'client-go says the call is not interactive' : 'stdin or stderr is no terminal';
+    const why = execInfo.apiVersion !== undefined ? 'client-go says the call is not interactive' : 'stdin or stderr is no terminal';
     throw new LoginError(
       'LOGIN_NEEDED',
-      `a login is needed and nobody can answer its prompt here (${why}); log in once at a terminal: kubectl get ns (with interactiveMode: IfAvailable and --cache in the exec entry), or webapi-credential login with this command's config options and --cache`,
+      `a login is needed and nobody can answer its prompt here (${why}); log in once at a terminal: kubectl get ns (with interactiveMode: IfAvailable and --cache in the exec entry), or ${loginCommandLine(flags, deps.env, deps.cache.homedir)}`,
     );
   }
   return deviceLogin(prepared, deps);

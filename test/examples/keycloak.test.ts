@@ -3,6 +3,7 @@
 // key (private_key_jwt), which the stand-in verifies with the client's registered JWK, with aud, exp
 // and a jti it has not seen; a request of another shape is refused.
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CLIENT_ASSERTION_TYPE } from '../helpers/client-assertions.js';
 import { expectExpiresIn, expectFailure, expectQuietSuccess, examplePath, mutated, pemSecrets, run, scratchFile, standIns, V1BETA1 } from '../helpers/examples.js';
@@ -177,5 +178,19 @@ describe.concurrent('examples/keycloak/config-private-key-jwt.yaml', () => {
     expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 2, stdout: '' });
     expect(result.stderr).toMatch(/^webapi-credential: webAPIProviderConfig\.form\.client_assertion: .*: vars\.clientId is not set \(pass --set clientId=…, or give a default: vars\.clientId \?\? "…"\)\n$/);
     expect(api.requests).toHaveLength(0);
+  });
+});
+
+describe('examples/keycloak/README.md', () => {
+  // Keycloak's token path is its own: a reader with another server who "changes the URL" guesses
+  // a path; init oidc finds the one the server publishes.
+  it('claims only Keycloak, and sends another server to init oidc with its issuer', () => {
+    const readme = readFileSync(examplePath('keycloak/README.md'), 'utf8');
+    const [title] = readme.split('\n');
+    expect(title).toBe('# Keycloak');
+    expect(readme).not.toMatch(/any OAuth 2\.0 (client credentials )?server|change the URL/i);
+    expect(readme.replace(/\s+/g, ' ')).toContain('`webapi-credential init oidc --set issuer=… --set clientId=…`');
+    for (const [, target] of readme.matchAll(/\]\((\.\.\/oidc\/[^)]+)\)/g)) expect(existsSync(examplePath(`keycloak/${target}`)), target).toBe(true);
+    expect(readme).toContain('](../oidc/README.md)');
   });
 });

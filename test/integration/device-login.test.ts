@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { baseEnv, cliCommand, leaks } from '../helpers/cli.js';
 import { startPlugin } from '../helpers/device-run.js';
+import { expectFailure } from '../helpers/integration.js';
 import { actAsPerson, CLIENT_ID, startDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
 import { makePki } from '../helpers/pki.js';
 import { describeWith, SCRIPT } from '../helpers/tools.js';
@@ -84,14 +85,18 @@ describe('the device login against oidc-provider', () => {
   }, 60_000);
 
   it.each([
-    ['no exec info and no terminal', {}],
-    ['KUBERNETES_EXEC_INFO interactive: false', { KUBERNETES_EXEC_INFO: execInfo(false) }],
-  ])('nobody can answer (%s): exit 2 with what to do, and no device request', async (_name, env) => {
+    ['no exec info and no terminal', {}, 'stdin or stderr is no terminal'],
+    ['KUBERNETES_EXEC_INFO interactive: false', { KUBERNETES_EXEC_INFO: execInfo(false) }, 'client-go says the call is not interactive'],
+  ])('nobody can answer (%s): exit 2 with the login command to paste, and no device request', async (_name, env, why) => {
     const before = deviceRequests();
-    const result = await start(['--config-inline', deviceConfig(idp.issuer), '--cache', '--cache-dir', mkdtempSync(join(tmpdir(), 'wc-'))], env).done;
-    expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^webapi-credential: a login is needed and nobody can answer its prompt here \((client-go says the call is not interactive|stdin or stderr is no terminal)\); log in once at a terminal: kubectl get ns \(with interactiveMode: IfAvailable and --cache in the exec entry\), or webapi-credential login with this command's config options and --cache\n$/);
-    expect(result.stdout).toBe('');
+    const cacheDir = mkdtempSync(join(tmpdir(), 'wc-'));
+    const result = await start(['--config-inline', deviceConfig(idp.issuer), '--cache', '--cache-dir', cacheDir], env).done;
+    expectFailure(
+      result,
+      2,
+      `a login is needed and nobody can answer its prompt here (${why}); log in once at a terminal: kubectl get ns (with interactiveMode: IfAvailable and --cache in the exec entry), or webapi-credential login --config-inline <this command's --config-inline> --cache --cache-dir ${cacheDir}`,
+      secrets(),
+    );
     expect(deviceRequests()).toBe(before);
   });
 
@@ -122,6 +127,23 @@ describe('the device login against oidc-provider', () => {
     } finally {
       idp.deviceCodeTtl(600);
     }
+  }, 60_000);
+
+  it('--timeout 1s does not bound the login: the person approves after 3 s, exit 0 with the credential', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-device-timeout-'));
+    const started = Date.now();
+    const run = start(['--config-inline', deviceConfig(idp.issuer), '--timeout', '1s', '--cache', '--cache-dir', cacheDir], { KUBERNETES_EXEC_INFO: execInfo(true) });
+    const { url, code } = await run.prompt();
+    // The person reads, opens the page and types: three times --timeout.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    await actAsPerson(url, code, pki.ca.cert, 'approve');
+    const result = await run.done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3_000);
+    const token = (JSON.parse(result.stdout) as { status: { token: string } }).status.token;
+    expect(idp.isIdToken(token)).toBe(true);
+    expect(result.stderr).toBe(`webapi-credential: to log in, open ${url}\nwebapi-credential: and check that it shows the code ${code} (within 10 minutes; Ctrl-C cancels)\n`);
+    expect(leaks(result, secrets(), [token])).toEqual([]);
   }, 60_000);
 
   it('slow_down adds 5 s to the interval, then the login goes on', async () => {

@@ -101,8 +101,9 @@ describe('the refresh token kept in the cache', () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(
-      /^webapi-credential: the token endpoint refused the refresh with 400: "invalid_grant" \([^\n]*\), so the kept refresh token was dropped; a login is needed and nobody can answer its prompt here \(client-go says the call is not interactive\); log in once at a terminal: kubectl get ns \(with interactiveMode: IfAvailable and --cache in the exec entry\), or webapi-credential login with this command's config options and --cache\n$/,
+      /^webapi-credential: the token endpoint refused the refresh with 400: "invalid_grant" \([^\n]*\), so the kept refresh token was dropped; a login is needed and nobody can answer its prompt here \(client-go says the call is not interactive\); log in once at a terminal: kubectl get ns \(with interactiveMode: IfAvailable and --cache in the exec entry\), or webapi-credential login --config-inline <this command's --config-inline> --cache --cache-dir (\S+)\n$/,
     );
+    expect(result.stderr.endsWith(` --cache-dir ${cacheDir}\n`)).toBe(true);
     expect(refreshGrants()).toBe(refreshes + 1);
     expect(deviceRequests()).toBe(devices);
     expect(leaks(result, [...idp.issued])).toEqual([]);

@@ -4,7 +4,7 @@
 // the certificate's names; doctor's trust note only on a TLS failure. Every failure: its exit code,
 // its one line, and no secret on stdout or stderr.
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { leaks, runCli } from '../helpers/cli.js';
 import { makePki } from '../helpers/pki.js';
 import { json } from '../helpers/token-api.js';
 import { PREFIX, SECRET, SECRET_ENV, allSecrets, basic, expectFailure, provider, tokenApis, writeTemp } from '../helpers/integration.js';
@@ -56,6 +56,17 @@ describe.concurrent('a wait longer than a second is announced before it starts',
     );
     expect(api.requests).toHaveLength(2);
     for (const secret of allSecrets()) expect(result.stderr).not.toContain(secret);
+  });
+
+  it('says the backoff before a wait over a second without Retry-After, then the credential', async () => {
+    // No Retry-After: the waits are backoff with jitter, 0.25-0.5 s, 0.5-1 s, then 1-2 s, the one said.
+    let calls = 0;
+    const api = await startApi((_req, res) => (++calls <= 3 ? json(res, 503, { error: 'busy' }) : json(res, 200, { access_token: SECRET.token })));
+    const result = await run(basic(`${api.url}/token`, { tls: TLS, retry: { limit: 3 }, headers: { Authorization: 'Bearer {{ env.API_KEY }}' } }), ['-o', 'token']);
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: `${SECRET.token}\n` });
+    expect(result.stderr).toMatch(/^webapi-credential: warning: the token API failed \(503\); retrying in (1(\.\d)?|2)s\n$/);
+    expect(api.requests).toHaveLength(4);
+    expect(leaks(result, allSecrets(), [SECRET.token])).toEqual([]);
   });
 
   it('says nothing of a wait of a second or less', async () => {
@@ -124,12 +135,17 @@ describe.concurrent('answers that are not a token say what they are', () => {
     expectFailure(result, 4, 'expiresInPath $.expires_in matched the number -30, expected a positive number of seconds', allSecrets([SECRET.token]));
   });
 
-  it('prints no JavaScript stack for a 404 under --verbose', async () => {
+  it('prints no JavaScript stack for a 404 under --verbose: the trace, then the one line, no secret', async () => {
     const api = await startApi((_req, res) => json(res, 404, { error: 'not_found' }));
-    const result = await run(basic(`${api.url}/token`, { tls: TLS }), ['--verbose']);
-    expect(result.code).toBe(3);
-    expect(result.stderr.endsWith(`${PREFIX}the token API answered 404 Not Found: {"error":"not_found"}\n`)).toBe(true);
+    const result = await run(basic(`${api.url}/token`, { tls: TLS, headers: { 'X-Api-Key': '{{ env.API_KEY }}' } }), ['--verbose']);
+    expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 3, stdout: '' });
+    const lines = result.stderr.split('\n');
+    expect(lines.slice(-2)).toEqual([`${PREFIX}the token API answered 404 Not Found: {"error":"not_found"}`, '']);
+    // The trace before it: our lines and the request's indented ones, the key redacted; no stack frame.
+    expect(lines.slice(0, -2).filter((line) => !line.startsWith(PREFIX) && !/^ {2}\S/.test(line))).toEqual([]);
+    expect(lines).toContain('  X-Api-Key: [REDACTED]');
     expect(result.stderr).not.toMatch(/\n {2,}at |RequestError/);
+    expect(leaks(result, allSecrets())).toEqual([]);
   });
 });
 

@@ -2,7 +2,7 @@
 // real one (the expiryMargin window) is served (exit 0) when the refresh finds the token API
 // unreachable, timed out, or answering 5xx, 408 or 429 — with a note on stderr naming the failure
 // and the real expiry, and an expirationTimestamp no later than the real expiry and at most a minute
-// away. A refusal (4xx) is never papered over. Against a real HTTPS token API that changes between calls.
+// away. A refusal (4xx) or an unusable answer is never papered over. Against a real HTTPS token API that changes between calls.
 import { describe, expect, it } from 'vitest';
 import { leaks, runCli } from '../helpers/cli.js';
 import { json, startTokenApi, type Handler, type TokenApi } from '../helpers/token-api.js';

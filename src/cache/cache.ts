@@ -207,7 +207,12 @@ export async function cached(
       dir,
       key,
       {
-        // Single flight holds while the holder lives and our deadline allows.
+        // Single flight holds while the holder lives and our deadline allows, with one exception: a
+        // live holder that keeps the lock past our patience (the shorter of 10 s and half our time)
+        // is taken over, its fetch presumed hung. Else one hung request would deny every caller
+        // until its holder's own deadline (30 s or more), though the other half of our time is
+        // enough for a fetch of our own. One waiter takes it over (lock.ts breakLock), the others
+        // wait on that one's young lock: a struggling API gets one more request, not a herd.
         waitUntil: timing.deadline,
         // A holder that may be waiting on a person (a login: holdMs) is never taken over while it
         // lives: a second process would prompt too.

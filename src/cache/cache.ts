@@ -96,13 +96,16 @@ export async function cached(
     }
     try {
       // Never backwards: a credential another process stored meanwhile that lives longer stays.
-      const current = readEntry(fs, dir, key, deps.now(), deps.uid);
-      if (current.hit && Date.parse(current.status.expirationTimestamp!) > Date.parse(status.expirationTimestamp)) {
+      // Judged right before the rename (writeAtomic): our fetch and our write are behind us then.
+      const newer = () => {
+        const current = readEntry(fs, dir, key, deps.now(), deps.uid);
+        return current.hit && Date.parse(current.status.expirationTimestamp!) > Date.parse(status.expirationTimestamp!);
+      };
+      if (!writeEntry(fs, dir, key, status, deps.unique(), deps.now(), expiresAt, keptRefresh(refreshToken, held), newer)) {
         report({ kind: 'note', text: 'kept the newer credential another process stored meanwhile' });
         entered();
         return;
       }
-      writeEntry(fs, dir, key, status, deps.unique(), deps.now(), expiresAt, keptRefresh(refreshToken, held));
       report({ kind: 'stored', text: refreshToken !== undefined ? 'stored, with a refresh token' : 'stored' });
       entered();
     } catch (error) {
@@ -134,11 +137,15 @@ export async function cached(
       fetched = await fetch(held ? { token: held.token, drop } : undefined);
     } catch (error) {
       // Never backwards: while this fetch failed, another process may have stored a credential.
-      // It is served, and the failure neither remembered nor written over it.
+      // It is served, and the failure neither remembered nor written over it. Asked again right
+      // before the failure's rename (writeAtomic), for one stored while we wrote.
       const current = readEntry(fs, dir, key, deps.now(), deps.uid);
-      if (current.hit) {
+      const storedMeanwhile = () => {
         report({ kind: 'hit', waited: true, text: 'hit: another process stored a credential while this fetch failed' });
         entered();
+      };
+      if (current.hit) {
+        storedMeanwhile();
         return current.status;
       }
       const failure = failureToRemember(error, failures.ttlMs, deps.now(), failures.redact);
@@ -146,9 +153,18 @@ export async function cached(
       // An outage in the margin window: the credential is kept beside the failure, and served.
       const stale = isOutage(error) ? current.stale : undefined;
       if (failure) {
+        let appeared: CredentialStatus | undefined;
+        const credentialStored = () => {
+          const now = readEntry(fs, dir, key, deps.now(), deps.uid);
+          appeared = now.hit ? now.status : undefined;
+          return appeared !== undefined;
+        };
         try {
           // The refresh token outlives an outage or a refusal of something else: the next fetch tries it.
-          writeFailure(fs, dir, key, failure, deps.unique(), deps.now(), stale, held);
+          if (!writeFailure(fs, dir, key, failure, deps.unique(), deps.now(), stale, held, credentialStored) && appeared) {
+            storedMeanwhile();
+            return appeared;
+          }
           const forMs = failure.until - failure.at;
           report({ kind: 'remembered', forMs, text: `failure remembered for ${Math.round(forMs / 1000)}s` });
           entered();
@@ -191,7 +207,12 @@ export async function cached(
       dir,
       key,
       {
-        // Single flight holds while the holder lives and our deadline allows.
+        // Single flight holds while the holder lives and our deadline allows, with one exception: a
+        // live holder that keeps the lock past our patience (the shorter of 10 s and half our time)
+        // is taken over, its fetch presumed hung. Else one hung request would deny every caller
+        // until its holder's own deadline (30 s or more), though the other half of our time is
+        // enough for a fetch of our own. One waiter takes it over (lock.ts breakLock), the others
+        // wait on that one's young lock: a struggling API gets one more request, not a herd.
         waitUntil: timing.deadline,
         // A holder that may be waiting on a person (a login: holdMs) is never taken over while it
         // lives: a second process would prompt too.

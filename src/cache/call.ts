@@ -116,10 +116,13 @@ function storeUnderLearnedKey(secret: Uint8Array, call: CacheCall, inputs: strin
   if (learned.env.join('\0') === used.env.join('\0') && learned.files.join('\0') === used.files.join('\0')) return;
   try {
     const key = entryKey(secret, inputs, dependencyDigest(call.env, learned.env, learned.files, call.readFile));
-    // Never backwards (as cache.ts store()): a caller that knew this key may have stored a newer credential under it.
-    const current = readEntry(deps.fs, call.dir, key, deps.now(), deps.uid);
-    if (current.hit && Date.parse(current.status.expirationTimestamp!) > Date.parse(status.expirationTimestamp)) return;
-    writeEntry(deps.fs, call.dir, key, status, deps.unique(), deps.now(), expiresAt);
+    // Never backwards (as cache.ts store()): a caller that knew this key may have stored a newer
+    // credential under it; judged right before the rename.
+    const newer = () => {
+      const current = readEntry(deps.fs, call.dir, key, deps.now(), deps.uid);
+      return current.hit && Date.parse(current.status.expirationTimestamp!) > Date.parse(status.expirationTimestamp!);
+    };
+    writeEntry(deps.fs, call.dir, key, status, deps.unique(), deps.now(), expiresAt, undefined, newer);
   } catch (error) {
     report({ kind: 'note', text: `cannot store the entry under what the steps made the templates read (${(error as NodeJS.ErrnoException).code ?? String(error)})` });
   }

@@ -1,8 +1,9 @@
 // Single flight across processes: the first cold caller creates <key>.lock with O_EXCL and fetches;
 // the others poll until the entry appears or the lock goes. A lock whose owner died (SIGKILL while
 // fetching or writing) is recovered: it is older than any fetch may take, its mtime is in the
-// future, or, when it was written on this very host and pid namespace, its pid is gone. Two
-// waiters never both break one lock: the breaker renames it away and checks it moved that very file.
+// future, or, when it was written on this very host and pid namespace, its pid is gone. A live
+// holder's lock is taken over too, once it outlasts the waiter's patience (acquire: its fetch hangs).
+// Two waiters never both break one lock: the breaker renames it away and checks it moved that very file.
 import { join } from 'node:path';
 import { readPrivateFile, type CacheFs } from './store.js';
 

@@ -187,16 +187,42 @@ function recallFailure(failure: unknown, now: number): Lookup {
   return { hit: false, reason: 'a failure is remembered', failure: { exitCode: f.exitCode, message: f.message, at: f.at, until: f.until, ...(f.outage === true ? { outage: true } : {}) } };
 }
 
-/** `expiresAt`: the real expiry (ms), by default the reported one (no margin window to serve through). */
-export function writeEntry(fs: CacheFs, dir: string, key: string, status: CredentialStatus, unique: string, now?: number, expiresAt?: number, refresh?: HeldRefresh): void {
+/**
+ * `expiresAt`: the real expiry (ms), by default the reported one (no margin window to serve through).
+ * `keep`: see writeAtomic; false when it kept the entry in place.
+ */
+export function writeEntry(
+  fs: CacheFs,
+  dir: string,
+  key: string,
+  status: CredentialStatus,
+  unique: string,
+  now?: number,
+  expiresAt?: number,
+  refresh?: HeldRefresh,
+  keep?: () => boolean,
+): boolean {
   const entry: Entry = { apiVersion: CACHE_FORMAT, kind: 'CachedCredential', key, status, expiresAt: expiresAt ?? Date.parse(status.expirationTimestamp!), ...(refresh ? { refresh } : {}) };
-  writeAtomic(fs, dir, `${key}.json`, entry, unique, now);
+  return writeAtomic(fs, dir, `${key}.json`, entry, unique, now, keep);
 }
 
-/** Remembers a failure under the entry's name: the next success replaces it, as it replaces an expired credential. */
-export function writeFailure(fs: CacheFs, dir: string, key: string, failure: RememberedFailure, unique: string, now?: number, servedThrough?: Stale, refresh?: HeldRefresh): void {
+/**
+ * Remembers a failure under the entry's name: the next success replaces it, as it replaces an expired
+ * credential. `keep`: see writeAtomic; false when it kept the entry in place.
+ */
+export function writeFailure(
+  fs: CacheFs,
+  dir: string,
+  key: string,
+  failure: RememberedFailure,
+  unique: string,
+  now?: number,
+  servedThrough?: Stale,
+  refresh?: HeldRefresh,
+  keep?: () => boolean,
+): boolean {
   const entry: Entry = { apiVersion: CACHE_FORMAT, kind: 'CachedFailure', key, failure, ...(servedThrough ? { servedThrough } : {}), ...(refresh ? { refresh } : {}) };
-  writeAtomic(fs, dir, `${key}.json`, entry, unique, now);
+  return writeAtomic(fs, dir, `${key}.json`, entry, unique, now, keep);
 }
 
 /**
@@ -234,12 +260,22 @@ const SWEPT_FILE = 'swept';
  */
 const SWEEP_MAX = 2_000;
 
-/** Readers see the old file or the new one, never a part: temp file (0600, same dir), then rename. */
-export function writeAtomic(fs: CacheFs, dir: string, name: string, content: unknown, unique: string, now?: number): void {
+/**
+ * Readers see the old file or the new one, never a part: temp file (0600, same dir), then rename.
+ * `keep` is asked last, right before the rename: true keeps the file in place (a newer credential
+ * another process stored while we wrote without the lock) and drops ours; then false is returned.
+ * Without a lock the window cannot be closed (no rename compares what it replaces), only cut to
+ * that check and the rename: nothing slow (a write, a fetch) lies between what was judged and the
+ * rename any more.
+ */
+export function writeAtomic(fs: CacheFs, dir: string, name: string, content: unknown, unique: string, now?: number, keep?: () => boolean): boolean {
   const temp = join(dir, `${name.split('.')[0]}.${unique}.tmp`);
+  let kept = false;
   try {
     fs.writeFileSync(temp, JSON.stringify(content) + '\n', { mode: 0o600, flag: 'wx' });
-    fs.renameSync(temp, join(dir, name));
+    kept = keep?.() ?? false;
+    if (kept) fs.unlinkSync(temp);
+    else fs.renameSync(temp, join(dir, name));
   } catch (error) {
     try {
       fs.unlinkSync(temp);
@@ -248,8 +284,10 @@ export function writeAtomic(fs: CacheFs, dir: string, name: string, content: unk
     }
     throw error;
   }
+  if (kept) return false;
   // After the rename: a lock holder's waiters have their credential before any sweep.
   if (now !== undefined) sweep(fs, dir, now, unique, name);
+  return true;
 }
 
 /**

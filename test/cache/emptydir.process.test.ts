@@ -8,11 +8,11 @@
 // copy placed where that user can reach it: the checkout may sit under a directory only its owner
 // may enter (a home directory, a `mktemp -d`), and Argo CD's user could not run the plugin from there.
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, chownSync, constants, copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, constants, copyFileSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { BIN_SCRIPT, ROOT, baseEnv, cliCommand, type CliResult } from '../helpers/cli.js';
+import { BIN_SCRIPT, ROOT, baseEnv, cliCommand, leaks, type CliResult } from '../helpers/cli.js';
 import { describeWith, SETPRIV, toolPath, type Tool } from '../helpers/tools.js';
 import { pki, tokenApis } from './support.js';
 
@@ -37,12 +37,12 @@ afterAll(() => {
  * with a size only, then fsGroup's group and setgid when the pod has one. Where this test may not
  * mount (no CAP_SYS_ADMIN), the directory gets the mode the tmpfs root would have.
  */
-function memoryEmptyDir(name: string, fsGroup?: number): string {
+function memoryEmptyDir(name: string, fsGroup?: number, sizeBytes = 16 * 1024 * 1024): string {
   const dir = join(base, name);
   mkdirSync(dir, { mode: 0o777 });
   chmodSync(dir, 0o777);
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16777216', 'tmpfs', dir], { stdio: 'ignore' });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeBytes}`, 'tmpfs', dir], { stdio: 'ignore' });
     mounted.push(dir);
   } catch {
     chmodSync(dir, 0o1777);
@@ -85,6 +85,19 @@ function placeCommand(dir: string): { command: string[]; files: string[] } {
     for (const file of readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.mjs'))) place(join(dist, file), join(dir, 'dist', file), 0o644);
   }
   return { command, files };
+}
+
+/** Writes `path` until the file system has no page left (ENOSPC), as a full emptyDir is. */
+function fillUp(path: string): void {
+  const fd = openSync(path, 'w');
+  const chunk = Buffer.alloc(64 * 1024);
+  try {
+    for (;;) writeSync(fd, chunk);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 let placed: { command: string[]; files: string[] };
@@ -164,6 +177,54 @@ describeWith(ROOT_USER, SETPRIV)('the cache on a memory emptyDir, as kubelet mou
     expect(second.stderr).toBe(`webapi-credential: cache: hit (fast path, ${cacheDir})\n`);
     expect(second.stdout).toBe(first.stdout);
     expect(api.requests).toHaveLength(1);
+  });
+
+  // A full memory emptyDir (the tmpfs's size reached): creating a file still works (an inode, no
+  // page), writing a byte to it fails with ENOSPC. So the lock is created and its pid refused; left
+  // there, every next caller would wait on a lock nobody can judge (1 s and more each, issue 27).
+  // Every caller must get its credential, leave no lock, and not wait on one another.
+  it('serves every caller from a full emptyDir: no lock left behind, no added wait', async ({ skip }) => {
+    const callers = 4;
+    const volume = memoryEmptyDir('full', undefined, 1024 * 1024);
+    if (!mounted.includes(volume)) {
+      if (process.env['CI'] === 'true') throw new Error('CI=true: this test needs to mount a tmpfs (CAP_SYS_ADMIN)');
+      skip('cannot mount a tmpfs here (no CAP_SYS_ADMIN): a full file system cannot be made');
+    }
+    const cacheDir = join(volume, 'credentials');
+    const { api, config: text } = await config();
+    const round = async () => {
+      const started = performance.now();
+      const results = await Promise.all(Array.from({ length: callers }, () => asArgoCd(text, cacheDir)));
+      return { results, ms: performance.now() - started };
+    };
+
+    // Cold callers on the volume while it has room: one fetch, the others wait on its lock and hit.
+    const roomy = await round();
+    for (const result of roomy.results) expect(result.code, result.stderr).toBe(0);
+    expect(api.requests).toHaveLength(1);
+    // The credential goes (as if it expired), the directory and its key stay; then the volume fills up.
+    for (const name of readdirSync(cacheDir)) if (/\.(json|ref)$/.test(name)) unlinkSync(join(cacheDir, name));
+    const kept = readdirSync(cacheDir).sort();
+    fillUp(join(volume, 'filler'));
+    const probe = join(volume, 'probe');
+    writeFileSync(probe, '');
+    expect(() => writeFileSync(probe, 'x')).toThrow(expect.objectContaining({ code: 'ENOSPC' }));
+    unlinkSync(probe);
+
+    const full = await round();
+    for (const result of full.results) {
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout).status.token).toMatch(/^token-\d+$/);
+      expect(result.stderr).toContain('webapi-credential: cache: cannot lock (ENOSPC); fetching without the lock\n');
+      expect(leaks(result, ['argocd-secret-value'])).toEqual([]);
+    }
+    // Each fetched on its own (nobody can hold a lock on a full file system), and left nothing behind.
+    expect(api.requests).toHaveLength(1 + callers);
+    expect(readdirSync(cacheDir).sort()).toEqual(kept);
+    // A lock left behind costs each next caller a second or more; the same callers with room took
+    // roomy.ms (here 0.13 s, and 0.15 s full; 3.1 s full with the lock left). Loose: a busy machine
+    // may slow one round, not by seconds.
+    expect(full.ms, `full ${Math.round(full.ms)} ms, roomy ${Math.round(roomy.ms)} ms`).toBeLessThan(roomy.ms + 1_500);
   });
 
   it('refuses a disk-backed emptyDir (0777, not sticky): the credential still comes, without the cache', async () => {

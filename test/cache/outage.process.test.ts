@@ -2,7 +2,7 @@
 // real one (the expiryMargin window) is served (exit 0) when the refresh finds the token API
 // unreachable, timed out, or answering 5xx, 408 or 429 — with a note on stderr naming the failure
 // and the real expiry, and an expirationTimestamp no later than the real expiry and at most a minute
-// away. A refusal (4xx) is never papered over. Against a real HTTPS token API that changes between calls.
+// away. A refusal (4xx) or an unusable answer is never papered over. Against a real HTTPS token API that changes between calls.
 import { describe, expect, it } from 'vitest';
 import { leaks, runCli } from '../helpers/cli.js';
 import { json, startTokenApi, type Handler, type TokenApi } from '../helpers/token-api.js';
@@ -12,7 +12,7 @@ const PREFIX = 'webapi-credential: ';
 /** 30 s of life, reported half of it early (the margin is capped at half the lifetime): a 15 s window, wide enough for a loaded machine. */
 const LIFETIME_S = 30;
 
-type Mode = 'ok' | '503' | 'hang' | '401';
+type Mode = 'ok' | '503' | 'hang' | '401' | 'unusable' | '429' | '408';
 
 async function api(lifetimeS = LIFETIME_S): Promise<{ api: TokenApi; set: (mode: Mode) => void }> {
   let mode: Mode = 'ok';
@@ -22,6 +22,10 @@ async function api(lifetimeS = LIFETIME_S): Promise<{ api: TokenApi; set: (mode:
     if (mode === 'ok') return json(response, 200, { access_token: `token-${n}`, expires_in: lifetimeS });
     if (mode === '503') return json(response, 503, { error: 'temporarily_unavailable' });
     if (mode === '401') return json(response, 401, { error: 'invalid_client' });
+    // A 200 whose body holds no token: the API's word, not an outage.
+    if (mode === 'unusable') return json(response, 200, { token_type: 'Bearer', expires_in: lifetimeS });
+    if (mode === '429') return json(response, 429, { error: 'slow_down' }, { 'retry-after': '30' });
+    if (mode === '408') return json(response, 408, { error: 'request_timeout' });
     await new Promise((resolve) => setTimeout(resolve, 20_000)); // hang past every caller's deadline
   };
   const started = await startTokenApi(handler);
@@ -141,6 +145,48 @@ describe.concurrent('served through an outage', () => {
       const again = await getToken(box, config, ['--cache']);
       expectServedThrough(again, /^the token API answered 503 /, fetchedAt, calledAt, lifetimeS);
       expect(server.requests).toHaveLength(3);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
+  it.each([
+    // An outage is remembered for its Retry-After, else 10 s: the next call serves the credential from that memory.
+    ['429 with a Retry-After', '429', /^the token API answered 429/, 30],
+    ['408', '408', /^the token API answered 408/, 10],
+  ] as const)('serves the cached credential when the token API answers %s in the window', async (_name, mode, failure, remembersS) => {
+    const { api: server, set } = await api();
+    try {
+      const box = sandbox();
+      const config = cachedConfig(server, { retry: { limit: 0 } });
+      const { fetchedAt } = await intoTheWindow(box, config);
+      set(mode);
+      const calledAt = Date.now();
+      expectServedThrough(await getToken(box, config, ['--cache']), failure, fetchedAt, calledAt);
+      expect(server.requests).toHaveLength(2);
+      const again = await getToken(box, config, ['--cache']);
+      expectServedThrough(again, failure, fetchedAt, Date.now());
+      const until = Date.parse(/remembered from \d+s ago until (\S+);/.exec(again.stderr)![1]!);
+      expect(until).toBeGreaterThanOrEqual(calledAt + (remembersS - 1) * 1000);
+      expect(until).toBeLessThanOrEqual(Date.now() + remembersS * 1000);
+      expect(server.requests).toHaveLength(2);
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
+  it('never serves over an unusable answer: a 200 without the token in the window is exit 4 with nothing on stdout', async () => {
+    const { api: server, set } = await api();
+    try {
+      const box = sandbox();
+      const config = cachedConfig(server, { retry: { limit: 0 } });
+      await intoTheWindow(box, config);
+      set('unusable');
+      const result = await getToken(box, config, ['--cache']);
+      expect(result.code).toBe(4);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(`${PREFIX}tokenPath $.access_token matched nothing in the response; $ has keys "token_type", "expires_in"\n`);
+      expect(leaks(result, ['api-key-1', 'token-1'])).toEqual([]);
     } finally {
       await server.close();
     }

@@ -7,34 +7,18 @@
 // contexts by their lines, and only the lines of our entries change. The yaml parser needs seconds
 // for the 2 MB of a 1,000-cluster kubeconfig; the scan takes milliseconds (bench/kubeconfig-merge.mjs).
 // Anything else (flow style, anchors, tags, several documents, tabs, a scalar that goes on past its
-// line, a `name` key spelled another way) goes through the yaml library's Document API, under a token
-// bound that grows with the file: the scan never reads a file otherwise than the parser would.
+// line, a `name` key spelled another way) is parsed by the yaml library's Document API, under a token
+// bound that grows with the file: the scan never reads a file otherwise than the parser would. Its
+// text is then edited where the parser found our entries (kubeconfig-splice.ts); only a shape that
+// cannot be edited so is rewritten from the Document, and the caller says so.
 import { UsageError } from '../../errors.js';
 import { MAX_YAML_TOKENS, tooManyYamlTokens } from '../../config/load.js';
 import { countSpaces, plainValue, unclosedFlow, withoutComment } from './kubeconfig-lines.js';
+import { entryText, SECTIONS, spliceDocument, type MergeEntries, type Merged } from './kubeconfig-splice.js';
 
 type YamlModule = typeof import('yaml');
 
-interface MergeEntries {
-  name: string;
-  cluster: Record<string, unknown>;
-  user: Record<string, unknown>;
-  context: Record<string, unknown>;
-}
-
-export interface Merged {
-  text: string;
-  /** added: none of the three entries was there; updated: some were (and changed); unchanged: the text is the same. */
-  outcome: 'added' | 'updated' | 'unchanged';
-  /** The server of the cluster entry it replaced, when that was another one. */
-  replacedServer?: string;
-}
-
-const SECTIONS = [
-  ['clusters', 'cluster'],
-  ['users', 'user'],
-  ['contexts', 'context'],
-] as const;
+export type { Merged } from './kubeconfig-splice.js';
 
 /**
  * The fallback parser's bound: a kubeconfig has 10-20 bytes per YAML token (a base64 CA is one), so
@@ -273,13 +257,6 @@ function mergeText(YAML: YamlModule, existing: string, scanned: Scanned, entries
   return { text: out, outcome: found > 0 ? 'updated' : 'added', ...(replacedServer !== undefined ? { replacedServer } : {}) };
 }
 
-/** One list entry as block YAML: its dash at column `dash`, its keys at column `content`, no final newline. */
-function entryText(YAML: YamlModule, entry: Record<string, unknown>, dash: number, content: number, flush: boolean): string {
-  const body = YAML.stringify(entry, { lineWidth: 0, indentSeq: !flush }).replace(/\n$/, '').split('\n');
-  const pad = ' '.repeat(content);
-  return body.map((line, i) => (i === 0 ? `${' '.repeat(dash)}-${' '.repeat(content - dash - 1)}${line}` : line === '' ? '' : `${pad}${line}`)).join('\n');
-}
-
 // ---- The Document way ----
 
 function mergeDocument(YAML: YamlModule, existing: string | undefined, entries: MergeEntries, use: boolean, where: string): Merged {
@@ -307,6 +284,9 @@ function mergeDocument(YAML: YamlModule, existing: string | undefined, entries: 
     throw new UsageError('KUBECONFIG_INVALID', `${where} is not valid YAML (Map keys must be unique at line ${line}, column ${col}); fix it or choose another file with --merge <file>`);
   }
   if (!fresh && !YAML.isMap(doc.contents)) throw new UsageError('KUBECONFIG_INVALID', `${where} is not a kubeconfig (not a mapping); fix it or choose another file with --merge <file>`);
+  // The text edited where the parser found things; the Document rewritten only when that cannot be.
+  const spliced = fresh ? undefined : spliceDocument(YAML, doc, existing, entries, use);
+  if (typeof spliced === 'object') return spliced;
   let found = 0;
   let replacedServer: string | undefined;
   for (const [section, field] of SECTIONS) {
@@ -335,9 +315,9 @@ function mergeDocument(YAML: YamlModule, existing: string | undefined, entries: 
   }
   if (use) doc.set('current-context', entries.name);
   // kubectl writes lists flush with their key; keep whichever way the file has them.
-  const indentSeq = fresh ? false : !/^[A-Za-z-]+:[ \t]*\n-[ \t]/m.test(existing);
+  const indentSeq = fresh ? false : !/^[A-Za-z-]+:[ \t]*\r?\n-[ \t]/m.test(existing);
   const text = doc.toString({ indentSeq, lineWidth: 0 });
-  return { text, outcome: found > 0 ? 'updated' : 'added', ...(replacedServer !== undefined ? { replacedServer } : {}) };
+  return { text, outcome: found > 0 ? 'updated' : 'added', ...(replacedServer !== undefined ? { replacedServer } : {}), ...(spliced !== undefined ? { rewritten: spliced } : {}) };
 }
 
 /** The offset of the first key that a map of `doc` holds twice, found in one pass (a set per map). */

@@ -14,7 +14,7 @@
 import { UsageError } from '../../errors.js';
 import { MAX_YAML_TOKENS, tooManyYamlTokens } from '../../config/load.js';
 import { countSpaces, plainValue, unclosedFlow, withoutComment } from './kubeconfig-lines.js';
-import { entryText, SECTIONS, spliceDocument, type MergeEntries, type Merged } from './kubeconfig-splice.js';
+import { aliasesInto, entryText, SECTIONS, spliceDocument, type MergeEntries, type Merged } from './kubeconfig-splice.js';
 
 type YamlModule = typeof import('yaml');
 
@@ -289,6 +289,7 @@ function mergeDocument(YAML: YamlModule, existing: string | undefined, entries: 
   if (typeof spliced === 'object') return spliced;
   let found = 0;
   let replacedServer: string | undefined;
+  const budget = { left: existing?.length ?? 0 };
   for (const [section, field] of SECTIONS) {
     let list = doc.get(section, true);
     if (list === undefined || list === null || (YAML.isScalar(list) && list.value === null)) {
@@ -305,7 +306,7 @@ function mergeDocument(YAML: YamlModule, existing: string | undefined, entries: 
       const server = field === 'cluster' ? (old.getIn(['cluster', 'server']) as unknown) : undefined;
       if (typeof server === 'string' && server !== entries.cluster['server']) replacedServer = server;
       // An alias elsewhere of an anchor in what goes keeps what it meant: a copy of it, in its place.
-      for (const gone of list.items.filter(named)) keepAliasesOf(YAML, doc, gone, where);
+      keepAliasesOf(YAML, doc, list.items.filter(named), budget, where);
       // The comment above a replaced entry stays with it.
       if (old.commentBefore) node.commentBefore = old.commentBefore;
       // kubectl refuses a file with two entries of one name: what we own is the one entry.
@@ -340,26 +341,31 @@ function keyTwice(YAML: YamlModule, doc: import('yaml').Document): number | unde
   return at;
 }
 
-/** Each alias outside `gone` of a node inside it becomes a copy of that node (its anchors dropped). */
-function keepAliasesOf(YAML: YamlModule, doc: import('yaml').Document, gone: unknown, where: string): void {
-  const inside = new Set<unknown>();
-  YAML.visit(gone as import('yaml').Node, (_key, node) => {
-    inside.add(node);
-  });
-  YAML.visit(doc, {
-    Alias(_key, alias) {
-      if (inside.has(alias)) return undefined;
-      const target = alias.resolve(doc);
-      if (target === undefined || !inside.has(target)) return undefined;
-      // Its value with every alias inside it resolved, under the parser's alias bound: a clone would
-      // keep aliases that the walk would then expand again, exponentially for chained anchors.
-      let value: unknown;
+/**
+ * Each alias elsewhere of a node inside `gone` becomes a copy of that node's value (aliases in it
+ * resolved under the parser's alias bound, its anchors dropped), in one walk (aliasesInto). The
+ * copies together may not outgrow the file (`budget`, in characters of JSON): 2,000 aliases of one
+ * 20 kB entry wrote 40 MB.
+ */
+function keepAliasesOf(YAML: YamlModule, doc: import('yaml').Document, gone: unknown[], budget: { left: number }, where: string): void {
+  const tooFar = () => new UsageError('KUBECONFIG_INVALID', `${where}: an alias elsewhere refers to an anchor inside an entry being replaced, and expands too far; remove the alias, or choose another file with --merge <file>`);
+  const copies = new Map<unknown, { value: unknown; size: number }>();
+  aliasesInto(YAML, doc, gone, (target) => {
+    let copy = copies.get(target);
+    if (copy === undefined) {
+      // Its value with every alias inside it resolved: a clone would keep aliases that the walk would
+      // then expand again, exponentially for chained anchors. (A value that refers to itself has no JSON.)
       try {
-        value = target.toJS(doc, { maxAliasCount: 50 });
+        const value = target.toJS(doc, { maxAliasCount: 50 });
+        copy = { value, size: JSON.stringify(value)?.length ?? 0 };
       } catch {
-        throw new UsageError('KUBECONFIG_INVALID', `${where}: an alias elsewhere refers to an anchor inside an entry being replaced, and expands too far; remove the alias, or choose another file with --merge <file>`);
+        throw tooFar();
       }
-      return doc.createNode(value);
-    },
+      copies.set(target, copy);
+    }
+    budget.left -= copy.size;
+    if (budget.left < 0) throw tooFar();
+    // Written out whole: anchors for repeated parts would each have the document searched for free names.
+    return doc.createNode(copy.value, { aliasDuplicateObjects: false });
   });
 }

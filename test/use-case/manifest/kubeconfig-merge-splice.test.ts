@@ -185,3 +185,41 @@ describe('the edits in place are linear in the file', () => {
     }
   });
 });
+
+describe('the rewrite for aliases into a replaced entry', () => {
+  const DEADLINE_MS = 5_000;
+  const pad = 'p'.repeat(200);
+  const aliased = (copies: number, value: string) => `clusters:\n- name: b\n  cluster: &c {server: https://b.example.com${value}}\n${Array.from({ length: copies }, (_, i) => `- name: d${i}${pad}\n  cluster: *c\n`).join('')}`;
+
+  // Each alias was resolved by a walk of the whole document: 4,000 of them (0.9 MB) took 18 s.
+  it('copies growing thousands of aliases well before a deadline, each the value it meant', () => {
+    for (const copies of [4_000, 8_000, 16_000]) {
+      const start = performance.now();
+      const merged = mergeKubeconfig(YAML, aliased(copies, ''), entries('b', 'https://moved.example.com'), false, 'kc');
+      expect(performance.now() - start).toBeLessThan(DEADLINE_MS);
+      expect(merged.rewritten).toBe('an alias elsewhere refers to an anchor inside an entry it replaces');
+      const clusters = (YAML.parse(merged.text) as { clusters: Array<{ cluster: unknown }> }).clusters;
+      expect(clusters).toHaveLength(copies + 1);
+      expect(clusters.at(-1)!.cluster).toEqual({ server: 'https://b.example.com' });
+    }
+  });
+
+  // 2,000 aliases of a 20 kB value wrote a 40 MB kubeconfig from 0.5 MB.
+  it('refuses copies that would outgrow the file: exit 2 naming the alias, the file as it was', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'webapi-credential-splice-')), 'config');
+    const before = aliased(2_000, `, x: ${'x'.repeat(20_000)}`);
+    writeFileSync(file, before, { mode: 0o600 });
+    const secret = 'splice-secret-Zq7';
+    const result = await runInProcess(
+      ['kubeconfig', '--server', 'https://moved.example.com', '--name', 'b', '--config-inline', 'webAPIProviderConfig: {method: GET, url: "https://t.example.com", headers: {Authorization: "Bearer ${env.API_TOKEN}"}, tokenPath: $.t}', '--merge', file],
+      { env: { API_TOKEN: secret } },
+    );
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `webapi-credential: ${file}: an alias elsewhere refers to an anchor inside an entry being replaced, and expands too far; remove the alias, or choose another file with --merge <file>\n`,
+    });
+    expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
+    expect(readFileSync(file, 'utf8')).toBe(before);
+  });
+});

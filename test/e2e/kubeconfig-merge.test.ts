@@ -115,6 +115,41 @@ describeWith(KUBECTL_1_33)('kubeconfig --merge, read by the real kubectl 1.33', 
     expect((await kubectl(env, ['config', 'current-context'])).stdout).toBe('e2e\n');
   });
 
+  it('edits a kubeconfig with flow-style entries and CR LF line ends in place: the other entries byte for byte, and kubectl reads it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
+    const file = join(dir, 'config');
+    const kept = [
+      'apiVersion: v1\r\nkind: Config\r\nclusters:\r\n- {name: other, cluster: {server: "https://other.example:6443"}}   # flow, spaced\r\n',
+      'contexts: [ {name: other, context: {cluster: other, user: other}}',
+      'users:\r\n- name: other\r\n  user: {token: other-static-token}   #  kept\r\n',
+    ];
+    writeFileSync(file, `${kept[0]}- name: e2e\r\n  cluster: {server: https://stale.example}\r\n${kept[1]} ]\r\ncurrent-context: other\r\n${kept[2]}`, { mode: 0o600 });
+    const env = { HOME: join(dir, 'home'), KUBECONFIG: file };
+    const result = await merge(env, '--use');
+    expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
+      code: 0,
+      stdout: '',
+      stderr: `${NOTE}${PREFIX}updated cluster, user and context e2e in ${file} (its server was https://stale.example, now ${cluster.apiserver.url}); current-context is e2e\n`,
+    });
+    const text = readFileSync(file, 'utf8');
+    for (const part of kept) expect(text).toContain(part);
+    expect(text.replace(/\r\n/g, '')).not.toContain('\n');
+    const view = await kubectl(env, ['config', 'view', '-o', 'json']);
+    const config = JSON.parse(view.stdout) as { 'current-context': string; clusters: Array<{ name: string; cluster: { server: string } }>; contexts: Array<{ name: string }>; users: Array<{ name: string }> };
+    expect({
+      current: config['current-context'],
+      clusters: config.clusters.map((c) => [c.name, c.cluster.server]),
+      contexts: config.contexts.map((c) => c.name),
+      users: config.users.map((u) => u.name),
+    }).toEqual({ current: 'e2e', clusters: [['e2e', cluster.apiserver.url], ['other', 'https://other.example:6443']], contexts: ['e2e', 'other'], users: ['e2e', 'other'] });
+    const ns = await kubectl(env, ['get', 'ns', '-o', 'name']);
+    expect({ code: ns.code, stdout: ns.stdout, stderr: ns.stderr }).toEqual({ code: 0, stdout: 'namespace/default\nnamespace/kube-system\n', stderr: '' });
+    const again = await merge(env, '--use');
+    expect({ code: again.code, stderr: again.stderr }).toEqual({ code: 0, stderr: `${NOTE}${PREFIX}unchanged: cluster, user and context e2e in ${file}; current-context is e2e\n` });
+    expect(readFileSync(file, 'utf8')).toBe(text);
+    expect(leaks(result, [SECRET])).toEqual([]);
+  });
+
   it('names entries host:port: two clusters on one host, merged into a 1,000-cluster kubeconfig, are two contexts kubectl uses', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
     const file = join(dir, 'config');

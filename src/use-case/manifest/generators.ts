@@ -85,6 +85,8 @@ export async function kubeconfig(flags: KubeconfigFlags, cwd: string, deps: Deps
           ? `updated ${what} in ${path}${merged!.replacedServer !== undefined ? ` (its server was ${merged!.replacedServer}, now ${checked.server})` : ''}; ${next}`
           : `unchanged: ${what} in ${path}; ${next}`,
     );
+    // Never silently: the rest of the file kept its bytes unless this note says otherwise.
+    if (merged!.rewritten !== undefined) notes.push(`note: ${path} was rewritten whole, not edited in place (${merged!.rewritten}): its formatting and comment spacing may have changed`);
     if (written.narrowedFrom !== undefined) {
       notes.push(`note: ${path} was mode ${octal(written.narrowedFrom)}, readable or writable by others: it is 0600 now, as a file holding credentials should be`);
     }

@@ -7,34 +7,18 @@
 // contexts by their lines, and only the lines of our entries change. The yaml parser needs seconds
 // for the 2 MB of a 1,000-cluster kubeconfig; the scan takes milliseconds (bench/kubeconfig-merge.mjs).
 // Anything else (flow style, anchors, tags, several documents, tabs, a scalar that goes on past its
-// line, a `name` key spelled another way) goes through the yaml library's Document API, under a token
-// bound that grows with the file: the scan never reads a file otherwise than the parser would.
+// line, a `name` key spelled another way) is parsed by the yaml library's Document API, under a token
+// bound that grows with the file: the scan never reads a file otherwise than the parser would. Its
+// text is then edited where the parser found our entries (kubeconfig-splice.ts); only a shape that
+// cannot be edited so is rewritten from the Document, and the caller says so.
 import { UsageError } from '../../errors.js';
 import { MAX_YAML_TOKENS, tooManyYamlTokens } from '../../config/load.js';
 import { countSpaces, plainValue, unclosedFlow, withoutComment } from './kubeconfig-lines.js';
+import { aliasesInto, entryText, SECTIONS, spliceDocument, type MergeEntries, type Merged } from './kubeconfig-splice.js';
 
 type YamlModule = typeof import('yaml');
 
-interface MergeEntries {
-  name: string;
-  cluster: Record<string, unknown>;
-  user: Record<string, unknown>;
-  context: Record<string, unknown>;
-}
-
-export interface Merged {
-  text: string;
-  /** added: none of the three entries was there; updated: some were (and changed); unchanged: the text is the same. */
-  outcome: 'added' | 'updated' | 'unchanged';
-  /** The server of the cluster entry it replaced, when that was another one. */
-  replacedServer?: string;
-}
-
-const SECTIONS = [
-  ['clusters', 'cluster'],
-  ['users', 'user'],
-  ['contexts', 'context'],
-] as const;
+export type { Merged } from './kubeconfig-splice.js';
 
 /**
  * The fallback parser's bound: a kubeconfig has 10-20 bytes per YAML token (a base64 CA is one), so
@@ -273,13 +257,6 @@ function mergeText(YAML: YamlModule, existing: string, scanned: Scanned, entries
   return { text: out, outcome: found > 0 ? 'updated' : 'added', ...(replacedServer !== undefined ? { replacedServer } : {}) };
 }
 
-/** One list entry as block YAML: its dash at column `dash`, its keys at column `content`, no final newline. */
-function entryText(YAML: YamlModule, entry: Record<string, unknown>, dash: number, content: number, flush: boolean): string {
-  const body = YAML.stringify(entry, { lineWidth: 0, indentSeq: !flush }).replace(/\n$/, '').split('\n');
-  const pad = ' '.repeat(content);
-  return body.map((line, i) => (i === 0 ? `${' '.repeat(dash)}-${' '.repeat(content - dash - 1)}${line}` : line === '' ? '' : `${pad}${line}`)).join('\n');
-}
-
 // ---- The Document way ----
 
 function mergeDocument(YAML: YamlModule, existing: string | undefined, entries: MergeEntries, use: boolean, where: string): Merged {
@@ -307,8 +284,12 @@ function mergeDocument(YAML: YamlModule, existing: string | undefined, entries: 
     throw new UsageError('KUBECONFIG_INVALID', `${where} is not valid YAML (Map keys must be unique at line ${line}, column ${col}); fix it or choose another file with --merge <file>`);
   }
   if (!fresh && !YAML.isMap(doc.contents)) throw new UsageError('KUBECONFIG_INVALID', `${where} is not a kubeconfig (not a mapping); fix it or choose another file with --merge <file>`);
+  // The text edited where the parser found things; the Document rewritten only when that cannot be.
+  const spliced = fresh ? undefined : spliceDocument(YAML, doc, existing, entries, use);
+  if (typeof spliced === 'object') return spliced;
   let found = 0;
   let replacedServer: string | undefined;
+  const budget = { left: existing?.length ?? 0 };
   for (const [section, field] of SECTIONS) {
     let list = doc.get(section, true);
     if (list === undefined || list === null || (YAML.isScalar(list) && list.value === null)) {
@@ -325,7 +306,7 @@ function mergeDocument(YAML: YamlModule, existing: string | undefined, entries: 
       const server = field === 'cluster' ? (old.getIn(['cluster', 'server']) as unknown) : undefined;
       if (typeof server === 'string' && server !== entries.cluster['server']) replacedServer = server;
       // An alias elsewhere of an anchor in what goes keeps what it meant: a copy of it, in its place.
-      for (const gone of list.items.filter(named)) keepAliasesOf(YAML, doc, gone, where);
+      keepAliasesOf(YAML, doc, list.items.filter(named), budget, where);
       // The comment above a replaced entry stays with it.
       if (old.commentBefore) node.commentBefore = old.commentBefore;
       // kubectl refuses a file with two entries of one name: what we own is the one entry.
@@ -335,9 +316,9 @@ function mergeDocument(YAML: YamlModule, existing: string | undefined, entries: 
   }
   if (use) doc.set('current-context', entries.name);
   // kubectl writes lists flush with their key; keep whichever way the file has them.
-  const indentSeq = fresh ? false : !/^[A-Za-z-]+:[ \t]*\n-[ \t]/m.test(existing);
+  const indentSeq = fresh ? false : !/^[A-Za-z-]+:[ \t]*\r?\n-[ \t]/m.test(existing);
   const text = doc.toString({ indentSeq, lineWidth: 0 });
-  return { text, outcome: found > 0 ? 'updated' : 'added', ...(replacedServer !== undefined ? { replacedServer } : {}) };
+  return { text, outcome: found > 0 ? 'updated' : 'added', ...(replacedServer !== undefined ? { replacedServer } : {}), ...(spliced !== undefined ? { rewritten: spliced } : {}) };
 }
 
 /** The offset of the first key that a map of `doc` holds twice, found in one pass (a set per map). */
@@ -360,26 +341,31 @@ function keyTwice(YAML: YamlModule, doc: import('yaml').Document): number | unde
   return at;
 }
 
-/** Each alias outside `gone` of a node inside it becomes a copy of that node (its anchors dropped). */
-function keepAliasesOf(YAML: YamlModule, doc: import('yaml').Document, gone: unknown, where: string): void {
-  const inside = new Set<unknown>();
-  YAML.visit(gone as import('yaml').Node, (_key, node) => {
-    inside.add(node);
-  });
-  YAML.visit(doc, {
-    Alias(_key, alias) {
-      if (inside.has(alias)) return undefined;
-      const target = alias.resolve(doc);
-      if (target === undefined || !inside.has(target)) return undefined;
-      // Its value with every alias inside it resolved, under the parser's alias bound: a clone would
-      // keep aliases that the walk would then expand again, exponentially for chained anchors.
-      let value: unknown;
+/**
+ * Each alias elsewhere of a node inside `gone` becomes a copy of that node's value (aliases in it
+ * resolved under the parser's alias bound, its anchors dropped), in one walk (aliasesInto). The
+ * copies together may not outgrow the file (`budget`, in characters of JSON): 2,000 aliases of one
+ * 20 kB entry wrote 40 MB.
+ */
+function keepAliasesOf(YAML: YamlModule, doc: import('yaml').Document, gone: unknown[], budget: { left: number }, where: string): void {
+  const tooFar = () => new UsageError('KUBECONFIG_INVALID', `${where}: an alias elsewhere refers to an anchor inside an entry being replaced, and expands too far; remove the alias, or choose another file with --merge <file>`);
+  const copies = new Map<unknown, { value: unknown; size: number }>();
+  aliasesInto(YAML, doc, gone, (target) => {
+    let copy = copies.get(target);
+    if (copy === undefined) {
+      // Its value with every alias inside it resolved: a clone would keep aliases that the walk would
+      // then expand again, exponentially for chained anchors. (A value that refers to itself has no JSON.)
       try {
-        value = target.toJS(doc, { maxAliasCount: 50 });
+        const value = target.toJS(doc, { maxAliasCount: 50 });
+        copy = { value, size: JSON.stringify(value)?.length ?? 0 };
       } catch {
-        throw new UsageError('KUBECONFIG_INVALID', `${where}: an alias elsewhere refers to an anchor inside an entry being replaced, and expands too far; remove the alias, or choose another file with --merge <file>`);
+        throw tooFar();
       }
-      return doc.createNode(value);
-    },
+      copies.set(target, copy);
+    }
+    budget.left -= copy.size;
+    if (budget.left < 0) throw tooFar();
+    // Written out whole: anchors for repeated parts would each have the document searched for free names.
+    return doc.createNode(copy.value, { aliasDuplicateObjects: false });
   });
 }

@@ -1,0 +1,281 @@
+// kubeconfig --merge's Document way, edited in place. A kubeconfig the text scan does not read (flow
+// style, anchors, tags, tabs, CR line ends: kubeconfig-merge.ts) is parsed by the yaml library only to
+// learn where things are, from the source offsets its nodes carry; then the text itself is edited at
+// those offsets: our entry's bytes replaced, a new entry inserted after the last one of its list,
+// current-context's value replaced. Everything else keeps its bytes, which re-serialising the whole
+// Document did not (`{server: x}` became `{ server: x }`, comments were respaced). A shape that cannot
+// be edited so safely is named, and the caller rewrites the Document and says so.
+import type { Document, Node, YAMLMap, YAMLSeq } from 'yaml';
+
+type YamlModule = typeof import('yaml');
+
+/** What a merge writes: the entries of one name (kubeconfig-merge.ts), and what it gives back. */
+export interface MergeEntries {
+  name: string;
+  cluster: Record<string, unknown>;
+  user: Record<string, unknown>;
+  context: Record<string, unknown>;
+}
+
+export interface Merged {
+  text: string;
+  /** added: none of the three entries was there; updated: some were (and changed); unchanged: the text is the same. */
+  outcome: 'added' | 'updated' | 'unchanged';
+  /** The server of the cluster entry it replaced, when that was another one. */
+  replacedServer?: string;
+  /** Why the file was rewritten from the Document rather than edited in place: its formatting may have changed. */
+  rewritten?: string;
+}
+
+type Range = [number, number, number];
+
+export const SECTIONS = [
+  ['clusters', 'cluster'],
+  ['users', 'user'],
+  ['contexts', 'context'],
+] as const;
+
+/** One list entry as block YAML: its dash at column `dash`, its keys at column `content`, no final newline. */
+export function entryText(YAML: YamlModule, entry: Record<string, unknown>, dash: number, content: number, flush: boolean): string {
+  return `${' '.repeat(dash)}-${' '.repeat(content - dash - 1)}${blockBody(YAML, entry, content, flush)}`;
+}
+
+/** An entry as a block mapping whose first key is already at column `column`: the other lines indented to it. */
+function blockBody(YAML: YamlModule, entry: Record<string, unknown>, column: number, flush: boolean): string {
+  const body = YAML.stringify(entry, { lineWidth: 0, indentSeq: !flush }).replace(/\n$/, '').split('\n');
+  const pad = ' '.repeat(column);
+  return body.map((line, i) => (i === 0 || line === '' ? line : `${pad}${line}`)).join('\n');
+}
+
+/**
+ * A value as flow YAML on one line: JSON, which YAML reads, with the characters YAML does not allow
+ * unescaped in a quoted scalar (DEL, C1 controls, non-characters) escaped; JSON.stringify escapes
+ * only those below U+0020. The yaml library's own flow style folds a string with newlines over lines.
+ */
+function flowText(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+interface Edit {
+  from: number;
+  to: number;
+  text: string;
+  /** A key added to the top level: after whatever a list gains at the same offset. */
+  top: boolean;
+}
+
+const lineStart = (text: string, at: number) => text.lastIndexOf('\n', at - 1) + 1;
+
+/**
+ * The offset past the line break that ends the line where a node ends at `end` (the text's end when
+ * none does), or undefined when more than blanks and a comment follow the node on that line.
+ */
+function pastLine(text: string, end: number): number | undefined {
+  if (end > 0 && text[end - 1] === '\n') return end;
+  const next = text.indexOf('\n', end);
+  const stop = next < 0 ? text.length : next;
+  return /^[ \t]*(?:#[^\n]*)?\r?$/.test(text.slice(end, stop)) ? (next < 0 ? text.length : next + 1) : undefined;
+}
+
+/** The line break that ends just before `past` (a pastLine offset): `\n`, `\r\n`, or none at the text's end. */
+const breakBefore = (text: string, past: number) => (text[past - 1] !== '\n' ? '' : text[past - 2] === '\r' ? '\r\n' : '\n');
+
+/** `text` (lines without their break) as what is inserted at `at`, a line start or the end of a text without a final break. */
+const asLines = (source: string, at: number, text: string, nl: string) => (at > 0 && source[at - 1] !== '\n' ? `${nl}${text}` : `${text}${nl}`);
+
+/**
+ * The existing kubeconfig with the entries merged by editing its text, or why it cannot be (the
+ * caller then rewrites the Document). `doc` is the checked parse of `text`: no errors, a mapping.
+ */
+export function spliceDocument(YAML: YamlModule, doc: Document, text: string, entries: MergeEntries, use: boolean): Merged | string {
+  // A lone CR is a line break to YAML: the offsets below find lines by \n.
+  if (/\r(?!\n)/.test(text)) return 'it has line ends of a lone CR';
+  const root = doc.contents as YAMLMap | null;
+  const rootRange = root?.range as Range | undefined;
+  if (!YAML.isMap(root) || rootRange === undefined) return 'it holds no mapping yet';
+  const first = text.indexOf('\n');
+  const nl = first > 0 && text[first - 1] === '\r' ? '\r\n' : '\n';
+  // kubectl writes lists flush with their key; new lists do too unless the file indents its lists.
+  const flush = !/^[A-Za-z-]+:[ \t]*\r?\n[ ]+-[ \t]/m.test(text);
+  const block = !root.flow;
+  const rootColumn = rootRange[0] - lineStart(text, rootRange[0]);
+  if (block ? !/^ *$/.test(text.slice(rootRange[0] - rootColumn, rootRange[0])) : text[rootRange[0]] !== '{') return 'its top-level mapping starts in a way it does not edit';
+  const edits: Edit[] = [];
+  const gone: unknown[] = [];
+  let found = 0;
+  let replacedServer: string | undefined;
+
+  /** A key added at the end of the top-level mapping: `blockValue` (what follows its colon) or `flowValue`. */
+  const addTop = (key: string, blockValue: string, flowValue: string): string | undefined => {
+    if (block) {
+      const at = pastLine(text, rootRange[2]);
+      if (at === undefined) return 'its top-level mapping ends in a way it does not edit';
+      edits.push({ from: at, to: at, text: asLines(text, at, withBreaks(nl, `${' '.repeat(rootColumn)}${key}:${blockValue}`), nl), top: true });
+      return undefined;
+    }
+    const last = root.items.at(-1);
+    const end = ((last?.value ?? last?.key) as { range?: Range } | null | undefined)?.range?.[1];
+    if (last !== undefined && end === undefined) return 'its top-level mapping ends in a way it does not edit';
+    edits.push({ from: end ?? rootRange[0] + 1, to: end ?? rootRange[0] + 1, text: `${last ? ', ' : ''}${flowText(key)}: ${flowValue}`, top: true });
+    return undefined;
+  };
+
+  for (const [section, field] of SECTIONS) {
+    const entry = { name: entries.name, [field]: entries[field] };
+    // A new list under a top-level key: flush with it or indented, as the file's lists are.
+    const blockList = entryText(YAML, entry, rootColumn + (flush ? 0 : 2), rootColumn + (flush ? 2 : 4), flush);
+    const value = root.get(section, true) as unknown;
+    if (value === undefined) {
+      const why = addTop(section, `\n${blockList}`, `[${flowText(entry)}]`);
+      if (why !== undefined) return why;
+      continue;
+    }
+    // Anything but a list, an empty value or null: the Document way names the problem.
+    const range = (value as { range?: Range } | null)?.range;
+    if (range === undefined || (!YAML.isSeq(value) && !(YAML.isScalar(value) && value.value === null))) return `its ${section} is not a list it edits`;
+    if (YAML.isScalar(value)) {
+      if (value.anchor !== undefined || value.tag !== undefined) return `its ${section} carries an anchor or a tag`;
+      if (!block) {
+        if (range[0] === range[1]) return `its ${section} has no value to replace`;
+        edits.push({ from: range[0], to: range[1], text: `[${flowText(entry)}]`, top: false });
+        continue;
+      }
+      // `clusters: null # none` → `clusters: # none`, then the entry on the lines after.
+      const at = pastLine(text, range[2]);
+      if (at === undefined) return `its ${section} is followed by more on its line`;
+      let from = range[0];
+      if (/^[ \t]*\r?$/.test(text.slice(range[1], at).replace(/\n$/, ''))) while (text[from - 1] === ' ' || text[from - 1] === '\t') from--;
+      edits.push({ from, to: range[1], text: '', top: false });
+      edits.push({ from: at, to: at, text: asLines(text, at, withBreaks(nl, blockList), nl), top: false });
+      continue;
+    }
+    const why = spliceList(YAML, text, value as YAMLSeq, entry, entries.name, flush, nl, edits, gone);
+    if (typeof why === 'string') return why;
+    if (why.found) {
+      found++;
+      const server = field === 'cluster' ? why.found.getIn(['cluster', 'server']) : undefined;
+      if (typeof server === 'string' && server !== entries.cluster['server']) replacedServer = server;
+    }
+  }
+
+  if (use) {
+    const value = root.get('current-context', true) as unknown;
+    const plain = YAML.stringify(entries.name, { lineWidth: 0 }).trimEnd();
+    const name = block && !plain.includes('\n') ? plain : flowText(entries.name);
+    if (value === undefined) {
+      const why = addTop('current-context', ` ${name}`, name);
+      if (why !== undefined) return why;
+    } else {
+      const range = (value as { range?: Range } | null)?.range;
+      const simple = YAML.isAlias(value) || (YAML.isScalar(value) && value.anchor === undefined && value.tag === undefined && value.type !== 'BLOCK_LITERAL' && value.type !== 'BLOCK_FOLDED');
+      if (range === undefined || !simple) return 'its current-context is written in a way it does not edit';
+      // An empty value sits where the line goes on (`current-context:   # c`): spaces around the name.
+      const before = range[0] === range[1] && text[range[0] - 1] !== ' ' && text[range[0] - 1] !== '\t' ? ' ' : '';
+      const after = range[0] === range[1] && text[range[0]] === '#' ? ' ' : '';
+      edits.push({ from: range[0], to: range[1], text: `${before}${name}${after}`, top: false });
+    }
+  }
+
+  if (gone.length > 0 && aliasInto(YAML, doc, gone)) return 'an alias elsewhere refers to an anchor inside an entry it replaces';
+  // One pass over the text, the edits in order; at one offset, list entries before top-level keys.
+  const ordered = edits.map((edit, index) => ({ ...edit, index })).sort((a, b) => a.from - b.from || Number(a.top) - Number(b.top) || a.index - b.index);
+  const parts: string[] = [];
+  let copied = 0;
+  for (const edit of ordered) {
+    if (edit.from < copied) return 'its entries overlap in a way it does not edit';
+    parts.push(text.slice(copied, edit.from), edit.text);
+    copied = edit.to;
+  }
+  parts.push(text.slice(copied));
+  return { text: parts.join(''), outcome: found > 0 ? 'updated' : 'added', ...(replacedServer !== undefined ? { replacedServer } : {}) };
+}
+
+/**
+ * The edits of one list: the first entry of our name replaced where it is (flow text for a flow
+ * entry or list, block lines for a block entry), the others of that name removed (kubectl refuses
+ * two), or ours added after the last entry. Returns the entry it replaced, or why it cannot.
+ */
+function spliceList(YAML: YamlModule, text: string, list: YAMLSeq, entry: Record<string, unknown>, name: string, flush: boolean, nl: string, edits: Edit[], gone: unknown[]): { found?: YAMLMap } | string {
+  const items = list.items as unknown[];
+  const listRange = list.range as Range;
+  const named = items.flatMap((item, index) => (YAML.isMap(item) && item.get('name') === name ? [index] : []));
+  // What the edits below cut is the entry's range: its anchor or tag would stand before it, left over.
+  for (const index of named) {
+    const item = items[index] as YAMLMap;
+    if (item.anchor !== undefined || item.tag !== undefined || item.range == null) return 'an entry it replaces carries an anchor or a tag';
+  }
+  const rangeOf = (index: number) => (items[index] as { range?: Range | null } | null | undefined)?.range ?? undefined;
+  if (named.length === 0) {
+    const last = rangeOf(items.length - 1);
+    if (list.flow) {
+      const at = last ? last[1] : listRange[0] + 1;
+      if (!last && text[listRange[0]] !== '[') return 'a list it adds to starts in a way it does not edit';
+      edits.push({ from: at, to: at, text: `${last ? ', ' : ''}${flowText(entry)}`, top: false });
+      return {};
+    }
+    const dash = listRange[0] - lineStart(text, listRange[0]);
+    const at = last ? pastLine(text, last[2]) : undefined;
+    if (at === undefined || text[listRange[0]] !== '-' || !/^ *$/.test(text.slice(listRange[0] - dash, listRange[0]))) return 'a list it adds to is written in a way it does not edit';
+    edits.push({ from: at, to: at, text: asLines(text, at, withBreaks(nl, entryText(YAML, entry, dash, dash + 2, flush)), nl), top: false });
+    return {};
+  }
+  for (const [n, index] of named.entries()) {
+    const item = items[index] as YAMLMap;
+    const range = item.range as Range;
+    gone.push(item);
+    if (n === 0 && (list.flow || item.flow)) {
+      // A flow entry is replaced by flow text where it stands, whatever is around it on its lines.
+      if (text[range[0]] !== '{') return 'an entry it replaces is written in a way it does not edit';
+      edits.push({ from: range[0], to: range[1], text: flowText(entry), top: false });
+    } else if (list.flow) {
+      // A later one of the name goes with the comma before it.
+      const before = rangeOf(index - 1);
+      if (before === undefined) return 'an entry it replaces is written in a way it does not edit';
+      edits.push({ from: before[1], to: range[1], text: '', top: false });
+    } else {
+      // A block entry whose dash starts its line: replaced or removed up to its line's end. (Only
+      // here is its line start looked for: in a flow list on one line, each look went back to the start.)
+      const prefix = text.slice(lineStart(text, range[0]), range[0]);
+      const past = pastLine(text, range[2]);
+      if (past === undefined || !/^ *- +$/.test(prefix)) return 'an entry it replaces is written in a way it does not edit';
+      if (n === 0) edits.push({ from: range[0], to: past, text: `${withBreaks(nl, blockBody(YAML, entry, prefix.length, flush))}${breakBefore(text, past)}`, top: false });
+      else edits.push({ from: range[0] - prefix.length, to: past, text: '', top: false });
+    }
+  }
+  return { found: items[named[0]!] as YAMLMap };
+}
+
+/** Generated lines with the file's line breaks (the yaml library writes \n; a string with a CR is quoted, never raw). */
+const withBreaks = (nl: string, block: string) => (nl === '\n' ? block : block.split('\n').join(nl));
+
+/**
+ * Calls `each` for every alias outside `gone` (entries about to go) that refers to an anchor inside
+ * them, in one walk in document order, an alias meaning the last anchor of its name before it. yaml's
+ * Alias.resolve finds the same by a walk of the document per alias: 4,000 aliases took 18 s. What
+ * `each` returns replaces the alias (a node), stops the walk (visit.BREAK), or leaves it (undefined).
+ */
+export function aliasesInto(YAML: YamlModule, doc: Document, gone: unknown[], each: (target: Node) => Node | symbol | undefined): void {
+  const inside = new Set<unknown>();
+  for (const node of gone) YAML.visit(node as Node, (_key, child) => void inside.add(child));
+  const anchors = new Map<string, Node>();
+  YAML.visit(doc, {
+    Node(_key, node) {
+      if (!YAML.isAlias(node)) {
+        if (node.anchor !== undefined) anchors.set(node.anchor, node);
+        return undefined;
+      }
+      const target = anchors.get(node.source);
+      return target !== undefined && inside.has(target) && !inside.has(node) ? each(target) : undefined;
+    },
+  });
+}
+
+/** Whether an alias elsewhere refers into `gone`: cut out, it would mean another thing or nothing; the Document way keeps its meaning. */
+function aliasInto(YAML: YamlModule, doc: Document, gone: unknown[]): boolean {
+  let found = false;
+  aliasesInto(YAML, doc, gone, () => {
+    found = true;
+    return YAML.visit.BREAK;
+  });
+  return found;
+}

@@ -187,6 +187,13 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
         line(`unknown command ${JSON.stringify(first)}; ${guess ? `did you mean ${guess}?` : `the commands are ${names.join(', ')}`} (see --help)`);
         return 2;
       }
+      // `webapi-credential --config c.yaml login` (options first, as kubectl's plugins are often
+      // written): the command reached get-token as an argument. Said as such, not as "too many arguments".
+      const misplaced = error.code === 'commander.excessArguments' ? argv.find((word, i) => i > 0 && word !== 'help' && program.commands.some((command) => command.name() === word)) : undefined;
+      if (misplaced !== undefined) {
+        line(`${JSON.stringify(misplaced)} is a command: write it first and its options after it (webapi-credential ${misplaced} --config …) (see --help)`);
+        return 2;
+      }
       // Commander puts its "Did you mean" suggestion on a second line: keep the message on one.
       line(`${error.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ')} (see --help)`);
       return 2;

@@ -64,6 +64,11 @@ const cases: Case[] = [
     message: 'unknown command "signin"; the commands are get-token, login, validate, render, cache, kubeconfig, argocd-secret, init, doctor, completion (see --help)',
   },
   {
+    name: 'a command written after its options (webapi-credential --config c.yaml login), said as such rather than as an argument too many',
+    args: (g: string) => ['--config-inline', g, 'login'],
+    message: '"login" is a command: write it first and its options after it (webapi-credential login --config …) (see --help)',
+  },
+  {
     name: 'a misspelt flag, with the suggestion on the same line',
     args: withGood('--verbos'),
     message: "unknown option '--verbos' (Did you mean --verbose?) (see --help)",

@@ -45,6 +45,19 @@ export function terminalSafe(text: string): string {
   );
 }
 
+/**
+ * A line for a terminal: redacted, its UNSHOWABLE characters escaped, and redacted again when the
+ * escaping changed it. A secret whose own text holds such an escape (`tok\u202e…`, a password with a
+ * backslash) is not found in an echo that holds the character decoded, and escaping that echo
+ * would write the secret out. `redact` may give up (undefined): so does this.
+ */
+export function shownOnTerminal<T extends string | undefined>(text: string, redact: (text: string) => T): T {
+  const redacted = redact(text);
+  if (redacted === undefined) return redacted;
+  const escaped = terminalSafe(redacted);
+  return escaped === redacted ? redacted : redact(escaped);
+}
+
 /** Exit 2: bad flags, invalid config, template errors, missing env values. */
 export class UsageError extends CredentialError {
   readonly exitCode = 2 as const;

@@ -4,7 +4,7 @@
 // A refusal or an unusable answer is served again for cache.failureTTL; an outage for its Retry-After
 // or 10 s, whichever is longer, at most 5 min. Only exit 3 and 4 are remembered: a usage or config
 // error never reaches the network, and a bug is not the token API's answer.
-import { terminalSafe, RequestError, ResponseError, type CredentialError } from '../errors.js';
+import { shownOnTerminal, RequestError, ResponseError, type CredentialError } from '../errors.js';
 import type { CredentialStatus } from '../credential/exec-credential.js';
 import { MAX_FAILURE_MESSAGE, MAX_FAILURE_MS, type RememberedFailure, type Stale } from './store.js';
 
@@ -30,7 +30,7 @@ export function failureToRemember(error: unknown, failureTtlMs: number, now: num
   const exitCode = (error as CredentialError).exitCode as 3 | 4;
   // Cut to what the reader takes: a longer message (a long URL) was stored and never served, and
   // its failure was asked again on every call. It is redacted before it is cut.
-  const message = terminalSafe(redact(error.message));
+  const message = shownOnTerminal(error.message, redact);
   const kept = message.length > MAX_FAILURE_MESSAGE ? `${message.slice(0, MAX_FAILURE_MESSAGE - 1)}…` : message;
   return { exitCode, message: kept, at: now, until: now + Math.min(forMs, MAX_FAILURE_MS), ...(isOutage(error) ? { outage: true } : {}) };
 }

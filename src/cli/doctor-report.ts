@@ -1,7 +1,7 @@
 // doctor's stages as people and scripts read them: one line each (✓ passed, ✗ failed, – skipped),
 // or one JSON document. Everything printed passes the redactor: a claim or a note that holds a secret
 // shows [REDACTED]. What a stage found is use-case/doctor/stage.ts's.
-import { terminalSafe, type ExitCode } from '../errors.js';
+import { shownOnTerminal, type ExitCode } from '../errors.js';
 import { STAGES, type Stage } from '../use-case/doctor/stage.js';
 
 const MARKS = { pass: '✓', fail: '✗', skip: '–' } as const;
@@ -14,7 +14,7 @@ export function formatText(stages: Stage[], redact: (text: string) => string): s
       const line = `${MARKS[s.result]} ${s.name.padEnd(width)}  ${s.summary}${extra.length > 0 ? `; ${extra.join('; ')}` : ''}`;
       // What a token API or a cluster names (a claim, a username) reaches a terminal here: a control or
       // format character is shown as its escape, never run (a cursor move or a bidi override could hide a stage).
-      return terminalSafe(redact(line).replace(/\r?\n/g, ' '));
+      return shownOnTerminal(line, (text) => redact(text).replace(/\r?\n/g, ' '));
     })
     .join('\n') + '\n';
 }
@@ -26,7 +26,7 @@ export function formatJson(stages: Stage[], exitCode: ExitCode, redact: (text: s
     stages: stages.map((s) => ({ name: s.name, result: s.result, summary: s.summary, warnings: s.warnings, notes: s.notes, details: s.details, ...(s.exitCode !== undefined ? { exitCode: s.exitCode } : {}) })),
   };
   // JSON.stringify escapes C0 controls but not C1 (an 8-bit CSI) nor format characters: escaped here, as JSON allows anywhere in a string.
-  return terminalSafe(redact(JSON.stringify(document, null, 2))) + '\n';
+  return shownOnTerminal(JSON.stringify(document, null, 2), redact) + '\n';
 }
 
 /** The report in the format doctor's -o chose. */

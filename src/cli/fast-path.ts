@@ -5,7 +5,7 @@
 import type { CliDeps } from './deps.js';
 import { selectSource } from '../config/load.js';
 import { DURATION_PATTERN, parseDuration } from '../config/shape.js';
-import { INSECURE_SKIP_VERIFY_WARNING, OutputError } from '../errors.js';
+import { INSECURE_SKIP_VERIFY_WARNING, OutputError, terminalSafe } from '../errors.js';
 import { flagNamed, type OUTPUTS } from './flags.js';
 import { formatExecCredential, readExecInfo, resolveApiVersion } from '../credential/exec-credential.js';
 import { defaultCacheDir, lookupFast } from '../cache/index.js';
@@ -90,14 +90,14 @@ function cachedOutput(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile' |
     if (found.kind === 'failure') {
       if (found.insecure) deps.stderr(`webapi-credential: warning: ${INSECURE_SKIP_VERIFY_WARNING}\n`);
       // A remembered failure costs no more than a hit: the same line the full path would print.
-      if (flags.verbose) deps.stderr(`webapi-credential: cache: failure remembered (fast path, ${dir})\n`);
+      if (flags.verbose) deps.stderr(`webapi-credential: cache: failure remembered (fast path, ${terminalSafe(dir)})\n`);
       deps.stderr(`webapi-credential: ${found.message}\n`);
       return found.exitCode;
     }
     if (flags.output === 'token' && !found.status.token) return undefined;
     if (found.insecure) deps.stderr(`webapi-credential: warning: ${INSECURE_SKIP_VERIFY_WARNING}\n`);
     if (found.note !== undefined) deps.stderr(`webapi-credential: warning: ${found.note}\n`);
-    if (flags.verbose) deps.stderr(`webapi-credential: cache: hit (fast path, ${dir})\n`);
+    if (flags.verbose) deps.stderr(`webapi-credential: cache: hit (fast path, ${terminalSafe(dir)})\n`);
     return flags.output === 'token' ? `${found.status.token}\n` : formatExecCredential(apiVersion, found.status);
   } catch {
     // Every error here is one the full path reports properly.

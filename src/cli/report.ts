@@ -1,7 +1,7 @@
 // How the CLI speaks to people: one redacted line per message on stderr, and the one place that
 // turns any error into its line and its exit code. Free of commander, so that get-token in its
 // plain form (direct.ts) runs without loading it.
-import { terminalSafe, CredentialError, exitCodeFor, type ExitCode } from '../errors.js';
+import { shownOnTerminal, CredentialError, exitCodeFor, type ExitCode } from '../errors.js';
 import type { Deps } from '../use-case/deps.js';
 import { REPORT_GRACE_MS } from '../redact/redactor.js';
 
@@ -36,9 +36,9 @@ export function reporter(deps: ReporterDeps): Reporter {
   /** Writes `text` redacted; false (and nothing written) when it could not be redacted. */
   const shown = (text: string): boolean => {
     try {
-      const redacted = deps.redactor.tryRedact(text);
+      const redacted = shownOnTerminal(text, (t) => deps.redactor.tryRedact(t));
       if (redacted === undefined) return false;
-      write(terminalSafe(redacted));
+      write(redacted);
       return true;
     } catch {
       // A line too long to build (Node's string limit): nothing of it is shown.

@@ -88,15 +88,18 @@ export type LoginFlags = Pick<GetTokenFlags, 'login' | 'config' | 'configInline'
  * placeholder), the same --set values (not secret: SPEC "Errors") and the cache directory unless
  * it is the default. One line whatever was typed: words are quoted as a POSIX shell reads them.
  */
-export function loginCommandLine(flags: Omit<LoginFlags, 'login'>, env: Record<string, string | undefined>, homedir: string): string {
+export function loginCommandLine(flags: Omit<LoginFlags, 'login'>, env: Record<string, string | undefined>, homedir: string, redact: (text: string) => string): string {
+  // Redacted before it is quoted: quoting spells a value another way ('\'' for a quote, \t for a
+  // tab), in which the report's redaction would no longer find a secret the value holds.
+  const word = (text: string) => shellWord(redact(text));
   const source = selectSource(flags, env, readExecInfo(env['KUBERNETES_EXEC_INFO']).cluster);
   const words = ['webapi-credential', 'login'];
-  if (source.kind === 'file') words.push('--config', shellWord(resolve(source.path)));
+  if (source.kind === 'file') words.push('--config', word(resolve(source.path)));
   else if (source.kind === 'document') words.push('--config-inline', "<the kubeconfig cluster entry's webAPIProviderConfig>");
   else words.push('--config-inline', source.origin === '--config-inline' ? "<this command's --config-inline>" : `<the config in ${source.origin}>`);
-  for (const pair of flags.set ?? []) words.push('--set', shellWord(pair));
+  for (const pair of flags.set ?? []) words.push('--set', word(pair));
   words.push('--cache');
-  if (flags.cacheDir !== undefined && resolve(flags.cacheDir) !== defaultCacheDir(env, homedir)) words.push('--cache-dir', shellWord(resolve(flags.cacheDir)));
+  if (flags.cacheDir !== undefined && resolve(flags.cacheDir) !== defaultCacheDir(env, homedir)) words.push('--cache-dir', word(resolve(flags.cacheDir)));
   return words.join(' ');
 }
 
@@ -108,7 +111,8 @@ export function shellWord(word: string): string {
     if (c === '\\' || c === "'") return `\\${c}`;
     if (!UNSHOWABLE.test(c)) return c;
     const code = c.codePointAt(0)!;
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : code <= 0xffff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\U${code.toString(16).padStart(8, '0')}`;
+    // \xHH is one byte to the shell, not a character: only ASCII is written so; from U+0080, \u.
+    return code < 0x80 ? `\\x${code.toString(16).padStart(2, '0')}` : code <= 0xffff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\U${code.toString(16).padStart(8, '0')}`;
   });
   return `$'${escaped.join('')}'`;
 }
@@ -135,7 +139,7 @@ export async function loginCredential(prepared: Prepared, flags: LoginFlags, dep
     const why = execInfo.apiVersion !== undefined ? 'client-go says the call is not interactive' : 'stdin or stderr is no terminal';
     throw new LoginError(
       'LOGIN_NEEDED',
-      `a login is needed and nobody can answer its prompt here (${why}); log in once at a terminal: kubectl get ns (with interactiveMode: IfAvailable and --cache in the exec entry), or ${loginCommandLine(flags, deps.env, deps.cache.homedir)}`,
+      `a login is needed and nobody can answer its prompt here (${why}); log in once at a terminal: kubectl get ns (with interactiveMode: IfAvailable and --cache in the exec entry), or ${loginCommandLine(flags, deps.env, deps.cache.homedir, (text) => deps.redactor.redact(text))}`,
     );
   }
   return deviceLogin(prepared, deps);

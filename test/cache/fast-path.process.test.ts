@@ -72,6 +72,19 @@ describe.concurrent('the fast path to a cached credential', () => {
     expect(api.requests).toHaveLength(2);
   });
 
+  it('names a cache directory holding a bidi override escaped, under --verbose, as the full path does', async () => {
+    const api = await startApi();
+    const box = sandbox();
+    // A directory name read right to left from its middle: shown raw, it would read as another path.
+    const dir = join(box.root, 'cache\u202eeman');
+    const run = () => runCli(['-c', join(box.root, 'config.json'), '--cache', '--cache-dir', dir, '--verbose'], { env: box.env({ API_KEY: 'k' }) });
+    writeFileSync(join(box.root, 'config.json'), cachedConfig(api));
+    expect((await run()).code).toBe(0);
+    const hit = await run();
+    expect(hit.stderr).toBe(fastHit(dir.replace('\u202e', '\\u202e')));
+    expect(api.requests).toHaveLength(1);
+  });
+
   it('misses when the config file is edited to another request, and still hits after an edit that changes nothing', async () => {
     const api = await startApi();
     const box = sandbox();

@@ -1,0 +1,60 @@
+// What `validate` and `render` (withholdDecided, the steps as placeholders) show and refuse where a
+// value is not known yet: what a step will give, or what a secret decided. They show what a run would
+// send, hide what a run would hide, and refuse what every run would refuse.
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/errors.js';
+import { REDACTED, Redactor } from '../../src/redact/redactor.js';
+import { DECIDED_FAILURE } from '../../src/template/problems.js';
+import { TemplateRenderer } from '../../src/template/renderer.js';
+
+const ID = 'client-id-Qz81';
+
+function dryRun(env: Record<string, string>, withholdDecided = true) {
+  const redactor = new Redactor();
+  const renderer = new TemplateRenderer({ env, vars: {}, cluster: undefined, readFile: () => '', nowMs: () => 0, uuid: () => '00000000-0000-4000-8000-000000000000', withholdDecided }, redactor);
+  if (withholdDecided) renderer.setSteps('placeholders');
+  return { renderer, redactor };
+}
+
+async function failure(run: () => Promise<unknown>): Promise<UsageError> {
+  try {
+    await run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(UsageError);
+    return error as UsageError;
+  }
+  throw new Error('expected a UsageError, got none');
+}
+
+describe('a secret that reaches a header through a value not known yet', () => {
+  // SPEC: a value that also reaches a header is secret everywhere, the URL included. A run registers
+  // env.ID where basicAuth() sends it; render and validate must hide it as well, or their output
+  // (meant to be pasted into an issue) shows a client id that every --verbose trace hides.
+  it.each([
+    ['a step answer beside it', '{{ basicAuth(env.ID, steps.login.secret) }}'],
+    ['a step answer beside it, in text', 'Basic {{ basicAuth(env.ID, steps.login.secret) }}'],
+    ['a branch a secret chose', '{{ env.S > "m" ? env.ID : "none-given" }}'],
+  ])('is hidden in the URL by render, as by a run: %s', async (_name, header) => {
+    const { renderer, redactor } = dryRun({ ID, S: 'zulu-S3cr3t-22' });
+    await renderer.render(header, 'webAPIProviderConfig.headers.Authorization');
+    const url = await renderer.render(`https://idp.example.test/clients/{{ env.ID }}/token`, 'webAPIProviderConfig.url', 'url');
+    renderer.finish();
+    expect(redactor.redact(url.shown)).toBe(`https://idp.example.test/clients/${REDACTED}/token`);
+  });
+
+  it('a run hides it the same way', async () => {
+    const { renderer, redactor } = dryRun({ ID, S: 'zulu-S3cr3t-22' }, false);
+    renderer.setSteps({ login: { secret: 'step-secret-Jx4' } });
+    await renderer.render('{{ basicAuth(env.ID, steps.login.secret) }}', 'webAPIProviderConfig.headers.Authorization');
+    const url = await renderer.render(`https://idp.example.test/clients/{{ env.ID }}/token`, 'webAPIProviderConfig.url', 'url');
+    renderer.finish();
+    expect(redactor.redact(url.shown)).toBe(`https://idp.example.test/clients/${REDACTED}/token`);
+  });
+
+  it('a value that reaches only the URL path is shown, as SPEC says', async () => {
+    const { renderer, redactor } = dryRun({ ID });
+    const url = await renderer.render(`https://idp.example.test/clients/{{ env.ID }}/token`, 'webAPIProviderConfig.url', 'url');
+    renderer.finish();
+    expect(redactor.redact(url.shown)).toBe(`https://idp.example.test/clients/${ID}/token`);
+  });
+});

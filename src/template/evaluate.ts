@@ -130,7 +130,7 @@ function name(identifier: string, scope: EvalScope): Value {
 async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope, missing: Missing): Promise<Value> {
   const key = await evaluate(node.property, scope, missing);
   // A key a secret decided, withheld: what it would read is not known, and no miss may tell it.
-  if (key.decided && key.value instanceof Placeholder && scope.withhold) return withheld(key);
+  if (key.decided && key.value instanceof Placeholder && scope.withhold) return withheldMember(node, key, scope, missing);
   if (typeof key.value !== 'string' && typeof key.value !== 'number') {
     throw new HelperError(`${node.text}: a property name must be a string or a number`);
   }
@@ -148,12 +148,7 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
     return decidedBy(scope, { value, taint: { own: [value], parents: [] }, outside: true }, key);
   }
   const object = await evaluate(node.object, scope, missing);
-  if (object.value === undefined || object.value === null) {
-    // Whatever made the object missing was recorded where it happened; a name that is absent
-    // as a whole (cluster without provideClusterInfo, steps in a step's own request) is recorded here.
-    if (node.object.type === 'name') missing.push(node.object.name);
-    return decidedBy(scope, { value: undefined, ...from([object]) }, key);
-  }
+  if (object.value === undefined || object.value === null) return absentObject(node, object, key, scope, missing);
   const container = object.value;
   if (container instanceof Placeholder) {
     const step = key.taint !== undefined ? '[...]' : /^[A-Za-z_][A-Za-z0-9_]*$/.test(property) ? `.${property}` : `[${JSON.stringify(property)}]`;
@@ -166,7 +161,7 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
   } else if (isPlainObject(container)) {
     value = Object.hasOwn(container, property) ? (container as Record<string, unknown>)[property] : undefined;
   } else {
-    throw new HelperError(`${node.text}: ${describe(container)} has no properties to read`);
+    throw notData(node, container);
   }
   if (value === undefined) missing.push(node.text);
   if (SECRET_DATA.has(container) && typeof value === 'object' && value !== null) SECRET_DATA.add(value);
@@ -176,6 +171,39 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
   if (marks.taint !== undefined && (typeof value === 'number' || typeof value === 'boolean')) marks.taint = { own: [String(value)], parents: [marks.taint] };
   // m[env.X]: the key chose the value.
   return decidedBy(scope, { value, ...marks }, key);
+}
+
+/**
+ * m[key] where a secret decided the key, withheld (validate, render). The object does not depend on
+ * the key, so it is evaluated all the same: where it is missing or not data, every run fails, for
+ * every value of the secret (`fromJson(env.CFG)[…]` with env.CFG unset), and validate says so.
+ */
+async function withheldMember(node: Extract<Node, { type: 'member' }>, key: Value, scope: EvalScope, missing: Missing): Promise<Value> {
+  if (node.object.type === 'name' && node.object.name === 'env') return withheld(key);
+  const object = await evaluate(node.object, scope, missing);
+  if (object.value === undefined || object.value === null) return absentObject(node, object, key, scope, missing);
+  const container = object.value;
+  if (!(container instanceof Placeholder) && !Array.isArray(container) && !isPlainObject(container)) throw notData(node, container);
+  return withheld(chosen(object, key));
+}
+
+/** m[key] where m is missing: missing whatever the key holds. */
+function absentObject(node: Extract<Node, { type: 'member' }>, object: Value, key: Value, scope: EvalScope, missing: Missing): Value {
+  // Whatever made the object missing was recorded where it happened; a name that is absent
+  // as a whole (cluster without provideClusterInfo, steps in a step's own request) is recorded here.
+  if (node.object.type === 'name') missing.push(node.object.name);
+  const result: Value = { value: undefined, ...from([object]) };
+  // Missing for every value of a secret key: not withheld, so that validate fails where every run
+  // does (`vars.nope[env.K]`); still decided by the key, as in a run (a default after it is withheld).
+  if (!object.decided && key.taint !== undefined) {
+    scope.decidedSeen = true;
+    return { ...chosen(result, key), decided: true };
+  }
+  return decidedBy(scope, result, key);
+}
+
+function notData(node: Extract<Node, { type: 'member' }>, container: unknown): HelperError {
+  return new HelperError(`${node.text}: ${describe(container)} has no properties to read`);
 }
 
 async function binary(node: Extract<Node, { type: 'binary' }>, scope: EvalScope, missing: Missing): Promise<Value> {

@@ -34,6 +34,7 @@ describe('a secret that reaches a header through a value not known yet', () => {
     ['a step answer beside it', '{{ basicAuth(env.ID, steps.login.secret) }}'],
     ['a step answer beside it, in text', 'Basic {{ basicAuth(env.ID, steps.login.secret) }}'],
     ['a branch a secret chose', '{{ env.S > "m" ? env.ID : "none-given" }}'],
+    ['a key a secret chose', '{{ { a: env.ID, b: "none-given" }[env.S > "m" ? "a" : "b"] }}'],
   ])('is hidden in the URL by render, as by a run: %s', async (_name, header) => {
     const { renderer, redactor } = dryRun({ ID, S: 'zulu-S3cr3t-22' });
     await renderer.render(header, 'webAPIProviderConfig.headers.Authorization');
@@ -56,5 +57,48 @@ describe('a secret that reaches a header through a value not known yet', () => {
     const url = await renderer.render(`https://idp.example.test/clients/{{ env.ID }}/token`, 'webAPIProviderConfig.url', 'url');
     renderer.finish();
     expect(redactor.redact(url.shown)).toBe(`https://idp.example.test/clients/${ID}/token`);
+  });
+});
+
+describe('a member read by a key a secret chose', () => {
+  it('a run reads the member the key names', async () => {
+    for (const [S, expected] of [['zulu-S3cr3t-22', 'gold-Vx1'], ['Alpha-S3cr3t-1', 'silver-Vx2']]) {
+      const { renderer } = dryRun({ S: S! }, false);
+      const field = await renderer.render('{{ { a: "gold-Vx1", b: "silver-Vx2" }[env.S > "m" ? "a" : "b"] }}', 'webAPIProviderConfig.headers.X');
+      renderer.finish();
+      expect(field.sent).toBe(expected);
+    }
+  });
+
+  // What the key would read is withheld, but the object does not depend on it: a run that fails
+  // for every value of the secret (an unset variable, a --set value not given) fails validate too,
+  // with the same line, as the README promises ("validate refuses what get-token refuses").
+  it.each([
+    ['an object from an unset variable', '{{ fromJson(env.CFG)[env.S > "m" ? "a" : "b"] }}', 'webAPIProviderConfig.headers.X: {{ fromJson(env.CFG)[env.S > "m" ? "a" : "b"] }}: env.CFG is not set (set it in the environment or the kubeconfig exec env)'],
+    ['an object inside a literal, from an unset variable', '{{ { a: fromJson(env.CFG) }.a[env.S > "m" ? "a" : "b"] }}', 'webAPIProviderConfig.headers.X: {{ { a: fromJson(env.CFG) }.a[env.S > "m" ? "a" : "b"] }}: env.CFG is not set (set it in the environment or the kubeconfig exec env)'],
+    ['a --set value not given', '{{ vars.nope[env.S > "m" ? "a" : "b"] }}', 'webAPIProviderConfig.headers.X: {{ vars.nope[env.S > "m" ? "a" : "b"] }}: vars.nope is not set (pass --set nope=…, or give a default: vars.nope ?? "…")'],
+    ['a --set value not given, read by a secret key', '{{ vars.nope[env.S] }}', 'webAPIProviderConfig.headers.X: {{ vars.nope[env.S] }}: vars.nope is not set (pass --set nope=…, or give a default: vars.nope ?? "…")'],
+    ['the cluster info, not sent', '{{ cluster.extra[env.S > "m" ? "a" : "b"] }}', DECIDED_FAILURE],
+    ['text, which has no members', '{{ "text"[env.S > "m" ? "a" : "b"] }}', DECIDED_FAILURE],
+  ])('validate refuses %s as every run does, for every value of the secret', async (_name, template, message) => {
+    for (const S of ['zulu-S3cr3t-22', 'Alpha-S3cr3t-1']) {
+      for (const withhold of [false, true]) {
+        const { renderer } = dryRun({ S }, withhold);
+        const error = await failure(async () => {
+          await renderer.render(template, 'webAPIProviderConfig.headers.X');
+          renderer.finish();
+        });
+        expect(error.message).toBe(message);
+        expect(error.message).not.toContain(S);
+      }
+    }
+  });
+
+  it('a default after it is given by validate as by a run', async () => {
+    for (const withhold of [false, true]) {
+      const { renderer } = dryRun({ S: 'zulu-S3cr3t-22' }, withhold);
+      await renderer.render('{{ vars.nope[env.S] ?? "none-given" }}', 'webAPIProviderConfig.headers.X');
+      expect(() => renderer.finish()).not.toThrow();
+    }
   });
 });

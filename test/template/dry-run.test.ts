@@ -3,7 +3,10 @@
 // send, hide what a run would hide, and refuse what every run would refuse.
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
+import { validateProviderDocument } from '../../src/config/validate.js';
+import { checkPath } from '../../src/credential/jsonpath.js';
 import { REDACTED, Redactor } from '../../src/redact/redactor.js';
+import { describeRequest, renderRequest } from '../../src/request/build.js';
 import { DECIDED_FAILURE } from '../../src/template/problems.js';
 import { TemplateRenderer } from '../../src/template/renderer.js';
 
@@ -15,6 +18,18 @@ function dryRun(env: Record<string, string>, withholdDecided = true) {
   if (withholdDecided) renderer.setSteps('placeholders');
   return { renderer, redactor };
 }
+
+/** What `render` prints of a config's token request (its steps not run), as prepare() builds it. */
+async function rendered(config: Record<string, unknown>, env: Record<string, string>): Promise<string> {
+  const result = validateProviderDocument({ webAPIProviderConfig: { method: 'GET', url: 'https://idp.example.test/token', tokenPath: '$.t', ...config } }, checkPath);
+  if (!result.ok) throw new Error(JSON.stringify(result.issues));
+  const { renderer, redactor } = dryRun(env);
+  await renderer.defineLets(result.config.lets);
+  const request = await renderRequest(result.config, renderer, '0.0.0-test', () => '', redactor);
+  return redactor.redact(describeRequest(request));
+}
+
+const LOGIN = { name: 'login', method: 'POST', url: 'https://idp.example.test/login' };
 
 async function failure(run: () => Promise<unknown>): Promise<UsageError> {
   try {
@@ -99,6 +114,31 @@ describe('a member read by a key a secret chose', () => {
       const { renderer } = dryRun({ S: 'zulu-S3cr3t-22' }, withhold);
       await renderer.render('{{ vars.nope[env.S] ?? "none-given" }}', 'webAPIProviderConfig.headers.X');
       expect(() => renderer.finish()).not.toThrow();
+    }
+  });
+});
+
+describe('what a step will give, compared', () => {
+  // render does not know the answer: a header that a comparison of it decides is not shown as one
+  // branch, which would tell the author that the run sends "user" whatever the step answers.
+  it.each([
+    ['{{ steps.login.role == "admin" ? "admin-Rq7" : "user-Rq7" }}'],
+    ['{{ lower(steps.login.role) == "admin" ? "admin-Rq7" : "user-Rq7" }}'],
+    ['{{ steps.login.roles[0] === "admin" ? "admin-Rq7" : "user-Rq7" }}'],
+  ])('%s is shown as [REDACTED] by render', async (header) => {
+    const text = await rendered({ steps: [LOGIN], headers: { 'X-Role': header } }, {});
+    expect(text).toContain(`X-Role: ${REDACTED}\n`);
+    expect(text).not.toMatch(/(admin|user)-Rq7/);
+  });
+});
+
+describe('a member of a value a secret chose', () => {
+  const urls = '(env.S > "m" ? { u: "https://a.example.test/token" } : { u: "https://b.example.test/token" })';
+
+  it('validate and render pass its URL unchecked and show it as [REDACTED], for every value of the secret', async () => {
+    for (const S of ['zulu-S3cr3t-22', 'Alpha-S3cr3t-1']) {
+      const text = await rendered({ url: `{{ ${urls}.u }}`, headers: { 'X-Host': `{{ ${urls}["u"] }}` } }, { S });
+      expect(text).toBe(`GET ${REDACTED}\naccept: application/json\nuser-agent: webapi-credential/0.0.0-test\nX-Host: ${REDACTED}\n`);
     }
   });
 });

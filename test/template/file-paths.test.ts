@@ -9,9 +9,9 @@ import { DECIDED_FAILURE } from '../../src/template/problems.js';
 import { TemplateRenderer } from '../../src/template/renderer.js';
 import { rejected } from '../helpers/caught.js';
 
-const FILES: Record<string, string> = { '/cfg/token': 'token-from-config-dir\n', '/cwd/token': 'token-from-cwd\n' };
+const FILES: Record<string, string> = { '/cfg/token': 'token-from-config-dir\n', '/cwd/token': 'token-from-cwd\n', '/cfg/where': 'token\n' };
 
-function setup(env: Record<string, string> = {}) {
+function setup(env: Record<string, string> = {}, steps?: Record<string, unknown>) {
   const tried: Array<[string, boolean | undefined]> = [];
   const where = (path: string, fromConfig?: boolean) => (path.startsWith('/') ? path : `${fromConfig ? '/cfg' : '/cwd'}/${path}`);
   const renderer = new TemplateRenderer(
@@ -31,6 +31,7 @@ function setup(env: Record<string, string> = {}) {
     },
     new Redactor(),
   );
+  if (steps) renderer.setSteps(steps);
   const render = async (template: string) => {
     const text = (await renderer.render(template, 'webAPIProviderConfig.headers.X')).sent;
     renderer.finish();
@@ -51,8 +52,19 @@ describe('file() paths', () => {
     ['a path computed from config text, from its directory', '{{ file("to" + lower("KEN")) }}', {}, 'token-from-config-dir'],
     ['a path joined from config text and a var, from the current directory', '{{ file("" + vars.name) }}', {}, 'token-from-cwd'],
     ['a path chosen by a var, from the current directory', '{{ file(vars.name === "token" ? "token" : "other") }}', {}, 'token-from-cwd'],
+    // Chosen by an unset variable: the same directory as when it is set (TOKEN_FILE=token).
+    ['a default after an unset env variable, from the current directory', '{{ file(env.TOKEN_FILE ?? "token") }}', {}, 'token-from-cwd'],
+    ['a default after an unset env variable, read by name, from the current directory', '{{ file(env["TOKEN_FILE"] || "token") }}', {}, 'token-from-cwd'],
+    ['a path chosen by config text alone, from its directory', '{{ file(1 > 2 ? "other" : "token") }}', {}, 'token-from-config-dir'],
+    ['a default after config text, from its directory', '{{ file(null ?? "token") }}', {}, 'token-from-config-dir'],
+    // A file that names another (a mounted secret holding the path of a key) names it as env would.
+    ['a path read from a file, from the current directory', '{{ file(file("where")) }}', {}, 'token-from-cwd'],
   ])('reads %s', async (_name, template, env, expected) => {
     expect(await setup(env).render(template)).toBe(expected);
+  });
+
+  it('reads a path a step answered from the current directory', async () => {
+    expect(await setup({}, { login: { keyFile: 'token' } }).render('{{ file(steps.login.keyFile) }}')).toBe('token-from-cwd');
   });
 
   it('names the path it tried when a file cannot be read', async () => {

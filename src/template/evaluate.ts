@@ -129,8 +129,9 @@ function name(identifier: string, scope: EvalScope): Value {
 
 async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope, missing: Missing): Promise<Value> {
   const key = await evaluate(node.property, scope, missing);
-  // A key a secret decided, withheld: what it would read is not known, and no miss may tell it.
-  if (key.decided && key.value instanceof Placeholder && scope.withhold) return withheldMember(node, key, scope, missing);
+  // A key not known yet (a step's answer before the steps run, a value a secret decided, withheld):
+  // what it reads is not known either, and no miss may tell it.
+  if (key.value instanceof Placeholder) return withheldMember(node, key, scope, missing);
   if (typeof key.value !== 'string' && typeof key.value !== 'number') {
     throw new HelperError(`${node.text}: a property name must be a string or a number`);
   }
@@ -174,9 +175,11 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
 }
 
 /**
- * m[key] where a secret decided the key, withheld (validate, render). The object does not depend on
- * the key, so it is evaluated all the same: where it is missing or not data, every run fails, for
- * every value of the secret (`fromJson(env.CFG)[…]` with env.CFG unset), and validate says so.
+ * m[key] where the key is a placeholder: a step's answer (`m[steps.login.role]`, read before the
+ * steps run and by validate) or a value a secret decided, withheld (validate, render). The result is
+ * one too, decided by the key (a step's answer is secret). The object does not depend on the key, so
+ * it is evaluated all the same: where it is missing or not data, every run fails, for every value of
+ * the key (`fromJson(env.CFG)[…]` with env.CFG unset), and validate says so.
  */
 async function withheldMember(node: Extract<Node, { type: 'member' }>, key: Value, scope: EvalScope, missing: Missing): Promise<Value> {
   if (node.object.type === 'name' && node.object.name === 'env') return withheld(key);
@@ -184,6 +187,8 @@ async function withheldMember(node: Extract<Node, { type: 'member' }>, key: Valu
   if (object.value === undefined || object.value === null) return absentObject(node, object, key, scope, missing);
   const container = object.value;
   if (!(container instanceof Placeholder) && !Array.isArray(container) && !isPlainObject(container)) throw notData(node, container);
+  // As decidedBy: a failure after it may be one the key chose.
+  if (key.taint !== undefined) scope.decidedSeen = true;
   return withheld(chosen(object, key));
 }
 

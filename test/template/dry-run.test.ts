@@ -142,3 +142,47 @@ describe('a member of a value a secret chose', () => {
     }
   });
 });
+
+describe('a member read by a key a step answers', () => {
+  const header = '{{ { admin: "admin-scope-Rq7", user: "user-scope-Rq7" }[steps.login.role] }}';
+
+  it('render shows it as [REDACTED]: the key is not known yet', async () => {
+    const text = await rendered({ steps: [LOGIN], headers: { 'X-Scope': header } }, {});
+    expect(text).toContain(`X-Scope: ${REDACTED}\n`);
+    expect(text).not.toMatch(/scope-Rq7/);
+  });
+
+  it('get-token renders it before the steps run (their answers placeholders), then reads it from the answer', async () => {
+    const { renderer } = dryRun({}, false);
+    renderer.setSteps('placeholders');
+    await renderer.render(header, 'webAPIProviderConfig.headers.X-Scope');
+    await renderer.render('{{ steps.login[steps.login.pick] }}', 'webAPIProviderConfig.headers.X-Pick');
+    expect(() => renderer.finish()).not.toThrow();
+    renderer.setSteps({ login: { role: 'user', pick: 'role' } });
+    expect((await renderer.render(header, 'webAPIProviderConfig.headers.X-Scope')).sent).toBe('user-scope-Rq7');
+    expect((await renderer.render('{{ steps.login[steps.login.pick] }}', 'webAPIProviderConfig.headers.X-Pick')).sent).toBe('user');
+    renderer.finish();
+  });
+
+  it('a failure beside it says as little before the steps run as after', async () => {
+    const template = '{{ { a: "x" }[steps.login.role] + fromJson("{") }}';
+    for (const steps of ['placeholders' as const, { login: { role: 'a' } }]) {
+      const { renderer } = dryRun({}, false);
+      renderer.setSteps(steps);
+      const error = await failure(async () => {
+        await renderer.render(template, 'webAPIProviderConfig.headers.X-Scope');
+        renderer.finish();
+      });
+      expect(error.message).toBe(DECIDED_FAILURE);
+    }
+  });
+
+  it('validate refuses it where every run fails: the object is not set', async () => {
+    const { renderer } = dryRun({});
+    const error = await failure(async () => {
+      await renderer.render('{{ vars.scopes[steps.login.role] }}', 'webAPIProviderConfig.headers.X-Scope');
+      renderer.finish();
+    });
+    expect(error.message).toBe('webAPIProviderConfig.headers.X-Scope: {{ vars.scopes[steps.login.role] }}: vars.scopes is not set (pass --set scopes=…, or give a default: vars.scopes ?? "…")');
+  });
+});

@@ -138,7 +138,7 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
   const property = String(key.value);
   if (FORBIDDEN_PROPERTIES.has(property)) throw new HelperError(`${node.text}: ${property} is not data`);
 
-  if (node.object.type === 'name' && node.object.name === 'env') {
+  if (isEnv(node.object)) {
     const value = scope.env(property, key.taint !== undefined);
     if (value === undefined) {
       // A name that a secret gave is not quoted: the message would show the secret.
@@ -182,7 +182,7 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
  * the key (`fromJson(env.CFG)[…]` with env.CFG unset), and validate says so.
  */
 async function withheldMember(node: Extract<Node, { type: 'member' }>, key: Value, scope: EvalScope, missing: Missing): Promise<Value> {
-  if (node.object.type === 'name' && node.object.name === 'env') return withheld(key);
+  if (isEnv(node.object)) return withheld(key);
   const object = await evaluate(node.object, scope, missing);
   if (object.value === undefined || object.value === null) return absentObject(node, object, key, scope, missing);
   const container = object.value;
@@ -291,6 +291,11 @@ async function evaluateOrMissing(node: Node, scope: EvalScope, missing: Missing)
     if (error instanceof MissingValueError) return error;
     throw error;
   }
+}
+
+/** `env` itself, whose members are read by name (scope.env), never evaluated as a value. */
+function isEnv(node: Node): boolean {
+  return node.type === 'name' && node.name === 'env';
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -94,6 +94,7 @@ describe('a member read by a key a secret chose', () => {
     ['a --set value not given', '{{ vars.nope[env.S > "m" ? "a" : "b"] }}', 'webAPIProviderConfig.headers.X: {{ vars.nope[env.S > "m" ? "a" : "b"] }}: vars.nope is not set (pass --set nope=…, or give a default: vars.nope ?? "…")'],
     ['a --set value not given, read by a secret key', '{{ vars.nope[env.S] }}', 'webAPIProviderConfig.headers.X: {{ vars.nope[env.S] }}: vars.nope is not set (pass --set nope=…, or give a default: vars.nope ?? "…")'],
     ['the cluster info, not sent', '{{ cluster.extra[env.S > "m" ? "a" : "b"] }}', DECIDED_FAILURE],
+    ['the cluster info itself, not sent', '{{ cluster[env.S > "m" ? "server" : "config"] }}', DECIDED_FAILURE],
     ['text, which has no members', '{{ "text"[env.S > "m" ? "a" : "b"] }}', DECIDED_FAILURE],
   ])('validate refuses %s as every run does, for every value of the secret', async (_name, template, message) => {
     for (const S of ['zulu-S3cr3t-22', 'Alpha-S3cr3t-1']) {
@@ -109,12 +110,22 @@ describe('a member read by a key a secret chose', () => {
     }
   });
 
-  it('a default after it is given by validate as by a run', async () => {
+  it('a default after it is given by validate as by a run, and shown as [REDACTED] by both', async () => {
     for (const withhold of [false, true]) {
       const { renderer } = dryRun({ S: 'zulu-S3cr3t-22' }, withhold);
-      await renderer.render('{{ vars.nope[env.S] ?? "none-given" }}', 'webAPIProviderConfig.headers.X');
+      const field = await renderer.render('{{ vars.nope[env.S] ?? "none" }}', 'webAPIProviderConfig.headers.X');
       expect(() => renderer.finish()).not.toThrow();
+      // Whether the default was taken is what the key read: a secret, too short to show.
+      expect(field.shown).toBe(REDACTED);
     }
+  });
+
+  it('env read by a name a secret chose is withheld by validate and render', async () => {
+    const { renderer } = dryRun({ S: 'zulu-S3cr3t-22', A: 'value-of-a-Zx1' });
+    const field = await renderer.render('{{ env[env.S > "m" ? "A" : "B"] }}', 'webAPIProviderConfig.headers.X');
+    renderer.finish();
+    expect(field.shown).toBe(REDACTED);
+    expect(field.sent).toBe('[a secret decides]');
   });
 });
 
@@ -174,6 +185,25 @@ describe('a member read by a key a step answers', () => {
         renderer.finish();
       });
       expect(error.message).toBe(DECIDED_FAILURE);
+    }
+  });
+
+  it('env read by a name a step answers is not known before the steps run; then it is read', async () => {
+    const { renderer } = dryRun({ TOKEN_A: 'token-a-value-Zx1' }, false);
+    renderer.setSteps('placeholders');
+    expect((await renderer.render('{{ env[steps.login.variable] }}', 'webAPIProviderConfig.headers.X')).shown).toBe(REDACTED);
+    renderer.setSteps({ login: { variable: 'TOKEN_A' } });
+    expect((await renderer.render('{{ env[steps.login.variable] }}', 'webAPIProviderConfig.headers.X')).sent).toBe('token-a-value-Zx1');
+    renderer.finish();
+  });
+
+  it('a default after a member of a null object is given before the steps run as after', async () => {
+    const template = '{{ fromJson(env.CFG).scopes[steps.login.role] ?? "default-scope" }}';
+    for (const steps of ['placeholders' as const, { login: { role: 'admin' } }]) {
+      const { renderer } = dryRun({ CFG: '{"scopes":null}' }, false);
+      renderer.setSteps(steps);
+      expect((await renderer.render(template, 'webAPIProviderConfig.headers.X')).sent).toBe('default-scope');
+      renderer.finish();
     }
   });
 

@@ -187,8 +187,8 @@ async function withheldMember(node: Extract<Node, { type: 'member' }>, key: Valu
   if (object.value === undefined || object.value === null) return absentObject(node, object, key, scope, missing);
   const container = object.value;
   if (!(container instanceof Placeholder) && !Array.isArray(container) && !isPlainObject(container)) throw notData(node, container);
-  // As decidedBy: a failure after it may be one the key chose.
-  if (key.taint !== undefined) scope.decidedSeen = true;
+  // As decidedBy: a failure after it may be one the key chose (a placeholder is always a secret's).
+  scope.decidedSeen = true;
   return withheld(chosen(object, key));
 }
 
@@ -198,13 +198,11 @@ function absentObject(node: Extract<Node, { type: 'member' }>, object: Value, ke
   // as a whole (cluster without provideClusterInfo, steps in a step's own request) is recorded here.
   if (node.object.type === 'name') missing.push(node.object.name);
   const result: Value = { value: undefined, ...from([object]) };
-  // Missing for every value of a secret key: not withheld, so that validate fails where every run
-  // does (`vars.nope[env.K]`); still decided by the key, as in a run (a default after it is withheld).
-  if (!object.decided && key.taint !== undefined) {
-    scope.decidedSeen = true;
-    return { ...chosen(result, key), decided: true };
-  }
-  return decidedBy(scope, result, key);
+  if (object.decided || key.taint === undefined) return decidedBy(scope, result, key);
+  // Missing for every value of a secret key, so not withheld: validate fails where every run does
+  // (`vars.nope[env.K]`). Its taint is the key's: a default after it is a test of the secret, withheld.
+  scope.decidedSeen = true;
+  return chosen(result, key);
 }
 
 function notData(node: Extract<Node, { type: 'member' }>, container: unknown): HelperError {

@@ -95,6 +95,7 @@ describe('a member read by a key a secret chose', () => {
     ['a --set value not given, read by a secret key', '{{ vars.nope[env.S] }}', 'webAPIProviderConfig.headers.X: {{ vars.nope[env.S] }}: vars.nope is not set (pass --set nope=…, or give a default: vars.nope ?? "…")'],
     ['the cluster info, not sent', '{{ cluster.extra[env.S > "m" ? "a" : "b"] }}', DECIDED_FAILURE],
     ['the cluster info itself, not sent', '{{ cluster[env.S > "m" ? "server" : "config"] }}', DECIDED_FAILURE],
+    ['the cluster info, read by a secret key', '{{ cluster[env.S] }}', DECIDED_FAILURE],
     ['text, which has no members', '{{ "text"[env.S > "m" ? "a" : "b"] }}', DECIDED_FAILURE],
   ])('validate refuses %s as every run does, for every value of the secret', async (_name, template, message) => {
     for (const S of ['zulu-S3cr3t-22', 'Alpha-S3cr3t-1']) {

@@ -9,9 +9,16 @@ import { DECIDED_FAILURE } from '../../src/template/problems.js';
 import { TemplateRenderer } from '../../src/template/renderer.js';
 import { rejected } from '../helpers/caught.js';
 
-const FILES: Record<string, string> = { '/cfg/token': 'token-from-config-dir\n', '/cwd/token': 'token-from-cwd\n', '/cfg/where': 'token\n' };
+const FILES: Record<string, string> = {
+  '/cfg/token': 'token-from-config-dir\n',
+  '/cwd/token': 'token-from-cwd\n',
+  '/cfg/where': 'token\n',
+  '/hosts/a': 'idp-a.example.test\n',
+  '/hosts/b': 'idp-b.example.test\n',
+};
 
 function setup(env: Record<string, string> = {}, steps?: Record<string, unknown>) {
+  const redactor = new Redactor();
   const tried: Array<[string, boolean | undefined]> = [];
   const where = (path: string, fromConfig?: boolean) => (path.startsWith('/') ? path : `${fromConfig ? '/cfg' : '/cwd'}/${path}`);
   const renderer = new TemplateRenderer(
@@ -29,7 +36,7 @@ function setup(env: Record<string, string> = {}, steps?: Record<string, unknown>
       nowMs: () => 0,
       uuid: randomUUID,
     },
-    new Redactor(),
+    redactor,
   );
   if (steps) renderer.setSteps(steps);
   const render = async (template: string) => {
@@ -37,7 +44,13 @@ function setup(env: Record<string, string> = {}, steps?: Record<string, unknown>
     renderer.finish();
     return text;
   };
-  return { render, tried };
+  /** The URL as a run's --verbose trace or message shows it: up to its query, unless a secret chose it. */
+  const shownUrl = async (template: string) => {
+    const field = await renderer.render(template, 'webAPIProviderConfig.url', 'url');
+    renderer.finish();
+    return redactor.redact(field.shown);
+  };
+  return { render, shownUrl, tried };
 }
 
 const failure = (promise: Promise<unknown>): Promise<UsageError> => rejected(UsageError, promise);
@@ -72,6 +85,14 @@ describe('file() paths', () => {
     expect((await failure(setup().render(template))).message).toBe(`webAPIProviderConfig.headers.X: ${template}: file("/cwd/gone") cannot be read: no such file`);
     const fromConfig = '{{ file("gone") }}';
     expect((await failure(setup().render(fromConfig))).message).toBe(`webAPIProviderConfig.headers.X: ${fromConfig}: file("/cfg/gone") cannot be read: no such file`);
+  });
+
+  it("shows the URL's host read from a file, but not from a file a secret chose: which host tells the secret", async () => {
+    expect(await setup().shownUrl('https://{{ file("/hosts/a") }}/token')).toBe('https://idp-a.example.test/token');
+    for (const S of ['Alpha-S3cr3t-1', 'zulu-S3cr3t-22']) {
+      const shown = await setup({ S }).shownUrl('https://{{ file(env.S > "m" ? "/hosts/a" : "/hosts/b") }}/token');
+      expect(shown).not.toMatch(/idp-[ab]/);
+    }
   });
 
   it('does not name a path a secret chose', async () => {

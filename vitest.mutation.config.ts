@@ -51,6 +51,7 @@ const FILES: Record<string, string[]> = {
     'test/template/untaken-branches.test.ts',
     'test/template/missing-after-decided.test.ts',
     'test/template/withheld.test.ts',
+    'test/template/dry-run.test.ts',
   ],
   credential: ['test/credential/extract.test.ts'],
   cache: ['test/cache/failure.test.ts', 'test/cache/key.test.ts', 'test/cache/store.test.ts', 'test/cache/ref.test.ts'],

@@ -129,15 +129,16 @@ function name(identifier: string, scope: EvalScope): Value {
 
 async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope, missing: Missing): Promise<Value> {
   const key = await evaluate(node.property, scope, missing);
-  // A key a secret decided, withheld: what it would read is not known, and no miss may tell it.
-  if (key.decided && key.value instanceof Placeholder && scope.withhold) return withheld(key);
+  // A key not known yet (a step's answer before the steps run, a value a secret decided, withheld):
+  // what it reads is not known either, and no miss may tell it.
+  if (key.value instanceof Placeholder) return withheldMember(node, key, scope, missing);
   if (typeof key.value !== 'string' && typeof key.value !== 'number') {
     throw new HelperError(`${node.text}: a property name must be a string or a number`);
   }
   const property = String(key.value);
   if (FORBIDDEN_PROPERTIES.has(property)) throw new HelperError(`${node.text}: ${property} is not data`);
 
-  if (node.object.type === 'name' && node.object.name === 'env') {
+  if (isEnv(node.object)) {
     const value = scope.env(property, key.taint !== undefined);
     if (value === undefined) {
       // A name that a secret gave is not quoted: the message would show the secret.
@@ -148,12 +149,7 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
     return decidedBy(scope, { value, taint: { own: [value], parents: [] }, outside: true }, key);
   }
   const object = await evaluate(node.object, scope, missing);
-  if (object.value === undefined || object.value === null) {
-    // Whatever made the object missing was recorded where it happened; a name that is absent
-    // as a whole (cluster without provideClusterInfo, steps in a step's own request) is recorded here.
-    if (node.object.type === 'name') missing.push(node.object.name);
-    return decidedBy(scope, { value: undefined, ...from([object]) }, key);
-  }
+  if (object.value === undefined || object.value === null) return absentObject(node, object, key, scope, missing);
   const container = object.value;
   if (container instanceof Placeholder) {
     const step = key.taint !== undefined ? '[...]' : /^[A-Za-z_][A-Za-z0-9_]*$/.test(property) ? `.${property}` : `[${JSON.stringify(property)}]`;
@@ -166,7 +162,7 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
   } else if (isPlainObject(container)) {
     value = Object.hasOwn(container, property) ? (container as Record<string, unknown>)[property] : undefined;
   } else {
-    throw new HelperError(`${node.text}: ${describe(container)} has no properties to read`);
+    throw notData(node, container);
   }
   if (value === undefined) missing.push(node.text);
   if (SECRET_DATA.has(container) && typeof value === 'object' && value !== null) SECRET_DATA.add(value);
@@ -176,6 +172,41 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
   if (marks.taint !== undefined && (typeof value === 'number' || typeof value === 'boolean')) marks.taint = { own: [String(value)], parents: [marks.taint] };
   // m[env.X]: the key chose the value.
   return decidedBy(scope, { value, ...marks }, key);
+}
+
+/**
+ * m[key] where the key is a placeholder: a step's answer (`m[steps.login.role]`, read before the
+ * steps run and by validate) or a value a secret decided, withheld (validate, render). The result is
+ * one too, decided by the key (a step's answer is secret). The object does not depend on the key, so
+ * it is evaluated all the same: where it is missing or not data, every run fails, for every value of
+ * the key (`fromJson(env.CFG)[…]` with env.CFG unset), and validate says so.
+ */
+async function withheldMember(node: Extract<Node, { type: 'member' }>, key: Value, scope: EvalScope, missing: Missing): Promise<Value> {
+  if (isEnv(node.object)) return withheld(key);
+  const object = await evaluate(node.object, scope, missing);
+  if (object.value === undefined || object.value === null) return absentObject(node, object, key, scope, missing);
+  const container = object.value;
+  if (!(container instanceof Placeholder) && !Array.isArray(container) && !isPlainObject(container)) throw notData(node, container);
+  // As decidedBy: a failure after it may be one the key chose (a placeholder is always a secret's).
+  scope.decidedSeen = true;
+  return withheld(chosen(object, key));
+}
+
+/** m[key] where m is missing: missing whatever the key holds. */
+function absentObject(node: Extract<Node, { type: 'member' }>, object: Value, key: Value, scope: EvalScope, missing: Missing): Value {
+  // Whatever made the object missing was recorded where it happened; a name that is absent
+  // as a whole (cluster without provideClusterInfo, steps in a step's own request) is recorded here.
+  if (node.object.type === 'name') missing.push(node.object.name);
+  const result: Value = { value: undefined, ...from([object]) };
+  if (object.decided || key.taint === undefined) return decidedBy(scope, result, key);
+  // Missing for every value of a secret key, so not withheld: validate fails where every run does
+  // (`vars.nope[env.K]`). Its taint is the key's: a default after it is a test of the secret, withheld.
+  scope.decidedSeen = true;
+  return chosen(result, key);
+}
+
+function notData(node: Extract<Node, { type: 'member' }>, container: unknown): HelperError {
+  return new HelperError(`${node.text}: ${describe(container)} has no properties to read`);
 }
 
 async function binary(node: Extract<Node, { type: 'binary' }>, scope: EvalScope, missing: Missing): Promise<Value> {
@@ -258,6 +289,11 @@ async function evaluateOrMissing(node: Node, scope: EvalScope, missing: Missing)
     if (error instanceof MissingValueError) return error;
     throw error;
   }
+}
+
+/** `env` itself, whose members are read by name (scope.env), never evaluated as a value. */
+function isEnv(node: Node): boolean {
+  return node.type === 'name' && node.name === 'env';
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -191,6 +191,10 @@ export class TemplateRenderer {
         // Computed from a withheld value: a placeholder, or text made with one.
         if (value.decided && this.scope.withholdDecided) read.withheld = true;
         if (value.value instanceof Placeholder) {
+          // What it will be is not known, but the secrets it is made from are (env.ID in
+          // basicAuth(env.ID, steps.login.secret), both branches of a withheld choice): registered as a
+          // run registers them, so that render and validate hide them elsewhere too (the URL's path).
+          if (isSecret(value) && (query || value.decided === true)) this.register(value.taint!);
           sent += String(value.value);
           // Which step value a secret chose (`env.S > "m" ? steps.a.x : steps.a.y`) tells the secret.
           shown += value.decided ? REDACTED : String(value.value);

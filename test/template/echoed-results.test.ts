@@ -49,6 +49,11 @@ describe('a secret part of a longer field, echoed alone', () => {
     }
   });
 
+  it('the secret JSON a number was read out of is hidden whole, as when it is sent whole', async () => {
+    const { redactor } = await afterRendering('{{ "pin " + fromJson(env.CFG).pin }}');
+    expect(redactor.redact(`config ${ENV.CFG} refused`)).toBe(`config ${REDACTED} refused`);
+  });
+
   it('a boolean read out of secret JSON is a secret in its text form', async () => {
     const { sent, redactor } = await afterRendering('{{ "flag=" + fromJson(env.CFG).on }}');
     expect(sent).toBe('flag=false');

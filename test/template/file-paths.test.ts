@@ -9,9 +9,16 @@ import { DECIDED_FAILURE } from '../../src/template/problems.js';
 import { TemplateRenderer } from '../../src/template/renderer.js';
 import { rejected } from '../helpers/caught.js';
 
-const FILES: Record<string, string> = { '/cfg/token': 'token-from-config-dir\n', '/cwd/token': 'token-from-cwd\n' };
+const FILES: Record<string, string> = {
+  '/cfg/token': 'token-from-config-dir\n',
+  '/cwd/token': 'token-from-cwd\n',
+  '/cfg/where': 'token\n',
+  '/hosts/a': 'idp-a.example.test\n',
+  '/hosts/b': 'idp-b.example.test\n',
+};
 
-function setup(env: Record<string, string> = {}) {
+function setup(env: Record<string, string> = {}, steps?: Record<string, unknown>) {
+  const redactor = new Redactor();
   const tried: Array<[string, boolean | undefined]> = [];
   const where = (path: string, fromConfig?: boolean) => (path.startsWith('/') ? path : `${fromConfig ? '/cfg' : '/cwd'}/${path}`);
   const renderer = new TemplateRenderer(
@@ -29,14 +36,21 @@ function setup(env: Record<string, string> = {}) {
       nowMs: () => 0,
       uuid: randomUUID,
     },
-    new Redactor(),
+    redactor,
   );
+  if (steps) renderer.setSteps(steps);
   const render = async (template: string) => {
     const text = (await renderer.render(template, 'webAPIProviderConfig.headers.X')).sent;
     renderer.finish();
     return text;
   };
-  return { render, tried };
+  /** The URL as a run's --verbose trace or message shows it: up to its query, unless a secret chose it. */
+  const shownUrl = async (template: string) => {
+    const field = await renderer.render(template, 'webAPIProviderConfig.url', 'url');
+    renderer.finish();
+    return redactor.redact(field.shown);
+  };
+  return { render, shownUrl, tried };
 }
 
 const failure = (promise: Promise<unknown>): Promise<UsageError> => rejected(UsageError, promise);
@@ -51,8 +65,19 @@ describe('file() paths', () => {
     ['a path computed from config text, from its directory', '{{ file("to" + lower("KEN")) }}', {}, 'token-from-config-dir'],
     ['a path joined from config text and a var, from the current directory', '{{ file("" + vars.name) }}', {}, 'token-from-cwd'],
     ['a path chosen by a var, from the current directory', '{{ file(vars.name === "token" ? "token" : "other") }}', {}, 'token-from-cwd'],
+    // Chosen by an unset variable: the same directory as when it is set (TOKEN_FILE=token).
+    ['a default after an unset env variable, from the current directory', '{{ file(env.TOKEN_FILE ?? "token") }}', {}, 'token-from-cwd'],
+    ['a default after an unset env variable, read by name, from the current directory', '{{ file(env["TOKEN_FILE"] || "token") }}', {}, 'token-from-cwd'],
+    ['a path chosen by config text alone, from its directory', '{{ file(1 > 2 ? "other" : "token") }}', {}, 'token-from-config-dir'],
+    ['a default after config text, from its directory', '{{ file(null ?? "token") }}', {}, 'token-from-config-dir'],
+    // A file that names another (a mounted secret holding the path of a key) names it as env would.
+    ['a path read from a file, from the current directory', '{{ file(file("where")) }}', {}, 'token-from-cwd'],
   ])('reads %s', async (_name, template, env, expected) => {
     expect(await setup(env).render(template)).toBe(expected);
+  });
+
+  it('reads a path a step answered from the current directory', async () => {
+    expect(await setup({}, { login: { keyFile: 'token' } }).render('{{ file(steps.login.keyFile) }}')).toBe('token-from-cwd');
   });
 
   it('names the path it tried when a file cannot be read', async () => {
@@ -60,6 +85,14 @@ describe('file() paths', () => {
     expect((await failure(setup().render(template))).message).toBe(`webAPIProviderConfig.headers.X: ${template}: file("/cwd/gone") cannot be read: no such file`);
     const fromConfig = '{{ file("gone") }}';
     expect((await failure(setup().render(fromConfig))).message).toBe(`webAPIProviderConfig.headers.X: ${fromConfig}: file("/cfg/gone") cannot be read: no such file`);
+  });
+
+  it("shows the URL's host read from a file, but not from a file a secret chose: which host tells the secret", async () => {
+    expect(await setup().shownUrl('https://{{ file("/hosts/a") }}/token')).toBe('https://idp-a.example.test/token');
+    for (const S of ['Alpha-S3cr3t-1', 'zulu-S3cr3t-22']) {
+      const shown = await setup({ S }).shownUrl('https://{{ file(env.S > "m" ? "/hosts/a" : "/hosts/b") }}/token');
+      expect(shown).not.toMatch(/idp-[ab]/);
+    }
   });
 
   it('does not name a path a secret chose', async () => {

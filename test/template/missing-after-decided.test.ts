@@ -6,6 +6,7 @@ import { UsageError } from '../../src/errors.js';
 import { Redactor } from '../../src/redact/redactor.js';
 import { DECIDED_FAILURE } from '../../src/template/problems.js';
 import { TemplateRenderer } from '../../src/template/renderer.js';
+import { rejected } from '../helpers/caught.js';
 
 async function failure(template: string): Promise<UsageError> {
   const r = new TemplateRenderer({ env: { S: 'zulu-S3cr3t-22' }, vars: {}, cluster: undefined, readFile: () => '', nowMs: () => 0, uuid: () => '00000000-0000-4000-8000-000000000000' }, new Redactor());
@@ -45,5 +46,33 @@ describe('a missing value beside a value a secret chose', () => {
   ])('with no secret: {{ %s }} says %s', async (expression, reason) => {
     const template = `{{ ${expression} }}`;
     expect((await failure(template)).message).toBe(`webAPIProviderConfig.headers.X: ${template}: ${reason}`);
+  });
+});
+
+describe('&& whose left a secret decided to be null or missing, in a run', () => {
+  // Whether a secret's field is null is what it holds (README: a test of a secret null counts as a
+  // comparison), and `&&` gives its left when it is falsy: the rule of both() is that neither side of
+  // a secret's `&&` may be null, so the run fails with the one message that names nothing, rather
+  // than send null (json()) or let a default after it (`?? "off"`) hide which value the field held.
+  async function run(template: string, CFG: string) {
+    const r = new TemplateRenderer({ env: { CFG }, vars: {}, cluster: undefined, readFile: () => '', nowMs: () => 0, uuid: () => '00000000-0000-4000-8000-000000000000' }, new Redactor());
+    const field = await r.render(template, 'webAPIProviderConfig.headers.X');
+    r.finish();
+    return field.sent;
+  }
+
+  it.each<[string, string]>([
+    ['{{ json({ on: fromJson(env.CFG).flag && "yes" }) }}', '{"flag":null}'],
+    ['{{ (fromJson(env.CFG).flag && "yes") ?? "off" }}', '{"flag":null}'],
+    ['{{ (fromJson(env.CFG).flag && "yes") ?? "off" }}', '{}'],
+  ])('%s with CFG=%s fails, naming nothing', async (template, CFG) => {
+    const error = await rejected(UsageError, run(template, CFG));
+    expect(error.message).toBe(DECIDED_FAILURE);
+    expect(error.message).not.toContain('flag');
+  });
+
+  it('gives the right side when the left is true, and the left when it is false', async () => {
+    expect(await run('{{ (fromJson(env.CFG).flag && "yes") ?? "off" }}', '{"flag":true}')).toBe('yes');
+    expect(await run('{{ json({ on: fromJson(env.CFG).flag && "yes" }) }}', '{"flag":false}')).toBe('{"on":false}');
   });
 });

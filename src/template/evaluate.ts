@@ -141,9 +141,11 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
   if (isEnv(node.object)) {
     const value = scope.env(property, key.taint !== undefined);
     if (value === undefined) {
-      // A name that a secret gave is not quoted: the message would show the secret.
-      missing.push(key.taint !== undefined ? 'env[…]' : /^[A-Za-z_][A-Za-z0-9_]*$/.test(property) ? `env.${property}` : `env[${JSON.stringify(property)}]`);
-      // Which names are unset is no secret: validate lists them.
+      // Which names the config gives that are unset is no secret: validate lists them. Whether the
+      // name a secret gives is set tells the secret (env[env.S] is set for S = "HOME" only), so that
+      // miss is not recorded: beside another unset value the message would differ (the value is
+      // withheld, or decided, all the same).
+      if (key.taint === undefined) missing.push(/^[A-Za-z_][A-Za-z0-9_]*$/.test(property) ? `env.${property}` : `env[${JSON.stringify(property)}]`);
       return decidedBy(scope, { value: undefined, outside: true }, key);
     }
     return decidedBy(scope, { value, taint: { own: [value], parents: [] }, outside: true }, key);
@@ -164,7 +166,10 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
   } else {
     throw notData(node, container);
   }
-  if (value === undefined) missing.push(node.text);
+  // A miss a secret decided (by the key, or by choosing the object) is not recorded, as for env
+  // above: "env.UNSET is not set" for one value of S and the message that names nothing for the
+  // others would tell whether S is a key of m (m[env.S] + env.UNSET).
+  if (value === undefined && key.taint === undefined && !object.decided) missing.push(node.text);
   if (SECRET_DATA.has(container) && typeof value === 'object' && value !== null) SECRET_DATA.add(value);
   const marks = from([object]);
   // A number or boolean read out of secret data is a secret in its text form (fromJson(env.CFG).pin

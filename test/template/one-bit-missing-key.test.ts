@@ -4,6 +4,7 @@
 // secret and the message that names nothing for the others is a membership test of the secret in the
 // object's keys, a bisection of a PIN or a role over a handful of validate runs.
 import { describe, expect, it } from 'vitest';
+import type { CliResult } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process.js';
 
 const config = (header: string) =>
@@ -24,7 +25,7 @@ const SECRETS = ['a', '0', 'zulu-S3cr3t-22', 'b'];
 
 describe.each(['validate', 'render'])('%s of a member read by a secret key, beside a value every run misses', (command) => {
   it.each(TEMPLATES)('fails the same way for every value of the secret: %s', async (template) => {
-    const results = [];
+    const results: CliResult[] = [];
     for (const S of SECRETS) results.push(await runInProcess([command, '--config-inline', config(template)], { env: { S, a: 'value-of-a-Qx71', CFG: '{"a":"value-of-a-Qx71"}' } }));
     for (const result of results) {
       expect(result.code).toBe(2);

@@ -9,7 +9,15 @@ import type { HelperContext } from './helpers.js';
  * `steps.login.auth.client_token` renders as `[steps.login.auth.client_token]`.
  */
 export class Placeholder {
-  constructor(readonly text: string) {}
+  constructor(
+    readonly text: string,
+    /**
+     * A step's answer will choose it (`m[steps.login.role]`): the same placeholder whatever the answer
+     * until the steps run, so not decided by it before (a check of it fails or passes for every
+     * answer), decided once they ran. render shows it as [REDACTED]; a name or path it gives is a secret's.
+     */
+    readonly stepChosen = false,
+  ) {}
   toString(): string {
     return `[${this.text}]`;
   }
@@ -159,7 +167,7 @@ export function tested(scope: EvalScope, value: Value): Value {
 }
 
 /** What validate and render show for a value a secret decided. */
-const SECRET_DECIDES = 'a secret decides';
+export const SECRET_DECIDES = 'a secret decides';
 
 /**
  * A value a secret decided, withheld (validate, render): a placeholder whatever the secret holds,
@@ -167,6 +175,17 @@ const SECRET_DECIDES = 'a secret decides';
  */
 export function withheld(marks: Value): Value {
   return { value: new Placeholder(SECRET_DECIDES), taint: marks.taint, decided: true, outside: marks.outside };
+}
+
+/**
+ * m[key] before the steps run, where the key is, or reads, a step's answer (`m[steps.login.role]`,
+ * `steps.login[env.S]`): a placeholder that no value of the key changes, so the key's taint joins it
+ * but does not decide it (Placeholder.stepChosen). A failure after it may be one the key chooses once
+ * the steps run: the renderer says as little of it now as then (decidedSeen).
+ */
+export function stepChosen(scope: EvalScope, text: string, ...parts: Value[]): Value {
+  scope.decidedSeen = true;
+  return { value: new Placeholder(text, true), ...from(parts), taint: joinTaints([MARK, ...parts.map((p) => p.taint)]) };
 }
 
 export function tick(scope: EvalScope, steps = 1): void {

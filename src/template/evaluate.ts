@@ -6,7 +6,7 @@ import { FORBIDDEN_PROPERTIES, type Node } from './parse.js';
 import { HelperError } from './helper-error.js';
 import { helperNamed } from './helpers.js';
 import { combine } from './evaluate-operators.js';
-import { bounded, chosen, decidedBy, tested, withheld, FAILED, from, joinTaints, MARK, MissingValueError, Placeholder, QuietError, tick, type EvalScope, type Missing, type Taint, type Value } from './evaluate-value.js';
+import { bounded, chosen, decidedBy, stepChosen, tested, withheld, FAILED, SECRET_DECIDES, from, joinTaints, MARK, MissingValueError, Placeholder, QuietError, tick, type EvalScope, type Missing, type Taint, type Value } from './evaluate-value.js';
 
 export async function evaluate(node: Node, scope: EvalScope, missing: Missing): Promise<Value> {
   tick(scope);
@@ -154,8 +154,10 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
   if (object.value === undefined || object.value === null) return absentObject(node, object, key, scope, missing);
   const container = object.value;
   if (container instanceof Placeholder) {
-    const step = key.taint !== undefined ? '[...]' : /^[A-Za-z_][A-Za-z0-9_]*$/.test(property) ? `.${property}` : `[${JSON.stringify(property)}]`;
-    return decidedBy(scope, { value: new Placeholder(container.text + step), ...from([object]), taint: joinTaints([MARK, object.taint]) }, key);
+    // steps.login[env.S] reads `steps.login[...]` whatever S holds: the key decides it only once the steps ran.
+    if (key.taint !== undefined) return stepChosen(scope, `${container.text}[...]`, object, key);
+    const step = /^[A-Za-z_][A-Za-z0-9_]*$/.test(property) ? `.${property}` : `[${JSON.stringify(property)}]`;
+    return { value: new Placeholder(container.text + step, container.stepChosen), ...from([object]), taint: joinTaints([MARK, object.taint]) };
   }
   let value: unknown;
   if (Array.isArray(container)) {
@@ -187,14 +189,19 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
  * the key (`fromJson(env.CFG)[…]` with env.CFG unset), and validate says so.
  */
 async function withheldMember(node: Extract<Node, { type: 'member' }>, key: Value, scope: EvalScope, missing: Missing): Promise<Value> {
-  if (isEnv(node.object)) return withheld(key);
+  if (isEnv(node.object)) return key.decided ? withheld(key) : stepChosen(scope, SECRET_DECIDES, key);
   const object = await evaluate(node.object, scope, missing);
   if (object.value === undefined || object.value === null) return absentObject(node, object, key, scope, missing);
   const container = object.value;
   if (!(container instanceof Placeholder) && !Array.isArray(container) && !isPlainObject(container)) throw notData(node, container);
-  // As decidedBy: a failure after it may be one the key chose (a placeholder is always a secret's).
-  scope.decidedSeen = true;
-  return withheld(chosen(object, key));
+  // A key a secret decided, withheld; else a step's answer, the same placeholder for every answer
+  // until the steps run (a URL host it gives is no URL for any answer: validate says so as get-token does).
+  if (key.decided) {
+    // As decidedBy: a failure after it may be one the key chose (a placeholder is always a secret's).
+    scope.decidedSeen = true;
+    return withheld(chosen(object, key));
+  }
+  return stepChosen(scope, SECRET_DECIDES, object, key);
 }
 
 /** m[key] where m is missing: missing whatever the key holds. */

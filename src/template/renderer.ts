@@ -194,10 +194,12 @@ export class TemplateRenderer {
           // What it will be is not known, but the secrets it is made from are (env.ID in
           // basicAuth(env.ID, steps.login.secret), both branches of a withheld choice): registered as a
           // run registers them, so that render and validate hide them elsewhere too (the URL's path).
-          if (isSecret(value) && (query || value.decided === true)) this.register(value.taint!);
+          // One a step's answer will choose (m[steps.login.role]) is treated so already.
+          const chosen = value.decided === true || value.value.stepChosen;
+          if (isSecret(value) && (query || chosen)) this.register(value.taint!);
           sent += String(value.value);
           // Which step value a secret chose (`env.S > "m" ? steps.a.x : steps.a.y`) tells the secret.
-          shown += value.decided ? REDACTED : String(value.value);
+          shown += chosen ? REDACTED : String(value.value);
           continue;
         }
         if (typeof value.value === 'object') {

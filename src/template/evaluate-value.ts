@@ -81,6 +81,12 @@ export interface EvalScope {
   steps: Record<string, unknown> | Placeholder | undefined;
   lets: ReadonlyMap<string, Value | typeof FAILED>;
   context: HelperContext;
+  /**
+   * A name env is read by, or a path file() reads, that a secret gives but that is not known yet (a
+   * step's answer before the steps run, a value withheld): as `secretName` of env and `secretChose`
+   * of readFile, told before the steps run, when the cache decides whether it keys this call.
+   */
+  namedBySecret: (what: 'env' | 'file') => void;
   /** Marks the value as depending on a volatile helper (now, uuid, jwt). */
   volatile: () => void;
   budget: Budget;

@@ -78,7 +78,12 @@ async function call(node: Extract<Node, { type: 'call' }>, scope: EvalScope, mis
   if (lacking !== undefined) throw new MissingValueError([...missing], lacking);
   if (helper.volatile) scope.volatile();
   // ASCII: a placeholder may stand in a header, which cannot carry U+2026.
-  if (args.some((a) => a.value instanceof Placeholder)) return { value: new Placeholder(`${node.helper}(...)`), ...from(args), taint: joinTaints([MARK, ...args.map((a) => a.taint)]) };
+  if (args.some((a) => a.value instanceof Placeholder)) {
+    // A path a secret will choose (file({ admin: …, user: … }[steps.login.role])), not read yet: as for env (withheldMember).
+    const path = args[0]!;
+    if (helper.path && path.value instanceof Placeholder && (path.decided || path.value.stepChosen)) scope.namedBySecret('file');
+    return { value: new Placeholder(`${node.helper}(...)`), ...from(args), taint: joinTaints([MARK, ...args.map((a) => a.taint)]) };
+  }
   let context = scope.context;
   if (helper.path) {
     // A path written in the config means its directory; one from env or vars, the current one. A
@@ -189,7 +194,12 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
  * the key (`fromJson(env.CFG)[…]` with env.CFG unset), and validate says so.
  */
 async function withheldMember(node: Extract<Node, { type: 'member' }>, key: Value, scope: EvalScope, missing: Missing): Promise<Value> {
-  if (isEnv(node.object)) return key.decided ? withheld(key) : stepChosen(scope, SECRET_DECIDES, key);
+  if (isEnv(node.object)) {
+    // The name is a secret's, though not known yet: a cache key without the variable would serve
+    // the credential its old value got (env[steps.login.variable]).
+    scope.namedBySecret('env');
+    return key.decided ? withheld(key) : stepChosen(scope, SECRET_DECIDES, key);
+  }
   const object = await evaluate(node.object, scope, missing);
   if (object.value === undefined || object.value === null) return absentObject(node, object, key, scope, missing);
   const container = object.value;

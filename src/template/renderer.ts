@@ -380,6 +380,10 @@ export class TemplateRenderer {
         nowMs: this.scope.nowMs,
         uuid: this.scope.uuid,
       },
+      namedBySecret: (what) => {
+        if (what === 'env') this.envReadBySecretName = true;
+        else this.fileReadBySecretPath = true;
+      },
       volatile: () => {
         this.volatile = true;
       },

@@ -49,7 +49,9 @@ export function combine(operator: string, left: Value, right: Value, scope: Eval
     default:
       value = compare(operator, a, b);
   }
-  return decidedBy(scope, { value }, left, right);
+  const result = decidedBy(scope, { value }, left, right);
+  // Withheld, it is still a boolean: what refuses one refuses it, as every run does (`m[env.S > "m"]`).
+  return result.value instanceof Placeholder ? { ...result, value: new Placeholder(result.value.text, false, true) } : result;
 }
 
 /** `==` without JavaScript's object coercions: null and undefined alike, else strict. */

@@ -17,6 +17,8 @@ export class Placeholder {
      * answer), decided once they ran. render shows it as [REDACTED]; a name or path it gives is a secret's.
      */
     readonly stepChosen = false,
+    /** A comparison withheld: a boolean whatever the secret holds, which a key or a branch beside text cannot be for any value. */
+    readonly boolean = false,
   ) {}
   toString(): string {
     return `[${this.text}]`;

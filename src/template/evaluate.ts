@@ -134,12 +134,11 @@ function name(identifier: string, scope: EvalScope): Value {
 
 async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope, missing: Missing): Promise<Value> {
   const key = await evaluate(node.property, scope, missing);
+  if (key.value instanceof Placeholder && key.value.boolean) throw propertyName(node);
   // A key not known yet (a step's answer before the steps run, a value a secret decided, withheld):
   // what it reads is not known either, and no miss may tell it.
   if (key.value instanceof Placeholder) return withheldMember(node, key, scope, missing);
-  if (typeof key.value !== 'string' && typeof key.value !== 'number') {
-    throw new HelperError(`${node.text}: a property name must be a string or a number`);
-  }
+  if (typeof key.value !== 'string' && typeof key.value !== 'number') throw propertyName(node);
   const property = String(key.value);
   if (FORBIDDEN_PROPERTIES.has(property)) throw new HelperError(`${node.text}: ${property} is not data`);
 
@@ -227,6 +226,10 @@ function absentObject(node: Extract<Node, { type: 'member' }>, object: Value, ke
   return chosen(result, key);
 }
 
+function propertyName(node: Extract<Node, { type: 'member' }>): HelperError {
+  return new HelperError(`${node.text}: a property name must be a string or a number`);
+}
+
 function notData(node: Extract<Node, { type: 'member' }>, container: unknown): HelperError {
   return new HelperError(`${node.text}: ${describe(container)} has no properties to read`);
 }
@@ -298,7 +301,7 @@ async function both(a: Node, b: Node, scope: EvalScope, missing: Missing, known?
 
 function kind(value: unknown): string {
   if (Array.isArray(value)) return 'a list';
-  if (value instanceof Placeholder) return 'a string';
+  if (value instanceof Placeholder) return value.boolean ? 'a boolean' : 'a string';
   if (typeof value === 'object') return 'an object';
   return `a ${typeof value}`;
 }

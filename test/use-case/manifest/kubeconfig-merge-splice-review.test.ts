@@ -25,4 +25,17 @@ describe('kubeconfig --merge on unusual kubeconfigs', () => {
       });
     }
   });
+
+  // A key with no value node (`? clusters` in block style, `{clusters}` in flow) is there, but
+  // Document.get gives undefined for it as for a missing key: the merge added a second key of that
+  // name, and the next merge refused the file (Map keys must be unique).
+  it('a key present with no value node is given a value, not written a second time', () => {
+    for (const before of ['{clusters, apiVersion: v1}\n', '{current-context, apiVersion: v1}\n', 'apiVersion: v1\n? current-context\nclusters: []\n', 'apiVersion: v1\n? clusters\n']) {
+      const merged = mergeKubeconfig(YAML, before, entries('b'), true, 'kc');
+      const doc = YAML.parseDocument(merged.text);
+      expect(doc.errors.map((error) => error.message)).toEqual([]);
+      expect(doc.toJS()).toMatchObject({ clusters: [{ name: 'b' }], 'current-context': 'b' });
+      expect(mergeKubeconfig(YAML, merged.text, entries('b'), true, 'kc').outcome).toBe('unchanged');
+    }
+  });
 });

@@ -38,4 +38,19 @@ describe('kubeconfig --merge on unusual kubeconfigs', () => {
       expect(mergeKubeconfig(YAML, merged.text, entries('b'), true, 'kc').outcome).toBe('unchanged');
     }
   });
+
+  // A rewrite writes our entry in a flow list in the yaml library's flow style ({ name: b, ... });
+  // the next merge, now editing in place, replaces it with flow JSON ({"name":"b",...}) and reports
+  // `updated` for the same entries: a second merge of the same thing must change nothing.
+  it('after a rewrite, a second merge of the same entries is unchanged', () => {
+    for (const before of [
+      'clusters:\n- name: b\n  cluster: &c {server: https://old.example.com}\n- name: d\n  cluster: *c\nusers: []\n',
+      'clusters: [&e {name: b, cluster: {server: https://old.example.com}}, {name: a, cluster: {}}]\n',
+      '\ufeffapiVersion: v1\nclusters: [{name: a, cluster: {server: https://a.example.com}}]\n',
+    ]) {
+      const first = mergeKubeconfig(YAML, before, entries('b'), true, 'kc');
+      expect(first.rewritten).toBeDefined();
+      expect(mergeKubeconfig(YAML, first.text, entries('b'), true, 'kc')).toEqual({ text: first.text, outcome: 'unchanged' });
+    }
+  });
 });

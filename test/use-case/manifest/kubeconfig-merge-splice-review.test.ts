@@ -53,4 +53,14 @@ describe('kubeconfig --merge on unusual kubeconfigs', () => {
       expect(mergeKubeconfig(YAML, first.text, entries('b'), true, 'kc')).toEqual({ text: first.text, outcome: 'unchanged' });
     }
   });
+
+  // kubectl reads YAML merge keys (<<): an entry whose name comes through one is an entry of that
+  // name to kubectl. The merge did not see it and appended another: kubectl 1.33 then refuses the whole
+  // file (duplicate name "b" in list).
+  it('an entry named through a merge key (<<) is the one replaced, not a second of that name', () => {
+    const before = 'named: &n {name: b}\nclusters:\n- <<: *n\n  cluster: {server: https://old.example.com}\n- {name: a, cluster: {}}\n';
+    const merged = mergeKubeconfig(YAML, before, entries('b'), false, 'kc');
+    const clusters = (YAML.parse(merged.text, { merge: true }) as { clusters: Array<{ name: string }> }).clusters;
+    expect(clusters.map((cluster) => cluster.name)).toEqual(['b', 'a']);
+  });
 });

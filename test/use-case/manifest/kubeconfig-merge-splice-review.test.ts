@@ -63,4 +63,18 @@ describe('kubeconfig --merge on unusual kubeconfigs', () => {
     const clusters = (YAML.parse(merged.text, { merge: true }) as { clusters: Array<{ name: string }> }).clusters;
     expect(clusters.map((cluster) => cluster.name)).toEqual(['b', 'a']);
   });
+
+  // kubectl's YAML reads plain on, no, y, Off, 1_000 as YAML 1.1 booleans and integers; the yaml
+  // library writes them plain (they are strings in YAML 1.2). `--name on` (or a server https://on/)
+  // gave `name: on` and `current-context: on`: kubectl 1.33 refuses the file (cannot unmarshal bool
+  // into Go struct field ... of type string). Both ways: the text scan's and the in-place edit's.
+  it('a name YAML 1.1 reads as a boolean or a number is written quoted', () => {
+    for (const name of ['on', 'no', 'y', 'Off', '1_000']) {
+      for (const before of ['clusters:\n- name: a\n  cluster:\n    server: https://a\ncurrent-context: a\n', 'clusters: [{name: a, cluster: {server: https://a}}]\ncurrent-context: a\n']) {
+        const merged = mergeKubeconfig(YAML, before, entries(name), true, 'kc');
+        const read = YAML.parse(merged.text, { version: '1.1' }) as { clusters: Array<{ name: unknown }>; users: Array<{ name: unknown }>; contexts: Array<{ name: unknown; context: unknown }>; 'current-context': unknown };
+        expect([read.clusters[1]!.name, read.users[0]!.name, read.contexts[0]!.name, read.contexts[0]!.context, read['current-context']]).toEqual([name, name, name, { cluster: name, user: name }, name]);
+      }
+    }
+  });
 });

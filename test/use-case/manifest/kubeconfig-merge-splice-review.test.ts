@@ -77,4 +77,16 @@ describe('kubeconfig --merge on unusual kubeconfigs', () => {
       }
     }
   });
+
+  // A kept (|+) block scalar ending the last entry of the file's last list owns the blank lines after
+  // it; the new entry was inserted before them, and that entry's value lost its final line breaks
+  // ("x\n\n" became "x\n"). Both ways: the text scan's, and the in-place edit's (a tab sends the
+  // file there).
+  it('a new entry after a kept block scalar leaves that value as it was', () => {
+    for (const head of ['', '# \tthe parser way\n']) {
+      const before = `${head}users: []\nclusters:\n- name: a\n  cluster:\n    server: https://a\n    extensions: |+\n      x\n\n`;
+      const merged = mergeKubeconfig(YAML, before, entries('b'), false, 'kc');
+      expect((YAML.parse(merged.text) as { clusters: Array<{ cluster: unknown }> }).clusters[0]!.cluster).toEqual({ server: 'https://a', extensions: 'x\n\n' });
+    }
+  });
 });

@@ -7,7 +7,7 @@
 // be edited so safely is named, and the caller rewrites the Document and says so.
 import type { Document, Node, YAMLMap, YAMLSeq } from 'yaml';
 
-type YamlModule = typeof import('yaml');
+export type YamlModule = typeof import('yaml');
 
 /** What a merge writes: the entries of one name (kubeconfig-merge.ts), and what it gives back. */
 export interface MergeEntries {

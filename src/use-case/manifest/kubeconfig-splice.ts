@@ -104,6 +104,8 @@ export function spliceDocument(YAML: YamlModule, doc: Document, text: string, en
   const gone: unknown[] = [];
   let found = 0;
   let replacedServer: string | undefined;
+  // Keys added to a flow mapping so far: each after the first goes after a comma, even into `{}`.
+  let addedFlow = 0;
 
   /** A key added at the end of the top-level mapping: `blockValue` (what follows its colon) or `flowValue`. */
   const addTop = (key: string, blockValue: string, flowValue: string): string | undefined => {
@@ -116,7 +118,8 @@ export function spliceDocument(YAML: YamlModule, doc: Document, text: string, en
     const last = root.items.at(-1);
     const end = ((last?.value ?? last?.key) as { range?: Range } | null | undefined)?.range?.[1];
     if (last !== undefined && end === undefined) return 'its top-level mapping ends in a way it does not edit';
-    edits.push({ from: end ?? rootRange[0] + 1, to: end ?? rootRange[0] + 1, text: `${last ? ', ' : ''}${flowText(key)}: ${flowValue}`, top: true });
+    edits.push({ from: end ?? rootRange[0] + 1, to: end ?? rootRange[0] + 1, text: `${last || addedFlow > 0 ? ', ' : ''}${flowText(key)}: ${flowValue}`, top: true });
+    addedFlow++;
     return undefined;
   };
 

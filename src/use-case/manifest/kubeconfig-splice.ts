@@ -107,12 +107,33 @@ export function spliceDocument(YAML: YamlModule, doc: Document, text: string, en
   // Keys added to a flow mapping so far: each after the first goes after a comma, even into `{}`.
   let addedFlow = 0;
 
-  /** A key added at the end of the top-level mapping: `blockValue` (what follows its colon) or `flowValue`. */
-  const addTop = (key: string, blockValue: string, flowValue: string): string | undefined => {
+  /**
+   * A top-level key given a value: `key:` then `inline` and the lines `lines` in block style,
+   * `flowValue` in flow style. A key the mapping lacks is added at its end; a key it has with no
+   * value node (`? key` alone, `{key}`: Document.get cannot tell it from a missing one) is given the
+   * value where it stands, never written a second time.
+   */
+  const setTop = (key: string, inline: string, lines: string | undefined, flowValue: string): string | undefined => {
+    const pair = root.items.find((item) => (YAML.isScalar(item.key) ? item.key.value : item.key) === key);
+    if (pair !== undefined) {
+      const range = (pair.key as { range?: Range } | null).range;
+      if (range === undefined || pair.value !== null) return `its ${key} is written in a way it does not edit`;
+      if (!block) {
+        edits.push({ from: range[1], to: range[1], text: `: ${flowValue}`, top: false });
+        return undefined;
+      }
+      // `? key` on a line of its own: `key:` there, the value after it.
+      const at = pastLine(text, range[2]);
+      const from = lineStart(text, range[0]) + rootColumn;
+      if (at === undefined || !/^\? +$/.test(text.slice(from, range[0])) || text.slice(range[0], range[1]).includes('\n')) return `its ${key} is written in a way it does not edit`;
+      edits.push({ from, to: range[1], text: `${text.slice(range[0], range[1])}:${inline}`, top: false });
+      if (lines !== undefined) edits.push({ from: at, to: at, text: asLines(text, at, withBreaks(nl, lines), nl), top: false });
+      return undefined;
+    }
     if (block) {
       const at = pastLine(text, rootRange[2]);
       if (at === undefined) return 'its top-level mapping ends in a way it does not edit';
-      edits.push({ from: at, to: at, text: asLines(text, at, withBreaks(nl, `${' '.repeat(rootColumn)}${key}:${blockValue}`), nl), top: true });
+      edits.push({ from: at, to: at, text: asLines(text, at, withBreaks(nl, `${' '.repeat(rootColumn)}${key}:${inline}${lines === undefined ? '' : `\n${lines}`}`), nl), top: true });
       return undefined;
     }
     const last = root.items.at(-1);
@@ -129,7 +150,7 @@ export function spliceDocument(YAML: YamlModule, doc: Document, text: string, en
     const blockList = entryText(YAML, entry, rootColumn + (flush ? 0 : 2), rootColumn + (flush ? 2 : 4), flush);
     const value = root.get(section, true) as unknown;
     if (value === undefined) {
-      const why = addTop(section, `\n${blockList}`, `[${flowText(entry)}]`);
+      const why = setTop(section, '', blockList, `[${flowText(entry)}]`);
       if (why !== undefined) return why;
       continue;
     }
@@ -166,7 +187,7 @@ export function spliceDocument(YAML: YamlModule, doc: Document, text: string, en
     const plain = YAML.stringify(entries.name, { lineWidth: 0 }).trimEnd();
     const name = block && !plain.includes('\n') ? plain : flowText(entries.name);
     if (value === undefined) {
-      const why = addTop('current-context', ` ${name}`, name);
+      const why = setTop('current-context', ` ${name}`, undefined, name);
       if (why !== undefined) return why;
     } else {
       const range = (value as { range?: Range } | null)?.range;

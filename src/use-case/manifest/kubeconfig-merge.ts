@@ -14,6 +14,7 @@
 import { UsageError } from '../../errors.js';
 import { MAX_YAML_TOKENS, tooManyYamlTokens } from '../../config/load.js';
 import { mergeText, scan } from './kubeconfig-scan.js';
+import { quoteFor11 } from './yaml11.js';
 import { aliasesInto, SECTIONS, spliceDocument, type MergeEntries, type Merged, type YamlModule } from './kubeconfig-splice.js';
 
 export type { Merged } from './kubeconfig-splice.js';
@@ -61,9 +62,12 @@ function mergeDocument(YAML: YamlModule, existing: string | undefined, entries: 
   // The parser's check of unique keys compares each key of a map with every one before it: 40 000
   // keys took 74 s. The same check, by a set per map, is below.
   const lineCounter = new YAML.LineCounter();
-  const doc = fresh ? new YAML.Document(empty) : YAML.parseDocument(existing, { keepSourceTokens: false, uniqueKeys: false, lineCounter });
+  const doc = fresh ? fresh11(YAML, empty) : YAML.parseDocument(existing, { keepSourceTokens: false, uniqueKeys: false, lineCounter });
   // Only comments, or `---`: kubectl reads an empty config; so do we, and the comments stay.
-  if (!fresh && doc.errors.length === 0 && (doc.contents === null || (YAML.isScalar(doc.contents) && doc.contents.value === null))) doc.contents = doc.createNode(empty);
+  if (!fresh && doc.errors.length === 0 && (doc.contents === null || (YAML.isScalar(doc.contents) && doc.contents.value === null))) {
+    doc.contents = doc.createNode(empty);
+    quoteFor11(YAML, doc.contents);
+  }
   if (doc.errors.length > 0) {
     const error = doc.errors[0]!;
     const problem = error.code === 'MULTIPLE_DOCS' ? 'it holds more than one document' : error.message.split('\n')[0]!.replace(/:$/, '');
@@ -89,6 +93,7 @@ function mergeDocument(YAML: YamlModule, existing: string | undefined, entries: 
     }
     if (!YAML.isSeq(list)) throw new UsageError('KUBECONFIG_INVALID', `${where}: ${section} is not a list; fix it or choose another file with --merge <file>`);
     const node = doc.createNode({ name: entries.name, [field]: entries[field] });
+    quoteFor11(YAML, node);
     const named = (item: unknown) => YAML.isMap(item) && item.get('name') === entries.name;
     const at = list.items.findIndex(named);
     if (at >= 0) {
@@ -105,11 +110,22 @@ function mergeDocument(YAML: YamlModule, existing: string | undefined, entries: 
       list.items[at] = node;
     } else list.items.push(node);
   }
-  if (use) doc.set('current-context', entries.name);
+  if (use) {
+    doc.set('current-context', entries.name);
+    // A scalar the file had keeps its style, plain too: the name may need quotes there.
+    quoteFor11(YAML, doc.get('current-context', true) as import('yaml').Node);
+  }
   // kubectl writes lists flush with their key; keep whichever way the file has them.
   const indentSeq = fresh ? false : !/^[A-Za-z-]+:[ \t]*\r?\n-[ \t]/m.test(existing);
   const text = doc.toString({ indentSeq, lineWidth: 0 });
   return { text, outcome: found > 0 ? 'updated' : 'added', ...(replacedServer !== undefined ? { replacedServer } : {}), ...(spliced !== undefined ? { rewritten: spliced } : {}) };
+}
+
+/** A new Document of `value`, its strings quoted where YAML 1.1 would read them otherwise. */
+function fresh11(YAML: YamlModule, value: unknown): import('yaml').Document {
+  const doc = new YAML.Document(value);
+  quoteFor11(YAML, doc);
+  return doc;
 }
 
 /** The offset of the first key that a map of `doc` holds twice, found in one pass (a set per map). */
@@ -157,6 +173,8 @@ function keepAliasesOf(YAML: YamlModule, doc: import('yaml').Document, gone: unk
     budget.left -= copy.size;
     if (budget.left < 0) throw tooFar();
     // Written out whole: anchors for repeated parts would each have the document searched for free names.
-    return doc.createNode(copy.value, { aliasDuplicateObjects: false });
+    const node = doc.createNode(copy.value, { aliasDuplicateObjects: false });
+    quoteFor11(YAML, node);
+    return node;
   });
 }

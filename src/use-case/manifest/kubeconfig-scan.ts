@@ -4,6 +4,7 @@
 // change. Anything the scan does not read as the yaml parser would is left to the parser (undefined).
 import { countSpaces, plainValue, unclosedFlow, withoutComment } from './kubeconfig-lines.js';
 import { entryText, SECTIONS, type MergeEntries, type Merged, type YamlModule } from './kubeconfig-splice.js';
+import { stringify11 } from './yaml11.js';
 
 interface Line {
   start: number;
@@ -189,7 +190,7 @@ export function mergeText(YAML: YamlModule, existing: string, scanned: Scanned, 
     }
   }
   if (use) {
-    const line = `current-context: ${YAML.stringify(entries.name, { lineWidth: 0 }).trimEnd()}`;
+    const line = `current-context: ${stringify11(YAML, entries.name, { lineWidth: 0 }).trimEnd()}`;
     const current = scanned.keys.get('current-context');
     if (current) edits.push({ from: lines[current.line]!.start, to: lines[current.line]!.end, text: line });
     else appended.push(line);

@@ -6,6 +6,7 @@
 // Document did not (`{server: x}` became `{ server: x }`, comments were respaced). A shape that cannot
 // be edited so safely is named, and the caller rewrites the Document and says so.
 import type { Document, Node, YAMLMap, YAMLSeq } from 'yaml';
+import { stringify11 } from './yaml11.js';
 
 export type YamlModule = typeof import('yaml');
 
@@ -42,7 +43,7 @@ export function entryText(YAML: YamlModule, entry: Record<string, unknown>, dash
 
 /** An entry as a block mapping whose first key is already at column `column`: the other lines indented to it. */
 function blockBody(YAML: YamlModule, entry: Record<string, unknown>, column: number, flush: boolean): string {
-  const body = YAML.stringify(entry, { lineWidth: 0, indentSeq: !flush }).replace(/\n$/, '').split('\n');
+  const body = stringify11(YAML, entry, { lineWidth: 0, indentSeq: !flush }).replace(/\n$/, '').split('\n');
   const pad = ' '.repeat(column);
   return body.map((line, i) => (i === 0 || line === '' ? line : `${pad}${line}`)).join('\n');
 }
@@ -116,7 +117,7 @@ export function spliceDocument(YAML: YamlModule, doc: Document, text: string, en
   const setTop = (key: string, inline: string, lines: string | undefined, flowValue: string): string | undefined => {
     const pair = root.items.find((item) => (YAML.isScalar(item.key) ? item.key.value : item.key) === key);
     if (pair !== undefined) {
-      const range = (pair.key as { range?: Range } | null).range;
+      const range = (pair.key as { range?: Range } | null)?.range;
       if (range === undefined || pair.value !== null) return `its ${key} is written in a way it does not edit`;
       if (!block) {
         edits.push({ from: range[1], to: range[1], text: `: ${flowValue}`, top: false });
@@ -184,7 +185,7 @@ export function spliceDocument(YAML: YamlModule, doc: Document, text: string, en
 
   if (use) {
     const value = root.get('current-context', true) as unknown;
-    const plain = YAML.stringify(entries.name, { lineWidth: 0 }).trimEnd();
+    const plain = stringify11(YAML, entries.name, { lineWidth: 0 }).trimEnd();
     const name = block && !plain.includes('\n') ? plain : flowText(entries.name);
     if (value === undefined) {
       const why = setTop('current-context', ` ${name}`, undefined, name);

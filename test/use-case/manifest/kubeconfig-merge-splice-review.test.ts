@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { mergeKubeconfig } from '../../../src/use-case/manifest/kubeconfig-merge.js';
+import { runInProcess } from '../../helpers/in-process.js';
 
 const entries = (name: string) => ({
   name,
@@ -78,6 +79,21 @@ describe('kubeconfig --merge on unusual kubeconfigs', () => {
     }
   });
 
+  // The Document rewrite (an alias elsewhere into the entry it replaces) writes ours from new nodes,
+  // sets current-context in the plain scalar the file had, and writes a copy of the aliased value
+  // from new nodes too: each of them quoted where YAML 1.1 would read another type.
+  it('a rewrite quotes the name, current-context and a copy of an aliased value as YAML 1.1 needs', () => {
+    const before = 'clusters:\n- name: "on"\n  cluster: &c {server: https://a, tls-server-name: "no"}\n- name: d\n  cluster: *c\ncurrent-context: d\n';
+    const merged = mergeKubeconfig(YAML, before, entries('on'), true, 'kc');
+    expect(merged.rewritten).toBeDefined();
+    const read = YAML.parse(merged.text, { version: '1.1' }) as { clusters: Array<{ name: unknown; cluster: unknown }>; 'current-context': unknown };
+    expect(read.clusters).toEqual([
+      { name: 'on', cluster: entries('on').cluster },
+      { name: 'd', cluster: { server: 'https://a', 'tls-server-name': 'no' } },
+    ]);
+    expect(read['current-context']).toBe('on');
+  });
+
   // A kept (|+) block scalar ending the last entry of the file's last list owns the blank lines after
   // it; the new entry was inserted before them, and that entry's value lost its final line breaks
   // ("x\n\n" became "x\n"). Both ways: the text scan's, and the in-place edit's (a tab sends the
@@ -88,5 +104,16 @@ describe('kubeconfig --merge on unusual kubeconfigs', () => {
       const merged = mergeKubeconfig(YAML, before, entries('b'), false, 'kc');
       expect((YAML.parse(merged.text) as { clusters: Array<{ cluster: unknown }> }).clusters[0]!.cluster).toEqual({ server: 'https://a', extensions: 'x\n\n' });
     }
+  });
+});
+
+describe('kubeconfig to stdout', () => {
+  // The name comes from the server's host by default: https://on/ is named on, which the printed
+  // kubeconfig wrote plain (name: on, current-context: on), a boolean to kubectl's YAML 1.1.
+  it('a name YAML 1.1 reads as a boolean is printed quoted', async () => {
+    const result = await runInProcess(['kubeconfig', '--server', 'https://on/', '--config-inline', 'webAPIProviderConfig: {method: GET, url: "https://t.example.com", tokenPath: $.t}']);
+    expect(result.code).toBe(0);
+    const read = YAML.parse(result.stdout, { version: '1.1' }) as { clusters: Array<{ name: unknown; cluster: { server: unknown } }>; users: Array<{ name: unknown }>; contexts: Array<{ name: unknown; context: unknown }>; 'current-context': unknown };
+    expect([read.clusters[0]!.name, read.clusters[0]!.cluster.server, read.users[0]!.name, read.contexts[0]!.name, read.contexts[0]!.context, read['current-context']]).toEqual(['on', 'https://on/', 'on', 'on', { cluster: 'on', user: 'on' }, 'on']);
   });
 });

@@ -13,6 +13,7 @@
 // cannot be edited so is rewritten from the Document, and the caller says so.
 import { UsageError } from '../../errors.js';
 import { MAX_YAML_TOKENS, tooManyYamlTokens } from '../../config/load.js';
+import { nameReader, type NameOf } from './kubeconfig-names.js';
 import { mergeText, scan } from './kubeconfig-scan.js';
 import { quoteFor11 } from './yaml11.js';
 import { aliasesInto, SECTIONS, spliceDocument, type MergeEntries, type Merged, type YamlModule } from './kubeconfig-splice.js';
@@ -43,8 +44,9 @@ export function contextNames(YAML: YamlModule, text: string): string[] {
   const doc = YAML.parseDocument(text, { uniqueKeys: false });
   const list = doc.errors.length === 0 && YAML.isMap(doc.contents) ? doc.get('contexts', true) : undefined;
   if (!YAML.isSeq(list)) return [];
+  const nameOf = nameReader(YAML, doc);
   return list.items.flatMap((item) => {
-    const name = YAML.isMap(item) ? item.get('name') : undefined;
+    const name = nameOf(item);
     return typeof name === 'string' ? [name] : [];
   });
 }
@@ -79,8 +81,10 @@ function mergeDocument(YAML: YamlModule, existing: string | undefined, entries: 
     throw new UsageError('KUBECONFIG_INVALID', `${where} is not valid YAML (Map keys must be unique at line ${line}, column ${col}); fix it or choose another file with --merge <file>`);
   }
   if (!fresh && !YAML.isMap(doc.contents)) throw new UsageError('KUBECONFIG_INVALID', `${where} is not a kubeconfig (not a mapping); fix it or choose another file with --merge <file>`);
+  const nameOf = nameReader(YAML, doc);
+  if (!fresh) refuseUnclear(YAML, doc, nameOf, entries.name, where);
   // The text edited where the parser found things; the Document rewritten only when that cannot be.
-  const spliced = fresh ? undefined : spliceDocument(YAML, doc, existing, entries, use);
+  const spliced = fresh ? undefined : spliceDocument(YAML, doc, existing, entries, use, nameOf);
   if (typeof spliced === 'object') return spliced;
   let found = 0;
   let replacedServer: string | undefined;
@@ -94,19 +98,21 @@ function mergeDocument(YAML: YamlModule, existing: string | undefined, entries: 
     if (!YAML.isSeq(list)) throw new UsageError('KUBECONFIG_INVALID', `${where}: ${section} is not a list; fix it or choose another file with --merge <file>`);
     const node = doc.createNode({ name: entries.name, [field]: entries[field] });
     quoteFor11(YAML, node);
-    const named = (item: unknown) => YAML.isMap(item) && item.get('name') === entries.name;
-    const at = list.items.findIndex(named);
+    // Read before the copies below change the Document.
+    const ours = list.items.map((item) => nameOf(item) === entries.name);
+    const named = (_item: unknown, index: number) => ours[index]!;
+    const at = ours.indexOf(true);
     if (at >= 0) {
       found++;
-      const old = list.items[at] as import('yaml').YAMLMap;
-      const server = field === 'cluster' ? (old.getIn(['cluster', 'server']) as unknown) : undefined;
+      const old = list.items[at] as import('yaml').Node;
+      const server = field === 'cluster' && YAML.isMap(old) ? (old.getIn(['cluster', 'server']) as unknown) : undefined;
       if (typeof server === 'string' && server !== entries.cluster['server']) replacedServer = server;
       // An alias elsewhere of an anchor in what goes keeps what it meant: a copy of it, in its place.
       keepAliasesOf(YAML, doc, list.items.filter(named), budget, where);
       // The comment above a replaced entry stays with it.
       if (old.commentBefore) node.commentBefore = old.commentBefore;
       // kubectl refuses a file with two entries of one name: what we own is the one entry.
-      list.items = list.items.filter((item, index) => index === at || !named(item));
+      list.items = list.items.filter((item, index) => index === at || !named(item, index));
       list.items[at] = node;
     } else list.items.push(node);
   }
@@ -119,6 +125,25 @@ function mergeDocument(YAML: YamlModule, existing: string | undefined, entries: 
   const indentSeq = fresh ? false : !/^[A-Za-z-]+:[ \t]*\r?\n-[ \t]/m.test(existing);
   const text = doc.toString({ indentSeq, lineWidth: 0 });
   return { text, outcome: found > 0 ? 'updated' : 'added', ...(replacedServer !== undefined ? { replacedServer } : {}), ...(spliced !== undefined ? { rewritten: spliced } : {}) };
+}
+
+/**
+ * An entry whose `name` and merge key (<<) disagree, one of them ours: kubectl reads whichever comes
+ * later in it, the YAML spec the `name`. Replacing it or adding another could leave two of our name
+ * to kubectl, so neither is done.
+ */
+function refuseUnclear(YAML: YamlModule, doc: import('yaml').Document, nameOf: NameOf, name: string, where: string): void {
+  for (const [section] of SECTIONS) {
+    const list = doc.get(section, true);
+    if (!YAML.isSeq(list)) continue;
+    for (const [index, item] of list.items.entries()) {
+      const read = nameOf(item);
+      if (typeof read === 'object' && read.unclear.includes(name)) {
+        const [own, merged] = read.unclear.map((one) => JSON.stringify(one));
+        throw new UsageError('KUBECONFIG_INVALID', `${where}: entry ${index + 1} of ${section} is named ${own} and, through a merge key (<<), ${merged}; give it one name, or choose another file with --merge <file>`);
+      }
+    }
+  }
 }
 
 /** A new Document of `value`, its strings quoted where YAML 1.1 would read them otherwise. */

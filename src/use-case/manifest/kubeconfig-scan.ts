@@ -124,8 +124,9 @@ function scanSection(text: string, lines: Line[], keyLine: number, end: number, 
     const own = line.indent === dash ? text.slice(at + (content - dash), line.end) : line.indent === content ? text.slice(at, line.end) : undefined;
     const name = own === undefined ? undefined : NAME.exec(own);
     // A key the parser could read as `name` though NAME does not (`name :`, `name:<tab>`, `"name":`,
-    // `? name`): the scan would miss our entry and add a second of its name, which kubectl refuses.
-    if (own !== undefined && !name && /^(?:["'?:]|name[ \t]*:)/.test(own)) return undefined;
+    // `? name`), or a merge key (`<<: {name: ours}`, whose name kubectl reads as the entry's): the
+    // scan would miss our entry and add a second of its name, which kubectl refuses.
+    if (own !== undefined && !name && /^(?:["'?:<]|name[ \t]*:)/.test(own)) return undefined;
     if (name) {
       const parsed = plainValue(name[1] ?? '');
       if (parsed === undefined || item.name !== undefined || continued(lines, i, content)) return undefined;

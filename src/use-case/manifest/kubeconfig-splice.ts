@@ -6,6 +6,7 @@
 // Document did not (`{server: x}` became `{ server: x }`, comments were respaced). A shape that cannot
 // be edited so safely is named, and the caller rewrites the Document and says so.
 import type { Document, Node, YAMLMap, YAMLSeq } from 'yaml';
+import type { NameOf } from './kubeconfig-names.js';
 import { stringify11 } from './yaml11.js';
 
 export type YamlModule = typeof import('yaml');
@@ -88,7 +89,7 @@ const asLines = (source: string, at: number, text: string, nl: string) => (at > 
  * The existing kubeconfig with the entries merged by editing its text, or why it cannot be (the
  * caller then rewrites the Document). `doc` is the checked parse of `text`: no errors, a mapping.
  */
-export function spliceDocument(YAML: YamlModule, doc: Document, text: string, entries: MergeEntries, use: boolean): Merged | string {
+export function spliceDocument(YAML: YamlModule, doc: Document, text: string, entries: MergeEntries, use: boolean, nameOf: NameOf): Merged | string {
   // A lone CR is a line break to YAML: the offsets below find lines by \n.
   if (/\r(?!\n)/.test(text)) return 'it has line ends of a lone CR';
   const root = doc.contents as YAMLMap | null;
@@ -174,11 +175,11 @@ export function spliceDocument(YAML: YamlModule, doc: Document, text: string, en
       edits.push({ from: at, to: at, text: asLines(text, at, withBreaks(nl, blockList), nl), top: false });
       continue;
     }
-    const why = spliceList(YAML, text, value as YAMLSeq, entry, entries.name, flush, nl, edits, gone);
+    const why = spliceList(YAML, text, value as YAMLSeq, entry, entries.name, nameOf, flush, nl, edits, gone);
     if (typeof why === 'string') return why;
     if (why.found) {
       found++;
-      const server = field === 'cluster' ? why.found.getIn(['cluster', 'server']) : undefined;
+      const server = field === 'cluster' && YAML.isMap(why.found) ? why.found.getIn(['cluster', 'server']) : undefined;
       if (typeof server === 'string' && server !== entries.cluster['server']) replacedServer = server;
     }
   }
@@ -220,13 +221,13 @@ export function spliceDocument(YAML: YamlModule, doc: Document, text: string, en
  * entry or list, block lines for a block entry), the others of that name removed (kubectl refuses
  * two), or ours added after the last entry. Returns the entry it replaced, or why it cannot.
  */
-function spliceList(YAML: YamlModule, text: string, list: YAMLSeq, entry: Record<string, unknown>, name: string, flush: boolean, nl: string, edits: Edit[], gone: unknown[]): { found?: YAMLMap } | string {
+function spliceList(YAML: YamlModule, text: string, list: YAMLSeq, entry: Record<string, unknown>, name: string, nameOf: NameOf, flush: boolean, nl: string, edits: Edit[], gone: unknown[]): { found?: Node } | string {
   const items = list.items as unknown[];
   const listRange = list.range as Range;
-  const named = items.flatMap((item, index) => (YAML.isMap(item) && item.get('name') === name ? [index] : []));
+  const named = items.flatMap((item, index) => (nameOf(item) === name ? [index] : []));
   // What the edits below cut is the entry's range: its anchor or tag would stand before it, left over.
   for (const index of named) {
-    const item = items[index] as YAMLMap;
+    const item = items[index] as Node;
     if (item.anchor !== undefined || item.tag !== undefined || item.range == null) return 'an entry it replaces carries an anchor or a tag';
   }
   const rangeOf = (index: number) => (items[index] as { range?: Range | null } | null | undefined)?.range ?? undefined;
@@ -245,10 +246,10 @@ function spliceList(YAML: YamlModule, text: string, list: YAMLSeq, entry: Record
     return {};
   }
   for (const [n, index] of named.entries()) {
-    const item = items[index] as YAMLMap;
+    const item = items[index] as Node;
     const range = item.range as Range;
     gone.push(item);
-    if (n === 0 && (list.flow || item.flow)) {
+    if (n === 0 && (list.flow || (YAML.isMap(item) && item.flow))) {
       // A flow entry is replaced by flow text where it stands, whatever is around it on its lines.
       if (text[range[0]] !== '{') return 'an entry it replaces is written in a way it does not edit';
       edits.push({ from: range[0], to: range[1], text: flowText(entry), top: false });
@@ -267,7 +268,7 @@ function spliceList(YAML: YamlModule, text: string, list: YAMLSeq, entry: Record
       else edits.push({ from: range[0] - prefix.length, to: past, text: '', top: false });
     }
   }
-  return { found: items[named[0]!] as YAMLMap };
+  return { found: items[named[0]!] as Node };
 }
 
 /** Generated lines with the file's line breaks (the yaml library writes \n; a string with a CR is quoted, never raw). */

@@ -1,5 +1,8 @@
 // Adversarial review of kubeconfig --merge's in-place edits (kubeconfig-splice.ts): unusual but
 // valid kubeconfigs that a merge must neither corrupt nor read differently from kubectl.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { mergeKubeconfig } from '../../../src/use-case/manifest/kubeconfig-merge.js';
@@ -63,6 +66,37 @@ describe('kubeconfig --merge on unusual kubeconfigs', () => {
     const merged = mergeKubeconfig(YAML, before, entries('b'), false, 'kc');
     const clusters = (YAML.parse(merged.text, { merge: true }) as { clusters: Array<{ name: string }> }).clusters;
     expect(clusters.map((cluster) => cluster.name)).toEqual(['b', 'a']);
+  });
+
+  // The same entry other ways kubectl reads as named b: a merge key in block style (the text scan
+  // leaves it to the parser), an aliased key, an alias of the whole entry, and a merge key in an entry
+  // the Document rewrite replaces (an alias elsewhere into it).
+  it('an entry named through a merge key, an aliased key or an alias is ours in every way', () => {
+    for (const [before, rewritten] of [
+      ['clusters:\n- <<: {name: b}\n  cluster:\n    server: https://old.example.com\n- name: a\n  cluster: {}\n', false],
+      ['clusters:\n- &k name: a\n  cluster: {}\n- *k : b\n  cluster: {server: https://old.example.com}\n', false],
+      ['named: &e {name: b, cluster: {server: https://old.example.com}}\nclusters:\n- {name: a, cluster: {}}\n- *e\n', false],
+      ['named: &n {name: b}\nclusters:\n- <<: *n\n  cluster: &c {server: https://old.example.com}\n- name: a\n  cluster: *c\n', true],
+    ] as const) {
+      const merged = mergeKubeconfig(YAML, before, entries('b'), false, 'kc');
+      expect(merged.rewritten !== undefined).toBe(rewritten);
+      expect(merged.outcome).toBe('updated');
+      const clusters = (YAML.parse(merged.text, { merge: true }) as { clusters: Array<{ name: string }> }).clusters;
+      expect(clusters.filter((cluster) => cluster.name === 'b')).toEqual([{ name: 'b', cluster: entries('b').cluster }]);
+      expect(mergeKubeconfig(YAML, merged.text, entries('b'), false, 'kc').outcome).toBe('unchanged');
+    }
+  });
+
+  // An entry named a by its `name` and b through its merge key is a or b to kubectl by their order:
+  // whether ours is there cannot be told, and the merge refuses rather than risk two of one name.
+  it('an entry whose name and merge key disagree on ours is refused, exit 2, one line', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-review-'));
+    const file = join(dir, 'config');
+    const before = 'named: &n {name: b}\nclusters:\n- name: a\n  <<: *n\n  cluster: {server: https://old.example.com}\n';
+    writeFileSync(file, before, { mode: 0o600 });
+    const result = await runInProcess(['kubeconfig', '--server', 'https://b.example.com', '--name', 'b', '--config-inline', 'webAPIProviderConfig: {method: GET, url: "https://t.example.com", tokenPath: $.t}', '--merge', file]);
+    expect(result).toEqual({ code: 2, stdout: '', stderr: `webapi-credential: ${file}: entry 1 of clusters is named "a" and, through a merge key (<<), "b"; give it one name, or choose another file with --merge <file>\n` });
+    expect(readFileSync(file, 'utf8')).toBe(before);
   });
 
   // kubectl's YAML reads plain on, no, y, Off, 1_000 as YAML 1.1 booleans and integers; the yaml

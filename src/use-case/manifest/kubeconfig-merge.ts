@@ -123,7 +123,8 @@ function mergeDocument(YAML: YamlModule, existing: string | undefined, entries: 
   }
   // kubectl writes lists flush with their key; keep whichever way the file has them.
   const indentSeq = fresh ? false : !/^[A-Za-z-]+:[ \t]*\r?\n-[ \t]/m.test(existing);
-  const text = doc.toString({ indentSeq, lineWidth: 0 });
+  // The yaml library writes no byte order mark; the file keeps the one it had.
+  const text = `${existing?.startsWith('\ufeff') ? '\ufeff' : ''}${doc.toString({ indentSeq, lineWidth: 0 })}`;
   return { text, outcome: found > 0 ? 'updated' : 'added', ...(replacedServer !== undefined ? { replacedServer } : {}), ...(spliced !== undefined ? { rewritten: spliced } : {}) };
 }
 

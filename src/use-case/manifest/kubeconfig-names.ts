@@ -63,7 +63,7 @@ export function nameReader(YAML: YamlModule, doc: Document): NameOf {
 }
 
 /** Each alias of `doc` and the node it refers to: the last one before it with its anchor, in document order. */
-function aliasTargets(YAML: YamlModule, doc: Document): Map<unknown, Node> {
+export function aliasTargets(YAML: YamlModule, doc: Document): Map<unknown, Node> {
   const anchors = new Map<string, Node>();
   const targets = new Map<unknown, Node>();
   YAML.visit(doc, {

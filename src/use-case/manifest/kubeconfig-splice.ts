@@ -7,7 +7,8 @@
 // be edited so safely is named, and the caller rewrites the Document and says so.
 import type { Document, Node, YAMLMap, YAMLSeq } from 'yaml';
 import type { NameOf } from './kubeconfig-names.js';
-import { stringify11 } from './yaml11.js';
+import { valueIds } from './kubeconfig-values.js';
+import { readsSameIn11, stringify11 } from './yaml11.js';
 
 export type YamlModule = typeof import('yaml');
 
@@ -66,7 +67,11 @@ interface Edit {
   top: boolean;
 }
 
-const lineStart = (text: string, at: number) => text.lastIndexOf('\n', at - 1) + 1;
+/** Where the line of `at` starts: its first column, past a byte order mark that starts the text (it is no column; the edits keep it). */
+function lineStart(text: string, at: number): number {
+  const start = text.lastIndexOf('\n', at - 1) + 1;
+  return start === 0 && at > 0 && text.charCodeAt(0) === 0xfeff ? 1 : start;
+}
 
 /**
  * The offset past the line break that ends the line where a node ends at `end` (the text's end when
@@ -104,6 +109,10 @@ export function spliceDocument(YAML: YamlModule, doc: Document, text: string, en
   if (block ? !/^ *$/.test(text.slice(rootRange[0] - rootColumn, rootRange[0])) : text[rootRange[0]] !== '{') return 'its top-level mapping starts in a way it does not edit';
   const edits: Edit[] = [];
   const gone: unknown[] = [];
+  const ids = valueIds(YAML);
+  const idOf = ids.inDocument(doc);
+  const same = (node: unknown, value: unknown) => YAML.isNode(node) && readsSameIn11(YAML, node) && idOf(node) === ids.ofValue(value);
+  const file: File = { YAML, text, nameOf, same, flush, nl, edits, gone };
   let found = 0;
   let replacedServer: string | undefined;
   // Keys added to a flow mapping so far: each after the first goes after a comma, even into `{}`.
@@ -175,7 +184,7 @@ export function spliceDocument(YAML: YamlModule, doc: Document, text: string, en
       edits.push({ from: at, to: at, text: asLines(text, at, withBreaks(nl, blockList), nl), top: false });
       continue;
     }
-    const why = spliceList(YAML, text, value as YAMLSeq, entry, entries.name, nameOf, flush, nl, edits, gone);
+    const why = spliceList(file, value as YAMLSeq, entry, entries.name);
     if (typeof why === 'string') return why;
     if (why.found) {
       found++;
@@ -191,7 +200,7 @@ export function spliceDocument(YAML: YamlModule, doc: Document, text: string, en
     if (value === undefined) {
       const why = setTop('current-context', ` ${name}`, undefined, name);
       if (why !== undefined) return why;
-    } else {
+    } else if (!same(value, entries.name)) {
       const range = (value as { range?: Range } | null)?.range;
       const simple = YAML.isAlias(value) || (YAML.isScalar(value) && value.anchor === undefined && value.tag === undefined && value.type !== 'BLOCK_LITERAL' && value.type !== 'BLOCK_FOLDED');
       if (range === undefined || !simple) return 'its current-context is written in a way it does not edit';
@@ -216,15 +225,32 @@ export function spliceDocument(YAML: YamlModule, doc: Document, text: string, en
   return { text: parts.join(''), outcome: found > 0 ? 'updated' : 'added', ...(replacedServer !== undefined ? { replacedServer } : {}) };
 }
 
+/** What the edits of one list need of the file. */
+interface File {
+  YAML: YamlModule;
+  text: string;
+  nameOf: NameOf;
+  /** Whether a node is the value, written so that kubectl reads it as that. */
+  same: (node: unknown, value: unknown) => boolean;
+  flush: boolean;
+  nl: string;
+  edits: Edit[];
+  gone: unknown[];
+}
+
 /**
  * The edits of one list: the first entry of our name replaced where it is (flow text for a flow
  * entry or list, block lines for a block entry), the others of that name removed (kubectl refuses
  * two), or ours added after the last entry. Returns the entry it replaced, or why it cannot.
  */
-function spliceList(YAML: YamlModule, text: string, list: YAMLSeq, entry: Record<string, unknown>, name: string, nameOf: NameOf, flush: boolean, nl: string, edits: Edit[], gone: unknown[]): { found?: Node } | string {
+function spliceList(file: File, list: YAMLSeq, entry: Record<string, unknown>, name: string): { found?: Node } | string {
+  const { YAML, text, flush, nl, edits, gone } = file;
   const items = list.items as unknown[];
   const listRange = list.range as Range;
-  const named = items.flatMap((item, index) => (nameOf(item) === name ? [index] : []));
+  const named = items.flatMap((item, index) => (file.nameOf(item) === name ? [index] : []));
+  // Ours as kubectl would read it already (a rewrite wrote it in the yaml library's style, not this
+  // one's): left as it stands, so that a second merge of the same entries changes nothing.
+  if (named.length === 1 && file.same(items[named[0]!], entry)) return { found: items[named[0]!] as Node };
   // What the edits below cut is the entry's range: its anchor or tag would stand before it, left over.
   for (const index of named) {
     const item = items[index] as Node;

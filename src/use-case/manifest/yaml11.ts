@@ -40,6 +40,25 @@ export function quoteFor11(YAML: YamlModule, node: Node | Document | null): void
   });
 }
 
+/**
+ * Whether kubectl's YAML 1.1 reads `node` as the yaml library does: no alias (its anchor may be a
+ * plain `on` elsewhere), no tag, and no plain string (key or value) that is not plainSafe.
+ */
+export function readsSameIn11(YAML: YamlModule, node: Node): boolean {
+  let same = true;
+  YAML.visit(node, {
+    Node(_key, child) {
+      const plainString = YAML.isScalar(child) && child.type === 'PLAIN' && typeof child.value === 'string' && !child.value.includes('\n');
+      if (YAML.isAlias(child) || (YAML.isScalar(child) || YAML.isCollection(child) ? child.tag !== undefined : false) || (plainString && !plainSafe(child.value as string))) {
+        same = false;
+        return YAML.visit.BREAK;
+      }
+      return undefined;
+    },
+  });
+  return same;
+}
+
 /** YAML.stringify, with every string YAML 1.1 could read as something else quoted (quoteFor11). */
 export function stringify11(YAML: YamlModule, value: unknown, options: import('yaml').ToStringOptions & import('yaml').DocumentOptions = {}): string {
   const doc = new YAML.Document(value, options);

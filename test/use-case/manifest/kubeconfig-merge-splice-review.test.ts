@@ -46,14 +46,21 @@ describe('kubeconfig --merge on unusual kubeconfigs', () => {
   // A rewrite writes our entry in a flow list in the yaml library's flow style ({ name: b, ... });
   // the next merge, now editing in place, replaces it with flow JSON ({"name":"b",...}) and reports
   // `updated` for the same entries: a second merge of the same thing must change nothing.
+  // A file that starts with a byte order mark was rewritten too, though the parser's offsets allow an
+  // edit in place: it is edited there now, its mark kept.
   it('after a rewrite, a second merge of the same entries is unchanged', () => {
-    for (const before of [
-      'clusters:\n- name: b\n  cluster: &c {server: https://old.example.com}\n- name: d\n  cluster: *c\nusers: []\n',
-      'clusters: [&e {name: b, cluster: {server: https://old.example.com}}, {name: a, cluster: {}}]\n',
-      '\ufeffapiVersion: v1\nclusters: [{name: a, cluster: {server: https://a.example.com}}]\n',
-    ]) {
+    for (const [before, rewritten] of [
+      ['clusters:\n- name: b\n  cluster: &c {server: https://old.example.com}\n- name: d\n  cluster: *c\nusers: []\n', true],
+      ['clusters: [&e {name: b, cluster: {server: https://old.example.com}}, {name: a, cluster: {}}]\n', true],
+      ['\ufeffapiVersion: v1\nclusters: [{name: a, cluster: {server: https://a.example.com}}]\n', false],
+      ['\ufeff{apiVersion: v1, clusters: [{name: a, cluster: {server: https://a.example.com}}]}\n', false],
+      ['\ufeffclusters:\n- name: b\n  cluster: &c {server: https://old.example.com}\n- name: d\n  cluster: *c\n', true],
+    ] as const) {
       const first = mergeKubeconfig(YAML, before, entries('b'), true, 'kc');
-      expect(first.rewritten).toBeDefined();
+      expect(first.rewritten !== undefined).toBe(rewritten);
+      expect(first.text.startsWith('\ufeff')).toBe(before.startsWith('\ufeff'));
+      // Edited in place: the mark and everything up to the entry a's end kept.
+      if (!rewritten) expect(first.text.startsWith(before.slice(0, before.indexOf('}}') + 2))).toBe(true);
       expect(mergeKubeconfig(YAML, first.text, entries('b'), true, 'kc')).toEqual({ text: first.text, outcome: 'unchanged' });
     }
   });
@@ -111,6 +118,15 @@ describe('kubeconfig --merge on unusual kubeconfigs', () => {
         expect([read.clusters[1]!.name, read.users[0]!.name, read.contexts[0]!.name, read.contexts[0]!.context, read['current-context']]).toEqual([name, name, name, { cluster: name, user: name }, name]);
       }
     }
+  });
+
+  // An entry of ours that is the same to the yaml library is left as it stands, unless kubectl would
+  // read it otherwise: written plain, on is a boolean to it, and the entry is rewritten quoted.
+  it('an entry of ours the same but for YAML 1.1 is rewritten, quoted', () => {
+    const before = `clusters: [{name: on, cluster: {server: https://new.example.com, certificate-authority-data: Q0EK}}]\ncurrent-context: on\n`;
+    const merged = mergeKubeconfig(YAML, before, entries('on'), true, 'kc');
+    const read = YAML.parse(merged.text, { version: '1.1' }) as { clusters: Array<{ name: unknown }>; 'current-context': unknown };
+    expect([read.clusters[0]!.name, read['current-context']]).toEqual(['on', 'on']);
   });
 
   // The Document rewrite (an alias elsewhere into the entry it replaces) writes ours from new nodes,

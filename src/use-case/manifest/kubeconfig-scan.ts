@@ -49,10 +49,14 @@ export interface Scanned {
 const UNSCANNED = /(^|[\s[{,:-])[&*!][^\s]|^[ \t]*\?(\s|$)|^(---|\.\.\.|%)|^\t|\r/m;
 const TOP_KEY = /^([A-Za-z_][\w.-]*):(?:[ ]+(.*))?$/;
 const NAME = /^name:(?:[ ]+(.*))?$/;
+const BLOCK_SCALAR = /(?:^|:[ ]+|-[ ]+)[|>]([1-9+-]{0,2})[ ]*(?:#.*)?$/;
 
 /** The structure of a block-style kubeconfig, or undefined when it is not one the scan reads. */
 export function scan(text: string): Scanned | undefined {
   if (UNSCANNED.test(text)) return undefined;
+  // A last line of only spaces and no line break: whether it is text of a block scalar ending there,
+  // or goes before the lines added at the end, the parser's nodes tell (kubeconfig-splice.ts).
+  if (/^ +$/.test(text.slice(text.lastIndexOf('\n') + 1))) return undefined;
   const lines: Line[] = [];
   for (let start = 0; start <= text.length; ) {
     let end = text.indexOf('\n', start);
@@ -107,8 +111,25 @@ function scanSection(text: string, lines: Line[], keyLine: number, end: number, 
   const dash = firstLine.indent;
   const items: Item[] = [];
   let content = dash + 2;
+  // A block scalar being read: the column of its key, of its text (its first line that is not blank
+  // says), and whether it keeps its final line breaks (|+).
+  let scalar: { key: number; text: number | undefined; keep: boolean } | undefined;
   for (let i = keyLine + 1 + body; i < end; i++) {
     const line = lines[i]!;
+    if (scalar !== undefined) {
+      // Its lines: those indented past its key (a `#` there is its text, not a comment), and blank
+      // ones. Spaces past its text's column are text. A kept one owns the blank lines that end it,
+      // each with its line break (the text's last line has none): an entry added after it goes after
+      // them, or the value loses them.
+      const length = line.end - line.start;
+      const blank = line.indent === length && (scalar.text === undefined || length <= scalar.text);
+      if (blank || line.indent > scalar.key) {
+        if (!blank) scalar.text ??= line.indent;
+        if (!blank || (scalar.keep && line.end < text.length)) items.at(-1)!.last = i;
+        continue;
+      }
+      scalar = undefined;
+    }
     if (line.empty) continue;
     const at = line.start + line.indent;
     // A flow collection over several lines, or an entry that is a block scalar: lines inside them
@@ -134,6 +155,12 @@ function scanSection(text: string, lines: Line[], keyLine: number, end: number, 
     }
     const server = /^server:[ ]+(.*)$/.exec(text.slice(at, line.end));
     if (server && line.indent > content) item.server = plainValue(server[1]!);
+    // A value that is a block scalar (`key: |+`, `- >-`, a comment after it): its key's column is
+    // past the line's dashes.
+    const header = BLOCK_SCALAR.exec(text.slice(at, line.end));
+    // An indentation indicator (|2) sets its text's column from the parent's, which the parser knows.
+    if (header && /\d/.test(header[1]!)) return undefined;
+    if (header) scalar = { key: line.indent + /^(?:-[ ]+)*/.exec(text.slice(at, line.end))![0].length, text: undefined, keep: header[1]!.includes('+') };
   }
   return { keyLine, end, kind: 'list', dash, content, items };
 }

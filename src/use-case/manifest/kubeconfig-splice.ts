@@ -84,6 +84,28 @@ function pastLine(text: string, end: number): number | undefined {
   return /^[ \t]*(?:#[^\n]*)?\r?$/.test(text.slice(end, stop)) ? (next < 0 ? text.length : next + 1) : undefined;
 }
 
+/**
+ * The start of the text's last line when it holds only spaces and no line break, unless those spaces
+ * are text of a block scalar that ends there (past its indentation: `|` then `  x` then `    `
+ * is "x\n  \n"), or the scalar's indentation is not known here (an indicator: |2).
+ */
+function spacesAtEnd(YAML: YamlModule, root: YAMLMap, text: string): number | undefined {
+  const start = text.lastIndexOf('\n') + 1;
+  if (start === 0 || start === text.length || !/^ +$/.test(text.slice(start))) return undefined;
+  let node: unknown = root;
+  for (let depth = 0; depth < 1000 && (YAML.isMap(node) || YAML.isSeq(node)); depth++) {
+    const last = (node.items as unknown[]).at(-1);
+    node = YAML.isPair(last) ? last.value : last;
+  }
+  if (!YAML.isScalar(node) || (node.type !== 'BLOCK_LITERAL' && node.type !== 'BLOCK_FOLDED')) return start;
+  const range = node.range as Range;
+  const header = text.indexOf('\n', range[0]);
+  if (header < 0 || /\d/.test(text.slice(range[0], header))) return undefined;
+  // Its indentation: the first of its lines with more than spaces.
+  const first = /\n( *)[^ \n]/.exec(text.slice(header, range[1]));
+  return first !== null && text.length - start <= first[1]!.length ? start : undefined;
+}
+
 /** The line break that ends just before `past` (a pastLine offset): `\n`, `\r\n`, or none at the text's end. */
 const breakBefore = (text: string, past: number) => (text[past - 1] !== '\n' ? '' : text[past - 2] === '\r' ? '\r\n' : '\n');
 
@@ -112,7 +134,14 @@ export function spliceDocument(YAML: YamlModule, doc: Document, text: string, en
   const ids = valueIds(YAML);
   const idOf = ids.inDocument(doc);
   const same = (node: unknown, value: unknown) => YAML.isNode(node) && readsSameIn11(YAML, node) && idOf(node) === ids.ofValue(value);
-  const file: File = { YAML, text, nameOf, same, flush, nl, edits, gone };
+  // A last line of only spaces, with no line break: lines added at the text's end go before it, which
+  // after them would become a blank line, one more line break of a kept block scalar (|+) ending there.
+  const tail = spacesAtEnd(YAML, root, text);
+  const past = (end: number) => {
+    const at = pastLine(text, end);
+    return at === text.length && tail !== undefined ? tail : at;
+  };
+  const file: File = { YAML, text, nameOf, same, past, flush, nl, edits, gone };
   let found = 0;
   let replacedServer: string | undefined;
   // Keys added to a flow mapping so far: each after the first goes after a comma, even into `{}`.
@@ -134,7 +163,7 @@ export function spliceDocument(YAML: YamlModule, doc: Document, text: string, en
         return undefined;
       }
       // `? key` on a line of its own: `key:` there, the value after it.
-      const at = pastLine(text, range[2]);
+      const at = past(range[2]);
       const from = lineStart(text, range[0]) + rootColumn;
       if (at === undefined || !/^\? +$/.test(text.slice(from, range[0])) || text.slice(range[0], range[1]).includes('\n')) return `its ${key} is written in a way it does not edit`;
       edits.push({ from, to: range[1], text: `${text.slice(range[0], range[1])}:${inline}`, top: false });
@@ -142,7 +171,7 @@ export function spliceDocument(YAML: YamlModule, doc: Document, text: string, en
       return undefined;
     }
     if (block) {
-      const at = pastLine(text, rootRange[2]);
+      const at = past(rootRange[2]);
       if (at === undefined) return 'its top-level mapping ends in a way it does not edit';
       edits.push({ from: at, to: at, text: asLines(text, at, withBreaks(nl, `${' '.repeat(rootColumn)}${key}:${inline}${lines === undefined ? '' : `\n${lines}`}`), nl), top: true });
       return undefined;
@@ -176,7 +205,7 @@ export function spliceDocument(YAML: YamlModule, doc: Document, text: string, en
         continue;
       }
       // `clusters: null # none` → `clusters: # none`, then the entry on the lines after.
-      const at = pastLine(text, range[2]);
+      const at = past(range[2]);
       if (at === undefined) return `its ${section} is followed by more on its line`;
       let from = range[0];
       if (/^[ \t]*\r?$/.test(text.slice(range[1], at).replace(/\n$/, ''))) while (text[from - 1] === ' ' || text[from - 1] === '\t') from--;
@@ -232,6 +261,8 @@ interface File {
   nameOf: NameOf;
   /** Whether a node is the value, written so that kubectl reads it as that. */
   same: (node: unknown, value: unknown) => boolean;
+  /** pastLine in this text, before the spaces at its end (spacesAtEnd). */
+  past: (end: number) => number | undefined;
   flush: boolean;
   nl: string;
   edits: Edit[];
@@ -266,7 +297,7 @@ function spliceList(file: File, list: YAMLSeq, entry: Record<string, unknown>, n
       return {};
     }
     const dash = listRange[0] - lineStart(text, listRange[0]);
-    const at = last ? pastLine(text, last[2]) : undefined;
+    const at = last ? file.past(last[2]) : undefined;
     if (at === undefined || text[listRange[0]] !== '-' || !/^ *$/.test(text.slice(listRange[0] - dash, listRange[0]))) return 'a list it adds to is written in a way it does not edit';
     edits.push({ from: at, to: at, text: asLines(text, at, withBreaks(nl, entryText(YAML, entry, dash, dash + 2, flush)), nl), top: false });
     return {};
@@ -288,7 +319,7 @@ function spliceList(file: File, list: YAMLSeq, entry: Record<string, unknown>, n
       // A block entry whose dash starts its line: replaced or removed up to its line's end. (Only
       // here is its line start looked for: in a flow list on one line, each look went back to the start.)
       const prefix = text.slice(lineStart(text, range[0]), range[0]);
-      const past = pastLine(text, range[2]);
+      const past = file.past(range[2]);
       if (past === undefined || !/^ *- +$/.test(prefix)) return 'an entry it replaces is written in a way it does not edit';
       if (n === 0) edits.push({ from: range[0], to: past, text: `${withBreaks(nl, blockBody(YAML, entry, prefix.length, flush))}${breakBefore(text, past)}`, top: false });
       else edits.push({ from: range[0] - prefix.length, to: past, text: '', top: false });

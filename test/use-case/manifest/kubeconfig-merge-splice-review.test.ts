@@ -155,6 +155,28 @@ describe('kubeconfig --merge on unusual kubeconfigs', () => {
       expect((YAML.parse(merged.text) as { clusters: Array<{ cluster: unknown }> }).clusters[0]!.cluster).toEqual({ server: 'https://a', extensions: 'x\n\n' });
     }
   });
+
+  // More of the same: a block scalar's own lines that look like comments (`      # text`), blank lines
+  // before the next key, a last line of only spaces with no line break (not its text, or its text:
+  // spaces past its indentation), a kept scalar ending the top-level mapping, where keys are added.
+  it('a block scalar before what the merge adds keeps its value, whatever lines end it', () => {
+    const values = (text: string) => {
+      const read = YAML.parse(text) as { preferences?: unknown; clusters: Array<{ cluster: unknown }> };
+      return [read.preferences, read.clusters[0]!.cluster];
+    };
+    for (const head of ['', '# \tthe parser way\n']) {
+      for (const keep of ['|+', '|']) {
+        for (const tail of ['\n      # text\n\n', '\n\nusers: []\n', '\n  ', '\n      ', '\n        ', '\n\n  \n']) {
+          for (const before of [
+            `${head}clusters:\n- name: a\n  cluster:\n    server: https://a\n    extensions: ${keep}\n      x${tail}`,
+            `${head}clusters:\n- name: a\n  cluster: {}\npreferences: ${keep}\n      x${tail}`,
+          ]) {
+            expect([before, values(mergeKubeconfig(YAML, before, entries('b'), true, 'kc').text)]).toEqual([before, values(before)]);
+          }
+        }
+      }
+    }
+  });
 });
 
 describe('kubeconfig to stdout', () => {

@@ -2,44 +2,69 @@
 // `aws eks update-kubeconfig` does. Entries of the same names are replaced in place, everything else
 // keeps its text byte for byte; a second merge of the same thing changes nothing.
 //
-// Two ways, one result. A kubeconfig as kubectl and the cloud CLIs write it (block style, no anchors)
-// is edited as text (kubeconfig-scan.ts): one linear scan finds the top-level keys and the entries of clusters, users and
-// contexts by their lines, and only the lines of our entries change. The yaml parser needs seconds
-// for the 2 MB of a 1,000-cluster kubeconfig; the scan takes milliseconds (bench/kubeconfig-merge.mjs).
-// Anything else (flow style, anchors, tags, several documents, tabs, a scalar that goes on past its
-// line, a `name` key spelled another way) is parsed by the yaml library's Document API, under a token
-// bound that grows with the file: the scan never reads a file otherwise than the parser would. Its
-// text is then edited where the parser found our entries (kubeconfig-splice.ts); only a shape that
-// cannot be edited so is rewritten from the Document, and the caller says so.
+// The merged text is produced the first of three ways whose result the yaml parser reads back as what
+// the merge means (kubeconfig-check.ts). A kubeconfig as kubectl and the cloud CLIs write it (block
+// style, no anchors) is edited as text (kubeconfig-scan.ts): one linear scan finds the top-level keys
+// and the entries of clusters, users and contexts by their lines, and only the lines of our entries
+// change. Anything else (flow style, anchors, tags, tabs, a scalar that goes on past its line, a
+// `name` key spelled another way), or a scan's edit that would read otherwise, is edited where the
+// parser found our entries (kubeconfig-splice.ts). Only what cannot be edited so is rewritten from
+// the Document, and the caller says so; when even that would read otherwise, nothing is written
+// (exit 2). The file is parsed once (for the check's reading of it, and the last two ways), the
+// result once more: a file the scan does not read, only under a token bound that grows with it.
 import { UsageError } from '../../errors.js';
-import { MAX_YAML_TOKENS, tooManyYamlTokens } from '../../config/load.js';
+import { tooManyYamlTokens } from '../../config/load.js';
+import { expectation, keyTwice, misread, yamlTokenBound } from './kubeconfig-check.js';
 import { nameReader, type NameOf } from './kubeconfig-names.js';
 import { mergeText, scan } from './kubeconfig-scan.js';
+import { valueIds } from './kubeconfig-values.js';
 import { quoteFor11 } from './yaml11.js';
 import { aliasesInto, SECTIONS, spliceDocument, type MergeEntries, type Merged, type YamlModule } from './kubeconfig-splice.js';
 
 export type { Merged } from './kubeconfig-splice.js';
 
-/**
- * The fallback parser's bound: a kubeconfig has 10-20 bytes per YAML token (a base64 CA is one), so
- * one token per 8 bytes lets any real file through and refuses the dense ones whose parse outgrows
- * their size (30 000 keys of one flow mapping: 85 s).
- */
-const BYTES_PER_TOKEN = 8;
+type Document = import('yaml').Document;
+
+/** What a new kubeconfig holds, and what kubectl reads a file of only comments as. */
+const EMPTY = { apiVersion: 'v1', kind: 'Config', clusters: [], users: [], contexts: [], 'current-context': '' };
 
 /** The text of `existing` (undefined: no file yet) with the entries merged; `use` sets current-context. */
 export function mergeKubeconfig(YAML: YamlModule, existing: string | undefined, entries: MergeEntries, use: boolean, where: string): Merged {
   const fresh = existing === undefined || existing.trim() === '';
   const scanned = fresh ? undefined : scan(existing);
-  const merged = scanned ? mergeText(YAML, existing!, scanned, entries, use) : mergeDocument(YAML, fresh ? undefined : existing, entries, use, where);
-  return merged.text === existing ? { text: merged.text, outcome: 'unchanged' } : merged;
+  const doc = fresh ? fresh11(YAML, EMPTY) : readKubeconfig(YAML, existing, where, scanned === undefined);
+  const nameOf = nameReader(YAML, doc);
+  if (!fresh) refuseUnclear(YAML, doc, nameOf, entries.name, where);
+  // Read before any way is tried: the rewrite changes the Document.
+  const ids = valueIds(YAML);
+  const expected = expectation(YAML, doc, nameOf, ids, entries, use, where);
+  const done = (merged: Merged): Merged => (merged.text === existing ? { text: merged.text, outcome: 'unchanged' } : merged);
+  let why: string | undefined;
+  if (!fresh) {
+    const text = scanned ? mergeText(YAML, existing, scanned, entries, use) : undefined;
+    // A scan that misread the file is not trusted further: the parser's offsets are.
+    if (text !== undefined && misread(YAML, text.text, expected, ids) === undefined) return done(text);
+    const spliced = spliceDocument(YAML, doc, existing, entries, use, nameOf);
+    if (typeof spliced === 'string') why = spliced;
+    else {
+      const wrong = misread(YAML, spliced.text, expected, ids);
+      if (wrong === undefined) return done(spliced);
+      why = `an edit in place would change what it says: ${wrong}`;
+    }
+  }
+  const rewritten = rewrite(YAML, doc, fresh ? undefined : existing, entries, use, nameOf, where);
+  const wrong = misread(YAML, rewritten.text, expected, ids);
+  if (wrong !== undefined) {
+    throw new UsageError('KUBECONFIG_UNSAFE_MERGE', `cannot merge into ${where} without changing what it says (${wrong}); nothing was written: edit it by hand, or choose another file with --merge <file>`);
+  }
+  return done(why === undefined ? rewritten : { ...rewritten, rewritten: why });
 }
 
 /** The context names of a kubeconfig (shell completion): by the scan, else the parser under its bound; [] when neither reads it. */
 export function contextNames(YAML: YamlModule, text: string): string[] {
   const scanned = scan(text);
   if (scanned) return (scanned.sections.get('contexts')?.items ?? []).flatMap((item) => (item.name === undefined ? [] : [item.name]));
-  if (tooManyYamlTokens(YAML, text, Math.max(MAX_YAML_TOKENS, Math.ceil(text.length / BYTES_PER_TOKEN)))) return [];
+  if (tooManyYamlTokens(YAML, text, yamlTokenBound(text))) return [];
   // Its own check of unique keys compares each key with every one before it (uniqueKeys: quadratic).
   const doc = YAML.parseDocument(text, { uniqueKeys: false });
   const list = doc.errors.length === 0 && YAML.isMap(doc.contents) ? doc.get('contexts', true) : undefined;
@@ -51,41 +76,43 @@ export function contextNames(YAML: YamlModule, text: string): string[] {
   });
 }
 
-// ---- The Document way ----
-
-function mergeDocument(YAML: YamlModule, existing: string | undefined, entries: MergeEntries, use: boolean, where: string): Merged {
-  const empty = { apiVersion: 'v1', kind: 'Config', clusters: [], users: [], contexts: [], 'current-context': '' };
-  const fresh = existing === undefined;
-  // The YAML parser's time grows faster than the text (config/load.ts): a bound that grows with the file.
-  const bound = fresh ? 0 : Math.max(MAX_YAML_TOKENS, Math.ceil(existing.length / BYTES_PER_TOKEN));
-  if (!fresh && tooManyYamlTokens(YAML, existing, bound)) {
+/**
+ * The file as a Document: valid YAML, one document, a mapping (or only comments: kubectl's empty
+ * config), no key twice. The YAML parser's time can grow faster than the text (config/load.ts): a
+ * file the scan did not read is parsed only under a bound that grows with it. One the scan read is
+ * block style, each flow collection closed on its line, which it parses in time linear in the text
+ * (80,000 entries in 4 MB: 2 s); a real kubeconfig without CA data has 3 bytes a token, past the bound.
+ */
+function readKubeconfig(YAML: YamlModule, existing: string, where: string, bounded: boolean): Document {
+  const bound = yamlTokenBound(existing);
+  if (bounded && tooManyYamlTokens(YAML, existing, bound)) {
     throw new UsageError('KUBECONFIG_TOO_LARGE', `${where} is too large to merge into: more than ${bound} YAML tokens; choose another file with --merge <file>`);
   }
   // The parser's check of unique keys compares each key of a map with every one before it: 40 000
   // keys took 74 s. The same check, by a set per map, is below.
   const lineCounter = new YAML.LineCounter();
-  const doc = fresh ? fresh11(YAML, empty) : YAML.parseDocument(existing, { keepSourceTokens: false, uniqueKeys: false, lineCounter });
-  // Only comments, or `---`: kubectl reads an empty config; so do we, and the comments stay.
-  if (!fresh && doc.errors.length === 0 && (doc.contents === null || (YAML.isScalar(doc.contents) && doc.contents.value === null))) {
-    doc.contents = doc.createNode(empty);
-    quoteFor11(YAML, doc.contents);
-  }
+  const doc: Document = YAML.parseDocument(existing, { keepSourceTokens: false, uniqueKeys: false, lineCounter });
   if (doc.errors.length > 0) {
     const error = doc.errors[0]!;
     const problem = error.code === 'MULTIPLE_DOCS' ? 'it holds more than one document' : error.message.split('\n')[0]!.replace(/:$/, '');
     throw new UsageError('KUBECONFIG_INVALID', `${where} is not valid YAML (${problem}); fix it or choose another file with --merge <file>`);
   }
-  const twice = fresh ? undefined : keyTwice(YAML, doc);
+  // Only comments, or `---`: kubectl reads an empty config; so do we, and the comments stay.
+  if (doc.contents === null || (YAML.isScalar(doc.contents) && doc.contents.value === null)) {
+    doc.contents = doc.createNode(EMPTY);
+    quoteFor11(YAML, doc.contents);
+  }
+  const twice = keyTwice(YAML, doc);
   if (twice !== undefined) {
     const { line, col } = lineCounter.linePos(twice);
     throw new UsageError('KUBECONFIG_INVALID', `${where} is not valid YAML (Map keys must be unique at line ${line}, column ${col}); fix it or choose another file with --merge <file>`);
   }
-  if (!fresh && !YAML.isMap(doc.contents)) throw new UsageError('KUBECONFIG_INVALID', `${where} is not a kubeconfig (not a mapping); fix it or choose another file with --merge <file>`);
-  const nameOf = nameReader(YAML, doc);
-  if (!fresh) refuseUnclear(YAML, doc, nameOf, entries.name, where);
-  // The text edited where the parser found things; the Document rewritten only when that cannot be.
-  const spliced = fresh ? undefined : spliceDocument(YAML, doc, existing, entries, use, nameOf);
-  if (typeof spliced === 'object') return spliced;
+  if (!YAML.isMap(doc.contents)) throw new UsageError('KUBECONFIG_INVALID', `${where} is not a kubeconfig (not a mapping); fix it or choose another file with --merge <file>`);
+  return doc;
+}
+
+/** The Document way: the entries set in `doc` (changed), the whole file written from it. */
+function rewrite(YAML: YamlModule, doc: Document, existing: string | undefined, entries: MergeEntries, use: boolean, nameOf: NameOf, where: string): Merged {
   let found = 0;
   let replacedServer: string | undefined;
   const budget = { left: existing?.length ?? 0 };
@@ -122,10 +149,10 @@ function mergeDocument(YAML: YamlModule, existing: string | undefined, entries: 
     quoteFor11(YAML, doc.get('current-context', true) as import('yaml').Node);
   }
   // kubectl writes lists flush with their key; keep whichever way the file has them.
-  const indentSeq = fresh ? false : !/^[A-Za-z-]+:[ \t]*\r?\n-[ \t]/m.test(existing);
+  const indentSeq = existing === undefined ? false : !/^[A-Za-z-]+:[ \t]*\r?\n-[ \t]/m.test(existing);
   // The yaml library writes no byte order mark; the file keeps the one it had.
   const text = `${existing?.startsWith('\ufeff') ? '\ufeff' : ''}${doc.toString({ indentSeq, lineWidth: 0 })}`;
-  return { text, outcome: found > 0 ? 'updated' : 'added', ...(replacedServer !== undefined ? { replacedServer } : {}), ...(spliced !== undefined ? { rewritten: spliced } : {}) };
+  return { text, outcome: found > 0 ? 'updated' : 'added', ...(replacedServer !== undefined ? { replacedServer } : {}) };
 }
 
 /**
@@ -133,7 +160,7 @@ function mergeDocument(YAML: YamlModule, existing: string | undefined, entries: 
  * later in it, the YAML spec the `name`. Replacing it or adding another could leave two of our name
  * to kubectl, so neither is done.
  */
-function refuseUnclear(YAML: YamlModule, doc: import('yaml').Document, nameOf: NameOf, name: string, where: string): void {
+function refuseUnclear(YAML: YamlModule, doc: Document, nameOf: NameOf, name: string, where: string): void {
   for (const [section] of SECTIONS) {
     const list = doc.get(section, true);
     if (!YAML.isSeq(list)) continue;
@@ -148,30 +175,10 @@ function refuseUnclear(YAML: YamlModule, doc: import('yaml').Document, nameOf: N
 }
 
 /** A new Document of `value`, its strings quoted where YAML 1.1 would read them otherwise. */
-function fresh11(YAML: YamlModule, value: unknown): import('yaml').Document {
+function fresh11(YAML: YamlModule, value: unknown): Document {
   const doc = new YAML.Document(value);
   quoteFor11(YAML, doc);
   return doc;
-}
-
-/** The offset of the first key that a map of `doc` holds twice, found in one pass (a set per map). */
-function keyTwice(YAML: YamlModule, doc: import('yaml').Document): number | undefined {
-  let at: number | undefined;
-  YAML.visit(doc, {
-    Map(_key, map) {
-      const seen = new Set<unknown>();
-      for (const pair of map.items) {
-        const key = YAML.isScalar(pair.key) ? pair.key.value : pair.key;
-        if (seen.has(key)) {
-          at = (pair.key as { range?: [number, number, number] } | null)?.range?.[0] ?? 0;
-          return YAML.visit.BREAK;
-        }
-        seen.add(key);
-      }
-      return undefined;
-    },
-  });
-  return at;
 }
 
 /**
@@ -180,7 +187,7 @@ function keyTwice(YAML: YamlModule, doc: import('yaml').Document): number | unde
  * copies together may not outgrow the file (`budget`, in characters of JSON): 2,000 aliases of one
  * 20 kB entry wrote 40 MB.
  */
-function keepAliasesOf(YAML: YamlModule, doc: import('yaml').Document, gone: unknown[], budget: { left: number }, where: string): void {
+function keepAliasesOf(YAML: YamlModule, doc: Document, gone: unknown[], budget: { left: number }, where: string): void {
   const tooFar = () => new UsageError('KUBECONFIG_INVALID', `${where}: an alias elsewhere refers to an anchor inside an entry being replaced, and expands too far; remove the alias, or choose another file with --merge <file>`);
   const copies = new Map<unknown, { value: unknown; size: number }>();
   aliasesInto(YAML, doc, gone, (target) => {

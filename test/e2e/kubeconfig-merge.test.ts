@@ -177,6 +177,39 @@ describeWith(KUBECTL_1_33)('kubeconfig --merge, read by the real kubectl 1.33', 
     expect({ code: ns.code, stdout: ns.stdout, stderr: ns.stderr }).toEqual({ code: 0, stdout: 'namespace/default\nnamespace/kube-system\n', stderr: '' });
   });
 
+  // Shapes an adversarial review found the merge corrupting (kubectl then refused the whole file, or
+  // read a second entry of our name): an empty flow mapping, a key with no value, an entry named
+  // through a merge key (<<), and names YAML 1.1 reads as a boolean or a number (--name on).
+  it('merges into unusual kubeconfigs so that kubectl reads them, our entries once, under the name given', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
+    const cases: Array<[string, string, string[]]> = [
+      ['e2e', '{}\n', []],
+      ['e2e', '{clusters, apiVersion: v1}\n', []],
+      ['e2e', 'apiVersion: v1\n? current-context\nclusters: []\n', []],
+      ['e2e', 'named: &n {name: e2e}\nclusters:\n- <<: *n\n  cluster: {server: https://stale.example}\n- name: other\n  cluster: {server: https://other.example}\n', ['other']],
+      ['on', 'clusters:\n- name: other\n  cluster:\n    server: https://other.example\ncurrent-context: other\n', ['other']],
+      ['no', 'clusters: [{name: other, cluster: {server: https://other.example}}]\n', ['other']],
+    ];
+    for (const [index, [name, before, others]] of cases.entries()) {
+      const file = join(dir, `config-${index}`);
+      writeFileSync(file, before, { mode: 0o600 });
+      const env = { HOME: join(dir, 'home'), KUBECONFIG: file };
+      const result = await runCli(['kubeconfig', '--server', cluster.apiserver.url, '--ca-file', cluster.apiserver.caFile, '--name', name, '--config', CONFIG, ...sets(), '--merge', '--use'], { env });
+      expect({ before, code: result.code, stdout: result.stdout }).toEqual({ before, code: 0, stdout: '' });
+      const view = await kubectl(env, ['config', 'view', '-o', 'json']);
+      expect({ before, code: view.code, stderr: view.stderr }).toEqual({ before, code: 0, stderr: '' });
+      const config = JSON.parse(view.stdout) as { 'current-context': string; clusters: Array<{ name: string }>; contexts: Array<{ name: string }>; users: Array<{ name: string }> };
+      expect({ before, current: config['current-context'], clusters: config.clusters.map((c) => c.name).sort(), contexts: config.contexts.map((c) => c.name), users: config.users.map((u) => u.name) }).toEqual({
+        before,
+        current: name,
+        clusters: [name, ...others].sort(),
+        contexts: [name],
+        users: [name],
+      });
+      expect(leaks(result, [SECRET])).toEqual([]);
+    }
+  });
+
   it('without $KUBECONFIG creates ~/.kube/config (mode 0600), and an explicit file wins over both', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
     const home = join(dir, 'home');

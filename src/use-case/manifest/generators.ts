@@ -4,6 +4,7 @@
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { readProblem, UsageError } from '../../errors.js';
 import { mergeKubeconfig, type Merged } from './kubeconfig-merge.js';
+import { stringify11 } from './yaml11.js';
 import { replaceFile } from '../replace-file.js';
 import { envPlaceholder } from '../../config/env-placeholder.js';
 import { V1, V1BETA1 } from '../../credential/exec-credential.js';
@@ -263,7 +264,8 @@ function names(list: string[]): string {
   return list.length === 1 ? list[0]! : `${list.slice(0, -1).join(', ')} and ${list.at(-1)}`;
 }
 
+/** The manifest as YAML that kubectl's YAML 1.1 reads the same: a name such as `on` is quoted (yaml11.ts). */
 async function toYaml(document: unknown): Promise<string> {
   const YAML = (await import('yaml')).default;
-  return YAML.stringify(document, { lineWidth: 0 });
+  return stringify11(YAML, document, { lineWidth: 0 });
 }

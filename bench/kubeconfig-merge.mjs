@@ -17,7 +17,7 @@ const root = fileURLToPath(new URL('../', import.meta.url));
 async function loadMerge() {
   const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-bench-merge-'));
   const outfile = join(dir, 'merge.mjs');
-  await build({ entryPoints: [join(root, 'src', 'use-case', 'manifest', 'kubeconfig-merge.ts')], bundle: true, platform: 'node', format: 'esm', outfile, logLevel: 'warning', external: ['yaml'] });
+  await build({ entryPoints: [join(root, 'src', 'use-case', 'manifest', 'merge', 'merge.ts')], bundle: true, platform: 'node', format: 'esm', outfile, logLevel: 'warning', external: ['yaml'] });
   const module = await import(pathToFileURL(outfile).href);
   rmSync(dir, { recursive: true, force: true });
   return module.mergeKubeconfig;

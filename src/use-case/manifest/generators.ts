@@ -3,8 +3,8 @@
 // are never printed: the env names the templates read are listed, not their values.
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { readProblem, UsageError } from '../../errors.js';
-import { mergeKubeconfig, type Merged } from './kubeconfig-merge.js';
-import { stringify11 } from './yaml11.js';
+import { mergeKubeconfig, type Merged } from './merge/merge.js';
+import { stringify11 } from './merge/yaml11.js';
 import { replaceFile } from '../replace-file.js';
 import { envPlaceholder } from '../../config/env-placeholder.js';
 import { V1, V1BETA1 } from '../../credential/exec-credential.js';
@@ -264,7 +264,7 @@ function names(list: string[]): string {
   return list.length === 1 ? list[0]! : `${list.slice(0, -1).join(', ')} and ${list.at(-1)}`;
 }
 
-/** The manifest as YAML that kubectl's YAML 1.1 reads the same: a name such as `on` is quoted (yaml11.ts). */
+/** The manifest as YAML that kubectl's YAML 1.1 reads the same: a name such as `on` is quoted (merge/yaml11.ts). */
 async function toYaml(document: unknown): Promise<string> {
   const YAML = (await import('yaml')).default;
   return stringify11(YAML, document, { lineWidth: 0 });

@@ -5,7 +5,7 @@
 // offered, never one that a shell could read as code. Quiet: an unreadable file offers nothing.
 import { delimiter, join, resolve } from 'node:path';
 import type { Deps } from '../deps.js';
-import { contextNames } from './kubeconfig-merge.js';
+import { contextNames } from './merge/merge.js';
 
 /** Characters a completion word may hold: none a shell expands, quotes or splits on. */
 const SAFE_NAME = /^[A-Za-z0-9._:@/+=,%~-]{1,253}$/;

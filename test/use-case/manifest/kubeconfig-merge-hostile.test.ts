@@ -6,7 +6,7 @@
 // another way. And the scan's work stays linear on growing hostile inputs.
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import { contextNames, mergeKubeconfig } from '../../../src/use-case/manifest/kubeconfig-merge.js';
+import { contextNames, mergeKubeconfig } from '../../../src/use-case/manifest/merge/merge.js';
 
 const OURS = 'ours.example.com:443';
 const entries = {
@@ -164,7 +164,7 @@ describe('the scan is linear in the file', () => {
 
   // Each duplicate of our name is an edit; spliced one by one into the whole text, 80 000 of them
   // (3.5 MB) took 100 s, a 16 MiB kubeconfig half an hour. The merge parses the file for its check
-  // (kubeconfig-check.ts): the yaml parser alone takes 2 s of 80 000 entries (4 MB), more on a busy
+  // (merge/check.ts): the yaml parser alone takes 2 s of 80 000 entries (4 MB), more on a busy
   // machine; the deadline leaves room for that, far below the quadratic.
   it('a kubeconfig of growing thousands of duplicates of our entry: the merge keeps one and ends well before a deadline', () => {
     const DEADLINE_MS = 15_000;

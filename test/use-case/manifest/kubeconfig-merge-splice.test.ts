@@ -1,6 +1,6 @@
 // kubeconfig --merge on a kubeconfig the text scan does not read (a flow-style entry, a flow list, an
 // anchor and its alias, a tag, a tab, CR LF line ends, JSON, document markers): the yaml parser finds
-// where our entries are and the text is edited there (kubeconfig-splice.ts), so every entry the merge
+// where our entries are and the text is edited there (merge/splice.ts), so every entry the merge
 // does not touch keeps its bytes and its comments, as in a block-style file. Rewriting the Document
 // instead turned `{server: x}` into `{ server: x }` and respaced comments, silently. The shapes that
 // still need that rewrite say so (Merged.rewritten, a note on stderr).
@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import { mergeKubeconfig } from '../../../src/use-case/manifest/kubeconfig-merge.js';
+import { mergeKubeconfig } from '../../../src/use-case/manifest/merge/merge.js';
 import { runInProcess } from '../../helpers/in-process.js';
 
 const entries = (name: string, server: string) => ({

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import { mergeKubeconfig } from '../../../src/use-case/manifest/kubeconfig-merge.js';
+import { mergeKubeconfig } from '../../../src/use-case/manifest/merge/merge.js';
 import { runInProcess } from '../../helpers/in-process.js';
 import { makePki } from '../../helpers/pki.js';
 
@@ -56,7 +56,7 @@ const js = (text: string) => YAML.parse(text) as { clusters: Array<{ name: strin
 
 describe('mergeKubeconfig', () => {
   // The text is edited by the scan; the parser reads the file and the result once each, for the check
-  // that the result reads as meant (kubeconfig-check.ts), and no token bound applies.
+  // that the result reads as meant (merge/check.ts), and no token bound applies.
   it('adds to a 1,000-cluster kubeconfig with CA data by editing text: no token bound, one parse of the file and one of the result, every other line as it was', () => {
     const before = kubeconfig(1000);
     expect(before.length).toBeGreaterThan(900_000);

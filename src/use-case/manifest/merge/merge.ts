@@ -3,25 +3,25 @@
 // keeps its text byte for byte; a second merge of the same thing changes nothing.
 //
 // The merged text is produced the first of three ways whose result the yaml parser reads back as what
-// the merge means (kubeconfig-check.ts). A kubeconfig as kubectl and the cloud CLIs write it (block
-// style, no anchors) is edited as text (kubeconfig-scan.ts): one linear scan finds the top-level keys
+// the merge means (merge/check.ts). A kubeconfig as kubectl and the cloud CLIs write it (block
+// style, no anchors) is edited as text (merge/scan.ts): one linear scan finds the top-level keys
 // and the entries of clusters, users and contexts by their lines, and only the lines of our entries
 // change. Anything else (flow style, anchors, tags, tabs, a scalar that goes on past its line, a
 // `name` key spelled another way), or a scan's edit that would read otherwise, is edited where the
-// parser found our entries (kubeconfig-splice.ts). Only what cannot be edited so is rewritten from
+// parser found our entries (merge/splice.ts). Only what cannot be edited so is rewritten from
 // the Document, and the caller says so; when even that would read otherwise, nothing is written
 // (exit 2). The file is parsed once (for the check's reading of it, and the last two ways), the
 // result once more: a file the scan does not read, only under a token bound that grows with it.
-import { UsageError } from '../../errors.js';
-import { tooManyYamlTokens } from '../../config/load.js';
-import { expectation, keyTwice, misread, yamlTokenBound } from './kubeconfig-check.js';
-import { nameReader, type NameOf } from './kubeconfig-names.js';
-import { mergeText, scan } from './kubeconfig-scan.js';
-import { valueIds } from './kubeconfig-values.js';
+import { UsageError } from '../../../errors.js';
+import { tooManyYamlTokens } from '../../../config/load.js';
+import { expectation, keyTwice, misread, yamlTokenBound } from './check.js';
+import { nameReader, type NameOf } from './names.js';
+import { mergeText, scan } from './scan.js';
+import { valueIds } from './values.js';
 import { quoteFor11 } from './yaml11.js';
-import { aliasesInto, SECTIONS, spliceDocument, type MergeEntries, type Merged, type YamlModule } from './kubeconfig-splice.js';
+import { aliasesInto, SECTIONS, spliceDocument, type MergeEntries, type Merged, type YamlModule } from './splice.js';
 
-export type { Merged } from './kubeconfig-splice.js';
+export type { Merged } from './splice.js';
 
 type Document = import('yaml').Document;
 

@@ -1,9 +1,9 @@
-// kubeconfig --merge's text way (kubeconfig-merge.ts): a kubeconfig as kubectl and the cloud CLIs
+// kubeconfig --merge's text way (merge/merge.ts): a kubeconfig as kubectl and the cloud CLIs
 // write it (block style, no anchors) is edited as text. One linear scan finds the top-level keys and
 // the entries of clusters, users and contexts by their lines, and only the lines of our entries
 // change. Anything the scan does not read as the yaml parser would is left to the parser (undefined).
-import { countSpaces, plainValue, unclosedFlow, withoutComment } from './kubeconfig-lines.js';
-import { entryText, SECTIONS, type MergeEntries, type Merged, type YamlModule } from './kubeconfig-splice.js';
+import { countSpaces, plainValue, unclosedFlow, withoutComment } from './lines.js';
+import { entryText, SECTIONS, type MergeEntries, type Merged, type YamlModule } from './splice.js';
 import { stringify11 } from './yaml11.js';
 
 interface Line {
@@ -55,7 +55,7 @@ const BLOCK_SCALAR = /(?:^|:[ ]+|-[ ]+)[|>]([1-9+-]{0,2})[ ]*(?:#.*)?$/;
 export function scan(text: string): Scanned | undefined {
   if (UNSCANNED.test(text)) return undefined;
   // A last line of only spaces and no line break: whether it is text of a block scalar ending there,
-  // or goes before the lines added at the end, the parser's nodes tell (kubeconfig-splice.ts).
+  // or goes before the lines added at the end, the parser's nodes tell (merge/splice.ts).
   if (/^ +$/.test(text.slice(text.lastIndexOf('\n') + 1))) return undefined;
   const lines: Line[] = [];
   for (let start = 0; start <= text.length; ) {

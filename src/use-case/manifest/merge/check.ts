@@ -4,14 +4,14 @@
 // edits and current-context; in clusters, users and contexts every entry it did not touch as it was
 // and in its place, ours once, where the first of our name was or at the end, written so that
 // kubectl's YAML 1.1 reads it as the yaml library does; no key twice in a mapping. The text scan and
-// the edits in place are checked alike: one reading of the result, and ids (kubeconfig-values.ts) to
+// the edits in place are checked alike: one reading of the result, and ids (merge/values.ts) to
 // compare it with the reading of the file, both linear.
 import type { Document, Node, YAMLMap } from 'yaml';
-import { UsageError } from '../../errors.js';
-import { MAX_YAML_TOKENS } from '../../config/load.js';
-import { nameReader, type NameOf } from './kubeconfig-names.js';
-import type { ValueIds } from './kubeconfig-values.js';
-import { SECTIONS, type MergeEntries } from './kubeconfig-splice.js';
+import { UsageError } from '../../../errors.js';
+import { MAX_YAML_TOKENS } from '../../../config/load.js';
+import { nameReader, type NameOf } from './names.js';
+import type { ValueIds } from './values.js';
+import { SECTIONS, type MergeEntries } from './splice.js';
 import { readsSameIn11 } from './yaml11.js';
 
 type YamlModule = typeof import('yaml');

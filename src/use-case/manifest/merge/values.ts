@@ -4,7 +4,7 @@
 // look-up, where resolving it into a copy (toJS) costs the size of what it repeats, and a few nested
 // anchors repeat exponentially much (the billion laughs). Linear in the documents.
 import type { Document, Node } from 'yaml';
-import { aliasTargets } from './kubeconfig-names.js';
+import { aliasTargets } from './names.js';
 
 type YamlModule = typeof import('yaml');
 

@@ -1,4 +1,4 @@
-// The line-level reading of kubeconfig --merge's text way (kubeconfig-merge.ts): one line's scalars,
+// The line-level reading of kubeconfig --merge's text way (merge/merge.ts): one line's scalars,
 // quotes and flow collections, each in one pass over the line, without the yaml parser.
 
 /**

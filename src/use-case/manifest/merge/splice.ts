@@ -1,18 +1,18 @@
 // kubeconfig --merge's Document way, edited in place. A kubeconfig the text scan does not read (flow
-// style, anchors, tags, tabs, CR line ends: kubeconfig-merge.ts) is parsed by the yaml library only to
+// style, anchors, tags, tabs, CR line ends: merge.ts) is parsed by the yaml library only to
 // learn where things are, from the source offsets its nodes carry; then the text itself is edited at
 // those offsets: our entry's bytes replaced, a new entry inserted after the last one of its list,
 // current-context's value replaced. Everything else keeps its bytes, which re-serialising the whole
 // Document did not (`{server: x}` became `{ server: x }`, comments were respaced). A shape that cannot
 // be edited so safely is named, and the caller rewrites the Document and says so.
 import type { Document, Node, YAMLMap, YAMLSeq } from 'yaml';
-import type { NameOf } from './kubeconfig-names.js';
-import { valueIds } from './kubeconfig-values.js';
+import type { NameOf } from './names.js';
+import { valueIds } from './values.js';
 import { readsSameIn11, stringify11 } from './yaml11.js';
 
 export type YamlModule = typeof import('yaml');
 
-/** What a merge writes: the entries of one name (kubeconfig-merge.ts), and what it gives back. */
+/** What a merge writes: the entries of one name (merge/merge.ts), and what it gives back. */
 export interface MergeEntries {
   name: string;
   cluster: Record<string, unknown>;

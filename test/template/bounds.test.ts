@@ -8,19 +8,13 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { Redactor } from '../../src/redact/redactor.js';
 import { TemplateRenderer } from '../../src/template/renderer.js';
+import { rejected } from '../helpers/caught.js';
 
 const renderer = (env: Record<string, string> = {}) =>
   new TemplateRenderer({ env, vars: {}, cluster: undefined, readFile: () => '', nowMs: () => 0, uuid: randomUUID }, new Redactor());
 
-async function failure(run: () => Promise<unknown>): Promise<UsageError> {
-  try {
-    await run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(UsageError);
-    return error as UsageError;
-  }
-  throw new Error('expected a UsageError');
-}
+/** The UsageError that `run` rejects with (test/helpers/caught.ts). */
+const failure = (run: () => Promise<unknown>): Promise<UsageError> => rejected(UsageError, run());
 
 describe('the bounds of a pass', () => {
   it('refuses fields that together compute more than 16 MiB, each value under 1 MiB', async () => {

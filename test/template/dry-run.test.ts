@@ -9,6 +9,7 @@ import { REDACTED, Redactor } from '../../src/redact/redactor.js';
 import { describeRequest, renderRequest } from '../../src/request/build.js';
 import { DECIDED_FAILURE } from '../../src/template/problems.js';
 import { TemplateRenderer } from '../../src/template/renderer.js';
+import { rejected } from '../helpers/caught.js';
 
 const ID = 'client-id-Qz81';
 
@@ -31,15 +32,8 @@ async function rendered(config: Record<string, unknown>, env: Record<string, str
 
 const LOGIN = { name: 'login', method: 'POST', url: 'https://idp.example.test/login' };
 
-async function failure(run: () => Promise<unknown>): Promise<UsageError> {
-  try {
-    await run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(UsageError);
-    return error as UsageError;
-  }
-  throw new Error('expected a UsageError, got none');
-}
+/** The UsageError that `run` rejects with (test/helpers/caught.ts). */
+const failure = (run: () => Promise<unknown>): Promise<UsageError> => rejected(UsageError, run());
 
 describe('a secret that reaches a header through a value not known yet', () => {
   // SPEC: a value that also reaches a header is secret everywhere, the URL included. A run registers

@@ -9,6 +9,7 @@ import { UsageError } from '../../src/errors.js';
 import { Redactor } from '../../src/redact/redactor.js';
 import { TemplateRenderer, type FieldKind } from '../../src/template/renderer.js';
 import { DECIDED_FAILURE } from '../../src/template/problems.js';
+import { rejected } from '../helpers/caught.js';
 
 const S = 'Hunter2-S3cr3t!';
 const ENV: Record<string, string> = { S, HOST: 'api.example.test', CS: 'p@ss w0rd/x+y:z', CFG: '{"pin":4711,"deep":[[[[{"k":"deep-secret-Qx7"}]]]]}', HKEY: 'hmac-key-for-jwt-Zk81' };
@@ -25,15 +26,8 @@ function setup(env: Record<string, string> = ENV, readFile: (path: string) => st
   return { renderer, redactor, render };
 }
 
-async function failure(run: () => Promise<unknown>): Promise<UsageError> {
-  try {
-    await run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(UsageError);
-    return error as UsageError;
-  }
-  throw new Error('expected a UsageError');
-}
+/** The UsageError that `run` rejects with (test/helpers/caught.ts). */
+const failure = (run: () => Promise<unknown>): Promise<UsageError> => rejected(UsageError, run());
 
 describe('the evaluation budget', () => {
   it('refuses a let that doubles past 1 MiB, naming the field, with or without a secret in the chain', async () => {

@@ -6,20 +6,14 @@ import { UsageError } from '../../src/errors.js';
 import { Redactor } from '../../src/redact/redactor.js';
 import { DECIDED_FAILURE } from '../../src/template/problems.js';
 import { TemplateRenderer } from '../../src/template/renderer.js';
+import { rejected } from '../helpers/caught.js';
 
 function renderer(env: Record<string, string>, withholdDecided: boolean) {
   return new TemplateRenderer({ env, vars: {}, cluster: undefined, readFile: () => '', nowMs: () => 0, uuid: () => '00000000-0000-4000-8000-000000000000', withholdDecided }, new Redactor());
 }
 
-async function failure(run: () => Promise<unknown>): Promise<UsageError> {
-  try {
-    await run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(UsageError);
-    return error as UsageError;
-  }
-  throw new Error('expected a UsageError, got none');
-}
+/** The UsageError that `run` rejects with (test/helpers/caught.ts). */
+const failure = (run: () => Promise<unknown>): Promise<UsageError> => rejected(UsageError, run());
 
 describe('validate and render withhold what a secret decided', () => {
   it.each([

@@ -54,7 +54,7 @@ const FILES: Record<string, string[]> = {
     'test/template/dry-run.test.ts',
   ],
   credential: ['test/credential/extract.test.ts'],
-  cache: ['test/cache/failure.test.ts', 'test/cache/key.test.ts', 'test/cache/store.test.ts', 'test/cache/ref.test.ts'],
+  cache: ['test/cache/failure.test.ts', 'test/cache/outage-rules.test.ts', 'test/cache/key.test.ts', 'test/cache/store.test.ts', 'test/cache/ref.test.ts'],
 };
 
 const module = process.env['MUTATION_MODULE'];

@@ -14,7 +14,8 @@ import { rememberedMessage, throughOutage } from './failure.js';
 import { entryKey, refKey } from './key.js';
 import { dependencyDigest, readRef } from './ref.js';
 import { privateDir } from './dir.js';
-import { clearDir, defaultCacheDir, readEntry, readSecret } from './store.js';
+import { defaultCacheDir, readEntry, readSecret } from './store.js';
+import { clearDir } from './files.js';
 
 export { defaultCacheDir };
 export type { CacheDeps, CacheEvent, CacheSlot, CacheCall, CacheView, Fetch, Fetched, RawInputs, Reads, Refresh };

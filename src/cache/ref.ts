@@ -7,7 +7,8 @@
 import { join } from 'node:path';
 import { sha256Hex } from './sha256.js';
 import { CACHE_FORMAT } from './key.js';
-import { readPrivateFile, writeAtomic, type CacheFs } from './store.js';
+import { readPrivateFile, type CacheFs } from './store.js';
+import { writeAtomic } from './files.js';
 
 export interface Ref {
   /** inputsKey() of the config, vars and cluster info the ref was found by. */

@@ -112,6 +112,19 @@ describe('mergeKubeconfig', () => {
   });
 
   it.each([
+    ['a plain value', 'current-context: lab   # switch with kubectl config use-context\n', 'current-context: x   # switch with kubectl config use-context\n'],
+    ['a quoted value, a # inside it', 'current-context: "a # b" # mine\n', 'current-context: x # mine\n'],
+    ['a single-quoted value', "current-context: 'it''s'\t# mine\n", 'current-context: x\t# mine\n'],
+    ['no comment, a # inside quotes', 'current-context: "a # b"\n', 'current-context: x\n'],
+    ['CRLF', 'current-context: lab # mine\r\n', 'current-context: x # mine\r\n'],
+  ])('--use keeps the comment on the current-context line (%s)', (_what, line, after) => {
+    const before = `apiVersion: v1\nkind: Config\n${line}`;
+    const merged = mergeKubeconfig(YAML, before, entries('x', 'https://new.example.com'), true, 'kc');
+    expect(merged.text).toContain(after);
+    expect(js(merged.text)['current-context']).toBe('x');
+  });
+
+  it.each([
     ['kubectl style', kubeconfig(3)],
     ['indented lists with comments between entries', 'apiVersion: v1\nclusters:\n  # first\n  - name: x\n    cluster:\n      server: https://old.example.com\n  # second\n  - name: y\n    cluster:\n      server: https://y.example.com\ncontexts:\n  - name: x\n    context: {cluster: x, user: x}\nusers: []\n'],
     ['two entries of one name, and no contexts key', 'clusters:\n- name: x\n  cluster:\n    server: https://a.example.com\n- name: z\n  cluster: {server: https://z.example.com}\n- name: x\n  cluster:\n    server: https://b.example.com\nusers:\n- name: x\n  user: {token: t}\ncurrent-context: z # mine\n'],
@@ -164,4 +177,15 @@ describe('kubeconfig --merge reports what it did', () => {
     expect(js(text).clusters.map((entry) => entry.name)).toEqual(['c0', 'c1', 'flow', 'k8s.example.com:6443', 'k8s.example.com']);
     expect(text).toContain('    server: https://c1.example.com:6443   # spaced comment\n');
   });
+});
+
+it('reads the comment of a current-context line in linear time, whatever its white space', () => {
+  // A line of a million spaces and no comment: a pattern that tries each start of the run again is
+  // the square of it (minutes); one pass is milliseconds.
+  for (const tail of [10_000, 100_000, 1_000_000].flatMap((n) => [' '.repeat(n) + 'x', ' '.repeat(n) + '# c', '"a"' + ' '.repeat(n) + 'x'])) {
+    const started = process.hrtime.bigint();
+    const merged = mergeKubeconfig(YAML, `apiVersion: v1\ncurrent-context: a${tail}\n`, entries('x', 'https://new.example.com'), true, 'kc');
+    expect(js(merged.text)['current-context']).toBe('x');
+    expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(5_000);
+  }
 });

@@ -73,6 +73,22 @@ export function withoutComment(text: string): string {
   return (at >= 0 ? text.slice(0, at) : text).trim();
 }
 
+/**
+ * The comment that ends a line's value, with the white space before it (`  # note`), or '': what
+ * `--use` keeps when it writes another value on the line. Read as withoutComment reads the value: a
+ * quoted scalar whole (a `#` inside quotes is text), a plain one up to ` #`.
+ */
+export function trailingComment(text: string): string {
+  const quoted = /^(?:"(?:[^"\\]|\\.)*"|'(?:[^']|'')*')(\s+#.*)?\s*$/.exec(text);
+  if (/^["']/.test(text)) return quoted?.[1] ?? '';
+  // ` #` found first (a fixed pattern: linear), then the white space before it (\s+# would try every
+  // start of a long run of spaces again: the square of the line).
+  let at = text.search(/\s#/);
+  if (at < 0) return '';
+  while (at > 0 && /\s/.test(text[at - 1]!)) at--;
+  return text.slice(at).trimEnd();
+}
+
 export function countSpaces(text: string, from: number, to: number): number {
   let at = from;
   while (at < to && text[at] === ' ') at++;

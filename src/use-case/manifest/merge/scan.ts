@@ -2,7 +2,7 @@
 // write it (block style, no anchors) is edited as text. One linear scan finds the top-level keys and
 // the entries of clusters, users and contexts by their lines, and only the lines of our entries
 // change. Anything the scan does not read as the yaml parser would is left to the parser (undefined).
-import { countSpaces, plainValue, unclosedFlow, withoutComment } from './lines.js';
+import { countSpaces, plainValue, trailingComment, unclosedFlow, withoutComment } from './lines.js';
 import { entryText, SECTIONS, type MergeEntries, type Merged, type YamlModule } from './splice.js';
 import { stringify11 } from './yaml11.js';
 
@@ -36,7 +36,7 @@ interface Section {
 export interface Scanned {
   lines: Line[];
   text: string;
-  keys: Map<string, { line: number; value: string }>;
+  keys: Map<string, { line: number; value: string; comment: string }>;
   sections: Map<string, Section>;
   /** Lists written flush with their key (kubectl's style) or indented. */
   flush: boolean;
@@ -66,7 +66,7 @@ export function scan(text: string): Scanned | undefined {
     lines.push({ start, end, indent, empty });
     start = end + 1;
   }
-  const keys = new Map<string, { line: number; value: string }>();
+  const keys = new Map<string, { line: number; value: string; comment: string }>();
   const order: number[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
@@ -79,7 +79,7 @@ export function scan(text: string): Scanned | undefined {
     }
     const key = TOP_KEY.exec(text.slice(line.start, line.end));
     if (!key || keys.has(key[1]!)) return undefined;
-    keys.set(key[1]!, { line: i, value: withoutComment(key[2] ?? '') });
+    keys.set(key[1]!, { line: i, value: withoutComment(key[2] ?? ''), comment: trailingComment(key[2] ?? '') });
     order.push(i);
   }
   if (keys.size === 0) return undefined;
@@ -220,7 +220,8 @@ export function mergeText(YAML: YamlModule, existing: string, scanned: Scanned, 
   if (use) {
     const line = `current-context: ${stringify11(YAML, entries.name, { lineWidth: 0 }).trimEnd()}`;
     const current = scanned.keys.get('current-context');
-    if (current) edits.push({ from: lines[current.line]!.start, to: lines[current.line]!.end, text: line });
+    // Its comment stays (`current-context: lab  # switch with kubectl config use-context`).
+    if (current) edits.push({ from: lines[current.line]!.start, to: lines[current.line]!.end, text: `${line}${current.comment}` });
     else appended.push(line);
   }
   // One pass over the text, the edits in order (they never overlap): splicing each into the whole

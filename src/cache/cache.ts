@@ -5,7 +5,7 @@ import { RequestError } from '../errors.js';
 import { acquire, type LockDeps } from './lock.js';
 import { failureToRemember, isDeadline, isOutage, recalled, rememberedMessage, throughOutage } from './failure.js';
 import { ensureDir } from './dir.js';
-import { dropRefresh, ensureSecret, readEntry, writeEntry, writeFailure, type CacheFs, type HeldRefresh, type Lookup, type Stale } from './store.js';
+import { dropRefresh, ensureSecret, holdsLonger, readEntry, writeEntry, writeFailure, type CacheFs, type HeldRefresh, type Lookup, type Stale } from './store.js';
 import { reporter, type CacheEvent } from './events.js';
 
 export { defaultCacheDir } from './store.js';
@@ -97,10 +97,7 @@ export async function cached(
     try {
       // Never backwards: a credential another process stored meanwhile that lives longer stays.
       // Judged right before the rename (writeAtomic): our fetch and our write are behind us then.
-      const newer = () => {
-        const current = readEntry(fs, dir, key, deps.now(), deps.uid);
-        return current.hit && Date.parse(current.status.expirationTimestamp!) > Date.parse(status.expirationTimestamp!);
-      };
+      const newer = holdsLonger(fs, dir, key, status, deps.now, deps.uid);
       if (!writeEntry(fs, dir, key, status, deps.unique(), deps.now(), expiresAt, keptRefresh(refreshToken, held), newer)) {
         report({ kind: 'note', text: 'kept the newer credential another process stored meanwhile' });
         entered();

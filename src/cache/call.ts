@@ -8,7 +8,7 @@ import type { CacheCall, CacheView, Reads } from './inputs.js';
 import { entryKey, inputsKey, refKey } from './key.js';
 import { readLock } from './lock.js';
 import { dependencyDigest, readRef, writeRef } from './ref.js';
-import { readEntry, writeEntry } from './store.js';
+import { holdsLonger, readEntry, writeEntry } from './store.js';
 
 export async function throughCache(call: CacheCall, fetch: Fetch, deps: CacheDeps): Promise<CredentialStatus> {
   const report = reporter(deps.trace, call.observe);
@@ -118,11 +118,7 @@ function storeUnderLearnedKey(secret: Uint8Array, call: CacheCall, inputs: strin
     const key = entryKey(secret, inputs, dependencyDigest(call.env, learned.env, learned.files, call.readFile));
     // Never backwards (as cache.ts store()): a caller that knew this key may have stored a newer
     // credential under it; judged right before the rename.
-    const newer = () => {
-      const current = readEntry(deps.fs, call.dir, key, deps.now(), deps.uid);
-      return current.hit && Date.parse(current.status.expirationTimestamp!) > Date.parse(status.expirationTimestamp!);
-    };
-    writeEntry(deps.fs, call.dir, key, status, deps.unique(), deps.now(), expiresAt, undefined, newer);
+    writeEntry(deps.fs, call.dir, key, status, deps.unique(), deps.now(), expiresAt, undefined, holdsLonger(deps.fs, call.dir, key, status, deps.now, deps.uid));
   } catch (error) {
     report({ kind: 'note', text: `cannot store the entry under what the steps made the templates read (${(error as NodeJS.ErrnoException).code ?? String(error)})` });
   }

@@ -189,6 +189,17 @@ function recallFailure(failure: unknown, now: number): Lookup {
 }
 
 /**
+ * Never backwards, as writeEntry's `keep`: whether the entry now holds a valid credential that lives
+ * longer than `status`, which another process stored while this one fetched or wrote.
+ */
+export function holdsLonger(fs: CacheFs, dir: string, key: string, status: CredentialStatus, now: () => number, uid: number | undefined): () => boolean {
+  return () => {
+    const current = readEntry(fs, dir, key, now(), uid);
+    return current.hit && Date.parse(current.status.expirationTimestamp!) > Date.parse(status.expirationTimestamp!);
+  };
+}
+
+/**
  * `expiresAt`: the real expiry (ms), by default the reported one (no margin window to serve through).
  * `keep`: see writeAtomic; false when it kept the entry in place.
  */

@@ -9,6 +9,7 @@ import { mergeKubeconfig } from '../../../src/use-case/manifest/merge/merge.js';
 import { nameReader } from '../../../src/use-case/manifest/merge/names.js';
 import { valueIds } from '../../../src/use-case/manifest/merge/values.js';
 import { UsageError } from '../../../src/errors.js';
+import { caught } from '../../helpers/caught.js';
 
 const entries = (name: string) => ({
   name,
@@ -118,14 +119,8 @@ describe('kubeconfig --merge with the check', () => {
   });
 
   it('refuses, exit 2 and one line, when every way would change what the file says', () => {
-    let error: unknown;
-    try {
-      mergeKubeconfig(writingWrong('https://new.example.com', 'https://wrong.example.com', true), before, entries('b'), true, 'kc');
-    } catch (caught) {
-      error = caught;
-    }
-    expect(error).toBeInstanceOf(UsageError);
-    expect({ code: (error as UsageError).code, exitCode: (error as UsageError).exitCode, message: (error as UsageError).message }).toEqual({
+    const error = caught(UsageError, () => mergeKubeconfig(writingWrong('https://new.example.com', 'https://wrong.example.com', true), before, entries('b'), true, 'kc'));
+    expect({ code: error.code, exitCode: error.exitCode, message: error.message }).toEqual({
       code: 'KUBECONFIG_UNSAFE_MERGE',
       exitCode: 2,
       message: 'cannot merge into kc without changing what it says (its clusters entry 2 would read otherwise); nothing was written: edit it by hand, or choose another file with --merge <file>',

@@ -3,20 +3,19 @@
 // unknown flag, help, a subcommand, a bad value, a missing or stale ref) returns undefined, and
 // main.ts runs the full path, which decides and reports exactly as if this did not exist.
 import type { CliDeps } from './deps.js';
-import { selectSource } from '../config/load.js';
 import { DURATION_PATTERN, parseDuration } from '../config/shape.js';
 import { INSECURE_SKIP_VERIFY_WARNING, OutputError, terminalSafe } from '../errors.js';
-import { flagNamed, type OUTPUTS } from './flags.js';
-import { formatExecCredential, readExecInfo, resolveApiVersion } from '../credential/exec-credential.js';
-import { defaultCacheDir, lookupFast } from '../cache/index.js';
-import { parseSetFlags } from '../config/vars.js';
+import { flagNamed } from './flags.js';
+import { formatOutput, type OutputName } from '../credential/output/index.js';
+import { lookupFast } from '../cache/index.js';
+import { callInputs, rawInputs } from '../use-case/call-inputs.js';
 
 export interface FastFlags {
   config?: string;
   configInline?: string;
   configFromCluster?: boolean;
   set: string[];
-  output: (typeof OUTPUTS)[number];
+  output: OutputName;
   apiVersion?: string;
   cache?: boolean;
   cacheDir?: string;
@@ -78,13 +77,9 @@ export function fastPath(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile
 function cachedOutput(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile' | 'stderr' | 'now' | 'version' | 'cache'>): string | 3 | 4 | undefined {
   if (flags.cache === false) return undefined;
   try {
-    const execInfo = readExecInfo(deps.env['KUBERNETES_EXEC_INFO']);
-    const apiVersion = resolveApiVersion(execInfo, flags.apiVersion);
-    const vars = parseSetFlags(flags.set);
-    const source = selectSource(flags, deps.env, execInfo.cluster);
-    const configText = source.kind === 'document' ? JSON.stringify(source.document) : source.kind === 'text' ? source.text : deps.readFile(source.path);
-    const dir = flags.cacheDir ?? defaultCacheDir(deps.env, deps.cache.homedir);
-    const raw = { dir, version: deps.version, sourceKind: source.kind, configText, vars, cluster: execInfo.cluster, cacheFlag: flags.cache, env: deps.env, readFile: deps.readFile };
+    const { apiVersion, ref } = callInputs(flags, deps);
+    const raw = rawInputs(flags, ref, deps);
+    const { dir } = raw;
     const found = lookupFast(raw, deps.now(), deps.cache);
     if (!found) return undefined;
     if (found.kind === 'failure') {
@@ -94,11 +89,12 @@ function cachedOutput(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile' |
       deps.stderr(`webapi-credential: ${found.message}\n`);
       return found.exitCode;
     }
-    if (flags.output === 'token' && !found.status.token) return undefined;
+    const printed = formatOutput(flags.output, apiVersion, found.status);
+    if (printed === undefined) return undefined;
     if (found.insecure) deps.stderr(`webapi-credential: warning: ${INSECURE_SKIP_VERIFY_WARNING}\n`);
     if (found.note !== undefined) deps.stderr(`webapi-credential: warning: ${found.note}\n`);
     if (flags.verbose) deps.stderr(`webapi-credential: cache: hit (fast path, ${terminalSafe(dir)})\n`);
-    return flags.output === 'token' ? `${found.status.token}\n` : formatExecCredential(apiVersion, found.status);
+    return printed;
   } catch {
     // Every error here is one the full path reports properly.
     return undefined;

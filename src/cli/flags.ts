@@ -6,6 +6,7 @@ import { UsageError } from '../errors.js';
 import { DURATION_PATTERN, parseDuration } from '../config/shape.js';
 import type { GetTokenFlags, RequestFlags } from '../use-case/deps.js';
 import type { DoctorFlags } from '../use-case/doctor/deps.js';
+import { OUTPUTS, OUTPUTS_DESCRIBED, outputNamed } from '../credential/output/index.js';
 
 type FlagKey =
   | 'config'
@@ -47,7 +48,6 @@ export interface Flag {
 
 export const DEFAULT_TIMEOUT = '30s';
 const API_VERSIONS = ['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1'] as const;
-export const OUTPUTS = ['exec-credential', 'token'] as const;
 
 export const GET_TOKEN_FLAGS: readonly Flag[] = [
   { key: 'config', long: '--config', short: '-c', value: 'path', description: 'config file (YAML or JSON); env WEBAPI_CREDENTIAL_CONFIG', request: true },
@@ -59,7 +59,7 @@ export const GET_TOKEN_FLAGS: readonly Flag[] = [
     request: true,
   },
   { key: 'set', long: '--set', value: 'key=value', description: 'template variable vars.<key> (repeatable)', repeatable: true, request: true },
-  { key: 'output', long: '--output', short: '-o', value: 'format', description: 'what to print: an ExecCredential, or the bare token', default: 'exec-credential', choices: OUTPUTS },
+  { key: 'output', long: '--output', short: '-o', value: 'format', description: OUTPUTS_DESCRIBED, default: OUTPUTS[0], choices: OUTPUTS },
   {
     key: 'apiVersion',
     long: '--api-version',
@@ -162,7 +162,7 @@ export function requestFlags(parsed: ParsedFlags): RequestFlags {
 export function getTokenFlags(parsed: ParsedFlags): GetTokenFlags {
   return {
     ...requestFlags(parsed),
-    output: parsed.output === 'token' ? 'token' : 'exec-credential',
+    output: outputNamed(parsed.output),
     timeoutMs: durationFlag('--timeout', parsed.timeout ?? DEFAULT_TIMEOUT),
     ...(parsed.cache !== undefined ? { cache: parsed.cache } : {}),
     ...(parsed.cacheDir !== undefined ? { cacheDir: parsed.cacheDir } : {}),

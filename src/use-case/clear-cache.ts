@@ -1,10 +1,11 @@
 // cache clear: remove every cached credential (and only what the cache wrote).
 import { UsageError } from '../errors.js';
-import { clear, defaultCacheDir } from '../cache/index.js';
+import { clear } from '../cache/index.js';
+import { cacheDirOf } from './call-inputs.js';
 import type { Deps } from './deps.js';
 
 export function clearCache(flags: { cacheDir?: string }, deps: Deps): void {
-  const dir = flags.cacheDir ?? defaultCacheDir(deps.env, deps.cache.homedir);
+  const dir = cacheDirOf(flags, deps);
   let removed: number;
   try {
     removed = clear(dir, deps.cache);

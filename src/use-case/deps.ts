@@ -5,6 +5,7 @@ import type { CacheDeps } from '../cache/index.js';
 import type { HttpOptions, HttpResponse } from '../request/http.js';
 import type { RenderedRequest } from '../request/build.js';
 import type { StageEvent } from './observe.js';
+import type { OutputName } from '../credential/output/index.js';
 
 export interface Deps {
   env: Record<string, string | undefined>;
@@ -54,7 +55,7 @@ export interface RequestFlags extends ConfigFlags {
 }
 
 export interface GetTokenFlags extends RequestFlags {
-  output: 'exec-credential' | 'token';
+  output: OutputName;
   timeoutMs: number;
   /**
    * doctor: the deadline of its whole run, of which this call gets what is left; messages still

@@ -2,16 +2,18 @@
 // Everything it touches arrives in `deps`; only main.ts builds the real ones.
 import { INSECURE_SKIP_VERIFY_WARNING, OutputError, RequestError, ResponseError, UsageError } from '../errors.js';
 import type { RequestConfig, StepConfig } from '../config/schema.js';
-import { formatExecCredential, type CredentialStatus } from '../credential/exec-credential.js';
+import type { CredentialStatus } from '../credential/exec-credential.js';
+import { checkOutput, formatOutput } from '../credential/output/index.js';
 import { extractCredential, parseResponseBody } from '../credential/extract.js';
 import { describeRequest, renderRequest, requestRoot, templateFields, type RenderedRequest } from '../request/build.js';
 import { checkHint, credentialInputs } from '../template/inputs.js';
 import { runSteps } from '../request/steps.js';
 import type { HttpObservation } from '../request/observe-http.js';
-import { defaultCacheDir, through, type CacheEvent, type Fetch, type Fetched } from '../cache/index.js';
+import { through, type CacheEvent, type Fetch, type Fetched } from '../cache/index.js';
 import { MAX_LOGIN_MS } from '../login/device.js';
 import type { Deps, GetTokenFlags } from './deps.js';
 import { prepare, type Prepared } from './prepare.js';
+import { rawInputs } from './call-inputs.js';
 import { loginWithRefresh } from './login.js';
 
 export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> {
@@ -22,9 +24,7 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
   const prepared = await prepare(flags, deps);
   deps.observe?.({ stage: 'prepare', ms: deps.now() - started, prepared });
   const { config, request, apiVersion } = prepared;
-  if (flags.output === 'token' && !config.paths.token) {
-    throw new UsageError('OUTPUT_TOKEN', '--output token needs a tokenPath; this config yields a client certificate');
-  }
+  checkOutput(flags.output, config);
   if (flags.login && !config.login) throw new UsageError('LOGIN_NONE', 'login runs the login of a config with login.deviceAuthorization; this config has none (get-token asks its token API without a person)');
   if (request.tls.insecureSkipVerify) deps.warn(INSECURE_SKIP_VERIFY_WARNING);
   const fetch: Fetch = async (refresh) => {
@@ -34,15 +34,9 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
   };
   let status: CredentialStatus;
   if (flags.cache ?? config.cacheEnabled) {
-    const { refInputs } = prepared;
     status = await through(
       {
-        ...refInputs,
-        dir: flags.cacheDir ?? defaultCacheDir(deps.env, deps.cache.homedir),
-        version: deps.version,
-        cacheFlag: flags.cache,
-        env: deps.env,
-        readFile: deps.readFile,
+        ...rawInputs(flags, prepared.refInputs, deps),
         document: prepared.document,
         dependencies: prepared.dependencies,
         readSoFar: prepared.readSoFar,
@@ -68,8 +62,11 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
     ({ status } = await fetch());
   }
   deps.observe?.({ stage: 'credential', status });
+  const printed = formatOutput(flags.output, apiVersion, status);
+  // checkOutput passed, so the credential holds what the format prints: else a bug, never an empty stdout.
+  if (printed === undefined) throw new Error(`the credential holds nothing --output ${flags.output} prints`);
   try {
-    deps.stdout(flags.output === 'token' ? `${status.token}\n` : formatExecCredential(apiVersion, status));
+    deps.stdout(printed);
   } catch (error) {
     throw error instanceof OutputError ? error.of('the credential') : error;
   }

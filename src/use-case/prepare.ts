@@ -2,20 +2,18 @@
 // every template, evaluate them (steps' answers as placeholders) and build the requests. validate and
 // render stop here; get-token goes on from here.
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { ConfigError, readProblem, UsageError } from '../errors.js';
+import { ConfigError, UsageError } from '../errors.js';
 import { placeholderMessage, placeholdersLeft } from '../config/env-placeholder.js';
-import { parseConfigText, selectSource } from '../config/load.js';
+import { parseConfigText } from '../config/load.js';
 import { normalizePath, validateProviderDocument } from '../config/validate.js';
 import type { ProviderConfig } from '../config/schema.js';
-import { parseSetFlags } from '../config/vars.js';
 import { pathEngine, type PathEngine } from '../credential/paths.js';
-import { readExecInfo, resolveApiVersion } from '../credential/exec-credential.js';
 import { buildRequest, renderFields, requestRoot, templateFields, type RenderedFields, type RenderedRequest } from '../request/build.js';
 import { checkTemplates } from '../template/check.js';
 import { TemplateRenderer } from '../template/renderer.js';
 import { namesScope } from '../template/names.js';
 import { deviceRequestConfig, DEVICE_ROOT, loginTemplates } from '../login/device.js';
-import type { RawInputs } from '../cache/index.js';
+import { callInputs, type RefInputs } from './call-inputs.js';
 import type { Deps, RequestFlags } from './deps.js';
 
 export interface Dependencies {
@@ -40,7 +38,7 @@ export interface Prepared {
   apiVersion: string;
   origin: string;
   /** What the cache's fast path finds this request by (see cache/ref.ts). */
-  refInputs: Pick<RawInputs, 'sourceKind' | 'configText' | 'vars' | 'cluster'>;
+  refInputs: RefInputs;
   /** The env names and files the request was rendered from, and every other one a template names in any branch. */
   dependencies: Dependencies;
   /**
@@ -66,28 +64,9 @@ export async function prepare(flags: RequestFlags, deps: Deps): Promise<Prepared
 }
 
 async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared> {
-  const execInfo = readExecInfo(deps.env['KUBERNETES_EXEC_INFO']);
-  const apiVersion = resolveApiVersion(execInfo, flags.apiVersion);
-  const vars = parseSetFlags(flags.set);
-  const source = selectSource(flags, deps.env, execInfo.cluster);
-  let document: unknown;
-  let configText: string;
-  if (source.kind === 'document') {
-    document = source.document;
-    configText = JSON.stringify(document);
-  } else {
-    let text: string;
-    if (source.kind === 'text') text = source.text;
-    else {
-      try {
-        text = deps.readFile(source.path);
-      } catch (error) {
-        throw new UsageError('CONFIG_UNREADABLE', `cannot read config ${source.path}: ${readProblem(error)}`, { cause: error });
-      }
-    }
-    configText = text;
-    document = await parseConfigText(text, source.origin);
-  }
+  const { execInfo, apiVersion, source, ref } = callInputs(flags, deps);
+  const { vars } = ref;
+  const document = source.kind === 'document' ? source.document : await parseConfigText(ref.configText, source.origin);
   const paths = await pathEngine(pathsIn(document));
   const result = validateProviderDocument(document, paths.check);
   if (!result.ok) throw new ConfigError(result.issues, source.origin);
@@ -183,7 +162,7 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
     // The cluster info is in the key only when a template names `cluster`: otherwise every cluster
     // behind one token API shares one credential (SPEC Cache). A config taken from the cluster entry
     // is in the key as the config (configText) either way.
-    refInputs: { sourceKind: source.kind, configText, vars, cluster: readsCluster ? execInfo.cluster : undefined },
+    refInputs: { ...ref, cluster: readsCluster ? ref.cluster : undefined },
     dependencies: readSoFar(),
     readSoFar,
     envNeeded: [...renderer.envNeeded].sort(),

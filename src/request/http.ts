@@ -92,9 +92,11 @@ export async function send(request: RenderedRequest, options: HttpOptions): Prom
       return { status: answer.status, contentType: answer.headers['content-type'], body: answer.body.toString('utf8'), bytes: answer.body.length };
     }
     const retryable = answer ? RETRY_STATUS_CODES.includes(answer.status) : isRetryable(failure!);
-    const retryAfter = answer ? headerValue(answer.headers['retry-after']) : undefined;
+    // Read once: the wait, the trace, the announcement and the error all speak of the same value.
+    const said = answer ? headerValue(answer.headers['retry-after']) : undefined;
+    const retryAfter = said === undefined ? undefined : { said: said.trim(), ms: parseRetryAfter(said, options.now()) };
     if (retryable && attempt <= options.retryLimit) {
-      const delay = retryDelay({ attempt, retryAfterMs: parseRetryAfter(retryAfter, options.now()), now: options.now(), deadline: options.deadline, random: options.random() });
+      const delay = retryDelay({ attempt, retryAfterMs: retryAfter?.ms, now: options.now(), deadline: options.deadline, random: options.random() });
       traceRetry(options, attempt, started, answer ? `HTTP ${answer.status}` : failure!.code, delay, retryAfter);
       if (delay > 1000) announceWait(options, delay, answer?.status, failure?.code, retryAfter);
       if (delay > 0) {
@@ -107,7 +109,7 @@ export async function send(request: RenderedRequest, options: HttpOptions): Prom
       if (said.verboseExcerpt !== undefined) options.log(`answer ${answer.status} body (excerpt): ${said.verboseExcerpt}`);
       throw new RequestError('HTTP_STATUS', `the token API answered ${answer.status}${answer.statusMessage ? ` ${answer.statusMessage}` : ''}${tries}${said.summary ? `: ${said.summary}` : ''}`, {
         status: answer.status,
-        retryAfterMs: parseRetryAfter(retryAfter, options.now()),
+        retryAfterMs: retryAfter?.ms,
       });
     }
     // An https:// proxy's own certificate fails the same way the token API's would: ask the proxy
@@ -165,28 +167,34 @@ function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** An answer's Retry-After as it was written (trimmed) and in ms (undefined when it reads as neither form). */
+interface RetryAfter {
+  said: string;
+  ms: number | undefined;
+}
+
 /** `the token API asked to retry after 20s (429); waiting`: said before a wait of more than a second. */
-function announceWait(options: HttpOptions, delay: number, status: number | undefined, code: string | undefined, retryAfter: string | undefined): void {
+function announceWait(options: HttpOptions, delay: number, status: number | undefined, code: string | undefined, retryAfter: RetryAfter | undefined): void {
   const seconds = delay / 1000;
   const shown = `${seconds >= 10 ? Math.round(seconds) : Math.round(seconds * 10) / 10}s`;
   const what = status !== undefined ? String(status) : options.redact(code ?? 'no answer');
-  const asked = retryAfter !== undefined && parseRetryAfter(retryAfter, options.now()) !== undefined;
+  const asked = retryAfter?.ms !== undefined;
   options.announce?.(asked ? `the token API asked to retry after ${shown} (${what}); waiting` : `the token API failed (${what}); retrying in ${shown}`);
 }
 
 /** One or two trace lines for a failed attempt that could be retried: what failed, how long it took, what comes next. */
-function traceRetry(options: HttpOptions, attempt: number, started: number, failure: string, delay: number, retryAfter: string | undefined): void {
+function traceRetry(options: HttpOptions, attempt: number, started: number, failure: string, delay: number, retryAfter: RetryAfter | undefined): void {
   const took = options.now() - started;
   if (delay === 0) {
     const why =
-      retryAfter !== undefined && (parseRetryAfter(retryAfter, options.now()) ?? 0) > RETRY_AFTER_CAP_MS
-        ? `Retry-After ${retryAfter.trim()} asks for more than ${RETRY_AFTER_CAP_MS / 1000} s`
+      retryAfter !== undefined && (retryAfter.ms ?? 0) > RETRY_AFTER_CAP_MS
+        ? `Retry-After ${retryAfter.said} asks for more than ${RETRY_AFTER_CAP_MS / 1000} s`
         : 'another attempt could not start before the whole-call deadline (--timeout)';
     options.log(`attempt ${attempt} failed (${options.redact(failure)}) after ${took} ms; not retrying: ${why}`);
     return;
   }
   options.log(`attempt ${attempt} failed (${options.redact(failure)}); retrying`);
-  const reason = retryAfter !== undefined && parseRetryAfter(retryAfter, options.now()) !== undefined ? `Retry-After ${retryAfter.trim()}` : 'backoff with jitter';
+  const reason = retryAfter?.ms !== undefined ? `Retry-After ${retryAfter.said}` : 'backoff with jitter';
   options.log(`attempt ${attempt} took ${took} ms; attempt ${attempt + 1} in ${delay} ms (${reason})`);
 }
 

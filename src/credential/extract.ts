@@ -5,6 +5,7 @@ import { ResponseError } from '../errors.js';
 import type { ProviderConfig } from '../config/schema.js';
 import type { CredentialStatus } from './exec-credential.js';
 import type { Match } from './jsonpath.js';
+import { errorSaid } from './error-fields.js';
 
 export type Query = (path: string, document: unknown) => Match[];
 
@@ -133,26 +134,16 @@ function single(document: unknown, path: string, field: string, query: Query): s
   return value;
 }
 
-const SAID_MAX = 200;
-
 /**
  * A 2xx answer without a token whose top level holds a string `error` (OAuth's invalid_grant sent
  * with 200 by some servers, a gateway's `{"error": …, "message": …}`): the API says why, so its
- * `error` and `error_description` (or `message`) are shown, each cut to 200 characters after it is
- * redacted: a cut through an echoed secret would leave a piece that no longer reads as it.
+ * `error` and `error_description` (or `message`) are shown (error-fields.ts).
  */
 function apiSaidWhy(document: unknown, path: string, redact: (text: string) => string): ResponseError | undefined {
-  if (document === null || typeof document !== 'object' || Array.isArray(document)) return undefined;
-  const fields = document as Record<string, unknown>;
-  if (typeof fields['error'] !== 'string') return undefined;
-  const cut = (text: string) => {
-    const shown = redact(text);
-    return JSON.stringify(shown.length > SAID_MAX ? `${shown.slice(0, SAID_MAX)}…` : shown);
-  };
-  const said = [`error ${cut(fields['error'])}`];
-  const detail = typeof fields['error_description'] === 'string' ? 'error_description' : typeof fields['message'] === 'string' ? 'message' : undefined;
-  if (detail !== undefined) said.push(`${detail} ${cut(fields[detail] as string)}`);
-  return new ResponseError('RESPONSE_ERROR', `the token API answered without a token (tokenPath ${path} matched nothing), saying ${said.join(', ')}`);
+  const said = errorSaid(document, redact);
+  if (!said) return undefined;
+  const detail = said.detail ? `, ${said.detail.field} ${said.detail.text}` : '';
+  return new ResponseError('RESPONSE_ERROR', `the token API answered without a token (tokenPath ${path} matched nothing), saying error ${said.error}${detail}`);
 }
 
 function kind(value: unknown): string {

@@ -1,7 +1,8 @@
 // RFC 8628, the device authorization grant, as pure pieces: the requests derived from the config's
 // token request, the device authorization answer read and bounded, the prompt, and what each answer
 // of the token endpoint means for the polling. No clock, no network: use-case/login.ts runs them.
-import { ResponseError, RequestError, terminalSafe, UNSHOWABLE, UsageError } from '../errors.js';
+import { ResponseError, RequestError, UNSHOWABLE, UsageError } from '../errors.js';
+import { errorSaid } from '../credential/error-fields.js';
 import type { ProviderConfig, RequestConfig } from '../config/schema.js';
 import type { RenderedRequest } from '../request/build.js';
 
@@ -98,11 +99,6 @@ function printable(value: unknown, max: number): value is string {
   return typeof value === 'string' && value.length > 0 && value.length <= max && !UNSHOWABLE.test(value);
 }
 
-/** A server's text in a message, quoted, its UNSHOWABLE characters as escapes. */
-function quoted(text: string): string {
-  return terminalSafe(JSON.stringify(text));
-}
-
 function webUri(value: unknown): value is string {
   if (!printable(value, MAX_URI) || /\s/.test(value)) return false;
   try {
@@ -165,9 +161,8 @@ export function readTokenAnswer(status: number, document: unknown, grant: 'devic
     if (error === 'access_denied') throw new LoginError('LOGIN_DENIED', 'the login was denied at the identity provider; run the command again to log in anew');
     if (error === 'expired_token') throw new LoginError('LOGIN_EXPIRED', 'the login code expired before it was approved; run the command again for a new code');
   }
-  // Redacted before it is cut: a cut through an echoed secret leaves a piece no redactor knows.
-  const description = typeof answer?.['error_description'] === 'string' ? redact(answer['error_description']).slice(0, 200) : undefined;
-  const said = error !== undefined ? `: ${quoted(redact(error).slice(0, 200))}${description !== undefined ? ` (${quoted(description)})` : ''}` : '';
+  const words = errorSaid(answer, redact);
+  const said = words ? `: ${words.error}${words.detail ? ` (${words.detail.text})` : ''}` : '';
   const what = grant === 'refresh_token' ? 'the refresh' : 'the device code';
   throw new RequestError('LOGIN_REFUSED', `the token endpoint refused ${what} with ${status}${said}`, { status });
 }

@@ -3,6 +3,7 @@
 import { X509Certificate } from 'node:crypto';
 import { RequestError } from '../errors.js';
 import { describeBody, HTML_HINT, looksLikeHtml } from '../credential/extract.js';
+import { ERROR_FIELDS } from '../credential/error-fields.js';
 import { showProxy, type ProxyChoice } from './proxy.js';
 import { excerpt } from '../redact/redactor.js';
 import type { RenderedRequest } from './build.js';
@@ -65,9 +66,6 @@ function bodyExcerpt(body: Buffer, redact: (text: string) => string): string {
   const text = body.toString('utf8');
   return /[\ufffd\u0000]/.test(text) ? 'binary data, not UTF-8 text' : excerpt(text, redact);
 }
-
-// What OAuth 2.0 (RFC 6749 5.2), RFC 7807-like and most REST APIs put in an error answer.
-const ERROR_FIELDS = new Set(['error', 'error_description', 'message', 'errors', 'reason', 'code']);
 
 // Deeper than this, an error field is no message for people; the cut also keeps the stack safe.
 const MAX_FIELD_DEPTH = 8;

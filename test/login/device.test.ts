@@ -94,10 +94,10 @@ describe('readTokenAnswer', () => {
     expect([exitCodeFor(thrown), thrown.code, thrown.message]).toEqual([2, code, message]);
   });
 
-  it('any other error is exit 3 naming it, cut to 200 characters', () => {
+  it('any other error is exit 3 naming it, cut to 200 characters and a …', () => {
     const thrown = failure(() => readTokenAnswer(401, { error: 'invalid_client', error_description: 'd'.repeat(5000) }, 'device_code'));
     expect(exitCodeFor(thrown)).toBe(3);
-    expect(thrown.message).toBe(`the token endpoint refused the device code with 401: "invalid_client" ("${'d'.repeat(200)}")`);
+    expect(thrown.message).toBe(`the token endpoint refused the device code with 401: "invalid_client" ("${'d'.repeat(200)}…")`);
   });
 
   it('a refresh answered authorization_pending is no reason to wait: exit 3', () => {

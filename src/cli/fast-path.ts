@@ -3,10 +3,9 @@
 // unknown flag, help, a subcommand, a bad value, a missing or stale ref) returns undefined, and
 // main.ts runs the full path, which decides and reports exactly as if this did not exist.
 import type { CliDeps } from './deps.js';
-import { DURATION_PATTERN, parseDuration } from '../config/shape.js';
 import { INSECURE_SKIP_VERIFY_WARNING, OutputError, terminalSafe } from '../errors.js';
-import { flagNamed } from './flags.js';
-import { formatOutput, type OutputName } from '../credential/output/index.js';
+import { flagNamed, positiveDuration } from './flags.js';
+import { DEFAULT_OUTPUT, formatOutput, type OutputName } from '../credential/output/index.js';
 import { lookupFast } from '../cache/index.js';
 import { callInputs, rawInputs } from '../use-case/call-inputs.js';
 
@@ -26,7 +25,7 @@ export interface FastFlags {
 
 /** The get-token flags (one table, flags.ts), or undefined for anything the full parser should see. */
 export function parseFastArgs(argv: string[]): FastFlags | undefined {
-  const flags: FastFlags = { set: [], output: 'exec-credential', verbose: false };
+  const flags: FastFlags = { set: [], output: DEFAULT_OUTPUT, verbose: false };
   const values = flags as unknown as Record<string, unknown>;
   let i = argv[0] === 'get-token' ? 1 : 0;
   for (; i < argv.length; i++) {
@@ -43,7 +42,7 @@ export function parseFastArgs(argv: string[]): FastFlags | undefined {
     if (value === undefined) return undefined;
     if (flag.choices && !flag.choices.includes(value)) return undefined;
     // Checked here; only a fetch needs it.
-    if (flag.key === 'timeout' && (!DURATION_PATTERN.test(value) || parseDuration(value) <= 0)) return undefined;
+    if (flag.key === 'timeout' && positiveDuration(value) === undefined) return undefined;
     if (flag.repeatable) (values[flag.key] as string[]).push(value);
     else values[flag.key] = value;
   }

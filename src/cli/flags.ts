@@ -6,7 +6,7 @@ import { UsageError } from '../errors.js';
 import { DURATION_PATTERN, parseDuration } from '../config/shape.js';
 import type { GetTokenFlags, RequestFlags } from '../use-case/deps.js';
 import type { DoctorFlags } from '../use-case/doctor/deps.js';
-import { OUTPUTS, OUTPUTS_DESCRIBED, outputNamed } from '../credential/output/index.js';
+import { DEFAULT_OUTPUT, OUTPUTS, OUTPUTS_DESCRIBED, outputNamed } from '../credential/output/index.js';
 
 type FlagKey =
   | 'config'
@@ -59,7 +59,7 @@ export const GET_TOKEN_FLAGS: readonly Flag[] = [
     request: true,
   },
   { key: 'set', long: '--set', value: 'key=value', description: 'template variable vars.<key> (repeatable)', repeatable: true, request: true },
-  { key: 'output', long: '--output', short: '-o', value: 'format', description: OUTPUTS_DESCRIBED, default: OUTPUTS[0], choices: OUTPUTS },
+  { key: 'output', long: '--output', short: '-o', value: 'format', description: OUTPUTS_DESCRIBED, default: DEFAULT_OUTPUT, choices: OUTPUTS },
   {
     key: 'apiVersion',
     long: '--api-version',
@@ -119,12 +119,17 @@ export function flagSyntax(flag: Flag): string {
   return `${flag.short ? `${flag.short}, ` : ''}${flag.long}${flag.value ? ` <${flag.value}>` : ''}`;
 }
 
+/** A flag's duration in milliseconds, or undefined when it is no positive duration: the fast path steps aside. */
+export function positiveDuration(value: string): number | undefined {
+  const ms = DURATION_PATTERN.test(value) ? parseDuration(value) : 0;
+  return ms > 0 ? ms : undefined;
+}
+
 /** --timeout's value in milliseconds, checked the same way on both routes. */
 export function durationFlag(name: string, value: string): number {
-  if (!DURATION_PATTERN.test(value) || parseDuration(value) <= 0) {
-    throw new UsageError('FLAG_INVALID', `${name} ${JSON.stringify(value)}: expected a positive duration such as 10s, 500ms or 1m30s`);
-  }
-  return parseDuration(value);
+  const ms = positiveDuration(value);
+  if (ms === undefined) throw new UsageError('FLAG_INVALID', `${name} ${JSON.stringify(value)}: expected a positive duration such as 10s, 500ms or 1m30s`);
+  return ms;
 }
 
 /** The values of the table's flags as either route parsed them (commander, or the fast path). */

@@ -3,15 +3,16 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { V1 } from '../../src/credential/exec-credential.js';
-import { checkOutput, formatOutput, OUTPUTS, OUTPUTS_DESCRIBED, outputNamed } from '../../src/credential/output/index.js';
+import { checkOutput, DEFAULT_OUTPUT, formatOutput, OUTPUTS, OUTPUTS_DESCRIBED, outputNamed } from '../../src/credential/output/index.js';
 import { caught } from '../helpers/caught.js';
 
 const token = { token: 'tok-1', expirationTimestamp: '2030-01-01T00:00:00Z' };
 const certificate = { clientCertificateData: 'CERT', clientKeyData: 'KEY' };
 
 describe('the output formats', () => {
-  it('are exec-credential (the default, first) and token, each described for --help', () => {
+  it('are exec-credential (the default) and token, each described for --help', () => {
     expect(OUTPUTS).toEqual(['exec-credential', 'token']);
+    expect(DEFAULT_OUTPUT).toBe('exec-credential');
     expect(OUTPUTS_DESCRIBED).toBe('what to print: an ExecCredential, or the bare token');
   });
 

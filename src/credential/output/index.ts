@@ -14,15 +14,16 @@ const FORMATS = {
 
 export type OutputName = keyof typeof FORMATS;
 
-/** The names, the default first. */
+/** The names, for --output's choices. */
 export const OUTPUTS = Object.keys(FORMATS) as OutputName[];
+export const DEFAULT_OUTPUT: OutputName = 'exec-credential';
 
 /** --output's help: what each format prints. */
 export const OUTPUTS_DESCRIBED = `what to print: ${OUTPUTS.map((name) => FORMATS[name].describes).join(', or ')}`;
 
 /** The name a parsed flag gives, else the default. */
 export function outputNamed(value: string | undefined): OutputName {
-  return OUTPUTS.find((name) => name === value) ?? OUTPUTS[0]!;
+  return OUTPUTS.find((name) => name === value) ?? DEFAULT_OUTPUT;
 }
 
 /** Exit 2 before anything is sent when this config's credential cannot be printed in `name`. */

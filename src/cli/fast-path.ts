@@ -78,13 +78,12 @@ function cachedOutput(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile' |
   try {
     const { apiVersion, ref } = callInputs(flags, deps);
     const raw = rawInputs(flags, ref, deps);
-    const { dir } = raw;
     const found = lookupFast(raw, deps.now(), deps.cache);
     if (!found) return undefined;
     if (found.kind === 'failure') {
       if (found.insecure) deps.stderr(`webapi-credential: warning: ${INSECURE_SKIP_VERIFY_WARNING}\n`);
       // A remembered failure costs no more than a hit: the same line the full path would print.
-      if (flags.verbose) deps.stderr(`webapi-credential: cache: failure remembered (fast path, ${terminalSafe(dir)})\n`);
+      if (flags.verbose) deps.stderr(`webapi-credential: cache: failure remembered (fast path, ${terminalSafe(raw.dir)})\n`);
       deps.stderr(`webapi-credential: ${found.message}\n`);
       return found.exitCode;
     }
@@ -92,7 +91,7 @@ function cachedOutput(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile' |
     if (printed === undefined) return undefined;
     if (found.insecure) deps.stderr(`webapi-credential: warning: ${INSECURE_SKIP_VERIFY_WARNING}\n`);
     if (found.note !== undefined) deps.stderr(`webapi-credential: warning: ${found.note}\n`);
-    if (flags.verbose) deps.stderr(`webapi-credential: cache: hit (fast path, ${terminalSafe(dir)})\n`);
+    if (flags.verbose) deps.stderr(`webapi-credential: cache: hit (fast path, ${terminalSafe(raw.dir)})\n`);
     return printed;
   } catch {
     // Every error here is one the full path reports properly.

@@ -10,7 +10,8 @@
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { readProblem, UsageError } from '../errors.js';
 import { MAX_YAML_TOKENS, tooManyYamlTokens } from '../config/load.js';
-import type { Deps } from './deps.js';
+import type { Deps } from '../use-case/deps.js';
+import { emptyDocument, notValidYaml } from './read.js';
 import { replaceFile } from './replace-file.js';
 
 type YamlModule = typeof import('yaml');
@@ -51,12 +52,8 @@ export function allowInKuberc(YAML: YamlModule, existing: string | undefined, pa
   if (existing === undefined || existing.trim() === '') return { text: existing, outcome: 'not-allowlist', policy: '' };
   if (tooManyYamlTokens(YAML, existing)) throw new UsageError('KUBERC_TOO_LARGE', `${where} is too large to change: more than ${MAX_YAML_TOKENS} YAML tokens`);
   const doc = YAML.parseDocument(existing, { keepSourceTokens: false });
-  if (doc.errors.length > 0) {
-    const error = doc.errors[0]!;
-    const problem = error.code === 'MULTIPLE_DOCS' ? 'it holds more than one document' : error.message.split('\n')[0]!.replace(/:$/, '');
-    throw new UsageError('KUBERC_INVALID', `${where} is not valid YAML (${problem}); fix it, or leave out --kuberc`);
-  }
-  if (doc.contents === null || (YAML.isScalar(doc.contents) && doc.contents.value === null)) return { text: existing, outcome: 'not-allowlist', policy: '' };
+  if (doc.errors.length > 0) throw notValidYaml('KUBERC_INVALID', where, doc, 'fix it, or leave out --kuberc');
+  if (emptyDocument(YAML, doc)) return { text: existing, outcome: 'not-allowlist', policy: '' };
   if (!YAML.isMap(doc.contents)) throw new UsageError('KUBERC_INVALID', `${where} is not a kuberc (not a mapping); fix it, or leave out --kuberc`);
   const policy = doc.get('credentialPluginPolicy');
   if (policy !== 'Allowlist') return { text: existing, outcome: 'not-allowlist', policy: typeof policy === 'string' ? policy : '' };

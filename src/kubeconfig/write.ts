@@ -1,8 +1,9 @@
 // The kubeconfig --merge writes, as a file: kubectl's lock taken, the file read under its bound, the
-// merged text written atomically (replace-file.ts) with mode 0600, a link followed only when it is the user's.
+// merged text written atomically (replace-file.ts) with mode 0600, through links only of the user's (links.ts).
 import { dirname } from 'node:path';
 import { readProblem, UsageError } from '../errors.js';
 import type { Deps } from '../use-case/deps.js';
+import { followOwnLinks } from './links.js';
 import { KUBECONFIG_MAX_BYTES } from './read.js';
 import { replaceFile } from './replace-file.js';
 
@@ -43,21 +44,19 @@ export async function withKubeconfigLock<T>(path: string, deps: Deps, write: () 
 /**
  * Reads the kubeconfig at `path` (absent: undefined), writes what `merge` makes of it atomically
  * (a temporary file in the same directory, mode 0600, renamed over it). A symbolic link stays one:
- * the file it points at is replaced. Returns false when nothing changed (nothing is written).
+ * the file it leads to is replaced, when every link on the way is the user's (links.ts). Returns the
+ * file written (or that would have been: nothing is written when nothing changed), and its old mode
+ * when that let others in.
  */
-export function writeMerged(path: string, merge: (existing: string | undefined) => string, deps: Deps): { narrowedFrom?: number } {
+export function writeMerged(path: string, merge: (existing: string | undefined) => string, deps: Deps): { file: string; narrowedFrom?: number } {
   const fs = deps.cache.fs;
   let target = path;
   let existing: string | undefined;
   let owner: { uid: number; gid: number; mode: number } | undefined;
   try {
-    // A link someone else planted (KUBECONFIG in a shared directory) would have us overwrite the
-    // file it points at: only one of ours is followed.
-    const link = fs.lstatSync(path);
-    if (link.isSymbolicLink() && deps.cache.uid !== undefined && link.uid !== deps.cache.uid) {
-      throw new UsageError('KUBECONFIG_UNTRUSTED', `${path} is a symbolic link owned by uid ${link.uid}, not by you; refusing to write through it: choose another file with --merge <file>`);
-    }
-    target = fs.realpathSync(path);
+    const followed = followOwnLinks(fs, path, deps.cache.uid);
+    if ('refused' in followed) throw new UsageError('KUBECONFIG_UNTRUSTED', `${followed.refused}; refusing to write through it: choose another file with --merge <file>`);
+    target = followed.file;
     // The bounded reader: a kubeconfig is a regular file, of 2 MB for a thousand clusters with their CAs.
     existing = deps.readFile(target, KUBECONFIG_MAX_BYTES);
     owner = fs.statSync(target);
@@ -66,7 +65,7 @@ export function writeMerged(path: string, merge: (existing: string | undefined) 
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new UsageError('KUBECONFIG_UNREADABLE', `cannot read ${path}: ${readProblem(error)}`, { cause: error });
   }
   const text = merge(existing);
-  if (text === existing) return {};
+  if (text === existing) return { file: target };
   try {
     fs.mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
     replaceFile(target, text, owner, deps);
@@ -74,5 +73,5 @@ export function writeMerged(path: string, merge: (existing: string | undefined) 
     throw new UsageError('KUBECONFIG_UNWRITABLE', `cannot write ${path}: ${readProblem(error)}`, { cause: error });
   }
   const mode = owner === undefined ? 0o600 : owner.mode & 0o777;
-  return mode & 0o077 ? { narrowedFrom: mode } : {};
+  return mode & 0o077 ? { file: target, narrowedFrom: mode } : { file: target };
 }

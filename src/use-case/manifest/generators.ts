@@ -79,17 +79,19 @@ export async function kubeconfig(flags: KubeconfigFlags, cwd: string, deps: Deps
     const next = flags.use ? `current-context is ${name}` : `kubectl --context ${name} uses them (or --use makes it current)`;
     const what = `cluster, user and context ${name}`;
     const outcome = merged!.outcome;
+    // The file written, which a link may have led to: the report names it.
+    const file = written.file === path ? path : `${written.file} (${path} is a link to it)`;
     notes.push(
       outcome === 'added'
-        ? `added ${what} to ${path}; ${next}`
+        ? `added ${what} to ${file}; ${next}`
         : outcome === 'updated'
-          ? `updated ${what} in ${path}${merged!.replacedServer !== undefined ? ` (its server was ${merged!.replacedServer}, now ${checked.server})` : ''}; ${next}`
-          : `unchanged: ${what} in ${path}; ${next}`,
+          ? `updated ${what} in ${file}${merged!.replacedServer !== undefined ? ` (its server was ${merged!.replacedServer}, now ${checked.server})` : ''}; ${next}`
+          : `unchanged: ${what} in ${file}; ${next}`,
     );
     // Never silently: the rest of the file kept its bytes unless this note says otherwise.
-    if (merged!.rewritten !== undefined) notes.push(`note: ${path} was rewritten whole, not edited in place (${merged!.rewritten}): its formatting and comment spacing may have changed`);
+    if (merged!.rewritten !== undefined) notes.push(`note: ${written.file} was rewritten whole, not edited in place (${merged!.rewritten}): its formatting and comment spacing may have changed`);
     if (written.narrowedFrom !== undefined) {
-      notes.push(`note: ${path} was mode ${octal(written.narrowedFrom)}, readable or writable by others: it is 0600 now, as a file holding credentials should be`);
+      notes.push(`note: ${written.file} was mode ${octal(written.narrowedFrom)}, readable or writable by others: it is 0600 now, as a file holding credentials should be`);
     }
     if (allowInKuberc) notes.push(allowInKuberc());
   } else deps.stdout(await toYaml(buildKubeconfig(input)));

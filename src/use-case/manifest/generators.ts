@@ -4,6 +4,7 @@
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { mergeKubeconfig, type Merged } from '../../kubeconfig/merge.js';
+import { hostileName } from '../../kubeconfig/names.js';
 import { withKubeconfigLock, writeMerged } from '../../kubeconfig/write.js';
 import { stringify11 } from '../../kubeconfig/yaml11.js';
 import { envPlaceholder } from '../../config/env-placeholder.js';
@@ -34,6 +35,7 @@ export interface ArgoCdSecretFlags extends ManifestFlags {
 
 /** Prints the kubeconfig; returns notes for stderr. */
 export async function kubeconfig(flags: KubeconfigFlags, cwd: string, deps: Deps): Promise<string[]> {
+  refuseHostileName(flags.name, undefined);
   const checked = await check(flags, V1, deps);
   const command = flags.command ?? INSTALLED_NAME;
   const notes: string[] = [...checked.notes];
@@ -65,6 +67,7 @@ export async function kubeconfig(flags: KubeconfigFlags, cwd: string, deps: Deps
     ...(hasLogin(checked.document) ? { login: true } : {}),
   };
   const name = flags.name ?? entryName(checked.server);
+  refuseHostileName(name, checked.server);
   const input = { name, server: checked.server, ...(checked.caData !== undefined ? { caData: checked.caData } : {}), plugin };
   // --kuberc: the kuberc read and checked before the kubeconfig is written (kubeconfig/kuberc.ts).
   const allowInKuberc = flags.kuberc ? await (await import('../../kubeconfig/kuberc.js')).planKuberc(command, cwd, deps) : undefined;
@@ -106,6 +109,13 @@ export async function kubeconfig(flags: KubeconfigFlags, cwd: string, deps: Deps
 /** A config with login (SPEC "Interactive login"): its kubeconfig lets the plugin prompt. */
 function hasLogin(document: unknown): boolean {
   return (document as { webAPIProviderConfig?: { login?: unknown } } | null)?.webAPIProviderConfig?.login !== undefined;
+}
+
+/** A name kubectl would not read or show as itself is a usage error (kubeconfig/names.ts); `server` when it was taken from there. */
+function refuseHostileName(name: string | undefined, server: string | undefined): void {
+  const why = name === undefined ? undefined : hostileName(name);
+  if (why === undefined) return;
+  throw new UsageError('NAME_INVALID', server === undefined ? `--name ${why}: choose a name without control, format or line-break characters` : `the name taken from --server ${why}: give one with --name`);
 }
 
 /** A kubeconfig entry's default name: the server's host, with its port unless 443, so that two clusters on one host never share one. */

@@ -49,6 +49,14 @@ module.exports = {
       to: { path: '^src/cache/', pathNot: '^src/cache/index\\.ts$' },
     },
     {
+      name: 'kubeconfig-edits-files-only',
+      comment:
+        'kubeconfig/ edits a user\'s kubeconfig and kuberc (parse, edit in place, check, write): it serves the use cases and knows none of them, nor argv, the network, the cache or templates. It takes the use cases\' deps as a type.',
+      severity: 'error',
+      from: { path: '^src/kubeconfig/' },
+      to: { dependencyTypesNot: ['type-only'], path: '^src/(cli|use-case|request|login|cache|template|credential|redact)/' },
+    },
+    {
       name: 'no-unresolvable',
       comment: 'An import that resolves to nothing fails at run time, maybe only on a rare path.',
       severity: 'error',

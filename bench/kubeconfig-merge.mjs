@@ -1,6 +1,6 @@
 // kubeconfig --merge into a kubeconfig of 1,000 clusters with CA data (about 1.8 MB, as kubectl
 // writes it), in process: adding a new cluster and replacing one in the middle, CPU time; and adding
-// one when a flow-style entry sends the file to the yaml parser (kubeconfig-splice.ts). The SPEC
+// one to a file with a flow-style entry (every file is edited in place at the parser's offsets: src/kubeconfig/splice.ts). The SPEC
 // asks for well under a second. For scale, the yaml parser alone on the same file. bench/run.mjs adds
 // these rows to its table; `node bench/kubeconfig-merge.mjs` prints them alone (no binary needed).
 import { build } from 'esbuild';
@@ -17,7 +17,7 @@ const root = fileURLToPath(new URL('../', import.meta.url));
 async function loadMerge() {
   const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-bench-merge-'));
   const outfile = join(dir, 'merge.mjs');
-  await build({ entryPoints: [join(root, 'src', 'use-case', 'manifest', 'merge', 'merge.ts')], bundle: true, platform: 'node', format: 'esm', outfile, logLevel: 'warning', external: ['yaml'] });
+  await build({ entryPoints: [join(root, 'src', 'kubeconfig', 'merge.ts')], bundle: true, platform: 'node', format: 'esm', outfile, logLevel: 'warning', external: ['yaml'] });
   const module = await import(pathToFileURL(outfile).href);
   rmSync(dir, { recursive: true, force: true });
   return module.mergeKubeconfig;

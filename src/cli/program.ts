@@ -167,7 +167,7 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     .command('__complete-contexts', { hidden: true })
     .option('--kubeconfig <file>')
     .action(async (options: { kubeconfig?: string }) => {
-      const { kubeconfigContexts } = await import('../use-case/manifest/kubeconfig-contexts.js');
+      const { kubeconfigContexts } = await import('../kubeconfig/contexts.js');
       const names = await kubeconfigContexts(options.kubeconfig, deps.cwd?.() ?? '.', useCaseDeps({}));
       deps.stdout(names.map((name) => `${name}\n`).join(''));
     });

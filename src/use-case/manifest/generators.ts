@@ -2,10 +2,11 @@
 // it (manifest-input.ts), then the manifest and notes on what it needs where it runs. Secret values
 // are never printed: the env names the templates read are listed, not their values.
 import { delimiter, dirname, join, resolve } from 'node:path';
-import { readProblem, UsageError } from '../../errors.js';
-import { mergeKubeconfig, type Merged } from './merge/merge.js';
-import { stringify11 } from './merge/yaml11.js';
-import { replaceFile } from '../replace-file.js';
+import { UsageError } from '../../errors.js';
+import { mergeKubeconfig, type Merged } from '../../kubeconfig/merge.js';
+import { hostileName } from '../../kubeconfig/names.js';
+import { withKubeconfigLock, writeMerged } from '../../kubeconfig/write.js';
+import { stringify11 } from '../../kubeconfig/yaml11.js';
 import { envPlaceholder } from '../../config/env-placeholder.js';
 import { V1, V1BETA1 } from '../../credential/exec-credential.js';
 import type { Deps } from '../deps.js';
@@ -19,7 +20,7 @@ export interface KubeconfigFlags extends ManifestFlags {
   merge?: string | true;
   /** --use: with merge, set current-context. */
   use?: boolean;
-  /** --kuberc: with merge, allow the plugin in kubectl's kuberc (use-case/kuberc.ts). */
+  /** --kuberc: with merge, allow the plugin in kubectl's kuberc (kubeconfig/kuberc.ts). */
   kuberc?: boolean;
   /** The exec entry's command: the installed name by default, so kubectl's installHint works. */
   command?: string;
@@ -34,6 +35,7 @@ export interface ArgoCdSecretFlags extends ManifestFlags {
 
 /** Prints the kubeconfig; returns notes for stderr. */
 export async function kubeconfig(flags: KubeconfigFlags, cwd: string, deps: Deps): Promise<string[]> {
+  refuseHostileName(flags.name, undefined);
   const checked = await check(flags, V1, deps);
   const command = flags.command ?? INSTALLED_NAME;
   const notes: string[] = [...checked.notes];
@@ -65,9 +67,10 @@ export async function kubeconfig(flags: KubeconfigFlags, cwd: string, deps: Deps
     ...(hasLogin(checked.document) ? { login: true } : {}),
   };
   const name = flags.name ?? entryName(checked.server);
+  refuseHostileName(name, checked.server);
   const input = { name, server: checked.server, ...(checked.caData !== undefined ? { caData: checked.caData } : {}), plugin };
-  // --kuberc: the kuberc read and checked before the kubeconfig is written (use-case/kuberc.ts).
-  const allowInKuberc = flags.kuberc ? await (await import('../kuberc.js')).planKuberc(command, cwd, deps) : undefined;
+  // --kuberc: the kuberc read and checked before the kubeconfig is written (kubeconfig/kuberc.ts).
+  const allowInKuberc = flags.kuberc ? await (await import('../../kubeconfig/kuberc.js')).planKuberc(command, cwd, deps) : undefined;
   if (flags.merge !== undefined) {
     const path = mergeTarget(flags.merge, cwd, deps);
     const entries = kubeconfigEntries(input);
@@ -79,17 +82,19 @@ export async function kubeconfig(flags: KubeconfigFlags, cwd: string, deps: Deps
     const next = flags.use ? `current-context is ${name}` : `kubectl --context ${name} uses them (or --use makes it current)`;
     const what = `cluster, user and context ${name}`;
     const outcome = merged!.outcome;
+    // The file written, which a link may have led to: the report names it.
+    const file = written.file === path ? path : `${written.file} (${path} is a link to it)`;
     notes.push(
       outcome === 'added'
-        ? `added ${what} to ${path}; ${next}`
+        ? `added ${what} to ${file}; ${next}`
         : outcome === 'updated'
-          ? `updated ${what} in ${path}${merged!.replacedServer !== undefined ? ` (its server was ${merged!.replacedServer}, now ${checked.server})` : ''}; ${next}`
-          : `unchanged: ${what} in ${path}; ${next}`,
+          ? `updated ${what} in ${file}${merged!.replacedServer !== undefined ? ` (its server was ${merged!.replacedServer}, now ${checked.server})` : ''}; ${next}`
+          : `unchanged: ${what} in ${file}; ${next}`,
     );
     // Never silently: the rest of the file kept its bytes unless this note says otherwise.
-    if (merged!.rewritten !== undefined) notes.push(`note: ${path} was rewritten whole, not edited in place (${merged!.rewritten}): its formatting and comment spacing may have changed`);
+    if (merged!.rewritten !== undefined) notes.push(`note: ${written.file} was rewritten whole, not edited in place (${merged!.rewritten}): its formatting and comment spacing may have changed`);
     if (written.narrowedFrom !== undefined) {
-      notes.push(`note: ${path} was mode ${octal(written.narrowedFrom)}, readable or writable by others: it is 0600 now, as a file holding credentials should be`);
+      notes.push(`note: ${written.file} was mode ${octal(written.narrowedFrom)}, readable or writable by others: it is 0600 now, as a file holding credentials should be`);
     }
     if (allowInKuberc) notes.push(allowInKuberc());
   } else deps.stdout(await toYaml(buildKubeconfig(input)));
@@ -106,6 +111,13 @@ function hasLogin(document: unknown): boolean {
   return (document as { webAPIProviderConfig?: { login?: unknown } } | null)?.webAPIProviderConfig?.login !== undefined;
 }
 
+/** A name kubectl would not read or show as itself is a usage error (kubeconfig/names.ts); `server` when it was taken from there. */
+function refuseHostileName(name: string | undefined, server: string | undefined): void {
+  const why = name === undefined ? undefined : hostileName(name);
+  if (why === undefined) return;
+  throw new UsageError('NAME_INVALID', server === undefined ? `--name ${why}: choose a name without control, format or line-break characters` : `the name taken from --server ${why}: give one with --name`);
+}
+
 /** A kubeconfig entry's default name: the server's host, with its port unless 443, so that two clusters on one host never share one. */
 function entryName(server: string): string {
   return new URL(server).host;
@@ -116,80 +128,6 @@ function mergeTarget(merge: string | true, cwd: string, deps: Deps): string {
   if (merge !== true) return resolve(cwd, merge);
   const first = (deps.env['KUBECONFIG'] ?? '').split(delimiter).find((path) => path !== '');
   return first !== undefined ? resolve(cwd, first) : join(deps.cache.homedir, '.kube', 'config');
-}
-
-/** The largest kubeconfig --merge reads: kubectl sets none; eight times a 1,000-cluster file with CA data. */
-const KUBECONFIG_MAX_BYTES = 16 * 1024 * 1024;
-
-/** How long a merge waits for another writer's lock: merges take well under a second each. */
-const LOCK_PATIENCE_MS = 5000;
-
-/**
- * Runs `write` holding kubectl's lock on the kubeconfig (client-go's `<file>.lock`, created
- * exclusively): two merges, or a merge and `kubectl config set-context`, started together would
- * otherwise each rename their own copy over the file and lose the other's entries. The lock is
- * created without following a link; one that stays (a writer that died) is named, not taken.
- */
-async function withKubeconfigLock<T>(path: string, deps: Deps, write: () => T): Promise<T> {
-  const fs = deps.cache.fs;
-  const lock = `${path}.lock`;
-  for (let waited = 0; ; waited += 25) {
-    try {
-      fs.mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-      fs.closeSync(fs.openSync(lock, 'wx', 0o600));
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new UsageError('KUBECONFIG_UNWRITABLE', `cannot write ${path}: ${readProblem(error)}`, { cause: error });
-      if (waited >= LOCK_PATIENCE_MS) throw new UsageError('KUBECONFIG_LOCKED', `${lock} exists: kubectl or another webapi-credential is writing ${path}; remove ${lock} if none is`);
-      await deps.cache.sleep(25);
-    }
-  }
-  try {
-    return write();
-  } finally {
-    try {
-      fs.unlinkSync(lock);
-    } catch {
-      // Gone already: nothing to release.
-    }
-  }
-}
-
-/**
- * Reads the kubeconfig at `path` (absent: undefined), writes what `merge` makes of it atomically
- * (a temporary file in the same directory, mode 0600, renamed over it). A symbolic link stays one:
- * the file it points at is replaced. Returns false when nothing changed (nothing is written).
- */
-function writeMerged(path: string, merge: (existing: string | undefined) => string, deps: Deps): { narrowedFrom?: number } {
-  const fs = deps.cache.fs;
-  let target = path;
-  let existing: string | undefined;
-  let owner: { uid: number; gid: number; mode: number } | undefined;
-  try {
-    // A link someone else planted (KUBECONFIG in a shared directory) would have us overwrite the
-    // file it points at: only one of ours is followed.
-    const link = fs.lstatSync(path);
-    if (link.isSymbolicLink() && deps.cache.uid !== undefined && link.uid !== deps.cache.uid) {
-      throw new UsageError('KUBECONFIG_UNTRUSTED', `${path} is a symbolic link owned by uid ${link.uid}, not by you; refusing to write through it: choose another file with --merge <file>`);
-    }
-    target = fs.realpathSync(path);
-    // The bounded reader: a kubeconfig is a regular file, of 2 MB for a thousand clusters with their CAs.
-    existing = deps.readFile(target, KUBECONFIG_MAX_BYTES);
-    owner = fs.statSync(target);
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new UsageError('KUBECONFIG_UNREADABLE', `cannot read ${path}: ${readProblem(error)}`, { cause: error });
-  }
-  const text = merge(existing);
-  if (text === existing) return {};
-  try {
-    fs.mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
-    replaceFile(target, text, owner, deps);
-  } catch (error) {
-    throw new UsageError('KUBECONFIG_UNWRITABLE', `cannot write ${path}: ${readProblem(error)}`, { cause: error });
-  }
-  const mode = owner === undefined ? 0o600 : owner.mode & 0o777;
-  return mode & 0o077 ? { narrowedFrom: mode } : {};
 }
 
 function octal(mode: number): string {
@@ -264,7 +202,7 @@ function names(list: string[]): string {
   return list.length === 1 ? list[0]! : `${list.slice(0, -1).join(', ')} and ${list.at(-1)}`;
 }
 
-/** The manifest as YAML that kubectl's YAML 1.1 reads the same: a name such as `on` is quoted (merge/yaml11.ts). */
+/** The manifest as YAML that kubectl's YAML 1.1 reads the same: a name such as `on` is quoted (kubeconfig/yaml11.ts). */
 async function toYaml(document: unknown): Promise<string> {
   const YAML = (await import('yaml')).default;
   return stringify11(YAML, document, { lineWidth: 0 });

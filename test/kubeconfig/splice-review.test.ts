@@ -1,12 +1,12 @@
-// Adversarial review of kubeconfig --merge's in-place edits (merge/splice.ts): unusual but
+// Adversarial review of kubeconfig --merge's in-place edits (kubeconfig/splice.ts): unusual but
 // valid kubeconfigs that a merge must neither corrupt nor read differently from kubectl.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import { mergeKubeconfig } from '../../../src/use-case/manifest/merge/merge.js';
-import { runInProcess } from '../../helpers/in-process.js';
+import { mergeKubeconfig } from '../../src/kubeconfig/merge.js';
+import { runInProcess } from '../helpers/in-process.js';
 
 const entries = (name: string) => ({
   name,

@@ -76,3 +76,17 @@ export function aliasTargets(YAML: YamlModule, doc: Document): Map<unknown, Node
   });
   return targets;
 }
+
+/**
+ * Why `name` may not name a kubeconfig's entries, or undefined. kubectl's YAML (go-yaml, YAML 1.1)
+ * ends a line at U+0085, U+2028 and U+2029, and a name holding one was read as another name or broke
+ * the whole file; a control character (Cc) or a format character (Cf: invisible, some turn the text
+ * around them) shows as something other than it is in our report and in `kubectl config
+ * get-contexts`. Said by its code point: the name itself cannot be shown on one line.
+ */
+export function hostileName(name: string): string | undefined {
+  const found = /[\p{Cc}\p{Cf}\u2028\u2029]/u.exec(name)?.[0];
+  if (found === undefined) return undefined;
+  const kind = /[\n\r\u0085\u2028\u2029]/.test(found) ? "a line break to kubectl's YAML" : /\p{Cc}/u.test(found) ? 'a control character' : 'a format character (invisible)';
+  return `holds U+${found.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}, ${kind}`;
+}

@@ -1,15 +1,15 @@
-// The safety net of kubeconfig --merge (merge/check.ts): the merged text is parsed back and
+// The safety net of kubeconfig --merge (kubeconfig/check.ts): the merged text is parsed back and
 // must read as what the merge means, or it is not written. Each way to produce the text is tested
 // for giving the right result elsewhere; here the net is given wrong ones: texts a broken merge could
 // write, and merges whose ways are made to write wrong text (a yaml module that changes what it writes).
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import { expectation, misread } from '../../../src/use-case/manifest/merge/check.js';
-import { mergeKubeconfig } from '../../../src/use-case/manifest/merge/merge.js';
-import { nameReader } from '../../../src/use-case/manifest/merge/names.js';
-import { valueIds } from '../../../src/use-case/manifest/merge/values.js';
-import { UsageError } from '../../../src/errors.js';
-import { caught } from '../../helpers/caught.js';
+import { expectation, misread } from '../../src/kubeconfig/check.js';
+import { mergeKubeconfig } from '../../src/kubeconfig/merge.js';
+import { nameReader } from '../../src/kubeconfig/names.js';
+import { valueIds } from '../../src/kubeconfig/values.js';
+import { UsageError } from '../../src/errors.js';
+import { caught } from '../helpers/caught.js';
 
 const entries = (name: string) => ({
   name,

@@ -18,6 +18,20 @@ type YamlModule = typeof import('yaml');
 const SAFE_START = /^(?:[A-Za-z_/]|--?[A-Za-z_])/;
 const WORDS = /^(?:y|n|yes|no|true|false|on|off|null)$/i;
 
+/**
+ * What kubectl's YAML does not read as itself in a scalar: characters it refuses unescaped (C0 and C1
+ * controls but tab and the line ends, DEL, U+FEFF, U+FFFE, U+FFFF) and those it ends a line at (U+0085,
+ * U+2028, U+2029). The yaml library writes them raw, even in double quotes: such a string is written
+ * double-quoted, each of them as a \u escape (escape11).
+ */
+const UNREAD = /[^\t\n\r\x20-\x7e\xa0-\u2027\u202a-\ufefe\uff00-\ufffd]/;
+const UNREAD_ALL = new RegExp(UNREAD.source, 'g');
+
+/** `text` (YAML we wrote, where only double-quoted scalars can hold them) with every UNREAD character escaped. */
+export function escape11(text: string): string {
+  return text.replace(UNREAD_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** Whether a plain scalar of this text is the same string to YAML 1.1 as to YAML 1.2. */
 export function plainSafe(value: string): boolean {
   return SAFE_START.test(value) && !WORDS.test(value);
@@ -34,7 +48,12 @@ export function quoteFor11(YAML: YamlModule, node: Node | Document | null): void
   YAML.visit(node, {
     Scalar(_key, scalar) {
       const { value } = scalar;
-      if (typeof value !== 'string' || (scalar.type !== undefined && scalar.type !== 'PLAIN') || value.includes('\n') || plainSafe(value)) return;
+      if (typeof value !== 'string') return;
+      if (UNREAD.test(value)) {
+        scalar.type = 'QUOTE_DOUBLE';
+        return;
+      }
+      if ((scalar.type !== undefined && scalar.type !== 'PLAIN') || value.includes('\n') || plainSafe(value)) return;
       scalar.type = value.includes('"') && !value.includes("'") ? 'QUOTE_SINGLE' : 'QUOTE_DOUBLE';
     },
   });
@@ -59,9 +78,9 @@ export function readsSameIn11(YAML: YamlModule, node: Node): boolean {
   return same;
 }
 
-/** YAML.stringify, with every string YAML 1.1 could read as something else quoted (quoteFor11). */
+/** YAML.stringify, with every string YAML 1.1 could read as something else quoted (quoteFor11), and escaped where it must be (escape11). */
 export function stringify11(YAML: YamlModule, value: unknown, options: import('yaml').ToStringOptions & import('yaml').DocumentOptions = {}): string {
   const doc = new YAML.Document(value, options);
   quoteFor11(YAML, doc);
-  return doc.toString(options);
+  return escape11(doc.toString(options));
 }

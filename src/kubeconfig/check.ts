@@ -1,27 +1,20 @@
 // The safety net of kubeconfig --merge: before the merged text is written over the user's kubeconfig,
-// it is parsed back (under the same bound as the file) and must read as exactly what the merge meant:
+// it is parsed back and must read as exactly what the merge meant:
 // the same top-level keys as before and the ones it adds, each of them as it was but for the lists it
 // edits and current-context; in clusters, users and contexts every entry it did not touch as it was
 // and in its place, ours once, where the first of our name was or at the end, written so that
-// kubectl's YAML 1.1 reads it as the yaml library does; no key twice in a mapping. The text scan and
-// the edits in place are checked alike: one reading of the result, and ids (merge/values.ts) to
-// compare it with the reading of the file, both linear.
+// kubectl's YAML 1.1 reads it as the yaml library does; no key twice in a mapping. The edit in place
+// and the rewrite are checked alike: one reading of the result (its lines as kubectl reads them,
+// read.ts), and ids (values.ts) to compare it with the reading of the file, both linear.
 import type { Document, Node, YAMLMap } from 'yaml';
-import { UsageError } from '../../../errors.js';
-import { MAX_YAML_TOKENS } from '../../../config/load.js';
+import { UsageError } from '../errors.js';
 import { nameReader, type NameOf } from './names.js';
+import { asKubectlReads, yamlProblem } from './read.js';
 import type { ValueIds } from './values.js';
 import { SECTIONS, type MergeEntries } from './splice.js';
 import { readsSameIn11 } from './yaml11.js';
 
 type YamlModule = typeof import('yaml');
-
-/**
- * The parser's bound: a kubeconfig has 10-20 bytes per YAML token (a base64 CA is one), so one token
- * per 8 bytes lets any real file through and refuses the dense ones whose parse outgrows their size
- * (30 000 keys of one flow mapping: 85 s).
- */
-export const yamlTokenBound = (text: string) => Math.max(MAX_YAML_TOKENS, Math.ceil(text.length / 8));
 
 /** What the merged kubeconfig must read as, in ids of one ValueIds table. */
 export interface Expected {
@@ -80,8 +73,8 @@ export function expectation(YAML: YamlModule, doc: Document, nameOf: NameOf, ids
  * file that was parsed (under its bound when it had one) with a few entries in it, as fast to parse.
  */
 export function misread(YAML: YamlModule, text: string, expected: Expected, ids: ValueIds): string | undefined {
-  const doc = YAML.parseDocument(text, { keepSourceTokens: false, uniqueKeys: false });
-  if (doc.errors.length > 0) return `it would not be valid YAML: ${doc.errors[0]!.message.split('\n')[0]!.replace(/:$/, '')}`;
+  const doc = YAML.parseDocument(asKubectlReads(text), { keepSourceTokens: false, uniqueKeys: false });
+  if (doc.errors.length > 0) return `it would not be valid YAML: ${yamlProblem(doc)}`;
   if (keyTwice(YAML, doc) !== undefined) return 'a mapping would hold a key twice';
   if (!YAML.isMap(doc.contents)) return 'it would not be a mapping';
   const idOf = ids.inDocument(doc);

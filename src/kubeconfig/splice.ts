@@ -1,18 +1,17 @@
-// kubeconfig --merge's Document way, edited in place. A kubeconfig the text scan does not read (flow
-// style, anchors, tags, tabs, CR line ends: merge.ts) is parsed by the yaml library only to
-// learn where things are, from the source offsets its nodes carry; then the text itself is edited at
-// those offsets: our entry's bytes replaced, a new entry inserted after the last one of its list,
+// kubeconfig --merge, edited in place. The kubeconfig is parsed by the yaml library only to learn
+// where things are, from the source offsets its nodes carry; then the text itself is edited at those
+// offsets: our entry's bytes replaced, a new entry inserted after the last one of its list,
 // current-context's value replaced. Everything else keeps its bytes, which re-serialising the whole
 // Document did not (`{server: x}` became `{ server: x }`, comments were respaced). A shape that cannot
 // be edited so safely is named, and the caller rewrites the Document and says so.
 import type { Document, Node, YAMLMap, YAMLSeq } from 'yaml';
 import type { NameOf } from './names.js';
 import { valueIds } from './values.js';
-import { readsSameIn11, stringify11 } from './yaml11.js';
+import { escape11, readsSameIn11, stringify11 } from './yaml11.js';
 
 export type YamlModule = typeof import('yaml');
 
-/** What a merge writes: the entries of one name (merge/merge.ts), and what it gives back. */
+/** What a merge writes: the entries of one name (merge.ts), and what it gives back. */
 export interface MergeEntries {
   name: string;
   cluster: Record<string, unknown>;
@@ -51,12 +50,12 @@ function blockBody(YAML: YamlModule, entry: Record<string, unknown>, column: num
 }
 
 /**
- * A value as flow YAML on one line: JSON, which YAML reads, with the characters YAML does not allow
- * unescaped in a quoted scalar (DEL, C1 controls, non-characters) escaped; JSON.stringify escapes
- * only those below U+0020. The yaml library's own flow style folds a string with newlines over lines.
+ * A value as flow YAML on one line: JSON, which YAML reads, with the characters kubectl's YAML does
+ * not read as themselves in a quoted scalar escaped (escape11); JSON.stringify escapes only those
+ * below U+0020. The yaml library's own flow style folds a string with newlines over lines.
  */
 function flowText(value: unknown): string {
-  return JSON.stringify(value).replace(/[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return escape11(JSON.stringify(value));
 }
 
 interface Edit {
@@ -113,10 +112,12 @@ const breakBefore = (text: string, past: number) => (text[past - 1] !== '\n' ? '
 const asLines = (source: string, at: number, text: string, nl: string) => (at > 0 && source[at - 1] !== '\n' ? `${nl}${text}` : `${text}${nl}`);
 
 /**
- * The existing kubeconfig with the entries merged by editing its text, or why it cannot be (the
- * caller then rewrites the Document). `doc` is the checked parse of `text`: no errors, a mapping.
+ * The existing kubeconfig `source` with the entries merged by editing its text, or why it cannot be
+ * (the caller then rewrites the Document). `text` is `source` with its lines as kubectl reads them
+ * (read.ts: the same offsets), where lines are found; `doc` is the checked parse of it: no errors, a
+ * mapping. What is kept is copied from `source`, byte for byte.
  */
-export function spliceDocument(YAML: YamlModule, doc: Document, text: string, entries: MergeEntries, use: boolean, nameOf: NameOf): Merged | string {
+export function spliceDocument(YAML: YamlModule, doc: Document, text: string, source: string, entries: MergeEntries, use: boolean, nameOf: NameOf): Merged | string {
   // A lone CR is a line break to YAML: the offsets below find lines by \n.
   if (/\r(?!\n)/.test(text)) return 'it has line ends of a lone CR';
   const root = doc.contents as YAMLMap | null;
@@ -166,7 +167,7 @@ export function spliceDocument(YAML: YamlModule, doc: Document, text: string, en
       const at = past(range[2]);
       const from = lineStart(text, range[0]) + rootColumn;
       if (at === undefined || !/^\? +$/.test(text.slice(from, range[0])) || text.slice(range[0], range[1]).includes('\n')) return `its ${key} is written in a way it does not edit`;
-      edits.push({ from, to: range[1], text: `${text.slice(range[0], range[1])}:${inline}`, top: false });
+      edits.push({ from, to: range[1], text: `${source.slice(range[0], range[1])}:${inline}`, top: false });
       if (lines !== undefined) edits.push({ from: at, to: at, text: asLines(text, at, withBreaks(nl, lines), nl), top: false });
       return undefined;
     }
@@ -247,10 +248,10 @@ export function spliceDocument(YAML: YamlModule, doc: Document, text: string, en
   let copied = 0;
   for (const edit of ordered) {
     if (edit.from < copied) return 'its entries overlap in a way it does not edit';
-    parts.push(text.slice(copied, edit.from), edit.text);
+    parts.push(source.slice(copied, edit.from), edit.text);
     copied = edit.to;
   }
-  parts.push(text.slice(copied));
+  parts.push(source.slice(copied));
   return { text: parts.join(''), outcome: found > 0 ? 'updated' : 'added', ...(replacedServer !== undefined ? { replacedServer } : {}) };
 }
 

@@ -1,15 +1,15 @@
 // kubeconfig --merge as the SPEC's Generators section says: entries it does not touch keep their
 // text byte for byte, the report says added / updated (naming the server it replaced) / unchanged,
-// a 1,000-cluster kubeconfig with CA data is edited as text (the parser is not run on it) and is not
-// refused by a token bound, and a file readable by others is narrowed to 0600 with a note.
+// a 1,000-cluster kubeconfig with CA data is merged with one count of its tokens (the bound), one parse
+// of it and one of the result, and a file readable by others is narrowed to 0600 with a note.
 import { chmodSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import { mergeKubeconfig } from '../../../src/use-case/manifest/merge/merge.js';
-import { runInProcess } from '../../helpers/in-process.js';
-import { makePki } from '../../helpers/pki.js';
+import { mergeKubeconfig } from '../../src/kubeconfig/merge.js';
+import { runInProcess } from '../helpers/in-process.js';
+import { makePki } from '../helpers/pki.js';
 
 const pki = makePki();
 const CA = Buffer.from(pki.ca.cert).toString('base64');
@@ -55,14 +55,15 @@ const lines = (text: string) => text.split('\n');
 const js = (text: string) => YAML.parse(text) as { clusters: Array<{ name: string; cluster: Record<string, unknown> }>; users: Array<{ name: string }>; contexts: Array<{ name: string }>; 'current-context': string };
 
 describe('mergeKubeconfig', () => {
-  // The text is edited by the scan; the parser reads the file and the result once each, for the check
-  // that the result reads as meant (merge/check.ts), and no token bound applies.
-  it('adds to a 1,000-cluster kubeconfig with CA data by editing text: no token bound, one parse of the file and one of the result, every other line as it was', () => {
+  // Linear work, counted: the lexer counts the file's tokens once (the bound, read.ts), the parser
+  // reads the file and the result once each (the check that the result reads as meant, check.ts).
+  // The text scan this once went through counted no tokens (lex: 0); it is gone (issue 34).
+  it('adds to a 1,000-cluster kubeconfig with CA data in place: one count of its tokens, one parse of the file and one of the result, every other line as it was', () => {
     const before = kubeconfig(1000);
     expect(before.length).toBeGreaterThan(900_000);
     const { module, calls } = countingYaml();
     const merged = mergeKubeconfig(module, before, entries('new.example.com:8443', 'https://new.example.com:8443'), true, 'kc');
-    expect(calls).toEqual({ parseDocument: 2, lex: 0 });
+    expect(calls).toEqual({ parseDocument: 2, lex: 1 });
     expect(merged.outcome).toBe('added');
     // Every line of the file is still there, in order: only ours were inserted, and current-context changed.
     const kept = lines(before).filter((line) => !line.startsWith('current-context:'));
@@ -96,7 +97,7 @@ describe('mergeKubeconfig', () => {
     ['flow empty lists, a comment after the key', 'apiVersion: v1\nclusters: []\ncontexts: # none yet\nusers: []\n'],
     ['no lists at all', 'apiVersion: v1\nkind: Config\n'],
     ['quoted names and a comment between entries', "clusters:\n- name: 'it''s'\n  cluster:\n    server: https://q.example.com\n# between\n- name: \"x\"\n  cluster:\n    server: https://x.example.com\n"],
-    ['anchors (the Document API way)', 'clusters:\n- name: x\n  cluster: &c\n    server: https://x.example.com\n- name: y\n  cluster: *c\n'],
+    ['anchors', 'clusters:\n- name: x\n  cluster: &c\n    server: https://x.example.com\n- name: y\n  cluster: *c\n'],
     ['two documents markers and tabs avoided: a flow list of entries', 'clusters: [{name: x, cluster: {server: https://x.example.com}}]\n'],
   ])('%s: the same entries as the parser reads them, and the rest kept', (_what, before) => {
     const merged = mergeKubeconfig(YAML, before, entries('x', 'https://new.example.com'), true, 'kc');
@@ -129,10 +130,9 @@ describe('mergeKubeconfig', () => {
     ['indented lists with comments between entries', 'apiVersion: v1\nclusters:\n  # first\n  - name: x\n    cluster:\n      server: https://old.example.com\n  # second\n  - name: y\n    cluster:\n      server: https://y.example.com\ncontexts:\n  - name: x\n    context: {cluster: x, user: x}\nusers: []\n'],
     ['two entries of one name, and no contexts key', 'clusters:\n- name: x\n  cluster:\n    server: https://a.example.com\n- name: z\n  cluster: {server: https://z.example.com}\n- name: x\n  cluster:\n    server: https://b.example.com\nusers:\n- name: x\n  user: {token: t}\ncurrent-context: z # mine\n'],
     ['a file without a final newline', 'apiVersion: v1\nclusters:\n- name: q\n  cluster:\n    server: https://q.example.com'],
-  ])('%s: the text way and the Document way give the same kubeconfig', (_what, before) => {
+  ])('%s: a tag elsewhere in the file changes nothing of what the merge gives', (_what, before) => {
     for (const use of [false, true]) {
       const text = mergeKubeconfig(YAML, before, entries('x', 'https://new.example.com'), use, 'kc');
-      // A tag the scan does not read sends the same file through the Document API (and its token bound).
       const { calls, module } = countingYaml();
       const document = mergeKubeconfig(module, `${before.replace(/\n?$/, '\n')}x-forced: !!str parser\n`, entries('x', 'https://new.example.com'), use, 'kc');
       expect(calls.lex).toBe(1);
@@ -143,11 +143,13 @@ describe('mergeKubeconfig', () => {
     }
   });
 
-  it('the Document way keeps a token bound that grows with the file: a dense flow kubeconfig is refused, a 1,000-cluster flow one is not', () => {
+  it('the parse keeps a token bound that grows with the file: a dense flow kubeconfig is refused, a 1,000-cluster flow one is not', () => {
     const flow = `clusters: [${Array.from({ length: 1000 }, (_, i) => `{name: c${i}, cluster: {server: "https://c${i}.example.com", certificate-authority-data: ${CA}}}`).join(', ')}]\n`;
     expect(mergeKubeconfig(YAML, flow, entries('x', 'https://x.example.com'), false, 'kc').outcome).toBe('added');
-    const dense = `clusters: [{${Array.from({ length: 12_000 }, (_, i) => `k${i}: ${i}`).join(', ')}}]\n`;
-    expect(() => mergeKubeconfig(YAML, dense, entries('x', 'https://x.example.com'), false, 'kc')).toThrow(`kc is too large to merge into: more than ${Math.ceil(dense.length / 8)} YAML tokens; choose another file with --merge <file>`);
+    // One token a byte and more: a flow mapping of 12,000 numbered keys (2.2 bytes a token) was refused
+    // when the bound was one token per 8 bytes, which refused a kubeconfig without CA data too (3.6).
+    const dense = `clusters: [${'a,'.repeat(40_000)}a]\n`;
+    expect(() => mergeKubeconfig(YAML, dense, entries('x', 'https://x.example.com'), false, 'kc')).toThrow(`kc is too large to merge into: more than ${Math.ceil(dense.length / 2)} YAML tokens; choose another file with --merge <file>`);
   });
 });
 

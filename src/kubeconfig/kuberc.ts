@@ -6,11 +6,13 @@
 // as the user set them: AllowAll (or none, the default) runs the plugin already, and turning DenyAll,
 // or no policy, into an allowlist would stop every other plugin they use.
 // The file rules of the kubeconfig merge: a bounded read, the Document API (comments and order kept),
-// a temporary file renamed over it, a link followed only when it is the user's.
+// a temporary file renamed over it, through links only of the user's (links.ts).
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { readProblem, UsageError } from '../errors.js';
 import { MAX_YAML_TOKENS, tooManyYamlTokens } from '../config/load.js';
-import type { Deps } from './deps.js';
+import type { Deps } from '../use-case/deps.js';
+import { followOwnLinks } from './links.js';
+import { emptyDocument, notValidYaml } from './read.js';
 import { replaceFile } from './replace-file.js';
 
 type YamlModule = typeof import('yaml');
@@ -51,12 +53,8 @@ export function allowInKuberc(YAML: YamlModule, existing: string | undefined, pa
   if (existing === undefined || existing.trim() === '') return { text: existing, outcome: 'not-allowlist', policy: '' };
   if (tooManyYamlTokens(YAML, existing)) throw new UsageError('KUBERC_TOO_LARGE', `${where} is too large to change: more than ${MAX_YAML_TOKENS} YAML tokens`);
   const doc = YAML.parseDocument(existing, { keepSourceTokens: false });
-  if (doc.errors.length > 0) {
-    const error = doc.errors[0]!;
-    const problem = error.code === 'MULTIPLE_DOCS' ? 'it holds more than one document' : error.message.split('\n')[0]!.replace(/:$/, '');
-    throw new UsageError('KUBERC_INVALID', `${where} is not valid YAML (${problem}); fix it, or leave out --kuberc`);
-  }
-  if (doc.contents === null || (YAML.isScalar(doc.contents) && doc.contents.value === null)) return { text: existing, outcome: 'not-allowlist', policy: '' };
+  if (doc.errors.length > 0) throw notValidYaml('KUBERC_INVALID', where, doc, 'fix it, or leave out --kuberc');
+  if (emptyDocument(YAML, doc)) return { text: existing, outcome: 'not-allowlist', policy: '' };
   if (!YAML.isMap(doc.contents)) throw new UsageError('KUBERC_INVALID', `${where} is not a kuberc (not a mapping); fix it, or leave out --kuberc`);
   const policy = doc.get('credentialPluginPolicy');
   if (policy !== 'Allowlist') return { text: existing, outcome: 'not-allowlist', policy: typeof policy === 'string' ? policy : '' };
@@ -96,11 +94,9 @@ export async function planKuberc(command: string, cwd: string, deps: Deps): Prom
   let existing: string | undefined;
   let owner: { uid: number; gid: number } | undefined;
   try {
-    const link = fs.lstatSync(where);
-    if (link.isSymbolicLink() && deps.cache.uid !== undefined && link.uid !== deps.cache.uid) {
-      throw new UsageError('KUBERC_UNTRUSTED', `${where} is a symbolic link owned by uid ${link.uid}, not by you; refusing to write through it`);
-    }
-    target = fs.realpathSync(where);
+    const followed = followOwnLinks(fs, where, deps.cache.uid);
+    if ('refused' in followed) throw new UsageError('KUBERC_UNTRUSTED', `${followed.refused}; refusing to write through it`);
+    target = followed.file;
     existing = deps.readFile(target);
     owner = fs.statSync(target);
   } catch (error) {
@@ -131,6 +127,6 @@ export async function planKuberc(command: string, cwd: string, deps: Deps): Prom
     } catch (error) {
       throw new UsageError('KUBERC_UNWRITABLE', `cannot write ${where}: ${readProblem(error)}`, { cause: error });
     }
-    return `wrote ${path} to credentialPluginAllowlist in ${where}`;
+    return `wrote ${path} to credentialPluginAllowlist in ${target === where ? where : `${target} (${where} is a link to it)`}`;
   };
 }

@@ -1,7 +1,7 @@
 // A user's file (a kubeconfig, a kuberc) replaced as kubectl's readers expect: the whole new text or
 // the old one, never half of either, and still the user's when root wrote it.
 import { basename, dirname, join } from 'node:path';
-import type { Deps } from './deps.js';
+import type { Deps } from '../use-case/deps.js';
 
 /** The owner of the file being replaced (its stat), when there was one. */
 export interface FileOwner {

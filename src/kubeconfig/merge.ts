@@ -2,23 +2,17 @@
 // `aws eks update-kubeconfig` does. Entries of the same names are replaced in place, everything else
 // keeps its text byte for byte; a second merge of the same thing changes nothing.
 //
-// The merged text is produced the first of three ways whose result the yaml parser reads back as what
-// the merge means (merge/check.ts). A kubeconfig as kubectl and the cloud CLIs write it (block
-// style, no anchors) is edited as text (merge/scan.ts): one linear scan finds the top-level keys
-// and the entries of clusters, users and contexts by their lines, and only the lines of our entries
-// change. Anything else (flow style, anchors, tags, tabs, a scalar that goes on past its line, a
-// `name` key spelled another way), or a scan's edit that would read otherwise, is edited where the
-// parser found our entries (merge/splice.ts). Only what cannot be edited so is rewritten from
-// the Document, and the caller says so; when even that would read otherwise, nothing is written
-// (exit 2). The file is parsed once (for the check's reading of it, and the last two ways), the
-// result once more: a file the scan does not read, only under a token bound that grows with it.
-import { UsageError } from '../../../errors.js';
-import { tooManyYamlTokens } from '../../../config/load.js';
-import { expectation, keyTwice, misread, yamlTokenBound } from './check.js';
+// One way, with one fallback. The file is parsed (under a token bound that grows with it: read.ts),
+// and its text is edited where the parser found our entries (splice.ts); only what cannot be edited
+// so is rewritten from the Document, and the caller says so. Either result is parsed back and must
+// read as what the merge means (check.ts); when even the rewrite would read otherwise, nothing is
+// written (exit 2). Every parse reads the lines as kubectl does (read.ts: U+0085, U+2028, U+2029).
+import { UsageError } from '../errors.js';
+import { expectation, keyTwice, misread } from './check.js';
 import { nameReader, type NameOf } from './names.js';
-import { mergeText, scan } from './scan.js';
+import { asKubectlReads, emptyDocument, notValidYaml, pastTokenBound } from './read.js';
 import { valueIds } from './values.js';
-import { quoteFor11 } from './yaml11.js';
+import { escape11, quoteFor11 } from './yaml11.js';
 import { aliasesInto, SECTIONS, spliceDocument, type MergeEntries, type Merged, type YamlModule } from './splice.js';
 
 export type { Merged } from './splice.js';
@@ -28,11 +22,13 @@ type Document = import('yaml').Document;
 /** What a new kubeconfig holds, and what kubectl reads a file of only comments as. */
 const EMPTY = { apiVersion: 'v1', kind: 'Config', clusters: [], users: [], contexts: [], 'current-context': '' };
 
+const REMEDY = 'fix it or choose another file with --merge <file>';
+
 /** The text of `existing` (undefined: no file yet) with the entries merged; `use` sets current-context. */
 export function mergeKubeconfig(YAML: YamlModule, existing: string | undefined, entries: MergeEntries, use: boolean, where: string): Merged {
   const fresh = existing === undefined || existing.trim() === '';
-  const scanned = fresh ? undefined : scan(existing);
-  const doc = fresh ? fresh11(YAML, EMPTY) : readKubeconfig(YAML, existing, where, scanned === undefined);
+  const lines = fresh ? undefined : asKubectlReads(existing);
+  const doc = lines === undefined ? fresh11(YAML, EMPTY) : readKubeconfig(YAML, lines, where);
   const nameOf = nameReader(YAML, doc);
   if (!fresh) refuseUnclear(YAML, doc, nameOf, entries.name, where);
   // Read before any way is tried: the rewrite changes the Document.
@@ -40,33 +36,34 @@ export function mergeKubeconfig(YAML: YamlModule, existing: string | undefined, 
   const expected = expectation(YAML, doc, nameOf, ids, entries, use, where);
   const done = (merged: Merged): Merged => (merged.text === existing ? { text: merged.text, outcome: 'unchanged' } : merged);
   let why: string | undefined;
-  if (!fresh) {
-    const text = scanned ? mergeText(YAML, existing, scanned, entries, use) : undefined;
-    // A scan that misread the file is not trusted further: the parser's offsets are.
-    if (text !== undefined && misread(YAML, text.text, expected, ids) === undefined) return done(text);
-    const spliced = spliceDocument(YAML, doc, existing, entries, use, nameOf);
+  if (lines !== undefined) {
+    const spliced = spliceDocument(YAML, doc, lines, existing!, entries, use, nameOf);
     if (typeof spliced === 'string') why = spliced;
     else {
       const wrong = misread(YAML, spliced.text, expected, ids);
       if (wrong === undefined) return done(spliced);
       why = `an edit in place would change what it says: ${wrong}`;
     }
+    // The rewrite writes the text the parser read, where those were line feeds: a quoted or block
+    // scalar holding one would change to kubectl, and the check, reading them as line feeds, could not tell.
+    if (lines !== existing) throw unsafe(where, `${why}, and a rewrite would not keep its U+0085, U+2028 or U+2029`);
   }
   const rewritten = rewrite(YAML, doc, fresh ? undefined : existing, entries, use, nameOf, where);
   const wrong = misread(YAML, rewritten.text, expected, ids);
-  if (wrong !== undefined) {
-    throw new UsageError('KUBECONFIG_UNSAFE_MERGE', `cannot merge into ${where} without changing what it says (${wrong}); nothing was written: edit it by hand, or choose another file with --merge <file>`);
-  }
+  if (wrong !== undefined) throw unsafe(where, wrong);
   return done(why === undefined ? rewritten : { ...rewritten, rewritten: why });
 }
 
-/** The context names of a kubeconfig (shell completion): by the scan, else the parser under its bound; [] when neither reads it. */
+function unsafe(where: string, why: string): UsageError {
+  return new UsageError('KUBECONFIG_UNSAFE_MERGE', `cannot merge into ${where} without changing what it says (${why}); nothing was written: edit it by hand, or choose another file with --merge <file>`);
+}
+
+/** The context names of a kubeconfig (shell completion), read under the merge's token bound; [] when it does not read. */
 export function contextNames(YAML: YamlModule, text: string): string[] {
-  const scanned = scan(text);
-  if (scanned) return (scanned.sections.get('contexts')?.items ?? []).flatMap((item) => (item.name === undefined ? [] : [item.name]));
-  if (tooManyYamlTokens(YAML, text, yamlTokenBound(text))) return [];
+  const lines = asKubectlReads(text);
+  if (pastTokenBound(YAML, lines) !== undefined) return [];
   // Its own check of unique keys compares each key with every one before it (uniqueKeys: quadratic).
-  const doc = YAML.parseDocument(text, { uniqueKeys: false });
+  const doc = YAML.parseDocument(lines, { uniqueKeys: false });
   const list = doc.errors.length === 0 && YAML.isMap(doc.contents) ? doc.get('contexts', true) : undefined;
   if (!YAML.isSeq(list)) return [];
   const nameOf = nameReader(YAML, doc);
@@ -77,37 +74,31 @@ export function contextNames(YAML: YamlModule, text: string): string[] {
 }
 
 /**
- * The file as a Document: valid YAML, one document, a mapping (or only comments: kubectl's empty
- * config), no key twice. The YAML parser's time can grow faster than the text (config/load.ts): a
- * file the scan did not read is parsed only under a bound that grows with it. One the scan read is
- * block style, each flow collection closed on its line, which it parses in time linear in the text
- * (80,000 entries in 4 MB: 2 s); a real kubeconfig without CA data has 3 bytes a token, past the bound.
+ * The file (its lines as kubectl reads them) as a Document: valid YAML, one document, a mapping (or
+ * only comments: kubectl's empty config), no key twice. Parsed only under a token bound that grows
+ * with it (read.ts): a kubeconfig may be anyone's, and the parser's work must stay bounded.
  */
-function readKubeconfig(YAML: YamlModule, existing: string, where: string, bounded: boolean): Document {
-  const bound = yamlTokenBound(existing);
-  if (bounded && tooManyYamlTokens(YAML, existing, bound)) {
+function readKubeconfig(YAML: YamlModule, lines: string, where: string): Document {
+  const bound = pastTokenBound(YAML, lines);
+  if (bound !== undefined) {
     throw new UsageError('KUBECONFIG_TOO_LARGE', `${where} is too large to merge into: more than ${bound} YAML tokens; choose another file with --merge <file>`);
   }
   // The parser's check of unique keys compares each key of a map with every one before it: 40 000
   // keys took 74 s. The same check, by a set per map, is below.
   const lineCounter = new YAML.LineCounter();
-  const doc: Document = YAML.parseDocument(existing, { keepSourceTokens: false, uniqueKeys: false, lineCounter });
-  if (doc.errors.length > 0) {
-    const error = doc.errors[0]!;
-    const problem = error.code === 'MULTIPLE_DOCS' ? 'it holds more than one document' : error.message.split('\n')[0]!.replace(/:$/, '');
-    throw new UsageError('KUBECONFIG_INVALID', `${where} is not valid YAML (${problem}); fix it or choose another file with --merge <file>`);
-  }
+  const doc: Document = YAML.parseDocument(lines, { keepSourceTokens: false, uniqueKeys: false, lineCounter });
+  if (doc.errors.length > 0) throw notValidYaml('KUBECONFIG_INVALID', where, doc, REMEDY);
   // Only comments, or `---`: kubectl reads an empty config; so do we, and the comments stay.
-  if (doc.contents === null || (YAML.isScalar(doc.contents) && doc.contents.value === null)) {
+  if (emptyDocument(YAML, doc)) {
     doc.contents = doc.createNode(EMPTY);
     quoteFor11(YAML, doc.contents);
   }
   const twice = keyTwice(YAML, doc);
   if (twice !== undefined) {
     const { line, col } = lineCounter.linePos(twice);
-    throw new UsageError('KUBECONFIG_INVALID', `${where} is not valid YAML (Map keys must be unique at line ${line}, column ${col}); fix it or choose another file with --merge <file>`);
+    throw new UsageError('KUBECONFIG_INVALID', `${where} is not valid YAML (Map keys must be unique at line ${line}, column ${col}); ${REMEDY}`);
   }
-  if (!YAML.isMap(doc.contents)) throw new UsageError('KUBECONFIG_INVALID', `${where} is not a kubeconfig (not a mapping); fix it or choose another file with --merge <file>`);
+  if (!YAML.isMap(doc.contents)) throw new UsageError('KUBECONFIG_INVALID', `${where} is not a kubeconfig (not a mapping); ${REMEDY}`);
   return doc;
 }
 
@@ -122,7 +113,7 @@ function rewrite(YAML: YamlModule, doc: Document, existing: string | undefined, 
       doc.set(section, doc.createNode([]));
       list = doc.get(section, true);
     }
-    if (!YAML.isSeq(list)) throw new UsageError('KUBECONFIG_INVALID', `${where}: ${section} is not a list; fix it or choose another file with --merge <file>`);
+    if (!YAML.isSeq(list)) throw new UsageError('KUBECONFIG_INVALID', `${where}: ${section} is not a list; ${REMEDY}`);
     const node = doc.createNode({ name: entries.name, [field]: entries[field] });
     quoteFor11(YAML, node);
     // Read before the copies below change the Document.
@@ -151,7 +142,7 @@ function rewrite(YAML: YamlModule, doc: Document, existing: string | undefined, 
   // kubectl writes lists flush with their key; keep whichever way the file has them.
   const indentSeq = existing === undefined ? false : !/^[A-Za-z-]+:[ \t]*\r?\n-[ \t]/m.test(existing);
   // The yaml library writes no byte order mark; the file keeps the one it had.
-  const text = `${existing?.startsWith('\ufeff') ? '\ufeff' : ''}${doc.toString({ indentSeq, lineWidth: 0 })}`;
+  const text = `${existing?.startsWith('\ufeff') ? '\ufeff' : ''}${escape11(doc.toString({ indentSeq, lineWidth: 0 }))}`;
   return { text, outcome: found > 0 ? 'updated' : 'added', ...(replacedServer !== undefined ? { replacedServer } : {}) };
 }
 

@@ -34,12 +34,14 @@ export function noIdTokenOnRefresh(): ResponseError {
 
 /**
  * Whether a call may start a refresh: its one attempt (single-use: never resent) must be able to
- * take as long as a request of this config may (its per-attempt timeout, at most the whole
- * --timeout). A refresh sent with less would be given up while the issuer may still rotate the
- * token, and the rotated one be lost with the answer.
+ * take as long as a request of this config may (its per-attempt timeout), or half the whole
+ * --timeout when that is shorter (a short --timeout is the caller's choice, not a reason to never
+ * refresh). A refresh sent with less would be given up while the issuer may still rotate the
+ * token, and the rotated one be lost with the answer: a caller that waited out most of its time
+ * (on another's lock) leaves the refresh to the next call.
  */
 export function refreshFits(now: number, deadline: number, attemptTimeoutMs: number, wholeTimeoutMs: number): boolean {
-  return deadline - now >= Math.min(attemptTimeoutMs, wholeTimeoutMs);
+  return deadline - now >= Math.min(attemptTimeoutMs, wholeTimeoutMs / 2);
 }
 
 /** The failure of a call that had no time left to start a refresh: its deadline's, never remembered; the token is kept. */

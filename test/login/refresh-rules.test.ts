@@ -51,9 +51,12 @@ describe('whether a call has the time to start a refresh', () => {
     [10_000, 10_000, 30_000, true],
     [9_999, 10_000, 30_000, false],
     [1_000, 10_000, 30_000, false],
-    // A --timeout shorter than the config's per-attempt timeout: the whole of it is enough.
-    [5_000, 10_000, 5_000, true],
-    [4_000, 10_000, 5_000, false],
+    // A --timeout shorter than twice the per-attempt timeout: half of it is enough.
+    [4_990, 10_000, 5_000, true],
+    [2_500, 10_000, 5_000, true],
+    [2_499, 10_000, 5_000, false],
+    [15_000, 10_000, 20_000, true],
+    [9_999, 10_000, 20_000, false],
     [0, 10_000, 30_000, false],
   ])('%i ms left, timeout %i, --timeout %i: %s', (left, attempt, whole, fits) => {
     expect(refreshFits(1_000_000, 1_000_000 + left, attempt, whole)).toBe(fits);

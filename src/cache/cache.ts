@@ -7,6 +7,7 @@ import { failureToRemember, isDeadline, isOutage, recalled, rememberedMessage, t
 import { ensureDir } from './dir.js';
 import { dropRefresh, ensureSecret, holdsLonger, readEntry, writeEntry, writeFailure, type CacheFs, type HeldRefresh, type Lookup, type Stale } from './store.js';
 import { reporter, type CacheEvent } from './events.js';
+import { keptRefreshToken, replaceRefresh } from './kept-refresh.js';
 
 export { defaultCacheDir } from './store.js';
 
@@ -133,6 +134,9 @@ export async function cached(
     try {
       fetched = await fetch(held ? { token: held.token, drop } : undefined);
     } catch (error) {
+      // A refresh token in the answer that failed (rotated, no credential in it): kept at once.
+      const rotated = keptRefreshToken(error);
+      if (rotated !== undefined) held = keptRefresh(rotated, held);
       // Never backwards: while this fetch failed, another process may have stored a credential.
       // It is served, and the failure neither remembered nor written over it. Asked again right
       // before the failure's rename (writeAtomic), for one stored while we wrote.
@@ -167,6 +171,12 @@ export async function cached(
           entered();
         } catch (writeError) {
           report({ kind: 'note', text: `cannot remember the failure (${errorCode(writeError)})` });
+        }
+      } else if (rotated !== undefined && held) {
+        try {
+          replaceRefresh(fs, dir, key, held, deps.unique(), deps.uid);
+        } catch (writeError) {
+          report({ kind: 'note', text: `cannot keep the new refresh token (${errorCode(writeError)})` });
         }
       }
       if (stale) return servedThrough(stale, failures.redact((error as Error).message));

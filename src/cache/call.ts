@@ -7,8 +7,9 @@ import { reporter, type CacheEvent, type CacheSlot } from './events.js';
 import type { CacheCall, CacheView, Reads } from './inputs.js';
 import { entryKey, inputsKey, refKey } from './key.js';
 import { readLock } from './lock.js';
+import { privateDir } from './dir.js';
 import { dependencyDigest, readRef, writeRef } from './ref.js';
-import { holdsLonger, readEntry, writeEntry } from './store.js';
+import { holdsLonger, readEntry, readSecret, writeEntry } from './store.js';
 
 export async function throughCache(call: CacheCall, fetch: Fetch, deps: CacheDeps): Promise<CredentialStatus> {
   const report = reporter(deps.trace, call.observe);
@@ -57,6 +58,13 @@ export async function throughCache(call: CacheCall, fetch: Fetch, deps: CacheDep
   return status;
 }
 
+
+/** The slot of a call's entry, without creating the directory or its key: undefined when the cache holds none (logout). */
+export function slotOf(call: CacheCall, deps: CacheDeps): CacheSlot | undefined {
+  const secret = privateDir(deps.fs, call.dir, deps.uid) ? readSecret(deps.fs, call.dir, deps.uid) : undefined;
+  const keys = secret ? keysOf(secret, call, deps, reporter(deps.trace, call.observe)) : undefined;
+  return keys ? { dir: call.dir, key: keys.key } : undefined;
+}
 
 export function inspectSlot(slot: CacheSlot, deps: Pick<CacheDeps, 'fs' | 'uid' | 'now' | 'host' | 'alive'>): CacheView {
   const entry = readEntry(deps.fs, slot.dir, slot.key, deps.now(), deps.uid);

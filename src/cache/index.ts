@@ -17,6 +17,9 @@ import { privateDir } from './dir.js';
 import { defaultCacheDir, readEntry, readSecret } from './store.js';
 import { clearDir } from './files.js';
 
+export { keepingRefreshToken } from './kept-refresh.js';
+export { forgetEntry, heldRefreshToken } from './forget.js';
+
 export { defaultCacheDir };
 export type { CacheDeps, CacheEvent, CacheSlot, CacheCall, CacheView, Fetch, Fetched, RawInputs, Reads, Refresh };
 

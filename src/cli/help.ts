@@ -17,7 +17,11 @@ export const EXAMPLES: Record<string, string[]> = {
     'webapi-credential --config-inline \'webAPIProviderConfig: {method: GET, url: "https://auth.example.com/token", tokenPath: $.token}\'',
   ],
   login: [
-    'webapi-credential login --config oidc-device.yaml --cache   # a person logs in once; kubectl uses the cached credential',
+    'webapi-credential login --config oidc-device.yaml   # a person logs in once; kubectl uses the cached credential',
+  ],
+  logout: [
+    'webapi-credential logout --config oidc-device.yaml   # its credential and refresh token gone, revoked at login.revocation.url',
+    'webapi-credential logout --kubeconfig ~/.kube/config --context prod   # the config of that context\'s exec entry',
   ],
   validate: [
     'webapi-credential validate --config provider.yaml --set realm=platform',

@@ -43,11 +43,24 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
   });
 
   addFlags(
-    program.command('login').description('log in now, as a person at a terminal (a config with login), and cache the credential with --cache'),
+    program.command('login').description('log in now, as a person at a terminal (a config with login), and cache the credential (--no-cache: do not)'),
     GET_TOKEN_FLAGS.filter((flag) => flag.key !== 'output'),
   ).action(async (options: ParsedFlags) => {
     const { runLogin } = await import('../use-case/login-command.js');
     await runLogin(getTokenFlags(options), useCaseDeps(options));
+  });
+  // logout: this config's entry, from the flags or a kubeconfig context's exec entry (read as doctor reads it).
+  addFlags(
+    program.command('logout').description("drop this config's credential and refresh token from the cache, revoking it at the issuer (login.revocation.url)"),
+    [...GET_TOKEN_FLAGS.filter((flag) => flag.request || flag.key === 'cacheDir' || flag.key === 'timeout'), ...DOCTOR_FLAGS.filter((flag) => flag.key === 'kubeconfig' || flag.key === 'context')],
+  ).action(async (options: ParsedFlags) => {
+    const [{ logout }, { parseFastArgs }] = await Promise.all([import('../use-case/logout.js'), import('./fast-path.js')]);
+    const execArgs = (args: string[]) => {
+      const parsed = parseFastArgs(args);
+      return parsed && getTokenFlags(parsed);
+    };
+    const { kubeconfig, context } = options;
+    await logout({ run: getTokenFlags(options), ...(kubeconfig !== undefined ? { kubeconfig } : {}), ...(context !== undefined ? { context } : {}) }, useCaseDeps(options), execArgs);
   });
   requestOptions(program.command('validate').description('check the config, its templates and the env they read; no network'))
     .option('--allow-unset-env', 'an unset env variable is no error: checked with a stand-in, noted on stderr (for CI, where secrets are absent)')

@@ -89,6 +89,14 @@ const loginShape: Shape = {
         },
       },
     },
+    revocation: {
+      kind: 'object',
+      description: "RFC 7009 token revocation: `logout` revokes the login's refresh token there, sent the main request's headers and form (the client's authentication).",
+      required: ['url'],
+      properties: {
+        url: { kind: 'string', description: 'The revocation endpoint (revocation_endpoint of the discovery document): an https:// URL, no template.' },
+      },
+    },
   },
 };
 
@@ -204,11 +212,14 @@ export interface ProviderConfigInput {
 
 export interface LoginInput {
   deviceAuthorization: { url: string; form?: Record<string, string | string[]> };
+  revocation?: { url: string };
 }
 
 /** login with its templates as lists, as a request's form has them. */
 export interface LoginConfig {
   deviceAuthorization: { url: string; form: Record<string, string[]> };
+  /** RFC 7009: where `logout` revokes the refresh token. */
+  revocation?: { url: string };
 }
 
 type BodyForm = { kind: 'none' } | { kind: 'raw'; template: string } | { kind: 'form'; fields: Record<string, string[]> } | { kind: 'json'; value: unknown };

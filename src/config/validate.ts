@@ -160,13 +160,33 @@ function checkLogin(input: ProviderConfigInput, issues: Issues): void {
       add('login.deviceAuthorization.url', `expected an https:// URL, found ${JSON.stringify(literal.slice(0, 40))}`);
     }
   }
+  const revocation = input.login?.revocation?.url;
+  if (typeof revocation === 'string' && issues.known(`${ROOT}.login`)) {
+    const problem = revocationUrlProblem(revocation, input.allowInsecureHTTP === true);
+    if (problem !== undefined) add('login.revocation.url', problem);
+  }
+}
+
+/** What is wrong with login.revocation.url, if anything: a plain http(s) URL (no template: logout sends the token there). */
+function revocationUrlProblem(url: string, allowInsecureHTTP: boolean): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `expected an https:// URL, found ${JSON.stringify(url.slice(0, 40))}`;
+  }
+  if (url.includes('{{')) return 'a plain URL, not a template';
+  if (parsed.protocol === 'http:' && !allowInsecureHTTP) return 'http:// sends the refresh token in clear text; use https:// or set allowInsecureHTTP: true';
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return `expected an https:// URL, found ${JSON.stringify(url.slice(0, 40))}`;
+  if (parsed.username !== '' || parsed.password !== '') return 'no user or password in the URL: the client authenticates as at the token endpoint';
+  return undefined;
 }
 
 /** The login with its defaults: the id_token is the credential unless tokenPath says otherwise. */
 function loginConfig(login: LoginInput, paths: ProviderConfig['paths']): Pick<ProviderConfig, 'login'> {
   paths.token ??= '$.id_token';
   const { url, form } = login.deviceAuthorization;
-  return { login: { deviceAuthorization: { url, form: list(form) } } };
+  return { login: { deviceAuthorization: { url, form: list(form) }, ...(login.revocation ? { revocation: { url: login.revocation.url } } : {}) } };
 }
 
 /** The rules of one request (the main one, or a step at `prefix`). */

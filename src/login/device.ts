@@ -5,6 +5,7 @@ import { ResponseError, RequestError, UNSHOWABLE, UsageError } from '../errors.j
 import { errorSaid } from '../credential/error-fields.js';
 import type { ProviderConfig, RequestConfig } from '../config/schema.js';
 import type { RenderedRequest } from '../request/build.js';
+import { asciiUri, isUserCode, otherHostNote } from './prompt-checks.js';
 
 export const DEVICE_ROOT = 'webAPIProviderConfig.login.deviceAuthorization';
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -17,8 +18,6 @@ const DEFAULT_INTERVAL_MS = 5_000;
 const MIN_INTERVAL_MS = 1_000;
 /** RFC 8628 §3.5: slow_down adds 5 s to the interval, for this and every later request. */
 export const SLOW_DOWN_MS = 5_000;
-/** What a person is shown is short: a user_code longer than this, or one with controls, is no code. */
-const MAX_USER_CODE = 64;
 const MAX_URI = 2048;
 
 /** Exit 2: no login happened, for a reason a person decides (refused, too late, Ctrl-C, nobody there). */
@@ -116,29 +115,37 @@ export function readDeviceAuthorization(document: unknown): DeviceAuthorization 
   if (typeof document !== 'object' || document === null || Array.isArray(document)) throw fail('no JSON object');
   const answer = document as Record<string, unknown>;
   if (typeof answer['device_code'] !== 'string' || answer['device_code'] === '') throw fail('no device_code');
-  if (!printable(answer['user_code'], MAX_USER_CODE)) throw fail(answer['user_code'] === undefined ? 'no user_code' : `a user_code that is not a short printable text`);
-  if (!webUri(answer['verification_uri'])) throw fail(answer['verification_uri'] === undefined ? 'no verification_uri' : 'a verification_uri that is not an http(s) URL a person can open');
+  if (!isUserCode(answer['user_code'])) throw fail(answer['user_code'] === undefined ? 'no user_code' : 'a user_code that is not a short code of printable ASCII without spaces');
+  const uri = webUri(answer['verification_uri']) ? asciiUri(answer['verification_uri']) : undefined;
+  if (uri === undefined) throw fail(answer['verification_uri'] === undefined ? 'no verification_uri' : 'a verification_uri that is not an http(s) URL a person can open');
   const expiresIn = seconds(answer['expires_in']);
   if (expiresIn === undefined || expiresIn <= 0) throw fail('no expires_in (seconds the code lives)');
   const interval = seconds(answer['interval']);
-  const complete = answer['verification_uri_complete'];
+  const complete = webUri(answer['verification_uri_complete']) ? asciiUri(answer['verification_uri_complete']) : undefined;
   return {
     deviceCode: answer['device_code'],
     userCode: answer['user_code'],
-    verificationUri: answer['verification_uri'],
-    ...(webUri(complete) ? { verificationUriComplete: complete } : {}),
+    // Shown with the host a browser resolves: an IDN homograph of the issuer's name reads as punycode.
+    verificationUri: uri,
+    ...(complete !== undefined ? { verificationUriComplete: complete } : {}),
     expiresInMs: Math.min(expiresIn * 1000, MAX_LOGIN_MS),
     intervalMs: interval === undefined ? DEFAULT_INTERVAL_MS : Math.max(Math.min(interval * 1000, MAX_LOGIN_MS), MIN_INTERVAL_MS),
   };
 }
 
-/** What a person reads on stderr: where to go and the code to check or type. Neither is a secret. */
-export function promptLines(authorization: DeviceAuthorization): string[] {
+/**
+ * What a person reads on stderr: where to go and the code to check or type. Neither is a secret.
+ * With `endpoint` (the device authorization request's URL), a page on another host is pointed out.
+ */
+export function promptLines(authorization: DeviceAuthorization, endpoint?: string): string[] {
   const minutes = Math.max(1, Math.round(authorization.expiresInMs / 60_000));
   const within = `within ${minutes} minute${minutes === 1 ? '' : 's'}`;
-  return authorization.verificationUriComplete
-    ? [`to log in, open ${authorization.verificationUriComplete}`, `and check that it shows the code ${authorization.userCode} (${within}; Ctrl-C cancels)`]
-    : [`to log in, open ${authorization.verificationUri}`, `and enter the code ${authorization.userCode} (${within}; Ctrl-C cancels)`];
+  const page = authorization.verificationUriComplete ?? authorization.verificationUri;
+  const note = endpoint !== undefined ? otherHostNote(page, endpoint) : undefined;
+  const lines = authorization.verificationUriComplete
+    ? [`to log in, open ${page}`, `and check that it shows the code ${authorization.userCode} (${within}; Ctrl-C cancels)`]
+    : [`to log in, open ${page}`, `and enter the code ${authorization.userCode} (${within}; Ctrl-C cancels)`];
+  return note !== undefined ? [...lines, note] : lines;
 }
 
 /** What one answer of the token endpoint means for the polling. */

@@ -14,7 +14,7 @@ import { CredentialError, RequestError, ResponseError } from '../errors.js';
 import { Failure, MAX_REDIRECTS, TLS_HINTS, UNTRUSTED_CODES, errorBodySummary, proxyTlsError, stripQuery, toRequestError } from './http-errors.js';
 import { chooseProxy, proxySecrets, showProxy, type ProxyChoice } from './proxy.js';
 import type { RenderedRequest, TlsMaterial } from './build.js';
-import { parseRetryAfter, RETRY_AFTER_CAP_MS, RETRY_STATUS_CODES, retryDelay } from './retry.js';
+import { parseRetryAfter, RETRY_AFTER_CAP_MS, RETRY_STATUS_CODES, retryDelay, singleUseMayResend, singleUseTimeoutMs } from './retry.js';
 import { distinguishedName, probeServer, watchExchange, type HttpObservation } from './observe-http.js';
 
 // node:http as the module, not by an ES import: the import builds a namespace of all its exports,
@@ -46,6 +46,11 @@ export interface HttpOptions {
   secret?: (value: string) => void;
   /** doctor: each exchange as it ends (request/observe-http.ts); absent on a normal call. */
   observe?: (seen: HttpObservation) => void;
+  /**
+   * A single-use grant's request (retry.ts SINGLE_USE_GRANTS): never sent again once it may have
+   * reached the server, and its attempt has the whole time left to the deadline.
+   */
+  singleUse?: boolean;
   /** Non-2xx statuses returned as answers, not thrown: RFC 8628 polling reads the error of a 400. */
   answerStatuses?: readonly number[];
 }
@@ -79,8 +84,10 @@ export async function send(request: RenderedRequest, options: HttpOptions): Prom
     let failure: Failure | undefined;
     let answer: Answer | undefined;
     let route: ProxyChoice = { proxy: undefined, variable: undefined, bypass: undefined };
+    // A single-use request's one attempt may take all the time left: a resend would be a reuse.
+    const attempting = options.singleUse ? { ...options, timeoutMs: singleUseTimeoutMs(started, options.deadline) } : options;
     try {
-      answer = await attemptOnce(request, options, secureContext, started, (chosen) => (route = chosen));
+      answer = await attemptOnce(request, attempting, secureContext, started, (chosen) => (route = chosen));
     } catch (error) {
       if (error instanceof CredentialError) throw error;
       if (!(error instanceof Failure)) throw error;
@@ -91,7 +98,9 @@ export async function send(request: RenderedRequest, options: HttpOptions): Prom
       options.log(`answer ${answer.status} after ${options.now() - started} ms, ${answer.body.length} bytes`);
       return { status: answer.status, contentType: answer.headers['content-type'], body: answer.body.toString('utf8'), bytes: answer.body.length };
     }
-    const retryable = answer ? RETRY_STATUS_CODES.includes(answer.status) : isRetryable(failure!);
+    const retryable =
+      (answer ? RETRY_STATUS_CODES.includes(answer.status) : isRetryable(failure!)) &&
+      (!options.singleUse || singleUseMayResend({ status: answer?.status, code: failure?.code }));
     // Read once: the wait, the trace, the announcement and the error all speak of the same value.
     const said = answer ? headerValue(answer.headers['retry-after']) : undefined;
     const retryAfter = said === undefined ? undefined : { said: said.trim(), ms: parseRetryAfter(said, options.now()) };

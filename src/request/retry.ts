@@ -45,3 +45,28 @@ export function parseRetryAfter(header: string | undefined, now: number): number
   const date = Date.parse(value);
   return Number.isFinite(date) ? Math.max(date - now, 0) : undefined;
 }
+
+/**
+ * The grants whose request the server honours once (SPEC "Interactive login"): a refresh token that
+ * rotates (a second use is a reuse, which revokes the grant under strict rotation), a device code
+ * (RFC 8628 §3.5: its tokens are issued once), an authorization code (RFC 6749 §4.1.2). Their
+ * request is never sent again after it may have reached the server.
+ */
+export const SINGLE_USE_GRANTS: readonly string[] = ['refresh_token', 'authorization_code', 'urn:ietf:params:oauth:grant-type:device_code'];
+
+/** Failures before anything was sent (no connection, no name, no tunnel): even a single-use request may go again. */
+const NOT_SENT_CODES = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRINUSE', 'ERR_PROXY_TUNNEL'];
+
+/**
+ * Whether a failed attempt of a single-use request may be sent again: only when it cannot have
+ * reached the server. An answer (any status: a gateway's 5xx may have passed it on), a timeout or a
+ * reset connection may all follow a request the server took.
+ */
+export function singleUseMayResend(failure: { status?: number | undefined; code?: string | undefined }): boolean {
+  return failure.status === undefined && failure.code !== undefined && NOT_SENT_CODES.includes(failure.code);
+}
+
+/** The timeout of a single-use request's attempt: the whole time left to the deadline, since it is the only one. */
+export function singleUseTimeoutMs(now: number, deadline: number): number {
+  return Math.max(1, deadline - now);
+}

@@ -9,7 +9,7 @@ import { describeRequest, renderRequest, requestRoot, templateFields, type Rende
 import { checkHint, credentialInputs } from '../template/inputs.js';
 import { runSteps } from '../request/steps.js';
 import type { HttpObservation } from '../request/observe-http.js';
-import { through, type CacheEvent, type Fetch, type Fetched } from '../cache/index.js';
+import { through, type CacheCall, type CacheEvent, type Fetch, type Fetched } from '../cache/index.js';
 import { MAX_LOGIN_MS } from '../login/device.js';
 import type { Deps, GetTokenFlags } from './deps.js';
 import { prepare, type Prepared } from './prepare.js';
@@ -35,24 +35,7 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
   let status: CredentialStatus;
   if (flags.cache ?? config.cacheEnabled) {
     status = await through(
-      {
-        ...rawInputs(flags, prepared.refInputs, deps),
-        document: prepared.document,
-        dependencies: prepared.dependencies,
-        readSoFar: prepared.readSoFar,
-        envNamedBySecret: prepared.renderer.envReadBySecretName,
-        fileNamedBySecret: prepared.renderer.fileReadBySecretPath,
-        insecure: request.tls.insecureSkipVerify,
-        // `login` logs in now, whatever the entry holds, and stores what it got.
-        ...(flags.login ? { fresh: true } : {}),
-        deadline,
-        timeoutMs: flags.timeoutMs,
-        // A login waits on a person: a second caller must not take its lock over and prompt too.
-        ...(config.login ? { holdMs: MAX_LOGIN_MS } : {}),
-        failureTtlMs: config.cacheFailureTtlMs,
-        redact: (text) => deps.redactor.redact(text),
-        ...(deps.observe ? { observe: (event: CacheEvent) => deps.observe?.({ stage: 'cache', event }) } : {}),
-      },
+      cacheCall(prepared, flags, deadline, deps),
       fetch,
       { ...deps.cache, now: deps.now, trace: deps.trace, warn: deps.warn },
     );
@@ -70,6 +53,29 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
   } catch (error) {
     throw error instanceof OutputError ? error.of('the credential') : error;
   }
+}
+
+/** What the cache is told of this call (its entry's key, how it waits and remembers): get-token's, and logout's. */
+export function cacheCall(prepared: Prepared, flags: GetTokenFlags, deadline: number, deps: Deps): CacheCall {
+  const { config, request, refInputs } = prepared;
+  return {
+    ...rawInputs(flags, refInputs, deps),
+    document: prepared.document,
+    dependencies: prepared.dependencies,
+    readSoFar: prepared.readSoFar,
+    envNamedBySecret: prepared.renderer.envReadBySecretName,
+    fileNamedBySecret: prepared.renderer.fileReadBySecretPath,
+    insecure: request.tls.insecureSkipVerify,
+    // `login` logs in now, whatever the entry holds, and stores what it got.
+    ...(flags.login ? { fresh: true } : {}),
+    deadline,
+    timeoutMs: flags.timeoutMs,
+    // A login waits on a person: a second caller must not take its lock over and prompt too.
+    ...(config.login ? { holdMs: MAX_LOGIN_MS } : {}),
+    failureTtlMs: config.cacheFailureTtlMs,
+    redact: (text) => deps.redactor.redact(text),
+    ...(deps.observe ? { observe: (event: CacheEvent) => deps.observe?.({ stage: 'cache', event }) } : {}),
+  };
 }
 
 /** The credential and its real expiry (ms; reported to client-go expiryMargin earlier), when known. */

@@ -1,6 +1,7 @@
 // `webapi-credential login`: get-token with a login now, whatever the cache holds and whether or not
-// the call is interactive (a person asked for it). The credential goes to the cache (--cache), not to
-// the terminal: the person is told until when it is good.
+// the call is interactive (a person asked for it). The credential goes to the cache (by default;
+// --no-cache not), not to the terminal: the person is told until when it is good, and when no refresh
+// token came with it, what that means.
 import type { CredentialStatus } from '../credential/exec-credential.js';
 import type { Deps, GetTokenFlags } from './deps.js';
 import { getToken } from './get-token.js';
@@ -8,20 +9,31 @@ import type { StageEvent } from './observe.js';
 
 export async function runLogin(flags: GetTokenFlags, deps: Deps): Promise<void> {
   let printed = '';
-  // Whether the cache was on (--cache, or the config's cache.enabled) and where: get-token tells its stages.
+  // Whether the cache was used and where, and whether the answer held a refresh token: get-token tells its stages.
   let keyedDir: string | undefined;
   let cacheDir: string | undefined;
+  let refreshToken: boolean | undefined;
   const observe = (event: StageEvent) => {
+    if (event.stage === 'login') refreshToken = event.refreshToken;
     if (event.stage !== 'cache') return;
     if (event.event.kind === 'keyed') keyedDir = event.event.slot.dir;
     if (event.event.kind === 'stored') cacheDir = keyedDir;
   };
-  await getToken({ ...flags, output: 'exec-credential', login: true }, { ...deps, stdout: (text) => void (printed += text), observe });
+  // A login that is thrown away helps nobody: cached unless --no-cache says not to.
+  await getToken({ ...flags, cache: flags.cache ?? true, output: 'exec-credential', login: true }, { ...deps, stdout: (text) => void (printed += text), observe });
   const expiry = (JSON.parse(printed) as { status: CredentialStatus }).status.expirationTimestamp;
   const good = expiry ? `; the credential is good until ${expiry}` : '';
-  (deps.say ?? deps.warn)(
+  const say = deps.say ?? deps.warn;
+  say(
     cacheDir !== undefined
       ? `logged in${good}, and cached in ${cacheDir}: kubectl uses it with the same config and --cache`
-      : `logged in${good}; add --cache (as the kubeconfig's exec entry has it) to keep the credential for kubectl`,
+      : flags.cache === false
+        ? `logged in${good}; not cached (--no-cache): kubectl will ask for a login of its own`
+        : `logged in${good}; the cache could not keep it (webapi-credential --verbose says why)`,
   );
+  if (refreshToken === false) {
+    say(
+      `no refresh token came back (the issuer may not have granted offline_access, or gives none to this client): a new login is needed when the credential expires${expiry ? ` at ${expiry}` : ''}`,
+    );
+  }
 }

@@ -4,7 +4,6 @@
 // command (login-command.ts) runs get-token with a login now.
 import { resolve } from 'node:path';
 import { ResponseError, RequestError, UNSHOWABLE, type CredentialError } from '../errors.js';
-import { defaultCacheDir } from '../cache/index.js';
 import { selectSource } from '../config/load.js';
 import type { RequestConfig } from '../config/schema.js';
 import { readExecInfo, type CredentialStatus } from '../credential/exec-credential.js';
@@ -12,6 +11,7 @@ import { extractCredential, parseResponseBody } from '../credential/extract.js';
 import { describeRequest, renderRequest, requestRoot, type RenderedRequest } from '../request/build.js';
 import {
   answerLifetimeMs,
+  DEVICE_CODE_GRANT,
   deviceRequestConfig,
   DEVICE_ROOT,
   LoginError,
@@ -24,7 +24,10 @@ import {
   refreshTokenOf,
   slowedDown,
 } from '../login/device.js';
-import type { Fetched, Refresh } from '../cache/index.js';
+import { defaultCacheDir, keepingRefreshToken, type Fetched, type Refresh } from '../cache/index.js';
+import { isInvalidGrant, noIdTokenOnRefresh, noTimeToRefresh, RefreshRefused, refreshFits, refused } from '../login/refresh.js';
+import { SINGLE_USE_GRANTS } from '../request/retry.js';
+import { atEndpoint, type Endpoint } from '../login/endpoint.js';
 import type { HttpObservation } from '../request/observe-http.js';
 import type { Deps, GetTokenFlags } from './deps.js';
 import type { Prepared } from './prepare.js';
@@ -39,19 +42,22 @@ export interface LoginResult {
 
 /**
  * The credential of a login config on a cache miss: the refresh token the entry holds first (no
- * person needed, so also when the call is not interactive), else a login. A refresh the token
- * endpoint refuses (a 4xx but 408 and 429: revoked, expired, another client's) drops the token and
- * logs in, which prompts only when a person can answer; its refusal is never remembered as the
- * call's failure. An outage is thrown as it is: the cache serves through it and keeps the token.
- * `login` logs in anew whatever the entry holds.
+ * person needed, so also when the call is not interactive), else a login. Only the issuer's
+ * `invalid_grant` drops the token and logs in, which prompts only when a person can answer; its
+ * refusal is never remembered as the call's failure. Every other failure of the refresh (a
+ * gateway's page, invalid_client, an outage, the deadline) is thrown as it is and keeps the token:
+ * the cache remembers or serves through it by its ordinary rules. A call with too little time left
+ * starts no refresh (login/refresh.ts refreshFits). `login` logs in anew whatever the entry holds.
  */
 export async function loginWithRefresh(prepared: Prepared, flags: LoginFlags, deadline: number, refresh: Refresh | undefined, deps: Deps): Promise<Fetched> {
   let refused: string | undefined;
   if (refresh && !flags.login) {
+    const whole = flags.timeoutMs ?? Number.POSITIVE_INFINITY;
+    if (!refreshFits(deps.now(), deadline, prepared.config.timeoutMs, whole)) throw noTimeToRefresh(deadline - deps.now(), whole);
     try {
       return toFetched(await refreshCredential(prepared, refresh.token, deadline, deps));
     } catch (error) {
-      if (!isRefusal(error)) throw error;
+      if (!(error instanceof RefreshRefused)) throw error;
       refresh.drop();
       refused = (error as CredentialError).message;
       deps.trace(`the refresh token was refused (${refused}): dropped; a login is needed`);
@@ -72,15 +78,8 @@ function toFetched({ status, expiresAt, refreshToken }: LoginResult): Fetched {
   return { status, expiresAt, ...(refreshToken !== undefined ? { refreshToken } : {}) };
 }
 
-/** The token endpoint's word on this refresh token: a 4xx but 408 and 429 (those, 5xx and no answer are an outage). */
-function isRefusal(error: unknown): boolean {
-  if (!(error instanceof RequestError)) return false;
-  const status = error.status;
-  return status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429;
-}
-
-/** What a login reads of the call's flags: `login`, and what the refusal's command repeats. */
-export type LoginFlags = Pick<GetTokenFlags, 'login' | 'config' | 'configInline' | 'configFromCluster' | 'set' | 'cacheDir'>;
+/** What a login reads of the call's flags: `login`, what the refusal's command repeats, and --timeout (whether a refresh fits). */
+export type LoginFlags = Pick<GetTokenFlags, 'login' | 'config' | 'configInline' | 'configFromCluster' | 'set' | 'cacheDir'> & { timeoutMs?: number };
 
 /**
  * The `login` command a person pastes at a terminal to fill the cache entry this call reads: the
@@ -164,7 +163,7 @@ async function deviceLogin(prepared: Prepared, deps: Deps): Promise<LoginResult>
     const deviceRequest = await render(prepared, deviceRequestConfig(config), DEVICE_ROOT, deps);
     // A Ctrl-C while the request was rendered: it is not sent.
     if (controller.signal.aborted) await interrupted;
-    const answer = await untilInterrupted(post(deviceRequest, prepared, start + config.timeoutMs * (config.retryLimit + 1), deps, false));
+    const answer = await untilInterrupted(named(post(deviceRequest, prepared, start + config.timeoutMs * (config.retryLimit + 1), deps, false), 'device authorization'));
     const authorization = readDeviceAuthorization(answer.document);
     deps.redactor.add(authorization.deviceCode);
     end = start + authorization.expiresInMs;
@@ -173,7 +172,7 @@ async function deviceLogin(prepared: Prepared, deps: Deps): Promise<LoginResult>
     const complete = authorization.verificationUriComplete;
     const { verificationUriComplete: _dropped, ...plain } = authorization;
     const shown = complete !== undefined && deps.redactor.redact(complete) !== complete ? plain : authorization;
-    for (const line of promptLines(shown)) (deps.say ?? deps.warn)(line);
+    for (const line of promptLines(shown, deviceRequest.url)) (deps.say ?? deps.warn)(line);
     let interval = authorization.intervalMs;
     for (;;) {
       // RFC 8628 §3.5: the interval is waited before each request, the first one included.
@@ -184,10 +183,10 @@ async function deviceLogin(prepared: Prepared, deps: Deps): Promise<LoginResult>
       // Rendered anew for each poll: a client assertion (jwt()) is single-use.
       const poll = pollRequest(await render(prepared, config, requestRoot(), deps), authorization.deviceCode);
       if (controller.signal.aborted) await interrupted;
-      const { status, document } = await untilInterrupted(post(poll, prepared, end + config.timeoutMs, deps, true));
+      const { status, document } = await untilInterrupted(named(post(poll, prepared, end + config.timeoutMs, deps, true, undefined, DEVICE_CODE_GRANT), 'token'));
       const step = readTokenAnswer(status, document, 'device_code', (text) => deps.redactor.redact(text));
       if (step.kind === 'slow_down') interval = slowedDown(interval);
-      if (step.kind === 'token') return credentialOf(step.document, prepared, deps);
+      if (step.kind === 'token') return credentialOf(step.document, prepared, deps, 'device_code');
     }
   } finally {
     stop();
@@ -196,17 +195,23 @@ async function deviceLogin(prepared: Prepared, deps: Deps): Promise<LoginResult>
 
 /**
  * RFC 6749 §6: a new credential for a refresh token, without a person: the token endpoint's
- * answer is read as the device grant's is. A refusal (invalid_grant) is exit 3, a 4xx: the caller
- * (the cache) drops the refresh token and logs in anew when a person can answer.
+ * answer is read as the device grant's is. The issuer's invalid_grant is a RefreshRefused (exit 3):
+ * the caller (the cache) drops the refresh token and logs in anew when a person can answer. Sent
+ * once (a single-use grant), with the whole time left to `deadline`.
  */
 export async function refreshCredential(prepared: Prepared, refreshToken: string, deadline: number, deps: Deps): Promise<LoginResult> {
   deps.redactor.add(refreshToken);
   const request = refreshRequest(await render(prepared, prepared.config, requestRoot(), deps), refreshToken);
   // Observed as the main request (doctor's token API stage): the one request a refresh makes.
-  const { status, document } = await post(request, prepared, deadline, deps, true, 'main');
-  const step = readTokenAnswer(status, document, 'refresh_token', (text) => deps.redactor.redact(text));
+  const { status, document } = await named(post(request, prepared, deadline, deps, true, 'main', 'refresh_token'), 'token');
+  let step: ReturnType<typeof readTokenAnswer>;
+  try {
+    step = readTokenAnswer(status, document, 'refresh_token', (text) => deps.redactor.redact(text));
+  } catch (error) {
+    throw error instanceof RequestError && isInvalidGrant(status, document) ? refused(error) : error;
+  }
   if (step.kind !== 'token') throw new ResponseError('REFRESH_ANSWER', 'the token endpoint answered a refresh with a device grant error');
-  const result = credentialOf(step.document, prepared, deps);
+  const result = credentialOf(step.document, prepared, deps, 'refresh_token');
   // A server that rotates nothing keeps the old refresh token valid (RFC 6749 §6).
   return { status: result.status, refreshToken: result.refreshToken ?? refreshToken };
 }
@@ -215,12 +220,30 @@ async function render(prepared: Prepared, settings: RequestConfig, root: string,
   return renderRequest(settings, prepared.renderer, deps.version, prepared.readFile, deps.redactor, root);
 }
 
+/** A request's failure said of the endpoint it went to (login/endpoint.ts), not of "the token API". */
+function named<T>(sending: Promise<T>, endpoint: Endpoint): Promise<T> {
+  return sending.catch((error: unknown) => {
+    throw atEndpoint(error, endpoint);
+  });
+}
+
 function sleepWithoutSignal(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Sends one request of the login; with `errorsAnswer`, an OAuth error answer (400, 401) is returned to be read. */
-async function post(request: RenderedRequest, prepared: Prepared, deadline: number, deps: Deps, errorsAnswer: boolean, observed?: string): Promise<{ status: number; document: unknown }> {
+/**
+ * Sends one request of the login; with `errorsAnswer`, an OAuth error answer (400, 401) is returned
+ * to be read. The request of a single-use `grant` (request/retry.ts) is never sent twice.
+ */
+async function post(
+  request: RenderedRequest,
+  prepared: Prepared,
+  deadline: number,
+  deps: Deps,
+  errorsAnswer: boolean,
+  observed?: string,
+  grant?: string,
+): Promise<{ status: number; document: unknown }> {
   const { config } = prepared;
   deps.trace(`request:\n${describeRequest(request)}`);
   const exchanges: HttpObservation[] = [];
@@ -242,6 +265,7 @@ async function post(request: RenderedRequest, prepared: Prepared, deadline: numb
     redact: (text) => deps.redactor.redact(text),
     secret: (value) => deps.redactor.add(value),
     ...(errorsAnswer ? { answerStatuses: [400, 401] } : {}),
+    ...(grant !== undefined && SINGLE_USE_GRANTS.includes(grant) ? { singleUse: true } : {}),
   }).then(
     (answer) => {
       sent(answer.status >= 200 && answer.status <= 299);
@@ -261,14 +285,28 @@ async function post(request: RenderedRequest, prepared: Prepared, deadline: numb
   }
 }
 
-/** The credential of a token answer: the id_token by default (tokenPath), expiry from the JWT, else expires_in. */
-function credentialOf(document: Record<string, unknown>, prepared: Prepared, deps: Deps): LoginResult {
+/**
+ * The credential of a token answer: the id_token by default (tokenPath), expiry from the JWT, else
+ * expires_in. When none can be taken, the error carries the answer's refresh token for the cache
+ * to keep: the issuer may have rotated the old one away.
+ */
+function credentialOf(document: Record<string, unknown>, prepared: Prepared, deps: Deps, grant: 'device_code' | 'refresh_token'): LoginResult {
   for (const name of ['access_token', 'id_token', 'refresh_token']) {
     const value = document[name];
     if (typeof value === 'string') deps.redactor.add(value);
   }
+  try {
+    return credentialIn(document, prepared, deps, grant);
+  } catch (error) {
+    const rotated = refreshTokenOf(document);
+    throw rotated !== undefined && typeof error === 'object' && error !== null ? keepingRefreshToken(error, rotated) : error;
+  }
+}
+
+function credentialIn(document: Record<string, unknown>, prepared: Prepared, deps: Deps, grant: 'device_code' | 'refresh_token'): LoginResult {
   const { config, paths } = prepared;
   if (config.paths.token === '$.id_token' && typeof document['id_token'] !== 'string') {
+    if (grant === 'refresh_token') throw noIdTokenOnRefresh();
     throw new ResponseError('NO_ID_TOKEN', 'the token endpoint answered no id_token: add openid to login.deviceAuthorization.form.scope, or set tokenPath: $.access_token');
   }
   const lifetime = answerLifetimeMs(document);
@@ -279,6 +317,7 @@ function credentialOf(document: Record<string, unknown>, prepared: Prepared, dep
   // doctor's credential stage: its real expiry, not "from the cache".
   deps.observe?.({ stage: 'extract', ms: deps.now() - extracting, status, expiresAt });
   const refreshToken = refreshTokenOf(document);
+  deps.observe?.({ stage: 'login', grant, refreshToken: refreshToken !== undefined });
   deps.trace(`logged in${status.expirationTimestamp ? `, credential reported to expire at ${status.expirationTimestamp}` : ''}${refreshToken ? ', with a refresh token' : ''}`);
   return { status, ...(expiresAt !== undefined ? { expiresAt } : {}), ...(refreshToken ? { refreshToken } : {}) };
 }

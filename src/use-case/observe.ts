@@ -15,6 +15,8 @@ export type StageEvent =
   | { stage: 'send'; label: string; ms: number; ok: boolean; exchanges: HttpObservation[] }
   /** The credential taken from the main answer; `expiresAt` as the answer gave it, before the margin. */
   | { stage: 'extract'; ms: number; status: CredentialStatus; expiresAt: number | undefined }
+  /** A login's or a refresh's token answer gave a credential; whether it held a refresh token (`login` says when not). */
+  | { stage: 'login'; grant: 'device_code' | 'refresh_token'; refreshToken: boolean }
   /** The credential the call prints, fetched or from the cache. */
   | { stage: 'credential'; status: CredentialStatus };
 

@@ -59,7 +59,10 @@ export async function startDeviceProvider(pki: Pki): Promise<DeviceProvider> {
     ] as never,
     jwks: { keys: [{ ...privateKey.export({ format: 'jwk' }), kid: 'test', alg: 'RS256', use: 'sig' }] },
     cookies: { keys: ['device-test-cookie-key'] },
-    features: { deviceFlow: { enabled: true }, devInteractions: { enabled: false } },
+    // RFC 7009 revocation at /token/revocation (logout), and strict rotation: every refresh of this
+    // public client rotates its refresh token, and a reuse of a consumed one revokes the whole grant.
+    features: { deviceFlow: { enabled: true }, devInteractions: { enabled: false }, revocation: { enabled: true } },
+    rotateRefreshToken: true,
     scopes: ['openid', 'offline_access'],
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
     ttl: { DeviceCode: () => ttl, AccessToken: () => tokenTtl, IdToken: () => tokenTtl, RefreshToken: 3600, Grant: 3600, Session: 3600, Interaction: 600 },

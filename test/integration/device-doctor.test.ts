@@ -106,6 +106,22 @@ describe('doctor on a login config', () => {
 });
 
 describeWith(SCRIPT)('doctor --login at a terminal', () => {
+  it('doctor without --login at a terminal, nobody logged in: exit 2, and the login stage points at --login', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-doctor-terminal-'));
+    const command = [...cliCommand(), 'doctor', '--config-inline', config(), '--cache', '--cache-dir', cacheDir].map((part) => `'${part.replaceAll("'", "'\\''")}'`).join(' ');
+    const child = spawn(SCRIPT.path!, ['-qfec', command, '/dev/null'], { env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/root', TERM: 'dumb' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    const devices = deviceRequests();
+    const exit = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    child.stdin.destroy();
+    expect(exit, output).toBe(2);
+    expect(output).toMatch(/✗ login +a login is needed, and doctor runs none unless asked: run this doctor command again with --login to log in at this terminal \(or webapi-credential login\)\r?\n/);
+    expect(output).not.toContain('nobody can answer');
+    expect(deviceRequests()).toBe(devices);
+  }, 60_000);
+
   it('logs in now (the person approves), caches the refresh token, and reports it', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-doctor-login-'));
     const command = [...cliCommand(), 'doctor', '--login', '--config-inline', config(), '--cache', '--cache-dir', cacheDir].map((part) => `'${part.replaceAll("'", "'\\''")}'`).join(' ');
@@ -124,6 +140,9 @@ describeWith(SCRIPT)('doctor --login at a terminal', () => {
     child.stdin.destroy();
     expect(exit, output).toBe(0);
     expect(output).toMatch(/✓ login +logged in now \(device authorization grant\); a refresh token held, kept \d+ s ago/);
+    // The report does not contradict itself: the login's own token request gave the credential.
+    expect(output).toMatch(/✓ token API +called by the login above: its token endpoint gave the credential\r?\n/);
+    expect(output).not.toContain('not called');
     expect(deviceRequests()).toBe(devices + 1);
     for (const secret of idp.issued) expect(output.includes(secret), 'a device code or token on the terminal').toBe(false);
   }, 60_000);

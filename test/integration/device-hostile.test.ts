@@ -59,8 +59,8 @@ describe('a hostile device authorization server', () => {
   }, 30_000);
 
   it.each([
-    ['a user_code that clears the screen', { user_code: 'AB\u001b[2JCD' }, 'a user_code that is not a short printable text'],
-    ['a user_code of 100 kB', { user_code: 'A'.repeat(100_000) }, 'a user_code that is not a short printable text'],
+    ['a user_code that clears the screen', { user_code: 'AB\u001b[2JCD' }, 'a user_code that is not a short code of printable ASCII without spaces'],
+    ['a user_code of 100 kB', { user_code: 'A'.repeat(100_000) }, 'a user_code that is not a short code of printable ASCII without spaces'],
     ['a verification_uri with an OSC 8 hyperlink', { verification_uri: 'https://localhost/\u001b]8;;https://evil.example\u0007x' }, 'a verification_uri that is not an http(s) URL a person can open'],
   ])('%s: exit 4 before any prompt or poll', async (_name, change, what) => {
     answer = { device_code: DEVICE_CODE, user_code: 'ABCD-EFGH', verification_uri: `https://localhost:${api.port}/verify`, expires_in: 5, ...change };

@@ -223,11 +223,12 @@ describeWith(SCRIPT)('at a terminal, without kubectl', () => {
     expect(idp.isIdToken(token)).toBe(true);
   }, 60_000);
 
-  it('doctor runs no login, even at a terminal: no device request', async () => {
+  it('doctor runs no login, even at a terminal: no device request, and it points at doctor --login', async () => {
     const before = deviceRequests();
     const result = await atTerminal(['doctor', '--config-inline', deviceConfig(idp.issuer)]).done;
     expect(result.code).toBe(2);
-    expect(result.output).toContain('a login is needed and nobody can answer its prompt here');
+    expect(result.output).toContain('a login is needed, and doctor runs none unless asked: run this doctor command again with --login to log in at this terminal (or webapi-credential login)');
+    expect(result.output).not.toContain('nobody can answer');
     expect(deviceRequests()).toBe(before);
   }, 60_000);
 });

@@ -29,7 +29,7 @@ function message(answer: Record<string, unknown>): string {
 
 describe.each(HOSTILE.map((c) => [hex(c), c] as const))('U+%s', (_name, c) => {
   it('in user_code: no prompt', () => {
-    expect(() => readDeviceAuthorization({ ...good, user_code: `WDJB${c}MJHT` })).toThrow('a user_code that is not a short printable text');
+    expect(() => readDeviceAuthorization({ ...good, user_code: `WDJB${c}MJHT` })).toThrow('a user_code that is not a short code of printable ASCII without spaces');
   });
 
   it('in verification_uri: no prompt', () => {

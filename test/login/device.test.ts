@@ -56,9 +56,13 @@ describe('readDeviceAuthorization', () => {
   it.each([
     ['no device_code', { ...good, device_code: undefined }],
     ['no user_code', { ...good, user_code: undefined }],
-    ['a user_code that is not a short printable text', { ...good, user_code: 'x'.repeat(65) }],
-    ['a user_code that is not a short printable text', { ...good, user_code: 'AB\u001b[2JCD' }],
-    ['a user_code that is not a short printable text', { ...good, user_code: 'AB\u202eCD' }],
+    ['a user_code that is not a short code of printable ASCII without spaces', { ...good, user_code: 'x'.repeat(65) }],
+    ['a user_code that is not a short code of printable ASCII without spaces', { ...good, user_code: 'AB\u001b[2JCD' }],
+    ['a user_code that is not a short code of printable ASCII without spaces', { ...good, user_code: 'AB\u202eCD' }],
+    // A code is a code: no sentence to read aloud ("call 555-0100 first"), no look-alike letters.
+    ['a user_code that is not a short code of printable ASCII without spaces', { ...good, user_code: 'WDJB MJHT' }],
+    ['a user_code that is not a short code of printable ASCII without spaces', { ...good, user_code: 'WDJВ-MJHT' }],
+    ['a user_code that is not a short code of printable ASCII without spaces', { ...good, user_code: 'WDJB\u00a0MJHT' }],
     ['a verification_uri that is not an http(s) URL a person can open', { ...good, verification_uri: 'javascript:alert(1)' }],
     ['a verification_uri that is not an http(s) URL a person can open', { ...good, verification_uri: 'https://idp.example/\u001b]8;;x' }],
     ['a verification_uri that is not an http(s) URL a person can open', { ...good, verification_uri: `https://idp.example/${'a'.repeat(3000)}` }],

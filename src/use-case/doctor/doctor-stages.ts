@@ -33,7 +33,8 @@ function exchangeText(x: HttpObservation): string {
 }
 
 /** Every step and the main request: status and time; the main request's server certificate. */
-export function tokenApiStage(sends: Send[], config: ProviderConfig, failure: unknown): Stage {
+/** `loggedIn`: a login ran now (doctor --login): its own requests gave the credential, not the cache. */
+export function tokenApiStage(sends: Send[], config: ProviderConfig, failure: unknown, loggedIn = false): Stage {
   const settingsOf = (label: string): RequestConfig => (label === 'main' ? config : (config.steps.find((s) => s.name === label) ?? config));
   const requests = sends.map((send) => {
     const last = send.exchanges.at(-1);
@@ -63,6 +64,7 @@ export function tokenApiStage(sends: Send[], config: ProviderConfig, failure: un
     else if (last && /CERT|SIGNATURE|ISSUER|SELF_SIGNED/.test(last.exchanges.at(-1) ?? '')) line.notes.push(`trusted were ${trustOf(settingsOf(last.label))}`);
     return line;
   }
+  if (sends.length === 0 && loggedIn) return stage('token API', 'pass', 'called by the login above: its token endpoint gave the credential', details);
   if (sends.length === 0) return stage('token API', 'skip', 'not called: the credential came from the cache (--no-cache calls the token API)', details);
   return stage('token API', 'pass', `${said}${certificate}`, details);
 }

@@ -64,6 +64,7 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
   let server = flags.server;
   let caPem: string | undefined;
   let clusterTls: { serverName?: string; insecure?: boolean } = {};
+  let interactiveMode: string | undefined;
   try {
     if (flags.caFile !== undefined) caPem = readCa(flags.caFile, '--ca-file', deps);
     const file = flags.kubeconfig ?? flags.argocdSecret;
@@ -95,6 +96,7 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
       caPem ??= source.cluster.caPem;
       server ??= source.cluster.server;
       clusterTls = { ...(source.cluster.serverName !== undefined ? { serverName: source.cluster.serverName } : {}), ...(source.cluster.insecure ? { insecure: true } : {}) };
+      interactiveMode = source.interactiveMode;
       if (flags.login && source.interactiveMode === 'Never') throw new UsageError('LOGIN_NEVER', `doctor --login: ${source.origin} says interactiveMode: Never, so kubectl never lets the plugin prompt; log in with webapi-credential login, or set interactiveMode: IfAvailable`);
       env = { ...deps.env, ...source.env, KUBERNETES_EXEC_INFO: execInfoFor(source, caPem, flags.login === true) };
       stages.push({
@@ -153,14 +155,14 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
   if (config.login || flags.login) {
     loginShown = true;
     // A login that could not happen (nobody to answer, refused, expired, Ctrl-C, no login in the config): exit 2, here.
-    const loginFailure = failure instanceof CredentialError && failure.exitCode === 2 ? failure : undefined;
+    const loginFailure = failure instanceof CredentialError && failure.exitCode === 2 ? atTerminal(failure, flags.login === true, interactiveMode, deps) : undefined;
     const line = loginStage(events, { ran: flags.login === true && loginFailure === undefined, cacheOn, ...(loginFailure ? { failure: loginFailure } : {}) }, deps);
     stages.push(line);
     if (line.result === 'fail') return finish();
   }
   const sends = events.filter((e): e is Extract<StageEvent, { stage: 'send' }> => e.stage === 'send');
   const mainAnswered = sends.some((e) => e.label === 'main' && e.ok);
-  const api = tokenApiStage(sends, config, failure !== undefined && !mainAnswered ? failure : undefined);
+  const api = tokenApiStage(sends, config, failure !== undefined && !mainAnswered ? failure : undefined, flags.login === true && failure === undefined);
   stages.push(api);
   if (api.result === 'fail') return finish();
   if (failure !== undefined) return fail('credential', failure);
@@ -247,6 +249,15 @@ interface Found {
   summary: string;
   path?: string;
   notes: string[];
+}
+
+/**
+ * doctor runs no login unless --login asks: at a terminal, a login that is needed is what --login is
+ * for, not "nobody can answer" (a person is right there). Elsewhere the failure is said as it is.
+ */
+function atTerminal(failure: CredentialError, login: boolean, interactiveMode: string | undefined, deps: Deps): CredentialError {
+  if (login || failure.code !== 'LOGIN_NEEDED' || interactiveMode === 'Never' || deps.login?.terminal() !== true) return failure;
+  return new UsageError('LOGIN_NEEDED', 'a login is needed, and doctor runs none unless asked: run this doctor command again with --login to log in at this terminal (or webapi-credential login)');
 }
 
 /** The command found as kubectl finds it (client-go: a path with a slash is the kubeconfig's; else the PATH), and that it is this program. */

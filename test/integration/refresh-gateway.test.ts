@@ -1,0 +1,262 @@
+// A login that survives the day (issue 36), against the real oidc-provider with strict rotation (a
+// reuse of a consumed refresh token revokes the grant) behind a gateway stand-in: a small real HTTPS
+// reverse proxy that answers a refresh with a 404/403/407/401 page on demand (the issuer never sees
+// it), strips the id_token from an answer, holds an answer back, or passes it on. The token endpoint
+// of the config is the gateway's; the server counts what reached it.
+import { readFileSync, readdirSync, mkdtempSync } from 'node:fs';
+import { createServer, request as httpsRequest, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leaks, runCli } from '../helpers/cli.js';
+import { actAsPerson, CLIENT_ID, startDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
+import { startPlugin } from '../helpers/device-run.js';
+import { makePki } from '../helpers/pki.js';
+
+const pki = makePki();
+let idp: DeviceProvider;
+let gateway: Gateway;
+beforeAll(async () => {
+  idp = await startDeviceProvider(pki);
+  gateway = await startGateway(idp.issuer);
+}, 30_000);
+afterAll(async () => {
+  await gateway.close();
+  await idp.close();
+});
+
+/** What the gateway does with the next refresh grant (the others pass). */
+type Act = { page: number; type: string; body: string } | { strip: true } | { holdMs: number };
+
+interface Gateway {
+  url: string;
+  /** The next refresh grant gets `act`. */
+  next: (act: Act) => void;
+  /** Refresh grants the gateway got (answered itself or passed on). */
+  refreshes: () => number;
+  close: () => Promise<void>;
+}
+
+async function startGateway(upstream: string): Promise<Gateway> {
+  const server: Server = createServer({ key: pki.server.key, cert: pki.server.cert });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const queue: Act[] = [];
+  let refreshes = 0;
+  const pending = new Set<NodeJS.Timeout>();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const refresh = (req.url ?? '').startsWith('/token') && new URLSearchParams(body.toString()).get('grant_type') === 'refresh_token';
+      if (refresh) refreshes++;
+      const act = refresh ? queue.shift() : undefined;
+      if (act && 'page' in act) {
+        res.writeHead(act.page, { 'content-type': act.type });
+        res.end(act.body);
+        return;
+      }
+      const target = new URL(req.url ?? '/', upstream);
+      const forwarded = httpsRequest(target, { method: req.method, headers: { ...req.headers, host: target.host }, ca: pki.ca.cert }, (answer) => {
+        const parts: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => parts.push(chunk));
+        answer.on('end', () => {
+          let text = Buffer.concat(parts).toString();
+          if (act && 'strip' in act) {
+            const document = JSON.parse(text) as Record<string, unknown>;
+            delete document['id_token'];
+            text = JSON.stringify(document);
+          }
+          const reply = () => {
+            res.writeHead(answer.statusCode ?? 502, { 'content-type': answer.headers['content-type'] ?? 'application/json' });
+            res.end(text);
+          };
+          if (act && 'holdMs' in act) {
+            const timer = setTimeout(() => {
+              pending.delete(timer);
+              reply();
+            }, act.holdMs);
+            pending.add(timer);
+          } else reply();
+        });
+      });
+      forwarded.on('error', () => {
+        res.writeHead(502);
+        res.end();
+      });
+      forwarded.end(body);
+    });
+  });
+  return {
+    url: `https://localhost:${(server.address() as AddressInfo).port}`,
+    next: (act) => void queue.push(act),
+    refreshes: () => refreshes,
+    close: () => {
+      for (const timer of pending) clearTimeout(timer);
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** id_tokens of 12 s reported 8 s early: served from the cache for 4 s, then refreshed. */
+const config = (revocation?: string, scope = 'openid offline_access') =>
+  JSON.stringify({
+    webAPIProviderConfig: {
+      method: 'POST',
+      url: `${gateway.url}/token`,
+      form: { client_id: CLIENT_ID },
+      tls: { caFile: pki.ca.certFile },
+      expiryMargin: '8s',
+      cache: { failureTTL: '2s' },
+      login: {
+        deviceAuthorization: { url: `${idp.issuer}/device/auth`, form: { scope } },
+        ...(revocation !== undefined ? { revocation: { url: revocation } } : {}),
+      },
+    },
+  });
+const NOT_INTERACTIVE = { KUBERNETES_EXEC_INFO: JSON.stringify({ kind: 'ExecCredential', apiVersion: 'client.authentication.k8s.io/v1', spec: { interactive: false } }) };
+const refreshGrants = () => idp.requests.filter((r) => r.grant === 'refresh_token').length;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `webapi-credential login` (caching by default: no --cache), as a person at a terminal. */
+async function loggedIn(scope?: string, extra: string[] = []): Promise<{ cacheDir: string; args: string[]; stderr: string }> {
+  idp.tokenTtl(12);
+  const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-refresh-gateway-'));
+  const text = config(undefined, scope);
+  const run = startPlugin(['login', '--config-inline', text, '--cache-dir', cacheDir, ...extra]);
+  const { url, code } = await run.prompt();
+  await actAsPerson(url, code, pki.ca.cert, 'approve');
+  const result = await run.done;
+  expect(result.code, result.stderr).toBe(0);
+  expect(leaks(result, [...idp.issued])).toEqual([]);
+  return { cacheDir, args: ['--config-inline', text, '--cache', '--cache-dir', cacheDir], stderr: result.stderr };
+}
+
+function entries(cacheDir: string): string {
+  return readdirSync(cacheDir)
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => readFileSync(join(cacheDir, name), 'utf8'))
+    .join('\n');
+}
+
+/** Past the reported expiry of what the entry holds (the credential, or the one beside a failure). */
+async function expired(cacheDir: string): Promise<void> {
+  const times = [...entries(cacheDir).matchAll(/"expirationTimestamp":"([^"]+)"/g)].map((m) => Date.parse(m[1]!));
+  const until = Math.max(Date.now(), ...times);
+  await sleep(until - Date.now() + 300);
+}
+
+const tokenOf = (stdout: string) => (JSON.parse(stdout) as { status: { token: string } }).status.token;
+
+describe('a refresh token survives every failure but the issuer\'s invalid_grant', () => {
+  it('login caches by default and says nothing of a missing refresh token when one came', async () => {
+    const { cacheDir, stderr } = await loggedIn();
+    expect(stderr).toMatch(/^webapi-credential: to log in, open \S+\n.*\nwebapi-credential: logged in; the credential is good until \S+Z, and cached in (\S+): kubectl uses it with the same config and --cache\n$/);
+    expect(stderr).toContain(`cached in ${cacheDir}:`);
+    expect(entries(cacheDir)).toContain(idp.refreshTokens.at(-1)!);
+  }, 60_000);
+
+  it('login without offline_access says that no refresh token came back and what it means; --no-cache keeps nothing', async () => {
+    const { cacheDir, stderr } = await loggedIn('openid', ['--no-cache']);
+    expect(stderr).toMatch(
+      /\nwebapi-credential: logged in; the credential is good until (\S+Z); not cached \(--no-cache\): kubectl will ask for a login of its own\nwebapi-credential: no refresh token came back \(the issuer may not have granted offline_access, or gives none to this client\): a new login is needed when the credential expires at \1\n$/,
+    );
+    expect(readdirSync(cacheDir).filter((name) => name.endsWith('.json'))).toEqual([]);
+  }, 60_000);
+
+  it('a 404, 403, 407 or 401 page, an unusable answer, a slow answer, then invalid_grant', async () => {
+    const { cacheDir, args } = await loggedIn();
+    const pages = [
+      { page: 404, type: 'text/html', body: '<html><body><h1>404 Not Found</h1>nginx</body></html>', said: /^webapi-credential: the token endpoint answered 404 Not Found/ },
+      { page: 403, type: 'text/html', body: '<html><body>Forbidden: deploy in progress</body></html>', said: /^webapi-credential: the token endpoint answered 403 Forbidden/ },
+      { page: 407, type: 'text/html', body: '<html><body>Proxy Authentication Required</body></html>', said: /^webapi-credential: the token endpoint answered 407 Proxy Authentication Required/ },
+      { page: 401, type: 'application/json', body: JSON.stringify({ error: 'invalid_client', error_description: 'client authentication failed' }), said: /^webapi-credential: the token endpoint refused the refresh with 401: "invalid_client"/ },
+    ];
+    for (const { said, ...page } of pages) {
+      const held = idp.refreshTokens.at(-1)!;
+      await expired(cacheDir);
+      gateway.next(page);
+      const [atServer, atGateway] = [refreshGrants(), gateway.refreshes()];
+      const failed = await runCli(args, { env: NOT_INTERACTIVE });
+      expect(failed.code, failed.stderr).toBe(3);
+      expect(failed.stdout).toBe('');
+      expect(failed.stderr).toMatch(said);
+      expect(failed.stderr.split('\n')).toHaveLength(2);
+      expect(leaks(failed, [...idp.issued])).toEqual([]);
+      // One POST, answered by the gateway: the issuer never saw it, and the token is kept.
+      expect(gateway.refreshes()).toBe(atGateway + 1);
+      expect(refreshGrants()).toBe(atServer);
+      expect(entries(cacheDir)).toContain(held);
+      // Remembered as the ordinary rules say (cache.failureTTL 2s): served again, nothing sent.
+      const recalled = await runCli(args, { env: NOT_INTERACTIVE });
+      expect(recalled.code).toBe(3);
+      expect(recalled.stderr).toMatch(/\(remembered from \d+s ago until \S+Z; webapi-credential cache clear retries now\)\n$/);
+      expect(gateway.refreshes()).toBe(atGateway + 1);
+      // The gateway is well again: the next call, still not interactive, refreshes with the kept token.
+      await sleep(2_100);
+      const next = await runCli(args, { env: NOT_INTERACTIVE });
+      expect(next.code, next.stderr).toBe(0);
+      expect(next.stderr).toBe('');
+      expect(idp.isIdToken(tokenOf(next.stdout))).toBe(true);
+      expect(refreshGrants()).toBe(atServer + 1);
+      expect(leaks(next, [...idp.issued], [tokenOf(next.stdout)])).toEqual([]);
+    }
+
+    // A 2xx that gives no credential (no id_token) but a rotated refresh token: kept at once.
+    {
+      const held = idp.refreshTokens.at(-1)!;
+      await expired(cacheDir);
+      gateway.next({ strip: true });
+      const atServer = refreshGrants();
+      const unusable = await runCli(args, { env: NOT_INTERACTIVE });
+      expect(unusable.code, unusable.stderr).toBe(4);
+      expect(unusable.stderr).toBe(
+        'webapi-credential: the token endpoint answered the refresh without an id_token (OpenID Connect lets an issuer leave it out of a refresh answer; the refresh token it sent is kept): set tokenPath: $.access_token if the cluster takes the access token, else have the issuer return an id_token on refresh\n',
+      );
+      expect(leaks(unusable, [...idp.issued])).toEqual([]);
+      expect(refreshGrants()).toBe(atServer + 1);
+      const rotated = idp.refreshTokens.at(-1)!;
+      expect(rotated).not.toBe(held);
+      expect(entries(cacheDir)).toContain(rotated);
+      expect(entries(cacheDir)).not.toContain(held);
+      // The old one was consumed: had it been kept, this refresh would be a reuse and the grant revoked.
+      await sleep(2_100);
+      const next = await runCli(args, { env: NOT_INTERACTIVE });
+      expect(next.code, next.stderr).toBe(0);
+      expect(idp.isIdToken(tokenOf(next.stdout))).toBe(true);
+    }
+
+    // An answer held back 11 s, past the 10 s per-attempt timeout, within --timeout 30s: sent once, taken.
+    {
+      await expired(cacheDir);
+      idp.tokenTtl(60);
+      gateway.next({ holdMs: 11_000 });
+      const atServer = refreshGrants();
+      const slow = await runCli([...args, '--timeout', '30s'], { env: NOT_INTERACTIVE, timeoutMs: 45_000 });
+      expect(slow.code, slow.stderr).toBe(0);
+      expect(refreshGrants()).toBe(atServer + 1);
+      expect(idp.isIdToken(tokenOf(slow.stdout))).toBe(true);
+      expect(entries(cacheDir)).toContain(idp.refreshTokens.at(-1)!);
+      // Still logged in: the next call is served from the cache, nothing sent.
+      const again = await runCli(args, { env: NOT_INTERACTIVE });
+      expect(again.code, again.stderr).toBe(0);
+      expect(tokenOf(again.stdout)).toBe(tokenOf(slow.stdout));
+      expect(refreshGrants()).toBe(atServer + 1);
+    }
+  }, 180_000);
+
+  it("the issuer's invalid_grant drops the token: exit 2 with the line a person needs", async () => {
+    const { cacheDir, args } = await loggedIn();
+    const held = idp.refreshTokens.at(-1)!;
+    await expired(cacheDir);
+    gateway.next({ page: 400, type: 'application/json', body: JSON.stringify({ error: 'invalid_grant', error_description: 'grant request is invalid' }) });
+    const result = await runCli(args, { env: NOT_INTERACTIVE });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^webapi-credential: the token endpoint refused the refresh with 400: "invalid_grant" \("grant request is invalid"\), so the kept refresh token was dropped; a login is needed/);
+    expect(leaks(result, [...idp.issued])).toEqual([]);
+    expect(entries(cacheDir)).not.toContain(held);
+  }, 60_000);
+});

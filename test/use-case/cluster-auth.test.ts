@@ -77,6 +77,16 @@ describe('cluster-auth from discovery and the config', () => {
     expect((binding as { subjects: unknown[] }).subjects).toEqual([{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'alice' }]);
   });
 
+  it("a private key in the config's CA bundle goes into no manifest: only its certificates, with a note", async () => {
+    const bundle = `${pki.ca.cert}${pki.client.key}`;
+    const config = JSON.stringify({ webAPIProviderConfig: { ...JSON.parse(machine({ resource: RESOURCE })).webAPIProviderConfig, tls: { caData: bundle } } });
+    const result = await runInProcess(['cluster-auth', '--config-inline', config], { env });
+    expect(result.code, result.stderr).toBe(0);
+    expect((documents(result.stdout)[0] as unknown as AuthenticationConfiguration).jwt[0]!.issuer.certificateAuthority).toBe(pki.ca.cert);
+    expect(result.stdout).not.toContain('PRIVATE KEY');
+    expect(result.stderr).toMatch(/^webapi-credential: warning: tls\.caData holds [A-Z ]*PRIVATE KEY besides its certificates: only the certificates go into issuer\.certificateAuthority\n$/);
+  });
+
   it('what it cannot know is exit 2, naming it and --from-token', async () => {
     const noAudience = await runInProcess(['cluster-auth', '--config-inline', machine()], { env });
     expect(noAudience).toEqual({

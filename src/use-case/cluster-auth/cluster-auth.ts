@@ -11,6 +11,7 @@ import { prepare, type Prepared } from '../prepare.js';
 import { getToken } from '../get-token.js';
 import { checkIssuer, openIdConfiguration, type DiscoveryOptions } from '../discovery.js';
 import { askedOf } from './asked.js';
+import { certificatesOnly } from '../certificates.js';
 import { clusterAuthManifest, type ClusterTrust } from './manifest.js';
 
 export interface ClusterAuthFlags {
@@ -37,7 +38,10 @@ export async function clusterAuth(flags: ClusterAuthFlags, deps: Deps): Promise<
   const deadline = deps.now() + flags.run.timeoutMs;
   const prepared = await prepare(flags.run, deps);
   const { config, request } = prepared;
-  const ca = request.tls.ca;
+  // Certificates only: a key concatenated into the config's CA bundle goes into no manifest.
+  const bundle = request.tls.ca !== undefined ? certificatesOnly(request.tls.ca) : undefined;
+  if (bundle && bundle.dropped.length > 0) deps.warn(`${request.tls.caFrom ?? 'tls.caData'} holds ${bundle.dropped.join(', ')} besides its certificates: only the certificates go into issuer.certificateAuthority`);
+  const ca = bundle?.pem || undefined;
   const discovery: DiscoveryOptions = { deadline, timeoutMs: flags.run.timeoutMs, ...(ca !== undefined ? { ca: { pem: ca, from: request.tls.caFrom ?? 'tls.caData' } } : {}) };
   const idToken = config.paths.token === '$.id_token';
   const asked = askedOf([request, prepared.login]);

@@ -6,10 +6,11 @@
 // default of SupportedSigningAlgs); one of audiences in aud; exp not passed, nbf with go-oidc's five
 // minutes of leeway; username = prefix + the claim's string (email needs email_verified not false);
 // groups = prefix + each of the claim's string or strings.
-import { createPublicKey, verify, type JsonWebKey } from 'node:crypto';
+import { createPublicKey, type JsonWebKey } from 'node:crypto';
 import { get } from 'node:https';
 import type { AuthenticationConfiguration, JwtAuthenticator } from './authentication-config.js';
 import type { UserInfo } from './apiserver.js';
+import { audiences, decodeJws, verifyJws } from './signed-jwt.js';
 
 const NBF_LEEWAY_S = 300;
 
@@ -19,10 +20,9 @@ export type JwtOutcome = { user: UserInfo } | { refused: string } | undefined;
 export function jwtAuthenticators(config: AuthenticationConfiguration): (token: string) => Promise<JwtOutcome> {
   const keys = new Map<string, Promise<JsonWebKey[]>>();
   return async (token) => {
-    const parts = token.split('.');
-    if (parts.length !== 3) return undefined;
-    const [header, claims] = [decode(parts[0]!), decode(parts[1]!)];
-    if (!header || !claims) return undefined;
+    const jws = decodeJws(token);
+    if (!jws) return undefined;
+    const { header, claims } = jws;
     const authenticator = config.jwt.find((a) => a.issuer.url === claims['iss']);
     if (!authenticator) return undefined;
     const url = authenticator.issuer.url;
@@ -36,14 +36,14 @@ export function jwtAuthenticators(config: AuthenticationConfiguration): (token: 
     }
     if (header['alg'] !== 'RS256') return { refused: `oidc: verify token: unsupported signing alg ${String(header['alg'])}` };
     const key = jwks.find((k) => header['kid'] === undefined || (k as { kid?: string }).kid === header['kid']);
-    const signed = key !== undefined && verify('sha256', Buffer.from(`${parts[0]}.${parts[1]}`), createPublicKey({ key, format: 'jwk' }), Buffer.from(parts[2]!, 'base64url'));
+    const signed = key !== undefined && verifyJws(jws, createPublicKey({ key, format: 'jwk' }));
     if (!signed) return { refused: 'oidc: verify token: failed to verify signature' };
     return mapClaims(authenticator, claims);
   };
 }
 
 function mapClaims(authenticator: JwtAuthenticator, claims: Record<string, unknown>): JwtOutcome {
-  const aud = typeof claims['aud'] === 'string' ? [claims['aud']] : Array.isArray(claims['aud']) ? claims['aud'] : [];
+  const aud = audiences(claims);
   if (!authenticator.issuer.audiences.some((a) => aud.includes(a))) return { refused: `oidc: verify token: oidc: expected audience in ${JSON.stringify(authenticator.issuer.audiences)} got ${JSON.stringify(aud)}` };
   const now = Date.now() / 1000;
   if (typeof claims['exp'] !== 'number' || now > claims['exp']) return { refused: 'oidc: verify token: oidc: token is expired' };
@@ -82,13 +82,4 @@ function fetchJson(url: string, ca: string | undefined): Promise<unknown> {
     request.on('timeout', () => request.destroy(new Error(`${url} did not answer`)));
     request.on('error', reject);
   });
-}
-
-function decode(part: string): Record<string, unknown> | undefined {
-  try {
-    const value = JSON.parse(Buffer.from(part, 'base64url').toString('utf8')) as unknown;
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
 }

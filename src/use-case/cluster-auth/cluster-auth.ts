@@ -69,7 +69,8 @@ export async function clusterAuth(flags: ClusterAuthFlags, deps: Deps): Promise<
     }
     if (bindUser === true) bindUser = name;
     trust = { issuer: iss, audiences: aud, username, ...(groups ? { groups } : {}), role: flags.role, credential: credentialWords(idToken, aud), from: 'a token this config gave (its iss, aud and claim names; the token is not shown)' };
-    const found = await openIdConfiguration(issuer(iss), discovery, deps);
+    // A login may have taken a person minutes: the issuer's document gets a --timeout of its own.
+    const found = await openIdConfiguration(issuer(iss), { ...discovery, deadline: deps.now() + flags.run.timeoutMs }, deps);
     if ('problem' in found) deps.warn(`the kube-apiserver reads the issuer's keys through ${found.problem.replace(/^(\S+): /, '$1, which failed here: ')}`);
   } else {
     const iss = flags.issuer !== undefined ? await confirmIssuer(checkIssuer(flags.issuer, '--issuer'), discovery, deps) : await findIssuer(request.url, discovery, deps);

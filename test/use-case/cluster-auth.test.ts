@@ -145,6 +145,7 @@ it.each([
   [['--bind-user'], '--bind-user without a name binds the user the token names: add --from-token, or give the name (--bind-user alice)'],
   [['--role', 'a\u202eb'], '--role: a control or format character has no place in a manifest'],
   [['--username-claim', ''], '--username-claim needs a value'],
+  [['--config-inline', JSON.stringify({ webAPIProviderConfig: { method: 'GET', url: 'https://localhost:9/c', clientCertificateDataPath: '$.c', clientKeyDataPath: '$.k' } })], "this config's credential is a client certificate: the cluster trusts it through its client CA (kube-apiserver --client-ca-file), not a jwt authenticator"],
 ])('cluster-auth %j: exit 2 before any request', async (flags, message) => {
   const before = api.requests.length;
   const result = await runInProcess(['cluster-auth', '--config-inline', fake(), ...flags]);

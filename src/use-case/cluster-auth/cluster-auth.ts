@@ -38,6 +38,7 @@ export async function clusterAuth(flags: ClusterAuthFlags, deps: Deps): Promise<
   const deadline = deps.now() + flags.run.timeoutMs;
   const prepared = await prepare(flags.run, deps);
   const { config, request } = prepared;
+  if (!config.paths.token) throw new UsageError('CLUSTER_AUTH_CERTIFICATE', "this config's credential is a client certificate: the cluster trusts it through its client CA (kube-apiserver --client-ca-file), not a jwt authenticator");
   // Certificates only: a key concatenated into the config's CA bundle goes into no manifest.
   const bundle = request.tls.ca !== undefined ? certificatesOnly(request.tls.ca) : undefined;
   if (bundle && bundle.dropped.length > 0) deps.warn(`${request.tls.caFrom ?? 'tls.caData'} holds ${bundle.dropped.join(', ')} besides its certificates: only the certificates go into issuer.certificateAuthority`);

@@ -96,6 +96,19 @@ export const KUBECONFIG_FLAGS: readonly GeneratorFlag[] = [
   },
 ];
 
+/** cluster-auth's own options (SPEC "The cluster side"); program.ts adds them beside get-token's. */
+export const CLUSTER_AUTH_FLAGS: readonly GeneratorFlag[] = [
+  { syntax: '--from-token', description: "run the config as get-token does (a login config: its cached login) and read the token's iss, aud and claims; the token is not shown" },
+  { syntax: '--issuer <url>', description: "without --from-token: the issuer (default: the one whose /.well-known/openid-configuration names the config's token endpoint)" },
+  { syntax: '--username-claim <claim>', description: 'the claim that names the user (default: sub)' },
+  { syntax: '--username-prefix <prefix>', description: 'put before the username, "" for none (default: oidc:)' },
+  { syntax: '--groups-claim <claim>', description: "the claim that lists the user's groups (default: none)" },
+  { syntax: '--groups-prefix <prefix>', description: 'put before each group (default: the username prefix)' },
+  { syntax: '--bind-user [name]', description: 'add a ClusterRoleBinding of this user (prefixed) to --role; without a name, the user the token names (--from-token)' },
+  { syntax: '--bind-group <group>', description: 'add a ClusterRoleBinding of this group (prefixed) to --role' },
+  { syntax: '--role <clusterrole>', description: 'the ClusterRole of the binding (default: view)' },
+];
+
 export const DOCTOR_OUTPUTS = ['text', 'json'] as const;
 
 /** doctor's own flags; it takes get-token's too, but its -o chooses the report's format. */

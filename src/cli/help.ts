@@ -44,11 +44,17 @@ export const EXAMPLES: Record<string, string[]> = {
   init: [
     'webapi-credential init                                    # the providers',
     'webapi-credential init upbound --set org=acme > provider.yaml',
+    'webapi-credential init oidc --set issuer=https://idp.example.com --set clientId=ci --set resource=https://k8s.example.com   # resource (RFC 8707): oidc-provider, AD FS, Entra ID v1, PingFederate; audience=: Auth0',
   ],
   doctor: [
     'webapi-credential doctor --config provider.yaml --server https://k8s.example.com --ca-file ca.crt',
     'webapi-credential doctor --kubeconfig ~/.kube/config --context prod   # the exec entry as kubectl runs it',
     'webapi-credential doctor --argocd-secret cluster-secret.yaml -o json',
+  ],
+  'cluster-auth': [
+    'webapi-credential cluster-auth --config oidc-login.yaml --from-token --bind-user   # after login: the id_token\'s issuer and client id, you as a viewer',
+    'webapi-credential cluster-auth --config machine.yaml --from-token --bind-user --role edit > cluster-auth.yaml',
+    'webapi-credential cluster-auth --config machine.yaml --set resource=https://k8s.example.com --groups-claim groups --bind-group platform',
   ],
   completion: [
     'source <(webapi-credential completion bash)               # in ~/.bashrc',

@@ -4,7 +4,7 @@ import { Argument, Command, CommanderError, Option } from 'commander';
 import { UsageError, type ExitCode } from '../errors.js';
 import { reporter } from './report.js';
 import type { CliDeps } from './deps.js';
-import { DEFAULT_TIMEOUT, DOCTOR_FLAGS, GET_TOKEN_FLAGS, KUBECONFIG_FLAGS, doctorFlags, durationFlag, flagSyntax, getTokenFlags, requestFlags, type Flag, type ParsedFlags } from './flags.js';
+import { CLUSTER_AUTH_FLAGS, DEFAULT_TIMEOUT, DOCTOR_FLAGS, GET_TOKEN_FLAGS, KUBECONFIG_FLAGS, doctorFlags, durationFlag, flagSyntax, getTokenFlags, requestFlags, type Flag, type ParsedFlags } from './flags.js';
 import type { Deps } from '../use-case/deps.js';
 import { getToken } from '../use-case/get-token.js';
 import { render, validate } from '../use-case/inspect.js';
@@ -161,6 +161,31 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     };
     const code = await doctor(doctorFlags(options), useCaseDeps(options), { ...deps, execArgs, report: formatReport });
     if (code !== 0) throw new DoctorExit(code);
+  });
+  // cluster-auth: what the cluster must trust for this config's credential (SPEC "The cluster side").
+  const clusterAuthCommand = addFlags(
+    program.command('cluster-auth').description("print what the cluster must trust for this config's credential: an AuthenticationConfiguration, the --oidc-* flags, a ClusterRoleBinding"),
+    GET_TOKEN_FLAGS.filter((flag) => flag.key !== 'output' && flag.key !== 'apiVersion'),
+  );
+  for (const flag of CLUSTER_AUTH_FLAGS) clusterAuthCommand.option(flag.syntax, flag.description);
+  clusterAuthCommand.action(async (options: ParsedFlags & Record<string, string | boolean | undefined>) => {
+    const { clusterAuth } = await import('../use-case/cluster-auth/cluster-auth.js');
+    const text = (key: string) => (typeof options[key] === 'string' ? { [key]: options[key] } : {});
+    await clusterAuth(
+      {
+        run: getTokenFlags(options),
+        fromToken: options['fromToken'] === true,
+        usernameClaim: (options['usernameClaim'] as string | undefined) ?? 'sub',
+        usernamePrefix: (options['usernamePrefix'] as string | undefined) ?? 'oidc:',
+        role: (options['role'] as string | undefined) ?? 'view',
+        ...text('issuer'),
+        ...text('groupsClaim'),
+        ...text('groupsPrefix'),
+        ...text('bindGroup'),
+        ...(options['bindUser'] !== undefined ? { bindUser: options['bindUser'] as string | true } : {}),
+      },
+      useCaseDeps(options),
+    );
   });
   program
     .command('completion')

@@ -84,6 +84,20 @@ export async function discover(issuer: string, options: DiscoveryOptions, deps: 
 
 class DocumentProblem extends Error {}
 
+/**
+ * The OpenID Connect document at exactly `<issuer>/.well-known/openid-configuration`, the one a
+ * kube-apiserver reads (it tries no other), or why it could not be had.
+ */
+export async function openIdConfiguration(issuer: string, options: DiscoveryOptions, deps: Deps): Promise<{ metadata: ServerMetadata } | { problem: string }> {
+  const url = discoveryUrls(issuer)[0]!;
+  try {
+    return { metadata: await fetchDocument(url, issuer, options, deps) };
+  } catch (error) {
+    if (!(error instanceof RequestError) && !(error instanceof ResponseError) && !(error instanceof DocumentProblem)) throw error;
+    return { problem: `${url}: ${reason(error, url)}` };
+  }
+}
+
 async function fetchDocument(url: string, issuer: string, options: DiscoveryOptions, deps: Deps): Promise<ServerMetadata> {
   const response = await deps.send(
     {

@@ -26,7 +26,7 @@ export interface InitFlags {
 /** The values init itself reads (not the config): the token API's CA, for every provider. */
 const INIT_KEYS = ['caFile'];
 /** And for the oidc family: the issuer to discover from, the client authentication, what to ask for. */
-const OIDC_KEYS = ['issuer', 'authMethod', 'scope', 'audience'];
+const OIDC_KEYS = ['issuer', 'authMethod', 'scope', 'audience', 'resource'];
 /** `--set authMethod=` -> the variant of examples/oidc that authenticates the client that way. */
 const AUTH_METHODS: Record<string, string> = { client_secret_basic: 'oidc', client_secret_post: 'oidc/client-secret-post', private_key_jwt: 'oidc/private-key-jwt' };
 
@@ -133,7 +133,8 @@ export async function providerConfig(flags: InitFlags, deps: Deps): Promise<stri
   if (oidc) {
     // The device login asks for its scope at the device authorization endpoint; a client credential at the token endpoint.
     const form = provider === DEVICE ? [...root, 'login', 'deviceAuthorization', 'form'] : [...root, 'form'];
-    for (const key of ['scope', 'audience']) if (vars[key] !== undefined) doc.setIn([...form, key], plainOrLiteral(vars[key]!));
+    // `resource` is RFC 8707's (oidc-provider, AD FS, Entra ID v1, PingFederate), `audience` Auth0's: each goes as its own field.
+    for (const key of ['scope', 'audience', 'resource']) if (vars[key] !== undefined) doc.setIn([...form, key], plainOrLiteral(vars[key]!));
   }
   if (ca) doc.setIn([...root, 'tls', 'caFile'], plainOrLiteral(ca.path));
   const given = Object.entries(vars).filter(([key]) => !toDiscover.some(([name]) => name === key));

@@ -5,6 +5,7 @@ import type { CredentialStatus } from '../credential/exec-credential.js';
 import type { HttpObservation } from '../request/observe-http.js';
 import type { ProviderConfig } from '../config/schema.js';
 import type { CacheEvent } from '../cache/index.js';
+import type { RenderedRequest } from '../request/build.js';
 
 export type StageEvent =
   /** The config was read, validated and rendered (placeholders for steps' values). */
@@ -26,4 +27,7 @@ export interface PreparedView {
   origin: string;
   /** The env names and files the request was rendered from. */
   dependencies: { env: string[]; files: string[] };
+  /** The rendered token request and a login's device authorization request: what they ask the issuer for. */
+  request: Pick<RenderedRequest, 'url' | 'headers' | 'body'>;
+  login?: Pick<RenderedRequest, 'url' | 'headers' | 'body'>;
 }

@@ -15,6 +15,8 @@ import { keycloak } from '../helpers/provider-apis.js';
 const SECRET = 'argocd-client-secret-4Vb';
 const CONFIG = 'examples/keycloak/config.yaml';
 const PREFIX = 'webapi-credential: ';
+/** Every secret here is written without --ca-file: Argo CD then trusts only its system roots, and is told so. */
+const NO_CA = `${PREFIX}note: no --ca-file: Argo CD will trust only its system roots for the cluster's certificate (a cluster with a private CA needs --ca-file)\n`;
 const start = standIns();
 const pki = makePki();
 
@@ -38,7 +40,7 @@ describe.concurrent('webapi-credential argocd-secret', () => {
     const result = await runCli(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'Platform', '--config', CONFIG, ...sets, ...flags], { env: { CLIENT_SECRET: SECRET } });
     expect({ code: result.code, stderr: result.stderr, leaks: leaks(result, [SECRET]) }).toEqual({
       code: 0,
-      stderr: `${PREFIX}note: replace the placeholder of CLIENT_SECRET in execProviderConfig.env with the real value; this command never prints secrets\n`,
+      stderr: `${PREFIX}note: replace the placeholder of CLIENT_SECRET in execProviderConfig.env with the real value; this command never prints secrets\n${NO_CA}`,
       leaks: [],
     });
     const secret = parseSecret(result.stdout);
@@ -78,13 +80,13 @@ describe.concurrent('webapi-credential argocd-secret', () => {
 
   it('a config without secrets needs no env and prints no note', async () => {
     const result = await runCli(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'p', '--config-inline', 'webAPIProviderConfig: {method: GET, url: "https://a.example/t", tokenPath: $.t}']);
-    expect({ code: result.code, stderr: result.stderr, env: parseSecret(result.stdout).execProviderConfig.env }).toEqual({ code: 0, stderr: '', env: {} });
+    expect({ code: result.code, stderr: result.stderr, env: parseSecret(result.stdout).execProviderConfig.env }).toEqual({ code: 0, stderr: NO_CA, env: {} });
   });
 
   it('a file the config reads in the Argo CD containers need not exist here: it is named in a note', async () => {
     const sets = ['--set', 'tokenUrl=https://sts.example.com/oauth2/token', '--set', 'audience=https://k8s.example.com'];
     const result = await runCli(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'w', '--config', 'examples/rfc8693-token-exchange/config.yaml', ...sets]);
-    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: `${PREFIX}note: /var/run/secrets/tokens/token-exchange must exist in the Argo CD containers (not found here)\n` });
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: `${NO_CA}${PREFIX}note: /var/run/secrets/tokens/token-exchange must exist in the Argo CD containers (not found here)\n` });
     expect(parseSecret(result.stdout).execProviderConfig.args.slice(2)).toEqual(sets);
   });
 
@@ -92,7 +94,7 @@ describe.concurrent('webapi-credential argocd-secret', () => {
     const result = await runCli(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'p', '--config', CONFIG, '--set', 'issuer=https://kc.example.com/realms/r', '--set', 'clientId=c']);
     expect({ code: result.code, stderr: result.stderr }).toEqual({
       code: 0,
-      stderr: `${PREFIX}note: replace the placeholder of CLIENT_SECRET in execProviderConfig.env with the real value; this command never prints secrets\n`,
+      stderr: `${PREFIX}note: replace the placeholder of CLIENT_SECRET in execProviderConfig.env with the real value; this command never prints secrets\n${NO_CA}`,
     });
     expect(parseSecret(result.stdout).execProviderConfig.env).toEqual({ CLIENT_SECRET: '<CLIENT_SECRET>' });
   });
@@ -119,6 +121,7 @@ describe.concurrent('webapi-credential argocd-secret', () => {
       stderr:
         `${PREFIX}note: replace the placeholder of CLIENT_SECRET in execProviderConfig.env with the real value; this command never prints secrets\n` +
         `${PREFIX}note: webAPIProviderConfig.tls.keyFile client.key is inlined as tls.keyData: the manifest holds its private key, keep it as secret as the file\n` +
+        NO_CA +
         `${PREFIX}note: /var/run/secrets/tokens/sa must exist in the Argo CD containers (not found here)\n` +
         `${PREFIX}note: relative.txt is a relative path: in the Argo CD containers it resolves against their working directory; use an absolute path\n`,
     });

@@ -63,7 +63,7 @@ describe('a CA bundle that holds a private key', () => {
     const result = await runInProcess(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'prod', '--config-inline', inline]);
     expect({ code: result.code, stderr: result.stderr }).toEqual({
       code: 0,
-      stderr: `${PREFIX}note: webAPIProviderConfig.tls.caData holds a ${label} block besides its certificates: it is not copied into the manifest, only the certificates are\n`,
+      stderr: `${PREFIX}note: webAPIProviderConfig.tls.caData holds a ${label} block besides its certificates: it is not copied into the manifest, only the certificates are\n${PREFIX}note: no --ca-file: Argo CD will trust only its system roots for the cluster's certificate (a cluster with a private CA needs --ca-file)\n`,
     });
     expect(leaks(result, keyForms)).toEqual([]);
     expectNoKeyBlock(result.stdout);

@@ -99,7 +99,7 @@ beforeAll(async () => {
 
 /** Words typed so far (the last one is being completed) -> candidates, for each shell. */
 const CASES: Array<[string[], string[]]> = [
-  [['webapi-credential', ''], ['get-token', 'login', 'logout', 'validate', 'render', 'cache', 'kubeconfig', 'argocd-secret', 'init', 'doctor', 'completion']],
+  [['webapi-credential', ''], ['get-token', 'login', 'logout', 'validate', 'render', 'cache', 'kubeconfig', 'argocd-secret', 'init', 'doctor', 'cluster-auth', 'completion']],
   [['webapi-credential', 'va'], ['validate']],
   [['webapi-credential', 'cache', ''], ['clear']],
   [['webapi-credential', 'completion', ''], ['bash', 'zsh', 'fish', 'powershell']],
@@ -192,8 +192,8 @@ describe('the PowerShell completion the CLI prints', () => {
 
   it('has an entry for every command path, and the paths and valued flags the walk needs', () => {
     const entries = [...text().matchAll(/^ {2}\$spec\['([^']*)'\] = @\{$/gm)].map((m) => m[1]);
-    expect(entries).toEqual(['', 'get-token', 'login', 'logout', 'validate', 'render', 'cache', 'cache clear', 'kubeconfig', 'argocd-secret', 'init', 'doctor', 'completion']);
-    expect(text()).toContain("  $paths = @('get-token', 'login', 'logout', 'validate', 'render', 'cache', 'cache clear', 'kubeconfig', 'argocd-secret', 'init', 'doctor', 'completion')\n");
+    expect(entries).toEqual(['', 'get-token', 'login', 'logout', 'validate', 'render', 'cache', 'cache clear', 'kubeconfig', 'argocd-secret', 'init', 'doctor', 'cluster-auth', 'completion']);
+    expect(text()).toContain("  $paths = @('get-token', 'login', 'logout', 'validate', 'render', 'cache', 'cache clear', 'kubeconfig', 'argocd-secret', 'init', 'doctor', 'cluster-auth', 'completion')\n");
     expect(text()).toMatch(/^ {2}\$valued = @\('-c', '--config', '--config-inline', '--set', '-o', '--output', '--api-version', '--cache-dir', '--timeout', /m);
   });
 

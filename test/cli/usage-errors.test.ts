@@ -61,7 +61,7 @@ const cases: Case[] = [
   {
     name: 'a command close to none, listing the commands',
     args: (g: string) => ['signin', '--config-inline', g],
-    message: 'unknown command "signin"; the commands are get-token, login, logout, validate, render, cache, kubeconfig, argocd-secret, init, doctor, completion (see --help)',
+    message: 'unknown command "signin"; the commands are get-token, login, logout, validate, render, cache, kubeconfig, argocd-secret, init, doctor, cluster-auth, completion (see --help)',
   },
   {
     name: 'a command written after its options (webapi-credential --config c.yaml login), said as such rather than as an argument too many',

@@ -12,6 +12,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { makePki } from './pki.js';
+import { authenticationConfigProblems, type AuthenticationConfiguration } from './authentication-config.js';
+import { jwtAuthenticators, type JwtOutcome } from './jwt-authenticator.js';
 
 export interface UserInfo {
   username: string;
@@ -26,6 +28,8 @@ interface ApiRequest {
   auth: 'bearer' | 'certificate' | 'none';
   /** The bearer token that was presented, accepted or not. */
   token?: string;
+  /** Why a jwt authenticator of `authentication` refused the token, in the apiserver's words. */
+  refused?: string;
   /** CN of a client certificate that verified against the client CA. */
   certCN?: string;
   /** The authenticated user, when there is one. */
@@ -44,6 +48,11 @@ export interface ApiServerOptions {
   pods?: string[];
   /** The SelfSubjectReview APIs served: both by default (1.28+); [] answers 404 as older servers do. */
   selfSubjectReview?: Array<'v1' | 'v1beta1'>;
+  /**
+   * Structured authentication (--authentication-config): its jwt authenticators take a bearer token
+   * whose iss is theirs, before `accepts`; checked at start against the transcribed rules.
+   */
+  authentication?: AuthenticationConfiguration;
 }
 
 export interface ApiServer {
@@ -101,13 +110,15 @@ function namespaceList(names: string[]): unknown {
   };
 }
 
-function authenticate(req: IncomingMessage, options: ApiServerOptions): Pick<ApiRequest, 'auth' | 'token' | 'certCN' | 'user'> {
+async function authenticate(req: IncomingMessage, options: ApiServerOptions, jwt?: (token: string) => Promise<JwtOutcome>): Promise<Pick<ApiRequest, 'auth' | 'token' | 'certCN' | 'user' | 'refused'>> {
   const header = req.headers.authorization;
   if (header !== undefined) {
     // The real apiserver tries the bearer token first and fails the request when it is rejected.
     const match = /^Bearer (\S+)$/i.exec(header);
     if (!match) return { auth: 'none' };
     const token = match[1]!;
+    const outcome = await jwt?.(token);
+    if (outcome) return 'user' in outcome ? { auth: 'bearer', token, user: outcome.user } : { auth: 'none', token, refused: outcome.refused };
     const accepts = options.accepts;
     let found: UserInfo | string | undefined;
     if (typeof accepts === 'function') found = accepts(token);
@@ -132,6 +143,10 @@ function authenticate(req: IncomingMessage, options: ApiServerOptions): Pick<Api
 export async function startApiServer(options: ApiServerOptions = {}): Promise<ApiServer> {
   const pki = makePki();
   const requests: ApiRequest[] = [];
+  // The real apiserver does not start with an invalid configuration.
+  const problems = options.authentication ? authenticationConfigProblems(options.authentication) : [];
+  if (problems.length > 0) throw new Error(`--authentication-config is invalid:\n${problems.join('\n')}`);
+  const jwt = options.authentication ? jwtAuthenticators(options.authentication) : undefined;
   const pods = options.pods ?? ['web-0', 'web-1'];
   const tls: ServerOptions = {
     cert: pki.server.cert,
@@ -142,7 +157,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
   const server = createServer(tls, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       const path = new URL(req.url ?? '/', 'https://localhost').pathname;
       const body = Buffer.concat(chunks).toString('utf8');
       // system:public-info-viewer: /version needs no credential.
@@ -150,7 +165,7 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
         requests.push({ method: 'GET', path, auth: 'none', status: 200, body });
         return send(res, 200, { major: '1', minor: '33', gitVersion: 'v1.33.0-standin', platform: 'linux/amd64' });
       }
-      const who = authenticate(req, options);
+      const who = await authenticate(req, options, jwt);
       const record: ApiRequest = { method: req.method ?? '', path, ...who, status: 0, body, ...(req.headers['user-agent'] ? { userAgent: req.headers['user-agent'] } : {}) };
       requests.push(record);
       const answer = (status: number, payload: unknown) => {

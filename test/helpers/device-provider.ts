@@ -11,6 +11,9 @@ import type { Pki } from './pki.js';
 
 export const CLIENT_ID = 'kubectl';
 export const ACCOUNT = 'alice';
+/** A confidential client with the client credentials grant: a machine whose access token is a JWT for the RFC 8707 resource it asks for. */
+export const MACHINE_ID = 'machine';
+export const MACHINE_SECRET = 'machine-secret-7f3a9c1e';
 
 export interface DeviceProvider {
   issuer: string;
@@ -56,12 +59,25 @@ export async function startDeviceProvider(pki: Pki): Promise<DeviceProvider> {
         response_types: [],
         redirect_uris: [],
       },
+      { client_id: MACHINE_ID, client_secret: MACHINE_SECRET, token_endpoint_auth_method: 'client_secret_basic', grant_types: ['client_credentials'], response_types: [], redirect_uris: [] },
     ] as never,
     jwks: { keys: [{ ...privateKey.export({ format: 'jwk' }), kid: 'test', alg: 'RS256', use: 'sig' }] },
     cookies: { keys: ['device-test-cookie-key'] },
     // RFC 7009 revocation at /token/revocation (logout), and strict rotation: every refresh of this
     // public client rotates its refresh token, and a reuse of a consumed one revokes the whole grant.
-    features: { deviceFlow: { enabled: true }, devInteractions: { enabled: false }, revocation: { enabled: true } },
+    features: {
+      deviceFlow: { enabled: true },
+      devInteractions: { enabled: false },
+      revocation: { enabled: true },
+      clientCredentials: { enabled: true },
+      // RFC 8707: a `resource` asked for makes the access token a JWT whose aud is that resource.
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => undefined,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx: unknown, resource: string) => ({ scope: 'api', audience: resource, accessTokenTTL: tokenTtl, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } }),
+      },
+    } as never,
     rotateRefreshToken: true,
     scopes: ['openid', 'offline_access'],
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },

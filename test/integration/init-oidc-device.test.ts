@@ -59,10 +59,10 @@ describe('init oidc-device', () => {
     expect(leaks(again, [...idp.issued], [token])).toEqual([]);
   }, 60_000);
 
-  it('--set scope and audience go to the device authorization request', async () => {
-    const printed = await init(['--set', `issuer=${idp.issuer}`, '--set', `clientId=${CLIENT_ID}`, '--set', 'scope=openid groups offline_access', '--set', 'audience=https://k8s.example.com', ...TRUST]);
+  it('--set scope, audience and resource (RFC 8707) go to the device authorization request', async () => {
+    const printed = await init(['--set', `issuer=${idp.issuer}`, '--set', `clientId=${CLIENT_ID}`, '--set', 'scope=openid groups offline_access', '--set', 'audience=https://k8s.example.com', '--set', 'resource=https://k8s.example.com/api', ...TRUST]);
     expect({ code: printed.code, stderr: printed.stderr }).toEqual({ code: 0, stderr: '' });
-    expect(printed.stdout).toContain('      form:\n        scope: openid groups offline_access\n        audience: https://k8s.example.com\n');
+    expect(printed.stdout).toContain('      form:\n        scope: openid groups offline_access\n        audience: https://k8s.example.com\n        resource: https://k8s.example.com/api\n');
     expect(printed.stdout).toContain(`\n  form:\n    client_id: "${CLIENT_ID}"\n  login:\n`);
   });
 

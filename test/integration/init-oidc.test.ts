@@ -86,10 +86,10 @@ describe('init oidc finds the token endpoint from the issuer alone', () => {
 
   it('--set tokenUrl skips discovery: nothing listens, and init works offline', async () => {
     const port = await closedPort();
-    const printed = await init(['oidc', '--set', `tokenUrl=https://localhost:${port}/token`, '--set', 'clientId=basic', '--set', 'scope=api:read api:write', '--set', 'audience=https://k8s.example.com']);
+    const printed = await init(['oidc', '--set', `tokenUrl=https://localhost:${port}/token`, '--set', 'clientId=basic', '--set', 'scope=api:read api:write', '--set', 'audience=https://k8s.example.com', '--set', 'resource=https://k8s.example.com/api']);
     expect({ code: printed.code, stderr: printed.stderr }).toEqual({ code: 0, stderr: '' });
     expect(printed.stdout).toContain(`  url: "https://localhost:${port}/token"\n`);
-    expect(printed.stdout).toContain('    scope: api:read api:write\n    audience: https://k8s.example.com\n');
+    expect(printed.stdout).toContain('    scope: api:read api:write\n    audience: https://k8s.example.com\n    resource: https://k8s.example.com/api\n');
     expect(printed.stdout).not.toContain('# tokenUrl:');
   });
 

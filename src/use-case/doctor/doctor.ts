@@ -3,7 +3,9 @@
 // through deps.observe, then asks the cluster who the credential is. It observes the pipeline; the
 // HTTP client, renderer and extractor stay the ones get-token uses. Loaded only for this command.
 import { delimiter, isAbsolute, join } from 'node:path';
-import { CredentialError, readProblem, UsageError, type ExitCode } from '../../errors.js';
+import { CredentialError, readProblem, RequestError, UsageError, type ExitCode } from '../../errors.js';
+import { audiences, jwtClaims } from '../../credential/jwt-claims.js';
+import { askedOf, type Asked } from '../cluster-auth/asked.js';
 import { placeholderMessage, placeholdersLeft } from '../../config/env-placeholder.js';
 import { selectSource } from '../../config/load.js';
 import { readExecInfo, type CredentialStatus } from '../../credential/exec-credential.js';
@@ -172,7 +174,10 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
   if (!printed) throw new Error('get-token ended without a credential');
   const { status } = printed;
   const extracted = events.find((e) => e.stage === 'extract');
-  stages.push(credentialStage(status, extracted, sends, deps.now()));
+  const credential = credentialStage(status, extracted, sends, deps.now());
+  const missing = status.token !== undefined ? notCarried(status.token, askedOf([prepared.prepared.request, prepared.prepared.login])) : undefined;
+  if (missing) credential.warnings.push(missing);
+  stages.push(credential);
 
   // 5. cache
   if (cacheOn) stages.push(cacheStage(events, deps));
@@ -201,9 +206,28 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
     line.notes.push(...who.notes);
     stages.push(line);
   } catch (error) {
-    return fail('cluster', error);
+    return fail('cluster', error instanceof RequestError && error.code === 'CLUSTER_UNAUTHORIZED' && status.token !== undefined ? refusedToken(error, status.token) : error);
   }
   return finish();
+}
+
+/** The asked audience or resource that the token's aud lacks, said with what it carries instead. */
+function notCarried(token: string, asked: Asked): string | undefined {
+  const claims = jwtClaims(token);
+  if (!claims || asked.audiences.length === 0) return undefined;
+  const aud = audiences(claims);
+  const lacking = asked.audiences.filter((a) => !aud.includes(a.value));
+  if (lacking.length === 0) return undefined;
+  return `the config asked for ${lacking.map((a) => `${a.parameter} ${a.value}`).join(' and ')}, which the token does not carry (its aud: ${aud.join(', ') || '(none)'}): an id_token's aud is the client id; for an access token, oidc-provider, AD FS, Entra ID v1 and PingFederate read resource, Auth0 reads audience`;
+}
+
+/** A 401 with a JWT: the iss and aud the cluster refused, and the command that prints what it must trust. */
+function refusedToken(error: RequestError, token: string): RequestError {
+  const claims = jwtClaims(token);
+  if (!claims) return error;
+  const iss = typeof claims['iss'] === 'string' ? claims['iss'] : '(none)';
+  const said = `${error.message}; the token's iss is ${iss} and its aud ${audiences(claims).join(', ') || '(none)'}: webapi-credential cluster-auth --from-token (with this config) prints what the cluster must trust for them`;
+  return new RequestError(error.code, said, { cause: error });
 }
 
 function credentialStage(status: CredentialStatus, extracted: Extract<StageEvent, { stage: 'extract' }> | undefined, sends: Array<Extract<StageEvent, { stage: 'send' }>>, now: number): Stage {

@@ -1,6 +1,7 @@
 // What doctor found, stage by stage, as the report prints it (cli/doctor-report.ts formats it), and
 // the credential described without showing it.
 import type { ExitCode } from '../../errors.js';
+import { jwtClaims } from '../../credential/jwt-claims.js';
 
 /** `login` is shown for a config with login only (doctor.ts). */
 export const STAGES = ['source', 'config', 'login', 'token API', 'credential', 'cache', 'cluster'] as const;
@@ -37,28 +38,19 @@ export interface TokenKind {
 
 /** What a token is, never what it says beyond the registered claims: JWT claims, or its length. */
 export function describeToken(token: string): TokenKind {
-  const parts = token.split('.');
-  if (parts.length === 3) {
-    let payload: unknown;
-    try {
-      payload = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8'));
-    } catch {
-      payload = undefined;
+  const entries = jwtClaims(token);
+  if (entries !== undefined) {
+    const claims: Record<string, string> = {};
+    for (const name of NAMED_CLAIMS) {
+      const value = entries[name];
+      if (value === undefined) continue;
+      if (TIME_CLAIMS.has(name) && typeof value === 'number' && Number.isFinite(value) && Math.abs(value) < 253402300800) claims[name] = new Date(value * 1000).toISOString().replace(/\.000Z$/, 'Z');
+      else claims[name] = (Array.isArray(value) ? value.map(String).join(',') : String(value)).slice(0, 200);
     }
-    if (typeof payload === 'object' && payload !== null && !Array.isArray(payload)) {
-      const claims: Record<string, string> = {};
-      const entries = payload as Record<string, unknown>;
-      for (const name of NAMED_CLAIMS) {
-        const value = entries[name];
-        if (value === undefined) continue;
-        if (TIME_CLAIMS.has(name) && typeof value === 'number' && Number.isFinite(value) && Math.abs(value) < 253402300800) claims[name] = new Date(value * 1000).toISOString().replace(/\.000Z$/, 'Z');
-        else claims[name] = (Array.isArray(value) ? value.map(String).join(',') : String(value)).slice(0, 200);
-      }
-      const others = Object.keys(entries).filter((name) => !(NAMED_CLAIMS as readonly string[]).includes(name));
-      const shown = others.filter((name) => /^[A-Za-z_][\w.:-]{0,39}$/.test(name)).slice(0, 30);
-      const unnamed = others.length - shown.length;
-      return { kind: 'JWT', length: token.length, claims, otherClaims: unnamed > 0 ? [...shown, `(${unnamed} more)`] : shown };
-    }
+    const others = Object.keys(entries).filter((name) => !(NAMED_CLAIMS as readonly string[]).includes(name));
+    const shown = others.filter((name) => /^[A-Za-z_][\w.:-]{0,39}$/.test(name)).slice(0, 30);
+    const unnamed = others.length - shown.length;
+    return { kind: 'JWT', length: token.length, claims, otherClaims: unnamed > 0 ? [...shown, `(${unnamed} more)`] : shown };
   }
   return { kind: 'opaque', length: token.length };
 }

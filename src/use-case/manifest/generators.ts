@@ -172,6 +172,8 @@ export async function argoCdSecret(flags: ArgoCdSecretFlags, deps: Deps): Promis
     notes.push(`note: replace the placeholder${one ? '' : 's'} of ${names(checked.envNames)} in execProviderConfig.env with the real value${one ? '' : 's'}; this command never prints secrets`);
   }
   for (const note of inlined.notes) notes.push(note);
+  // Argo CD verifies the cluster against its system roots when the secret has no caData: a private CA's cluster fails every sync.
+  if (checked.caData === undefined) notes.push("note: no --ca-file: Argo CD will trust only its system roots for the cluster's certificate (a cluster with a private CA needs --ca-file)");
   if (flags.cache) {
     notes.push(`note: --cache-dir ${ARGOCD_CACHE_DIR} must be on a memory-backed emptyDir (medium: Memory) mounted at ${ARGOCD_CACHE_MOUNT} in argocd-application-controller and argocd-server, as examples/argocd does; elsewhere the cache is off`);
   }

@@ -9,7 +9,7 @@ import { checkHint, credentialInputs } from '../template/inputs.js';
 import { runSteps } from '../request/steps.js';
 import type { HttpObservation } from '../request/observe-http.js';
 import { defaultCacheDir, through, type CacheEvent, type Fetch, type Fetched } from '../cache/index.js';
-import { MAX_LOGIN_MS } from '../login/device.js';
+import { MAX_LOGIN_MS } from '../login/token.js';
 import type { Deps, GetTokenFlags } from './deps.js';
 import { prepare, type Prepared } from './prepare.js';
 import { loginWithRefresh } from './login.js';

@@ -2,7 +2,6 @@
 import type { Deps, RequestFlags } from './deps.js';
 import { describeRequest, shownUrl } from '../request/build.js';
 import { prepare } from './prepare.js';
-import { DEVICE_ROOT, pollRequest } from '../login/device.js';
 
 /**
  * `allowUnsetEnv` (--allow-unset-env, for CI where the secrets are absent): an unset env variable
@@ -20,11 +19,10 @@ export async function validate(flags: RequestFlags, deps: Deps, allowUnsetEnv = 
 }
 
 export async function render(flags: RequestFlags, deps: Deps): Promise<void> {
-  const { request, config, steps, login } = await prepare({ ...flags, withholdDecided: true }, deps);
-  if (login) {
-    // The device login: its authorization request, then the token request it polls (the code a secret).
-    const poll = pollRequest(request, 'device_code');
-    deps.stdout(deps.redactor.redact(`# ${DEVICE_ROOT}\n${describeRequest(login)}\n# webAPIProviderConfig (polled)\n${describeRequest(poll)}`));
+  const { request, config, steps, logins } = await prepare({ ...flags, withholdDecided: true }, deps);
+  if (logins.length > 0) {
+    // A login: each grant's own request, then the token request with its fields (their values secret).
+    deps.stdout(deps.redactor.redact(logins.map(({ grant, request: own }) => grant.describe(own, request)).join('\n')));
     return;
   }
   if (steps.length === 0) {

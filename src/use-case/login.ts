@@ -1,5 +1,5 @@
-// The interactive login of a config with `login` (SPEC "Interactive login"): the RFC 8628 device
-// grant when a person can answer, never a device request when nobody can; the refresh of RFC 6749
+// The interactive login of a config with `login` (SPEC "Interactive login"): its grant
+// (login/grants/) when a person can answer, never a request when nobody can; the refresh of RFC 6749
 // §6 for a refresh token the cache keeps. get-token calls loginCredential() on a miss; the `login`
 // command (login-command.ts) runs get-token with a login now.
 import { resolve } from 'node:path';
@@ -10,20 +10,9 @@ import type { RequestConfig } from '../config/schema.js';
 import { readExecInfo, type CredentialStatus } from '../credential/exec-credential.js';
 import { extractCredential, parseResponseBody } from '../credential/extract.js';
 import { describeRequest, renderRequest, requestRoot, type RenderedRequest } from '../request/build.js';
-import {
-  answerLifetimeMs,
-  deviceRequestConfig,
-  DEVICE_ROOT,
-  LoginError,
-  MAX_LOGIN_MS,
-  pollRequest,
-  promptLines,
-  readDeviceAuthorization,
-  readTokenAnswer,
-  refreshRequest,
-  refreshTokenOf,
-  slowedDown,
-} from '../login/device.js';
+import { answerLifetimeMs, LoginError, MAX_LOGIN_MS, readTokenAnswer, refreshTokenOf, withGrant } from '../login/token.js';
+import { pickGrant, type GrantSession, type InteractiveGrant } from '../login/grants/index.js';
+import { refreshRequest } from '../login/grants/refresh.js';
 import type { Fetched, Refresh } from '../cache/index.js';
 import type { HttpObservation } from '../request/observe-http.js';
 import type { Deps, GetTokenFlags } from './deps.js';
@@ -142,53 +131,43 @@ export async function loginCredential(prepared: Prepared, flags: LoginFlags, dep
       `a login is needed and nobody can answer its prompt here (${why}); log in once at a terminal: kubectl get ns (with interactiveMode: IfAvailable and --cache in the exec entry), or ${loginCommandLine(flags, deps.env, deps.cache.homedir, (text) => deps.redactor.redact(text))}`,
     );
   }
-  return deviceLogin(prepared, deps);
+  const grant = pickGrant(prepared.config);
+  return credentialOf(await runGrant(grant, prepared, deps), prepared, deps, grant.scopeField);
 }
 
-/** RFC 8628: ask for a device code, show the person where to go, poll until they approve, refuse, or the code expires. */
-async function deviceLogin(prepared: Prepared, deps: Deps): Promise<LoginResult> {
+/** Runs one grant: its session renders and sends the config's requests, and ends them all on Ctrl-C. */
+async function runGrant(grant: InteractiveGrant, prepared: Prepared, deps: Deps): Promise<Record<string, unknown>> {
   const { config } = prepared;
-  const start = deps.now();
-  // The login is bounded by the device code's life (at most 15 minutes), not by --timeout; a
-  // message checked for secrets may take until then too.
-  let end = start + MAX_LOGIN_MS;
+  // The login is bounded by the grant (a device code's life, at most 15 minutes), not by --timeout;
+  // a message checked for secrets may take until then too.
+  let end = deps.now() + MAX_LOGIN_MS;
   deps.redactor.setDeadline(() => deps.now() >= end + config.timeoutMs);
   const controller = new AbortController();
   const stop = deps.login?.onInterrupt(() => controller.abort()) ?? (() => {});
+  const cancelled = () => new LoginError('LOGIN_INTERRUPTED', 'the login was cancelled (Ctrl-C); nothing was cached');
   const interrupted = new Promise<never>((_, reject) => {
-    controller.signal.addEventListener('abort', () => reject(new LoginError('LOGIN_INTERRUPTED', 'the login was cancelled (Ctrl-C); nothing was cached')), { once: true });
+    controller.signal.addEventListener('abort', () => reject(cancelled()), { once: true });
   });
   interrupted.catch(() => {});
   const untilInterrupted = <T>(work: Promise<T>): Promise<T> => Promise.race([work, interrupted]);
+  const session: GrantSession = {
+    config,
+    own: () => render(prepared, grant.request(config), grant.root, deps),
+    token: async (fields) => withGrant(await render(prepared, config, requestRoot(), deps), fields),
+    post: (request, deadline, errorsAnswer) => untilInterrupted(post(request, prepared, deadline, deps, errorsAnswer)),
+    sleep: (ms) => untilInterrupted((deps.login?.sleep ?? sleepWithoutSignal)(ms, controller.signal)),
+    checkpoint: () => {
+      if (controller.signal.aborted) throw cancelled();
+    },
+    until: (ms) => void (end = ms),
+    now: deps.now,
+    say: (line) => (deps.say ?? deps.warn)(line),
+    trace: deps.trace,
+    secret: (value) => deps.redactor.add(value),
+    redact: (text) => deps.redactor.redact(text),
+  };
   try {
-    const deviceRequest = await render(prepared, deviceRequestConfig(config), DEVICE_ROOT, deps);
-    // A Ctrl-C while the request was rendered: it is not sent.
-    if (controller.signal.aborted) await interrupted;
-    const answer = await untilInterrupted(post(deviceRequest, prepared, start + config.timeoutMs * (config.retryLimit + 1), deps, false));
-    const authorization = readDeviceAuthorization(answer.document);
-    deps.redactor.add(authorization.deviceCode);
-    end = start + authorization.expiresInMs;
-    // A verification_uri_complete that carries a secret (the device code) would be shown redacted, a
-    // link nobody can open: the prompt names verification_uri and the code to enter instead.
-    const complete = authorization.verificationUriComplete;
-    const { verificationUriComplete: _dropped, ...plain } = authorization;
-    const shown = complete !== undefined && deps.redactor.redact(complete) !== complete ? plain : authorization;
-    for (const line of promptLines(shown)) (deps.say ?? deps.warn)(line);
-    let interval = authorization.intervalMs;
-    for (;;) {
-      // RFC 8628 §3.5: the interval is waited before each request, the first one included.
-      await untilInterrupted((deps.login?.sleep ?? sleepWithoutSignal)(Math.max(0, Math.min(interval, end - deps.now())), controller.signal));
-      // Ctrl-C during the wait: no poll after it.
-      if (controller.signal.aborted) await interrupted;
-      if (deps.now() >= end) throw new LoginError('LOGIN_EXPIRED', 'the login code expired before it was approved; run the command again for a new code');
-      // Rendered anew for each poll: a client assertion (jwt()) is single-use.
-      const poll = pollRequest(await render(prepared, config, requestRoot(), deps), authorization.deviceCode);
-      if (controller.signal.aborted) await interrupted;
-      const { status, document } = await untilInterrupted(post(poll, prepared, end + config.timeoutMs, deps, true));
-      const step = readTokenAnswer(status, document, 'device_code', (text) => deps.redactor.redact(text));
-      if (step.kind === 'slow_down') interval = slowedDown(interval);
-      if (step.kind === 'token') return credentialOf(step.document, prepared, deps);
-    }
+    return await grant.run(session);
   } finally {
     stop();
   }
@@ -262,14 +241,14 @@ async function post(request: RenderedRequest, prepared: Prepared, deadline: numb
 }
 
 /** The credential of a token answer: the id_token by default (tokenPath), expiry from the JWT, else expires_in. */
-function credentialOf(document: Record<string, unknown>, prepared: Prepared, deps: Deps): LoginResult {
+function credentialOf(document: Record<string, unknown>, prepared: Prepared, deps: Deps, scopeField = 'login.deviceAuthorization.form.scope'): LoginResult {
   for (const name of ['access_token', 'id_token', 'refresh_token']) {
     const value = document[name];
     if (typeof value === 'string') deps.redactor.add(value);
   }
   const { config, paths } = prepared;
   if (config.paths.token === '$.id_token' && typeof document['id_token'] !== 'string') {
-    throw new ResponseError('NO_ID_TOKEN', 'the token endpoint answered no id_token: add openid to login.deviceAuthorization.form.scope, or set tokenPath: $.access_token');
+    throw new ResponseError('NO_ID_TOKEN', `the token endpoint answered no id_token: add openid to ${scopeField}, or set tokenPath: $.access_token`);
   }
   const lifetime = answerLifetimeMs(document);
   const settings = config.expiresInMs === undefined && lifetime !== undefined ? { ...config, expiresInMs: lifetime } : config;

@@ -1,20 +1,13 @@
-// The pure pieces of the device login (src/login/device.ts) and the login block's validation:
+// The pure pieces of the device login (src/login/grants/device.ts, src/login/token.ts) and the login block's validation:
 // hostile answers cost bounded work and show nothing that could drive a terminal.
 import { describe, expect, it } from 'vitest';
 import { exitCodeFor, type CredentialError } from '../../src/errors.js';
 import { validateProviderDocument } from '../../src/config/validate.js';
 import { checkPath } from '../../src/credential/jsonpath.js';
 import { readExecInfo } from '../../src/credential/exec-credential.js';
-import {
-  MAX_LOGIN_MS,
-  pollRequest,
-  promptLines,
-  readDeviceAuthorization,
-  readTokenAnswer,
-  refreshRequest,
-  slowedDown,
-  answerLifetimeMs,
-} from '../../src/login/device.js';
+import { pollRequest, promptLines, readDeviceAuthorization, slowedDown } from '../../src/login/grants/device.js';
+import { refreshRequest } from '../../src/login/grants/refresh.js';
+import { answerLifetimeMs, MAX_LOGIN_MS, readTokenAnswer } from '../../src/login/token.js';
 import type { RenderedRequest } from '../../src/request/build.js';
 
 const good = { device_code: 'dc-secret', user_code: 'WDJB-MJHT', verification_uri: 'https://idp.example/device', expires_in: 600 };

@@ -37,7 +37,7 @@ export interface DeviceAuthorization {
  * and login's own form (scope). Rendered like any request, its field paths under DEVICE_ROOT.
  */
 export function deviceRequestConfig(config: ProviderConfig): RequestConfig {
-  const login = config.login!.deviceAuthorization;
+  const login = config.login!.deviceAuthorization!;
   const own = config.body.kind === 'form' ? config.body.fields : {};
   return {
     ...config,

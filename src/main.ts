@@ -7,6 +7,7 @@ import { fastPath, parseFastArgs } from './cli/fast-path.js';
 import { OutputError } from './errors.js';
 import { readBoundedFile } from './read-file.js';
 import { Redactor } from './redact/redactor.js';
+import { browserCommand } from './login/open-browser.js';
 
 declare const __VERSION__: string;
 const VERSION = typeof __VERSION__ === 'string' ? __VERSION__ : '0.0.0-dev';
@@ -187,6 +188,24 @@ export function realDeps(): CliDeps {
         new Promise((resolve) => {
           const timer = setTimeout(resolve, ms);
           signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+        }),
+      // A browser login (login/grants/authorization-code.ts): loaded for it only.
+      listen: async (port, handle) => {
+        const { listenLoopback } = await import('./login/loopback.js');
+        return listenLoopback(port, handle);
+      },
+      opener: (env) => browserCommand(env, process.platform),
+      open: (command, url) =>
+        new Promise((resolve, reject) => {
+          // No shell: the URL is one argument whatever it holds; the opener's output is never ours.
+          const child = process.getBuiltinModule('node:child_process').spawn(command[0]!, [...command.slice(1), url], { stdio: 'ignore', detached: true, shell: false, windowsHide: true });
+          child.once('error', reject);
+          child.once('spawn', () => {
+            child.off('error', reject);
+            child.on('error', () => {});
+            child.unref();
+            resolve();
+          });
         }),
     },
     cache: {

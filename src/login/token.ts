@@ -33,7 +33,7 @@ export function seconds(value: unknown): number | undefined {
 }
 
 /** A server's text in a message, quoted, its UNSHOWABLE characters as escapes. */
-function quoted(text: string): string {
+export function quoted(text: string): string {
   return terminalSafe(JSON.stringify(text));
 }
 
@@ -44,7 +44,7 @@ export type PollStep = { kind: 'token'; document: Record<string, unknown> } | { 
  * Reads one answer of the token endpoint to a poll or a refresh: a token answer, a reason to wait,
  * or the end (thrown). `redact` is the run's redactor, for the echoes an error answer may hold.
  */
-export function readTokenAnswer(status: number, document: unknown, grant: 'device_code' | 'refresh_token', redact: (text: string) => string = (text) => text): PollStep {
+export function readTokenAnswer(status: number, document: unknown, grant: 'device_code' | 'refresh_token' | 'authorization_code', redact: (text: string) => string = (text) => text): PollStep {
   const answer = typeof document === 'object' && document !== null && !Array.isArray(document) ? (document as Record<string, unknown>) : undefined;
   if (status >= 200 && status <= 299) {
     if (!answer) throw new ResponseError('RESPONSE_NOT_OBJECT', 'the token endpoint answered JSON that is not an object');
@@ -60,7 +60,7 @@ export function readTokenAnswer(status: number, document: unknown, grant: 'devic
   // Redacted before it is cut: a cut through an echoed secret leaves a piece no redactor knows.
   const description = typeof answer?.['error_description'] === 'string' ? redact(answer['error_description']).slice(0, 200) : undefined;
   const said = error !== undefined ? `: ${quoted(redact(error).slice(0, 200))}${description !== undefined ? ` (${quoted(description)})` : ''}` : '';
-  const what = grant === 'refresh_token' ? 'the refresh' : 'the device code';
+  const what = grant === 'refresh_token' ? 'the refresh' : grant === 'authorization_code' ? 'the authorization code' : 'the device code';
   throw new RequestError('LOGIN_REFUSED', `the token endpoint refused ${what} with ${status}${said}`, { status });
 }
 

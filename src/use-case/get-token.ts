@@ -25,7 +25,7 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
   if (flags.output === 'token' && !config.paths.token) {
     throw new UsageError('OUTPUT_TOKEN', '--output token needs a tokenPath; this config yields a client certificate');
   }
-  if (flags.login && !config.login) throw new UsageError('LOGIN_NONE', 'login runs the login of a config with login.deviceAuthorization; this config has none (get-token asks its token API without a person)');
+  if (flags.login && !config.login) throw new UsageError('LOGIN_NONE', 'login runs the login of a config with login (authorizationCode or deviceAuthorization); this config has none (get-token asks its token API without a person)');
   if (request.tls.insecureSkipVerify) deps.warn(INSECURE_SKIP_VERIFY_WARNING);
   const fetch: Fetch = async (refresh) => {
     // A login config: the refresh token the cache holds first, else a device login (login.ts).

@@ -11,7 +11,7 @@ import { readExecInfo, type CredentialStatus } from '../credential/exec-credenti
 import { extractCredential, parseResponseBody } from '../credential/extract.js';
 import { describeRequest, renderRequest, requestRoot, type RenderedRequest } from '../request/build.js';
 import { answerLifetimeMs, LoginError, MAX_LOGIN_MS, readTokenAnswer, refreshTokenOf, withGrant } from '../login/token.js';
-import { pickGrant, type GrantSession, type InteractiveGrant } from '../login/grants/index.js';
+import { pickGrant, type BrowserSession, type GrantSession, type InteractiveGrant } from '../login/grants/index.js';
 import { refreshRequest } from '../login/grants/refresh.js';
 import type { Fetched, Refresh } from '../cache/index.js';
 import type { HttpObservation } from '../request/observe-http.js';
@@ -69,7 +69,7 @@ function isRefusal(error: unknown): boolean {
 }
 
 /** What a login reads of the call's flags: `login`, and what the refusal's command repeats. */
-export type LoginFlags = Pick<GetTokenFlags, 'login' | 'config' | 'configInline' | 'configFromCluster' | 'set' | 'cacheDir'>;
+export type LoginFlags = Pick<GetTokenFlags, 'login' | 'config' | 'configInline' | 'configFromCluster' | 'set' | 'cacheDir' | 'grant' | 'noBrowser'>;
 
 /**
  * The `login` command a person pastes at a terminal to fill the cache entry this call reads: the
@@ -131,12 +131,21 @@ export async function loginCredential(prepared: Prepared, flags: LoginFlags, dep
       `a login is needed and nobody can answer its prompt here (${why}); log in once at a terminal: kubectl get ns (with interactiveMode: IfAvailable and --cache in the exec entry), or ${loginCommandLine(flags, deps.env, deps.cache.homedir, (text) => deps.redactor.redact(text))}`,
     );
   }
-  const grant = pickGrant(prepared.config);
-  return credentialOf(await runGrant(grant, prepared, deps), prepared, deps, grant.scopeField);
+  const opener = deps.login?.opener?.(deps.env);
+  const grant = pickGrant(prepared.config, { ...(flags.grant ? { grant: flags.grant } : {}), browser: opener !== undefined });
+  const browser = browserSession(deps, flags.noBrowser === true ? undefined : opener);
+  return credentialOf(await runGrant(grant, prepared, deps, browser), prepared, deps, grant.scopeField);
+}
+
+/** The browser login's edges, when main.ts gave them: the listener, and the opener unless --no-browser. */
+function browserSession(deps: Deps, opener: string[] | undefined): BrowserSession | undefined {
+  const { listen, open } = deps.login ?? {};
+  if (!listen || !open) return undefined;
+  return { listen, open, ...(opener ? { opener } : {}) };
 }
 
 /** Runs one grant: its session renders and sends the config's requests, and ends them all on Ctrl-C. */
-async function runGrant(grant: InteractiveGrant, prepared: Prepared, deps: Deps): Promise<Record<string, unknown>> {
+async function runGrant(grant: InteractiveGrant, prepared: Prepared, deps: Deps, browser: BrowserSession | undefined): Promise<Record<string, unknown>> {
   const { config } = prepared;
   // The login is bounded by the grant (a device code's life, at most 15 minutes), not by --timeout;
   // a message checked for secrets may take until then too.
@@ -155,7 +164,7 @@ async function runGrant(grant: InteractiveGrant, prepared: Prepared, deps: Deps)
     own: () => render(prepared, grant.request(config), grant.root, deps),
     token: async (fields) => withGrant(await render(prepared, config, requestRoot(), deps), fields),
     post: (request, deadline, errorsAnswer) => untilInterrupted(post(request, prepared, deadline, deps, errorsAnswer)),
-    sleep: (ms) => untilInterrupted((deps.login?.sleep ?? sleepWithoutSignal)(ms, controller.signal)),
+    sleep: (ms, signal) => untilInterrupted((deps.login?.sleep ?? sleepWithoutSignal)(ms, signal ? AbortSignal.any([controller.signal, signal]) : controller.signal)),
     checkpoint: () => {
       if (controller.signal.aborted) throw cancelled();
     },
@@ -165,6 +174,8 @@ async function runGrant(grant: InteractiveGrant, prepared: Prepared, deps: Deps)
     trace: deps.trace,
     secret: (value) => deps.redactor.add(value),
     redact: (text) => deps.redactor.redact(text),
+    randomBytes: deps.cache.randomBytes,
+    ...(browser ? { browser } : {}),
   };
   try {
     return await grant.run(session);

@@ -20,8 +20,8 @@ export interface GrantSession {
   token: (fields: Record<string, string>) => Promise<RenderedRequest>;
   /** Sends one request; with `errorsAnswer`, an OAuth error answer (400, 401) is returned to be read. Ends on Ctrl-C. */
   post: (request: RenderedRequest, deadline: number, errorsAnswer: boolean) => Promise<{ status: number; document: unknown }>;
-  /** Waits `ms`; ends on Ctrl-C (the LoginError of a cancelled login). */
-  sleep: (ms: number) => Promise<void>;
+  /** Waits `ms`, or until `signal` aborts; ends on Ctrl-C (the LoginError of a cancelled login). */
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Throws the LoginError of a cancelled login once Ctrl-C was pressed: nothing is sent after it. */
   checkpoint: () => void;
   /** The login ends at `end` (ms): a message checked for secrets may take until then too. */
@@ -33,6 +33,38 @@ export interface GrantSession {
   /** Registers a value that must never be shown. */
   secret: (value: string) => void;
   redact: (text: string) => string;
+  /** 32 random bytes from a cryptographic source (state, nonce, PKCE verifier). */
+  randomBytes: () => Uint8Array;
+  /** What a browser login takes from the process; absent where none can run (a test without one). */
+  browser?: BrowserSession;
+}
+
+/** One request to the loopback listener: its request line, Host and Sec-Fetch-Mode headers, nothing else. */
+export interface LoopbackRequest {
+  method: string;
+  target: string;
+  host: string | undefined;
+  /** What a browser says the request is for: `navigate` for the redirect, `cors`/`no-cors` for a page's fetch. */
+  fetchMode?: string | undefined;
+}
+
+/** The listener's answer: a status and a small static page. */
+export interface LoopbackAnswer {
+  status: number;
+  body: string;
+}
+
+export interface Loopback {
+  close: () => Promise<void>;
+}
+
+export interface BrowserSession {
+  /** Listens on a loopback port (127.0.0.1, and ::1 where the machine has it); rejects (EADDRINUSE) when taken. */
+  listen: (port: number, handle: (request: LoopbackRequest) => LoopbackAnswer) => Promise<Loopback>;
+  /** The program that opens a URL here (login/open-browser.ts), or none: no display, or --no-browser. */
+  opener?: string[];
+  /** Runs the opener with the URL as its last argument, no shell, its output discarded; rejects when it cannot start. */
+  open: (command: string[], url: string) => Promise<void>;
 }
 
 export interface InteractiveGrant {
@@ -50,7 +82,9 @@ export interface InteractiveGrant {
   /** Its own templates as [field path, text], checked when the config loads (the inherited ones are the token request's). */
   templates: (config: ProviderConfig) => Array<[string, string]>;
   /** What render shows: its own request as rendered, and the token request with its fields (secrets as their names). */
-  describe: (own: RenderedRequest, token: RenderedRequest) => string;
+  describe: (own: RenderedRequest, token: RenderedRequest, config: ProviderConfig) => string;
+  /** What validate adds to its line, if anything: where the person is sent. */
+  summary?: (own: RenderedRequest, config: ProviderConfig) => string;
   /** The login itself: the token endpoint's answer (a JSON object) once the person is through. */
   run: (session: GrantSession) => Promise<Record<string, unknown>>;
 }

@@ -176,13 +176,11 @@ export function realDeps(): CliDeps {
         const { isatty } = process.getBuiltinModule('node:tty');
         return isatty(0) && isatty(2);
       },
+      // Ctrl-C aborts the login's signal: its waits end, its request in flight is destroyed, its
+      // listener closes, and the process ends as any other run does, with the report's exit code.
       onInterrupt: (listener) => {
-        const interrupt = () => {
-          interrupted = true;
-          listener();
-        };
-        process.on('SIGINT', interrupt);
-        return () => void process.off('SIGINT', interrupt);
+        process.on('SIGINT', listener);
+        return () => void process.off('SIGINT', listener);
       },
       sleep: (ms, signal) =>
         new Promise((resolve) => {
@@ -238,16 +236,8 @@ export function realDeps(): CliDeps {
   };
 }
 
-/**
- * A Ctrl-C ended the login: the use case returned, but a request it had in flight would hold the
- * process until its --timeout (a server that never answers, for as long as its deadline). A person
- * asked to stop: once the report is written, the process ends.
- */
-let interrupted = false;
-
 export async function main(): Promise<void> {
   await mainRun();
-  if (interrupted) process.exit();
 }
 
 async function mainRun(): Promise<void> {

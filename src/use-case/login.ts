@@ -163,7 +163,8 @@ async function runGrant(grant: InteractiveGrant, prepared: Prepared, deps: Deps,
     config,
     own: () => render(prepared, grant.request(config), grant.root, deps),
     token: async (fields) => withGrant(await render(prepared, config, requestRoot(), deps), fields),
-    post: (request, deadline, errorsAnswer) => untilInterrupted(post(request, prepared, deadline, deps, errorsAnswer)),
+    // The signal ends the request itself on Ctrl-C, so nothing in flight holds the process.
+    post: (request, deadline, errorsAnswer) => untilInterrupted(post(request, prepared, deadline, deps, errorsAnswer, undefined, controller.signal)),
     sleep: (ms, signal) => untilInterrupted((deps.login?.sleep ?? sleepWithoutSignal)(ms, signal ? AbortSignal.any([controller.signal, signal]) : controller.signal)),
     checkpoint: () => {
       if (controller.signal.aborted) throw cancelled();
@@ -210,7 +211,7 @@ function sleepWithoutSignal(ms: number): Promise<void> {
 }
 
 /** Sends one request of the login; with `errorsAnswer`, an OAuth error answer (400, 401) is returned to be read. */
-async function post(request: RenderedRequest, prepared: Prepared, deadline: number, deps: Deps, errorsAnswer: boolean, observed?: string): Promise<{ status: number; document: unknown }> {
+async function post(request: RenderedRequest, prepared: Prepared, deadline: number, deps: Deps, errorsAnswer: boolean, observed?: string, signal?: AbortSignal): Promise<{ status: number; document: unknown }> {
   const { config } = prepared;
   deps.trace(`request:\n${describeRequest(request)}`);
   const exchanges: HttpObservation[] = [];
@@ -232,6 +233,7 @@ async function post(request: RenderedRequest, prepared: Prepared, deadline: numb
     redact: (text) => deps.redactor.redact(text),
     secret: (value) => deps.redactor.add(value),
     ...(errorsAnswer ? { answerStatuses: [400, 401] } : {}),
+    ...(signal ? { signal } : {}),
   }).then(
     (answer) => {
       sent(answer.status >= 200 && answer.status <= 299);

@@ -23,6 +23,8 @@ export interface BrowserDriver {
   callbacks: Array<{ url: string; page: string }>;
   /** Resolves when the browser has shown the page of the n-th callback (1-based). */
   callback: (n: number) => Promise<{ url: string; page: string }>;
+  /** Resolves when the browser has shown the page of a callback whose URL `matches`. */
+  callbackWhere: (matches: (url: URL) => boolean) => Promise<{ url: string; page: string }>;
   /** The person acts on `url` now (for a URL the driver was told to leave alone). */
   act: (url: string, person: Person) => Promise<void>;
   /** A page of the browser, for a hostile page of a test's own. */
@@ -109,6 +111,13 @@ export async function startBrowserDriver(): Promise<BrowserDriver> {
     callback: async (n) => {
       while (callbacks.length < n) await new Promise<void>((resolve) => waiting.push(resolve));
       return callbacks[n - 1]!;
+    },
+    callbackWhere: async (matches) => {
+      for (;;) {
+        const found = callbacks.find(({ url }) => url !== 'error' && matches(new URL(url)));
+        if (found) return found;
+        await new Promise<void>((resolve) => waiting.push(resolve));
+      }
     },
     act,
     page: () => context.newPage(),

@@ -96,7 +96,7 @@ function startLogin(args: string[], env: Record<string, string> = {}) {
       await new Promise<void>((resolve) => waiting.push(resolve));
     }
   };
-  return { url, done };
+  return { url, done, child };
 }
 
 /** A request to the loopback listener as any local program (or a rebinding page) could send it. */
@@ -137,7 +137,6 @@ function leaked(result: CliResult): string[] {
 describeWith(CHROMIUM)('a browser login with a real browser against oidc-provider', () => {
   it('login opens the browser, the person signs in on the IdP\'s pages, the credential is cached; the next call is a hit', async () => {
     const dir = cacheDir();
-    const before = driver.callbacks.length;
     const run = startLogin(['login', '--config-inline', config(), '--cache', '--cache-dir', dir]);
     const result = await run.done;
     expect(result.code, result.stderr).toBe(0);
@@ -145,7 +144,8 @@ describeWith(CHROMIUM)('a browser login with a real browser against oidc-provide
     expect(result.stderr).not.toContain('opener-');
     expect(result.stderr).toMatch(/^webapi-credential: to log in, open https:\/\/localhost:\d+\/auth\?/m);
     expect(result.stderr).toContain('logged in');
-    const page = await driver.callback(before + 1);
+    const state = /[?&]state=([^&\s]+)/.exec(result.stderr)![1]!;
+    const page = await driver.callbackWhere((url) => url.searchParams.get('state') === state);
     expect(page.page).toContain('Logged in');
     expect(new URL(page.url).port).toBe(String(ports[0]));
     const shownOnPage = secrets().filter((secret) => page.page.includes(secret));
@@ -177,6 +177,18 @@ describeWith(CHROMIUM)('a browser login with a real browser against oidc-provide
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toContain('webapi-credential: the browser did not come back within 2 seconds (login.timeout); run the command again to log in anew\n');
     expect(await callback(ports[0]!, '/')).toBe('refused');
+  }, 60_000);
+
+  it('Ctrl-C while the browser is out: exit 2, cancelled, the listener closed, the process gone at once', async () => {
+    driver.next('away');
+    const run = startLogin(['login', '--config-inline', config(), '--no-cache']);
+    const url = await run.url();
+    const port = Number(new URL(url.searchParams.get('redirect_uri')!).port);
+    run.child.kill('SIGINT');
+    const result = await run.done;
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain('webapi-credential: the login was cancelled (Ctrl-C); nothing was cached\n');
+    expect(await callback(port, '/')).toBe('refused');
   }, 60_000);
 
   it('hostile callbacks are 404 and leave the login waiting; a page cannot read the listener; the real one is taken once', async () => {
@@ -234,10 +246,11 @@ describeWith(CHROMIUM)('a browser login with a real browser against oidc-provide
     const holder = createServer();
     await new Promise<void>((resolve) => holder.listen(ports[0], '127.0.0.1', resolve));
     try {
-      const before = driver.callbacks.length;
       const next = await startLogin(['login', '--config-inline', config(), '--no-cache']).done;
       expect(next.code, next.stderr).toBe(0);
-      expect(new URL((await driver.callback(before + 1)).url).port).toBe(String(ports[1]));
+      expect(next.stderr).toContain(`redirect_uri=http%3A%2F%2Flocalhost%3A${ports[1]}&`);
+      const page = await driver.callbackWhere((url) => url.port === String(ports[1]));
+      expect(page.page).toContain('Logged in');
 
       const other = createServer();
       await new Promise<void>((resolve) => other.listen(ports[1], '127.0.0.1', resolve));

@@ -18,6 +18,7 @@ export const EXAMPLES: Record<string, string[]> = {
   ],
   login: [
     'webapi-credential login --config oidc-device.yaml --cache   # a person logs in once; kubectl uses the cached credential',
+    'webapi-credential login --config oidc-login.yaml --cache --grant device   # no browser on this machine: a code to type',
   ],
   validate: [
     'webapi-credential validate --config provider.yaml --set realm=platform',

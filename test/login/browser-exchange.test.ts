@@ -139,4 +139,15 @@ describe('the browser login exchange', () => {
     expect(api.requests.length).toBe(before);
     expect(leaked(result, url)).toEqual([]);
   });
+
+  it('never when nobody can answer (interactiveMode: Never, as Argo CD forces): exit 2, no listener, no browser, no request', async () => {
+    const before = api.requests.length;
+    let url = false;
+    const execInfo = JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', spec: { interactive: false } });
+    const result = await runInProcess(['get-token', '--config-inline', config(), '--no-cache'], { env: { KUBERNETES_EXEC_INFO: execInfo, BROWSER: '/nonexistent/browser' }, onStderr: (text) => void (url ||= text.includes('to log in, open')) });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^webapi-credential: a login is needed and nobody can answer its prompt here \(client-go says the call is not interactive\)/);
+    expect(url).toBe(false);
+    expect(api.requests.length).toBe(before);
+  });
 });

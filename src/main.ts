@@ -7,6 +7,7 @@ import { fastPath, parseFastArgs } from './cli/fast-path.js';
 import { OutputError } from './errors.js';
 import { readBoundedFile } from './read-file.js';
 import { Redactor } from './redact/redactor.js';
+import { browserCommand } from './login/open-browser.js';
 
 declare const __VERSION__: string;
 const VERSION = typeof __VERSION__ === 'string' ? __VERSION__ : '0.0.0-dev';
@@ -175,18 +176,34 @@ export function realDeps(): CliDeps {
         const { isatty } = process.getBuiltinModule('node:tty');
         return isatty(0) && isatty(2);
       },
+      // Ctrl-C aborts the login's signal: its waits end, its request in flight is destroyed, its
+      // listener closes, and the process ends as any other run does, with the report's exit code.
       onInterrupt: (listener) => {
-        const interrupt = () => {
-          interrupted = true;
-          listener();
-        };
-        process.on('SIGINT', interrupt);
-        return () => void process.off('SIGINT', interrupt);
+        process.on('SIGINT', listener);
+        return () => void process.off('SIGINT', listener);
       },
       sleep: (ms, signal) =>
         new Promise((resolve) => {
           const timer = setTimeout(resolve, ms);
           signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+        }),
+      // A browser login (login/grants/authorization-code.ts): loaded for it only.
+      listen: async (port, handle) => {
+        const { listenLoopback } = await import('./login/loopback.js');
+        return listenLoopback(port, handle);
+      },
+      opener: (env) => browserCommand(env, process.platform),
+      open: (command, url) =>
+        new Promise((resolve, reject) => {
+          // No shell: the URL is one argument whatever it holds; the opener's output is never ours.
+          const child = process.getBuiltinModule('node:child_process').spawn(command[0]!, [...command.slice(1), url], { stdio: 'ignore', detached: true, shell: false, windowsHide: true });
+          child.once('error', reject);
+          child.once('spawn', () => {
+            child.off('error', reject);
+            child.on('error', () => {});
+            child.unref();
+            resolve();
+          });
         }),
     },
     cache: {
@@ -219,16 +236,8 @@ export function realDeps(): CliDeps {
   };
 }
 
-/**
- * A Ctrl-C ended the login: the use case returned, but a request it had in flight would hold the
- * process until its --timeout (a server that never answers, for as long as its deadline). A person
- * asked to stop: once the report is written, the process ends.
- */
-let interrupted = false;
-
 export async function main(): Promise<void> {
   await mainRun();
-  if (interrupted) process.exit();
 }
 
 async function mainRun(): Promise<void> {

@@ -18,6 +18,7 @@ export const EXAMPLES: Record<string, string[]> = {
   ],
   login: [
     'webapi-credential login --config oidc-device.yaml   # a person logs in once; kubectl uses the cached credential',
+    'webapi-credential login --config oidc-login.yaml --grant device   # no browser on this machine: a code to type',
   ],
   logout: [
     'webapi-credential logout --config oidc-device.yaml   # its credential and refresh token gone, revoked at login.revocation.url',

@@ -45,10 +45,13 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
   addFlags(
     program.command('login').description('log in now, as a person at a terminal (a config with login), and cache the credential (--no-cache: do not)'),
     GET_TOKEN_FLAGS.filter((flag) => flag.key !== 'output'),
-  ).action(async (options: ParsedFlags) => {
-    const { runLogin } = await import('../use-case/login-command.js');
-    await runLogin(getTokenFlags(options), useCaseDeps(options));
-  });
+  )
+    .addOption(new Option('--grant <grant>', 'the grant to log in with: browser (authorization code) or device (a code to type), whatever this machine offers').choices(['browser', 'device']))
+    .option('--no-browser', 'browser login: only print the URL to open, do not open a browser')
+    .action(async (options: ParsedFlags & { grant?: 'browser' | 'device'; browser?: boolean }) => {
+      const { runLogin } = await import('../use-case/login-command.js');
+      await runLogin({ ...getTokenFlags(options), ...(options.grant ? { grant: options.grant } : {}), ...(options.browser === false ? { noBrowser: true } : {}) }, useCaseDeps(options));
+    });
   // logout: this config's entry, from the flags or a kubeconfig context's exec entry (read as doctor reads it).
   addFlags(
     program.command('logout').description("drop this config's credential and refresh token from the cache, revoking it at the issuer (login.revocation.url)"),

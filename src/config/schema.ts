@@ -68,14 +68,35 @@ const stepShape: Shape = {
 
 /**
  * An interactive login (SPEC "Interactive login"): the main request is the token endpoint, and the
- * plugin adds the grant's own fields to its form (grant_type and device_code, or refresh_token).
+ * plugin adds the grant's own fields to its form (grant_type and device_code, code, or refresh_token).
  */
 const loginShape: Shape = {
   kind: 'object',
   description:
-    "An interactive login for a person at a terminal; the main request (method, url, headers, form, tls) is then the OAuth token endpoint and the client's authentication, to which each grant adds grant_type and its own fields. Runs only when the call is interactive (kubectl's interactiveMode, or a terminal).",
-  required: ['deviceAuthorization'],
+    "An interactive login for a person at a terminal; the main request (method, url, headers, form, tls) is then the OAuth token endpoint and the client's authentication, to which each grant adds grant_type and its own fields. Runs only when the call is interactive (kubectl's interactiveMode, or a terminal). authorizationCode, deviceAuthorization, or both (the browser where one can be opened).",
   properties: {
+    authorizationCode: {
+      kind: 'object',
+      description:
+        "RFC 6749 §4.1 authorization code grant with PKCE (RFC 7636, S256) on a loopback redirect (RFC 8252): the browser is sent to the authorization endpoint with client_id (the token request's form.client_id, else this query's), redirect_uri, state, nonce and the code challenge; the code comes back to http://<redirectHost>:<port><redirectPath>.",
+      required: ['url'],
+      properties: {
+        url: template('The authorization endpoint (authorization_endpoint of the discovery document), a template. https:// unless allowInsecureHTTP.'),
+        query: {
+          kind: 'map',
+          of: { kind: 'stringOrList', description: 'Template, or a list of templates (the key repeats).' },
+          description: 'Query parameters of the authorization request besides those the flow sets, each a template: scope (openid for an id_token, offline_access for a refresh token), audience, resource, prompt.',
+        },
+        issuer: { kind: 'string', minLength: 1, description: "The issuer (RFC 9207): an iss parameter of the browser's answer must be this; init writes it." },
+        redirectHost: { kind: 'string', enum: ['localhost', '127.0.0.1', '[::1]'], description: 'The host of redirect_uri (default localhost, as kubelogin registers it).' },
+        redirectPorts: {
+          kind: 'list',
+          of: { kind: 'integer', minimum: 1, maximum: 65535, description: 'A port of the loopback listener.' },
+          description: "The loopback listener's ports, the first free one taken (default [8000, 18000], kubelogin's: an IdP client made for it works unchanged).",
+        },
+        redirectPath: { kind: 'string', pattern: /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/, patternHint: 'a path starting with /, without query or fragment', description: 'The path of redirect_uri (none by default: http://localhost:8000).' },
+      },
+    },
     deviceAuthorization: {
       kind: 'object',
       description: "RFC 8628 device authorization grant: the device authorization endpoint, sent the main request's headers and form (the client's authentication) plus this form.",
@@ -97,6 +118,7 @@ const loginShape: Shape = {
         url: { kind: 'string', description: 'The revocation endpoint (revocation_endpoint of the discovery document): an https:// URL, no template.' },
       },
     },
+    timeout: { kind: 'duration', description: 'How long a browser login waits for the browser to come back (default 3m, at most 15m).' },
   },
 };
 
@@ -211,15 +233,29 @@ export interface ProviderConfigInput {
 }
 
 export interface LoginInput {
-  deviceAuthorization: { url: string; form?: Record<string, string | string[]> };
+  authorizationCode?: { url: string; query?: Record<string, string | string[]>; issuer?: string; redirectHost?: string; redirectPorts?: number[]; redirectPath?: string };
+  deviceAuthorization?: { url: string; form?: Record<string, string | string[]> };
   revocation?: { url: string };
+  timeout?: string;
 }
 
-/** login with its templates as lists, as a request's form has them. */
+/** login with its templates as lists, as a request's form has them, and every default applied. */
 export interface LoginConfig {
-  deviceAuthorization: { url: string; form: Record<string, string[]> };
+  authorizationCode?: AuthorizationCodeConfig;
+  deviceAuthorization?: { url: string; form: Record<string, string[]> };
   /** RFC 7009: where `logout` revokes the refresh token. */
   revocation?: { url: string };
+  /** How long a browser login waits for the browser (login.timeout). */
+  timeoutMs: number;
+}
+
+export interface AuthorizationCodeConfig {
+  url: string;
+  query: Record<string, string[]>;
+  issuer?: string;
+  redirectHost: string;
+  redirectPorts: number[];
+  redirectPath: string;
 }
 
 type BodyForm = { kind: 'none' } | { kind: 'raw'; template: string } | { kind: 'form'; fields: Record<string, string[]> } | { kind: 'json'; value: unknown };

@@ -138,7 +138,13 @@ function validateProvider(input: ProviderConfigInput, checkPath: PathChecker, is
 }
 
 /** The form fields each grant of a login sets itself: written in the config, they would be sent twice. */
-const GRANT_FIELDS = ['grant_type', 'device_code', 'refresh_token'];
+const GRANT_FIELDS = ['grant_type', 'device_code', 'refresh_token', 'code', 'code_verifier', 'redirect_uri'];
+/** The authorization request's parameters the browser login sets itself (RFC 6749 §4.1.1, RFC 7636, OIDC). */
+const FLOW_PARAMETERS = ['response_type', 'redirect_uri', 'state', 'nonce', 'code_challenge', 'code_challenge_method'];
+const LOGIN_URLS = ['authorizationCode', 'deviceAuthorization'] as const;
+const MAX_LOGIN_TIMEOUT_MS = 15 * 60_000;
+const DEFAULT_LOGIN_TIMEOUT_MS = 3 * 60_000;
+const MAX_REDIRECT_PORTS = 16;
 
 /** login's rules: the main request is the token endpoint (RFC 6749 §3.2: POST, a form), and no steps yet. */
 function checkLogin(input: ProviderConfigInput, issues: Issues): void {
@@ -148,22 +154,45 @@ function checkLogin(input: ProviderConfigInput, issues: Issues): void {
     if (input[form] !== undefined) add(form, 'with login, the token request is a form (RFC 6749 §3.2): write the client\'s fields under form');
   }
   for (const name of Object.keys(input.form ?? {})) {
-    if (GRANT_FIELDS.includes(name)) add(`form.${name}`, `login sets ${name} for each grant (device_code, refresh_token); remove it`);
+    if (GRANT_FIELDS.includes(name)) add(`form.${name}`, `login sets ${name} for each grant (device_code, code, refresh_token); remove it`);
   }
   if (Array.isArray(input.steps) && input.steps.length > 0) add('steps', 'steps do not run with login: the token endpoint is asked directly');
-  const url = input.login?.deviceAuthorization?.url;
-  if (typeof url === 'string' && issues.known(`${ROOT}.login`)) {
+  const login = input.login;
+  if (typeof login !== 'object' || login === null || !issues.known(`${ROOT}.login`)) return;
+  if (login.authorizationCode === undefined && login.deviceAuthorization === undefined) {
+    add('login', 'names no grant: set authorizationCode (a browser), deviceAuthorization (a code to type), or both');
+  }
+  for (const grant of LOGIN_URLS) {
+    const url = login[grant]?.url;
+    if (typeof url !== 'string') continue;
     const literal = url.trimStart();
     if (/^http:\/\//i.test(literal) && input.allowInsecureHTTP !== true) {
-      add('login.deviceAuthorization.url', 'http:// sends the request in clear text; use https:// or set allowInsecureHTTP: true');
+      add(`login.${grant}.url`, 'http:// sends the request in clear text; use https:// or set allowInsecureHTTP: true');
     } else if (!/^https?:\/\//i.test(literal) && !literal.startsWith('{{')) {
-      add('login.deviceAuthorization.url', `expected an https:// URL, found ${JSON.stringify(literal.slice(0, 40))}`);
+      add(`login.${grant}.url`, `expected an https:// URL, found ${JSON.stringify(literal.slice(0, 40))}`);
     }
   }
   const revocation = input.login?.revocation?.url;
   if (typeof revocation === 'string' && issues.known(`${ROOT}.login`)) {
     const problem = revocationUrlProblem(revocation, input.allowInsecureHTTP === true);
     if (problem !== undefined) add('login.revocation.url', problem);
+  }
+  if (typeof login.timeout === 'string' && issues.known(`${ROOT}.login.timeout`)) {
+    const ms = parseDuration(login.timeout);
+    if (ms <= 0 || ms > MAX_LOGIN_TIMEOUT_MS) add('login.timeout', 'must be longer than 0s and at most 15m');
+  }
+  const code = login.authorizationCode;
+  if (typeof code !== 'object' || code === null || !issues.known(`${ROOT}.login.authorizationCode`)) return;
+  for (const name of Object.keys(code.query ?? {})) {
+    if (FLOW_PARAMETERS.includes(name)) add(`login.authorizationCode.query.${name}`, `the browser login sets ${name} itself; remove it`);
+  }
+  const ports = code.redirectPorts;
+  if (Array.isArray(ports) && issues.known(`${ROOT}.login.authorizationCode.redirectPorts`)) {
+    if (ports.length === 0 || ports.length > MAX_REDIRECT_PORTS) add('login.authorizationCode.redirectPorts', `expected 1 to ${MAX_REDIRECT_PORTS} ports, found ${ports.length}`);
+    else if (new Set(ports).size !== ports.length) add('login.authorizationCode.redirectPorts', 'names a port twice');
+  }
+  if (input.form?.['client_id'] === undefined && code.query?.['client_id'] === undefined) {
+    add('login.authorizationCode', "the browser is sent with the client's id: set form.client_id (the token request's) or login.authorizationCode.query.client_id");
   }
 }
 
@@ -185,8 +214,26 @@ function revocationUrlProblem(url: string, allowInsecureHTTP: boolean): string |
 /** The login with its defaults: the id_token is the credential unless tokenPath says otherwise. */
 function loginConfig(login: LoginInput, paths: ProviderConfig['paths']): Pick<ProviderConfig, 'login'> {
   paths.token ??= '$.id_token';
-  const { url, form } = login.deviceAuthorization;
-  return { login: { deviceAuthorization: { url, form: list(form) }, ...(login.revocation ? { revocation: { url: login.revocation.url } } : {}) } };
+  const { authorizationCode: code, deviceAuthorization: device, revocation } = login;
+  return {
+    login: {
+      ...(code
+        ? {
+            authorizationCode: {
+              url: code.url,
+              query: list(code.query),
+              ...(code.issuer !== undefined ? { issuer: code.issuer } : {}),
+              redirectHost: code.redirectHost ?? 'localhost',
+              redirectPorts: code.redirectPorts ?? [8000, 18000],
+              redirectPath: code.redirectPath ?? '',
+            },
+          }
+        : {}),
+      ...(device ? { deviceAuthorization: { url: device.url, form: list(device.form) } } : {}),
+      ...(revocation ? { revocation: { url: revocation.url } } : {}),
+      timeoutMs: login.timeout !== undefined ? parseDuration(login.timeout) : DEFAULT_LOGIN_TIMEOUT_MS,
+    },
+  };
 }
 
 /** The rules of one request (the main one, or a step at `prefix`). */

@@ -3,7 +3,7 @@
 import { RequestError, terminalSafe } from '../errors.js';
 import type { ProviderConfig, RequestConfig } from '../config/schema.js';
 import type { RenderedRequest } from '../request/build.js';
-import { withGrant } from './device.js';
+import { withGrant } from './token.js';
 
 export const REVOCATION_ROOT = 'webAPIProviderConfig.login.revocation';
 

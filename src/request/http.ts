@@ -53,6 +53,8 @@ export interface HttpOptions {
   singleUse?: boolean;
   /** Non-2xx statuses returned as answers, not thrown: RFC 8628 polling reads the error of a 400. */
   answerStatuses?: readonly number[];
+  /** Ends the request at once (a login's Ctrl-C): its socket is destroyed, nothing holds the process. */
+  signal?: AbortSignal;
 }
 
 export interface HttpResponse {
@@ -109,8 +111,11 @@ export async function send(request: RenderedRequest, options: HttpOptions): Prom
       traceRetry(options, attempt, started, answer ? `HTTP ${answer.status}` : failure!.code, delay, retryAfter);
       if (delay > 1000) announceWait(options, delay, answer?.status, failure?.code, retryAfter);
       if (delay > 0) {
-        await new Promise((resolve) => setTimeout(resolve, delay));
-        continue;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, delay);
+          options.signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+        });
+        if (!options.signal?.aborted) continue;
       }
     }
     if (answer) {
@@ -317,8 +322,10 @@ function exchange(target: URL, method: string, headers: Record<string, string>, 
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      options.signal?.removeEventListener('abort', aborted);
       outcome();
     };
+    const aborted = () => failWith('ABORTED', 'the request was cancelled');
     const fail = (failure: Error) =>
       finish(() => {
         request?.destroy();
@@ -344,6 +351,8 @@ function exchange(target: URL, method: string, headers: Record<string, string>, 
       return;
     }
     watcher?.attach(request);
+    if (options.signal?.aborted) aborted();
+    else options.signal?.addEventListener('abort', aborted, { once: true });
     request.on('error', (error: NodeJS.ErrnoException & { statusCode?: number }) =>
       failWith(error.code ?? 'REQUEST', error.message, error, error.statusCode),
     );

@@ -6,6 +6,7 @@ import type { HttpOptions, HttpResponse } from '../request/http.js';
 import type { RenderedRequest } from '../request/build.js';
 import type { StageEvent } from './observe.js';
 import type { OutputName } from '../credential/output/index.js';
+import type { GrantName, Loopback, LoopbackAnswer, LoopbackRequest } from '../login/grants/index.js';
 
 export interface Deps {
   env: Record<string, string | undefined>;
@@ -40,6 +41,12 @@ export interface LoginDeps {
   onInterrupt: (listener: () => void) => () => void;
   /** Waits `ms`, or less when `signal` aborts (it then resolves: the caller looks at the signal). */
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** A browser login's listener on a loopback port (login/loopback.ts); rejects (EADDRINUSE) when the port is taken. */
+  listen?: (port: number, handle: (request: LoopbackRequest) => LoopbackAnswer) => Promise<Loopback>;
+  /** The program that opens a URL in a browser here (login/open-browser.ts), or none. */
+  opener?: (env: Record<string, string | undefined>) => string[] | undefined;
+  /** Runs it with the URL as its last argument, no shell, its output discarded; rejects when it cannot start. */
+  open?: (command: string[], url: string) => Promise<void>;
 }
 
 export interface RequestFlags extends ConfigFlags {
@@ -67,4 +74,8 @@ export interface GetTokenFlags extends RequestFlags {
   cacheDir?: string;
   /** The `login` command: a login now, whatever the cache holds, and whether the call is interactive. */
   login?: boolean;
+  /** login --grant: the grant to run, whatever the machine offers. */
+  grant?: GrantName;
+  /** login --no-browser: the browser login's URL is only printed. */
+  noBrowser?: boolean;
 }

@@ -13,6 +13,7 @@ export interface ServerMetadata {
   issuer: string;
   token_endpoint?: string;
   device_authorization_endpoint?: string;
+  authorization_endpoint?: string;
   [field: string]: unknown;
 }
 
@@ -134,7 +135,7 @@ async function fetchDocument(url: string, issuer: string, options: DiscoveryOpti
   if (typeof metadata['issuer'] !== 'string' || metadata['issuer'].replace(/\/+$/, '') !== issuer.replace(/\/+$/, '')) {
     throw new DocumentProblem(`the document is for the issuer ${JSON.stringify(shortText(metadata['issuer']))}, not ${issuer}`);
   }
-  for (const field of ['token_endpoint', 'device_authorization_endpoint']) {
+  for (const field of ['token_endpoint', 'device_authorization_endpoint', 'authorization_endpoint', 'revocation_endpoint']) {
     const value = metadata[field];
     if (value !== undefined && !isHttpsUrl(value)) throw new DocumentProblem(`its ${field} is not an https:// URL: ${JSON.stringify(shortText(value))}`);
   }

@@ -10,7 +10,7 @@ import { checkHint, credentialInputs } from '../template/inputs.js';
 import { runSteps } from '../request/steps.js';
 import type { HttpObservation } from '../request/observe-http.js';
 import { through, type CacheCall, type CacheEvent, type Fetch, type Fetched } from '../cache/index.js';
-import { MAX_LOGIN_MS } from '../login/device.js';
+import { MAX_LOGIN_MS } from '../login/token.js';
 import type { Deps, GetTokenFlags } from './deps.js';
 import { prepare, type Prepared } from './prepare.js';
 import { rawInputs } from './call-inputs.js';
@@ -25,7 +25,7 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
   deps.observe?.({ stage: 'prepare', ms: deps.now() - started, prepared });
   const { config, request, apiVersion } = prepared;
   checkOutput(flags.output, config);
-  if (flags.login && !config.login) throw new UsageError('LOGIN_NONE', 'login runs the login of a config with login.deviceAuthorization; this config has none (get-token asks its token API without a person)');
+  if (flags.login && !config.login) throw new UsageError('LOGIN_NONE', 'login runs the login of a config with login (authorizationCode or deviceAuthorization); this config has none (get-token asks its token API without a person)');
   if (request.tls.insecureSkipVerify) deps.warn(INSECURE_SKIP_VERIFY_WARNING);
   const fetch: Fetch = async (refresh) => {
     // A login config: the refresh token the cache holds first, else a device login (login.ts).

@@ -53,12 +53,25 @@ function purpose(text: string): string {
   return /^# (.+)$/m.exec(text)?.[1] ?? '';
 }
 
-/** The person's login of the same issuer (SPEC "init"): discovery gives both of its endpoints. */
+/** The person's login of the same issuer (SPEC "init"): discovery gives its endpoints. */
 const DEVICE = 'oidc-device';
-const isOidc = (provider: string) => provider === 'oidc' || provider.startsWith('oidc/') || provider === DEVICE;
+/** The browser first, the device grant where the issuer offers it: the blocks discovery finds nothing for are left out. */
+const LOGIN = 'oidc-login';
+const isOidc = (provider: string) => provider === 'oidc' || provider.startsWith('oidc/') || provider === DEVICE || provider === LOGIN;
+/** A public client's: no client authentication to choose. */
+const isPerson = (provider: string) => provider === DEVICE || provider === LOGIN;
+
+type Endpoint = 'token_endpoint' | 'device_authorization_endpoint' | 'authorization_endpoint';
 
 /** The vars discovery fills in, each from its field of the server's metadata. */
-function discovered(provider: string): Array<[string, 'token_endpoint' | 'device_authorization_endpoint']> {
+function discovered(provider: string): Array<[string, Endpoint]> {
+  if (provider === LOGIN) {
+    return [
+      ['tokenUrl', 'token_endpoint'],
+      ['authorizationUrl', 'authorization_endpoint'],
+      ['deviceUrl', 'device_authorization_endpoint'],
+    ];
+  }
   return provider === DEVICE
     ? [
         ['tokenUrl', 'token_endpoint'],
@@ -66,6 +79,12 @@ function discovered(provider: string): Array<[string, 'token_endpoint' | 'device
       ]
     : [['tokenUrl', 'token_endpoint']];
 }
+
+/** oidc-login's grants, each kept when the issuer offers it: the var that names its endpoint, its block. */
+const LOGIN_GRANTS: Array<{ name: string; block: string }> = [
+  { name: 'authorizationUrl', block: 'authorizationCode' },
+  { name: 'deviceUrl', block: 'deviceAuthorization' },
+];
 
 /** The config of `provider`, with the --set values written in. */
 export async function providerConfig(flags: InitFlags, deps: Deps): Promise<string> {
@@ -87,8 +106,8 @@ export async function providerConfig(flags: InitFlags, deps: Deps): Promise<stri
   if (Object.keys(vars).length === 0) return text;
   const oidc = isOidc(provider);
   const read = readVars(text);
-  // A device login is a public client's: no client authentication to choose.
-  const known = [...new Set([...read.keys(), ...INIT_KEYS, ...(oidc ? OIDC_KEYS.filter((key) => provider !== DEVICE || key !== 'authMethod') : [])])];
+  // A person's login is a public client's: no client authentication to choose.
+  const known = [...new Set([...read.keys(), ...INIT_KEYS, ...(oidc ? OIDC_KEYS.filter((key) => !isPerson(provider) || key !== 'authMethod') : [])])];
   for (const [key, value] of Object.entries(vars)) {
     if (!known.includes(key)) throw new UsageError('SET_UNKNOWN', `--set ${key}: the ${provider} config reads no vars.${key}; it takes ${known.join(', ')}`);
     // A value is data: written as a string literal, never as template text that could hold an expression.
@@ -106,11 +125,32 @@ export async function providerConfig(flags: InitFlags, deps: Deps): Promise<stri
 
   const ca = vars['caFile'] !== undefined ? readCa(vars['caFile'], flags.cwd, deps) : undefined;
   const notes: string[] = [];
+  /** oidc-login's blocks the issuer does not offer, its revocation endpoint, the issuer that names itself in the browser's answer (RFC 9207). */
+  const dropped: string[] = [];
+  let revocationUrl: string | undefined;
+  let issuerParameter: string | undefined;
   const toDiscover = fromDiscovery.filter(([name]) => vars[name] === undefined);
   if (toDiscover.length > 0) {
     const issuer = checkIssuer(vars['issuer']!);
     const found = await discover(issuer, { deadline: deps.now() + flags.timeoutMs, timeoutMs: flags.timeoutMs, ...(ca ? { ca: { pem: ca.pem, from: `caFile ${ca.path}` } } : {}) }, deps);
+    const offered = loginOffered(provider, found.metadata);
+    if (provider === LOGIN) {
+      if (offered.length === 0) {
+        throw new RequestError('DISCOVERY_NO_LOGIN', `the discovery document ${found.from} of ${issuer} offers no login a person can run here: no authorization_endpoint with S256 in code_challenge_methods_supported, no device_authorization_endpoint; give them with --set authorizationUrl=URL or --set deviceUrl=URL`);
+      }
+      for (const grant of LOGIN_GRANTS.filter((grant) => !offered.includes(grant.name) && vars[grant.name] === undefined)) {
+        dropped.push(grant.block);
+        notes.push(`# login.${grant.block}: left out, the issuer ${issuer} offers ${grant.name === 'deviceUrl' ? 'no device_authorization_endpoint' : 'no authorization_endpoint with S256 PKCE'} (${found.from})`);
+      }
+      const revocation = found.metadata['revocation_endpoint'];
+      if (typeof revocation === 'string') {
+        revocationUrl = revocation;
+        notes.push(`# login.revocation.url: the revocation_endpoint of the issuer ${issuer}, from ${found.from} (logout revokes the refresh token there)`);
+      }
+      if (found.metadata['authorization_response_iss_parameter_supported'] === true && offered.includes('authorizationUrl')) issuerParameter = issuer;
+    }
     for (const [name, field] of toDiscover) {
+      if (provider === LOGIN && name !== 'tokenUrl' && !offered.includes(name)) continue;
       const endpoint = found.metadata[field];
       if (endpoint === undefined) {
         const why = field === 'device_authorization_endpoint' ? ': the server offers no device authorization grant (RFC 8628), or publishes it elsewhere' : '';
@@ -132,14 +172,28 @@ export async function providerConfig(flags: InitFlags, deps: Deps): Promise<stri
   const root = ['webAPIProviderConfig'];
   if (oidc) {
     // The device login asks for its scope at the device authorization endpoint; a client credential at the token endpoint.
-    const form = provider === DEVICE ? [...root, 'login', 'deviceAuthorization', 'form'] : [...root, 'form'];
+    const forms = provider === DEVICE ? [[...root, 'login', 'deviceAuthorization', 'form']] : provider === LOGIN ? [[...root, 'login', 'authorizationCode', 'query'], [...root, 'login', 'deviceAuthorization', 'form']] : [[...root, 'form']];
     // `resource` is RFC 8707's (oidc-provider, AD FS, Entra ID v1, PingFederate), `audience` Auth0's: each goes as its own field.
-    for (const key of ['scope', 'audience', 'resource']) if (vars[key] !== undefined) doc.setIn([...form, key], plainOrLiteral(vars[key]!));
+    for (const form of forms) for (const key of ['scope', 'audience', 'resource']) if (vars[key] !== undefined) doc.setIn([...form, key], plainOrLiteral(vars[key]!));
   }
+  for (const block of dropped) doc.deleteIn([...root, 'login', block]);
+  if (issuerParameter !== undefined) doc.setIn([...root, 'login', 'authorizationCode', 'issuer'], plainOrLiteral(issuerParameter));
+  if (revocationUrl !== undefined) doc.setIn([...root, 'login', 'revocation'], doc.createNode({ url: plainOrLiteral(revocationUrl) }));
   if (ca) doc.setIn([...root, 'tls', 'caFile'], plainOrLiteral(ca.path));
   const given = Object.entries(vars).filter(([key]) => !toDiscover.some(([name]) => name === key));
   const filled = given.map(([key, value]) => `--set ${key}=${JSON.stringify(key === 'caFile' && ca ? ca.path : value)}`).join(' ');
   return doc.toString({ lineWidth: 0 }).replace(/^webAPIProviderConfig:/m, (line) => [`# Filled in by init: ${filled}`, ...notes, line].join('\n'));
+}
+
+/**
+ * The grants of oidc-login the issuer's metadata offers (SPEC "init"): the browser login with an
+ * authorization_endpoint and S256 PKCE, the device grant with a device_authorization_endpoint.
+ */
+function loginOffered(provider: string, metadata: Record<string, unknown>): string[] {
+  if (provider !== LOGIN) return [];
+  const methods = metadata['code_challenge_methods_supported'];
+  const pkce = Array.isArray(methods) && methods.includes('S256');
+  return [...(typeof metadata['authorization_endpoint'] === 'string' && pkce ? ['authorizationUrl'] : []), ...(typeof metadata['device_authorization_endpoint'] === 'string' ? ['deviceUrl'] : [])];
 }
 
 /** The CA file of --set caFile, read now (discovery trusts its certificates) and named by its absolute path (the config is printed elsewhere). */

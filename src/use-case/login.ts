@@ -1,5 +1,5 @@
-// The interactive login of a config with `login` (SPEC "Interactive login"): the RFC 8628 device
-// grant when a person can answer, never a device request when nobody can; the refresh of RFC 6749
+// The interactive login of a config with `login` (SPEC "Interactive login"): its grant
+// (login/grants/) when a person can answer, never a request when nobody can; the refresh of RFC 6749
 // §6 for a refresh token the cache keeps. get-token calls loginCredential() on a miss; the `login`
 // command (login-command.ts) runs get-token with a login now.
 import { resolve } from 'node:path';
@@ -9,21 +9,9 @@ import type { RequestConfig } from '../config/schema.js';
 import { readExecInfo, type CredentialStatus } from '../credential/exec-credential.js';
 import { extractCredential, parseResponseBody } from '../credential/extract.js';
 import { describeRequest, renderRequest, requestRoot, type RenderedRequest } from '../request/build.js';
-import {
-  answerLifetimeMs,
-  DEVICE_CODE_GRANT,
-  deviceRequestConfig,
-  DEVICE_ROOT,
-  LoginError,
-  MAX_LOGIN_MS,
-  pollRequest,
-  promptLines,
-  readDeviceAuthorization,
-  readTokenAnswer,
-  refreshRequest,
-  refreshTokenOf,
-  slowedDown,
-} from '../login/device.js';
+import { answerLifetimeMs, LoginError, MAX_LOGIN_MS, readTokenAnswer, refreshTokenOf, withGrant } from '../login/token.js';
+import { pickGrant, type BrowserSession, type GrantSession, type InteractiveGrant, type TokenGrant } from '../login/grants/index.js';
+import { refreshRequest } from '../login/grants/refresh.js';
 import { defaultCacheDir, keepingRefreshToken, type Fetched, type Refresh } from '../cache/index.js';
 import { isInvalidGrant, noIdTokenOnRefresh, noTimeToRefresh, RefreshRefused, refreshFits, refused } from '../login/refresh.js';
 import { SINGLE_USE_GRANTS } from '../request/retry.js';
@@ -78,8 +66,8 @@ function toFetched({ status, expiresAt, refreshToken }: LoginResult): Fetched {
   return { status, expiresAt, ...(refreshToken !== undefined ? { refreshToken } : {}) };
 }
 
-/** What a login reads of the call's flags: `login`, what the refusal's command repeats, and --timeout (whether a refresh fits). */
-export type LoginFlags = Pick<GetTokenFlags, 'login' | 'config' | 'configInline' | 'configFromCluster' | 'set' | 'cacheDir'> & { timeoutMs?: number };
+/** What a login reads of the call's flags: `login`, what the refusal's command repeats, the grant asked for, and --timeout (whether a refresh fits). */
+export type LoginFlags = Pick<GetTokenFlags, 'login' | 'config' | 'configInline' | 'configFromCluster' | 'set' | 'cacheDir' | 'grant' | 'noBrowser'> & { timeoutMs?: number };
 
 /**
  * The `login` command a person pastes at a terminal to fill the cache entry this call reads: the
@@ -141,53 +129,56 @@ export async function loginCredential(prepared: Prepared, flags: LoginFlags, dep
       `a login is needed and nobody can answer its prompt here (${why}); log in once at a terminal: kubectl get ns (with interactiveMode: IfAvailable and --cache in the exec entry), or ${loginCommandLine(flags, deps.env, deps.cache.homedir, (text) => deps.redactor.redact(text))}`,
     );
   }
-  return deviceLogin(prepared, deps);
+  const opener = deps.login?.opener?.(deps.env);
+  const grant = pickGrant(prepared.config, { ...(flags.grant ? { grant: flags.grant } : {}), browser: opener !== undefined });
+  const browser = browserSession(deps, flags.noBrowser === true ? undefined : opener);
+  return credentialOf(await runGrant(grant, prepared, deps, browser), prepared, deps, grant.tokenGrant, grant.scopeField);
 }
 
-/** RFC 8628: ask for a device code, show the person where to go, poll until they approve, refuse, or the code expires. */
-async function deviceLogin(prepared: Prepared, deps: Deps): Promise<LoginResult> {
+/** The browser login's edges, when main.ts gave them: the listener, and the opener unless --no-browser. */
+function browserSession(deps: Deps, opener: string[] | undefined): BrowserSession | undefined {
+  const { listen, open } = deps.login ?? {};
+  if (!listen || !open) return undefined;
+  return { listen, open, ...(opener ? { opener } : {}) };
+}
+
+/** Runs one grant: its session renders and sends the config's requests, and ends them all on Ctrl-C. */
+async function runGrant(grant: InteractiveGrant, prepared: Prepared, deps: Deps, browser: BrowserSession | undefined): Promise<Record<string, unknown>> {
   const { config } = prepared;
-  const start = deps.now();
-  // The login is bounded by the device code's life (at most 15 minutes), not by --timeout; a
-  // message checked for secrets may take until then too.
-  let end = start + MAX_LOGIN_MS;
+  // The login is bounded by the grant (a device code's life, at most 15 minutes), not by --timeout;
+  // a message checked for secrets may take until then too.
+  let end = deps.now() + MAX_LOGIN_MS;
   deps.redactor.setDeadline(() => deps.now() >= end + config.timeoutMs);
   const controller = new AbortController();
   const stop = deps.login?.onInterrupt(() => controller.abort()) ?? (() => {});
+  const cancelled = () => new LoginError('LOGIN_INTERRUPTED', 'the login was cancelled (Ctrl-C); nothing was cached');
   const interrupted = new Promise<never>((_, reject) => {
-    controller.signal.addEventListener('abort', () => reject(new LoginError('LOGIN_INTERRUPTED', 'the login was cancelled (Ctrl-C); nothing was cached')), { once: true });
+    controller.signal.addEventListener('abort', () => reject(cancelled()), { once: true });
   });
   interrupted.catch(() => {});
   const untilInterrupted = <T>(work: Promise<T>): Promise<T> => Promise.race([work, interrupted]);
+  const session: GrantSession = {
+    config,
+    own: () => render(prepared, grant.request(config), grant.root, deps),
+    token: async (fields) => withGrant(await render(prepared, config, requestRoot(), deps), fields),
+    // The signal ends the request itself on Ctrl-C, so nothing in flight holds the process.
+    post: (request, deadline, errorsAnswer, to) =>
+      untilInterrupted(named(post(request, prepared, deadline, deps, errorsAnswer, { signal: controller.signal, ...(to.grant ? { grant: to.grant } : {}) }), to.endpoint)),
+    sleep: (ms, signal) => untilInterrupted((deps.login?.sleep ?? sleepWithoutSignal)(ms, signal ? AbortSignal.any([controller.signal, signal]) : controller.signal)),
+    checkpoint: () => {
+      if (controller.signal.aborted) throw cancelled();
+    },
+    until: (ms) => void (end = ms),
+    now: deps.now,
+    say: (line) => (deps.say ?? deps.warn)(line),
+    trace: deps.trace,
+    secret: (value) => deps.redactor.add(value),
+    redact: (text) => deps.redactor.redact(text),
+    randomBytes: deps.cache.randomBytes,
+    ...(browser ? { browser } : {}),
+  };
   try {
-    const deviceRequest = await render(prepared, deviceRequestConfig(config), DEVICE_ROOT, deps);
-    // A Ctrl-C while the request was rendered: it is not sent.
-    if (controller.signal.aborted) await interrupted;
-    const answer = await untilInterrupted(named(post(deviceRequest, prepared, start + config.timeoutMs * (config.retryLimit + 1), deps, false), 'device authorization'));
-    const authorization = readDeviceAuthorization(answer.document);
-    deps.redactor.add(authorization.deviceCode);
-    end = start + authorization.expiresInMs;
-    // A verification_uri_complete that carries a secret (the device code) would be shown redacted, a
-    // link nobody can open: the prompt names verification_uri and the code to enter instead.
-    const complete = authorization.verificationUriComplete;
-    const { verificationUriComplete: _dropped, ...plain } = authorization;
-    const shown = complete !== undefined && deps.redactor.redact(complete) !== complete ? plain : authorization;
-    for (const line of promptLines(shown, deviceRequest.url)) (deps.say ?? deps.warn)(line);
-    let interval = authorization.intervalMs;
-    for (;;) {
-      // RFC 8628 §3.5: the interval is waited before each request, the first one included.
-      await untilInterrupted((deps.login?.sleep ?? sleepWithoutSignal)(Math.max(0, Math.min(interval, end - deps.now())), controller.signal));
-      // Ctrl-C during the wait: no poll after it.
-      if (controller.signal.aborted) await interrupted;
-      if (deps.now() >= end) throw new LoginError('LOGIN_EXPIRED', 'the login code expired before it was approved; run the command again for a new code');
-      // Rendered anew for each poll: a client assertion (jwt()) is single-use.
-      const poll = pollRequest(await render(prepared, config, requestRoot(), deps), authorization.deviceCode);
-      if (controller.signal.aborted) await interrupted;
-      const { status, document } = await untilInterrupted(named(post(poll, prepared, end + config.timeoutMs, deps, true, undefined, DEVICE_CODE_GRANT), 'token'));
-      const step = readTokenAnswer(status, document, 'device_code', (text) => deps.redactor.redact(text));
-      if (step.kind === 'slow_down') interval = slowedDown(interval);
-      if (step.kind === 'token') return credentialOf(step.document, prepared, deps, 'device_code');
-    }
+    return await grant.run(session);
   } finally {
     stop();
   }
@@ -203,7 +194,7 @@ export async function refreshCredential(prepared: Prepared, refreshToken: string
   deps.redactor.add(refreshToken);
   const request = refreshRequest(await render(prepared, prepared.config, requestRoot(), deps), refreshToken);
   // Observed as the main request (doctor's token API stage): the one request a refresh makes.
-  const { status, document } = await named(post(request, prepared, deadline, deps, true, 'main', 'refresh_token'), 'token');
+  const { status, document } = await named(post(request, prepared, deadline, deps, true, { observed: 'main', grant: 'refresh_token' }), 'token');
   let step: ReturnType<typeof readTokenAnswer>;
   try {
     step = readTokenAnswer(status, document, 'refresh_token', (text) => deps.redactor.redact(text));
@@ -233,7 +224,8 @@ function sleepWithoutSignal(ms: number): Promise<void> {
 
 /**
  * Sends one request of the login; with `errorsAnswer`, an OAuth error answer (400, 401) is returned
- * to be read. The request of a single-use `grant` (request/retry.ts) is never sent twice.
+ * to be read. The request of a single-use `grant` (request/retry.ts) is never sent twice; `observed`
+ * names it to doctor; `signal` ends it on Ctrl-C.
  */
 async function post(
   request: RenderedRequest,
@@ -241,8 +233,7 @@ async function post(
   deadline: number,
   deps: Deps,
   errorsAnswer: boolean,
-  observed?: string,
-  grant?: string,
+  { observed, grant, signal }: { observed?: string; grant?: string; signal?: AbortSignal } = {},
 ): Promise<{ status: number; document: unknown }> {
   const { config } = prepared;
   deps.trace(`request:\n${describeRequest(request)}`);
@@ -266,6 +257,7 @@ async function post(
     secret: (value) => deps.redactor.add(value),
     ...(errorsAnswer ? { answerStatuses: [400, 401] } : {}),
     ...(grant !== undefined && SINGLE_USE_GRANTS.includes(grant) ? { singleUse: true } : {}),
+    ...(signal ? { signal } : {}),
   }).then(
     (answer) => {
       sent(answer.status >= 200 && answer.status <= 299);
@@ -290,24 +282,24 @@ async function post(
  * expires_in. When none can be taken, the error carries the answer's refresh token for the cache
  * to keep: the issuer may have rotated the old one away.
  */
-function credentialOf(document: Record<string, unknown>, prepared: Prepared, deps: Deps, grant: 'device_code' | 'refresh_token'): LoginResult {
+function credentialOf(document: Record<string, unknown>, prepared: Prepared, deps: Deps, grant: TokenGrant, scopeField = 'login.deviceAuthorization.form.scope'): LoginResult {
   for (const name of ['access_token', 'id_token', 'refresh_token']) {
     const value = document[name];
     if (typeof value === 'string') deps.redactor.add(value);
   }
   try {
-    return credentialIn(document, prepared, deps, grant);
+    return credentialIn(document, prepared, deps, grant, scopeField);
   } catch (error) {
     const rotated = refreshTokenOf(document);
     throw rotated !== undefined && typeof error === 'object' && error !== null ? keepingRefreshToken(error, rotated) : error;
   }
 }
 
-function credentialIn(document: Record<string, unknown>, prepared: Prepared, deps: Deps, grant: 'device_code' | 'refresh_token'): LoginResult {
+function credentialIn(document: Record<string, unknown>, prepared: Prepared, deps: Deps, grant: TokenGrant, scopeField: string): LoginResult {
   const { config, paths } = prepared;
   if (config.paths.token === '$.id_token' && typeof document['id_token'] !== 'string') {
     if (grant === 'refresh_token') throw noIdTokenOnRefresh();
-    throw new ResponseError('NO_ID_TOKEN', 'the token endpoint answered no id_token: add openid to login.deviceAuthorization.form.scope, or set tokenPath: $.access_token');
+    throw new ResponseError('NO_ID_TOKEN', `the token endpoint answered no id_token: add openid to ${scopeField}, or set tokenPath: $.access_token`);
   }
   const lifetime = answerLifetimeMs(document);
   const settings = config.expiresInMs === undefined && lifetime !== undefined ? { ...config, expiresInMs: lifetime } : config;

@@ -17,7 +17,7 @@ export type StageEvent =
   /** The credential taken from the main answer; `expiresAt` as the answer gave it, before the margin. */
   | { stage: 'extract'; ms: number; status: CredentialStatus; expiresAt: number | undefined }
   /** A login's or a refresh's token answer gave a credential; whether it held a refresh token (`login` says when not). */
-  | { stage: 'login'; grant: 'device_code' | 'refresh_token'; refreshToken: boolean }
+  | { stage: 'login'; grant: 'device_code' | 'authorization_code' | 'refresh_token'; refreshToken: boolean }
   /** The credential the call prints, fetched or from the cache. */
   | { stage: 'credential'; status: CredentialStatus };
 
@@ -27,7 +27,7 @@ export interface PreparedView {
   origin: string;
   /** The env names and files the request was rendered from. */
   dependencies: { env: string[]; files: string[] };
-  /** The rendered token request and a login's device authorization request: what they ask the issuer for. */
+  /** The rendered token request and each grant's own request of a login: what they ask the issuer for. */
   request: Pick<RenderedRequest, 'url' | 'headers' | 'body'>;
-  login?: Pick<RenderedRequest, 'url' | 'headers' | 'body'>;
+  logins: Array<{ request: Pick<RenderedRequest, 'url' | 'headers' | 'body'> }>;
 }

@@ -12,7 +12,7 @@ import { buildRequest, renderFields, requestRoot, templateFields, type RenderedF
 import { checkTemplates } from '../template/check.js';
 import { TemplateRenderer } from '../template/renderer.js';
 import { namesScope } from '../template/names.js';
-import { deviceRequestConfig, DEVICE_ROOT, loginTemplates } from '../login/device.js';
+import { loginRequests, loginTemplates, type InteractiveGrant } from '../login/grants/index.js';
 import { callInputs, type RefInputs } from './call-inputs.js';
 import type { Deps, RequestFlags } from './deps.js';
 
@@ -28,8 +28,8 @@ export interface Prepared {
   request: RenderedRequest;
   /** The steps' requests, placeholders for what earlier steps give. */
   steps: RenderedRequest[];
-  /** With login: the device authorization request (render shows it). */
-  login?: RenderedRequest;
+  /** With login: each grant's own request, derived from the token request (render shows them). */
+  logins: Array<{ grant: InteractiveGrant; request: RenderedRequest }>;
   /** Renders the requests again once the steps have run (fetchCredential). */
   renderer: TemplateRenderer;
   readFile: (path: string) => string;
@@ -120,7 +120,7 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
   );
   const stepFields: RenderedFields[] = [];
   let mainFields: RenderedFields;
-  let loginFields: RenderedFields | undefined;
+  const loginFields: RenderedFields[] = [];
   try {
     await renderer.defineLets(config.lets);
     // No step runs before the first byte goes out: what a step gives shows as a placeholder. Every
@@ -129,7 +129,7 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
     for (const step of config.steps) stepFields.push(await renderFields(step, renderer, requestRoot(step)));
     mainFields = await renderFields(config, renderer);
     // login's request too: a value it misses is named when the config loads (validate, render).
-    if (config.login) loginFields = await renderFields(deviceRequestConfig(config), renderer, DEVICE_ROOT);
+    for (const { grant, settings } of loginRequests(config)) loginFields.push(await renderFields(settings, renderer, grant.root));
     renderer.finish();
   } catch (error) {
     // The placeholder is the cause of the "not set" a template reported: say so instead.
@@ -140,7 +140,7 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
   const readsCluster = namesScope('cluster', config.lets, [...config.steps.flatMap((step) => templateFields(step, requestRoot(step))), ...templateFields(config), ...loginTemplates(config)].map(([, template]) => template));
   const steps = config.steps.map((step, i) => buildRequest(step, stepFields[i]!, deps.version, readFile, deps.redactor, requestRoot(step)));
   const request = buildRequest(config, mainFields, deps.version, readFile, deps.redactor);
-  const login = loginFields ? buildRequest(deviceRequestConfig(config), loginFields, deps.version, readFile, deps.redactor, DEVICE_ROOT) : undefined;
+  const logins = loginRequests(config).map(({ grant, settings }, i) => ({ grant, request: buildRequest(settings, loginFields[i]!, deps.version, readFile, deps.redactor, grant.root) }));
   // Every env name and file a template names, in every branch, not only those this run read: a
   // branch that a step's answer decides reads another next time (SPEC "Cache").
   const named = [...renderer.filesNamed].map((path) => resolvePath(path));
@@ -152,7 +152,7 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
     config,
     request,
     steps,
-    ...(login ? { login } : {}),
+    logins,
     renderer,
     readFile,
     document,

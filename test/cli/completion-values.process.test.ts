@@ -55,7 +55,7 @@ function complete(words: string[], env: Record<string, string> = {}): string[] {
 describe('bash completes values from elsewhere', () => {
   it("offers init's providers", () => {
     expect(complete(['webapi-credential', 'init', 'keyc'])).toEqual(['keycloak', 'keycloak/client-secret-post', 'keycloak/private-key-jwt']);
-    expect(complete(['webapi-credential', 'init', 'oi'])).toEqual(['oidc', 'oidc-device', 'oidc/client-secret-post', 'oidc/private-key-jwt']);
+    expect(complete(['webapi-credential', 'init', 'oi'])).toEqual(['oidc', 'oidc-device', 'oidc-login', 'oidc/client-secret-post', 'oidc/private-key-jwt']);
   });
 
   it('offers the contexts of the kubeconfig on the line, only those of plain characters, and runs none of them', () => {

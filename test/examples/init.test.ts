@@ -29,6 +29,7 @@ const CASES: Record<string, [Record<string, string>, string[]]> = {
   'oidc/client-secret-post': [{ CLIENT_SECRET: SECRET }, ['tokenUrl=https://login.example.com/oauth2/v1/token', 'clientId=argocd']],
   'oidc/private-key-jwt': [{}, ['tokenUrl=https://login.example.com/oauth2/v1/token', 'clientId=argocd', `keyFile=${KEY.keyFile}`]],
   'oidc-device': [{}, ['tokenUrl=https://login.example.com/oauth2/v1/token', 'deviceUrl=https://login.example.com/oauth2/v1/device/authorize', 'clientId=kubectl']],
+  'oidc-login': [{}, ['tokenUrl=https://login.example.com/oauth2/v1/token', 'authorizationUrl=https://login.example.com/oauth2/v1/authorize', 'deviceUrl=https://login.example.com/oauth2/v1/device/authorize', 'clientId=kubectl']],
   pinniped: [{ PINNIPED_TOKEN: SECRET }, ['authenticator=corp-oidc', 'conciergeUrl=https://k8s.example.com']],
   rancher: [{ RANCHER_PASSWORD: SECRET }, ['rancherUrl=https://rancher.example.com', 'username=argocd']],
   'rfc8693-token-exchange': [{}, ['tokenUrl=https://sts.example.com/oauth2/token', 'audience=https://k8s.example.com', `subjectTokenFile=${TOKEN_FILE}`]],
@@ -124,7 +125,7 @@ describe('webapi-credential init', () => {
   });
 
   it.each([
-    [['init', 'upbund'], 'no provider "upbund" (did you mean upbound?); the providers are azure-ad, entra-id-certificate, google-service-account, google-workload-identity, keycloak, keycloak/client-secret-post, keycloak/private-key-jwt, oidc, oidc/client-secret-post, oidc/private-key-jwt, oidc-device, pinniped, rancher, rfc8693-token-exchange, upbound, vault, vault/kubernetes-auth'],
+    [['init', 'upbund'], 'no provider "upbund" (did you mean upbound?); the providers are azure-ad, entra-id-certificate, google-service-account, google-workload-identity, keycloak, keycloak/client-secret-post, keycloak/private-key-jwt, oidc, oidc/client-secret-post, oidc/private-key-jwt, oidc-device, oidc-login, pinniped, rancher, rfc8693-token-exchange, upbound, vault, vault/kubernetes-auth'],
     [['init', 'upbound', '--set', 'organisation=acme'], '--set organisation: the upbound config reads no vars.organisation; it takes authUrl, org, caFile'],
     [['init', 'keycloak', '--set', 'issuer=https://kc.example/realms/r'], 'init keycloak needs --set clientId=…: the config reads vars.clientId (its header says where each is found; init keycloak alone prints it)'],
     [['init', 'vault', '--set', 'vaultAddr=https://vault.example.com'], 'init vault needs --set role=… and --set namespace=…: the config reads vars.role, vars.namespace (its header says where each is found; init vault alone prints it)'],
@@ -132,7 +133,7 @@ describe('webapi-credential init', () => {
     [['init', 'upbound', '--set', 'org'], '--set "org": expected key=value with a key of letters, digits, _ or -'],
     ...['__proto__', 'constructor', 'toString', '../../etc', 'keycloak/../vault'].map((name): [string[], string] => [
       ['init', name],
-      `no provider ${JSON.stringify(name)}; the providers are azure-ad, entra-id-certificate, google-service-account, google-workload-identity, keycloak, keycloak/client-secret-post, keycloak/private-key-jwt, oidc, oidc/client-secret-post, oidc/private-key-jwt, oidc-device, pinniped, rancher, rfc8693-token-exchange, upbound, vault, vault/kubernetes-auth`,
+      `no provider ${JSON.stringify(name)}; the providers are azure-ad, entra-id-certificate, google-service-account, google-workload-identity, keycloak, keycloak/client-secret-post, keycloak/private-key-jwt, oidc, oidc/client-secret-post, oidc/private-key-jwt, oidc-device, oidc-login, pinniped, rancher, rfc8693-token-exchange, upbound, vault, vault/kubernetes-auth`,
     ]),
   ])('%j is exit 2', async (args, message) => {
     expectFailure(await runCli(args), 2, message);

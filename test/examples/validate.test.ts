@@ -31,6 +31,11 @@ const CASES: Record<string, [Record<string, string>, string[], string]> = {
   'oidc/config.yaml': [{ CLIENT_SECRET: 'dummy' }, ['tokenUrl=https://login.example.com/oauth2/v1/token', 'clientId=argocd'], 'POST https://login.example.com/oauth2/v1/token'],
   'oidc/config-client-secret-post.yaml': [{ CLIENT_SECRET: 'dummy' }, ['tokenUrl=https://login.example.com/oauth2/v1/token', 'clientId=argocd'], 'POST https://login.example.com/oauth2/v1/token'],
   'oidc-device/config.yaml': [{}, ['tokenUrl=https://login.example.com/oauth2/v1/token', 'deviceUrl=https://login.example.com/oauth2/v1/device/authorize', 'clientId=kubectl'], 'POST https://login.example.com/oauth2/v1/token'],
+  'oidc-login/config.yaml': [
+    {},
+    ['tokenUrl=https://login.example.com/oauth2/v1/token', 'authorizationUrl=https://login.example.com/oauth2/v1/authorize', 'deviceUrl=https://login.example.com/oauth2/v1/device/authorize', 'clientId=kubectl'],
+    'POST https://login.example.com/oauth2/v1/token\nbrowser login: GET https://login.example.com/oauth2/v1/authorize?client_id=kubectl&scope=openid+offline_access&response_type=code&redirect_uri=http%3A%2F%2Flocalhost%3A8000&state=[state]&nonce=[nonce]&code_challenge=[code_challenge]&code_challenge_method=S256',
+  ],
   'oidc/config-private-key-jwt.yaml': [{}, ['tokenUrl=https://login.example.com/oauth2/v1/token', 'clientId=argocd', `keyFile=${CERTIFICATE.keyFile}`], 'POST https://login.example.com/oauth2/v1/token'],
   'azure-ad/config.yaml': [{ AZURE_CLIENT_SECRET: 'dummy' }, ['tenantId=contoso.onmicrosoft.com', 'clientId=argocd'], 'POST https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/token'],
   'entra-id-certificate/config.yaml': [

@@ -105,3 +105,4 @@ export const GO = findTool('golang-go', 'GO_BIN', ['go', '/usr/lib/go/bin/go'], 
 export const OSSLSIGNCODE = findTool('osslsigncode', 'OSSLSIGNCODE', ['osslsigncode'], 'apt-get install osslsigncode, or set OSSLSIGNCODE');
 /** util-linux `script`: runs a command under a pseudo-terminal (a person's kubectl, interactive). */
 export const SCRIPT = findTool('script (util-linux)', 'SCRIPT_BIN', ['/usr/bin/script', 'script'], 'apt-get install bsdutils (util-linux script), or set SCRIPT_BIN');
+export const CHROMIUM = findTool('chromium', 'CHROMIUM', ['/usr/bin/chromium'], 'apt-get install chromium (Debian), or set CHROMIUM');

@@ -3,7 +3,7 @@
 // on readTokenAnswer with a real Redactor (what the report does), and end to end in process for the
 // device code and a client secret the config reads from env.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readTokenAnswer } from '../../src/login/device.js';
+import { readTokenAnswer } from '../../src/login/token.js';
 import { Redactor } from '../../src/redact/redactor.js';
 import { leaks } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process.js';

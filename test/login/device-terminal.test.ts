@@ -4,7 +4,8 @@
 // prompt refuses them; a message shows them escaped, never as the characters a terminal acts on.
 import { describe, expect, it } from 'vitest';
 import { terminalSafe } from '../../src/errors.js';
-import { promptLines, readDeviceAuthorization, readTokenAnswer } from '../../src/login/device.js';
+import { promptLines, readDeviceAuthorization } from '../../src/login/grants/device.js';
+import { readTokenAnswer } from '../../src/login/token.js';
 
 const HOSTILE = [
   '\u200e', '\u200f', '\u061c', // LRM, RLM, ALM

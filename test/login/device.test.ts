@@ -1,20 +1,13 @@
-// The pure pieces of the device login (src/login/device.ts) and the login block's validation:
+// The pure pieces of the device login (src/login/grants/device.ts, src/login/token.ts) and the login block's validation:
 // hostile answers cost bounded work and show nothing that could drive a terminal.
 import { describe, expect, it } from 'vitest';
 import { exitCodeFor, type CredentialError } from '../../src/errors.js';
 import { validateProviderDocument } from '../../src/config/validate.js';
 import { checkPath } from '../../src/credential/jsonpath.js';
 import { readExecInfo } from '../../src/credential/exec-credential.js';
-import {
-  MAX_LOGIN_MS,
-  pollRequest,
-  promptLines,
-  readDeviceAuthorization,
-  readTokenAnswer,
-  refreshRequest,
-  slowedDown,
-  answerLifetimeMs,
-} from '../../src/login/device.js';
+import { pollRequest, promptLines, readDeviceAuthorization, slowedDown } from '../../src/login/grants/device.js';
+import { refreshRequest } from '../../src/login/grants/refresh.js';
+import { answerLifetimeMs, MAX_LOGIN_MS, readTokenAnswer } from '../../src/login/token.js';
 import type { RenderedRequest } from '../../src/request/build.js';
 
 const good = { device_code: 'dc-secret', user_code: 'WDJB-MJHT', verification_uri: 'https://idp.example/device', expires_in: 600 };
@@ -166,7 +159,7 @@ describe('the login block of a config', () => {
   it('takes the id_token unless tokenPath says otherwise', () => {
     const result = check(base);
     expect(result.ok && result.config.paths.token).toBe('$.id_token');
-    expect(result.ok && result.config.login).toEqual({ deviceAuthorization: { url: 'https://idp.example/device', form: { scope: ['openid'] } } });
+    expect(result.ok && result.config.login).toEqual({ deviceAuthorization: { url: 'https://idp.example/device', form: { scope: ['openid'] } }, timeoutMs: 180_000 });
     const access = check({ ...base, tokenPath: '$.access_token' });
     expect(access.ok && access.config.paths.token).toBe('$.access_token');
   });
@@ -174,12 +167,12 @@ describe('the login block of a config', () => {
   it.each([
     [{ method: 'GET', form: undefined }, 'webAPIProviderConfig.method: with login, the main request is the token endpoint, which takes POST (RFC 6749 §3.2)'],
     [{ form: undefined, json: { a: 1 } }, "webAPIProviderConfig.json: with login, the token request is a form (RFC 6749 §3.2): write the client's fields under form"],
-    [{ form: { client_id: 'k', grant_type: 'x' } }, 'webAPIProviderConfig.form.grant_type: login sets grant_type for each grant (device_code, refresh_token); remove it'],
+    [{ form: { client_id: 'k', grant_type: 'x' } }, 'webAPIProviderConfig.form.grant_type: login sets grant_type for each grant (device_code, code, refresh_token); remove it'],
     [{ login: { deviceAuthorization: { url: 'http://idp.example/device' } } }, 'webAPIProviderConfig.login.deviceAuthorization.url: http:// sends the request in clear text; use https:// or set allowInsecureHTTP: true'],
     [{ login: { deviceAuthorization: { url: 'idp.example/device' } } }, 'webAPIProviderConfig.login.deviceAuthorization.url: expected an https:// URL, found "idp.example/device"'],
     [{ login: { deviceAuthorization: { url: 'https://x', scope: 'a' } } }, 'webAPIProviderConfig.login.deviceAuthorization.scope: unknown field (known: url, form)'],
     [{ login: { deviceAuthorization: { url: 'https://x', fom: { scope: 'a' } } } }, 'webAPIProviderConfig.login.deviceAuthorization.fom: unknown field; did you mean form?'],
-    [{ login: {} }, 'webAPIProviderConfig.login.deviceAuthorization: is required'],
+    [{ login: {} }, 'webAPIProviderConfig.login: names no grant: set authorizationCode (a browser), deviceAuthorization (a code to type), or both'],
     [{ steps: [{ name: 's', method: 'GET', url: 'https://x' }] }, 'webAPIProviderConfig.steps: steps do not run with login: the token endpoint is asked directly'],
   ])('%j: names the field', (change, message) => {
     const result = check({ ...base, ...change });
@@ -264,7 +257,7 @@ describe('the login command', () => {
     const { runInProcess } = await import('../helpers/in-process.js');
     const result = await runInProcess(['login', '--config-inline', JSON.stringify({ webAPIProviderConfig: { method: 'GET', url: 'https://127.0.0.1:1/t', tokenPath: '$.t' } })]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('webapi-credential: login runs the login of a config with login.deviceAuthorization; this config has none (get-token asks its token API without a person)\n');
+    expect(result.stderr).toBe('webapi-credential: login runs the login of a config with login (authorizationCode or deviceAuthorization); this config has none (get-token asks its token API without a person)\n');
     expect(result.stdout).toBe('');
   });
 });

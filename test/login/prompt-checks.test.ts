@@ -2,7 +2,7 @@
 // a browser resolves (an IDN homograph reads as punycode), a note when that host is not the device
 // authorization endpoint's, and a user_code of printable ASCII without spaces only.
 import { describe, expect, it } from 'vitest';
-import { promptLines, readDeviceAuthorization } from '../../src/login/device.js';
+import { promptLines, readDeviceAuthorization } from '../../src/login/grants/device.js';
 import { isUserCode, otherHostNote } from '../../src/login/prompt-checks.js';
 
 const good = { device_code: 'dc-secret', user_code: 'WDJB-MJHT', verification_uri: 'https://idp.example/device', expires_in: 600 };

@@ -45,7 +45,7 @@ export async function clusterAuth(flags: ClusterAuthFlags, deps: Deps): Promise<
   const ca = bundle?.pem || undefined;
   const discovery: DiscoveryOptions = { deadline, timeoutMs: flags.run.timeoutMs, ...(ca !== undefined ? { ca: { pem: ca, from: request.tls.caFrom ?? 'tls.caData' } } : {}) };
   const idToken = config.paths.token === '$.id_token';
-  const asked = askedOf([request, prepared.login]);
+  const asked = askedOf([request, ...prepared.logins.map((login) => login.request)]);
   for (const value of [...asked.audiences.map((a) => a.value), asked.clientId ?? '']) {
     // A value a secret decided would be printed: the manifest is no place for it.
     if (deps.redactor.redact(value) !== value) throw new UsageError('CLUSTER_AUTH_SECRET', 'the config asks for an audience, resource or client_id that a secret decided; cluster-auth prints no secret: give them as --set values');

@@ -175,7 +175,7 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
   const { status } = printed;
   const extracted = events.find((e) => e.stage === 'extract');
   const credential = credentialStage(status, extracted, sends, deps.now());
-  const missing = status.token !== undefined ? notCarried(status.token, askedOf([prepared.prepared.request, prepared.prepared.login])) : undefined;
+  const missing = status.token !== undefined ? notCarried(status.token, askedOf([prepared.prepared.request, ...prepared.prepared.logins.map((login) => login.request)])) : undefined;
   if (missing) credential.warnings.push(missing);
   stages.push(credential);
 

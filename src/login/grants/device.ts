@@ -1,17 +1,16 @@
-// RFC 8628, the device authorization grant, as pure pieces: the requests derived from the config's
-// token request, the device authorization answer read and bounded, the prompt, and what each answer
-// of the token endpoint means for the polling. No clock, no network: use-case/login.ts runs them.
-import { ResponseError, RequestError, UNSHOWABLE, UsageError } from '../errors.js';
-import { errorSaid } from '../credential/error-fields.js';
-import type { ProviderConfig, RequestConfig } from '../config/schema.js';
-import type { RenderedRequest } from '../request/build.js';
-import { asciiUri, isUserCode, otherHostNote } from './prompt-checks.js';
+// RFC 8628, the device authorization grant: the request derived from the config's token request,
+// the device authorization answer read and bounded, the prompt, and the polling. No clock, no
+// network of its own: it runs through the session use-case/login.ts gives it.
+import { ResponseError, UNSHOWABLE } from '../../errors.js';
+import type { ProviderConfig, RequestConfig } from '../../config/schema.js';
+import { describeRequest, type RenderedRequest } from '../../request/build.js';
+import { LoginError, MAX_LOGIN_MS, readTokenAnswer, seconds, withGrant } from '../token.js';
+import { asciiUri, isUserCode, otherHostNote } from '../prompt-checks.js';
+import type { InteractiveGrant } from './grant.js';
 
 export const DEVICE_ROOT = 'webAPIProviderConfig.login.deviceAuthorization';
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
-/** A person typing cannot meet --timeout; nor should a server keep the plugin for an hour (SPEC). */
-export const MAX_LOGIN_MS = 15 * 60_000;
 /** RFC 8628 §3.2: 5 s when the server names no interval. */
 const DEFAULT_INTERVAL_MS = 5_000;
 /** An interval of 0 from a hostile server is not a busy loop: one poll a second at most. */
@@ -19,9 +18,6 @@ const MIN_INTERVAL_MS = 1_000;
 /** RFC 8628 §3.5: slow_down adds 5 s to the interval, for this and every later request. */
 export const SLOW_DOWN_MS = 5_000;
 const MAX_URI = 2048;
-
-/** Exit 2: no login happened, for a reason a person decides (refused, too late, Ctrl-C, nobody there). */
-export class LoginError extends UsageError {}
 
 /** The device authorization answer, checked: what the prompt shows and the polling needs. */
 export interface DeviceAuthorization {
@@ -40,7 +36,7 @@ export interface DeviceAuthorization {
  * and login's own form (scope). Rendered like any request, its field paths under DEVICE_ROOT.
  */
 export function deviceRequestConfig(config: ProviderConfig): RequestConfig {
-  const login = config.login!.deviceAuthorization;
+  const login = config.login!.deviceAuthorization!;
   const own = config.body.kind === 'form' ? config.body.fields : {};
   return {
     ...config,
@@ -51,7 +47,7 @@ export function deviceRequestConfig(config: ProviderConfig): RequestConfig {
 }
 
 /** login's own templates, checked when the config loads (the inherited ones are checked as the main request's). */
-export function loginTemplates(config: ProviderConfig): Array<[string, string]> {
+function deviceTemplates(config: ProviderConfig): Array<[string, string]> {
   const login = config.login?.deviceAuthorization;
   if (!login) return [];
   const fields: Array<[string, string]> = [[`${DEVICE_ROOT}.url`, login.url]];
@@ -61,36 +57,9 @@ export function loginTemplates(config: ProviderConfig): Array<[string, string]> 
   return fields;
 }
 
-/**
- * The token request of one grant: the config's token request with the grant's fields added to its
- * form (grant_type and device_code, or refresh_token). The caller registers the values as secrets first.
- */
-export function withGrant(request: RenderedRequest, fields: Record<string, string>): RenderedRequest {
-  const added = new URLSearchParams(fields).toString();
-  const headers = { ...request.headers };
-  if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/x-www-form-urlencoded';
-  const body = request.body ? `${request.body}&${added}` : added;
-  // What render and messages show: the grant's values are secret, so they are shown as their names.
-  const shownAdded = Object.keys(fields)
-    .map((name) => `${encodeURIComponent(name)}=${name === 'grant_type' ? encodeURIComponent(fields[name]!) : `[${name}]`}`)
-    .join('&');
-  const shown = request.shown ?? { url: request.url, headers: request.headers, body: request.body };
-  return { ...request, headers, body, shown: { url: shown.url, headers, body: shown.body ? `${shown.body}&${shownAdded}` : shownAdded } };
-}
-
-/** The refresh request (RFC 6749 §6) against the token endpoint; its answer is read like the device grant's. */
-export function refreshRequest(tokenRequest: RenderedRequest, refreshToken: string): RenderedRequest {
-  return withGrant(tokenRequest, { grant_type: 'refresh_token', refresh_token: refreshToken });
-}
-
 /** The device code's poll (RFC 8628 §3.4). */
 export function pollRequest(tokenRequest: RenderedRequest, deviceCode: string): RenderedRequest {
   return withGrant(tokenRequest, { grant_type: DEVICE_CODE_GRANT, device_code: deviceCode });
-}
-
-function seconds(value: unknown): number | undefined {
-  const number = typeof value === 'string' && /^\d{1,9}$/.test(value.trim()) ? Number(value) : value;
-  return typeof number === 'number' && Number.isFinite(number) && number >= 0 ? number : undefined;
 }
 
 /** A text shown to a person: printable, no controls (a hostile server must not drive the terminal). */
@@ -148,48 +117,55 @@ export function promptLines(authorization: DeviceAuthorization, endpoint?: strin
   return note !== undefined ? [...lines, note] : lines;
 }
 
-/** What one answer of the token endpoint means for the polling. */
-export type PollStep = { kind: 'token'; document: Record<string, unknown> } | { kind: 'pending' } | { kind: 'slow_down' };
-
-/**
- * Reads one answer of the token endpoint to a poll or a refresh: a token answer, a reason to wait,
- * or the end (thrown). `redact` is the run's redactor, for the echoes an error answer may hold.
- */
-export function readTokenAnswer(status: number, document: unknown, grant: 'device_code' | 'refresh_token', redact: (text: string) => string = (text) => text): PollStep {
-  const answer = typeof document === 'object' && document !== null && !Array.isArray(document) ? (document as Record<string, unknown>) : undefined;
-  if (status >= 200 && status <= 299) {
-    if (!answer) throw new ResponseError('RESPONSE_NOT_OBJECT', 'the token endpoint answered JSON that is not an object');
-    return { kind: 'token', document: answer };
-  }
-  const error = typeof answer?.['error'] === 'string' ? answer['error'] : undefined;
-  if (grant === 'device_code') {
-    if (error === 'authorization_pending') return { kind: 'pending' };
-    if (error === 'slow_down') return { kind: 'slow_down' };
-    if (error === 'access_denied') throw new LoginError('LOGIN_DENIED', 'the login was denied at the identity provider; run the command again to log in anew');
-    if (error === 'expired_token') throw new LoginError('LOGIN_EXPIRED', 'the login code expired before it was approved; run the command again for a new code');
-  }
-  const words = errorSaid(answer, redact);
-  const said = words ? `: ${words.error}${words.detail ? ` (${words.detail.text})` : ''}` : '';
-  const what = grant === 'refresh_token' ? 'the refresh' : 'the device code';
-  throw new RequestError('LOGIN_REFUSED', `the token endpoint refused ${what} with ${status}${said}`, { status });
-}
-
 /** The interval after a slow_down: 5 s more, never past the login's bound (endless slow_downs end with it). */
 export function slowedDown(intervalMs: number): number {
   return Math.min(intervalMs + SLOW_DOWN_MS, MAX_LOGIN_MS);
 }
 
-/** The refresh token of a token answer, when it holds one: kept by the cache (SPEC "Interactive login"). */
-export function refreshTokenOf(document: Record<string, unknown>): string | undefined {
-  const token = document['refresh_token'];
-  return typeof token === 'string' && token !== '' ? token : undefined;
-}
 
-/**
- * "JWT exp, else expires_in": the token answer's expires_in as the lifetime when the config gives
- * none, so an opaque access_token has an expiry too. A JWT's exp is read first by the extraction.
- */
-export function answerLifetimeMs(document: Record<string, unknown>): number | undefined {
-  const expiresIn = seconds(document['expires_in']);
-  return expiresIn !== undefined && expiresIn > 0 ? expiresIn * 1000 : undefined;
-}
+/** The device grant: ask for a device code, show the person where to go, poll until they approve, refuse, or the code expires. */
+export const deviceGrant: InteractiveGrant = {
+  name: 'device',
+  root: DEVICE_ROOT,
+  tokenGrant: 'device_code',
+  scopeField: 'login.deviceAuthorization.form.scope',
+  configured: (login) => login.deviceAuthorization !== undefined,
+  request: deviceRequestConfig,
+  templates: deviceTemplates,
+  describe: (own, token) => `# ${DEVICE_ROOT}\n${describeRequest(own)}\n# webAPIProviderConfig (polled)\n${describeRequest(pollRequest(token, 'device_code'))}`,
+  run: async (session) => {
+    const { config } = session;
+    const start = session.now();
+    // The login is bounded by the device code's life (at most 15 minutes), not by --timeout.
+    session.until(start + MAX_LOGIN_MS);
+    const deviceRequest = await session.own();
+    // A Ctrl-C while the request was rendered: it is not sent.
+    session.checkpoint();
+    const answer = await session.post(deviceRequest, start + config.timeoutMs * (config.retryLimit + 1), false, { endpoint: 'device authorization' });
+    const authorization = readDeviceAuthorization(answer.document);
+    session.secret(authorization.deviceCode);
+    const end = start + authorization.expiresInMs;
+    session.until(end);
+    // A verification_uri_complete that carries a secret (the device code) would be shown redacted, a
+    // link nobody can open: the prompt names verification_uri and the code to enter instead.
+    const complete = authorization.verificationUriComplete;
+    const { verificationUriComplete: _dropped, ...plain } = authorization;
+    const shown = complete !== undefined && session.redact(complete) !== complete ? plain : authorization;
+    for (const line of promptLines(shown, deviceRequest.url)) session.say(line);
+    let interval = authorization.intervalMs;
+    for (;;) {
+      // RFC 8628 §3.5: the interval is waited before each request, the first one included.
+      await session.sleep(Math.max(0, Math.min(interval, end - session.now())));
+      // Ctrl-C during the wait: no poll after it.
+      session.checkpoint();
+      if (session.now() >= end) throw new LoginError('LOGIN_EXPIRED', 'the login code expired before it was approved; run the command again for a new code');
+      // Rendered anew for each poll: a client assertion (jwt()) is single-use.
+      const poll = await session.token({ grant_type: DEVICE_CODE_GRANT, device_code: authorization.deviceCode });
+      session.checkpoint();
+      const { status, document } = await session.post(poll, end + config.timeoutMs, true, { endpoint: 'token', grant: DEVICE_CODE_GRANT });
+      const step = readTokenAnswer(status, document, 'device_code', session.redact);
+      if (step.kind === 'slow_down') interval = slowedDown(interval);
+      if (step.kind === 'token') return step.document;
+    }
+  },
+};

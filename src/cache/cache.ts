@@ -2,10 +2,10 @@
 // throughout: a cache problem is a trace line and a fetch, never a failed command.
 import type { CredentialStatus } from '../credential/exec-credential.js';
 import { RequestError } from '../errors.js';
-import { acquire, type LockDeps } from './lock.js';
+import type { LockDeps, LockOutcome } from './lock.js';
 import { failureToRemember, isDeadline, isOutage, recalled, rememberedMessage, throughOutage } from './failure.js';
-import { ensureDir } from './dir.js';
-import { dropRefresh, ensureSecret, holdsLonger, readEntry, writeEntry, writeFailure, type CacheFs, type HeldRefresh, type Lookup, type Stale } from './store.js';
+import type { CacheFs, HeldRefresh, Lookup, Stale } from './store.js';
+import type { Storage } from './storage.js';
 import { reporter, type CacheEvent } from './events.js';
 
 export { defaultCacheDir } from './store.js';
@@ -47,10 +47,9 @@ export type Fetch = (refresh?: Refresh) => Promise<Fetched>;
  * Makes the directory ready and returns the key of its keyed hashes, or undefined (with a trace)
  * when the directory cannot be trusted or used: then the call fetches without the cache.
  */
-export function openCache(dir: string, deps: CacheDeps, report: (event: CacheEvent) => void): Uint8Array | undefined {
+export function openCache(storage: Storage, dir: string, deps: CacheDeps, report: (event: CacheEvent) => void): Uint8Array | undefined {
   try {
-    ensureDir(deps.fs, dir, deps.uid);
-    return ensureSecret(deps.fs, dir, deps.uid, deps.randomBytes, deps.unique());
+    return storage.open(deps.randomBytes);
   } catch (error) {
     report({ kind: 'off', text: `off for this call: ${error instanceof Error && !(error as NodeJS.ErrnoException).code ? error.message : `directory ${dir} is unusable (${errorCode(error)})`}` });
     return undefined;
@@ -75,7 +74,7 @@ export interface FailureMemory {
  * the key has an entry (found or stored), so that the caller can write the ref the fast path finds it by.
  */
 export async function cached(
-  dir: string,
+  storage: Storage,
   key: string,
   timing: { deadline: number; timeoutMs: number; holdMs?: number },
   fetch: Fetch,
@@ -84,7 +83,6 @@ export async function cached(
   entered: () => void = () => {},
   observe?: (event: CacheEvent) => void,
 ): Promise<CredentialStatus> {
-  const { fs } = deps;
   const report = reporter(deps.trace, observe);
   /** The refresh token as kept: its first time kept stays while the server sends the same one. */
   const keptRefresh = (token: string | undefined, held: HeldRefresh | undefined): HeldRefresh | undefined =>
@@ -97,8 +95,8 @@ export async function cached(
     try {
       // Never backwards: a credential another process stored meanwhile that lives longer stays.
       // Judged right before the rename (writeAtomic): our fetch and our write are behind us then.
-      const newer = holdsLonger(fs, dir, key, status, deps.now, deps.uid);
-      if (!writeEntry(fs, dir, key, status, deps.unique(), deps.now(), expiresAt, keptRefresh(refreshToken, held), newer)) {
+      const refresh = keptRefresh(refreshToken, held);
+      if (!storage.writeCredential(key, status, { ...(expiresAt !== undefined ? { expiresAt } : {}), ...(refresh ? { refresh } : {}), keep: storage.holdsLonger(key, status) })) {
         report({ kind: 'note', text: 'kept the newer credential another process stored meanwhile' });
         entered();
         return;
@@ -120,11 +118,11 @@ export async function cached(
   const fetchAndStore = async (): Promise<CredentialStatus> => {
     let fetched: Fetched;
     // The refresh token the entry holds (an expired credential's, a failure's), until it is refused.
-    let held = readEntry(fs, dir, key, deps.now(), deps.uid).refresh;
+    let held = storage.read(key, deps.now()).refresh;
     const drop = () => {
       held = undefined;
       try {
-        dropRefresh(fs, dir, key, deps.unique(), deps.uid);
+        storage.dropRefresh(key);
         report({ kind: 'note', text: 'dropped the refresh token the token endpoint refused' });
       } catch (error) {
         report({ kind: 'note', text: `cannot drop the refused refresh token (${errorCode(error)})` });
@@ -136,7 +134,7 @@ export async function cached(
       // Never backwards: while this fetch failed, another process may have stored a credential.
       // It is served, and the failure neither remembered nor written over it. Asked again right
       // before the failure's rename (writeAtomic), for one stored while we wrote.
-      const current = readEntry(fs, dir, key, deps.now(), deps.uid);
+      const current = storage.read(key, deps.now());
       const storedMeanwhile = () => {
         report({ kind: 'hit', waited: true, text: 'hit: another process stored a credential while this fetch failed' });
         entered();
@@ -152,13 +150,13 @@ export async function cached(
       if (failure) {
         let appeared: CredentialStatus | undefined;
         const credentialStored = () => {
-          const now = readEntry(fs, dir, key, deps.now(), deps.uid);
+          const now = storage.read(key, deps.now());
           appeared = now.hit ? now.status : undefined;
           return appeared !== undefined;
         };
         try {
           // The refresh token outlives an outage or a refusal of something else: the next fetch tries it.
-          if (!writeFailure(fs, dir, key, failure, deps.unique(), deps.now(), stale, held, credentialStored) && appeared) {
+          if (!storage.writeFailure(key, failure, { ...(stale ? { stale } : {}), ...(held ? { refresh: held } : {}), keep: credentialStored }) && appeared) {
             storedMeanwhile();
             return appeared;
           }
@@ -193,15 +191,14 @@ export async function cached(
     return undefined;
   };
 
-  const first = readEntry(fs, dir, key, deps.now(), deps.uid);
+  const first = storage.read(key, deps.now());
   const served = serve(first, false);
   if (served) return served;
   if (!first.hit) report({ kind: 'miss', reason: first.reason, text: `miss (${first.reason})` });
 
-  let outcome: Awaited<ReturnType<typeof acquire>> | { kind: 'unlockable' };
+  let outcome: LockOutcome | { kind: 'unlockable' };
   try {
-    outcome = await acquire(
-      dir,
+    outcome = await storage.lock(
       key,
       {
         // Single flight holds while the holder lives and our deadline allows, with one exception: a
@@ -218,11 +215,10 @@ export async function cached(
         staleAfterMs: Math.max(timing.timeoutMs, timing.holdMs ?? 0, 30_000) + 5_000,
         // Another process's fetch ends in an entry either way: a credential or a failure remembered.
         ready: () => {
-          const lookup = readEntry(fs, dir, key, deps.now(), deps.uid);
+          const lookup = storage.read(key, deps.now());
           return lookup.hit || lookup.failure !== undefined;
         },
       },
-      deps,
     );
   } catch (error) {
     report({ kind: 'note', text: `cannot lock (${errorCode(error)}); fetching without the lock` });
@@ -233,7 +229,7 @@ export async function cached(
     // Our deadline, not the API's state: never remembered (failure.ts isDeadline). The refresh we
     // waited on hangs, an outage for us as for its holder: a credential in its window is served.
     const error = new RequestError('DEADLINE', `no credential within --timeout ${timing.timeoutMs / 1000}s: another process was still fetching it`);
-    const current = readEntry(fs, dir, key, deps.now(), deps.uid);
+    const current = storage.read(key, deps.now());
     if (!current.hit && current.stale) return servedThrough(current.stale, failures.redact(error.message));
     throw error;
   }
@@ -244,7 +240,7 @@ export async function cached(
   if (outcome.kind === 'acquired' && outcome.tookOver) report({ kind: 'note', text: "took over the lock of a live process whose fetch outlasted this call's patience" });
   try {
     // Whoever held the lock before us may have stored the entry in the meantime.
-    return serve(readEntry(fs, dir, key, deps.now(), deps.uid), true) ?? (await fetchAndStore());
+    return serve(storage.read(key, deps.now()), true) ?? (await fetchAndStore());
   } finally {
     if (outcome.kind === 'acquired') outcome.lock.release();
   }

@@ -31,6 +31,16 @@ interface Lock {
 /** `tookOver`: the lock was a live holder's that kept it past our patience (its fetch hangs). */
 export type LockOutcome = { kind: 'acquired'; lock: Lock; tookOver: boolean } | { kind: 'ready' } | { kind: 'timeout' };
 
+export interface LockOptions {
+  waitUntil: number;
+  staleAfterMs: number;
+  patienceMs: number;
+  ready: () => boolean;
+}
+
+/** doctor's view of a key's lock. */
+export type LockView = { kind: 'none' } | { kind: 'held'; pid: string; holder: 'alive' | 'gone' | 'elsewhere' } | { kind: 'untrusted'; why: string };
+
 const POLL_MS = 25;
 
 export function lockPath(dir: string, key: string): string {
@@ -47,7 +57,7 @@ export function lockPath(dir: string, key: string): string {
 export async function acquire(
   dir: string,
   key: string,
-  options: { waitUntil: number; staleAfterMs: number; patienceMs: number; ready: () => boolean },
+  options: LockOptions,
   deps: LockDeps,
 ): Promise<LockOutcome> {
   const path = lockPath(dir, key);
@@ -194,7 +204,7 @@ export function readLock(
   dir: string,
   key: string,
   deps: Pick<LockDeps, 'fs' | 'uid' | 'host' | 'alive'>,
-): { kind: 'none' } | { kind: 'held'; pid: string; holder: 'alive' | 'gone' | 'elsewhere' } | { kind: 'untrusted'; why: string } {
+): LockView {
   let text: string;
   try {
     text = readPrivateFile(deps.fs, lockPath(dir, key), deps.uid, 256);

@@ -32,23 +32,23 @@ describe.concurrent('the cache never goes backwards', () => {
       const box = sandbox();
       const config = cachedConfig(api, { retry: { limit: 0 } });
       const env = box.env({ API_KEY: 'api-key-1' });
-      // The holder's deadline is far: its hung request ends only when released (a 503), after the waiters.
-      const holder = spawnCli(['--config-inline', config, '--cache', '--timeout', '40s'], env);
+      // The holder's deadline is near: its hung request is given up at it (never remembered), and
+      // the waiters, whose deadlines are later, never take its lock over before (SPEC Cache).
+      const holder = spawnCli(['--config-inline', config, '--cache', '--timeout', '4s'], env);
       await arrived;
-      // --timeout 6s: 3 s of patience for the hung holder, then one of them takes over.
-      const waiters = Array.from({ length: 4 }, () => getToken(box, config, ['--cache', '--timeout', '6s']));
+      const waiters = Array.from({ length: 4 }, () => getToken(box, config, ['--cache', '--timeout', '30s']));
       const served = await Promise.all(waiters);
-      // The hung request fails only now, after a waiter stored token-2.
+      // The hung request ends only now in a 503, after a waiter stored token-2: nothing is written over it.
       release();
       const held = await holder.exited;
       const after = await Promise.all(Array.from({ length: 3 }, () => getToken(box, config, ['--cache'])));
 
       for (const r of served) expect([r.code, r.stderr, JSON.parse(r.stdout).status.token]).toEqual([0, '', 'token-2']);
-      expect(held.code, holder.stderr()).toBe(0);
-      expect(JSON.parse(holder.stdout()).status.token).toBe('token-2');
+      expect(held.code).toBe(3);
+      expect(holder.stderr()).toMatch(/within --timeout 4s/);
       for (const r of after) expect([r.code, JSON.parse(r.stdout).status.token]).toEqual([0, 'token-2']);
       expect(onlyEntry(box.cacheDir).entry).toMatchObject({ kind: 'CachedCredential' });
-      // One takeover: the hung request and one more, not one per waiter.
+      // The hung request and one more, not one per waiter.
       expect(api.requests).toHaveLength(2);
       for (const r of [...served, ...after]) expect(leaks(r, ['api-key-1'])).toEqual([]);
     } finally {
@@ -58,7 +58,7 @@ describe.concurrent('the cache never goes backwards', () => {
   }, 60_000);
 
   it('makes at most two requests for 16 callers of a token API slower than their patience, and all 16 get a credential', async () => {
-    // 7 s an answer; --timeout 12s gives each waiter 6 s of patience: one takes over, the rest wait.
+    // 7 s an answer, within every caller's --timeout 12s: the holder is never taken over, the rest wait.
     const api = await startApi((n) => ({ access_token: `token-${n}`, expires_in: 3600 }), 7_000);
     const box = sandbox();
     const config = cachedConfig(api, { retry: { limit: 0 }, timeout: '11s' });

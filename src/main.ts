@@ -133,6 +133,8 @@ export function realDeps(): CliDeps {
     stdout: writeStdout,
     stderr: writeStderr,
     now: Date.now,
+    // Node's own start, before the binary was read and compiled: what a caller's clock counts from.
+    started: Date.now() - process.uptime() * 1000,
     random: Math.random,
     // Loaded when a template asks for one, not on a cached credential.
     uuid: () => process.getBuiltinModule('node:crypto').randomUUID(),

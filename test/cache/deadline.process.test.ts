@@ -40,11 +40,13 @@ describe.concurrent('a deadline failure is not remembered', () => {
     expect(doctor.code).toBe(3);
     // doctor's run gets what is left of its own --timeout: a little under 1 s.
     expect(doctor.stdout).toMatch(/within --timeout (1s|\d{3}ms)/);
+    // --timeout counts from the process's start: on a busy machine doctor may not have sent its request.
+    const sent = api.requests.length;
 
     const next = await getToken(box, config, ['--cache', '--timeout', '20s']);
     expect(next.code, next.stderr).toBe(0);
     expect(next.stderr).toBe('');
-    expect(api.requests).toHaveLength(2);
+    expect(api.requests).toHaveLength(sent + 1);
     for (const r of [doctor, next]) expect(leaks(r, ['api-key-1'])).toEqual([]);
   });
 

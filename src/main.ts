@@ -133,8 +133,6 @@ export function realDeps(): CliDeps {
     stdout: writeStdout,
     stderr: writeStderr,
     now: Date.now,
-    // Node's own start, before the binary was read and compiled: what a caller's clock counts from.
-    started: Date.now() - process.uptime() * 1000,
     random: Math.random,
     // Loaded when a template asks for one, not on a cached credential.
     uuid: () => process.getBuiltinModule('node:crypto').randomUUID(),
@@ -245,7 +243,10 @@ async function mainRun(): Promise<void> {
     }
     return;
   }
-  const deps = realDeps();
+  // --timeout counts from Node's own start, before the binary was read and compiled: what the
+  // caller's clock counts from. Here, not in realDeps(): a test that runs the CLI in its own process
+  // (test/helpers/in-process.ts) started long before the call.
+  const deps = { ...realDeps(), started: Date.now() - process.uptime() * 1000 };
   const flags = parseFastArgs(argv);
   if (flags) {
     // The plain get-token form: the cache first, then the use case without commander.

@@ -250,7 +250,8 @@ export async function cached(
     }
     // Our deadline, not the API's state: never remembered (failure.ts isDeadline). The holder lives
     // and its deadline is later than ours: it may still succeed, and we cannot do better.
-    const error = new RequestError('DEADLINE', `no credential within --timeout ${timing.timeoutMs / 1000}s: process ${holder.pid ?? '?'} was still fetching it`);
+    const who = holder.pid !== undefined ? `process ${holder.pid}` : 'another process';
+    const error = new RequestError('DEADLINE', `no credential within --timeout ${timing.timeoutMs / 1000}s: ${who} was still fetching it`);
     const current = storage.read(key, deps.now());
     if (!current.hit && current.stale) return servedThrough(current.stale, failures.redact(error.message));
     throw error;

@@ -3,7 +3,7 @@
 // that credential. Single flight holds while the holder lives; a hung holder's lock is taken over by
 // one waiter, not all. Against a real HTTPS token API, with the CLI as separate processes.
 import { describe, expect, it } from 'vitest';
-import { leaks } from '../helpers/cli.js';
+import { leaks, runCli } from '../helpers/cli.js';
 import { json, startTokenApi, type Handler } from '../helpers/token-api.js';
 import { cachedConfig, getToken, onlyEntry, sandbox, spawnCli, tokenApis } from './support.js';
 
@@ -34,9 +34,9 @@ describe.concurrent('the cache never goes backwards', () => {
       const env = box.env({ API_KEY: 'api-key-1' });
       // The holder's deadline is near: its hung request is given up at it (never remembered), and
       // the waiters, whose deadlines are later, never take its lock over before (SPEC Cache).
-      const holder = spawnCli(['--config-inline', config, '--cache', '--timeout', '4s'], env);
+      const holder = spawnCli(['--config-inline', config, '--cache', '--timeout', '10s'], env);
       await arrived;
-      const waiters = Array.from({ length: 4 }, () => getToken(box, config, ['--cache', '--timeout', '30s']));
+      const waiters = Array.from({ length: 4 }, () => runCli(['--config-inline', config, '--cache', '--timeout', '40s'], { env, timeoutMs: 55_000 }));
       const served = await Promise.all(waiters);
       // The hung request ends only now in a 503, after a waiter stored token-2: nothing is written over it.
       release();
@@ -45,7 +45,7 @@ describe.concurrent('the cache never goes backwards', () => {
 
       for (const r of served) expect([r.code, r.stderr, JSON.parse(r.stdout).status.token]).toEqual([0, '', 'token-2']);
       expect(held.code).toBe(3);
-      expect(holder.stderr()).toMatch(/within --timeout 4s/);
+      expect(holder.stderr()).toMatch(/within --timeout 10s/);
       for (const r of after) expect([r.code, JSON.parse(r.stdout).status.token]).toEqual([0, 'token-2']);
       expect(onlyEntry(box.cacheDir).entry).toMatchObject({ kind: 'CachedCredential' });
       // The hung request and one more, not one per waiter.

@@ -48,7 +48,7 @@ openssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-no
 openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '1', '-extfile', 'server.ext');
 
 // The token API, in this process: the callers are child processes, spawned without blocking it.
-const upstream = { requests: 0, issued: 0, faults: { '503': 0, hang: 0, reset: 0, slow: 0 }, inFlight: 0, arrivals: [], tokens: [] };
+const upstream = { requests: 0, issued: 0, faults: { '503': 0, hang: 0, reset: 0, slow: 0 }, abandoned: 0, inFlight: 0, arrivals: [], tokens: [] };
 const hung = new Set();
 const server = createServer({ cert: readFileSync(join(dir, 'server.crt')), key: readFileSync(join(dir, 'server.key')) }, (req, res) => {
   req.resume();
@@ -56,7 +56,13 @@ const server = createServer({ cert: readFileSync(join(dir, 'server.crt')), key: 
     upstream.requests++;
     upstream.inFlight++;
     upstream.arrivals.push(performance.now());
-    res.on('close', () => upstream.inFlight--);
+    let answered = false;
+    res.on('finish', () => (answered = true));
+    // A caller that gave up (its --timeout) before the answer: the request was for nothing.
+    res.on('close', () => {
+      upstream.inFlight--;
+      if (!answered && !res.soakFault) upstream.abandoned++;
+    });
     const answer = () => {
       if (res.destroyed) return;
       upstream.issued++;
@@ -76,6 +82,7 @@ const server = createServer({ cert: readFileSync(join(dir, 'server.crt')), key: 
     if ((!COLD && upstream.issued === 0) || Math.random() >= FAULTS) return answer();
     const fault = ['503', 'hang', 'reset', 'slow'][Math.floor(Math.random() * 4)];
     upstream.faults[fault]++;
+    res.soakFault = true;
     if (fault === '503') {
       res.writeHead(503, { 'content-type': 'application/json' });
       res.end('{"error":"temporarily_unavailable"}');
@@ -184,7 +191,7 @@ const percentiles = (list) => {
   return `${sorted.length} calls, p50 ${at(50).toFixed(0)} ms, p99 ${at(99).toFixed(0)} ms`;
 };
 row('failed while valid', `${failedWhileValid} (must be 0: calls that failed while a credential they could have been served existed)`);
-row('requests vs ideal', `${upstream.requests} against ${ideal} (one per ${LIFETIME - MARGIN} s refresh, ${Math.ceil(wall / (LIFETIME - MARGIN))}, plus one per fault, ${faults})`);
-for (const kind of ['hit', 'miss', 'waiter']) row(`  ${kind === 'waiter' ? 'waiters during a refresh' : `${kind}s`}`, percentiles(kinds[kind]));
+row('requests vs ideal', `${upstream.requests} against ${ideal} (one per ${LIFETIME - MARGIN} s refresh, ${Math.ceil(wall / (LIFETIME - MARGIN))}, plus one per fault, ${faults}); ${upstream.abandoned} abandoned by a caller whose --timeout ended first`);
+for (const [kind, name] of [['hit', 'hits'], ['miss', 'misses'], ['waiter', 'waiters during a refresh']]) row(`  ${name}`, percentiles(kinds[kind]));
 row('load average', (await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' '));
 for (const [message, n] of Object.entries(messages).sort((a, b) => b[1] - a[1]).slice(0, 5)) row(`  ×${n}`, message);

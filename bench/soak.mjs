@@ -3,9 +3,16 @@
 // (a 503, a hang, a reset connection, a slow answer) into a share of its requests, while a share of
 // the calls is killed (SIGKILL) mid-flight. Prints calls, exit codes, upstream requests against one
 // per credential lifetime, and call latency (p50/p95/max). Plain Node, no asserts: judged by people.
+// Also (issue 38): calls that failed while a credential they could have been served existed (must be
+// 0), upstream requests against the ideal (one per refresh plus one per fault), and p50/p99 of hits,
+// misses and waiters during a refresh, told apart from outside: a call that started while a request
+// was at the token API is a waiter; one during whose life a request arrived, none being in flight
+// when it started, a miss (it, or a caller beside it, made the request); every other call a hit.
 //
 //   node bench/soak.mjs                    (after npm run build)
 //   SOAK_SECONDS=120 SOAK_CALLERS=16 SOAK_FAULTS=0.2 SOAK_KILLS=0.05 SOAK_LIFETIME=20 SOAK_COLD=1 node bench/soak.mjs
+//   SOAK_FAULTS=0 SOAK_KILLS=0 SOAK_SLOW=3-8 SOAK_TIMEOUT=5s SOAK_LIFETIME=30 SOAK_MARGIN=10 node bench/soak.mjs   (a 3-8 s API)
+//   SOAK_FAULTS=0 SOAK_KILLS=0 SOAK_ONE_503=30 SOAK_MARGIN=10 node bench/soak.mjs   (one 503 Retry-After: 30 at the first refresh)
 //   WEBAPI_CREDENTIAL_BIN=dist/webapi-credential node bench/soak.mjs    (the single binary)
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,8 +28,12 @@ const FAULTS = Number(process.env.SOAK_FAULTS ?? 0.2);
 const KILLS = Number(process.env.SOAK_KILLS ?? 0.05);
 /** The token's lifetime (expires_in); reported 5 s early (expiryMargin), so refreshed every LIFETIME - 5 s. */
 const LIFETIME = Number(process.env.SOAK_LIFETIME ?? 20);
-const MARGIN = 5;
-const TIMEOUT = '5s';
+const MARGIN = Number(process.env.SOAK_MARGIN ?? 5);
+const TIMEOUT = process.env.SOAK_TIMEOUT ?? '5s';
+/** SOAK_SLOW=3-8: every answer takes between 3 and 8 s. */
+const SLOW = process.env.SOAK_SLOW ? process.env.SOAK_SLOW.split('-').map(Number) : undefined;
+/** SOAK_ONE_503=30: the first refresh (the second request) is answered 503 with Retry-After: 30, once. */
+const ONE_503 = process.env.SOAK_ONE_503 ? Number(process.env.SOAK_ONE_503) : undefined;
 /** SOAK_COLD=1 lets the very first request fail too; by default it answers, so the faults hit refreshes. */
 const COLD = process.env.SOAK_COLD === '1';
 const command = process.env.WEBAPI_CREDENTIAL_BIN
@@ -37,20 +48,41 @@ openssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-no
 openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '1', '-extfile', 'server.ext');
 
 // The token API, in this process: the callers are child processes, spawned without blocking it.
-const upstream = { requests: 0, issued: 0, faults: { '503': 0, hang: 0, reset: 0, slow: 0 } };
+const upstream = { requests: 0, issued: 0, faults: { '503': 0, hang: 0, reset: 0, slow: 0 }, abandoned: 0, inFlight: 0, arrivals: [], tokens: [] };
 const hung = new Set();
 const server = createServer({ cert: readFileSync(join(dir, 'server.crt')), key: readFileSync(join(dir, 'server.key')) }, (req, res) => {
   req.resume();
   req.on('end', () => {
     upstream.requests++;
+    upstream.inFlight++;
+    upstream.arrivals.push(performance.now());
+    let answered = false;
+    res.on('finish', () => (answered = true));
+    // A caller that gave up (its --timeout) before the answer: the request was for nothing.
+    res.on('close', () => {
+      upstream.inFlight--;
+      if (!answered && !res.soakFault) upstream.abandoned++;
+    });
     const answer = () => {
+      if (res.destroyed) return;
       upstream.issued++;
+      upstream.tokens.push({ token: `soak-token-${upstream.issued}`, at: performance.now() });
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ access_token: `soak-token-${upstream.issued}`, expires_in: LIFETIME }));
     };
+    if (ONE_503 !== undefined && upstream.requests === 2) {
+      upstream.faults['503']++;
+      res.writeHead(503, { 'content-type': 'application/json', 'retry-after': String(ONE_503) });
+      return res.end('{"error":"temporarily_unavailable"}');
+    }
+    if (SLOW) {
+      const [low, high] = SLOW;
+      return setTimeout(answer, (low + Math.random() * (high - low)) * 1000);
+    }
     if ((!COLD && upstream.issued === 0) || Math.random() >= FAULTS) return answer();
     const fault = ['503', 'hang', 'reset', 'slow'][Math.floor(Math.random() * 4)];
     upstream.faults[fault]++;
+    res.soakFault = true;
     if (fault === '503') {
       res.writeHead(503, { 'content-type': 'application/json' });
       res.end('{"error":"temporarily_unavailable"}');
@@ -67,7 +99,7 @@ const config = JSON.stringify({
     tokenPath: '$.access_token',
     expiresInPath: '$.expires_in',
     expiryMargin: `${MARGIN}s`,
-    timeout: '3s',
+    timeout: SLOW ? `${SLOW[1] + 2}s` : '3s',
     retry: { limit: 0 },
     tls: { caFile: join(dir, 'ca.crt') },
   },
@@ -78,6 +110,7 @@ const calls = [];
 function call() {
   return new Promise((resolve) => {
     const started = performance.now();
+    const duringRefresh = upstream.inFlight > 0;
     const child = spawn(command[0], [...command.slice(1), '--config-inline', config, '--cache', '--timeout', TIMEOUT], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
@@ -88,7 +121,7 @@ function call() {
     // 'close', not 'exit': the exit can come before the last of stdout and stderr is read.
     child.on('close', (code, signal) => {
       const ms = performance.now() - started;
-      calls.push({ code: signal ? signal : code, started, ended: performance.now(), ms, killed, token: code === 0 ? /soak-token-\d+/.exec(stdout)?.[0] : undefined, stderr: stderr.split('\n')[0] });
+      calls.push({ code: signal ? signal : code, started, ended: performance.now(), ms, killed, duringRefresh, token: code === 0 ? /soak-token-\d+/.exec(stdout)?.[0] : undefined, stderr: stderr.split('\n')[0] });
       resolve();
     });
   });
@@ -141,4 +174,24 @@ row('upstream requests', `${upstream.requests} (faults ${Object.entries(upstream
 row('went backwards', `${backwards} of ${printed.length} credentials printed (older than one printed before the call started)`);
 row('one per lifetime would be', `${lifetimes.toFixed(1)} (refreshed every ${LIFETIME - MARGIN} s)`);
 row('latency (not killed)', `p50 ${pct(50).toFixed(0)} ms, p95 ${pct(95).toFixed(0)} ms, max ${(finished.at(-1) ?? 0).toFixed(0)} ms`);
+// Failed while a credential it could have been served existed: a credential another call printed
+// before this one ended (so it was stored), still before its real expiry when this one ended.
+const issuedAt = new Map(upstream.tokens.map((t) => [t.token, t.at]));
+const failedWhileValid = calls.filter(
+  (c) => !c.killed && c.code !== 0 && printed.some((p) => p.ended < c.ended && issuedAt.get(p.token) + LIFETIME * 1000 > c.ended),
+).length;
+const faults = Object.values(upstream.faults).reduce((a, b) => a + b, 0);
+const ideal = Math.ceil(wall / (LIFETIME - MARGIN)) + faults;
+const arrivedDuring = (c) => upstream.arrivals.some((t) => t >= c.started && t <= c.ended);
+const kinds = { hit: [], miss: [], waiter: [] };
+for (const c of calls.filter((c) => !c.killed && c.code === 0)) kinds[c.duringRefresh ? 'waiter' : arrivedDuring(c) ? 'miss' : 'hit'].push(c.ms);
+const percentiles = (list) => {
+  const sorted = [...list].sort((a, b) => a - b);
+  const at = (p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+  return `${sorted.length} calls, p50 ${at(50).toFixed(0)} ms, p99 ${at(99).toFixed(0)} ms`;
+};
+row('failed while valid', `${failedWhileValid} (must be 0: calls that failed while a credential they could have been served existed)`);
+row('requests vs ideal', `${upstream.requests} against ${ideal} (one per ${LIFETIME - MARGIN} s refresh, ${Math.ceil(wall / (LIFETIME - MARGIN))}, plus one per fault, ${faults}); ${upstream.abandoned} abandoned by a caller whose --timeout ended first`);
+for (const [kind, name] of [['hit', 'hits'], ['miss', 'misses'], ['waiter', 'waiters during a refresh']]) row(`  ${name}`, percentiles(kinds[kind]));
+row('load average', (await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' '));
 for (const [message, n] of Object.entries(messages).sort((a, b) => b[1] - a[1]).slice(0, 5)) row(`  ×${n}`, message);

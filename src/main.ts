@@ -252,7 +252,10 @@ async function mainRun(): Promise<void> {
     }
     return;
   }
-  const deps = realDeps();
+  // --timeout counts from Node's own start, before the binary was read and compiled: what the
+  // caller's clock counts from. Here, not in realDeps(): a test that runs the CLI in its own process
+  // (test/helpers/in-process.ts) started long before the call.
+  const deps = { ...realDeps(), started: Date.now() - process.uptime() * 1000 };
   const flags = parseFastArgs(argv);
   if (flags) {
     // The plain get-token form: the cache first, then the use case without commander.

@@ -1,13 +1,13 @@
 // The cache as get-token sees it: look up, else fetch once for everybody, then store. Best effort
 // throughout: a cache problem is a trace line and a fetch, never a failed command.
 import type { CredentialStatus } from '../credential/exec-credential.js';
-import { RequestError } from '../errors.js';
-import { acquire, type LockDeps } from './lock.js';
+import { RequestError, UsageError } from '../errors.js';
+import type { LockDeps, LockOutcome } from './lock.js';
 import { failureToRemember, isDeadline, isOutage, recalled, rememberedMessage, throughOutage } from './failure.js';
-import { ensureDir } from './dir.js';
-import { dropRefresh, ensureSecret, holdsLonger, readEntry, writeEntry, writeFailure, type CacheFs, type HeldRefresh, type Lookup, type Stale } from './store.js';
+import type { CacheFs, HeldRefresh, Lookup, Stale } from './store.js';
+import type { Storage } from './storage.js';
 import { reporter, type CacheEvent } from './events.js';
-import { keptRefreshToken, replaceRefresh } from './kept-refresh.js';
+import { keptRefreshToken } from './kept-refresh.js';
 
 export { defaultCacheDir } from './store.js';
 
@@ -48,20 +48,16 @@ export type Fetch = (refresh?: Refresh) => Promise<Fetched>;
  * Makes the directory ready and returns the key of its keyed hashes, or undefined (with a trace)
  * when the directory cannot be trusted or used: then the call fetches without the cache.
  */
-export function openCache(dir: string, deps: CacheDeps, report: (event: CacheEvent) => void): Uint8Array | undefined {
+export function openCache(storage: Storage, dir: string, deps: CacheDeps, report: (event: CacheEvent) => void): Uint8Array | undefined {
   try {
-    ensureDir(deps.fs, dir, deps.uid);
-    return ensureSecret(deps.fs, dir, deps.uid, deps.randomBytes, deps.unique());
+    return storage.open(deps.randomBytes);
   } catch (error) {
     report({ kind: 'off', text: `off for this call: ${error instanceof Error && !(error as NodeJS.ErrnoException).code ? error.message : `directory ${dir} is unusable (${errorCode(error)})`}` });
     return undefined;
   }
 }
 
-/**
- * Longest a live holder may keep the lock before one waiter takes it over (its fetch hangs), and at
- * most half the waiter's own time: the other half is for its own fetch.
- */
+/** Longest a lock that is not ours (planted) is waited on, and at most half the caller's time. */
 const MAX_PATIENCE_MS = 10_000;
 
 /** How the call's failures are remembered (cache/failure.ts): what to keep of one, 0 ms for nothing. */
@@ -76,7 +72,7 @@ export interface FailureMemory {
  * the key has an entry (found or stored), so that the caller can write the ref the fast path finds it by.
  */
 export async function cached(
-  dir: string,
+  storage: Storage,
   key: string,
   timing: { deadline: number; timeoutMs: number; holdMs?: number },
   fetch: Fetch,
@@ -85,7 +81,6 @@ export async function cached(
   entered: () => void = () => {},
   observe?: (event: CacheEvent) => void,
 ): Promise<CredentialStatus> {
-  const { fs } = deps;
   const report = reporter(deps.trace, observe);
   /** The refresh token as kept: its first time kept stays while the server sends the same one. */
   const keptRefresh = (token: string | undefined, held: HeldRefresh | undefined): HeldRefresh | undefined =>
@@ -98,8 +93,8 @@ export async function cached(
     try {
       // Never backwards: a credential another process stored meanwhile that lives longer stays.
       // Judged right before the rename (writeAtomic): our fetch and our write are behind us then.
-      const newer = holdsLonger(fs, dir, key, status, deps.now, deps.uid);
-      if (!writeEntry(fs, dir, key, status, deps.unique(), deps.now(), expiresAt, keptRefresh(refreshToken, held), newer)) {
+      const refresh = keptRefresh(refreshToken, held);
+      if (!storage.writeCredential(key, status, { ...(expiresAt !== undefined ? { expiresAt } : {}), ...(refresh ? { refresh } : {}), keep: storage.holdsLonger(key, status) })) {
         report({ kind: 'note', text: 'kept the newer credential another process stored meanwhile' });
         entered();
         return;
@@ -121,11 +116,11 @@ export async function cached(
   const fetchAndStore = async (): Promise<CredentialStatus> => {
     let fetched: Fetched;
     // The refresh token the entry holds (an expired credential's, a failure's), until it is refused.
-    let held = readEntry(fs, dir, key, deps.now(), deps.uid).refresh;
+    let held = storage.read(key, deps.now()).refresh;
     const drop = () => {
       held = undefined;
       try {
-        dropRefresh(fs, dir, key, deps.unique(), deps.uid);
+        storage.replaceRefresh(key, undefined);
         report({ kind: 'note', text: 'dropped the refresh token the token endpoint refused' });
       } catch (error) {
         report({ kind: 'note', text: `cannot drop the refused refresh token (${errorCode(error)})` });
@@ -140,7 +135,7 @@ export async function cached(
       // Never backwards: while this fetch failed, another process may have stored a credential.
       // It is served, and the failure neither remembered nor written over it. Asked again right
       // before the failure's rename (writeAtomic), for one stored while we wrote.
-      const current = readEntry(fs, dir, key, deps.now(), deps.uid);
+      const current = storage.read(key, deps.now());
       const storedMeanwhile = () => {
         report({ kind: 'hit', waited: true, text: 'hit: another process stored a credential while this fetch failed' });
         entered();
@@ -149,20 +144,24 @@ export async function cached(
         storedMeanwhile();
         return current.status;
       }
-      const failure = failureToRemember(error, failures.ttlMs, deps.now(), failures.redact);
-      if (!failure && isDeadline(error)) report({ kind: 'note', text: "not remembering a failure of this call's own --timeout" });
+      const found = failureToRemember(error, failures.ttlMs, deps.now(), failures.redact);
+      if (!found && isDeadline(error)) report({ kind: 'note', text: "not remembering a failure of this call's own --timeout" });
       // An outage in the margin window: the credential is kept beside the failure, and served.
       const stale = isOutage(error) ? current.stale : undefined;
+      // Remembered at most until the credential served through it really expires (the last whole
+      // second before, as store.ts serves it): then one caller asks again, and nobody is told of a
+      // failure while a credential exists; a failure of that request is remembered in full.
+      const failure = found && stale ? { ...found, until: Math.min(found.until, Math.floor(stale.expiresAt / 1000) * 1000) } : found;
       if (failure) {
         let appeared: CredentialStatus | undefined;
         const credentialStored = () => {
-          const now = readEntry(fs, dir, key, deps.now(), deps.uid);
+          const now = storage.read(key, deps.now());
           appeared = now.hit ? now.status : undefined;
           return appeared !== undefined;
         };
         try {
           // The refresh token outlives an outage or a refusal of something else: the next fetch tries it.
-          if (!writeFailure(fs, dir, key, failure, deps.unique(), deps.now(), stale, held, credentialStored) && appeared) {
+          if (!storage.writeFailure(key, failure, { ...(stale ? { stale } : {}), ...(held ? { refresh: held } : {}), keep: credentialStored }) && appeared) {
             storedMeanwhile();
             return appeared;
           }
@@ -174,7 +173,7 @@ export async function cached(
         }
       } else if (rotated !== undefined && held) {
         try {
-          replaceRefresh(fs, dir, key, held, deps.unique(), deps.uid);
+          storage.replaceRefresh(key, held);
         } catch (writeError) {
           report({ kind: 'note', text: `cannot keep the new refresh token (${errorCode(writeError)})` });
         }
@@ -203,58 +202,78 @@ export async function cached(
     return undefined;
   };
 
-  const first = readEntry(fs, dir, key, deps.now(), deps.uid);
+  const first = storage.read(key, deps.now());
   const served = serve(first, false);
   if (served) return served;
   if (!first.hit) report({ kind: 'miss', reason: first.reason, text: `miss (${first.reason})` });
+  // A credential in its margin window with nothing remembered beside it: while another process
+  // refreshes it, it is served at once (stale-while-revalidate); only the lock holder waits on the API.
+  const revalidating = !first.hit && !first.failure ? first.stale : undefined;
+  // An interactive login waits on a person up to its bound, not the call's --timeout.
+  const ours = timing.holdMs !== undefined ? Math.max(timing.deadline, deps.now() + timing.holdMs) : timing.deadline;
+  let toldLogin = false;
 
-  let outcome: Awaited<ReturnType<typeof acquire>> | { kind: 'unlockable' };
+  let outcome: LockOutcome | { kind: 'unlockable' };
   try {
-    outcome = await acquire(
-      dir,
-      key,
-      {
-        // Single flight holds while the holder lives and our deadline allows, with one exception: a
-        // live holder that keeps the lock past our patience (the shorter of 10 s and half our time)
-        // is taken over, its fetch presumed hung. Else one hung request would deny every caller
-        // until its holder's own deadline (30 s or more), though the other half of our time is
-        // enough for a fetch of our own. One waiter takes it over (lock.ts breakLock), the others
-        // wait on that one's young lock: a struggling API gets one more request, not a herd.
-        waitUntil: timing.deadline,
-        // A holder that may be waiting on a person (a login: holdMs) is never taken over while it
-        // lives: a second process would prompt too.
-        patienceMs: timing.holdMs !== undefined ? timing.holdMs : Math.min(MAX_PATIENCE_MS, (timing.deadline - deps.now()) / 2),
-        // No holder lives longer than its own deadline; ours is the best guess we have of theirs.
-        staleAfterMs: Math.max(timing.timeoutMs, timing.holdMs ?? 0, 30_000) + 5_000,
-        // Another process's fetch ends in an entry either way: a credential or a failure remembered.
-        ready: () => {
-          const lookup = readEntry(fs, dir, key, deps.now(), deps.uid);
-          return lookup.hit || lookup.failure !== undefined;
-        },
+    outcome = await storage.lock(key, {
+      deadline: ours,
+      ...(timing.holdMs !== undefined ? { login: true } : {}),
+      // A lock planted by someone else is waited on this long at most, then we go without it.
+      patienceMs: Math.min(MAX_PATIENCE_MS, (timing.deadline - deps.now()) / 2),
+      // A lock of an older version names no deadline: no holder lives longer than its own, ours the best guess.
+      staleAfterMs: Math.max(timing.timeoutMs, timing.holdMs ?? 0, 30_000) + 5_000,
+      // Another process's fetch ends in an entry either way: a credential or a failure remembered.
+      ready: () => {
+        const lookup = storage.read(key, deps.now());
+        return lookup.hit || lookup.failure !== undefined;
       },
-      deps,
-    );
+      onHolder: (holder) => {
+        if (revalidating) return 'leave';
+        if (!holder.login) return timing.deadline;
+        if (!toldLogin) {
+          toldLogin = true;
+          const since = new Date(holder.since).toISOString().replace(/\.\d{3}Z$/, 'Z');
+          (deps.warn ?? deps.trace)(`waiting for the login in another terminal (pid ${holder.pid ?? '?'}, since ${since})`);
+        }
+        // Interactive, we wait as long as that login may (a person there is typing); else our own time.
+        return timing.holdMs !== undefined ? Math.max(timing.deadline, holder.deadline ?? timing.deadline) : timing.deadline;
+      },
+    });
   } catch (error) {
     report({ kind: 'note', text: `cannot lock (${errorCode(error)}); fetching without the lock` });
     outcome = { kind: 'unlockable' };
   }
 
-  if (outcome.kind === 'timeout' && deps.now() + 25 >= timing.deadline) {
-    // Our deadline, not the API's state: never remembered (failure.ts isDeadline). The refresh we
-    // waited on hangs, an outage for us as for its holder: a credential in its window is served.
-    const error = new RequestError('DEADLINE', `no credential within --timeout ${timing.timeoutMs / 1000}s: another process was still fetching it`);
-    const current = readEntry(fs, dir, key, deps.now(), deps.uid);
+  if (outcome.kind === 'busy' && revalidating) {
+    const { status } = throughOutage(revalidating, '', deps.now());
+    report({ kind: 'hit', waited: false, text: `served the cached credential, valid until ${new Date(revalidating.expiresAt).toISOString()}, as ${status.expirationTimestamp}, while process ${outcome.holder.pid ?? '?'} refreshes it` });
+    entered();
+    return status;
+  }
+  if (outcome.kind === 'timeout' && outcome.holder) {
+    const { holder } = outcome;
+    // Whatever the holder got may have landed while we gave up.
+    const late = serve(storage.read(key, deps.now()), true);
+    if (late) return late;
+    if (holder.login && timing.holdMs === undefined) {
+      throw new UsageError('LOGIN_IN_PROGRESS', `a login is in progress in another terminal (pid ${holder.pid ?? '?'}): finish it there, then run again`);
+    }
+    // Our deadline, not the API's state: never remembered (failure.ts isDeadline). The holder lives
+    // and its deadline is later than ours: it may still succeed, and we cannot do better.
+    const who = holder.pid !== undefined ? `process ${holder.pid}` : 'another process';
+    const error = new RequestError('DEADLINE', `no credential within --timeout ${timing.timeoutMs / 1000}s: ${who} was still fetching it`);
+    const current = storage.read(key, deps.now());
     if (!current.hit && current.stale) return servedThrough(current.stale, failures.redact(error.message));
     throw error;
   }
-  if (outcome.kind === 'timeout' || outcome.kind === 'unlockable') {
-    if (outcome.kind === 'timeout') report({ kind: 'note', text: 'a lock that is not ours holds the key too long; fetching without it' });
+  if (outcome.kind === 'timeout' || outcome.kind === 'unlockable' || outcome.kind === 'busy') {
+    if (outcome.kind !== 'unlockable') report({ kind: 'note', text: 'a lock that is not ours holds the key too long; fetching without it' });
     return fetchAndStore();
   }
-  if (outcome.kind === 'acquired' && outcome.tookOver) report({ kind: 'note', text: "took over the lock of a live process whose fetch outlasted this call's patience" });
+  if (outcome.kind === 'acquired' && outcome.tookOver) report({ kind: 'note', text: 'took over the lock of a live process whose own deadline had passed' });
   try {
     // Whoever held the lock before us may have stored the entry in the meantime.
-    return serve(readEntry(fs, dir, key, deps.now(), deps.uid), true) ?? (await fetchAndStore());
+    return serve(storage.read(key, deps.now()), true) ?? (await fetchAndStore());
   } finally {
     if (outcome.kind === 'acquired') outcome.lock.release();
   }

@@ -6,15 +6,16 @@ import { cached, openCache, type CacheDeps, type Fetch, type Fetched } from './c
 import { reporter, type CacheEvent, type CacheSlot } from './events.js';
 import type { CacheCall, CacheView, Reads } from './inputs.js';
 import { entryKey, inputsKey, refKey } from './key.js';
-import { readLock } from './lock.js';
-import { privateDir } from './dir.js';
-import { dependencyDigest, readRef, writeRef } from './ref.js';
-import { holdsLonger, readEntry, readSecret, writeEntry } from './store.js';
+import { fileStorage } from './file-storage.js';
+import type { LockDeps } from './lock.js';
+import { dependencyDigest } from './ref.js';
+import type { Storage } from './storage.js';
 
 export async function throughCache(call: CacheCall, fetch: Fetch, deps: CacheDeps): Promise<CredentialStatus> {
   const report = reporter(deps.trace, call.observe);
-  const secret = openCache(call.dir, deps, report);
-  const keys = secret ? keysOf(secret, call, deps, report) : undefined;
+  const storage = fileStorage(call.dir, deps);
+  const secret = openCache(storage, call.dir, deps, report);
+  const keys = secret ? keysOf(secret, call, storage, report) : undefined;
   if (!secret || !keys) return (await fetch()).status;
   const { dir } = call;
   const { ref, inputs, key, used } = keys;
@@ -33,7 +34,7 @@ export async function throughCache(call: CacheCall, fetch: Fetch, deps: CacheDep
       // (ref.ts), with what this call read: after a fetch, what the steps' answers made the templates
       // read this time (not added to the last ref's: a path an answer names anew each time would grow
       // the list, and the files each call hashes, without end); after a hit, what the key was made of.
-      writeRef(deps.fs, dir, ref, { inputs, ...(asked ? call.readSoFar() : used), insecure: call.insecure }, deps.unique());
+      storage.writeRef(ref, { inputs, ...(asked ? call.readSoFar() : used), insecure: call.insecure });
     } catch (error) {
       report({ kind: 'note', text: `cannot store the ref (${(error as NodeJS.ErrnoException).code ?? String(error)})` });
     }
@@ -43,7 +44,7 @@ export async function throughCache(call: CacheCall, fetch: Fetch, deps: CacheDep
     const { status, expiresAt, refreshToken } = await fetchOnce();
     if (!status.expirationTimestamp) return status;
     try {
-      writeEntry(deps.fs, dir, key, status, deps.unique(), deps.now(), expiresAt, refreshToken !== undefined ? { token: refreshToken, at: deps.now() } : undefined);
+      storage.writeCredential(key, status, { ...(expiresAt !== undefined ? { expiresAt } : {}), ...(refreshToken !== undefined ? { refresh: { token: refreshToken, at: deps.now() } } : {}) });
       enter();
       report({ kind: 'stored', text: 'stored' });
     } catch (error) {
@@ -53,21 +54,23 @@ export async function throughCache(call: CacheCall, fetch: Fetch, deps: CacheDep
   }
   const failures = { ttlMs: call.failureTtlMs, redact: call.redact };
   const timing = { deadline: call.deadline, timeoutMs: call.timeoutMs, ...(call.holdMs !== undefined ? { holdMs: call.holdMs } : {}) };
-  const status = await cached(dir, key, timing, fetchOnce, deps, failures, enter, call.observe);
-  if (fetched) storeUnderLearnedKey(secret, call, inputs, used, fetched, deps, report);
+  const status = await cached(storage, key, timing, fetchOnce, deps, failures, enter, call.observe);
+  if (fetched) storeUnderLearnedKey(secret, call, inputs, used, fetched, storage, report);
   return status;
 }
 
 
 /** The slot of a call's entry, without creating the directory or its key: undefined when the cache holds none (logout). */
 export function slotOf(call: CacheCall, deps: CacheDeps): CacheSlot | undefined {
-  const secret = privateDir(deps.fs, call.dir, deps.uid) ? readSecret(deps.fs, call.dir, deps.uid) : undefined;
-  const keys = secret ? keysOf(secret, call, deps, reporter(deps.trace, call.observe)) : undefined;
+  const storage = fileStorage(call.dir, deps);
+  const secret = storage.secret();
+  const keys = secret ? keysOf(secret, call, storage, reporter(deps.trace, call.observe)) : undefined;
   return keys ? { dir: call.dir, key: keys.key } : undefined;
 }
 
-export function inspectSlot(slot: CacheSlot, deps: Pick<CacheDeps, 'fs' | 'uid' | 'now' | 'host' | 'alive'>): CacheView {
-  const entry = readEntry(deps.fs, slot.dir, slot.key, deps.now(), deps.uid);
+export function inspectSlot(slot: CacheSlot, deps: LockDeps): CacheView {
+  const storage = fileStorage(slot.dir, deps);
+  const entry = storage.read(slot.key, deps.now());
   return {
     // Never the token itself: that one is held, and since when.
     ...(entry.refresh ? { refresh: { at: entry.refresh.at } } : {}),
@@ -76,7 +79,7 @@ export function inspectSlot(slot: CacheSlot, deps: Pick<CacheDeps, 'fs' | 'uid' 
       : entry.failure
         ? { kind: 'failure', exitCode: entry.failure.exitCode, at: entry.failure.at, until: entry.failure.until }
         : { kind: 'none', reason: entry.reason },
-    lock: readLock(slot.dir, slot.key, deps),
+    lock: storage.readLock(slot.key),
   };
 }
 
@@ -86,7 +89,7 @@ export function inspectSlot(slot: CacheSlot, deps: Pick<CacheDeps, 'fs' | 'uid' 
  * cannot be keyed: client-go passes the cluster entry's extension as the kubeconfig has it, and one
  * nested past the stack would crash the hashing (RangeError). The cache is then off for this call.
  */
-function keysOf(secret: Uint8Array, call: CacheCall, deps: CacheDeps, report: (event: CacheEvent) => void): { ref: string; inputs: string; key: string; used: Reads } | undefined {
+function keysOf(secret: Uint8Array, call: CacheCall, storage: Storage, report: (event: CacheEvent) => void): { ref: string; inputs: string; key: string; used: Reads } | undefined {
   if (call.envNamedBySecret) {
     // The name is a secret: a ref would hold it in clear, and a key without it would serve a credential that variable no longer gives.
     report({ kind: 'off', text: 'off for this call: a template reads env by a name that a secret gives (env[env.X])' });
@@ -102,7 +105,7 @@ function keysOf(secret: Uint8Array, call: CacheCall, deps: CacheDeps, report: (e
     const inputs = inputsKey(secret, { version: call.version, document: call.document, vars: call.vars, cluster: call.cluster });
     // What a step's answer made the templates read last time (file(steps.x.path)) is known only from
     // the ref that run wrote: keyed by it too, a rotated file misses (SPEC "Cache").
-    const known = readRef(deps.fs, call.dir, ref, deps.uid);
+    const known = storage.readRef(ref);
     const used = known?.inputs === inputs ? union(call.dependencies, known) : call.dependencies;
     const key = entryKey(secret, inputs, dependencyDigest(call.env, used.env, used.files, call.readFile));
     return { ref, inputs, key, used };
@@ -118,7 +121,7 @@ function keysOf(secret: Uint8Array, call: CacheCall, deps: CacheDeps, report: (e
  * templates read (file(steps.x.path)): a key this call could not know before its steps ran. The
  * credential is stored under that key too, so the first repeat is a hit, not a second fetch.
  */
-function storeUnderLearnedKey(secret: Uint8Array, call: CacheCall, inputs: string, used: Reads, { status, expiresAt }: Fetched, deps: CacheDeps, report: (event: CacheEvent) => void): void {
+function storeUnderLearnedKey(secret: Uint8Array, call: CacheCall, inputs: string, used: Reads, { status, expiresAt }: Fetched, storage: Storage, report: (event: CacheEvent) => void): void {
   if (!status.expirationTimestamp) return;
   const learned = call.readSoFar();
   if (learned.env.join('\0') === used.env.join('\0') && learned.files.join('\0') === used.files.join('\0')) return;
@@ -126,7 +129,7 @@ function storeUnderLearnedKey(secret: Uint8Array, call: CacheCall, inputs: strin
     const key = entryKey(secret, inputs, dependencyDigest(call.env, learned.env, learned.files, call.readFile));
     // Never backwards (as cache.ts store()): a caller that knew this key may have stored a newer
     // credential under it; judged right before the rename.
-    writeEntry(deps.fs, call.dir, key, status, deps.unique(), deps.now(), expiresAt, undefined, holdsLonger(deps.fs, call.dir, key, status, deps.now, deps.uid));
+    storage.writeCredential(key, status, { ...(expiresAt !== undefined ? { expiresAt } : {}), keep: storage.holdsLonger(key, status) });
   } catch (error) {
     report({ kind: 'note', text: `cannot store the entry under what the steps made the templates read (${(error as NodeJS.ErrnoException).code ?? String(error)})` });
   }

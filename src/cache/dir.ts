@@ -23,7 +23,7 @@ export interface CacheFs {
   renameSync(from: string, to: string): void;
   unlinkSync(path: string): void;
   linkSync(existing: string, path: string): void;
-  mkdirSync(path: string, options: { recursive: true; mode: number }): unknown;
+  mkdirSync(path: string, options: { recursive?: boolean; mode: number }): unknown;
   statSync(path: string): Stat;
   lstatSync(path: string): Stat;
   fstatSync(fd: number): Stat;
@@ -49,9 +49,37 @@ export function ensureDir(fs: CacheFs, dir: string, uid: number | undefined): vo
     const above = untrustedPath(fs, dirname(absolute(fs, dir)), uid);
     if (above) throw new Error(above);
   }
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw causeOf(fs, dir, error);
+  }
   const reason = untrusted(fs, dir, uid);
   if (reason) throw new Error(reason);
+}
+
+/**
+ * The error that happened. A recursive mkdir that fails for another reason than it knows (EROFS on a
+ * read-only mount) looks at the path and says ENOENT: it is not there. The first missing directory,
+ * made alone, says why. Bounded by the path's depth.
+ */
+function causeOf(fs: CacheFs, dir: string, error: unknown): unknown {
+  if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return error;
+  let missing = absolute(fs, dir);
+  for (let parent = dirname(missing); parent !== missing; missing = parent, parent = dirname(missing)) {
+    try {
+      fs.lstatSync(parent);
+    } catch {
+      continue;
+    }
+    try {
+      fs.mkdirSync(missing, { mode: 0o700 });
+    } catch (cause) {
+      return cause;
+    }
+    break;
+  }
+  return error;
 }
 
 /** The fast path's read-only check: a directory that cannot be trusted is not read. */

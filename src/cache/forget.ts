@@ -2,13 +2,13 @@
 // remembered failure), as the cache's own operation: the caller never sees a key or a file name.
 import type { CacheDeps } from './cache.js';
 import { slotOf } from './call.js';
+import { fileStorage } from './file-storage.js';
 import type { CacheCall } from './inputs.js';
-import { entryPath, readEntry } from './store.js';
 
 /** The refresh token the call's entry holds (a secret), if any. */
 export function heldRefreshToken(call: CacheCall, deps: CacheDeps): string | undefined {
   const slot = slotOf(call, deps);
-  return slot ? readEntry(deps.fs, slot.dir, slot.key, deps.now(), deps.uid).refresh?.token : undefined;
+  return slot ? fileStorage(slot.dir, deps).read(slot.key, deps.now()).refresh?.token : undefined;
 }
 
 /**
@@ -18,12 +18,5 @@ export function heldRefreshToken(call: CacheCall, deps: CacheDeps): string | und
  */
 export function forgetEntry(call: CacheCall, deps: CacheDeps): boolean {
   const slot = slotOf(call, deps);
-  if (!slot) return false;
-  try {
-    deps.fs.unlinkSync(entryPath(slot.dir, slot.key));
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw error;
-  }
+  return slot ? fileStorage(slot.dir, deps).remove(slot.key) : false;
 }

@@ -12,10 +12,10 @@ import type { CacheEvent, CacheSlot } from './events.js';
 import type { CacheCall, CacheView, RawInputs, Reads } from './inputs.js';
 import { rememberedMessage, throughOutage } from './failure.js';
 import { entryKey, refKey } from './key.js';
-import { dependencyDigest, readRef } from './ref.js';
-import { privateDir } from './dir.js';
-import { defaultCacheDir, readEntry, readSecret } from './store.js';
-import { clearDir } from './files.js';
+import { dependencyDigest } from './ref.js';
+import { defaultCacheDir } from './store.js';
+import { fileStorage } from './file-storage.js';
+import type { LockDeps } from './lock.js';
 
 export { keepingRefreshToken } from './kept-refresh.js';
 export { forgetEntry, heldRefreshToken } from './forget.js';
@@ -45,20 +45,18 @@ export type FastLookup =
  * The entry the raw inputs lead to, read without parsing the config (ref.ts), or undefined for
  * anything short of a sure answer. Never writes and never throws past a miss.
  */
-export function lookupFast(raw: RawInputs, now: number, deps: Pick<CacheDeps, 'fs' | 'uid'>): FastLookup | undefined {
-  const { fs, uid } = deps;
-  const { dir } = raw;
-  if (!privateDir(fs, dir, uid)) return undefined;
-  const secret = readSecret(fs, dir, uid);
+export function lookupFast(raw: RawInputs, now: number, deps: Omit<LockDeps, 'now'>): FastLookup | undefined {
+  const storage = fileStorage(raw.dir, { ...deps, now: () => now });
+  const secret = storage.secret();
   if (!secret) return undefined;
   // A config whose templates never name `cluster` has its ref without the cluster info (so a fleet
   // of clusters shares it); one that does, with it. Which one is the config's to say, so try both.
   const refInputs = { version: raw.version, sourceKind: raw.sourceKind, configText: raw.configText, vars: raw.vars, cacheFlag: raw.cacheFlag };
   const ref =
-    readRef(fs, dir, refKey(secret, { ...refInputs, cluster: undefined }), uid) ?? (raw.cluster ? readRef(fs, dir, refKey(secret, { ...refInputs, cluster: raw.cluster }), uid) : undefined);
+    storage.readRef(refKey(secret, { ...refInputs, cluster: undefined })) ?? (raw.cluster ? storage.readRef(refKey(secret, { ...refInputs, cluster: raw.cluster })) : undefined);
   if (!ref) return undefined;
   const key = entryKey(secret, ref.inputs, dependencyDigest(raw.env, ref.env, ref.files, raw.readFile));
-  const lookup = readEntry(fs, dir, key, now, uid);
+  const lookup = storage.read(key, now);
   if (lookup.hit) return { kind: 'hit', status: lookup.status, insecure: ref.insecure };
   if (lookup.failure && lookup.stale) return { kind: 'hit', ...throughOutage(lookup.stale, rememberedMessage(lookup.failure, now), now), insecure: ref.insecure };
   if (lookup.failure) return { kind: 'failure', exitCode: lookup.failure.exitCode, message: rememberedMessage(lookup.failure, now), insecure: ref.insecure };
@@ -66,11 +64,11 @@ export function lookupFast(raw: RawInputs, now: number, deps: Pick<CacheDeps, 'f
 }
 
 /** The entry and the lock of a call's slot (its `keyed` event), for doctor. */
-export function inspect(slot: CacheSlot, deps: Pick<CacheDeps, 'fs' | 'uid' | 'now' | 'host' | 'alive'>): CacheView {
+export function inspect(slot: CacheSlot, deps: LockDeps): CacheView {
   return inspectSlot(slot, deps);
 }
 
 /** cache clear: removes every entry, ref, lock and temp file of ours in `dir`; how many credentials went. */
-export function clear(dir: string, deps: Pick<CacheDeps, 'fs' | 'uid'>): number {
-  return clearDir(deps.fs, dir, deps.uid);
+export function clear(dir: string, deps: LockDeps): number {
+  return fileStorage(dir, deps).clear();
 }

@@ -1,9 +1,11 @@
 // Single flight across processes: the first cold caller creates <key>.lock with O_EXCL and fetches;
-// the others poll until the entry appears or the lock goes. A lock whose owner died (SIGKILL while
-// fetching or writing) is recovered: it is older than any fetch may take, its mtime is in the
-// future, or, when it was written on this very host and pid namespace, its pid is gone. A live
-// holder's lock is taken over too, once it outlasts the waiter's patience (acquire: its fetch hangs).
-// Two waiters never both break one lock: the breaker renames it away and checks it moved that very file.
+// the others poll until the entry appears or the lock goes. The holder writes into the lock its pid,
+// its host, its own deadline and whether it is a login's (which waits on a person). A lock is taken
+// over (by one waiter: the breaker renames it away and checks it moved that very file) when its
+// holder died (a pid of this host and pid namespace that is gone), or once the deadline it wrote has
+// passed, or, for a lock that names no deadline, once it is older than any fetch may take. A live
+// holder within its deadline is never taken over: a waiter whose own deadline ends first gives up
+// (SPEC "Cache"). A login's lock is never taken over while its holder lives.
 import { join } from 'node:path';
 import { readPrivateFile, type CacheFs } from './store.js';
 
@@ -28,10 +30,47 @@ interface Lock {
   release: () => void;
 }
 
-/** `tookOver`: the lock was a live holder's that kept it past our patience (its fetch hangs). */
-export type LockOutcome = { kind: 'acquired'; lock: Lock; tookOver: boolean } | { kind: 'ready' } | { kind: 'timeout' };
+/** Who holds a lock, as it says: `since` its file's time (ms), `deadline` the one it wrote (ms), if any. */
+export interface Holder {
+  pid: number | undefined;
+  since: number;
+  deadline: number | undefined;
+  login: boolean;
+}
+
+/**
+ * `tookOver`: the lock was a live holder's whose deadline had passed. `busy`: a live holder holds it
+ * and `onHolder` said not to wait. `timeout`: given up, with the live holder waited for, if any.
+ */
+export type LockOutcome =
+  | { kind: 'acquired'; lock: Lock; tookOver: boolean }
+  | { kind: 'ready' }
+  | { kind: 'busy'; holder: Holder }
+  | { kind: 'timeout'; holder?: Holder };
+
+export interface LockOptions {
+  /** Our own deadline (ms): written into our lock, and by default how long we wait on a live holder. */
+  deadline: number;
+  /** Our lock is a login's: it may wait on a person, and is never taken over while we live. */
+  login?: boolean;
+  /** A lock that names no deadline (an older version's) is taken over past this age. */
+  staleAfterMs: number;
+  /** How long a lock we cannot judge (not ours: planted) is waited on before we go without it. */
+  patienceMs: number;
+  /** Whether the entry another process was fetching is there. */
+  ready: () => boolean;
+  /** Asked at each look at a live holder: until when to wait on it (ms), or 'leave' to return 'busy' at once. */
+  onHolder?: (holder: Holder) => number | 'leave';
+}
+
+/** doctor's view of a key's lock. */
+export type LockView = { kind: 'none' } | { kind: 'held'; pid: string; holder: 'alive' | 'gone' | 'elsewhere' } | { kind: 'untrusted'; why: string };
 
 const POLL_MS = 25;
+/** A holder past its deadline is given this long to release (its report, its last write). */
+const GRACE_MS = 1_000;
+/** No holder's deadline lies further than this from its lock's time (a login's bound, 15 min, and some). */
+const MAX_HOLD_MS = 16 * 60_000;
 
 export function lockPath(dir: string, key: string): string {
   return join(dir, `${key}.lock`);
@@ -39,44 +78,39 @@ export function lockPath(dir: string, key: string): string {
 
 /**
  * Takes the lock, or waits until `ready()` says the entry another process was fetching is there.
- * Single flight holds while the holder lives: a live holder's lock is taken over only once it is
- * older than `patienceMs` and we waited that long (its fetch hangs), and then by one waiter
- * (breakLock): the others see the new holder's young lock and wait on. A dead holder's lock, or one older than `staleAfterMs`, is
- * taken over at once, again by one. Gives up at `waitUntil` (the waiter's own deadline).
+ * A live holder is waited on until our deadline (or what onHolder says), never taken over before its
+ * own deadline passed; a dead holder's lock is taken over at once, by one waiter. A lock we cannot
+ * judge is waited on for `patienceMs`, then we go without it.
  */
-export async function acquire(
-  dir: string,
-  key: string,
-  options: { waitUntil: number; staleAfterMs: number; patienceMs: number; ready: () => boolean },
-  deps: LockDeps,
-): Promise<LockOutcome> {
+export async function acquire(dir: string, key: string, options: LockOptions, deps: LockDeps): Promise<LockOutcome> {
   const path = lockPath(dir, key);
   const started = deps.now();
-  let tookOver = false;
   for (;;) {
-    const lock = tryCreate(path, deps);
-    if (lock) return { kind: 'acquired', lock, tookOver };
+    const lock = tryCreate(path, options, deps);
+    if (lock) return { kind: 'acquired', lock, tookOver: false };
     if (options.ready()) return { kind: 'ready' };
     const judged = judge(path, options.staleAfterMs, deps);
     if (judged === 'gone') continue;
-    // A live holder is given our patience twice over: we wait that long ourselves (a late arrival on a
-    // busy machine does not judge a holder by the time it had before us), and its lock is that old.
-    const patient = deps.now() - started >= options.patienceMs && deps.now() - (judged ? judged.mtimeMs : 0) >= options.patienceMs;
-    if (judged && (judged.stale || patient)) {
-      if (!judged.stale) tookOver = true;
+    if (judged && judged.stale) {
       // One that cannot be moved (a read-only mount, an immutable file) would be judged again at
       // once, for ever: we go without it, as past a lock we cannot judge.
       if (!breakLock(path, judged, deps)) return { kind: 'timeout' };
+      const lock = tryCreate(path, options, deps);
+      if (lock) return { kind: 'acquired', lock, tookOver: judged.stale === 'expired' };
       continue;
     }
-    // A lock we cannot judge (not ours: planted) is never broken: past our patience we go without it.
-    const end = judged ? options.waitUntil : Math.min(options.waitUntil, started + options.patienceMs);
-    if (deps.now() + POLL_MS >= end) return { kind: 'timeout' };
+    let end: number;
+    if (judged) {
+      const until = options.onHolder?.(judged.holder) ?? options.deadline;
+      if (until === 'leave') return { kind: 'busy', holder: judged.holder };
+      end = until;
+    } else end = Math.min(options.deadline, started + options.patienceMs);
+    if (deps.now() + POLL_MS >= end) return judged ? { kind: 'timeout', holder: judged.holder } : { kind: 'timeout' };
     await deps.sleep(POLL_MS);
   }
 }
 
-function tryCreate(path: string, deps: LockDeps): Lock | undefined {
+function tryCreate(path: string, options: Pick<LockOptions, 'deadline' | 'login'>, deps: LockDeps): Lock | undefined {
   let fd: number;
   try {
     fd = deps.fs.openSync(path, 'wx', 0o600);
@@ -84,7 +118,7 @@ function tryCreate(path: string, deps: LockDeps): Lock | undefined {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
     throw error;
   }
-  const content = `${deps.pid} ${deps.host?.() ?? ''}\n`;
+  const content = `${deps.pid} ${deps.host?.() ?? ''} ${Math.round(options.deadline)} ${options.login ? 'login' : 'fetch'}\n`;
   let ino: number;
   try {
     // A full file system (ENOSPC) creates the file and refuses its content: a lock nobody can
@@ -124,11 +158,25 @@ interface Judged {
   text: string;
 }
 
+/** What a lock says: `pid host deadline kind`, the last two absent in an older version's. */
+function parseLock(text: string, since: number): Holder & { host: string | undefined } {
+  const [pidText, host, deadlineText, kind] = text.trim().split(' ');
+  const pid = Number.parseInt(pidText ?? '', 10);
+  const deadline = /^\d{1,16}$/.test(deadlineText ?? '') ? Number(deadlineText) : undefined;
+  return {
+    pid: Number.isInteger(pid) && pid > 0 ? pid : undefined,
+    host,
+    since,
+    deadline: deadline === undefined ? undefined : Math.min(deadline, since + MAX_HOLD_MS),
+    login: kind === 'login',
+  };
+}
+
 /**
- * The lock as judged (its inode, time and content) and whether it is stale; 'gone' once released;
- * undefined when it is not ours (planted: past our patience we fetch without it).
+ * The lock as judged (its inode, time, content and holder) and whether, and why, it is stale; 'gone'
+ * once released; undefined when it is not ours (planted: past our patience we fetch without it).
  */
-function judge(path: string, staleAfterMs: number, deps: LockDeps): (Judged & { stale: boolean }) | 'gone' | undefined {
+function judge(path: string, staleAfterMs: number, deps: LockDeps): (Judged & { holder: Holder; stale: false | 'dead' | 'expired' }) | 'gone' | undefined {
   let judged: Judged;
   try {
     const { ino, mtimeMs } = deps.fs.lstatSync(path);
@@ -136,23 +184,27 @@ function judge(path: string, staleAfterMs: number, deps: LockDeps): (Judged & { 
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'gone' : undefined;
   }
-  return { ...judged, stale: isStale(judged, staleAfterMs, deps) };
+  const { host, ...holder } = parseLock(judged.text, judged.mtimeMs);
+  return { ...judged, holder, stale: staleness(holder, host, staleAfterMs, deps) };
 }
 
-function isStale(judged: Judged, staleAfterMs: number, deps: LockDeps): boolean {
-  const { mtimeMs: mtime, text } = judged;
-  const age = deps.now() - mtime;
-  // No holder lives longer than a fetch; a future mtime is a clock jump or a planted file.
-  if (age > staleAfterMs || age < -5_000) return true;
-  const [pidText, host] = text.trim().split(' ');
-  const owner = Number.parseInt(pidText ?? '', 10);
+function staleness(holder: Holder, host: string | undefined, staleAfterMs: number, deps: LockDeps): false | 'dead' | 'expired' {
+  const now = deps.now();
+  const age = now - holder.since;
+  // A future mtime is a clock jump or a planted file.
+  if (age < -5_000) return 'dead';
   // An empty pid means the owner died between creating the file and writing to it; give it a moment.
-  if (!Number.isInteger(owner) || owner <= 0) return age > 1000;
-  // A pid from another host or container says nothing here: only the age decides then.
+  if (holder.pid === undefined) return age > 1000 ? 'dead' : false;
+  // A pid from another host or container says nothing here: only the deadline (or age) decides then.
   const here = deps.host?.();
-  if (!here || host !== here) return false;
+  const local = here !== undefined && here !== '' && host === here;
   // Our own pid is not us (we failed to create the lock just now): a dead holder whose pid we reuse.
-  return owner === deps.pid || !deps.alive(owner);
+  if (local && (holder.pid === deps.pid || !deps.alive(holder.pid))) return 'dead';
+  // A login waits on a person: a second process would prompt too.
+  if (local && holder.login) return false;
+  if (holder.deadline !== undefined) return now > holder.deadline + GRACE_MS ? 'expired' : false;
+  // An older version's lock, with no deadline: no holder lives longer than a fetch.
+  return age > staleAfterMs ? 'expired' : false;
 }
 
 /**
@@ -194,7 +246,7 @@ export function readLock(
   dir: string,
   key: string,
   deps: Pick<LockDeps, 'fs' | 'uid' | 'host' | 'alive'>,
-): { kind: 'none' } | { kind: 'held'; pid: string; holder: 'alive' | 'gone' | 'elsewhere' } | { kind: 'untrusted'; why: string } {
+): LockView {
   let text: string;
   try {
     text = readPrivateFile(deps.fs, lockPath(dir, key), deps.uid, 256);
@@ -202,9 +254,8 @@ export function readLock(
     const code = (error as NodeJS.ErrnoException).code;
     return code === 'ENOENT' ? { kind: 'none' } : { kind: 'untrusted', why: code ?? (error instanceof Error ? error.message : 'unreadable') };
   }
-  const [pid, host] = text.trim().split(' ');
-  const owner = Number.parseInt(pid ?? '', 10);
+  const { pid, host } = parseLock(text, 0);
   const here = deps.host?.();
-  const local = Number.isInteger(owner) && owner > 0 && here !== undefined && here !== '' && host === here;
-  return { kind: 'held', pid: pid ?? '?', holder: !local ? 'elsewhere' : deps.alive(owner) ? 'alive' : 'gone' };
+  const local = pid !== undefined && here !== undefined && here !== '' && host === here;
+  return { kind: 'held', pid: pid === undefined ? '?' : String(pid), holder: !local ? 'elsewhere' : deps.alive(pid) ? 'alive' : 'gone' };
 }

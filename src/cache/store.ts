@@ -238,19 +238,32 @@ export function writeFailure(
 }
 
 /**
- * The entry without its refresh token (the token endpoint refused it), the rest as it was. An entry
- * that cannot be read as ours is left alone: it holds no refresh token readEntry would give.
+ * The entry with `refresh` as its refresh token, or without one (the issuer refused it), the rest as
+ * it was. An entry that cannot be read as ours is left alone: it holds no refresh token readEntry
+ * would give.
  */
-export function dropRefresh(fs: CacheFs, dir: string, key: string, unique: string, uid: number | undefined): void {
+export function replaceRefresh(fs: CacheFs, dir: string, key: string, refresh: HeldRefresh | undefined, unique: string, uid: number | undefined): void {
   let entry: Entry;
   try {
     entry = JSON.parse(readPrivateFile(fs, entryPath(dir, key), uid)) as Entry;
   } catch {
     return;
   }
-  if (typeof entry !== 'object' || entry === null || entry.apiVersion !== CACHE_FORMAT || entry.key !== key || entry.refresh === undefined) return;
-  const { refresh: _dropped, ...rest } = entry;
-  writeAtomic(fs, dir, `${key}.json`, rest, unique);
+  if (typeof entry !== 'object' || entry === null || entry.apiVersion !== CACHE_FORMAT || entry.key !== key) return;
+  if (refresh === undefined && entry.refresh === undefined) return;
+  const { refresh: _replaced, ...rest } = entry;
+  writeAtomic(fs, dir, `${key}.json`, refresh ? { ...rest, refresh } : rest, unique);
+}
+
+/** Removes the entry of `key`, whatever it holds (logout); whether there was one. */
+export function removeEntry(fs: CacheFs, dir: string, key: string): boolean {
+  try {
+    fs.unlinkSync(entryPath(dir, key));
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
 }
 
 

@@ -8,7 +8,7 @@ export function clearCache(flags: { cacheDir?: string }, deps: Deps): void {
   const dir = cacheDirOf(flags, deps);
   let removed: number;
   try {
-    removed = clear(dir, deps.cache);
+    removed = clear(dir, { ...deps.cache, now: deps.now });
   } catch (error) {
     const why = (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
     throw new UsageError('CACHE_CLEAR', `cannot clear the cache in ${dir}: ${why}`, { cause: error });

@@ -18,6 +18,11 @@ export interface Deps {
   /** --verbose trace; a no-op otherwise. */
   trace: (line: string) => void;
   now: () => number;
+  /**
+   * When the process started (ms since epoch, on `now`'s clock): --timeout counts from there, so that
+   * a start-up slowed by a busy machine is inside it (SPEC: the plugin ends within --timeout). Absent: now.
+   */
+  started?: number;
   random: () => number;
   /** A random UUID v4, for uuid() and jwt()'s jti. */
   uuid: () => string;

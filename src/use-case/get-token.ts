@@ -14,10 +14,10 @@ import { MAX_LOGIN_MS } from '../login/token.js';
 import type { Deps, GetTokenFlags } from './deps.js';
 import { prepare, type Prepared } from './prepare.js';
 import { rawInputs } from './call-inputs.js';
-import { loginWithRefresh } from './login.js';
+import { isInteractive, loginWithRefresh } from './login.js';
 
 export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> {
-  const deadline = flags.deadline ?? deps.now() + flags.timeoutMs;
+  const deadline = flags.deadline ?? (deps.started ?? deps.now()) + flags.timeoutMs;
   // Redaction is bounded by the same deadline: past it, a text not yet checked is not shown.
   deps.redactor.setDeadline(() => deps.now() >= deadline);
   const started = deps.now();
@@ -71,7 +71,8 @@ export function cacheCall(prepared: Prepared, flags: GetTokenFlags, deadline: nu
     deadline,
     timeoutMs: flags.timeoutMs,
     // A login waits on a person: a second caller must not take its lock over and prompt too.
-    ...(config.login ? { holdMs: MAX_LOGIN_MS } : {}),
+    // Only a call that may prompt holds a login's lock (one that cannot only refreshes).
+    ...(config.login && (flags.login === true || isInteractive(deps)) ? { holdMs: MAX_LOGIN_MS } : {}),
     failureTtlMs: config.cacheFailureTtlMs,
     redact: (text) => deps.redactor.redact(text),
     ...(deps.observe ? { observe: (event: CacheEvent) => deps.observe?.({ stage: 'cache', event }) } : {}),

@@ -59,16 +59,18 @@ function plantLock(dir: string, content: string, mtime = START): string {
 }
 
 const never = () => false;
-const options = (ready: () => boolean = never, patienceMs = 60_000) => ({ waitUntil: START + 1_000, staleAfterMs: 35_000, patienceMs, ready });
+const options = (ready: () => boolean = never, patienceMs = 60_000) => ({ deadline: START + 1_000, staleAfterMs: 35_000, patienceMs, ready });
+/** What our lock says: pid, host, our deadline, and that it is not a login's. */
+const MINE = `${ME} ${HOST} ${START + 1_000} fetch\n`;
 
 describe('acquire', () => {
-  it('takes a free lock at once: a 0600 file holding our pid, removed on release', async () => {
+  it('takes a free lock at once: a 0600 file holding our pid, host, deadline and kind, removed on release', async () => {
     const dir = tempDir();
     const c = clock();
     const outcome = await acquire(dir, KEY, options(), c.deps);
     expect(outcome.kind).toBe('acquired');
     expect(c.sleeps).toEqual([]);
-    expect(readFileSync(lockPath(dir, KEY), 'utf8')).toBe(`${ME} ${HOST}\n`);
+    expect(readFileSync(lockPath(dir, KEY), 'utf8')).toBe(MINE);
     expect(modeOf(lockPath(dir, KEY))).toBe(0o600);
     if (outcome.kind !== 'acquired') return;
     outcome.lock.release();
@@ -104,15 +106,15 @@ describe('acquire', () => {
     const outcome = await acquire(dir, KEY, options(), c.deps);
     expect(outcome.kind).toBe('acquired');
     expect(c.sleeps).toEqual([25, 25]);
-    expect(readFileSync(path, 'utf8')).toBe(`${ME} ${HOST}\n`);
+    expect(readFileSync(path, 'utf8')).toBe(MINE);
   });
 
-  it('gives up at waitUntil while a live holder keeps the lock, without taking it', async () => {
+  it('gives up at its deadline while a live holder keeps the lock, without taking it', async () => {
     const dir = tempDir();
     const path = plantLock(dir, `${ALIVE} ${HOST}\n`);
     const c = clock();
     const outcome = await acquire(dir, KEY, options(), c.deps);
-    expect(outcome).toEqual({ kind: 'timeout' });
+    expect(outcome).toEqual({ kind: 'timeout', holder: { pid: ALIVE, since: START, deadline: undefined, login: false } });
     expect(c.time()).toBeLessThanOrEqual(START + 1_000);
     expect(c.time()).toBeGreaterThanOrEqual(START + 1_000 - 25);
     expect(c.sleeps.every((ms) => ms === 25)).toBe(true);
@@ -144,12 +146,12 @@ describe('acquire', () => {
     expect(readFileSync(path, 'utf8')).toBe(`${DEAD} ${HOST}\n`);
   });
 
-  it('gives up at once when waitUntil has already passed', async () => {
+  it('gives up at once when its deadline has already passed', async () => {
     const dir = tempDir();
     plantLock(dir, `${ALIVE} ${HOST}\n`);
     const c = clock();
-    const outcome = await acquire(dir, KEY, { waitUntil: START - 1, staleAfterMs: 35_000, patienceMs: 60_000, ready: never }, c.deps);
-    expect(outcome).toEqual({ kind: 'timeout' });
+    const outcome = await acquire(dir, KEY, { deadline: START - 1, staleAfterMs: 35_000, patienceMs: 60_000, ready: never }, c.deps);
+    expect(outcome).toMatchObject({ kind: 'timeout', holder: { pid: ALIVE } });
     expect(c.sleeps).toEqual([]);
   });
 
@@ -168,14 +170,14 @@ describe('acquire', () => {
     const outcome = await acquire(dir, KEY, options(), c.deps);
     expect(outcome.kind).toBe('acquired');
     expect(c.sleeps).toEqual([]);
-    expect(readFileSync(lockPath(dir, KEY), 'utf8')).toBe(`${ME} ${HOST}\n`);
+    expect(readFileSync(lockPath(dir, KEY), 'utf8')).toBe(MINE);
   });
 
   it('gives a holder that has not written its pid yet a second before recovering the lock', async () => {
     const dir = tempDir();
     plantLock(dir, '', START);
     const c = clock();
-    const outcome = await acquire(dir, KEY, { waitUntil: START + 5_000, staleAfterMs: 35_000, patienceMs: 60_000, ready: never }, c.deps);
+    const outcome = await acquire(dir, KEY, { deadline: START + 5_000, staleAfterMs: 35_000, patienceMs: 60_000, ready: never }, c.deps);
     expect(outcome.kind).toBe('acquired');
     expect(c.time() - START).toBeGreaterThan(1_000);
     expect(c.time() - START).toBeLessThanOrEqual(1_025);
@@ -185,7 +187,7 @@ describe('acquire', () => {
     const dir = tempDir();
     const path = plantLock(dir, `${ALIVE} ${HOST}\n`, START - 34_000);
     const outcome = await acquire(dir, KEY, options(), clock().deps);
-    expect(outcome).toEqual({ kind: 'timeout' });
+    expect(outcome).toMatchObject({ kind: 'timeout', holder: { pid: ALIVE } });
     expect(statSync(path).mtimeMs).toBe(START - 34_000);
   });
 
@@ -196,7 +198,7 @@ describe('acquire', () => {
     const dir = tempDir();
     const path = plantLock(dir, content, START - 1_000);
     const outcome = await acquire(dir, KEY, options(), clock().deps);
-    expect(outcome).toEqual({ kind: 'timeout' });
+    expect(outcome).toMatchObject({ kind: 'timeout', holder: { pid: DEAD } });
     expect(readFileSync(path, 'utf8')).toBe(content);
   });
 
@@ -230,7 +232,7 @@ describe('acquire', () => {
       },
     } as typeof real;
     const outcome = await acquire(dir, KEY, options(), { ...c.deps, fs: racing });
-    expect(outcome).toEqual({ kind: 'timeout' });
+    expect(outcome).toMatchObject({ kind: 'timeout', holder: { pid: ALIVE } });
     expect(readFileSync(path, 'utf8')).toBe(`${ALIVE} ${HOST}\n`);
     expect(readdirSync(dir)).toEqual([`${KEY}.lock`]);
   });
@@ -240,31 +242,65 @@ describe('acquire', () => {
     await expect(acquire(dir, KEY, options(), clock().deps)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
-  it('takes over, once, the lock of a live holder kept past the patience (its fetch hangs); a second waiter then waits on the new holder', async () => {
+  // SPEC Cache: the holder writes its deadline; a live holder is never taken over before it passed.
+  it('takes over, once, the lock of a live holder whose own deadline has passed; a second waiter then waits on the new holder', async () => {
     const dir = tempDir();
-    const path = plantLock(dir, `${ALIVE} ${HOST}\n`, START - 5_000);
-    const patient = { waitUntil: START + 20_000, staleAfterMs: 35_000, patienceMs: 5_000, ready: never };
+    const path = plantLock(dir, `${ALIVE} ${HOST} ${START + 3_000} fetch\n`, START - 5_000);
+    const later = { deadline: START + 20_000, staleAfterMs: 35_000, patienceMs: 5_000, ready: never };
     const waiting = clock();
-    const first = await acquire(dir, KEY, patient, waiting.deps);
+    const first = await acquire(dir, KEY, later, waiting.deps);
     expect(first).toMatchObject({ kind: 'acquired', tookOver: true });
-    // It waited its own patience first, though the lock was that old when it came.
-    expect(waiting.time() - START).toBeGreaterThanOrEqual(5_000);
-    expect(waiting.time() - START).toBeLessThan(5_050);
-    expect(readFileSync(path, 'utf8')).toBe(`${ME} ${HOST}\n`);
-    // Another waiter, with the same patience, finds the new holder's young lock: it waits, it does not take it too.
-    utimesSync(path, START / 1000, START / 1000); // made just now, on the fake clock
+    // Not before the holder's deadline (and its second of grace) had passed.
+    expect(waiting.time()).toBeGreaterThan(START + 3_000 + 1_000);
+    expect(waiting.time()).toBeLessThan(START + 3_000 + 1_050);
+    expect(readFileSync(path, 'utf8')).toBe(`${ME} ${HOST} ${START + 20_000} fetch\n`);
+    // Another waiter finds the new holder's lock, whose deadline is far: it waits, it does not take it too.
+    utimesSync(path, waiting.time() / 1000, waiting.time() / 1000); // made just now, on the fake clock
     const other = clock();
     const second = await acquire(dir, KEY, options(never, 5_000), { ...other.deps, pid: ALIVE, alive: (pid) => pid === ME || pid === ALIVE });
-    expect(second).toEqual({ kind: 'timeout' });
-    expect(readFileSync(path, 'utf8')).toBe(`${ME} ${HOST}\n`);
+    expect(second).toMatchObject({ kind: 'timeout', holder: { pid: ME, deadline: START + 20_000 } });
+    expect(readFileSync(path, 'utf8')).toBe(`${ME} ${HOST} ${START + 20_000} fetch\n`);
   });
 
-  it('waits on a live holder younger than the patience', async () => {
+  it('never takes over a live holder whose deadline ends after its own, however old its lock: it gives up at its deadline, naming the holder', async () => {
+    const dir = tempDir();
+    const path = plantLock(dir, `${ALIVE} ${HOST} ${START + 2_000} fetch\n`, START - 30_000);
+    const c = clock();
+    const outcome = await acquire(dir, KEY, options(never, 5), c.deps);
+    expect(outcome).toEqual({ kind: 'timeout', holder: { pid: ALIVE, since: START - 30_000, deadline: START + 2_000, login: false } });
+    expect(readFileSync(path, 'utf8')).toBe(`${ALIVE} ${HOST} ${START + 2_000} fetch\n`);
+  });
+
+  it("never takes over a login's lock while its holder lives, even past the deadline it wrote; a dead one's at once", async () => {
+    const dir = tempDir();
+    const path = plantLock(dir, `${ALIVE} ${HOST} ${START - 60_000} login\n`, START - 120_000);
+    const c = clock();
+    const seen: unknown[] = [];
+    const outcome = await acquire(dir, KEY, { ...options(), onHolder: (holder) => (seen.push(holder), START + 1_000) }, c.deps);
+    expect(outcome).toMatchObject({ kind: 'timeout', holder: { pid: ALIVE, login: true } });
+    expect(seen[0]).toEqual({ pid: ALIVE, since: START - 120_000, deadline: START - 60_000, login: true });
+    expect(readFileSync(path, 'utf8')).toBe(`${ALIVE} ${HOST} ${START - 60_000} login\n`);
+    plantLock(dir, `${DEAD} ${HOST} ${START + 600_000} login\n`);
+    expect(await acquire(dir, KEY, options(), clock().deps)).toMatchObject({ kind: 'acquired', tookOver: false });
+  });
+
+  it("writes a login's lock as one, and returns 'busy' at once when onHolder says to leave (stale-while-revalidate)", async () => {
+    const dir = tempDir();
+    const login = await acquire(dir, KEY, { ...options(), login: true }, clock().deps);
+    expect(readFileSync(lockPath(dir, KEY), 'utf8')).toBe(`${ME} ${HOST} ${START + 1_000} login\n`);
+    const c = clock();
+    const busy = await acquire(dir, KEY, { ...options(), onHolder: () => 'leave' }, { ...c.deps, pid: ALIVE, alive: (pid) => pid === ME });
+    expect(busy).toMatchObject({ kind: 'busy', holder: { pid: ME, login: true } });
+    expect(c.sleeps).toEqual([]);
+    if (login.kind === 'acquired') login.lock.release();
+  });
+
+  it('waits on a live holder that wrote no deadline (an older version) while it is younger than staleAfterMs', async () => {
     const dir = tempDir();
     const path = plantLock(dir, `${ALIVE} ${HOST}\n`, START - 4_000);
     const c = clock();
     const outcome = await acquire(dir, KEY, options(never, 5_000), c.deps);
-    expect(outcome).toEqual({ kind: 'timeout' });
+    expect(outcome).toMatchObject({ kind: 'timeout', holder: { pid: ALIVE, deadline: undefined } });
     expect(readFileSync(path, 'utf8')).toBe(`${ALIVE} ${HOST}\n`);
   });
 

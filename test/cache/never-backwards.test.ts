@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { cached, type CacheDeps, type Fetch } from '../../src/cache/cache.js';
+import { fileStorage } from '../../src/cache/file-storage.js';
 import { readEntry, writeEntry, type CacheFs } from '../../src/cache/store.js';
 import type { CredentialStatus } from '../../src/credential/exec-credential.js';
 import { RequestError } from '../../src/errors.js';
@@ -75,7 +76,7 @@ it('a failure is not written over a credential stored between the re-read and th
     throw new RequestError('HTTP_STATUS', 'the token API answered 503', { status: 503 });
   };
   const failures = { ttlMs: 10_000, redact: (text: string) => text };
-  const served = await cached(dir, KEY, timing, failing, deps(race.fs, trace), failures);
+  const served = await cached(fileStorage(dir, deps(race.fs, trace)), KEY, timing, failing, deps(race.fs, trace), failures);
   expect(race.raced()).toBe(true);
   expect(served).toEqual(STORED);
   expect(readEntry(fs, dir, KEY, NOW, UID)).toEqual({ hit: true, status: STORED });
@@ -91,7 +92,7 @@ it('an older credential is not written over a newer one stored between the re-re
   // A slow success: its credential expires before the one another process stores meanwhile.
   const older: CredentialStatus = { token: 'older', expirationTimestamp: '2026-01-01T00:30:00Z' };
   const slow: Fetch = async () => ({ status: older, expiresAt: undefined });
-  expect(await cached(dir, KEY, timing, slow, deps(race.fs, trace))).toEqual(older);
+  expect(await cached(fileStorage(dir, deps(race.fs, trace)), KEY, timing, slow, deps(race.fs, trace))).toEqual(older);
   expect(race.raced()).toBe(true);
   expect(readEntry(fs, dir, KEY, NOW, UID)).toEqual({ hit: true, status: STORED });
   expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CACHE_FORMAT } from '../../src/cache/key.js';
-import { dropRefresh, entryPath, readEntry, writeEntry, writeFailure } from '../../src/cache/store.js';
+import { replaceRefresh, entryPath, readEntry, writeEntry, writeFailure } from '../../src/cache/store.js';
 import type { CredentialStatus } from '../../src/credential/exec-credential.js';
 import { modeOf } from './support.js';
 
@@ -49,7 +49,7 @@ describe('the refresh token in an entry', () => {
   it('is dropped, the rest of the entry as it was', () => {
     const dir = tempDir();
     writeEntry(fs, dir, KEY, STATUS, 'u3', NOW, EXPIRES + 60_000, REFRESH);
-    dropRefresh(fs, dir, KEY, 'u4', UID);
+    replaceRefresh(fs, dir, KEY, undefined, 'u4', UID);
     const text = readFileSync(entryPath(dir, KEY), 'utf8');
     expect(text).not.toContain(REFRESH.token);
     expect(readEntry(fs, dir, KEY, NOW, UID)).toEqual({ hit: true, status: STATUS });
@@ -59,10 +59,10 @@ describe('the refresh token in an entry', () => {
 
   it('dropping from an entry that is not ours, or none, changes nothing', () => {
     const dir = tempDir();
-    dropRefresh(fs, dir, KEY, 'u5', UID);
+    replaceRefresh(fs, dir, KEY, undefined, 'u5', UID);
     const foreign = JSON.stringify({ apiVersion: 'webapi-credential.cache/v0', kind: 'CachedCredential', key: KEY, status: STATUS, refresh: REFRESH });
     writeFileSync(entryPath(dir, KEY), foreign, { mode: 0o600 });
-    dropRefresh(fs, dir, KEY, 'u6', UID);
+    replaceRefresh(fs, dir, KEY, undefined, 'u6', UID);
     expect(readFileSync(entryPath(dir, KEY), 'utf8')).toBe(foreign);
   });
 

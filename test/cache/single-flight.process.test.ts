@@ -61,7 +61,8 @@ describe('single flight', () => {
     await held.arrived;
     const lock = tree(box.cacheDir).find((name) => name.endsWith('.lock'));
     expect(lock).toMatch(/^[0-9a-f]{64}\.lock$/);
-    expect(readFileSync(join(box.cacheDir, lock!), 'utf8')).toBe(`${holder.child.pid} ${HOST_ID}\n`);
+    // Its pid, host, deadline (its --timeout, 30 s by default, from its start) and that it is no login.
+    expect(readFileSync(join(box.cacheDir, lock!), 'utf8')).toMatch(new RegExp(`^${holder.child.pid} ${HOST_ID.replace(/[[\]]/g, '\\$&')} \\d{13} fetch\n$`));
 
     const waiter = spawnCli(['--config-inline', config, '--cache', '--verbose'], env);
     await waiter.waitForStderr(`${PREFIX}cache: miss (no entry)`);
@@ -152,23 +153,23 @@ describe('single flight', () => {
     expect(tree(box.cacheDir)).toEqual([]);
   });
 
-  it('takes over the lock, exits 0 and stores the entry when a live process holds the lock past its patience', async () => {
+  it('takes over the lock, exits 0 and stores the entry when a live process holds the lock past the deadline it wrote', async () => {
     const api = await startApi();
     const box = sandbox();
     const config = cachedConfig(api);
     await getToken(box, config, ['--cache']);
     const { key, path } = onlyEntry(box.cacheDir);
     writeFileSync(path, '');
-    // A live holder (this test runner) that never finishes; --timeout 6s gives the waiter half of
-    // it, 3 s, of patience, and leaves the other half for the fetch even on a loaded machine.
-    writeFileSync(join(box.cacheDir, `${key}.lock`), `${process.pid}\n`, { mode: 0o600 });
+    // A live holder (this test runner) that never finishes, whose deadline is 2 s away: the waiter,
+    // with a later one, takes its lock over once that has passed (and leaves it alone before).
+    writeFileSync(join(box.cacheDir, `${key}.lock`), `${process.pid} ${HOST_ID} ${Date.now() + 2_000} fetch\n`, { mode: 0o600 });
 
-    const result = await getToken(box, config, ['--cache', '--verbose', '--timeout', '6s']);
+    const result = await getToken(box, config, ['--cache', '--verbose', '--timeout', '20s']);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout).status.token).toBe('token-2');
     expect(result.stderr.split('\n').filter((line) => line.startsWith(`${PREFIX}cache:`))).toEqual([
       `${PREFIX}cache: miss (entry is corrupt or truncated)`,
-      `${PREFIX}cache: took over the lock of a live process whose fetch outlasted this call's patience`,
+      `${PREFIX}cache: took over the lock of a live process whose own deadline had passed`,
       `${PREFIX}cache: stored`,
     ]);
     // The hung holder's lock was taken over, and ours released.

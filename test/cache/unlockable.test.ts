@@ -4,7 +4,8 @@ import fs, { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { cached } from '../../src/cache/cache.js';
+import { cached, type CacheDeps } from '../../src/cache/cache.js';
+import { fileStorage } from '../../src/cache/file-storage.js';
 import type { CacheFs } from '../../src/cache/store.js';
 
 it('fetches without the lock when the lock file cannot be created, and says why in one line', async () => {
@@ -20,7 +21,7 @@ it('fetches without the lock when the lock file cannot be created, and says why 
   const lines: string[] = [];
   const now = Date.parse('2026-01-01T00:00:00Z');
   const status = { token: 'tok', expirationTimestamp: '2026-01-01T01:00:00Z' };
-  const result = await cached(dir, 'b'.repeat(64), { deadline: now + 30_000, timeoutMs: 30_000 }, async () => ({ status, expiresAt: undefined }), {
+  const deps: CacheDeps = {
     fs: denying,
     trace: (line) => lines.push(line),
     unique: () => 'u1',
@@ -29,7 +30,8 @@ it('fetches without the lock when the lock file cannot be created, and says why 
     pid: process.pid,
     alive: () => true,
     randomBytes: () => new Uint8Array(32),
-  });
+  };
+  const result = await cached(fileStorage(dir, deps), 'b'.repeat(64), { deadline: now + 30_000, timeoutMs: 30_000 }, async () => ({ status, expiresAt: undefined }), deps);
   expect(result).toEqual(status);
   expect(lines).toEqual(['cache: miss (no entry)', 'cache: cannot lock (EACCES); fetching without the lock', 'cache: stored']);
 });
@@ -62,7 +64,7 @@ it('removes a lock whose pid write fails (a full file system), so that the next 
     randomBytes: () => new Uint8Array(32),
   };
   for (let call = 0; call < 2; call++) {
-    expect(await cached(dir, 'd'.repeat(64), { deadline: now + 30_000, timeoutMs: 30_000 }, async () => ({ status, expiresAt: undefined }), deps)).toEqual(status);
+    expect(await cached(fileStorage(dir, deps), 'd'.repeat(64), { deadline: now + 30_000, timeoutMs: 30_000 }, async () => ({ status, expiresAt: undefined }), deps)).toEqual(status);
   }
   expect(fs.readdirSync(dir)).toEqual([]);
   expect(sleeps).toEqual([]);

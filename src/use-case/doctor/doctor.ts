@@ -36,7 +36,7 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
     throw new UsageError('LOGIN_NO_TERMINAL', 'doctor --login runs a login, and nobody can answer its prompt here (stdin or stderr is no terminal); run it at a terminal, or leave --login out to see the login stage');
   }
   // The whole of doctor stays within --timeout, as a call does: each stage gets what is left.
-  const deadline = deps.now() + flags.run.timeoutMs;
+  const deadline = (deps.started ?? deps.now()) + flags.run.timeoutMs;
   const left = () => Math.max(1, deadline - deps.now());
   const stages: Stage[] = [];
   // The login stage is a login config's (or --login's) only: other reports stay as they were.

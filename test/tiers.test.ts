@@ -29,6 +29,15 @@ const GUARD = 'test/unit-setup.ts';
 
 const CHILD_PROCESS = new Set(['child_process', 'node:child_process']);
 
+/** Each file's syntax tree, made once for all the checks below (a parse of every test file is most of their time). */
+const trees = new Map<string, ts.SourceFile>();
+function parse(file: string, source: string): ts.SourceFile {
+  const key = `${file}\0${source}`;
+  let tree = trees.get(key);
+  if (!tree) trees.set(key, (tree = ts.createSourceFile(file, source, ts.ScriptTarget.ES2023, true)));
+  return tree;
+}
+
 interface Use {
   module: string;
   /** The names taken (`*` for a namespace, `default`, or a whole-module dynamic import / require). */
@@ -39,7 +48,7 @@ interface Use {
 function uses(source: string, file: string): Use[] {
   const found: Use[] = [];
   const resolve = (specifier: string): string => (specifier.startsWith('.') ? join(dirname(file), specifier).replace(/\.js$/, '.ts') : specifier);
-  const tree = ts.createSourceFile(file, source, ts.ScriptTarget.ES2023, true);
+  const tree = parse(file, source);
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
       const clause = node.importClause;
@@ -80,7 +89,7 @@ const UPPER_BOUNDS = new Set(['toBeLessThan', 'toBeLessThanOrEqual']);
  */
 function durationBounds(source: string, file: string): string[] {
   const found: string[] = [];
-  const tree = ts.createSourceFile(file, source, ts.ScriptTarget.ES2023, true);
+  const tree = parse(file, source);
   const line = (node: ts.Node) => tree.getLineAndCharacterOfPosition(node.getStart(tree)).line + 1;
   const isExpect = (node: ts.Node): node is ts.CallExpression => ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'expect';
   const visit = (node: ts.Node): void => {

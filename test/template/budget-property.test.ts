@@ -1,7 +1,7 @@
 // Whatever graph of lets a config builds, sharing values, doubling them, nesting them, deciding them
 // by a secret, an evaluation ends with a request or a config error (exit 2, never 1), and nothing shown
 // spells the secret. What makes it end is the step budget (src/template/evaluate-value.ts, 4 000 000
-// steps, pinned exactly by test/template/bounds.test.ts) and the 16 MiB bound on a value: a graph that
+// steps, pinned exactly by test/template/bounds.perf.test.ts) and the 16 MiB bound on a value: a graph that
 // slipped past them would double 64 times and not end before the test's timeout.
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
-import { PROCESS_TESTS } from './test/tiers.js';
+import { BIN_TESTS, PERF_TESTS, PROCESS_TESTS } from './test/tiers.js';
 
 // `node_modules/.bin/vitest` started by hand runs on the system Node (20 here), where the code under
 // test behaves differently (no proxy support in https.Agent): refuse rather than mislead.
@@ -22,19 +22,17 @@ export default defineConfig({
     projects: [
       // The unit tier (npm run test:unit): every test that runs in this process, no child process and
       // no binary (test/tiers.ts says which files; test/tiers.test.ts and test/unit-setup.ts keep them so).
-      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...PROCESS_TESTS], setupFiles: ['test/unit-setup.ts'] } },
-      // The process tier, running bin/webapi-credential.js on the pinned Node.
-      { extends: true, test: { name: 'bin', include: PROCESS_TESTS } },
-      // The parts that run the product as a process, again against the single executable
-      // (npm test builds it first): what users install must pass what the bin script passes.
-      {
-        extends: true,
-        test: {
-          name: 'binary',
-          include: ['test/e2e/**/*.test.ts', 'test/integration/**/*.test.ts', 'test/cache/**/*.process.test.ts', 'test/examples/**/*.test.ts'],
-          env: { WEBAPI_CREDENTIAL_BIN: binary },
-        },
-      },
+      // Its timeout only ends a test that hangs: room for a machine many times busier than its cores
+      // (a property over large texts took 90 s at a load of 30).
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...PROCESS_TESTS, ...PERF_TESTS], setupFiles: ['test/unit-setup.ts'], testTimeout: 180_000 } },
+      // The perf tier (npm run test:perf): in-process like the unit tier, the large inputs whose time
+      // is compared with the time of a smaller one (growth, never a fixed number of milliseconds); the
+      // timeout only ends a run that went quadratic.
+      { extends: true, test: { name: 'perf', include: PERF_TESTS, setupFiles: ['test/unit-setup.ts'], testTimeout: 300_000 } },
+      // The process tier runs each file once: against the single executable (npm test builds it first),
+      // what users install, but for the files about the npm package and the bin script as such.
+      { extends: true, test: { name: 'bin', include: BIN_TESTS } },
+      { extends: true, test: { name: 'binary', include: PROCESS_TESTS, exclude: [...configDefaults.exclude, ...BIN_TESTS], env: { WEBAPI_CREDENTIAL_BIN: binary } } },
     ],
   },
 });

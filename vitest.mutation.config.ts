@@ -40,6 +40,7 @@ const FILES: Record<string, string[]> = {
     'test/template/comparisons.test.ts',
     'test/template/lookups.test.ts',
     'test/template/bounds.test.ts',
+    'test/template/bounds.perf.test.ts',
     'test/template/file-paths.test.ts',
     'test/template/one-bit.test.ts',
     'test/template/trust.test.ts',

@@ -7,13 +7,13 @@ import { dirname, join, matchesGlob } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from './helpers/cli.js';
-import { isProcessTest, PROCESS_TESTS } from './tiers.js';
+import { isPerfTest, isProcessTest, PERF_TESTS, PROCESS_TESTS } from './tiers.js';
 
 /** Support modules that start a process, and which of their exports do it ('*': all). */
 const RUNNERS: Record<string, readonly string[] | '*'> = {
   'test/helpers/cli.ts': ['runCli', 'runCommand', 'cliCommand', 'BIN_SCRIPT', 'PINNED_NODE'],
   'test/helpers/exec-plugin.ts': ['runExecEntry'],
-  'test/helpers/device-run.ts': ['startPlugin'],
+  'test/helpers/device-run.ts': ['startPlugin', 'atTerminal', 'cliAtTerminal'],
   'test/helpers/examples.ts': ['run'],
   'test/helpers/kubectl.ts': '*',
   'test/helpers/installed.ts': '*',
@@ -29,6 +29,15 @@ const GUARD = 'test/unit-setup.ts';
 
 const CHILD_PROCESS = new Set(['child_process', 'node:child_process']);
 
+/** Each file's syntax tree, made once for all the checks below (a parse of every test file is most of their time). */
+const trees = new Map<string, ts.SourceFile>();
+function parse(file: string, source: string): ts.SourceFile {
+  const key = `${file}\0${source}`;
+  let tree = trees.get(key);
+  if (!tree) trees.set(key, (tree = ts.createSourceFile(file, source, ts.ScriptTarget.ES2023, true)));
+  return tree;
+}
+
 interface Use {
   module: string;
   /** The names taken (`*` for a namespace, `default`, or a whole-module dynamic import / require). */
@@ -39,7 +48,7 @@ interface Use {
 function uses(source: string, file: string): Use[] {
   const found: Use[] = [];
   const resolve = (specifier: string): string => (specifier.startsWith('.') ? join(dirname(file), specifier).replace(/\.js$/, '.ts') : specifier);
-  const tree = ts.createSourceFile(file, source, ts.ScriptTarget.ES2023, true);
+  const tree = parse(file, source);
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
       const clause = node.importClause;
@@ -58,6 +67,42 @@ function uses(source: string, file: string): Use[] {
       const dynamic = node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === 'require');
       // process.getBuiltinModule('node:child_process'), createRequire(...)('child_process') and the like.
       if (dynamic || CHILD_PROCESS.has(specifier)) found.push({ module: resolve(specifier), names: ['*'] });
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(tree);
+  return found;
+}
+
+/**
+ * What reads as a duration: a clock read (performance.now(), Date.now() minus something, hrtime) or a
+ * name for one (ms, elapsed, tookMs, recoveryMs, a duration). A fake clock's reading (`clock.time()`)
+ * is not one: it moves only when the test moves it.
+ */
+const DURATION = /performance\.now\(|Date\.now\(\)\s*-|hrtime|\bms\b|[a-z]Ms\b|elapsed|\btook|[dD]uration|\bgaps?\b/;
+const UPPER_BOUNDS = new Set(['toBeLessThan', 'toBeLessThanOrEqual']);
+
+/**
+ * Where `source` holds a duration under a bound: `expect(<duration>).toBeLessThan(…)` (or OrEqual), or
+ * `expect(<duration> < …)`. A busy machine makes any duration long, so such a test can fail without a
+ * fault: it counts the work instead, or lives in the perf tier and compares growth.
+ */
+function durationBounds(source: string, file: string): string[] {
+  const found: string[] = [];
+  const tree = parse(file, source);
+  const line = (node: ts.Node) => tree.getLineAndCharacterOfPosition(node.getStart(tree)).line + 1;
+  const isExpect = (node: ts.Node): node is ts.CallExpression => ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'expect';
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && UPPER_BOUNDS.has(node.expression.name.text)) {
+      let target: ts.Expression = node.expression.expression;
+      if (ts.isPropertyAccessExpression(target) && target.name.text === 'not') target = target.expression;
+      const subject = isExpect(target) ? target.arguments[0] : undefined;
+      if (subject && DURATION.test(subject.getText(tree))) found.push(`${file}:${line(node)} ${subject.getText(tree)} .${node.expression.name.text}(…)`);
+    }
+    if (isExpect(node)) {
+      const subject = node.arguments[0];
+      const compares = subject && ts.isBinaryExpression(subject) && [ts.SyntaxKind.LessThanToken, ts.SyntaxKind.LessThanEqualsToken, ts.SyntaxKind.GreaterThanToken, ts.SyntaxKind.GreaterThanEqualsToken].includes(subject.operatorToken.kind);
+      if (compares && DURATION.test(subject.getText(tree))) found.push(`${file}:${line(node)} expect(${subject.getText(tree)})`);
     }
     ts.forEachChild(node, visit);
   };
@@ -136,6 +181,36 @@ describe('the unit tier', () => {
     expect(isProcessTest(file)).toBe(false);
     expect(isProcessTest('test/cache/example.process.test.ts')).toBe(true);
     expect(isProcessTest('test/e2e/anything.test.ts')).toBe(true);
+  });
+
+  it('holds no duration against a bound: a busy machine cannot fail it (the perf tier compares growth instead)', () => {
+    const outside = all.filter((file) => !isPerfTest(file) && file !== SELF);
+    expect(outside.flatMap((file) => durationBounds(read(file), file))).toEqual([]);
+    // Nor does it time work at two sizes (test/helpers/growth.ts): that is the perf tier's.
+    const timing = outside.filter((file) => uses(read(file), file).some((use) => use.module === 'test/helpers/growth.ts'));
+    expect(timing).toEqual([]);
+  });
+
+  it('would catch a test that holds a duration against a bound', () => {
+    const source = [
+      'const started = Date.now();',
+      'expect(Date.now() - started).toBeLessThan(5_000);',
+      'expect(performance.now() - start).toBeLessThanOrEqual(DEADLINE_MS);',
+      'expect(ms, shape.name).toBeLessThan(2_000 + SLACK_MS);',
+      'expect(result.tookMs).not.toBeLessThan(1);',
+      'expect(elapsed < 9000).toBe(true);',
+      'expect(Date.now() - started).toBeGreaterThanOrEqual(250);',
+      'expect(clock.time() - START).toBeLessThanOrEqual(1_025);',
+      'expect(steps).toBeLessThan(4 * small);',
+    ].join('\n');
+    expect(durationBounds(source, 'x.test.ts').map((hit) => hit.split(' ')[0])).toEqual(['x.test.ts:2', 'x.test.ts:3', 'x.test.ts:4', 'x.test.ts:5', 'x.test.ts:6']);
+  });
+
+  it('keeps the perf tier in process, and every perf file in it', () => {
+    const perf = tests.filter(isPerfTest);
+    expect(perf.length).toBeGreaterThan(0);
+    for (const file of perf) expect(isProcessTest(file), file).toBe(false);
+    for (const file of tests) expect(PERF_TESTS.some((glob) => matchesGlob(file, glob)), file).toBe(isPerfTest(file));
   });
 
   it('refuses a spawn at run time in its workers (test/unit-setup.ts), but for openssl, which makes the test certificates', () => {

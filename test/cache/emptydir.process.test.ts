@@ -192,11 +192,7 @@ describeWith(ROOT_USER, SETPRIV)('the cache on a memory emptyDir, as kubelet mou
     }
     const cacheDir = join(volume, 'credentials');
     const { api, config: text } = await config();
-    const round = async () => {
-      const started = performance.now();
-      const results = await Promise.all(Array.from({ length: callers }, () => asArgoCd(text, cacheDir)));
-      return { results, ms: performance.now() - started };
-    };
+    const round = async () => ({ results: await Promise.all(Array.from({ length: callers }, () => asArgoCd(text, cacheDir))) });
 
     // Cold callers on the volume while it has room: one fetch, the others wait on its lock and hit.
     const roomy = await round();
@@ -215,16 +211,15 @@ describeWith(ROOT_USER, SETPRIV)('the cache on a memory emptyDir, as kubelet mou
     for (const result of full.results) {
       expect(result.code, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout).status.token).toMatch(/^token-\d+$/);
+      // Each found no lock of another to wait on, but made (and removed) its own: a lock left behind
+      // would be waited on to the caller's patience instead, and said so. (Counted, not timed.)
       expect(result.stderr).toContain('webapi-credential: cache: cannot lock (ENOSPC); fetching without the lock\n');
+      expect(result.stderr).not.toContain('holds the key too long');
       expect(leaks(result, ['argocd-secret-value'])).toEqual([]);
     }
     // Each fetched on its own (nobody can hold a lock on a full file system), and left nothing behind.
     expect(api.requests).toHaveLength(1 + callers);
     expect(readdirSync(cacheDir).sort()).toEqual(kept);
-    // A lock left behind costs each next caller a second or more; the same callers with room took
-    // roomy.ms (here 0.13 s, and 0.15 s full; 3.1 s full with the lock left). Loose: a busy machine
-    // may slow one round, not by seconds.
-    expect(full.ms, `full ${Math.round(full.ms)} ms, roomy ${Math.round(roomy.ms)} ms`).toBeLessThan(roomy.ms + 1_500);
   });
 
   it('refuses a disk-backed emptyDir (0777, not sticky): the credential still comes, without the cache', async () => {

@@ -3,9 +3,9 @@
 // under a module hook that lists every file it loads, and checks which libraries those files hold.
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN_SCRIPT, PINNED_NODE, baseEnv } from '../helpers/cli.js';
+import { BIN_SCRIPT, PINNED_NODE, ROOT, baseEnv } from '../helpers/cli.js';
 import { cachedConfig, getToken, sandbox, tokenApis } from './support.js';
 
 // A string each library's code contains, and ours does not.
@@ -59,7 +59,6 @@ registerHooks({ load(url, context, next) { appendFileSync(${JSON.stringify(list)
 
 describe('the cached-credential path', () => {
   it('loads none of the HTTP client, yaml, the expression parser, json-p3 or commander on a hit, and all of what a miss needs', async () => {
-    if (process.env['WEBAPI_CREDENTIAL_BIN']) return; // The single binary has no module files to watch.
     const server = await api();
     const box = sandbox();
     const yaml = join(box.root, 'config.yaml');
@@ -102,7 +101,6 @@ describe('the cached-credential path', () => {
   });
 
   it('answers --version without loading commander or the rest of the CLI', async () => {
-    if (process.env['WEBAPI_CREDENTIAL_BIN']) return; // The single binary has no module files to watch.
     const box = sandbox();
     const version = await loadedLibraries(['--version'], box.env({}), box.root);
     expect(version.code).toBe(0);
@@ -115,11 +113,9 @@ describe('the cached-credential path', () => {
   });
 
   it('in the single executable, holds none of them in the asset a hit compiles, and all of them in the one a miss does', () => {
-    const bin = process.env['WEBAPI_CREDENTIAL_BIN'];
-    if (!bin) return; // The bin script is checked above.
-    // The files the executable's assets are made of (scripts/sea.mjs, next to it in dist/).
+    // The files the executable's assets are made of (scripts/sea.mjs, next to it in dist/; npm test builds it).
     const holds = (asset: string) => {
-      const text = readFileSync(join(dirname(bin), 'sea', asset), 'utf8');
+      const text = readFileSync(join(ROOT, 'dist', 'sea', asset), 'utf8');
       return Object.entries(MARKERS)
         .filter(([, marker]) => text.includes(marker))
         .map(([name]) => name);
@@ -130,7 +126,6 @@ describe('the cached-credential path', () => {
   });
 
   it('loads neither jose nor the expression parser on a hit of a config with steps and jwt()', async () => {
-    if (process.env['WEBAPI_CREDENTIAL_BIN']) return;
     const server = await api();
     const box = sandbox();
     const { generateKeyPairSync } = await import('node:crypto');
@@ -159,7 +154,6 @@ describe('the cached-credential path', () => {
   });
 
   it('takes the full path, libraries and all, when the cache is off', async () => {
-    if (process.env['WEBAPI_CREDENTIAL_BIN']) return;
     const server = await api();
     const box = sandbox();
     const first = await getToken(box, cachedConfig(server), ['--cache']);

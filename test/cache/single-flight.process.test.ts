@@ -9,8 +9,12 @@ import { cachedConfig, deadPid, entryAndRef, getToken, onlyEntry, sandbox, spawn
 const startApi = tokenApis();
 const PREFIX = 'webapi-credential: ';
 
-/** Well within the 10 s bounded wait: a waiter that only gave up at the bound would take longer. */
-const RECOVERY_BOUND_MS = 5_000;
+/**
+ * Whether a caller waited out its patience (10 s) instead of taking a dead holder's lock at once: it says
+ * so under --verbose (a live holder's lock taken over, or a lock not ours gone around). Read from its
+ * trace, not timed: a busy machine makes any wait long.
+ */
+const waitedItsPatience = (stderr: string) => /cache: took over the lock of a live process|cache: a lock that is not ours holds the key too long/.test(stderr);
 
 describe('single flight', () => {
   it('makes exactly one request for 50 parallel cold invocations, and all 50 print the same credential', async () => {
@@ -70,17 +74,15 @@ describe('single flight', () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(api.requests).toHaveLength(1);
 
-    const killedAt = Date.now();
     holder.child.kill('SIGKILL');
     expect(await holder.exited).toEqual({ code: null, signal: 'SIGKILL' });
     const { code } = await waiter.exited;
-    const recoveryMs = Date.now() - killedAt;
     held.release();
 
     expect(code).toBe(0);
     expect(JSON.parse(waiter.stdout()).status.token).toBe('token-2');
     expect(api.requests).toHaveLength(2);
-    expect(recoveryMs).toBeLessThan(RECOVERY_BOUND_MS);
+    expect(waitedItsPatience(waiter.stderr())).toBe(false);
     expect(tree(box.cacheDir)).toEqual(entryAndRef(box.cacheDir));
   });
 
@@ -98,16 +100,13 @@ describe('single flight', () => {
     expect(stale).toHaveLength(1);
     expect(stale[0]).toMatch(/^[0-9a-f]{64}\.lock$/);
 
-    const started = Date.now();
     const next = await getToken(box, config, ['--cache', '--verbose']);
-    const elapsedMs = Date.now() - started;
     held.release();
 
     expect(next.code).toBe(0);
     expect(JSON.parse(next.stdout).status.token).toBe('token-2');
-    expect(next.stderr).not.toContain('holds the lock too long');
+    expect(waitedItsPatience(next.stderr)).toBe(false);
     expect(api.requests).toHaveLength(2);
-    expect(elapsedMs).toBeLessThan(RECOVERY_BOUND_MS);
     expect(tree(box.cacheDir)).toEqual(entryAndRef(box.cacheDir));
   });
 
@@ -128,9 +127,7 @@ describe('single flight', () => {
     writeFileSync(join(box.cacheDir, temp), text.replace('token-1', 'token-from-temp-file'), { mode: 0o600 });
     writeFileSync(path, text.slice(0, 40));
 
-    const started = Date.now();
     const next = await getToken(box, config, ['--cache', '--verbose']);
-    const elapsedMs = Date.now() - started;
 
     expect(next.code).toBe(0);
     expect(JSON.parse(next.stdout).status.token).toBe('token-2');
@@ -139,7 +136,6 @@ describe('single flight', () => {
       `${PREFIX}cache: miss (entry is corrupt or truncated)`,
       `${PREFIX}cache: stored`,
     ]);
-    expect(elapsedMs).toBeLessThan(RECOVERY_BOUND_MS);
     expect(api.requests).toHaveLength(2);
     // The lock is gone; the dead writer's temp file stays until it is older than any writer lives.
     expect(tree(box.cacheDir)).toEqual([...entryAndRef(box.cacheDir), temp].sort());

@@ -172,11 +172,10 @@ describe('an entry or a ref swapped for something that is not ours', () => {
     const path = which === 'the entry' ? entry.path : onlyRef(box.cacheDir).path;
     rmSync(path);
     execFileSync('mkfifo', ['-m', '600', path]);
-    const started = Date.now();
+    // A read that waited on the FIFO would end at --timeout, exit 3, with no credential.
     const result = await getToken(box, config, ['--cache', '--timeout', '5s']);
     expect(result.code).toBe(0);
     expect(credentialOf(result.stdout)).toBe(token);
-    expect(Date.now() - started).toBeLessThan(20_000);
     expect(api.requests).toHaveLength(requests);
   });
 

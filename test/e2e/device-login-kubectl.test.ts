@@ -4,12 +4,12 @@
 // verification page, and kubectl lists the namespaces with the id_token. The next kubectl, without
 // a terminal, is served from the cache; interactiveMode: Never (Argo CD's) never prompts. Once the
 // id_token expires, a kubectl without a terminal refreshes it with the refresh token the cache kept.
-import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from '../helpers/apiserver.js';
 import { actAsPerson, ACCOUNT, CLIENT_ID, startDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
+import { atTerminal } from '../helpers/device-run.js';
 import { KUBECTL_1_33, makeKube, requireKubectl, runKubectl, writeKubeconfig, type Kube } from '../helpers/kubectl.js';
 import { makePki } from '../helpers/pki.js';
 import { describeWith, SCRIPT } from '../helpers/tools.js';
@@ -50,37 +50,7 @@ function kubeWith(interactiveMode: 'IfAvailable' | 'Never', extra: Record<string
 
 /** kubectl under a pseudo-terminal: stdin, stdout and stderr are the terminal, as for a person. */
 function kubectlAtTerminal(kube: Kube, args: string[]) {
-  const command = [requireKubectl(KUBECTL_1_33), ...args].map((part) => `'${part}'`).join(' ');
-  const child = spawn(SCRIPT.path!, ['-qfec', command, '/dev/null'], {
-    env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: kube.home, KUBECONFIG: kube.kubeconfig, TERM: 'dumb' },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const waiting: Array<() => void> = [];
-  const take = (c: Buffer) => {
-    output += c.toString();
-    for (const wake of waiting.splice(0)) wake();
-  };
-  child.stdout.on('data', take);
-  child.stderr.on('data', take);
-  const done = new Promise<{ code: number | null; output: string }>((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      child.stdin.destroy();
-      for (const wake of waiting.splice(0)) wake();
-      resolve({ code, output });
-    });
-  });
-  const prompt = async (): Promise<{ url: string; code: string }> => {
-    for (;;) {
-      const found = /to log in, open (\S+)\r?\n.*the code (\S+) /.exec(output);
-      if (found) return { url: found[1]!, code: found[2]! };
-      if (child.exitCode !== null) throw new Error(`kubectl ended without a prompt: ${output}`);
-      await new Promise<void>((resolve) => waiting.push(resolve));
-    }
-  };
-  return { prompt, done };
+  return atTerminal([requireKubectl(KUBECTL_1_33), ...args], { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: kube.home, KUBECONFIG: kube.kubeconfig, TERM: 'dumb' });
 }
 
 const deviceRequests = () => idp.requests.filter((r) => r.path === '/device/auth').length;

@@ -2,14 +2,13 @@
 // the cache holds and its age (never the token) and runs no login; with nobody logged in it fails
 // with exit 2 and the line a person needs, without a device request; once the credential expired it
 // says it was refreshed; `doctor --login` logs in, only at a terminal (util-linux `script` gives it one).
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliCommand, leaks, runCli, type CliResult } from '../helpers/cli.js';
+import { leaks, runCli, type CliResult } from '../helpers/cli.js';
 import { actAsPerson, CLIENT_ID, startDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
-import { startPlugin } from '../helpers/device-run.js';
+import { cliAtTerminal, startPlugin } from '../helpers/device-run.js';
 import { expectFailure } from '../helpers/integration.js';
 import { makePki } from '../helpers/pki.js';
 import { describeWith, SCRIPT } from '../helpers/tools.js';
@@ -108,14 +107,8 @@ describe('doctor on a login config', () => {
 describeWith(SCRIPT)('doctor --login at a terminal', () => {
   it('doctor without --login at a terminal, nobody logged in: exit 2, and the login stage points at --login', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-doctor-terminal-'));
-    const command = [...cliCommand(), 'doctor', '--config-inline', config(), '--cache', '--cache-dir', cacheDir].map((part) => `'${part.replaceAll("'", "'\\''")}'`).join(' ');
-    const child = spawn(SCRIPT.path!, ['-qfec', command, '/dev/null'], { env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/root', TERM: 'dumb' }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
     const devices = deviceRequests();
-    const exit = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    child.stdin.destroy();
+    const { code: exit, output } = await cliAtTerminal(['doctor', '--config-inline', config(), '--cache', '--cache-dir', cacheDir]).done;
     expect(exit, output).toBe(2);
     expect(output).toMatch(/✗ login +a login is needed, and doctor runs none unless asked: run this doctor command again with --login to log in at this terminal \(or webapi-credential login\)\r?\n/);
     expect(output).not.toContain('nobody can answer');
@@ -124,20 +117,11 @@ describeWith(SCRIPT)('doctor --login at a terminal', () => {
 
   it('logs in now (the person approves), caches the refresh token, and reports it', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-doctor-login-'));
-    const command = [...cliCommand(), 'doctor', '--login', '--config-inline', config(), '--cache', '--cache-dir', cacheDir].map((part) => `'${part.replaceAll("'", "'\\''")}'`).join(' ');
-    const child = spawn(SCRIPT.path!, ['-qfec', command, '/dev/null'], { env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/root', TERM: 'dumb' }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-    const done = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     const devices = deviceRequests();
-    for (let i = 0; i < 400 && !/the code (\S+) /.test(output); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    const url = /to log in, open (\S+)/.exec(output)?.[1];
-    const code = /the code (\S+) /.exec(output)?.[1];
-    expect(url, output).toBeDefined();
-    await actAsPerson(url!, code!, pki.ca.cert, 'approve');
-    const exit = await done;
-    child.stdin.destroy();
+    const run = cliAtTerminal(['doctor', '--login', '--config-inline', config(), '--cache', '--cache-dir', cacheDir]);
+    const { url, code } = await run.prompt();
+    await actAsPerson(url, code, pki.ca.cert, 'approve');
+    const { code: exit, output } = await run.done;
     expect(exit, output).toBe(0);
     expect(output).toMatch(/✓ login +logged in now \(device authorization grant\); a refresh token held, kept \d+ s ago/);
     // The report does not contradict itself: the login's own token request gave the credential.

@@ -45,7 +45,6 @@ describe('a hostile device authorization server', () => {
     answer = { device_code: DEVICE_CODE, user_code: 'ABCD-EFGH', verification_uri: `https://localhost:${api.port}/verify`, expires_in: seconds, interval: 0 };
     poll = { error: 'authorization_pending' };
     const before = polls().length;
-    const started = Date.now();
     const result = await run();
     expect(result.code).toBe(2);
     expect(result.stderr.trimEnd().split('\n').at(-1)).toBe('webapi-credential: the login code expired before it was approved; run the command again for a new code');
@@ -53,7 +52,6 @@ describe('a hostile device authorization server', () => {
     expect(made.length).toBeGreaterThanOrEqual(seconds - 1);
     expect(made.length).toBeLessThanOrEqual(seconds);
     for (let i = 1; i < made.length; i++) expect(made[i]!.at - made[i - 1]!.at).toBeGreaterThanOrEqual(950);
-    expect(Date.now() - started).toBeLessThan(seconds * 1000 + 3000);
     expect(made.every((r) => new URLSearchParams(r.body).get('device_code') === DEVICE_CODE)).toBe(true);
     expect(leaks(result, [DEVICE_CODE])).toEqual([]);
   }, 30_000);

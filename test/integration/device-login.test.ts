@@ -6,9 +6,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
-import { baseEnv, cliCommand, leaks } from '../helpers/cli.js';
-import { startPlugin } from '../helpers/device-run.js';
+import { leaks } from '../helpers/cli.js';
+import { cliAtTerminal, startPlugin } from '../helpers/device-run.js';
 import { expectFailure } from '../helpers/integration.js';
 import { actAsPerson, CLIENT_ID, startDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
 import { makePki } from '../helpers/pki.js';
@@ -180,41 +179,9 @@ function execInfo(interactive: boolean): string {
   return JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', spec: { interactive } });
 }
 
-/** The CLI under a pseudo-terminal (util-linux script): stdin and stderr are terminals, no exec info. */
-function atTerminal(args: string[]) {
-  const command = [...cliCommand(), ...args].map((part) => `'${part.replaceAll("'", "'\\''")}'`).join(' ');
-  const child = spawn(SCRIPT.path!, ['-qfec', command, '/dev/null'], { env: baseEnv({ TERM: 'dumb' }), stdio: ['pipe', 'pipe', 'pipe'] });
-  let output = '';
-  const waiting: Array<() => void> = [];
-  const take = (c: Buffer) => {
-    output += c.toString();
-    for (const wake of waiting.splice(0)) wake();
-  };
-  child.stdout.on('data', take);
-  child.stderr.on('data', take);
-  const done = new Promise<{ code: number | null; output: string }>((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      child.stdin.destroy();
-      for (const wake of waiting.splice(0)) wake();
-      resolve({ code, output });
-    });
-  });
-  const prompt = async (): Promise<{ url: string; code: string }> => {
-    for (;;) {
-      const found = /to log in, open (\S+)\r?\n.*the code (\S+) /.exec(output);
-      if (found) return { url: found[1]!, code: found[2]! };
-      if (child.exitCode !== null) throw new Error(`ended without a prompt: ${output}`);
-      await new Promise<void>((resolve) => waiting.push(resolve));
-    }
-  };
-  return { prompt, done };
-}
-
 describeWith(SCRIPT)('at a terminal, without kubectl', () => {
   it('run by hand with stdin and stderr terminals, get-token prompts and prints the credential', async () => {
-    const run = atTerminal(['--config-inline', deviceConfig(idp.issuer), '-o', 'token']);
+    const run = cliAtTerminal(['--config-inline', deviceConfig(idp.issuer), '-o', 'token']);
     const { url, code } = await run.prompt();
     await actAsPerson(url, code, pki.ca.cert, 'approve');
     const result = await run.done;
@@ -225,7 +192,7 @@ describeWith(SCRIPT)('at a terminal, without kubectl', () => {
 
   it('doctor runs no login, even at a terminal: no device request, and it points at doctor --login', async () => {
     const before = deviceRequests();
-    const result = await atTerminal(['doctor', '--config-inline', deviceConfig(idp.issuer)]).done;
+    const result = await cliAtTerminal(['doctor', '--config-inline', deviceConfig(idp.issuer)]).done;
     expect(result.code).toBe(2);
     expect(result.output).toContain('a login is needed, and doctor runs none unless asked: run this doctor command again with --login to log in at this terminal (or webapi-credential login)');
     expect(result.output).not.toContain('nobody can answer');

@@ -2,13 +2,13 @@
 // stand-ins: a token API on the test CA and the API server stand-in. Each stage fails in turn (exit code, that stage's line, no secret anywhere),
 // and every stage passes for a config, a kubeconfig the `kubeconfig` generator wrote and an Argo CD
 // secret `argocd-secret` wrote.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer, type ApiServerOptions } from '../helpers/apiserver.js';
 import { cliCommand, leaks, runCli, type CliResult } from '../helpers/cli.js';
+import { atTerminal } from '../helpers/device-run.js';
 import { installedDir } from '../helpers/installed.js';
 import { HOST_ID } from '../cache/support.js';
 import { closedPort, writeTemp } from '../helpers/integration.js';
@@ -441,16 +441,12 @@ describeWith(SCRIPT)('doctor --login at a terminal on a kubeconfig', () => {
     const printed = await runCli(['kubeconfig', '--server', apiserver.url, '--ca-file', apiserver.caFile, '--config', configFile(), '--name', 'doctor'], { env: {} });
     expect(printed.code, printed.stderr).toBe(0);
     const kubeconfig = writeTemp('kubeconfig-never.yaml', printed.stdout);
-    const command = [...cliCommand(), 'doctor', '--login', '--kubeconfig', kubeconfig].map((part) => `'${part.replaceAll("'", "'\\''")}'`).join(' ');
-    const child = spawn(SCRIPT.path!, ['-qfec', command, '/dev/null'], {
-      env: { PATH: `${INSTALLED}:${SYSTEM_PATH}`, HOME: mkdtempSync(join(tmpdir(), 'webapi-credential-doctor-home-')), TERM: 'dumb', API_KEY },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-    const exit = await new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    child.stdin.destroy();
+    const { code: exit, output } = await atTerminal([...cliCommand(), 'doctor', '--login', '--kubeconfig', kubeconfig], {
+      PATH: `${INSTALLED}:${SYSTEM_PATH}`,
+      HOME: mkdtempSync(join(tmpdir(), 'webapi-credential-doctor-home-')),
+      TERM: 'dumb',
+      API_KEY,
+    }).done;
     const lines = output.replace(/\r\n/g, '\n').trimEnd().split('\n');
     expect({ exit, source: lines[0] }).toEqual({
       exit: 2,

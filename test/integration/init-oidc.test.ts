@@ -183,10 +183,9 @@ describe('init oidc refusals', () => {
     const large = await init(['oidc', '--set', `issuer=${big.url}`, '--set', 'clientId=c', ...TRUST]);
     expectFailure(large, 3, /^the discovery of https:\/\/localhost:\d+ failed \(.*answered with more than 262144 bytes \(a discovery document is a few kB\).*\); give the token endpoint with --set tokenUrl=URL instead of discovering it$/, SECRETS);
     const slow = await startApi(() => new Promise(() => {}));
-    const started = Date.now();
+    // The deadline ended it, as its message says (a server that never answers would hold it otherwise).
     const late = await init(['oidc', '--set', `issuer=${slow.url}`, '--set', 'clientId=c', '--timeout', '1s', ...TRUST]);
     expectFailure(late, 3, /^the discovery of https:\/\/localhost:\d+ failed \(.*not tried, the 1s of --timeout had passed\); give the token endpoint with --set tokenUrl=URL instead of discovering it$/, SECRETS);
-    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('without --set caFile the test CA is not trusted, and the message says to give it', async () => {

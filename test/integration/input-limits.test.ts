@@ -21,27 +21,25 @@ const fifo = (name: string) => {
   execFileSync('mkfifo', [path]);
   return path;
 };
-/** Generous: a hang would be killed by runCli at 20 s; these end in well under a second. */
-const ENDS_WITHIN_MS = 10_000;
-
+/**
+ * Each case asserts its outcome, never its time: a hang is killed by runCli (after a minute: ample room
+ * for a busy machine, where reading 400 000 levels took over 20 s) and has no exit code, and a run past
+ * --timeout says so in its message.
+ */
 async function timed(args: string[], env: Record<string, string> = SECRET_ENV) {
-  const started = Date.now();
-  const result = await runCli(args, { env });
-  return { result, ms: Date.now() - started };
+  return { result: await runCli(args, { env, timeoutMs: 60_000 }) };
 }
 
-describe('files a config names', () => {
+describe('files a config names', { timeout: 90_000 }, () => {
   it('refuses /dev/zero as the config at once', async () => {
-    const { result, ms } = await timed(['--config', '/dev/zero', '--timeout', '2s']);
+    const { result } = await timed(['--config', '/dev/zero', '--timeout', '2s']);
     expectFailure(result, 2, 'cannot read config /dev/zero: not a regular file');
-    expect(ms).toBeLessThan(ENDS_WITHIN_MS);
   });
 
   it('refuses a FIFO as the config without waiting for a writer', async () => {
     const path = fifo('config.fifo');
-    const { result, ms } = await timed(['--config', path, '--timeout', '2s']);
+    const { result } = await timed(['--config', path, '--timeout', '2s']);
     expectFailure(result, 2, `cannot read config ${path}: not a regular file`);
-    expect(ms).toBeLessThan(ENDS_WITHIN_MS);
   });
 
   it('refuses a config larger than 1 MiB', async () => {
@@ -53,26 +51,23 @@ describe('files a config names', () => {
 
   it('refuses a FIFO as tls.caFile', async () => {
     const path = fifo('ca.fifo');
-    const { result, ms } = await timed(['--config-inline', provider(basic('https://127.0.0.1:9/token', { tls: { caFile: path } })), '--timeout', '2s']);
+    const { result } = await timed(['--config-inline', provider(basic('https://127.0.0.1:9/token', { tls: { caFile: path } })), '--timeout', '2s']);
     expectFailure(result, 2, `webAPIProviderConfig.tls.caFile: cannot read ${path}: not a regular file`);
-    expect(ms).toBeLessThan(ENDS_WITHIN_MS);
   });
 
   it('refuses a FIFO given to file()', async () => {
     const path = fifo('secret.fifo');
     const config = provider({ method: 'POST', url: 'https://127.0.0.1:9/token', tokenPath: '$.t', form: { s: `{{ file(${JSON.stringify(path)}) }}` } });
-    const { result, ms } = await timed(['--config-inline', config, '--timeout', '2s']);
+    const { result } = await timed(['--config-inline', config, '--timeout', '2s']);
     expectFailure(result, 2, `webAPIProviderConfig.form.s: {{ file(${JSON.stringify(path)}) }}: file(${JSON.stringify(path)}) cannot be read: not a regular file`);
-    expect(ms).toBeLessThan(ENDS_WITHIN_MS);
   });
 
   it('refuses a YAML config the parser would take minutes over, at once', async () => {
     // 30 000 keys in one mapping, 700 kB: the YAML parser took 85 s over it, whatever --timeout said.
     const path = join(dir, 'many-keys.yaml');
     writeFileSync(path, `webAPIProviderConfig:\n  method: POST\n  url: https://127.0.0.1:9/token\n  tokenPath: $.t\n  json:\n${Array.from({ length: 30_000 }, (_, i) => `    k${i}:\n      x: 1\n`).join('')}`);
-    const { result, ms } = await timed(['--config', path, '--timeout', '2s']);
+    const { result } = await timed(['--config', path, '--timeout', '2s']);
     expectFailure(result, 2, `config from --config ${path} is too large to read as YAML: more than 10000 YAML tokens (a config has a few hundred); write it as JSON, or keep large values in files`);
-    expect(ms).toBeLessThan(ENDS_WITHIN_MS);
   });
 
   it('refuses a config nested deeper than the stack with exit 2, not a crash', async () => {
@@ -85,16 +80,16 @@ describe('files a config names', () => {
   });
 });
 
-describe('answers that would take for ever', () => {
+describe('answers that would take for ever', { timeout: 90_000 }, () => {
   it('matches a catastrophic regular expression in linear time, within --timeout', async () => {
     const api = await startApi((_request, response) =>
       json(response, 200, { items: [{ name: `${'a'.repeat(34)}c`, token: 'no' }, { name: 'aab', token: SECRET.token }], expires_in: 600 }),
     );
     const config = provider(basic(`${api.url}/token`, { tls, tokenPath: "$.items[?match(@.name, '(a+)+b')].token" }));
-    const { result, ms } = await timed(['--config-inline', config, '--timeout', '2s']);
+    // A backtracking match takes 2^34 steps here (hours): it would end at --timeout with exit 3, not a token.
+    const { result } = await timed(['--config-inline', config, '--timeout', '10s']);
     expect(result.stderr).toBe('');
     expect(JSON.parse(result.stdout).status.token).toBe(SECRET.token);
-    expect(ms).toBeLessThan(ENDS_WITHIN_MS);
   });
 
   it('reports an answer nested 400 000 deep as exit 4, not a crash', async () => {

@@ -88,11 +88,10 @@ describe('a stderr whose reader is gone', () => {
     const api = await tokenApi();
     const out = join(dir, 'out-full.json');
     const config = provider(basic(`${api.url}/token`, { tls: { ...tls, insecureSkipVerify: true }, ...expiry, form: { key: '{{ env.API_KEY }}' } }));
-    const started = Date.now();
-    const result = await run(['--config-inline', config, '-v', '--timeout', '3s', '--cache', '--cache-dir', join(dir, 'cache-full')], { stdout: out, stderr: 'full' });
+    // A plugin that waited on the pipe would be ended by --timeout (exit 3) or by the runner (no exit code).
+    const result = await run(['--config-inline', config, '-v', '--timeout', '10s', '--cache', '--cache-dir', join(dir, 'cache-full')], { stdout: out, stderr: 'full' });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout).status.token).toBe(SECRET.token);
-    expect(Date.now() - started).toBeLessThan(4000);
   });
 
   it('costs nothing when the line is a warning (insecureSkipVerify)', async () => {

@@ -74,13 +74,12 @@ describe('the check of a merged kubeconfig', () => {
     const after = `x: &x [a]\ny: *x\nclusters: [{"name": "b", "cluster": {"server": "https://new.example.com"}}]\n${OURS.users}${OURS.contexts}current-context: b\n`;
     expect(why(after, 'b', before)).toBeUndefined();
     expect(why(after.replace('y: *x', 'y: [b]'), 'b', before)).toBe('its "y" would read otherwise');
-    // Ten anchors, each repeating the one before ten times: 10^10 strings if the aliases were copied out.
+    // Ten anchors, each repeating the one before ten times: 10^10 strings if the aliases were copied out,
+    // which would neither end before the test's timeout nor fit in memory.
     const laughs = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
     for (let i = 1; i <= 10; i++) laughs.push(`a${i}: &a${i} [${Array.from({ length: 10 }, () => `*a${i - 1}`).join(', ')}]`);
     const bomb = `${laughs.join('\n')}\nclusters: []\n`;
-    const start = performance.now();
     expect(why(`${bomb.replace('clusters: []\n', '')}clusters: [{"name": "b", "cluster": {"server": "https://new.example.com"}}]\n${OURS.users}${OURS.contexts}current-context: b\n`, 'b', bomb)).toBeUndefined();
-    expect(performance.now() - start).toBeLessThan(2_000);
   });
 });
 

@@ -3,12 +3,10 @@
 // every entry it did not touch is still there with its name, ours is there once, current-context is
 // ours. Each case here is a file that the text scan once read otherwise than the parser (and kubectl
 // 1.33's `config view`): a name or current-context continued on the next line, a `name` key spelled
-// another way. The text scan is gone (issue 34); the cases stay, and so does linear work on growing
-// hostile inputs.
+// another way. (The work on growing hostile inputs: kubeconfig-merge.perf.test.ts.)
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
-import { contextNames, mergeKubeconfig } from '../../src/kubeconfig/merge.js';
-import { expectLinear } from './growth.js';
+import { mergeKubeconfig } from '../../src/kubeconfig/merge.js';
 
 const OURS = 'ours.example.com:443';
 const entries = {
@@ -126,45 +124,7 @@ describe('a quoted scalar over lines goes to the parser', () => {
   });
 });
 
-describe('the merge is linear in the file', () => {
-  // The text scan's check of blank lines was quadratic: 80 000 of them took 13 s.
-  it.each([
-    ['blank lines', '\n'],
-    ['lines of spaces', '   \n'],
-    ['indented comments', '  # c\n'],
-  ])('a kubeconfig of growing runs of %s: completion and merge grow linearly', (_what, filler) => {
-    expectLinear([5_000, 10_000, 20_000], (lines) => {
-      const text = `apiVersion: v1\nclusters: []\n${filler.repeat(lines)}contexts:\n- name: c\n  context:\n    cluster: c\n    user: u\n`;
-      expect(contextNames(YAML, text)).toEqual(['c']);
-      expect(mergeKubeconfig(YAML, text, entries, true, 'kc').outcome).toBe('added');
-    });
-  }, 120_000);
-
-  // The parser's check of unique keys compared each key of a map with every one before it: 40 000
-  // keys of 60 characters (8.5 bytes a token) took 74 s, a 16 MiB kubeconfig hours, for a merge or a
-  // press of Tab.
-  it('a kubeconfig with a map of growing thousands of keys: completion and merge grow linearly', () => {
-    expectLinear([2_500, 5_000, 10_000], (keys) => {
-      const lines = ['apiVersion: v1', 'preferences:'];
-      for (let i = 0; i < keys; i++) lines.push(`  k${String(i).padStart(60, '0')}: v`);
-      lines.push('contexts:', '- name: c', '  context:', '    cluster: c', '    user: u', '');
-      const text = lines.join('\r\n');
-      expect(contextNames(YAML, text)).toEqual(['c']);
-      expect(mergeKubeconfig(YAML, text, entries, true, 'kc').outcome).toBe('added');
-    });
-  }, 120_000);
-
-  // Each duplicate of our name is an edit; spliced one by one into the whole text, 80 000 of them
-  // (3.5 MB) took 100 s, a 16 MiB kubeconfig half an hour.
-  it('a kubeconfig of growing thousands of duplicates of our entry: the merge keeps one and grows linearly', () => {
-    expectLinear([5_000, 10_000, 20_000], (copies) => {
-      const ours = `- name: ${OURS}\n  cluster:\n    server: https://old.example\n`;
-      const text = `apiVersion: v1\nclusters:\n- name: theirs\n  cluster:\n    server: https://theirs.example\n${ours.repeat(copies)}contexts: []\nusers: []\n`;
-      const merged = YAML.parse(mergeKubeconfig(YAML, text, entries, true, 'kc').text) as Parsed;
-      expect(merged.clusters).toEqual([{ name: 'theirs', cluster: { server: 'https://theirs.example' } }, { name: OURS, cluster: entries.cluster }]);
-    });
-  }, 120_000);
-
+describe('a map with keys twice', () => {
   it('a map with a key twice is still refused, as kubectl refuses it', () => {
     const text = ['apiVersion: v1', 'clusters: []', 'kind: Config', 'kind: Config', ''].join('\r\n');
     expect(() => mergeKubeconfig(YAML, text, entries, true, 'kc')).toThrow('kc is not valid YAML (Map keys must be unique at line 4, column 1); fix it or choose another file with --merge <file>');

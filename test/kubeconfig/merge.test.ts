@@ -182,12 +182,10 @@ describe('kubeconfig --merge reports what it did', () => {
 });
 
 it('reads the comment of a current-context line in linear time, whatever its white space', () => {
-  // A line of a million spaces and no comment: a pattern that tries each start of the run again is
-  // the square of it (minutes); one pass is milliseconds.
+  // A line of a million spaces and no comment: a pattern that tries each start of the run again does
+  // the square of it, 10^12 steps (it would not end before the test's timeout); one pass is milliseconds.
   for (const tail of [10_000, 100_000, 1_000_000].flatMap((n) => [' '.repeat(n) + 'x', ' '.repeat(n) + '# c', '"a"' + ' '.repeat(n) + 'x'])) {
-    const started = process.hrtime.bigint();
     const merged = mergeKubeconfig(YAML, `apiVersion: v1\ncurrent-context: a${tail}\n`, entries('x', 'https://new.example.com'), true, 'kc');
     expect(js(merged.text)['current-context']).toBe('x');
-    expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(5_000);
   }
 });

@@ -11,7 +11,6 @@ import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { mergeKubeconfig } from '../../src/kubeconfig/merge.js';
 import { runInProcess } from '../helpers/in-process.js';
-import { expectLinear } from './growth.js';
 
 const entries = (name: string, server: string) => ({
   name,
@@ -163,41 +162,10 @@ describe('what cannot be edited in place is rewritten, and says so', () => {
   });
 });
 
-describe('the edits in place are linear in the file', () => {
-  const OURS = 'ours.example.com:443';
-  // Long values keep these files under the parser's token bound (8 bytes a token).
-  const pad = 'p'.repeat(150);
-
-  it.each([
-    ['a flow list on one line', (n: number) => `clusters: [{name: theirs, cluster: {server: https://theirs.example}}${`, {name: ${OURS}, cluster: {server: https://old.example/${pad}}}`.repeat(n)}]\n`],
-    ['a block list with a tab in a comment', (n: number) => `clusters:\n\t# tab\n- name: theirs\n  cluster: {server: https://theirs.example}\n${`- name: ${OURS}\n  cluster: {server: https://old.example/${pad}}\n`.repeat(n)}`],
-    ['aliases of an anchor outside our entries', (n: number) => `x: &a ${pad}\nclusters:\n- name: theirs\n  cluster: {server: *a}\n${`- name: ${OURS}\n  cluster: {server: *a, x: ${pad}${pad}}\n`.repeat(n)}`],
-  ])('%s, with growing thousands of entries of our name: one kept, the rest kept, in linear time', (_what, file) => {
-    const results = new Map<number, { text: string; rewritten?: string }>();
-    expectLinear([2_000, 4_000, 8_000], (copies) => void results.set(copies, mergeKubeconfig(YAML, file(copies), entries(OURS, 'https://ours.example.com'), true, 'kc')));
-    for (const merged of results.values()) {
-      expect(merged.rewritten).toBeUndefined();
-      const clusters = (YAML.parse(merged.text) as { clusters: Array<{ name: string }> }).clusters;
-      expect(clusters.map((cluster) => cluster.name)).toEqual(['theirs', OURS]);
-    }
-  }, 120_000);
-});
-
 describe('the rewrite for aliases into a replaced entry', () => {
+  // Its work on growing thousands of aliases: kubeconfig-merge.perf.test.ts.
   const pad = 'p'.repeat(200);
   const aliased = (copies: number, value: string) => `clusters:\n- name: b\n  cluster: &c {server: https://b.example.com${value}}\n${Array.from({ length: copies }, (_, i) => `- name: d${i}${pad}\n  cluster: *c\n`).join('')}`;
-
-  // Each alias was resolved by a walk of the whole document: 4,000 of them (0.9 MB) took 18 s.
-  it('copies growing thousands of aliases in linear time, each the value it meant', () => {
-    const results = new Map<number, { text: string; rewritten?: string }>();
-    expectLinear([2_000, 4_000, 8_000], (copies) => void results.set(copies, mergeKubeconfig(YAML, aliased(copies, ''), entries('b', 'https://moved.example.com'), false, 'kc')));
-    for (const [copies, merged] of results) {
-      expect(merged.rewritten).toBe('an alias elsewhere refers to an anchor inside an entry it replaces');
-      const clusters = (YAML.parse(merged.text) as { clusters: Array<{ cluster: unknown }> }).clusters;
-      expect(clusters).toHaveLength(copies + 1);
-      expect(clusters.at(-1)!.cluster).toEqual({ server: 'https://b.example.com' });
-    }
-  }, 120_000);
 
   // 2,000 aliases of a 20 kB value wrote a 40 MB kubeconfig from 0.5 MB.
   it('refuses copies that would outgrow the file: exit 2 naming the alias, the file as it was', async () => {

@@ -39,10 +39,9 @@ describe.concurrent('maxResponseBytes', () => {
   it('cuts off a server that streams forever as soon as the limit is passed, long before the deadline', async () => {
     const sent = { bytes: 0 };
     const api = await startApi((_req, res) => flood(res, sent));
-    const started = Date.now();
     const result = await call(config(`${api.url}/token`, { maxResponseBytes: 65_536 }), ['--timeout', '20s']);
+    // The limit ended it, not the deadline (which says so instead).
     expectFailure(result, 4, 'the token API answered with more than maxResponseBytes (65536 bytes)');
-    expect(Date.now() - started).toBeLessThan(3000);
     // Socket buffers take some, but the stream is not drained: a buffering client would still be reading.
     expect(sent.bytes).toBeLessThan(64 * 1024 * 1024);
     expect(api.requests).toHaveLength(1);
@@ -76,10 +75,9 @@ describe.concurrent('maxResponseBytes', () => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '10000000' });
       res.write('{');
     });
-    const started = Date.now();
+    // The body never comes: waiting for it would end at the deadline, and say so.
     const result = await call(config(`${api.url}/token`), ['--timeout', '20s']);
     expectFailure(result, 4, 'the token API answered with more than maxResponseBytes (1048576 bytes)');
-    expect(Date.now() - started).toBeLessThan(3000);
   });
 
   it('does not inflate a gzip body: a decompression bomb is read as the few bytes it is', async () => {
@@ -100,10 +98,9 @@ describe.concurrent('slow and broken bodies', () => {
     const api = await startApi((_req, res) => drip(res));
     const started = Date.now();
     const result = await call(config(`${api.url}/token`), ['--timeout', '1500ms']);
-    const elapsed = Date.now() - started;
+    // The whole-call deadline ended it (the message names it), not the 10 s per-attempt timeout.
     expectFailure(result, 3, `no complete answer from ${api.url}/token within --timeout 1500ms; 200 and part of the body had arrived`);
-    expect(elapsed).toBeGreaterThanOrEqual(1400);
-    expect(elapsed).toBeLessThan(5000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
   });
 
   it('ends a body that drips in at the per-attempt timeout, and retries it', async () => {

@@ -1,12 +1,22 @@
 // The retry policy as a real token API counts and times the attempts: which answers are retried,
 // how long the client waits (backoff with jitter, Retry-After in seconds or as a date, capped), and
-// that no retry starts past the whole-call deadline. Timings are asserted loosely: lower bounds that
-// prove the wait happened, upper bounds far from the expected value.
+// that no retry starts past the whole-call deadline. A wait is measured only from below (it happened);
+// how long the client meant to wait is read from its --verbose trace (`attempt 2 in 312 ms`), which a
+// busy machine does not change.
 import { describe, expect, it } from 'vitest';
 import { STATUS_CODES } from 'node:http';
+import type { CliResult } from '../helpers/cli.js';
 import { answer, apis, call, config, expectFailure, expectSuccess, sequence, timed, traceLines } from './support.js';
 
 const startApi = apis();
+
+/** The waits the client planned before each retry (ms, computed, not measured), and why, from its --verbose trace. */
+function plannedWaits(result: CliResult): Array<{ planned: number; reason: string }> {
+  return traceLines(result).flatMap((line) => {
+    const match = /^attempt \d+ took \d+ ms; attempt \d+ in (\d+) ms \((.+)\)$/.exec(line);
+    return match ? [{ planned: Number(match[1]), reason: match[2]! }] : [];
+  });
+}
 
 describe.concurrent('retries', () => {
   it.each([408, 429, 500, 502, 503, 504, 599])('retries a %i answer and takes the token from the next one', async (status) => {
@@ -27,14 +37,18 @@ describe.concurrent('retries', () => {
   it('makes three attempts by default (retry.limit 2), waiting longer before the second retry than the first', async () => {
     const { handler, gaps } = timed((_req, res) => answer(res, 503, 'down'));
     const api = await startApi(handler);
-    const result = await call(config(`${api.url}/token`));
-    expectFailure(result, 3, 'the token API answered 503 Service Unavailable after 3 attempts: application/json, 4 bytes (--verbose shows an excerpt)');
+    const result = await call(config(`${api.url}/token`), ['--verbose']);
+    expect(result.code).toBe(3);
+    expect(traceLines(result).at(-1)).toBe('the token API answered 503 Service Unavailable after 3 attempts: application/json, 4 bytes (--verbose shows an excerpt)');
     expect(api.requests).toHaveLength(3);
-    const [first, second] = gaps();
-    // Equal jitter: 250-500 ms, then 500-1000 ms.
-    expect(first).toBeGreaterThanOrEqual(240);
-    expect(second).toBeGreaterThanOrEqual(480);
-    expect(first! + second!).toBeLessThan(4000);
+    // Equal jitter: 250-500 ms, then 500-1000 ms, as planned and as waited.
+    const [first, second] = plannedWaits(result);
+    expect(first!.planned).toBeGreaterThanOrEqual(250);
+    expect(first!.planned).toBeLessThanOrEqual(500);
+    expect(second!.planned).toBeGreaterThanOrEqual(500);
+    expect(second!.planned).toBeLessThanOrEqual(1000);
+    expect(gaps()[0]).toBeGreaterThanOrEqual(first!.planned - 10);
+    expect(gaps()[1]).toBeGreaterThanOrEqual(second!.planned - 10);
   });
 
   it('makes one attempt only with retry.limit 0', async () => {
@@ -46,12 +60,13 @@ describe.concurrent('retries', () => {
   it('waits until the HTTP date a Retry-After names', async () => {
     const { handler, gaps } = timed(sequence([429, 'slow down', { 'retry-after': new Date(Date.now() + 2000).toUTCString() }]));
     const api = await startApi(handler);
-    const result = await call(config(`${api.url}/token`));
-    // The date has whole seconds: the wait is between one and two seconds, announced when over one.
-    expect(result.stderr).toMatch(/^(webapi-credential: warning: the token API asked to retry after (1(\.\d)?|2)s \(429\); waiting\n)?$/);
-    expectSuccess(result, undefined, result.stderr);
-    expect(gaps()[0]).toBeGreaterThanOrEqual(900);
-    expect(gaps()[0]).toBeLessThan(4000);
+    const result = await call(config(`${api.url}/token`), ['--verbose']);
+    expect(result.code).toBe(0);
+    // The date has whole seconds: the wait is at most two seconds (less the time the answer took to come).
+    const [wait] = plannedWaits(result);
+    expect(wait!.reason).toMatch(/^Retry-After /);
+    expect(wait!.planned).toBeLessThanOrEqual(2000);
+    expect(gaps()[0]).toBeGreaterThanOrEqual(Math.min(900, wait!.planned - 10));
   });
 
   it('honours Retry-After on a 503 too', async () => {
@@ -64,14 +79,17 @@ describe.concurrent('retries', () => {
   it('falls back to backoff when Retry-After is neither seconds nor a date', async () => {
     const { handler, gaps } = timed(sequence([429, 'slow down', { 'retry-after': 'soon' }]));
     const api = await startApi(handler);
-    expectSuccess(await call(config(`${api.url}/token`)));
+    const result = await call(config(`${api.url}/token`), ['--verbose']);
+    expect(result.code).toBe(0);
+    const [wait] = plannedWaits(result);
+    expect(wait!.reason).toBe('backoff with jitter');
+    expect(wait!.planned).toBeGreaterThanOrEqual(250);
+    expect(wait!.planned).toBeLessThanOrEqual(500);
     expect(gaps()[0]).toBeGreaterThanOrEqual(240);
-    expect(gaps()[0]).toBeLessThan(2000);
   });
 
   it('does not wait for a Retry-After above the 60 s cap, even when the deadline is further away', async () => {
     const api = await startApi(sequence([429, 'slow down', { 'retry-after': '61' }]));
-    const started = Date.now();
     const result = await call(config(`${api.url}/token`), ['--timeout', '5m', '--verbose']);
     expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 3, stdout: '' });
     // The trace ends with the message: an ordinary failure has no stack, even under --verbose.
@@ -81,20 +99,18 @@ describe.concurrent('retries', () => {
       'the token API answered 429 Too Many Requests: application/json, 9 bytes (--verbose shows an excerpt)',
     ]);
     expect(api.requests).toHaveLength(1);
-    expect(Date.now() - started).toBeLessThan(3000);
   });
 
   it('stops retrying before the whole-call deadline and reports the last answer, not a timeout', async () => {
     const api = await startApi((_req, res) => answer(res, 503, 'down'));
-    const started = Date.now();
     const result = await call(config(`${api.url}/token`, { retry: { limit: 10 } }), ['--timeout', '2s']);
-    const elapsed = Date.now() - started;
+    // It stops on its own, before the 2 s deadline: past it, the message would be the deadline's.
     expectFailure(result, 3, /^the token API answered 503 Service Unavailable after \d+ attempts: application\/json, 4 bytes \(--verbose shows an excerpt\)$/);
-    // Attempts start at about 0, 0.25-0.5, 0.75-1.5 and 1.75-3.5 s: only three or four fit in 2 s.
+    // Attempts start at about 0, 0.25-0.5, 0.75-1.5 and 1.75-3.5 s: at most four fit in 2 s (fewer when
+    // the machine is busy enough to slow each one down).
     expect(result.stderr).toContain(`after ${api.requests.length} attempts`);
-    expect([3, 4]).toContain(api.requests.length);
-    // It stops on its own, before the 2 s deadline (plus start-up slack under load).
-    expect(elapsed).toBeLessThan(2500);
+    expect(api.requests.length).toBeGreaterThanOrEqual(2);
+    expect(api.requests.length).toBeLessThanOrEqual(4);
   });
 
   it('retries a connection the server resets before answering, then names the reset', async () => {

@@ -113,12 +113,10 @@ describe.concurrent('request failures exit 3', () => {
 
   it('fails on a 429 whose Retry-After reaches past the whole-call deadline, without waiting', async () => {
     const api = await startApi(sequence([429, 'slow down', { 'retry-after': '30' }]));
-    const started = Date.now();
     const result = await run(sendsSecrets(`${api.url}/token`), ['--timeout', '20s']);
+    // Waiting would have run into the deadline and said so (no answer within --timeout 20s), past the test's own timeout.
     expectFailure(result, 3, 'the token API answered 429 Too Many Requests: application/json, 9 bytes (--verbose shows an excerpt)');
     expect(api.requests).toHaveLength(1);
-    // Waiting would have run into the deadline and said so; the bound only keeps the test honest.
-    expect(Date.now() - started).toBeLessThan(15_000);
   });
 
   it('gives up on each attempt after the per-attempt timeout and retries it', async () => {
@@ -132,12 +130,10 @@ describe.concurrent('request failures exit 3', () => {
     const api = await startApi(() => {});
     const started = Date.now();
     const result = await run(sendsSecrets(`${api.url}/token`), ['--timeout', '2s']);
-    const elapsed = Date.now() - started;
+    // The whole-call deadline ended it, not the 10 s per-attempt timeout, which would say so instead.
     expectFailure(result, 3, `no answer from ${api.url}/token within --timeout 2s`);
     expect(api.requests).toHaveLength(1);
-    // Well before the 10s per-attempt timeout that would otherwise end it.
-    expect(elapsed).toBeGreaterThanOrEqual(2000);
-    expect(elapsed).toBeLessThan(9000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2000);
   });
 });
 

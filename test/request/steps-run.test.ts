@@ -211,34 +211,30 @@ describe('steps', () => {
       if (request.path === '/v1/auth/kubernetes/login') return void response.writeHead(200, { 'content-type': 'application/json' }).end(many);
       json(response, 400, { error: 'invalid_request', error_description: `no such role; got ${request.headers['x-vault-token']}` });
     });
-    const started = Date.now();
-    const result = await run(['--timeout', '3s'], provider(config(api.url, { retry: { limit: 0 } })));
-    // On a machine too busy to make their forms by the deadline, the echo is not shown unchecked.
-    expectFailure(result, 3, /^the token API answered 400 Bad Request: (\{"error":"invalid_request","error_description":"no such role; got \[REDACTED\]"\}|\[not shown: it could not be checked for secrets in time\])$/, secrets);
-    expect(Date.now() - started).toBeLessThan(10_000);
+    const result = await run(['--timeout', '10s'], provider(config(api.url, { retry: { limit: 0 } })));
+    // On a machine too busy to make their forms by the deadline, the echo is not shown unchecked, nor is
+    // a message the deadline cut short. (That the forms' work stops at the deadline: test/redact/bounded.test.ts,
+    // counted in looks at a deadline the test moves.)
+    expectFailure(result, 3, /^(the token API answered 400 Bad Request: (\{"error":"invalid_request","error_description":"no such role; got \[REDACTED\]"\}|\[not shown: it could not be checked for secrets in time\])|the request failed \((HTTP_STATUS|DEADLINE)\); its message is not shown: it could not be checked for secrets in time)$/, secrets);
   });
 
   it('keeps the whole call, steps included, within --timeout', async () => {
     const api = await startApi(vault({ login: () => undefined }));
-    const started = Date.now();
     const result = await run(['--timeout', '2s'], provider(config(api.url)));
+    // A login that never answers ends the call (the test's timeout would end it otherwise), by the deadline.
     expect(result.code).toBe(3);
-    expect(result.stderr).toMatch(/^webapi-credential: steps\.login: /);
-    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(result.stderr).toMatch(/^webapi-credential: steps\.login: no answer from \S+ within --timeout 2s\n$/);
   });
 
   it('gives the steps and the main request one deadline: what a slow step used is gone for the main request', async () => {
-    // Each request alone fits in --timeout 2s; both together do not.
+    // Each request alone fits in --timeout 4s, with room for a busy machine; both together do not.
     const slow = vault();
-    const api = await startApi((request, response) => void setTimeout(() => void slow(request, response), 1_300));
-    const started = Date.now();
-    const result = await run(['--timeout', '2s'], provider(config(api.url)));
-    const elapsed = Date.now() - started;
-    // The main request failed, not the step (the role's name shows redacted: the login answered it as a policy name).
-    expectFailure(result, 3, new RegExp(`^no answer from ${api.url}/v1/kubernetes/creds/\\S+ within --timeout 2s$`), secrets);
+    const api = await startApi((request, response) => void setTimeout(() => void slow(request, response), 2_500));
+    const result = await run(['--timeout', '4s'], provider(config(api.url)));
+    // The main request failed, not the step (the role's name shows redacted: the login answered it as a policy name),
+    // by the whole-call deadline, not the 10 s per-attempt timeout (which says so instead).
+    expectFailure(result, 3, new RegExp(`^no answer from ${api.url}/v1/kubernetes/creds/\\S+ within --timeout 4s$`), secrets);
     expect(api.requests.map((r) => r.path)).toEqual(['/v1/auth/kubernetes/login', '/v1/kubernetes/creds/deployer']);
-    // Near the deadline, not after the 10 s per-attempt timeout.
-    expect(elapsed).toBeLessThan(6_000);
   });
 
   it('caches the credential of a config with steps and serves it without running them again', async () => {

@@ -1,6 +1,8 @@
-// A deadline property (not a speed assertion): whatever graph of lets a config builds, sharing
-// values, doubling them, nesting them, deciding them by a secret, an evaluation ends within its
-// deadline with a request or a config error (exit 2, never 1), and nothing shown spells the secret.
+// Whatever graph of lets a config builds, sharing values, doubling them, nesting them, deciding them
+// by a secret, an evaluation ends with a request or a config error (exit 2, never 1), and nothing shown
+// spells the secret. What makes it end is the step budget (src/template/evaluate-value.ts, 4 000 000
+// steps, pinned exactly by test/template/bounds.perf.test.ts) and the 16 MiB bound on a value: a graph that
+// slipped past them would double 64 times and not end before the test's timeout.
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -10,7 +12,6 @@ import { TemplateRenderer } from '../../src/template/renderer.js';
 import { runInProcess } from '../helpers/in-process.js';
 
 const S = 'Hunter2-S3cr3t!';
-const DEADLINE_MS = 5_000;
 
 /** One let's expression over the names before it (`a` and `b` stand for two of them). */
 const OPERATIONS = [
@@ -54,10 +55,9 @@ function renderer(redactor: Redactor): TemplateRenderer {
 }
 
 describe('any graph of lets', () => {
-  it('ends within its deadline with a request or exit 2, showing no secret', async () => {
+  it('ends with a request or exit 2, showing no secret', async () => {
     await fc.assert(
       fc.asyncProperty(graph, async (lets) => {
-        const started = Date.now();
         const redactor = new Redactor();
         const templates = renderer(redactor);
         const last = lets[lets.length - 1]![0];
@@ -74,7 +74,6 @@ describe('any graph of lets', () => {
           expect(exitCodeFor(error)).toBe(2);
           shown.push((error as Error).message);
         }
-        expect(Date.now() - started).toBeLessThan(DEADLINE_MS);
         for (const text of shown) {
           const printed = redactor.redact(text);
           expect(printed).not.toContain(S);
@@ -85,14 +84,12 @@ describe('any graph of lets', () => {
     );
   }, 120_000);
 
-  it('as a config, validate ends within --timeout plus a second with exit 0 or 2', async () => {
+  it('as a config, validate ends with exit 0 or 2', async () => {
     await fc.assert(
       fc.asyncProperty(graph, async (lets) => {
-        const started = Date.now();
         const last = lets[lets.length - 1]![0];
         const config = { webAPIProviderConfig: { let: Object.fromEntries(lets), method: 'GET', url: `https://example.invalid/?q={{ json(${last}) }}`, tokenPath: '$.t' } };
         const result = await runInProcess(['validate', '--config-inline', JSON.stringify(config)], { env: { S } });
-        expect(Date.now() - started).toBeLessThan(DEADLINE_MS);
         expect([0, 2]).toContain(result.code);
         expect(result.stdout + result.stderr).not.toContain(S);
       }),

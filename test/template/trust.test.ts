@@ -158,7 +158,8 @@ describe('a secret spelled one comparison at a time, echoed by the server', () =
     ['the body', { url: '/echo', method: 'POST', body: letters.join(',') }],
   ])('is [REDACTED] in what the server echoes of %s', async (_name, fields) => {
     const api = await startApi((request, response) => json(response, 400, { error: 'invalid_request', error_description: `you sent ${decodeURIComponent(request.url)} ${decodeURIComponent(request.body)}` }));
-    const result = await run([], { let: lets, method: 'GET', tokenPath: '$.t', tls: { caFile: pki.ca.certFile }, retry: { limit: 0 }, ...fields, url: `${api.url}${fields.url}` });
+    // The searches are thousands of comparisons: --timeout 60s gives a busy machine room to send the request at all.
+    const result = await run(['--timeout', '60s'], { let: lets, method: 'GET', tokenPath: '$.t', tls: { caFile: pki.ca.certFile }, retry: { limit: 0 }, ...fields, url: `${api.url}${fields.url}` });
     expect(api.requests.map((r) => decodeURIComponent(r.url + r.body)).join('')).toMatch(spelled);
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('you sent');

@@ -21,8 +21,10 @@ describe('single flight', () => {
     // The answer is held back a little so that the callers really do overlap.
     const api = await startApi(undefined, 500);
     const box = sandbox();
-    const config = cachedConfig(api);
-    const results = await Promise.all(Array.from({ length: 50 }, () => getToken(box, config, ['--cache'])));
+    // 50 processes on two cores: the holder may read its answer long after the API sent it. Its
+    // attempt must not time out and send the request again (a second request, not a broken lock).
+    const config = cachedConfig(api, { timeout: '100s' });
+    const results = await Promise.all(Array.from({ length: 50 }, () => getToken(box, config, ['--cache', '--timeout', '110s'])));
 
     expect(results.map((r) => r.code)).toEqual(Array(50).fill(0));
     expect(results.map((r) => r.stderr)).toEqual(Array(50).fill(''));
@@ -31,7 +33,7 @@ describe('single flight', () => {
     expect((JSON.parse([...stdouts][0]!) as { status: { token: string } }).status.token).toBe('token-1');
     expect(api.requests).toHaveLength(1);
     expect(tree(box.cacheDir)).toEqual(entryAndRef(box.cacheDir));
-  });
+  }, 120_000);
 
   it('makes one request for 8 cold callers of a config whose request changes every render (jwt, uuid, now)', async () => {
     // A signed client assertion with a fresh jti, a uuid and the time: a key over the rendered

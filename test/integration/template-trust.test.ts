@@ -34,7 +34,7 @@ describe('a template past its bounds', () => {
     for (let i = 1; i <= 9; i++) lets[`h${i}`] = `h${i - 1} + h${i - 1}`;
     const config = { let: { ...lets, big: 'h9' }, method: 'POST', url: 'https://127.0.0.1:9/', form, tokenPath: '$.t' };
     const path = writeTemp('many-fields.json', provider(config));
-    const result = await runCli([...command, '--config', path, ...(command.length === 0 ? ['--timeout', '3s'] : [])], { env: { S } });
+    const result = await runCli([...command, '--config', path, ...(command.length === 0 ? ['--timeout', '60s'] : [])], { env: { S } });
     expectFailure(result, 2, /^webAPIProviderConfig\.form\.f\d+: the templates compute more than 16 MiB in all$/, secrets);
   });
 

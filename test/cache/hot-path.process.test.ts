@@ -23,7 +23,7 @@ const MARKERS: Record<string, string> = {
   examples: 'orgscopedtokens',
   // src/use-case/doctor/, src/cli/doctor-report.ts and its cluster client (request/cluster.ts): loaded by `doctor` alone.
   doctor: 'webapi-credential.doctor/v1',
-  'cluster client': 'CLUSTER_UNAUTHORIZED',
+  'cluster client': 'CLUSTER_STATUS',
 };
 
 const api = tokenApis();

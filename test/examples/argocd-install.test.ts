@@ -150,7 +150,7 @@ describeWith(KUBECTL_1_33)('examples/argocd', () => {
     const args = (JSON.parse(secret.stringData.config) as { execProviderConfig: { args: string[] } }).execProviderConfig.args;
     expect(args.slice(-3)).toEqual(['--cache', '--cache-dir', ARGOCD_CACHE_DIR]);
     expect(ARGOCD_CACHE_DIR.startsWith(`${CACHE_MOUNT.mountPath}/`)).toBe(true);
-    expect(result.stderr).toBe(`webapi-credential: note: --cache-dir ${ARGOCD_CACHE_DIR} must be on a memory-backed emptyDir (medium: Memory) mounted at ${ARGOCD_CACHE_MOUNT} in argocd-application-controller and argocd-server, as examples/argocd does; elsewhere the cache is off\n`);
+    expect(result.stderr).toBe(`webapi-credential: note: no --ca-file: Argo CD will trust only its system roots for the cluster's certificate (a cluster with a private CA needs --ca-file)\nwebapi-credential: note: --cache-dir ${ARGOCD_CACHE_DIR} must be on a memory-backed emptyDir (medium: Memory) mounted at ${ARGOCD_CACHE_MOUNT} in argocd-application-controller and argocd-server, as examples/argocd does; elsewhere the cache is off\n`);
   });
 
   it('the README names both files of the two ways a cluster secret can carry the config', () => {

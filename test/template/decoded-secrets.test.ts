@@ -6,6 +6,8 @@
 // The table below walks every helper: one added later without a case here fails the test.
 import { describe, expect, it } from 'vitest';
 import { HELPER_NAMES, helperNamed, type HelperContext } from '../../src/template/helpers.js';
+import { Redactor } from '../../src/redact/redactor.js';
+import { TemplateRenderer } from '../../src/template/renderer.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { makePki } from '../helpers/pki.js';
 import { closedPort, provider } from '../helpers/integration.js';
@@ -91,6 +93,26 @@ describe.each(cases)('$expression of a secret that also reaches a header', ({ se
     expect(result.stderr).toContain(`${origin}/v1/`);
     expect(result.stderr).not.toContain(shown);
     expect(result.stderr).not.toContain(secret.trim());
+  });
+});
+
+describe('the order of the fields', () => {
+  const S = b64('decoded-secret-Hv27Lq');
+  it.each([
+    ['the URL first', ['url', 'header']],
+    ['the header first', ['header', 'url']],
+  ])('makes no difference: %s', async (_name, order) => {
+    const redactor = new Redactor();
+    const renderer = new TemplateRenderer({ env: { S }, vars: {}, cluster: undefined, readFile: () => '', nowMs: () => 0, uuid: () => '' }, redactor);
+    renderer.setSteps('placeholders');
+    let url = '';
+    for (const field of order) {
+      if (field === 'url') url = (await renderer.render('https://api.example.test/{{ base64decode(env.S) }}/token', 'webAPIProviderConfig.url', 'url')).shown;
+      else await renderer.render('{{ env.S }}', 'webAPIProviderConfig.headers.X-Key');
+    }
+    renderer.finish();
+    expect(url).toBe('https://api.example.test/decoded-secret-Hv27Lq/token');
+    expect(redactor.redact(url)).toBe('https://api.example.test/[REDACTED]/token');
   });
 });
 

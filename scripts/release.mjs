@@ -21,6 +21,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tarGz, zip } from './archive.mjs';
+import { formula, leastMacos } from './formula.mjs';
 import { adhocSignFile } from './macho-sign.mjs';
 import { cleanPeFile } from './pe-clean.mjs';
 import { blob, bundle, inject, root, version } from './sea.mjs';
@@ -213,36 +214,11 @@ const download = (platform) => `${repository}/releases/download/v${version}/${ar
 const hashOf = (platform) => sha256(join(out, archiveName(platform)));
 // brew audit's rules: no leading article, at most 80 characters (the part of the description before its colon).
 const formulaDescription = pkg.description.split(':')[0].replace(/^(A|An|The) (.)/, (_, _article, first) => first.toUpperCase());
+// The least macOS each binary runs on is what its Node was built for (its Mach-O says).
+const darwin = (platform) => ({ url: download(platform), sha256: hashOf(platform), least: leastMacos(readFileSync(join(out, binaryName(platform)))) });
 writeFileSync(
   join(out, 'webapi-credential.rb'),
-  `# Homebrew formula of webapi-credential ${version}, made by npm run release (scripts/release.mjs).
-class WebapiCredential < Formula
-  desc ${JSON.stringify(formulaDescription)}
-  homepage ${JSON.stringify(repository)}
-  version ${JSON.stringify(version)}
-  license ${JSON.stringify(pkg.license)}
-
-  on_macos do
-    on_arm do
-      url ${JSON.stringify(download('darwin-arm64'))}
-      sha256 ${JSON.stringify(hashOf('darwin-arm64'))}
-    end
-    on_intel do
-      url ${JSON.stringify(download('darwin-x64'))}
-      sha256 ${JSON.stringify(hashOf('darwin-x64'))}
-    end
-  end
-
-  def install
-    # Signed ad hoc at release (Apple silicon runs no unsigned code): nothing to do but install it.
-    bin.install "webapi-credential"
-  end
-
-  test do
-    assert_equal version.to_s, shell_output("#{bin}/webapi-credential --version").strip
-  end
-end
-`,
+  formula({ version, description: formulaDescription, homepage: repository, license: pkg.license, arm: darwin('darwin-arm64'), intel: darwin('darwin-x64') }),
 );
 writeFileSync(
   join(out, 'webapi-credential.json'),

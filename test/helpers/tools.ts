@@ -105,3 +105,5 @@ export const GO = findTool('golang-go', 'GO_BIN', ['go', '/usr/lib/go/bin/go'], 
 export const OSSLSIGNCODE = findTool('osslsigncode', 'OSSLSIGNCODE', ['osslsigncode'], 'apt-get install osslsigncode, or set OSSLSIGNCODE');
 /** util-linux `script`: runs a command under a pseudo-terminal (a person's kubectl, interactive). */
 export const SCRIPT = findTool('script (util-linux)', 'SCRIPT_BIN', ['/usr/bin/script', 'script'], 'apt-get install bsdutils (util-linux script), or set SCRIPT_BIN');
+// Debian's ruby runs the Homebrew formula's `test do` against the real binary (test/release/formula.test.ts).
+export const RUBY = findTool('ruby', 'RUBY', ['ruby'], 'apt-get install ruby, or set RUBY');

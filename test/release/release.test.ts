@@ -23,6 +23,7 @@ import { AS_ROOT, BUILDAH, DEBOOTSTRAP, describeWith, OSSLSIGNCODE, QEMU_AARCH64
 import { readSignature, verifySignature } from '../helpers/macho-signature.js';
 import { osslVerify, UNSIGNED } from '../helpers/pe.js';
 import { Spec, Validation } from '@cyclonedx/cyclonedx-library';
+import { formula as formulaText, leastMacos } from '../../scripts/formula.mjs';
 
 const pki = makePki();
 const startApi = tokenApis();
@@ -253,11 +254,14 @@ describeWith(QEMU_AARCH64)('the release binaries', () => {
     }
   }, 240_000);
 
-  it('hold a Homebrew formula: both darwin archives of the GitHub release of the tag, with their checksums, tested by --version', () => {
+  it('hold a Homebrew formula: both darwin archives of the GitHub release of the tag, with their checksums and the least macOS of each, tested by formula.test.ts', () => {
     const formula = readFileSync(join(RELEASE, 'webapi-credential.rb'), 'utf8');
-    const block = (name: string) => formula.match(new RegExp(`on_${name} do\\n\\s*url "([^"]+)"\\n\\s*sha256 "([0-9a-f]{64})"\\n\\s*end`))?.slice(1);
-    expect(block('arm')).toEqual([download('darwin-arm64'), sha256(archive('darwin-arm64'))]);
-    expect(block('intel')).toEqual([download('darwin-x64'), sha256(archive('darwin-x64'))]);
+    const block = (name: string) => formula.match(new RegExp(`on_${name} do\\n\\s*url "([^"]+)"\\n\\s*sha256 "([0-9a-f]{64})"\\n\\s*depends_on macos: :(\\w+) # macOS ([\\d.]+) or later\\n\\s*end`))?.slice(1);
+    // The least macOS is what each binary's Node was built for, read from its Mach-O: Node 22 (darwin-arm64)
+    // 11.0, Node 24 (darwin-x64) 13.5, as Node's BUILDING.md of each line says.
+    expect([leastMacos(readFileSync(file('darwin-arm64'))), leastMacos(readFileSync(file('darwin-x64')))]).toEqual(['11.0', '13.5']);
+    expect(block('arm')).toEqual([download('darwin-arm64'), sha256(archive('darwin-arm64')), 'big_sur', '11.0']);
+    expect(block('intel')).toEqual([download('darwin-x64'), sha256(archive('darwin-x64')), 'ventura', '13.5']);
     expect(formula).toContain('class WebapiCredential < Formula');
     expect(formula).toContain(`version "${VERSION}"`);
     // What brew audit asks of a description: no leading article, at most 80 characters.
@@ -265,7 +269,8 @@ describeWith(QEMU_AARCH64)('the release binaries', () => {
     // Signed at release: installing is copying the archive's binary.
     expect(formula).toMatch(/def install\n(\s*#.*\n)?\s*bin\.install "webapi-credential"\n\s*end/);
     expect(formula).not.toContain('codesign');
-    expect(formula).toMatch(/test do\n\s*assert_equal version\.to_s, shell_output\("#\{bin\}\/webapi-credential --version"\)\.strip\n\s*end/);
+    // The very formula formula.test.ts runs the test block of.
+    expect(formula).toBe(formulaText({ version: VERSION, description: 'Generic Kubernetes client-go exec credential plugin', homepage: REPOSITORY, license: 'Apache-2.0', arm: { url: download('darwin-arm64'), sha256: sha256(archive('darwin-arm64')), least: '11.0' }, intel: { url: download('darwin-x64'), sha256: sha256(archive('darwin-x64')), least: '13.5' } }));
     expect(REPOSITORY).toMatch(/^https:\/\/github\.com\/[^/]+\/[^/]+$/);
   });
 

@@ -235,6 +235,17 @@ export function quietly(command, args, env = process.env, cwd = undefined) {
 const EMPTY_OPENSSL_CONFIG = { posix: '/dev/null', windows: 'NUL' };
 
 /**
+ * V8's code cache holds hash tables laid out by the string hash seed, which V8 draws at random for
+ * each process: two builds of the same sources made different caches (103 000 of the 139 000 bytes
+ * of fast.cjs's). `--hash-seed` would fix it, but V8 counts that flag in the hash of flags a cache
+ * must match, so every start would reject the cache. The seed is drawn from V8's random number
+ * generator, which `--random-seed` seeds and the flag hash leaves out: the cache is the same every
+ * time and accepted (vm.Script's cachedDataRejected is false in a process of another seed). Only the
+ * processes that make the cache run with it, never the executable.
+ */
+const SEEDED = ['--random-seed=1'];
+
+/**
  * The SEA blob of `main`, made by `node` (the target's exact version: the blob format is the
  * Node's). The V8 code cache fits only that arch and that very binary: `codeCache` where they match.
  * `windows`: the target runs on Windows (the path of its null device differs).
@@ -251,7 +262,7 @@ export function blob(node, { main, assets }, output, codeCache, windows = proces
         rmSync(out['fast.out'], { force: true });
         rmSync(out['full.out'], { force: true });
         // The builder's environment (a KUBERNETES_EXEC_INFO, a cache directory) must not steer the runs.
-        quietly(node, ['-e', TRAINING, JSON.stringify({ assets, caches: { ...caches, ...out }, dir, run })], { PATH: process.env.PATH ?? '', HOME: dir });
+        quietly(node, [...SEEDED, '-e', TRAINING, JSON.stringify({ assets, caches: { ...caches, ...out }, dir, run })], { PATH: process.env.PATH ?? '', HOME: dir });
         // A run that never loaded the full CLI (the hit) leaves its cached data as it was.
         for (const name of ['fast', 'full']) {
           if (!existsSync(out[`${name}.out`])) continue;
@@ -282,7 +293,7 @@ export function blob(node, { main, assets }, output, codeCache, windows = proces
       execArgv: [`--openssl-config=${windows ? EMPTY_OPENSSL_CONFIG.windows : EMPTY_OPENSSL_CONFIG.posix}`],
     }),
   );
-  quietly(node, ['--experimental-sea-config', local(config)], process.env, here);
+  quietly(node, [...SEEDED, '--experimental-sea-config', local(config)], process.env, here);
   return output;
 }
 

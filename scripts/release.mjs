@@ -246,7 +246,7 @@ sbom.components = sbom.components
   });
 const kept = new Set([sbom.metadata.component['bom-ref'], ...sbom.components.map((component) => component['bom-ref'])]);
 sbom.dependencies = (sbom.dependencies ?? []).filter((dep) => kept.has(dep.ref)).map((dep) => ({ ...dep, dependsOn: (dep.dependsOn ?? []).filter((ref) => kept.has(ref)) }));
-const missing = [...bundled].filter((name) => !sbom.components.some((component) => nameOf(component) === name));
+const missing = [...bundled.keys()].filter((name) => !sbom.components.some((component) => nameOf(component) === name));
 if (missing.length > 0) throw new Error(`the SBOM lacks bundled packages: ${missing.join(', ')}`);
 addRuntimes(sbom);
 writeFileSync(sbomFile, JSON.stringify(sbom, null, 2) + '\n');

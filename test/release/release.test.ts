@@ -2,7 +2,8 @@
 // darwin-arm64, the npm tarball, the SBOM, the Homebrew formula, the Scoop manifest and SHA256SUMS.
 // The darwin binaries are signed ad hoc, and verify page by page with a reader of the format
 // (test/helpers/macho-signature.ts); the Windows ones are unsigned and whole for osslsigncode; the
-// archives hold each binary, LICENSE and README.md.
+// archives hold each binary, LICENSE, README.md and THIRD-PARTY-NOTICES. Released again from another
+// checkout path, every file is the same byte for byte.
 // The linux-arm64 binary runs here under qemu and the win-x64 one under Wine (each: --version,
 // validate, a real fetch from a local HTTPS token API, jwt() and match()); the others are checked for
 // what they are, and the blob of every Node version runs in a linux-x64 Node of that version. Built

@@ -7,8 +7,9 @@
 import { UsageError } from '../errors.js';
 import { REDACTED, type Redactor } from '../redact/redactor.js';
 import { evaluate } from './evaluate.js';
-import { BudgetError, FAILED, isSecret, MARK, MAX_TOTAL_SIZE, MissingValueError, Placeholder, QuietError, type Budget, type EvalScope, type Taint, type Value } from './evaluate-value.js';
+import { BudgetError, FAILED, isSecret, MAX_TOTAL_SIZE, MissingValueError, Placeholder, QuietError, type Budget, type EvalScope, type Value } from './evaluate-value.js';
 import { HelperError } from './helper-error.js';
+import { SecretRegistry } from './secret-registry.js';
 import { scopeNames, stepReferences } from './check.js';
 import { eachNode, oneLine, parseExpression, parseTemplate, TemplateSyntaxError, type Node, type Part } from './parse.js';
 import { DECIDED_FAILURE, Located, missingText, PROBLEMS_SHOWN, shorten, type Problem } from './problems.js';
@@ -114,21 +115,15 @@ export class TemplateRenderer {
   private budget: Budget = { steps: 0, computed: 0 };
   /** Whether this pass met a value a secret decided: how much it computed before a bound then tells the secret. */
   private decidedInPass = false;
-  /** Taint nodes already registered: each is walked once, however many values share it. */
-  private readonly registered = new WeakSet<Taint>();
-  /** Taint nodes registered only as the data a part reaching a secret field was read from (Taint.part). */
-  private readonly registeredForPart = new WeakSet<Taint>();
-  /** Texts registered with the redactor. */
-  private readonly added = new Set<string>();
-  /** Texts secret everywhere: what reached a secret field, and what that was computed from (not only read out of). */
-  private readonly whole = new Set<string>();
-  /** Texts shown in a URL's path, by a secret they are computed from: registered once that is secret everywhere (showUnless). */
-  private readonly shownFrom = new Map<string, string[]>();
+  /** What this renderer has told the redactor, and what it will once a secret is secret everywhere. */
+  private readonly secretsSeen: SecretRegistry;
 
   constructor(
     private readonly scope: TemplateScope,
-    private readonly redactor: Redactor,
-  ) {}
+    redactor: Redactor,
+  ) {
+    this.secretsSeen = new SecretRegistry(redactor);
+  }
 
   /** Evaluates the `let` names in order. Failures are collected like any field's. */
   async defineLets(lets: Array<[string, string]>): Promise<void> {
@@ -203,7 +198,7 @@ export class TemplateRenderer {
           // run registers them, so that render and validate hide them elsewhere too (the URL's path).
           // One a step's answer will choose (m[steps.login.role]) is treated so already.
           const chosen = value.decided === true || value.value.stepChosen;
-          if (isSecret(value) && (query || chosen)) this.register(value.taint!);
+          if (isSecret(value) && (query || chosen)) this.secretsSeen.register(value.taint!);
           sent += String(value.value);
           // Which step value a secret chose (`env.S > "m" ? steps.a.x : steps.a.y`) tells the secret.
           shown += chosen ? REDACTED : String(value.value);
@@ -228,10 +223,10 @@ export class TemplateRenderer {
         }
         if (secret) {
           // Only the interpolation: the literal text around it ("Basic ") is no secret.
-          this.register(value.taint!);
-          this.addWhole(text);
+          this.secretsSeen.register(value.taint!);
+          this.secretsSeen.addWhole(text);
           secrets.push(text);
-        } else if (isSecret(value)) this.showUnless(text, value.taint!);
+        } else if (isSecret(value)) this.secretsSeen.showUnless(text, value.taint!);
         if (/[?#]/.test(text)) query = true;
         sent += text;
         shown += secret && text.replace(/\s+/g, '').length < SHOWN_FROM_LENGTH ? REDACTED : text;
@@ -242,74 +237,6 @@ export class TemplateRenderer {
     }
     if (failed) return literal('');
     return { sent, shown, secrets, read };
-  }
-
-  /** Registers a secret text once, however many fields hold it. */
-  private add(text: string): void {
-    if (this.added.has(text)) return;
-    this.added.add(text);
-    this.redactor.add(text);
-  }
-
-  /** Registers a text that is secret everywhere, and what is shown computed from it (showUnless). */
-  private addWhole(text: string): void {
-    const stack = [text];
-    while (stack.length > 0) {
-      const next = stack.pop()!;
-      this.add(next);
-      if (this.whole.has(next)) continue;
-      this.whole.add(next);
-      stack.push(...(this.shownFrom.get(next) ?? []));
-      this.shownFrom.delete(next);
-    }
-  }
-
-  /**
-   * A value computed from secrets, shown in the URL's path: secret once one of the values it is
-   * computed from is secret everywhere (it reaches a header, now or in a later field). The redactor
-   * finds a secret's copies and encodings in it, but not what a helper decodes from one
-   * (base64decode(env.S), a part of fromJson(env.S)): that text is registered itself. A step's
-   * answer (MARK) is secret everywhere already. Data only a part of which reached a secret field
-   * (a key file's private_key) is not: another part of it (its token_uri) stays shown.
-   */
-  private showUnless(text: string, taint: Taint): void {
-    const sources = new Set<string>();
-    const seen = new Set<Taint>();
-    const stack = [taint];
-    while (stack.length > 0) {
-      const node = stack.pop()!;
-      if (seen.has(node)) continue;
-      seen.add(node);
-      if (node === MARK) return this.addWhole(text);
-      for (const source of node.own) {
-        if (this.whole.has(source)) return this.addWhole(text);
-        sources.add(source);
-      }
-      stack.push(...node.parents);
-    }
-    for (const source of sources) {
-      const waiting = this.shownFrom.get(source);
-      if (waiting) waiting.push(text);
-      else this.shownFrom.set(source, [text]);
-    }
-  }
-
-  /**
-   * Registers every string a secret value derives from, each node of its taint once (twice at most:
-   * first reached only as the data a part was read from, then whole).
-   */
-  private register(taint: Taint): void {
-    const stack: Array<[Taint, boolean]> = [[taint, false]];
-    while (stack.length > 0) {
-      const [node, forPart] = stack.pop()!;
-      if (this.registered.has(node) || (forPart && this.registeredForPart.has(node))) continue;
-      (forPart ? this.registeredForPart : this.registered).add(node);
-      for (const text of node.own) {
-        if (forPart) this.add(text);
-        else this.addWhole(text);
-      }
-      for (const parent of node.parents) stack.push([parent, forPart || node.part === true]);
-    }
   }
 
   /** The env names and literal file() paths an expression names, in every branch. */

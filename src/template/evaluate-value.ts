@@ -36,6 +36,12 @@ export class Placeholder {
 export interface Taint {
   readonly own: readonly string[];
   readonly parents: readonly Taint[];
+  /**
+   * A value read out of secret data by a member (`sa.private_key`): registering it registers the
+   * data it came from too, but that data is then no secret everywhere (another part shown in the
+   * URL, `sa.token_uri`, stays shown; renderer.ts, showUnless).
+   */
+  readonly part?: boolean;
 }
 
 /** Secret with nothing to register: the steps' answers (steps.ts registers every string of them). */

@@ -179,8 +179,10 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
   if (SECRET_DATA.has(container) && typeof value === 'object' && value !== null) SECRET_DATA.add(value);
   const marks = from([object]);
   // A number or boolean read out of secret data is a secret in its text form (fromJson(env.CFG).pin
-  // inside "user:" + …), as a step answer's are; registered where it reaches a secret field.
-  if (marks.taint !== undefined && (typeof value === 'number' || typeof value === 'boolean')) marks.taint = { own: [String(value)], parents: [marks.taint] };
+  // inside "user:" + …), as a step answer's are; registered where it reaches a secret field. A step's
+  // answer (MARK) is registered whole by the steps already.
+  if (marks.taint !== undefined && marks.taint !== MARK) marks.taint = { own: typeof value === 'number' || typeof value === 'boolean' ? [String(value)] : [], parents: [marks.taint], part: true };
+  else if (marks.taint !== undefined && (typeof value === 'number' || typeof value === 'boolean')) marks.taint = { own: [String(value)], parents: [marks.taint] };
   // m[env.X]: the key chose the value.
   return decidedBy(scope, { value, ...marks }, key);
 }

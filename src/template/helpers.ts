@@ -87,8 +87,9 @@ const HELPERS: Readonly<Record<string, Helper>> = {
       try {
         return JSON.parse(source);
       } catch {
-        // JSON.parse quotes the input around the error: say where, never what.
-        throw new HelperError(`fromJson() was given text that is not JSON (${source.trim() === '' ? 'it is empty' : `${source.length} characters`})`);
+        // JSON.parse quotes the input around the error; its length, or whether it is empty, tells a
+        // secret's too: neither is said.
+        throw new HelperError('fromJson() was given text that is not JSON');
       }
     },
   },

@@ -7,8 +7,9 @@
 import { UsageError } from '../errors.js';
 import { REDACTED, type Redactor } from '../redact/redactor.js';
 import { evaluate } from './evaluate.js';
-import { BudgetError, FAILED, isSecret, MAX_TOTAL_SIZE, MissingValueError, Placeholder, QuietError, type Budget, type EvalScope, type Taint, type Value } from './evaluate-value.js';
+import { BudgetError, FAILED, isSecret, MAX_TOTAL_SIZE, MissingValueError, Placeholder, QuietError, type Budget, type EvalScope, type Value } from './evaluate-value.js';
 import { HelperError } from './helper-error.js';
+import { SecretRegistry } from './secret-registry.js';
 import { scopeNames, stepReferences } from './check.js';
 import { eachNode, oneLine, parseExpression, parseTemplate, TemplateSyntaxError, type Node, type Part } from './parse.js';
 import { DECIDED_FAILURE, Located, missingText, PROBLEMS_SHOWN, shorten, type Problem } from './problems.js';
@@ -114,14 +115,15 @@ export class TemplateRenderer {
   private budget: Budget = { steps: 0, computed: 0 };
   /** Whether this pass met a value a secret decided: how much it computed before a bound then tells the secret. */
   private decidedInPass = false;
-  /** Taint nodes already registered: each is walked once, however many values share it. */
-  private readonly registered = new WeakSet<Taint>();
-  private readonly added = new Set<string>();
+  /** What this renderer has told the redactor, and what it will once a secret is secret everywhere. */
+  private readonly secretsSeen: SecretRegistry;
 
   constructor(
     private readonly scope: TemplateScope,
-    private readonly redactor: Redactor,
-  ) {}
+    redactor: Redactor,
+  ) {
+    this.secretsSeen = new SecretRegistry(redactor);
+  }
 
   /** Evaluates the `let` names in order. Failures are collected like any field's. */
   async defineLets(lets: Array<[string, string]>): Promise<void> {
@@ -196,7 +198,7 @@ export class TemplateRenderer {
           // run registers them, so that render and validate hide them elsewhere too (the URL's path).
           // One a step's answer will choose (m[steps.login.role]) is treated so already.
           const chosen = value.decided === true || value.value.stepChosen;
-          if (isSecret(value) && (query || chosen)) this.register(value.taint!);
+          if (isSecret(value) && (query || chosen)) this.secretsSeen.register(value.taint!);
           sent += String(value.value);
           // Which step value a secret chose (`env.S > "m" ? steps.a.x : steps.a.y`) tells the secret.
           shown += chosen ? REDACTED : String(value.value);
@@ -221,10 +223,10 @@ export class TemplateRenderer {
         }
         if (secret) {
           // Only the interpolation: the literal text around it ("Basic ") is no secret.
-          this.register(value.taint!);
-          this.add(text);
+          this.secretsSeen.register(value.taint!);
+          this.secretsSeen.addWhole(text);
           secrets.push(text);
-        }
+        } else if (isSecret(value)) this.secretsSeen.showUnless(text, value.taint!);
         if (/[?#]/.test(text)) query = true;
         sent += text;
         shown += secret && text.replace(/\s+/g, '').length < SHOWN_FROM_LENGTH ? REDACTED : text;
@@ -235,25 +237,6 @@ export class TemplateRenderer {
     }
     if (failed) return literal('');
     return { sent, shown, secrets, read };
-  }
-
-  /** Registers a secret text once, however many fields hold it. */
-  private add(text: string): void {
-    if (this.added.has(text)) return;
-    this.added.add(text);
-    this.redactor.add(text);
-  }
-
-  /** Registers every string a secret value derives from, each node of its taint once. */
-  private register(taint: Taint): void {
-    const stack = [taint];
-    while (stack.length > 0) {
-      const node = stack.pop()!;
-      if (this.registered.has(node)) continue;
-      this.registered.add(node);
-      for (const text of node.own) this.add(text);
-      for (const parent of node.parents) stack.push(parent);
-    }
   }
 
   /** The env names and literal file() paths an expression names, in every branch. */

@@ -168,7 +168,7 @@ describe.concurrent('--verbose', () => {
     const config = provider(basic('https://token.example/token', { headers: { A: '{{ env.API_KEY }}', B: '{{ fromJson(env.API_KEY) }}' } }));
     const result = await run(['--verbose', '--config-inline', config]);
     expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 2, stdout: '' });
-    const message = `webAPIProviderConfig.headers.B: {{ fromJson(env.API_KEY) }}: fromJson() was given text that is not JSON (${SECRET.apiKey.length} characters)`;
+    const message = `webAPIProviderConfig.headers.B: {{ fromJson(env.API_KEY) }}: fromJson() was given text that is not JSON`;
     expect(result.stderr.endsWith(`${PREFIX}${message}\n`)).toBe(true);
     expect(result.stderr).not.toMatch(/UsageError|\n {6}at |caused by/);
     expect(result.stderr).not.toContain(SECRET.apiKey);

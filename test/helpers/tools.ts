@@ -106,3 +106,5 @@ export const OSSLSIGNCODE = findTool('osslsigncode', 'OSSLSIGNCODE', ['osslsignc
 /** util-linux `script`: runs a command under a pseudo-terminal (a person's kubectl, interactive). */
 export const SCRIPT = findTool('script (util-linux)', 'SCRIPT_BIN', ['/usr/bin/script', 'script'], 'apt-get install bsdutils (util-linux script), or set SCRIPT_BIN');
 export const CHROMIUM = findTool('chromium', 'CHROMIUM', ['/usr/bin/chromium'], 'apt-get install chromium (Debian), or set CHROMIUM');
+// Debian's ruby runs the Homebrew formula's `test do` against the real binary (test/release/formula.test.ts).
+export const RUBY = findTool('ruby', 'RUBY', ['ruby'], 'apt-get install ruby, or set RUBY');

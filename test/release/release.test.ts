@@ -2,7 +2,8 @@
 // darwin-arm64, the npm tarball, the SBOM, the Homebrew formula, the Scoop manifest and SHA256SUMS.
 // The darwin binaries are signed ad hoc, and verify page by page with a reader of the format
 // (test/helpers/macho-signature.ts); the Windows ones are unsigned and whole for osslsigncode; the
-// archives hold each binary, LICENSE and README.md.
+// archives hold each binary, LICENSE, README.md and THIRD-PARTY-NOTICES. Released again from another
+// checkout path, every file is the same byte for byte.
 // The linux-arm64 binary runs here under qemu and the win-x64 one under Wine (each: --version,
 // validate, a real fetch from a local HTTPS token API, jwt() and match()); the others are checked for
 // what they are, and the blob of every Node version runs in a linux-x64 Node of that version. Built
@@ -10,10 +11,10 @@
 // without a daemon (buildah, vfs storage, chroot isolation) for both arches, and the binary run from
 // the image.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type CliResult, PINNED_NODE, ROOT, runCommand } from '../helpers/cli.js';
 import { makePki } from '../helpers/pki.js';
@@ -23,6 +24,7 @@ import { AS_ROOT, BUILDAH, DEBOOTSTRAP, describeWith, OSSLSIGNCODE, QEMU_AARCH64
 import { readSignature, verifySignature } from '../helpers/macho-signature.js';
 import { osslVerify, UNSIGNED } from '../helpers/pe.js';
 import { Spec, Validation } from '@cyclonedx/cyclonedx-library';
+import { formula as formulaText, leastMacos } from '../../scripts/formula.mjs';
 
 const pki = makePki();
 const startApi = tokenApis();
@@ -202,12 +204,22 @@ describeWith(QEMU_AARCH64)('the release binaries', () => {
     }
   });
 
-  it('hold each binary in an archive, as webapi-credential[.exe] with LICENSE and README.md', () => {
+  it('hold each binary in an archive, as webapi-credential[.exe] with LICENSE, README.md and THIRD-PARTY-NOTICES', () => {
     for (const platform of PLATFORMS) {
       const windows = platform.startsWith('win-');
       const name = `webapi-credential${windows ? '.exe' : ''}`;
       const listing = windows ? execFileSync('unzip', ['-Z1', archive(platform)], { encoding: 'utf8' }) : execFileSync('tar', ['-tzf', archive(platform)], { encoding: 'utf8' });
-      expect(listing).toBe(`${name}\nLICENSE\nREADME.md\n`);
+      expect(listing).toBe(`${name}\nLICENSE\nREADME.md\nTHIRD-PARTY-NOTICES\n`);
+      // Node's licence (which holds those of V8, OpenSSL, ICU...) of the very version inside, and each bundled package's.
+      const notices = (windows ? execFileSync('unzip', ['-p', archive(platform), 'THIRD-PARTY-NOTICES']) : execFileSync('tar', ['-xzOf', archive(platform), 'THIRD-PARTY-NOTICES'])).toString('utf8');
+      const node = targets().find((target) => target.platform === platform)!.node;
+      expect(notices).toContain(`Node.js ${node}: the runtime the executable is made of`);
+      expect(notices).toContain('Node.js is licensed for use as follows:');
+      expect(notices).toContain('OpenSSL');
+      for (const pkg of ['commander', 'yaml', 'json-p3', 'jsep', '@jsep-plugin/object', 'jose', 're2js']) {
+        const { version, license } = JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8'));
+        expect(notices).toContain(`${pkg} ${version} (${license}): bundled`);
+      }
       const inside = windows ? execFileSync('unzip', ['-p', archive(platform), name], { maxBuffer: 256 * 1024 * 1024 }) : execFileSync('tar', ['-xzOf', archive(platform), name], { maxBuffer: 256 * 1024 * 1024 });
       expect(sha256Of(inside)).toBe(sha256(file(platform)));
       expect(statSync(archive(platform)).size).toBeLessThan(statSync(file(platform)).size / 2);
@@ -253,11 +265,14 @@ describeWith(QEMU_AARCH64)('the release binaries', () => {
     }
   }, 240_000);
 
-  it('hold a Homebrew formula: both darwin archives of the GitHub release of the tag, with their checksums, tested by --version', () => {
+  it('hold a Homebrew formula: both darwin archives of the GitHub release of the tag, with their checksums and the least macOS of each, tested by formula.test.ts', () => {
     const formula = readFileSync(join(RELEASE, 'webapi-credential.rb'), 'utf8');
-    const block = (name: string) => formula.match(new RegExp(`on_${name} do\\n\\s*url "([^"]+)"\\n\\s*sha256 "([0-9a-f]{64})"\\n\\s*end`))?.slice(1);
-    expect(block('arm')).toEqual([download('darwin-arm64'), sha256(archive('darwin-arm64'))]);
-    expect(block('intel')).toEqual([download('darwin-x64'), sha256(archive('darwin-x64'))]);
+    const block = (name: string) => formula.match(new RegExp(`on_${name} do\\n\\s*url "([^"]+)"\\n\\s*sha256 "([0-9a-f]{64})"\\n\\s*depends_on macos: :(\\w+) # macOS ([\\d.]+) or later\\n\\s*end`))?.slice(1);
+    // The least macOS is what each binary's Node was built for, read from its Mach-O: Node 22 (darwin-arm64)
+    // 11.0, Node 24 (darwin-x64) 13.5, as Node's BUILDING.md of each line says.
+    expect([leastMacos(readFileSync(file('darwin-arm64'))), leastMacos(readFileSync(file('darwin-x64')))]).toEqual(['11.0', '13.5']);
+    expect(block('arm')).toEqual([download('darwin-arm64'), sha256(archive('darwin-arm64')), 'big_sur', '11.0']);
+    expect(block('intel')).toEqual([download('darwin-x64'), sha256(archive('darwin-x64')), 'ventura', '13.5']);
     expect(formula).toContain('class WebapiCredential < Formula');
     expect(formula).toContain(`version "${VERSION}"`);
     // What brew audit asks of a description: no leading article, at most 80 characters.
@@ -265,9 +280,51 @@ describeWith(QEMU_AARCH64)('the release binaries', () => {
     // Signed at release: installing is copying the archive's binary.
     expect(formula).toMatch(/def install\n(\s*#.*\n)?\s*bin\.install "webapi-credential"\n\s*end/);
     expect(formula).not.toContain('codesign');
-    expect(formula).toMatch(/test do\n\s*assert_equal version\.to_s, shell_output\("#\{bin\}\/webapi-credential --version"\)\.strip\n\s*end/);
+    // The very formula formula.test.ts runs the test block of.
+    expect(formula).toBe(formulaText({ version: VERSION, description: 'Generic Kubernetes client-go exec credential plugin', homepage: REPOSITORY, license: 'Apache-2.0', arm: { url: download('darwin-arm64'), sha256: sha256(archive('darwin-arm64')), least: '11.0' }, intel: { url: download('darwin-x64'), sha256: sha256(archive('darwin-x64')), least: '13.5' } }));
     expect(REPOSITORY).toMatch(/^https:\/\/github\.com\/[^/]+\/[^/]+$/);
   });
+
+  it("carry a code cache (linux-x64) that a Node of another random seed accepts: made with V8's generator seeded, not the hash seed", () => {
+    const target = targets().find((t) => t.platform === 'linux-x64')!;
+    expect(target.codeCache).toBe(true);
+    const work = dirname(target.blob);
+    for (const name of ['fast', 'full']) {
+      const check = `const vm = require('node:vm'); const fs = require('node:fs');
+const script = new vm.Script(fs.readFileSync(process.argv[1], 'utf8'), { filename: 'sea-asset:${name}.cjs', cachedData: fs.readFileSync(process.argv[2]) });
+process.stdout.write(String(script.cachedDataRejected));`;
+      const accepted = spawnSync(PINNED_NODE, ['-e', check, join(work, `${name}.cjs`), `${target.blob}.${name}.cache`], { encoding: 'utf8' });
+      expect({ status: accepted.status, stdout: accepted.stdout, stderr: accepted.stderr }).toEqual({ status: 0, stdout: 'false', stderr: '' });
+    }
+  });
+
+  // Reproducible (SPEC "Release"): the same commit released from another checkout path gives the same
+  // bytes, every file (scripts/verify-release.mjs compares them). The other checkout is a copy of this
+  // one's files under dist/ (node_modules and the Node binaries from npm linked, not downloaded again),
+  // released whole: as long again as the first release.
+  it('are the same bytes when released from another checkout path', () => {
+    const copy = join(ROOT, 'dist', 'reproduce', 'checkout-elsewhere');
+    rmSync(join(ROOT, 'dist', 'reproduce'), { recursive: true, force: true });
+    const tracked = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' }).split('\0');
+    for (const path of tracked.filter((p) => p !== '' && existsSync(join(ROOT, p)))) {
+      mkdirSync(dirname(join(copy, path)), { recursive: true });
+      copyFileSync(join(ROOT, path), join(copy, path));
+    }
+    execFileSync('cp', ['-al', join(ROOT, 'node_modules'), join(copy, 'node_modules')]);
+    mkdirSync(join(copy, 'dist', 'release-nodes'), { recursive: true });
+    for (const name of readdirSync(join(ROOT, 'dist', 'release-nodes')).filter((n) => n.startsWith('node-'))) {
+      execFileSync('cp', ['-al', join(ROOT, 'dist', 'release-nodes', name), join(copy, 'dist', 'release-nodes', name)]);
+    }
+    // Dated by the same commit as the first (the copy has no .git of its own).
+    const epoch = execFileSync('git', ['log', '-1', '--format=%ct'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    execFileSync(PINNED_NODE, [join(copy, 'scripts', 'release.mjs')], { cwd: copy, stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, SOURCE_DATE_EPOCH: epoch } });
+    const compared = spawnSync(PINNED_NODE, [join(ROOT, 'scripts', 'verify-release.mjs'), RELEASE, join(copy, 'dist', 'release')], { encoding: 'utf8' });
+    expect(compared.stdout).toBe([...FILES, 'SHA256SUMS'].sort().map((name) => `${name}: same\n`).join(''));
+    expect(compared.status).toBe(0);
+    // Neither checkout's path is in any file.
+    expect(FILES.filter((name) => readFileSync(join(RELEASE, name)).includes(ROOT))).toEqual([]);
+    rmSync(join(ROOT, 'dist', 'reproduce'), { recursive: true, force: true });
+  }, 1_800_000);
 
   it('hold a Scoop manifest: the win-x64 and win-arm64 archives of the GitHub release of the tag, with their hashes', () => {
     const manifest = JSON.parse(readFileSync(join(RELEASE, 'webapi-credential.json'), 'utf8'));
@@ -282,7 +339,7 @@ describeWith(QEMU_AARCH64)('the release binaries', () => {
   });
 
   it('hold a CycloneDX SBOM naming exactly the packages the binaries bundle, at their locked versions', () => {
-    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version: string; dependencies?: Record<string, string> }> };
+    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version: string; integrity: string; license: string; dependencies?: Record<string, string> }> };
     // What src/ imports by name, and what those need in turn: what esbuild has to put in the bundle.
     const imported = new Set(
       execFileSync('git', ['grep', '-hoE', String.raw`(from|import\() ?'[^.'][^']*'`, '--', 'src'], { cwd: ROOT, encoding: 'utf8' })
@@ -310,8 +367,13 @@ describeWith(QEMU_AARCH64)('the release binaries', () => {
     const libraries = (sbom.components as { type: string; group?: string; name: string; version: string; purl: string; properties?: unknown[] }[]).filter((c) => c.type === 'library');
     const components = libraries.map((c) => `${c.group ? `${c.group}/` : ''}${c.name}@${c.version}`);
     expect(components.sort()).toEqual([...expected].sort());
-    for (const component of libraries) {
+    for (const component of libraries as Array<(typeof libraries)[number] & { hashes: unknown; licenses: unknown }>) {
       expect(component.purl).toMatch(/^pkg:npm\//);
+      // The hash npm checks the package by (the lockfile's integrity, as hex) and its licence.
+      const entry = lock.packages[`node_modules/${component.group ? `${component.group}/` : ''}${component.name}`]!;
+      expect(entry.version).toBe(component.version);
+      expect(component.hashes).toEqual([{ alg: 'SHA-512', content: Buffer.from(entry.integrity.replace(/^sha512-/, ''), 'base64').toString('hex') }]);
+      expect(component.licenses).toEqual([expect.objectContaining({ license: expect.objectContaining({ id: entry.license }) })]);
       // Bundled, so part of what runs: not flagged as a development package (cyclonedx-npm's mark for devDependencies).
       expect(component.properties ?? []).not.toContainEqual(expect.objectContaining({ name: 'cdx:npm:package:development' }));
     }

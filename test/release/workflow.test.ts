@@ -95,6 +95,32 @@ describe('the release workflow', () => {
     expect(['SHA256SUMS', 'webapi-credential.rb', 'webapi-credential.json', 'webapi-credential-1.2.3.tgz'].filter(attested)).toEqual([]);
   });
 
+  it('pins every action by a full commit SHA, with the release it is named beside', () => {
+    const uses = steps.map((step) => step.uses).filter((uses): uses is string => uses !== undefined);
+    expect(uses.length).toBeGreaterThanOrEqual(5);
+    for (const action of uses) expect(action).toMatch(/^[\w-]+\/[\w-]+@[0-9a-f]{40}$/);
+    const text = readFileSync(WORKFLOW, 'utf8');
+    for (const action of uses) expect(text).toMatch(new RegExp(`uses: ${action} # v\\d+\\.\\d+\\.\\d+\\n`));
+  });
+
+  it('checks every file it downloads against a checksum before using it', () => {
+    const downloads = runs.flatMap((run) => run.split('\n')).filter((line) => /\b(curl|wget)\b/.test(line));
+    expect(downloads.length).toBeGreaterThan(0);
+    // Each file curl writes (-o) is either a checksum or named in a `sha256sum --check` of the same run.
+    for (const run of runs.filter((r) => /\bcurl\b/.test(r))) {
+      const files = [...run.matchAll(/curl [^\n]*-\w*o (\S+)/g)].map((m) => m[1]!);
+      const checked = files.filter((f) => !f.endsWith('.sha256'));
+      expect(checked.length).toBeGreaterThan(0);
+      const check = run.indexOf('sha256sum --check');
+      expect(check).toBeGreaterThan(-1);
+      for (const file of checked) {
+        expect(run.slice(check - 80, check)).toContain(`  ${file}"`);
+        // Installed only after the check.
+        expect(run.indexOf(`install -m 0755 ${file}`)).toBeGreaterThan(check);
+      }
+    }
+  });
+
   it('pushes the image for amd64 and arm64 with buildx', () => {
     expect(steps.some((step) => step.uses?.startsWith('docker/setup-buildx-action@'))).toBe(true);
     expect(runs[indexOf(/docker buildx build/)]).toMatch(/--platform linux\/amd64,linux\/arm64 .*--push \.\n$/s);

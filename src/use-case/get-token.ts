@@ -14,6 +14,7 @@ import { MAX_LOGIN_MS } from '../login/token.js';
 import type { Deps, GetTokenFlags } from './deps.js';
 import { prepare, type Prepared } from './prepare.js';
 import { rawInputs } from './call-inputs.js';
+import { sendOptions } from './send-options.js';
 import { isInteractive, loginWithRefresh } from './login.js';
 
 export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> {
@@ -94,22 +95,11 @@ async function fetchCredential(prepared: Prepared, deadline: number, wholeTimeou
     const label = settings === config ? 'main' : (settings as StepConfig).name;
     const sent = (ok: boolean) => observe?.({ stage: 'send', label, ms: deps.now() - started, ok, exchanges });
     const response = await deps.send(request, {
-      ...(observe ? { observe: (exchange: HttpObservation) => exchanges.push(exchange) } : {}),
-      timeoutMs: settings.timeoutMs,
-      retryLimit: settings.retryLimit,
-      maxResponseBytes: settings.maxResponseBytes,
-      allowInsecureHTTP: settings.allowInsecureHTTP,
       // The whole call, steps included, stays within --timeout.
-      deadline,
+      ...sendOptions(settings, deadline, deps, (text) => deps.redactor.redact(view(text))),
+      ...(observe ? { observe: (exchange: HttpObservation) => exchanges.push(exchange) } : {}),
       wholeTimeoutMs,
-      templatedHeaders: Object.keys(settings.headers),
-      env: deps.env,
-      now: deps.now,
-      random: deps.random,
-      log: deps.trace,
       announce: deps.warn,
-      redact: (text) => deps.redactor.redact(view(text)),
-      secret: (value) => deps.redactor.add(value),
     }).then(
       (answer) => {
         sent(true);

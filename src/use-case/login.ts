@@ -19,6 +19,7 @@ import { atEndpoint, type Endpoint } from '../login/endpoint.js';
 import type { HttpObservation } from '../request/observe-http.js';
 import type { Deps, GetTokenFlags } from './deps.js';
 import type { Prepared } from './prepare.js';
+import { sendOptions } from './send-options.js';
 
 export interface LoginResult {
   status: CredentialStatus;
@@ -242,19 +243,8 @@ async function post(
   const watch = observed !== undefined ? deps.observe : undefined;
   const sent = (ok: boolean) => watch?.({ stage: 'send', label: observed!, ms: deps.now() - started, ok, exchanges });
   const response = await deps.send(request, {
+    ...sendOptions(config, deadline, deps),
     ...(watch ? { observe: (exchange: HttpObservation) => exchanges.push(exchange) } : {}),
-    timeoutMs: config.timeoutMs,
-    retryLimit: config.retryLimit,
-    maxResponseBytes: config.maxResponseBytes,
-    allowInsecureHTTP: config.allowInsecureHTTP,
-    deadline,
-    templatedHeaders: Object.keys(config.headers),
-    env: deps.env,
-    now: deps.now,
-    random: deps.random,
-    log: deps.trace,
-    redact: (text) => deps.redactor.redact(text),
-    secret: (value) => deps.redactor.add(value),
     ...(errorsAnswer ? { answerStatuses: [400, 401] } : {}),
     ...(grant !== undefined && SINGLE_USE_GRANTS.includes(grant) ? { singleUse: true } : {}),
     ...(signal ? { signal } : {}),

@@ -13,6 +13,7 @@ import { execInfoFor, readKubeconfigExec } from './manifest/manifest-read.js';
 import type { Deps, GetTokenFlags } from './deps.js';
 import { cacheCall } from './get-token.js';
 import { prepare, type Prepared } from './prepare.js';
+import { sendOptions } from './send-options.js';
 
 export interface LogoutFlags {
   run: GetTokenFlags;
@@ -101,22 +102,7 @@ async function revoke(prepared: Prepared, url: string, token: string, deadline: 
   const rendered = await renderRequest(revocationRequestConfig(config, url), prepared.renderer, deps.version, prepared.readFile, deps.redactor, REVOCATION_ROOT);
   const request = revocationRequest(rendered, token);
   deps.trace(`request:\n${describeRequest(request)}`);
-  const response = await deps.send(request, {
-    timeoutMs: config.timeoutMs,
-    retryLimit: config.retryLimit,
-    maxResponseBytes: config.maxResponseBytes,
-    allowInsecureHTTP: config.allowInsecureHTTP,
-    deadline,
-    templatedHeaders: Object.keys(config.headers),
-    env: deps.env,
-    now: deps.now,
-    random: deps.random,
-    log: deps.trace,
-    announce: deps.warn,
-    redact: (text) => deps.redactor.redact(text),
-    secret: (value) => deps.redactor.add(value),
-    answerStatuses: [400, 401],
-  });
+  const response = await deps.send(request, { ...sendOptions(config, deadline, deps), announce: deps.warn, answerStatuses: [400, 401] });
   let document: unknown;
   try {
     document = parseResponseBody(response.body, response.contentType, response.bytes);

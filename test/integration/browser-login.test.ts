@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -177,6 +177,21 @@ describeWith(CHROMIUM)('a browser login with a real browser against oidc-provide
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toContain('webapi-credential: the browser did not come back within 2 seconds (login.timeout); run the command again to log in anew\n');
     expect(await callback(ports[0]!, '/')).toBe('refused');
+  }, 60_000);
+
+  it('a local program holding a silent connection to the listener does not keep the login past login.timeout', async () => {
+    driver.next('away');
+    const run = startLogin(['login', '--config-inline', config({ timeout: '2s' }), '--no-cache']);
+    const url = await run.url();
+    const port = Number(new URL(url.searchParams.get('redirect_uri')!).port);
+    // Connected, one byte of a request line, then nothing: neither idle nor a request to answer.
+    const silent = connect(port, '127.0.0.1', () => silent.write('G'));
+    silent.on('error', () => {});
+    const result = await run.done;
+    silent.destroy();
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain('webapi-credential: the browser did not come back within 2 seconds (login.timeout); run the command again to log in anew\n');
+    expect(await callback(port, '/')).toBe('refused');
   }, 60_000);
 
   it('Ctrl-C while the browser is out: exit 2, cancelled, the listener closed, the process gone at once', async () => {

@@ -49,7 +49,10 @@ export async function listenLoopback(port: number, handle: (request: LoopbackReq
           (server) =>
             new Promise<void>((resolve) => {
               server.close(() => resolve());
-              server.closeIdleConnections();
+              // Every connection, not only the idle ones: one that sent a byte and then nothing (any
+              // local program can open it) is neither, and would hold close() and the login for ever.
+              // The callback's page was written before the login goes on, so nothing is cut short.
+              server.closeAllConnections();
             }),
         ),
       ).then(() => undefined),

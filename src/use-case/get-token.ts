@@ -10,7 +10,7 @@ import { checkHint, credentialInputs } from '../template/inputs.js';
 import { runSteps } from '../request/steps.js';
 import type { HttpObservation } from '../request/observe-http.js';
 import { through, type CacheCall, type CacheEvent, type Fetch, type Fetched } from '../cache/index.js';
-import { MAX_LOGIN_MS } from '../login/token.js';
+import { loginBoundMs } from '../login/grants/index.js';
 import type { Deps, GetTokenFlags } from './deps.js';
 import { prepare, type Prepared } from './prepare.js';
 import { rawInputs } from './call-inputs.js';
@@ -73,7 +73,7 @@ export function cacheCall(prepared: Prepared, flags: GetTokenFlags, deadline: nu
     timeoutMs: flags.timeoutMs,
     // A login waits on a person: a second caller must not take its lock over and prompt too.
     // Only a call that may prompt holds a login's lock (one that cannot only refreshes).
-    ...(config.login && (flags.login === true || isInteractive(deps)) ? { holdMs: MAX_LOGIN_MS } : {}),
+    ...(config.login && (flags.login === true || isInteractive(deps)) ? { holdMs: loginBoundMs(config) } : {}),
     failureTtlMs: config.cacheFailureTtlMs,
     redact: (text) => deps.redactor.redact(text),
     ...(deps.observe ? { observe: (event: CacheEvent) => deps.observe?.({ stage: 'cache', event }) } : {}),

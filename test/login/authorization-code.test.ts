@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { validateProviderDocument } from '../../src/config/validate.js';
 import { checkPath } from '../../src/credential/jsonpath.js';
 import { answerCallback, authorizationUrl } from '../../src/login/grants/authorization-code.js';
-import { pickGrant } from '../../src/login/grants/index.js';
+import { loginBoundMs, pickGrant } from '../../src/login/grants/index.js';
 import { browserCommand } from '../../src/login/open-browser.js';
 import type { ProviderConfig } from '../../src/config/schema.js';
 import { runInProcess } from '../helpers/in-process.js';
@@ -167,5 +167,20 @@ describe('which grant a login runs', () => {
   it('one configured: that one, wherever it runs; --grant for the other is exit 2 naming what the config has', () => {
     expect(pickGrant(config({ authorizationCode: code }), { browser: false }).name).toBe('browser');
     expect(() => pickGrant(config({ deviceAuthorization: device }), { browser: true, grant: 'browser' })).toThrow('--grant browser: this config has no login.authorizationCode; it logs in with device');
+  });
+});
+
+describe("a login's bound, which its lock promises the other terminals", () => {
+  const code = { url: 'https://idp.example/authorize', query: { client_id: 'kubectl' } };
+  const device = { url: 'https://idp.example/device' };
+
+  it('is login.timeout and the exchange for a browser login alone, not the device grant\'s 15 minutes', () => {
+    expect(loginBoundMs(config({ authorizationCode: code, timeout: '5s' }))).toBe(5_000 + 10_000);
+    expect(loginBoundMs(config({ authorizationCode: code }))).toBe(3 * 60_000 + 10_000);
+  });
+
+  it('is the longest of the grants configured: a device code lives up to 15 minutes', () => {
+    expect(loginBoundMs(config({ deviceAuthorization: device }))).toBe(15 * 60_000);
+    expect(loginBoundMs(config({ authorizationCode: code, deviceAuthorization: device, timeout: '5s' }))).toBe(15 * 60_000);
   });
 });

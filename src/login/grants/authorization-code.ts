@@ -168,6 +168,8 @@ export const authorizationCodeGrant: InteractiveGrant = {
   name: 'browser',
   root: CODE_ROOT,
   tokenGrant: 'authorization_code',
+  // login.timeout for the browser, then the code's exchange.
+  boundMs: (config) => config.login!.timeoutMs + config.timeoutMs,
   scopeField: 'login.authorizationCode.query.scope',
   configured: (login) => login.authorizationCode !== undefined,
   request: authorizationRequestConfig,

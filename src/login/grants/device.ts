@@ -128,6 +128,8 @@ export const deviceGrant: InteractiveGrant = {
   name: 'device',
   root: DEVICE_ROOT,
   tokenGrant: 'device_code',
+  // The device code's life, at most 15 minutes (its answer tells more, which the lock cannot wait for).
+  boundMs: () => MAX_LOGIN_MS,
   scopeField: 'login.deviceAuthorization.form.scope',
   configured: (login) => login.deviceAuthorization !== undefined,
   request: deviceRequestConfig,

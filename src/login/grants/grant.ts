@@ -88,6 +88,8 @@ export interface InteractiveGrant {
   /** Where a scope with openid goes, for the message of an answer without an id_token. */
   scopeField: string;
   configured: (login: LoginConfig) => boolean;
+  /** How long its login may take at most (ms): the lock promises no more to a waiting terminal. */
+  boundMs: (config: ProviderConfig) => number;
   /**
    * Its own request, derived from the config's token request: rendered when the config loads, so
    * that validate and render name every value it misses; render shows it.

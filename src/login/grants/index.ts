@@ -39,6 +39,11 @@ export function pickGrant(config: ProviderConfig, choice: { grant?: GrantName; b
   return picked;
 }
 
+/** The longest a login of this config may take (ms): what its lock tells the other terminals to wait. */
+export function loginBoundMs(config: ProviderConfig): number {
+  return Math.max(0, ...configuredGrants(config).map((grant) => grant.boundMs(config)));
+}
+
 /** login's own templates, checked when the config loads. */
 export function loginTemplates(config: ProviderConfig): Array<[string, string]> {
   return configuredGrants(config).flatMap((grant) => grant.templates(config));

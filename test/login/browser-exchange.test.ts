@@ -119,6 +119,16 @@ describe('the browser login exchange', () => {
     expect(leaked(result, url)).toEqual([]);
   });
 
+  it('no iss where the config names the issuer (RFC 9207 §2.4: it said it sends one): exit 2, the code is not exchanged', async () => {
+    answer = (nonce) => ({ status: 200, body: { id_token: idToken(nonce) } });
+    const before = api.requests.length;
+    const { result, url } = await loginWith((u) => callbackOf(u), 'https://idp.example');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('webapi-credential: the browser came back without the iss of https://idp.example (RFC 9207), which the issuer says it sends: nothing was exchanged\n');
+    expect(api.requests.length).toBe(before);
+    expect(leaked(result, url)).toEqual([]);
+  });
+
   it('the token endpoint refuses the code: exit 3, its error shown, the code not', async () => {
     answer = () => ({ status: 400, body: { error: 'invalid_grant', error_description: `code ${CODE} was used` } });
     const { result, url } = await loginWith((u) => callbackOf(u));

@@ -87,7 +87,7 @@ const loginShape: Shape = {
           of: { kind: 'stringOrList', description: 'Template, or a list of templates (the key repeats).' },
           description: 'Query parameters of the authorization request besides those the flow sets, each a template: scope (openid for an id_token, offline_access for a refresh token), audience, resource, prompt.',
         },
-        issuer: { kind: 'string', minLength: 1, description: "The issuer (RFC 9207): an iss parameter of the browser's answer must be this; init writes it." },
+        issuer: { kind: 'string', minLength: 1, description: "The issuer (RFC 9207): the browser's answer must carry an iss parameter that is this (RFC 9207 §2.4); init writes it when the issuer says it sends one (authorization_response_iss_parameter_supported)." },
         redirectHost: { kind: 'string', enum: ['localhost', '127.0.0.1', '[::1]'], description: 'The host of redirect_uri (default localhost, as kubelogin registers it).' },
         redirectPorts: {
           kind: 'list',

@@ -235,8 +235,12 @@ export const authorizationCodeGrant: InteractiveGrant = {
         throw new LoginError('LOGIN_REFUSED', `the authorization endpoint answered ${quoted(session.redact(got.error).slice(0, 200))}${description}; check login.authorizationCode and the client's registration`);
       }
       session.secret(got.code);
-      if (code.issuer !== undefined && got.iss !== undefined && got.iss !== code.issuer) {
-        throw new LoginError('LOGIN_ISSUER', `the browser came back from the issuer ${quoted(session.redact(got.iss).slice(0, 200))}, not ${code.issuer} (RFC 9207): nothing was exchanged`);
+      // RFC 9207 §2.4: the config names the issuer when it says it sends iss; then a missing one is refused too.
+      if (code.issuer !== undefined && got.iss === undefined) {
+        throw new LoginError('LOGIN_ISSUER', `the browser came back without the iss of ${code.issuer} (RFC 9207), which the issuer says it sends: nothing was exchanged`);
+      }
+      if (code.issuer !== undefined && got.iss !== code.issuer) {
+        throw new LoginError('LOGIN_ISSUER', `the browser came back from the issuer ${quoted(session.redact(got.iss ?? '').slice(0, 200))}, not ${code.issuer} (RFC 9207): nothing was exchanged`);
       }
       // The code is single-use: one exchange.
       const exchange = await session.token({ grant_type: CODE_GRANT, code: got.code, redirect_uri: redirectUri, code_verifier: verifier });

@@ -8,6 +8,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leaks, type CliResult } from '../helpers/cli.js';
+import { answerCallback } from '../../src/login/grants/authorization-code.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { makePki } from '../helpers/pki.js';
 import { json, startTokenApi, type TokenApi } from '../helpers/token-api.js';
@@ -127,6 +128,30 @@ describe('the browser login exchange', () => {
     expect(result.stderr).toContain('webapi-credential: the browser came back without the iss of https://idp.example (RFC 9207), which the issuer says it sends: nothing was exchanged\n');
     expect(api.requests.length).toBe(before);
     expect(leaked(result, url)).toEqual([]);
+  });
+
+  it('a secret in the authorization URL is refused before anything listens or opens: a browser URL is seen in the process list, the history and the IdP\'s logs', async () => {
+    const secret = 'login-hint-secret-31337';
+    const withSecret = JSON.parse(config()) as { webAPIProviderConfig: { login: { authorizationCode: { query: Record<string, string> } } } };
+    withSecret.webAPIProviderConfig.login.authorizationCode.query['login_hint'] = '{{ env.HINT }}';
+    const opened: string[] = [];
+    const result = await runInProcess(['login', '--config-inline', JSON.stringify(withSecret), '--no-cache', '--no-browser'], { env: { HINT: secret }, onStderr: (text) => opened.push(text) });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('webapi-credential: login.authorizationCode puts a secret in the browser\'s URL, where the process list, the browser\'s history and the identity provider\'s logs show it: give its url and query as plain text (a client secret belongs in the token request\'s form)\n');
+    expect(result.stdout).toBe('');
+    expect(opened.join('')).not.toContain(secret);
+    expect(await new Promise((resolve) => httpRequest({ host: '127.0.0.1', port, path: '/' }).on('error', (error: NodeJS.ErrnoException) => resolve(error.code)).end())).toBe('ECONNREFUSED');
+  });
+
+  it('an error the identity provider sends back through the browser is redacted on the page too', () => {
+    const state = 'state-value-long-enough';
+    const { answer } = answerCallback(
+      { method: 'GET', target: `/?state=${state}&error=invalid_request&error_description=${encodeURIComponent('bad hint hunter2-secret')}`, host: `localhost:${port}`, fetchMode: 'navigate' },
+      { host: `localhost:${port}`, path: '', state },
+      (text) => text.replaceAll('hunter2-secret', '[REDACTED]'),
+    );
+    expect(answer.body).toContain('bad hint [REDACTED]');
+    expect(answer.body).not.toContain('hunter2-secret');
   });
 
   it('the token endpoint refuses the code: exit 3, its error shown, the code not', async () => {

@@ -4,7 +4,7 @@
 // at the config's token request. The callback's answer is a pure function (answerCallback); the
 // listener and the browser are the session's.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { ResponseError } from '../../errors.js';
+import { ResponseError, UsageError } from '../../errors.js';
 import type { AuthorizationCodeConfig, ProviderConfig, RequestConfig } from '../../config/schema.js';
 import { describeRequest, type RenderedRequest } from '../../request/build.js';
 import { LoginError, quoted, readTokenAnswer, withGrant } from '../token.js';
@@ -94,7 +94,7 @@ function sameSecret(a: string, b: string): boolean {
  * redirect_uri, the state this login sent, and a code or an error) is taken and answered with a small static page
  * that shows neither the code nor the state; everything else is 404 and leaves the login waiting.
  */
-export function answerCallback(request: LoopbackRequest, expected: Expected): { answer: LoopbackAnswer; callback?: Callback } {
+export function answerCallback(request: LoopbackRequest, expected: Expected, redact: (text: string) => string = (text) => text): { answer: LoopbackAnswer; callback?: Callback } {
   if (request.method !== 'GET' || request.host?.toLowerCase() !== expected.host.toLowerCase()) return { answer: NOT_FOUND };
   // The redirect is a navigation; a page's fetch() or <img> is not, whatever it carries.
   if (request.fetchMode !== undefined && request.fetchMode !== 'navigate') return { answer: NOT_FOUND };
@@ -112,7 +112,8 @@ export function answerCallback(request: LoopbackRequest, expected: Expected): { 
   const error = one('error');
   if (error !== undefined) {
     const description = one('error_description');
-    const said = `${error}${description !== undefined ? `: ${description}` : ''}`.slice(0, 200);
+    // Redacted before it is cut (a cut through an echoed secret leaves a piece no redactor knows).
+    const said = redact(`${error}${description !== undefined ? `: ${description}` : ''}`).slice(0, 200);
     return {
       answer: { status: 200, body: PAGE('Login failed', `The login was not completed (${escapeHtml(said)}). You can close this tab; the terminal says what to do.`) },
       callback: { kind: 'error', error, ...(description !== undefined ? { description } : {}) },
@@ -188,6 +189,14 @@ export const authorizationCodeGrant: InteractiveGrant = {
     if (!session.browser) throw new LoginError('LOGIN_NO_BROWSER', 'a browser login needs a loopback listener, which this run cannot open');
     const own = await session.own();
     session.checkpoint();
+    // The URL goes to the browser's command line (any local user reads it), its history and the
+    // IdP's logs: nothing a secret gave may be in it. Refused before anything listens or opens.
+    if (session.redact(own.url) !== own.url) {
+      throw new UsageError(
+        'LOGIN_URL_SECRET',
+        "login.authorizationCode puts a secret in the browser's URL, where the process list, the browser's history and the identity provider's logs show it: give its url and query as plain text (a client secret belongs in the token request's form)",
+      );
+    }
     const random = () => Buffer.from(session.randomBytes()).toString('base64url');
     const [state, nonce, verifier] = [random(), random(), random()];
     const challenge = createHash('sha256').update(verifier).digest('base64url');
@@ -197,7 +206,7 @@ export const authorizationCodeGrant: InteractiveGrant = {
     let done = false;
     const handler = (port: number) => (request: LoopbackRequest) => {
       if (done) return NOT_FOUND;
-      const { answer, callback: got } = answerCallback(request, { host: `${code.redirectHost}:${port}`, path: code.redirectPath, state });
+      const { answer, callback: got } = answerCallback(request, { host: `${code.redirectHost}:${port}`, path: code.redirectPath, state }, session.redact);
       if (got) {
         done = true;
         taken(got);

@@ -47,3 +47,18 @@ it('the next refresh posts the rotated refresh token R2, never the used R1 again
   const posted = api.requests.map((request) => new URLSearchParams(request.body).get('refresh_token'));
   expect(posted).toEqual(['refresh-R1', 'refresh-R2']);
 });
+
+it('with no entry yet (a login whose credential has no expiry), the entry holds the refresh token alone: a miss that carries it', async () => {
+  const dir = join(mkdtempSync(join(tmpdir(), 'webapi-credential-rotated-refresh-')), 'cache');
+  fs.mkdirSync(dir, { mode: 0o700 });
+  const before = api.requests.length;
+  const timing = { deadline: NOW + 30_000, timeoutMs: 30_000 };
+  const first = await cached(fileStorage(dir, deps()), KEY, timing, refreshAtApi, deps());
+  const lookup = readEntry(fs, dir, KEY, NOW, UID);
+  expect(lookup).toEqual({ hit: false, reason: 'entry holds no usable credential', refresh: { token: `refresh-R${issued}`, at: NOW } });
+  expect(fs.statSync(join(dir, `${KEY}.json`)).mode & 0o777).toBe(0o600);
+  expect(fs.readFileSync(join(dir, `${KEY}.json`), 'utf8')).not.toContain(first.token!);
+  await cached(fileStorage(dir, deps()), KEY, timing, refreshAtApi, deps());
+  const posted = api.requests.slice(before).map((request) => new URLSearchParams(request.body).get('refresh_token'));
+  expect(posted).toEqual(['', lookup.refresh!.token]);
+});

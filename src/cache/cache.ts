@@ -88,6 +88,9 @@ export async function cached(
   const store = ({ status, expiresAt, refreshToken }: Fetched, held: HeldRefresh | undefined) => {
     if (!status.expirationTimestamp) {
       report({ kind: 'note', text: 'not storing a credential without a known expiry (set expiresIn, expiryPath or expiresInPath)' });
+      // The refresh token it rotated is kept all the same: the one just used may be single-use.
+      const refresh = keptRefresh(refreshToken, held);
+      if (refresh) keepRefresh(storage, key, refresh, report);
       return;
     }
     try {
@@ -171,13 +174,7 @@ export async function cached(
         } catch (writeError) {
           report({ kind: 'note', text: `cannot remember the failure (${errorCode(writeError)})` });
         }
-      } else if (rotated !== undefined && held) {
-        try {
-          storage.replaceRefresh(key, held);
-        } catch (writeError) {
-          report({ kind: 'note', text: `cannot keep the new refresh token (${errorCode(writeError)})` });
-        }
-      }
+      } else if (rotated !== undefined && held) keepRefresh(storage, key, held, report);
       if (stale) return servedThrough(stale, failures.redact((error as Error).message));
       throw error;
     }
@@ -276,6 +273,15 @@ export async function cached(
     return serve(storage.read(key, deps.now()), true) ?? (await fetchAndStore());
   } finally {
     if (outcome.kind === 'acquired') outcome.lock.release();
+  }
+}
+
+/** A refresh token written into the key's entry at once (SPEC: any 2xx answer's), the rest as it was; undefined drops it. */
+export function keepRefresh(storage: Storage, key: string, refresh: HeldRefresh | undefined, report: (event: CacheEvent) => void): void {
+  try {
+    storage.replaceRefresh(key, refresh);
+  } catch (error) {
+    report({ kind: 'note', text: `cannot keep the new refresh token (${errorCode(error)})` });
   }
 }
 

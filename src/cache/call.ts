@@ -2,7 +2,7 @@
 // failure memory. Run on a miss or by doctor; a cached credential only parses it (index.ts imports
 // it statically, and says why).
 import type { CredentialStatus } from '../credential/exec-credential.js';
-import { cached, openCache, type CacheDeps, type Fetch, type Fetched } from './cache.js';
+import { cached, keepRefresh, openCache, type CacheDeps, type Fetch, type Fetched } from './cache.js';
 import { reporter, type CacheEvent, type CacheSlot } from './events.js';
 import type { CacheCall, CacheView, Reads } from './inputs.js';
 import { entryKey, inputsKey, refKey } from './key.js';
@@ -42,7 +42,11 @@ export async function throughCache(call: CacheCall, fetch: Fetch, deps: CacheDep
   if (call.fresh) {
     // A new login: the refresh token the entry held is replaced by the one it gives (or none).
     const { status, expiresAt, refreshToken } = await fetchOnce();
-    if (!status.expirationTimestamp) return status;
+    if (!status.expirationTimestamp) {
+      // No credential to store, but its refresh token is: the entry's next fetch refreshes with it.
+      keepRefresh(storage, key, refreshToken !== undefined ? { token: refreshToken, at: deps.now() } : undefined, report);
+      return status;
+    }
     try {
       storage.writeCredential(key, status, { ...(expiresAt !== undefined ? { expiresAt } : {}), ...(refreshToken !== undefined ? { refresh: { token: refreshToken, at: deps.now() } } : {}) });
       enter();

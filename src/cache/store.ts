@@ -240,14 +240,16 @@ export function writeFailure(
 /**
  * The entry with `refresh` as its refresh token, or without one (the issuer refused it), the rest as
  * it was. An entry that cannot be read as ours is left alone: it holds no refresh token readEntry
- * would give.
+ * would give. With no entry yet (a login whose credential has no known expiry), the refresh token
+ * alone: readEntry reads it as a miss that carries it.
  */
 export function replaceRefresh(fs: CacheFs, dir: string, key: string, refresh: HeldRefresh | undefined, unique: string, uid: number | undefined): void {
   let entry: Entry;
   try {
     entry = JSON.parse(readPrivateFile(fs, entryPath(dir, key), uid)) as Entry;
-  } catch {
-    return;
+  } catch (error) {
+    if (refresh === undefined || (error as NodeJS.ErrnoException).code !== 'ENOENT') return;
+    entry = { apiVersion: CACHE_FORMAT, kind: 'CachedCredential', key };
   }
   if (typeof entry !== 'object' || entry === null || entry.apiVersion !== CACHE_FORMAT || entry.key !== key) return;
   if (refresh === undefined && entry.refresh === undefined) return;

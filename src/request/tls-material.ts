@@ -10,6 +10,8 @@ export interface TlsMaterial {
   ca?: string;
   /** Where ca came from, for a TLS failure's message: `tls.caFile <path>` or `tls.caData`. */
   caFrom?: string;
+  /** The field whose CA a secret decided (a comparison chose its text or its file) or gave (env, file()): not to be printed. */
+  caSecret?: 'tls.caData' | 'tls.caFile';
   cert?: string;
   key?: string;
   serverName?: string;
@@ -72,6 +74,8 @@ export function loadTls(rendered: RenderedTls, readFile: ReadFile, redactor: Red
   if (tls.caFile !== undefined) material.ca = pem('caFile', read('caFile', tls.caFile), 'certificates');
   if (tls.caData !== undefined) material.ca = pem('caData', tls.caData, 'certificates');
   if (material.ca !== undefined) material.caFrom = tls.caData !== undefined ? 'tls.caData' : `tls.caFile ${tls.caFile}`;
+  const caField = tls.caData !== undefined ? fields.caData : fields.caFile;
+  if (material.ca !== undefined && caField && (caField.read.decided || (tls.caData !== undefined && caField.secrets.length > 0))) material.caSecret = tls.caData !== undefined ? 'tls.caData' : 'tls.caFile';
   if (tls.certFile !== undefined) material.cert = pem('certFile', read('certFile', tls.certFile), 'certificate');
   if (tls.certData !== undefined) material.cert = pem('certData', tls.certData, 'certificate');
   if (tls.keyFile !== undefined) material.key = pem('keyFile', read('keyFile', tls.keyFile), 'private key');

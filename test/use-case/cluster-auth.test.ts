@@ -87,6 +87,26 @@ describe('cluster-auth from discovery and the config', () => {
     expect(result.stderr).toMatch(/^webapi-credential: warning: tls\.caData holds [A-Z ]*PRIVATE KEY besides its certificates: only the certificates go into issuer\.certificateAuthority\n$/);
   });
 
+  it("a CA a secret decided or gave is exit 2 naming tls.caData, the same whether a guess is right or wrong, and no secret shown", async () => {
+    const GUESS = 'hunter2-guess';
+    const withCa = (caData: string) => JSON.stringify({ webAPIProviderConfig: { ...JSON.parse(machine({ resource: RESOURCE })).webAPIProviderConfig, tls: { caData } } });
+    // Two certificates when the guess is right, one when wrong: a chain of such runs spells the secret out.
+    const compared = withCa("{{ vars.CA + (env.GUESSED == '" + GUESS + "' ? '\\n' + vars.CA : '') }}");
+    const expected = { code: 2, stdout: '', stderr: `${PREFIX}tls.caData: a secret decided or gave the CA, and cluster-auth prints no secret: give the CA with --set (caData: "{{ vars.CA }}") or a tls.caFile\n` };
+    const right = await runInProcess(['cluster-auth', '--config-inline', compared, '--set', `CA=${pki.ca.cert}`], { env: { ...env, GUESSED: GUESS } });
+    const wrong = await runInProcess(['cluster-auth', '--config-inline', compared, '--set', `CA=${pki.ca.cert}`], { env: { ...env, GUESSED: 'other-value' } });
+    expect(right).toEqual(expected);
+    expect(wrong).toEqual(expected);
+    const fromEnv = await runInProcess(['cluster-auth', '--config-inline', withCa('{{ env.CA_PEM }}')], { env: { ...env, CA_PEM: pki.ca.cert } });
+    expect(fromEnv).toEqual(expected);
+    expect(leaks(fromEnv, [MACHINE_SECRET, pki.ca.cert.split('\n')[1]!])).toEqual([]);
+    expect(leaks(right, [MACHINE_SECRET, GUESS])).toEqual([]);
+    // A CA of the config's own (vars) still goes into the manifest.
+    const fromVars = await runInProcess(['cluster-auth', '--config-inline', withCa('{{ vars.CA }}'), '--set', `CA=${pki.ca.cert}`], { env });
+    expect(fromVars.code, fromVars.stderr).toBe(0);
+    expect((documents(fromVars.stdout)[0] as unknown as AuthenticationConfiguration).jwt[0]!.issuer.certificateAuthority).toBe(pki.ca.cert);
+  });
+
   it('what it cannot know is exit 2, naming it and --from-token', async () => {
     const noAudience = await runInProcess(['cluster-auth', '--config-inline', machine()], { env });
     expect(noAudience).toEqual({

@@ -39,6 +39,9 @@ export async function clusterAuth(flags: ClusterAuthFlags, deps: Deps): Promise<
   const prepared = await prepare(flags.run, deps);
   const { config, request } = prepared;
   if (!config.paths.token) throw new UsageError('CLUSTER_AUTH_CERTIFICATE', "this config's credential is a client certificate: the cluster trusts it through its client CA (kube-apiserver --client-ca-file), not a jwt authenticator");
+  // A CA a secret decided or gave would be printed: two certificates or one spell a comparison out.
+  // Named by its field alone: the path of a caFile a secret chose is no more shown than its text.
+  if (request.tls.caSecret) throw new UsageError('CLUSTER_AUTH_SECRET', `${request.tls.caSecret}: a secret decided or gave the CA, and cluster-auth prints no secret: give the CA with --set (caData: "{{ vars.CA }}") or a tls.caFile`);
   // Certificates only: a key concatenated into the config's CA bundle goes into no manifest.
   const bundle = request.tls.ca !== undefined ? certificatesOnly(request.tls.ca) : undefined;
   if (bundle && bundle.dropped.length > 0) deps.warn(`${request.tls.caFrom ?? 'tls.caData'} holds ${bundle.dropped.join(', ')} besides its certificates: only the certificates go into issuer.certificateAuthority`);

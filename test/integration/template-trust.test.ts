@@ -46,7 +46,7 @@ describe('a template past its bounds', () => {
     const config = { method: 'POST', url: `https://127.0.0.1:9/?x={{ json(${list}[0]) }}`, body: `{{ json(${object}) }}`, tokenPath: '$.t' };
     const path = writeTemp('wide.json', provider(config));
     // A deadline far off: half a megabyte of secret body takes its time to redact on a loaded machine.
-    const result = await runCli([...command, '--config', path, ...(command.length === 0 ? ['--timeout', '15s'] : [])], { env: { S } });
+    const result = await runCli([...command, '--config', path, ...(command.length === 0 ? ['--timeout', '60s'] : [])], { env: { S } });
     if (command.length === 0) {
       expectFailure(result, 3, /^connection to https:\/\/127\.0\.0\.1:9\/ refused/, secrets);
     } else {

@@ -57,7 +57,8 @@ function expectServedThrough(result: { code: number | null; stdout: string; stde
   expect(real).toBeLessThanOrEqual(Date.now() + lifetimeS * 1000);
   const given = Date.parse(status.expirationTimestamp);
   expect(given).toBeLessThanOrEqual(real);
-  expect(given).toBeLessThanOrEqual(calledAt + 60_000 + 1_000);
+  // At most a minute after the plugin read its clock, which was before this line: no slack a busy machine eats.
+  expect(given).toBeLessThanOrEqual(Date.now() + 60_000);
   expect(leaks(result, ['api-key-1'])).toEqual([]);
 }
 
@@ -112,7 +113,6 @@ describe.concurrent('served through an outage', () => {
       const holder = spawnCli(['--config-inline', config, '--cache', '--timeout', '30s'], box.env({ API_KEY: 'api-key-1' }));
       try {
         while (server.requests.length < 2) await new Promise((resolve) => setTimeout(resolve, 25));
-        const calledAt = Date.now();
         const waiters = await Promise.all(Array.from({ length: 4 }, () => getToken(box, config, ['--cache', '--timeout', '4s'])));
         for (const waiter of waiters) {
           expect([waiter.code, waiter.stderr]).toEqual([0, '']);
@@ -120,7 +120,8 @@ describe.concurrent('served through an outage', () => {
           expect(status.token).toBe('token-1');
           expect(Date.parse(status.expirationTimestamp)).toBeLessThanOrEqual(Date.now() + LIFETIME_S * 1000);
           expect(Date.parse(status.expirationTimestamp)).toBeGreaterThan(fetchedAt);
-          expect(Date.parse(status.expirationTimestamp)).toBeLessThanOrEqual(calledAt + 61_000);
+          // At most a minute after the waiter read its clock, which was before now.
+          expect(Date.parse(status.expirationTimestamp)).toBeLessThanOrEqual(Date.now() + 60_000);
         }
         expect(holder.child.exitCode).toBeNull();
         expect(server.requests).toHaveLength(2);

@@ -15,7 +15,7 @@ import { chmodSync, closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync,
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { type CliResult, PINNED_NODE, ROOT, runCommand } from '../helpers/cli.js';
 import { makePki } from '../helpers/pki.js';
 import { json, type TokenApi } from '../helpers/token-api.js';
@@ -25,6 +25,10 @@ import { readSignature, verifySignature } from '../helpers/macho-signature.js';
 import { osslVerify, UNSIGNED } from '../helpers/pe.js';
 import { Spec, Validation } from '@cyclonedx/cyclonedx-library';
 import { formula as formulaText, leastMacos } from '../../scripts/formula.mjs';
+
+// Each test here reads, unpacks or runs six ~100 MB binaries: on a busy 2-core machine a sync test
+// that lists and hashes every archive took over 30 s. The default only ends a hang; give it room.
+vi.setConfig({ testTimeout: 300_000 });
 
 const pki = makePki();
 const startApi = tokenApis();
@@ -160,12 +164,12 @@ describeWith(QEMU_AARCH64)('the release binaries', () => {
     const fetched = await runArm64(['--config-inline', config]);
     expect(fetched.stderr).toBe('');
     expect(JSON.parse(fetched.stdout).status.token).toBe(SECRET.token);
-  }, 60_000);
+  });
 
   it('load their lazy assets on arm64 (under qemu): jose for jwt(), re2js for match()', async () => {
     const { config, assertion } = await jwtAndMatchApi();
     expectJwtAndMatch(await runArm64(['--config-inline', config]), assertion());
-  }, 60_000);
+  });
 
   it('are the executables their platforms load, each carrying the blob', () => {
     expect(readFileSync(file('linux-x64')).subarray(0, 4).toString('latin1')).toBe('\x7fELF');
@@ -263,7 +267,7 @@ describeWith(QEMU_AARCH64)('the release binaries', () => {
     } finally {
       rmSync(work, { recursive: true, force: true });
     }
-  }, 240_000);
+  });
 
   it('hold a Homebrew formula: both darwin archives of the GitHub release of the tag, with their checksums and the least macOS of each, tested by formula.test.ts', () => {
     const formula = readFileSync(join(RELEASE, 'webapi-credential.rb'), 'utf8');
@@ -455,7 +459,7 @@ describeWith(WINE_ROOT, AS_ROOT)('the win-x64 binary under Wine 10 (a Debian 13 
 
   it('answers --version, NODE_OPTIONS ignored', async () => {
     expect(await runWine(['--version'], { NODE_OPTIONS: HOSTILE_NODE_OPTIONS })).toEqual({ code: 0, stdout: expect.stringMatching(VERSION_LINE), stderr: '' });
-  }, 60_000);
+  });
 
   it('validates a config and fetches a credential from a local HTTPS token API', async () => {
     const { api, config } = await plainFetchConfig();
@@ -463,12 +467,12 @@ describeWith(WINE_ROOT, AS_ROOT)('the win-x64 binary under Wine 10 (a Debian 13 
     const fetched = await runWine(['--config-inline', config]);
     expect(fetched.stderr).toBe('');
     expect(JSON.parse(fetched.stdout).status.token).toBe(SECRET.token);
-  }, 60_000);
+  });
 
   it('loads its lazy assets: jose for jwt(), re2js for match()', async () => {
     const { config, assertion } = await jwtAndMatchApi();
     expectJwtAndMatch(await runWine(['--config-inline', config]), assertion());
-  }, 60_000);
+  });
 });
 
 describeWith(QEMU_AARCH64, BUILDAH, DEBOOTSTRAP, AS_ROOT)('the image of the release binaries', () => {

@@ -3,7 +3,7 @@
 import type { CredentialStatus } from '../credential/exec-credential.js';
 import { RequestError, UsageError } from '../errors.js';
 import type { LockDeps, LockOutcome } from './lock.js';
-import { failureToRemember, isDeadline, isOutage, recalled, rememberedMessage, throughOutage } from './failure.js';
+import { failureToRemember, isDeadline, isOutage, recalled, rememberedMessage, throughOutage, whileRefreshing } from './failure.js';
 import type { CacheFs, HeldRefresh, Lookup, Stale } from './store.js';
 import type { Storage } from './storage.js';
 import { reporter, type CacheEvent } from './events.js';
@@ -242,8 +242,8 @@ export async function cached(
   }
 
   if (outcome.kind === 'busy' && revalidating) {
-    const { status } = throughOutage(revalidating, '', deps.now());
-    report({ kind: 'hit', waited: false, text: `served the cached credential, valid until ${new Date(revalidating.expiresAt).toISOString()}, as ${status.expirationTimestamp}, while process ${outcome.holder.pid ?? '?'} refreshes it` });
+    const { status, text } = whileRefreshing(revalidating, outcome.holder.pid, deps.now());
+    report({ kind: 'hit', waited: false, text });
     entered();
     return status;
   }

@@ -76,6 +76,16 @@ const THROUGH_OUTAGE_MS = 60_000;
  * no later than its real expiry and at most a minute away, with the note for stderr naming the
  * failure (`message`, redacted) and the real expiry.
  */
+/**
+ * A credential in its margin window served while process `pid` refreshes it (stale-while-revalidate):
+ * as through an outage, and the trace line that says so. The fast path and the full one say it alike.
+ */
+export function whileRefreshing(stale: Stale, pid: number | undefined, now: number): { status: CredentialStatus; text: string } {
+  const { status } = throughOutage(stale, '', now);
+  const valid = new Date(stale.expiresAt).toISOString();
+  return { status, text: `served the cached credential, valid until ${valid}, as ${status.expirationTimestamp}, while process ${pid ?? '?'} refreshes it` };
+}
+
 export function throughOutage(stale: Stale, message: string, now: number): { status: CredentialStatus; note: string } {
   // Whole seconds, rounded down: never past the real expiry.
   const until = Math.floor(Math.min(stale.expiresAt, now + THROUGH_OUTAGE_MS) / 1000) * 1000;

@@ -3,7 +3,7 @@
 // nothing but what it is (dir.ts), and a lock file per key (lock.ts).
 import { privateDir, ensureDir } from './dir.js';
 import { clearDir } from './files.js';
-import { acquire, readLock, type LockDeps } from './lock.js';
+import { acquire, liveHolder, readLock, type LockDeps } from './lock.js';
 import { readRef, writeRef } from './ref.js';
 import type { Storage } from './storage.js';
 import { ensureSecret, holdsLonger, readEntry, readSecret, removeEntry, replaceRefresh, writeEntry, writeFailure } from './store.js';
@@ -25,6 +25,7 @@ export function fileStorage(dir: string, deps: LockDeps): Storage {
     readRef: (ref) => readRef(fs, dir, ref, uid),
     writeRef: (ref, value) => writeRef(fs, dir, ref, value, deps.unique()),
     lock: (key, options) => acquire(dir, key, options, deps),
+    holder: (key) => liveHolder(dir, key, deps),
     readLock: (key) => readLock(dir, key, deps),
     clear: () => clearDir(fs, dir, uid),
   };

@@ -10,7 +10,7 @@ import type { CacheDeps, Fetch, Fetched, Refresh } from './cache.js';
 import { inspectSlot, throughCache } from './call.js';
 import type { CacheEvent, CacheSlot } from './events.js';
 import type { CacheCall, CacheView, RawInputs, Reads } from './inputs.js';
-import { rememberedMessage, throughOutage } from './failure.js';
+import { rememberedMessage, throughOutage, whileRefreshing } from './failure.js';
 import { entryKey, refKey } from './key.js';
 import { dependencyDigest } from './ref.js';
 import { defaultCacheDir } from './store.js';
@@ -34,11 +34,12 @@ export function through(call: CacheCall, fetch: Fetch, deps: CacheDeps): Promise
 }
 
 /**
- * What the fast path gets: a credential (with the note for stderr when served through an outage), a
- * remembered failure as it is said, or nothing (the full path decides).
+ * What the fast path gets: a credential (with the note for stderr when served through an outage, and
+ * the --verbose line when served while another process refreshes it), a remembered failure as it is
+ * said, or nothing (the full path decides).
  */
 export type FastLookup =
-  | { kind: 'hit'; status: CredentialStatus; insecure: boolean; note?: string }
+  | { kind: 'hit'; status: CredentialStatus; insecure: boolean; note?: string; trace?: string }
   | { kind: 'failure'; exitCode: 3 | 4; message: string; insecure: boolean };
 
 /**
@@ -60,6 +61,13 @@ export function lookupFast(raw: RawInputs, now: number, deps: Omit<LockDeps, 'no
   if (lookup.hit) return { kind: 'hit', status: lookup.status, insecure: ref.insecure };
   if (lookup.failure && lookup.stale) return { kind: 'hit', ...throughOutage(lookup.stale, rememberedMessage(lookup.failure, now), now), insecure: ref.insecure };
   if (lookup.failure) return { kind: 'failure', exitCode: lookup.failure.exitCode, message: rememberedMessage(lookup.failure, now), insecure: ref.insecure };
+  // In the margin window while another process refreshes it: served at once, as the full path would
+  // (cache.ts), without loading it: a waiter costs a hit (stale-while-revalidate).
+  const holder = lookup.stale ? storage.holder(key) : undefined;
+  if (lookup.stale && holder) {
+    const { status, text } = whileRefreshing(lookup.stale, holder.pid, now);
+    return { kind: 'hit', status, insecure: ref.insecure, trace: text };
+  }
   return undefined;
 }
 

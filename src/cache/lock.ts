@@ -241,6 +241,16 @@ function breakLock(path: string, judged: Judged, deps: LockDeps): boolean {
   return true;
 }
 
+/**
+ * The holder of a key's lock when a waiter would wait on it (alive, within the deadline it wrote),
+ * else undefined: no lock, a stale one, one not ours, or an older version's with no deadline.
+ */
+export function liveHolder(dir: string, key: string, deps: LockDeps): Holder | undefined {
+  // The age rule is for locks with no deadline, which are never returned: any value does.
+  const judged = judge(lockPath(dir, key), 0, deps);
+  return judged && judged !== 'gone' && !judged.stale && judged.holder.deadline !== undefined ? judged.holder : undefined;
+}
+
 /** doctor's look at a key's lock: whose it is and whether its holder lives, as isStale() would judge. */
 export function readLock(
   dir: string,

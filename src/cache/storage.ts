@@ -3,7 +3,7 @@
 // and another (an OS keychain) would be one more file that returns a Storage. What an entry means
 // (a hit, a stale credential, a remembered failure) is the same for every backend: store.ts's types.
 import type { CredentialStatus } from '../credential/exec-credential.js';
-import type { LockOptions, LockOutcome, LockView } from './lock.js';
+import type { Holder, LockOptions, LockOutcome, LockView } from './lock.js';
 import type { Ref } from './ref.js';
 import type { HeldRefresh, Lookup, RememberedFailure, Stale } from './store.js';
 
@@ -31,6 +31,8 @@ export interface Storage {
   writeRef(ref: string, value: Ref): void;
   /** Single flight: the key's lock, or word that the entry another process fetched is there. */
   lock(key: string, options: LockOptions): Promise<LockOutcome>;
+  /** Who holds the key's lock and would be waited on (alive, within its deadline), or undefined. */
+  holder(key: string): Holder | undefined;
   /** doctor's look at the key's lock. */
   readLock(key: string): LockView;
   /** cache clear: removes everything of ours; how many credentials went. */

@@ -91,7 +91,7 @@ function cachedOutput(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile' |
     if (printed === undefined) return undefined;
     if (found.insecure) deps.stderr(`webapi-credential: warning: ${INSECURE_SKIP_VERIFY_WARNING}\n`);
     if (found.note !== undefined) deps.stderr(`webapi-credential: warning: ${found.note}\n`);
-    if (flags.verbose) deps.stderr(`webapi-credential: cache: hit (fast path, ${terminalSafe(raw.dir)})\n`);
+    if (flags.verbose) deps.stderr(`webapi-credential: cache: ${found.trace ?? 'hit'} (fast path, ${terminalSafe(raw.dir)})\n`);
     return printed;
   } catch {
     // Every error here is one the full path reports properly.

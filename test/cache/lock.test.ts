@@ -4,7 +4,7 @@ import fs, { mkdtempSync, readdirSync, readFileSync, statSync, utimesSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { acquire, lockPath, type LockDeps } from '../../src/cache/lock.js';
+import { acquire, liveHolder, lockPath, type LockDeps } from '../../src/cache/lock.js';
 import { modeOf } from './support.js';
 
 const KEY = 'c'.repeat(64);
@@ -328,5 +328,34 @@ describe('acquire', () => {
     await expect(acquire(dir, KEY, options(), { ...c.deps, fs: full })).rejects.toMatchObject({ code: 'ENOSPC' });
     expect(readdirSync(dir)).toEqual([]);
     expect(c.sleeps).toEqual([]);
+  });
+});
+
+// The fast path serves a credential in its margin window without waiting only while liveHolder
+// names someone a waiter would wait on: anything else goes to the full path, which takes over or fetches.
+describe('liveHolder', () => {
+  it('names a live holder of this host within the deadline it wrote, login or fetch', () => {
+    const dir = tempDir();
+    const c = clock();
+    plantLock(dir, `${ALIVE} ${HOST} ${START + 5_000} fetch\n`);
+    expect(liveHolder(dir, KEY, c.deps)).toEqual({ pid: ALIVE, since: START, deadline: START + 5_000, login: false });
+    plantLock(dir, `${ALIVE} ${HOST} ${START + 5_000} login\n`);
+    expect(liveHolder(dir, KEY, c.deps)?.login).toBe(true);
+  });
+
+  it('names nobody for no lock, a dead holder, a deadline past its grace, a lock with no deadline, or one not ours', () => {
+    const dir = tempDir();
+    const c = clock();
+    expect(liveHolder(dir, KEY, c.deps)).toBeUndefined();
+    plantLock(dir, `${DEAD} ${HOST} ${START + 5_000} fetch\n`);
+    expect(liveHolder(dir, KEY, c.deps)).toBeUndefined();
+    plantLock(dir, `${ALIVE} ${HOST} ${START - 2_000} fetch\n`);
+    expect(liveHolder(dir, KEY, c.deps)).toBeUndefined();
+    plantLock(dir, `${ALIVE}\n`);
+    expect(liveHolder(dir, KEY, c.deps)).toBeUndefined();
+    fs.chmodSync(plantLock(dir, `${ALIVE} ${HOST} ${START + 5_000} fetch\n`), 0o644);
+    expect(liveHolder(dir, KEY, c.deps)).toBeUndefined();
+    // Nothing was moved or removed: only a waiter that acts on it does that.
+    expect(readdirSync(dir)).toEqual([`${KEY}.lock`]);
   });
 });

@@ -1,0 +1,65 @@
+// A relative path means another file from another place (SPEC Cache: every file a template reads is in
+// the key). The same config text in two directories, or the same inline config and env run from two
+// directories, reads two identities: each must get its own credential, never the other's through the
+// fast path (its ref names the files it resolved the first time), and a hit from where it was stored.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { leaks, runCli } from '../helpers/cli.js';
+import { cachedConfig, sandbox, tokenApis } from './support.js';
+
+const startApi = tokenApis();
+
+/** Two directories, each with identity.txt (alice, bob) and, when `config` is given, cfg.json holding it. */
+function twoPlaces(root: string, config?: string): [string, string] {
+  return (['alice', 'bob'] as const).map((who) => {
+    const dir = join(root, `dir-${who}`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'identity.txt'), `identity-of-${who}\n`);
+    if (config !== undefined) writeFileSync(join(dir, 'cfg.json'), config);
+    return dir;
+  }) as [string, string];
+}
+
+describe('a relative file read from two places', () => {
+  it('a config file in each of two directories, file() of a path relative to it: each gets its own credential', async () => {
+    const api = await startApi((n) => ({ access_token: `token-${n}`, expires_in: 3600 }));
+    const box = sandbox();
+    const [alice, bob] = twoPlaces(box.root, cachedConfig(api, { form: { who: "{{ file('identity.txt') }}" } }));
+    const env = box.env({ API_KEY: 'api-key-1' });
+    const first = await runCli(['--config', join(alice, 'cfg.json'), '--cache', '--verbose'], { env });
+    expect(first.code, first.stderr).toBe(0);
+    const second = await runCli(['--config', join(bob, 'cfg.json'), '--cache', '--verbose'], { env });
+    expect(second.code, second.stderr).toBe(0);
+    // bob's call asked the token API with bob's identity, and got its own token.
+    expect(api.requests.map((request) => new URLSearchParams(request.body).get('who'))).toEqual(['identity-of-alice', 'identity-of-bob']);
+    expect(JSON.parse(second.stdout).status.token).toBe('token-2');
+    expect(second.stderr).not.toContain('(fast path');
+    expect(leaks(second, ['api-key-1', 'identity-of-bob', 'identity-of-alice'], ['token-2'])).toEqual([]);
+    // Back in alice's directory: her credential, by the fast path, without a request.
+    const again = await runCli(['--config', join(alice, 'cfg.json'), '--cache', '--verbose'], { env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout).status.token).toBe('token-1');
+    expect(api.requests).toHaveLength(2);
+  }, 60_000);
+
+  it('an inline config and an env path relative to the current directory (GOOGLE_APPLICATION_CREDENTIALS=./key.json), run from two directories', async () => {
+    const api = await startApi((n) => ({ access_token: `token-${n}`, expires_in: 3600 }));
+    const box = sandbox();
+    const [alice, bob] = twoPlaces(box.root);
+    const config = cachedConfig(api, { form: { who: '{{ file(env.KEYFILE) }}' } });
+    const env = box.env({ API_KEY: 'api-key-1', KEYFILE: './identity.txt' });
+    const first = await runCli(['--config-inline', config, '--cache'], { env, cwd: alice });
+    expect(first.code, first.stderr).toBe(0);
+    const second = await runCli(['--config-inline', config, '--cache', '--verbose'], { env, cwd: bob });
+    expect(second.code, second.stderr).toBe(0);
+    expect(api.requests.map((request) => new URLSearchParams(request.body).get('who'))).toEqual(['identity-of-alice', 'identity-of-bob']);
+    expect(JSON.parse(second.stdout).status.token).toBe('token-2');
+    expect(leaks(second, ['api-key-1', 'identity-of-bob', 'identity-of-alice'], ['token-2'])).toEqual([]);
+    const again = await runCli(['--config-inline', config, '--cache', '--verbose'], { env, cwd: bob });
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout).status.token).toBe('token-2');
+    expect(again.stderr).toContain('(fast path');
+    expect(api.requests).toHaveLength(2);
+  }, 60_000);
+});

@@ -34,7 +34,7 @@ export async function throughCache(call: CacheCall, fetch: Fetch, deps: CacheDep
       // (ref.ts), with what this call read: after a fetch, what the steps' answers made the templates
       // read this time (not added to the last ref's: a path an answer names anew each time would grow
       // the list, and the files each call hashes, without end); after a hit, what the key was made of.
-      storage.writeRef(ref, { inputs, ...(asked ? call.readSoFar() : used), insecure: call.insecure });
+      storage.writeRef(ref, { inputs, ...(asked ? call.readSoFar() : used), insecure: call.insecure, ...(baseOf(call) !== undefined ? { base: call.base } : {}) });
     } catch (error) {
       report({ kind: 'note', text: `cannot store the ref (${(error as NodeJS.ErrnoException).code ?? String(error)})` });
     }
@@ -109,9 +109,10 @@ function keysOf(secret: Uint8Array, call: CacheCall, storage: Storage, report: (
     const inputs = inputsKey(secret, { version: call.version, document: call.document, vars: call.vars, cluster: call.cluster });
     // What a step's answer made the templates read last time (file(steps.x.path)) is known only from
     // the ref that run wrote: keyed by it too, a rotated file misses (SPEC "Cache").
+    // Only a ref written from where this call's relative paths resolve: another place's files are not ours.
     const known = storage.readRef(ref);
-    const used = known?.inputs === inputs ? union(call.dependencies, known) : call.dependencies;
-    const key = entryKey(secret, inputs, dependencyDigest(call.env, used.env, used.files, call.readFile));
+    const used = known?.inputs === inputs && known.base === baseOf(call) ? union(call.dependencies, known) : call.dependencies;
+    const key = entryKey(secret, inputs, dependencyDigest(call.env, used.env, used.files, call.readFile, baseOf(call)));
     return { ref, inputs, key, used };
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
@@ -130,13 +131,18 @@ function storeUnderLearnedKey(secret: Uint8Array, call: CacheCall, inputs: strin
   const learned = call.readSoFar();
   if (learned.env.join('\0') === used.env.join('\0') && learned.files.join('\0') === used.files.join('\0')) return;
   try {
-    const key = entryKey(secret, inputs, dependencyDigest(call.env, learned.env, learned.files, call.readFile));
+    const key = entryKey(secret, inputs, dependencyDigest(call.env, learned.env, learned.files, call.readFile, baseOf(call)));
     // Never backwards (as cache.ts store()): a caller that knew this key may have stored a newer
     // credential under it; judged right before the rename.
     storage.writeCredential(key, status, { ...(expiresAt !== undefined ? { expiresAt } : {}), keep: storage.holdsLonger(key, status) });
   } catch (error) {
     report({ kind: 'note', text: `cannot store the entry under what the steps made the templates read (${(error as NodeJS.ErrnoException).code ?? String(error)})` });
   }
+}
+
+/** Where the call's relative paths resolved from, when it has any: in its key and its ref. */
+function baseOf(call: CacheCall): string | undefined {
+  return call.readsRelative() ? call.base : undefined;
 }
 
 function union(a: Reads, b: Reads): Reads {

@@ -55,8 +55,9 @@ export function lookupFast(raw: RawInputs, now: number, deps: Omit<LockDeps, 'no
   const refInputs = { version: raw.version, sourceKind: raw.sourceKind, configText: raw.configText, vars: raw.vars, cacheFlag: raw.cacheFlag };
   const ref =
     storage.readRef(refKey(secret, { ...refInputs, cluster: undefined })) ?? (raw.cluster ? storage.readRef(refKey(secret, { ...refInputs, cluster: raw.cluster })) : undefined);
-  if (!ref) return undefined;
-  const key = entryKey(secret, ref.inputs, dependencyDigest(raw.env, ref.env, ref.files, raw.readFile));
+  // Relative paths resolved from elsewhere name other files than `ref.files`: the full path decides.
+  if (!ref || (ref.base !== undefined && ref.base !== raw.base)) return undefined;
+  const key = entryKey(secret, ref.inputs, dependencyDigest(raw.env, ref.env, ref.files, raw.readFile, ref.base));
   const lookup = storage.read(key, now);
   if (lookup.hit) return { kind: 'hit', status: lookup.status, insecure: ref.insecure };
   if (lookup.failure && lookup.stale) return { kind: 'hit', ...throughOutage(lookup.stale, rememberedMessage(lookup.failure, now), now), insecure: ref.insecure };

@@ -18,6 +18,11 @@ export interface RawInputs {
   cluster: Record<string, unknown> | undefined;
   /** --cache / --no-cache as given. */
   cacheFlag: boolean | undefined;
+  /**
+   * Where a relative path resolves from: the config file's directory (or none) and the current
+   * directory. Not in the ref's name; a ref whose files were relative holds it, and is used only from there.
+   */
+  base: string;
   env: Record<string, string | undefined>;
   readFile: (path: string) => string;
 }
@@ -36,6 +41,8 @@ export interface CacheCall extends RawInputs {
   fileNamedBySecret?: boolean;
   /** tls.insecureSkipVerify: the fast path warns on every hit too. */
   insecure: boolean;
+  /** Whether a template read or names a file by a relative path (so far): its ref then holds `base`. */
+  readsRelative: () => boolean;
   /** `login`: fetch now whatever the entry holds, and store what came (a person asked for a new login). */
   fresh?: boolean;
   deadline: number;

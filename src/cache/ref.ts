@@ -17,13 +17,20 @@ export interface Ref {
   files: string[];
   /** tls.insecureSkipVerify: the warning is due on every call, hits included. */
   insecure: boolean;
+  /**
+   * RawInputs.base, when a file was named by a relative path: the same config text read from another
+   * directory (or run from another) reads other files, which `files` (resolved) would not see.
+   */
+  base?: string;
 }
 
 /**
  * The current values of what the request was rendered from, digested; a file that is gone counts
- * as null. Never stored: it only goes into the keyed entry key.
+ * as null. `base` (RawInputs.base) when a file was named by a relative path: which files those are
+ * depends on it, and two places whose files are all listed (a ref's files joined to a call's) must
+ * not share a key. Never stored: it only goes into the keyed entry key.
  */
-export function dependencyDigest(env: Record<string, string | undefined>, names: string[], files: string[], readFile: (path: string) => string): string {
+export function dependencyDigest(env: Record<string, string | undefined>, names: string[], files: string[], readFile: (path: string) => string, base?: string): string {
   const read = (path: string) => {
     try {
       return readFile(path);
@@ -32,7 +39,7 @@ export function dependencyDigest(env: Record<string, string | undefined>, names:
     }
   };
   // An empty value reads as not set in templates: the same here.
-  return sha256Hex(JSON.stringify([names.map((name) => [name, env[name] || null]), files.map((path) => [path, read(path)])]));
+  return sha256Hex(JSON.stringify([names.map((name) => [name, env[name] || null]), files.map((path) => [path, read(path)]), ...(base !== undefined ? [base] : [])]));
 }
 
 function refPath(dir: string, key: string): string {
@@ -45,7 +52,8 @@ export function readRef(fs: CacheFs, dir: string, key: string, uid: number | und
     const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
     if (parsed.apiVersion !== CACHE_FORMAT || parsed.kind !== 'CacheRef' || !strings(parsed.env) || !strings(parsed.files)) return undefined;
     if (typeof parsed.inputs !== 'string' || !/^[0-9a-f]{64}$/.test(parsed.inputs)) return undefined;
-    return { inputs: parsed.inputs, env: parsed.env, files: parsed.files, insecure: parsed.insecure === true };
+    if (parsed.base !== undefined && typeof parsed.base !== 'string') return undefined;
+    return { inputs: parsed.inputs, env: parsed.env, files: parsed.files, insecure: parsed.insecure === true, ...(parsed.base !== undefined ? { base: parsed.base } : {}) };
   } catch {
     return undefined;
   }

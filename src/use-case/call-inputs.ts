@@ -2,6 +2,7 @@
 // config source and its text) and the raw inputs the cache finds it by. The fast path
 // (cli/fast-path.ts) and prepare read them here, one way, so that a hit finds what a miss stored.
 // Light: the fast path loads it.
+import { dirname, resolve } from 'node:path';
 import { readProblem, UsageError } from '../errors.js';
 import { selectSource, type ConfigSource } from '../config/load.js';
 import { parseSetFlags } from '../config/vars.js';
@@ -10,7 +11,7 @@ import { defaultCacheDir, type RawInputs } from '../cache/index.js';
 import type { Deps, RequestFlags } from './deps.js';
 
 /** What the cache finds a call by, raw: the part the config and its source give. */
-export type RefInputs = Pick<RawInputs, 'sourceKind' | 'configText' | 'vars' | 'cluster'>;
+export type RefInputs = Pick<RawInputs, 'sourceKind' | 'configText' | 'vars' | 'cluster' | 'base'>;
 
 export interface CallInputs {
   execInfo: ExecInfo;
@@ -27,7 +28,10 @@ export function callInputs(flags: RequestFlags, deps: Pick<Deps, 'env' | 'readFi
   const vars = parseSetFlags(flags.set);
   const source = selectSource(flags, deps.env, execInfo.cluster);
   const configText = source.kind === 'document' ? JSON.stringify(source.document) : source.kind === 'text' ? source.text : readConfig(source.path, deps);
-  return { execInfo, apiVersion, source, ref: { sourceKind: source.kind, configText, vars, cluster: execInfo.cluster } };
+  // Where prepare resolves a relative path (a config file's directory, else the current one): the
+  // same text elsewhere reads other files. Absolute both, as the process sees them now.
+  const base = JSON.stringify([source.kind === 'file' ? resolve(dirname(source.path)) : null, resolve('.')]);
+  return { execInfo, apiVersion, source, ref: { sourceKind: source.kind, configText, vars, cluster: execInfo.cluster, base } };
 }
 
 function readConfig(path: string, deps: Pick<Deps, 'readFile'>): string {

@@ -64,6 +64,7 @@ export function cacheCall(prepared: Prepared, flags: GetTokenFlags, deadline: nu
     document: prepared.document,
     dependencies: prepared.dependencies,
     readSoFar: prepared.readSoFar,
+    readsRelative: prepared.readsRelative,
     envNamedBySecret: prepared.renderer.envReadBySecretName,
     fileNamedBySecret: prepared.renderer.fileReadBySecretPath,
     insecure: request.tls.insecureSkipVerify,

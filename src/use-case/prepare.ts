@@ -50,6 +50,8 @@ export interface Prepared {
   envNeeded: string[];
   /** The relative paths the config reads (file(), tls.*File), as written. */
   relativeFiles: string[];
+  /** Whether a template read or names a file by a relative path, so far (the cache's ref then holds where from). */
+  readsRelative: () => boolean;
 }
 
 /** Everything up to the first byte on the network. validate and render stop here. */
@@ -167,6 +169,7 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
     readSoFar,
     envNeeded: [...renderer.envNeeded].sort(),
     relativeFiles: [...relativeFiles],
+    readsRelative: () => relativeFiles.size > 0 || [...renderer.filesNamed].some((path) => path !== '' && !isAbsolute(path)),
   };
 }
 

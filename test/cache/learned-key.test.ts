@@ -43,8 +43,10 @@ function setup() {
     vars: {},
     cluster: undefined,
     cacheFlag: true,
+    base: '[null,"/"]',
     env: {},
     readFile,
+    readsRelative: () => false,
     document: { steps: ['x'] },
     dependencies: { env: [], files: [] },
     // The step's answer named a file the templates then read: a key this call learns only now.

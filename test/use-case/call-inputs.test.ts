@@ -25,14 +25,14 @@ describe('callInputs', () => {
     const got = callInputs({ config: '/c.yaml', set: ['a=1'] }, d);
     expect(got.apiVersion).toBe(V1BETA1);
     expect(got.source).toEqual({ kind: 'file', path: '/c.yaml', origin: '--config /c.yaml' });
-    expect(got.ref).toEqual({ sourceKind: 'file', configText: CONFIG, vars: { a: '1' }, cluster: undefined });
+    expect(got.ref).toEqual({ sourceKind: 'file', configText: CONFIG, vars: { a: '1' }, cluster: undefined, base: JSON.stringify(['/', process.cwd()]) });
     expect(d.read).toEqual(['/c.yaml']);
   });
 
   it('takes an inline config as written, and the cluster info and apiVersion client-go sent', () => {
     const got = callInputs({ configInline: CONFIG }, deps({ KUBERNETES_EXEC_INFO: execInfo({ cluster: { server: 'https://k8s:6443' } }) }));
     expect(got.apiVersion).toBe(V1);
-    expect(got.ref).toEqual({ sourceKind: 'text', configText: CONFIG, vars: {}, cluster: { server: 'https://k8s:6443' } });
+    expect(got.ref).toEqual({ sourceKind: 'text', configText: CONFIG, vars: {}, cluster: { server: 'https://k8s:6443' }, base: JSON.stringify([null, process.cwd()]) });
   });
 
   it('writes a config from the cluster entry as JSON: the text the cache keys', () => {
@@ -57,7 +57,7 @@ describe('callInputs', () => {
 describe('rawInputs', () => {
   it('adds the cache directory, this version, --cache as given and what the key reads', () => {
     const d = deps({ XDG_CACHE_HOME: '/xdg' });
-    const ref = { sourceKind: 'text', configText: CONFIG, vars: {}, cluster: undefined };
+    const ref = { sourceKind: 'text', configText: CONFIG, vars: {}, cluster: undefined, base: '[null,"/"]' };
     expect(rawInputs({ cache: true }, ref, d)).toEqual({ ...ref, dir: '/xdg/webapi-credential', version: '1.2.3', cacheFlag: true, env: d.env, readFile: d.readFile });
     expect(rawInputs({ cacheDir: '/mine' }, ref, d)).toMatchObject({ dir: '/mine', cacheFlag: undefined });
   });

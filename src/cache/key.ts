@@ -7,7 +7,7 @@
 import { hmacSha256Hex } from './sha256.js';
 
 /** Bumped whenever the entry format or the key inputs change: old entries then simply miss. */
-export const CACHE_FORMAT = 'webapi-credential.cache/v4';
+export const CACHE_FORMAT = 'webapi-credential.cache/v5';
 
 export interface RefInputs {
   version: string;

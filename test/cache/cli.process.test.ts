@@ -149,7 +149,7 @@ describe.concurrent('the token cache', () => {
     ['a corrupt entry', () => '{"apiVersion": nonsense', 'entry is corrupt or truncated'],
     ['a truncated entry', (entry) => entry.slice(0, Math.floor(entry.length / 2)), 'entry is corrupt or truncated'],
     ['an empty entry', () => '', 'entry is corrupt or truncated'],
-    ['an entry of a foreign format version', (entry) => entry.replace('webapi-credential.cache/v4', 'webapi-credential.cache/v0'), 'entry has another format version'],
+    ['an entry of a foreign format version', (entry) => entry.replace('webapi-credential.cache/v5', 'webapi-credential.cache/v0'), 'entry has another format version'],
     ['an entry without a credential', (entry) => entry.replace('"token":"token-1"', '"token":""'), 'entry holds no usable credential'],
   ])('refetches over %s, exits 0 and repairs the entry', async (_name, damage, reason) => {
     const api = await startApi();
@@ -413,7 +413,7 @@ describe.concurrent('what the cache keeps', () => {
     const { ref } = onlyRef(box.cacheDir);
     expect(tree(box.cacheDir)).toEqual(entryAndRef(box.cacheDir));
     expect(entry).toEqual({
-      apiVersion: 'webapi-credential.cache/v4',
+      apiVersion: 'webapi-credential.cache/v5',
       kind: 'CachedCredential',
       key,
       status: { token: 'credential-1', expirationTimestamp: credential(first.stdout).status.expirationTimestamp },
@@ -422,7 +422,7 @@ describe.concurrent('what the cache keeps', () => {
     });
     // The ref names what the request was rendered from, and holds no digest of their values.
     expect(ref).toEqual({
-      apiVersion: 'webapi-credential.cache/v4',
+      apiVersion: 'webapi-credential.cache/v5',
       kind: 'CacheRef',
       inputs: expect.stringMatching(/^[0-9a-f]{64}$/),
       env: ['FORM_SECRET', 'HEADER_SECRET', 'SECRET_FILE'],

@@ -13,7 +13,7 @@ import { isPerfTest, isProcessTest, PERF_TESTS, PROCESS_TESTS } from './tiers.js
 const RUNNERS: Record<string, readonly string[] | '*'> = {
   'test/helpers/cli.ts': ['runCli', 'runCommand', 'cliCommand', 'BIN_SCRIPT', 'PINNED_NODE'],
   'test/helpers/exec-plugin.ts': ['runExecEntry'],
-  'test/helpers/device-run.ts': ['startPlugin', 'atTerminal', 'cliAtTerminal'],
+  'test/helpers/device-run.ts': ['startPlugin', 'approvedLogin', 'atTerminal', 'cliAtTerminal'],
   'test/helpers/examples.ts': ['run'],
   'test/helpers/kubectl.ts': '*',
   'test/helpers/installed.ts': '*',
@@ -80,29 +80,66 @@ function uses(source: string, file: string): Use[] {
  * is not one: it moves only when the test moves it.
  */
 const DURATION = /performance\.now\(|Date\.now\(\)\s*-|hrtime|\bms\b|[a-z]Ms\b|elapsed|\btook|[dD]uration|\bgaps?\b/;
+/** The time left until an instant (`expiry - Date.now()`): a busy machine shrinks it, as it grows a duration. */
+const REMAINING = /-\s*(Date|performance)\.now\(\)/;
+/** A clock read now, at the assertion: after the call under test returned. */
+const CLOCK = /\b(Date|performance)\.now\(\)/;
 const UPPER_BOUNDS = new Set(['toBeLessThan', 'toBeLessThanOrEqual']);
+const LOWER_BOUNDS = new Set(['toBeGreaterThan', 'toBeGreaterThanOrEqual']);
+/** The comment that says why a bound against a clock cannot fail from a busy machine. */
+const SAYS_WHY = /slow|busy/i;
 
 /**
- * Where `source` holds a duration under a bound: `expect(<duration>).toBeLessThan(…)` (or OrEqual), or
- * `expect(<duration> < …)`. A busy machine makes any duration long, so such a test can fail without a
- * fault: it counts the work instead, or lives in the perf tier and compares growth.
+ * Where `source` holds a duration under a bound: `expect(<duration>).toBeLessThan(…)` (or OrEqual),
+ * `expect(<time left>).toBeGreaterThan(…)`, or `expect(<duration> < …)`; a name stands for the value it
+ * was given (`const left = expiry - Date.now()`). A busy machine makes any duration long and any time
+ * left short, so such a test can fail without a fault: it counts the work instead, or lives in the
+ * perf tier and compares growth. And where it holds an instant against a clock read on the wrong side
+ * of the call: under a stored clock read (`calledAt + 61_000`, read before the call: a busy machine
+ * eats the slack) or over a clock read now (`Date.now() + 500_000`, read after it), unless the comment
+ * above it says why a busy machine cannot fail it.
  */
 function durationBounds(source: string, file: string): string[] {
   const found: string[] = [];
   const tree = parse(file, source);
   const line = (node: ts.Node) => tree.getLineAndCharacterOfPosition(node.getStart(tree)).line + 1;
   const isExpect = (node: ts.Node): node is ts.CallExpression => ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'expect';
+  // What each const was given, and which consts hold a clock read.
+  const given = new Map<string, string>();
+  const collect = (node: ts.Node): void => {
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer) given.set(node.name.text, node.initializer.getText(tree));
+    ts.forEachChild(node, collect);
+  };
+  collect(tree);
+  const stored = [...given].filter(([, value]) => /^(Date|performance)\.now\(\)$/.test(value)).map(([name]) => name);
+  const storedClock = stored.length > 0 ? new RegExp(`\\b(${stored.join('|')})\\b`) : undefined;
+  const text = (node: ts.Expression): string => (ts.isIdentifier(node) && given.has(node.text) ? `${node.text} = ${given.get(node.text)}` : node.getText(tree));
+  const explained = (node: ts.Node): boolean => {
+    let statement: ts.Node = node;
+    while (!ts.isExpressionStatement(statement) && statement.parent) statement = statement.parent;
+    return (ts.getLeadingCommentRanges(source, statement.getFullStart()) ?? []).some((range) => SAYS_WHY.test(source.slice(range.pos, range.end)));
+  };
   const visit = (node: ts.Node): void => {
-    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && UPPER_BOUNDS.has(node.expression.name.text)) {
+    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
+      const matcher = node.expression.name.text;
+      const upper = UPPER_BOUNDS.has(matcher);
+      const lower = LOWER_BOUNDS.has(matcher);
       let target: ts.Expression = node.expression.expression;
       if (ts.isPropertyAccessExpression(target) && target.name.text === 'not') target = target.expression;
-      const subject = isExpect(target) ? target.arguments[0] : undefined;
-      if (subject && DURATION.test(subject.getText(tree))) found.push(`${file}:${line(node)} ${subject.getText(tree)} .${node.expression.name.text}(…)`);
+      const subject = (upper || lower) && isExpect(target) ? target.arguments[0] : undefined;
+      if (subject) {
+        const said = text(subject);
+        const bound = node.arguments.map((argument) => argument.getText(tree)).join(', ');
+        const hit = `${file}:${line(node)} ${said} .${matcher}(…)`;
+        if (upper && DURATION.test(said)) found.push(hit);
+        else if (lower && REMAINING.test(said)) found.push(hit);
+        else if (((upper && storedClock?.test(bound)) || (lower && CLOCK.test(bound))) && !explained(node)) found.push(`${hit} against a clock, with no comment saying why a busy machine cannot fail it`);
+      }
     }
     if (isExpect(node)) {
       const subject = node.arguments[0];
       const compares = subject && ts.isBinaryExpression(subject) && [ts.SyntaxKind.LessThanToken, ts.SyntaxKind.LessThanEqualsToken, ts.SyntaxKind.GreaterThanToken, ts.SyntaxKind.GreaterThanEqualsToken].includes(subject.operatorToken.kind);
-      if (compares && DURATION.test(subject.getText(tree))) found.push(`${file}:${line(node)} expect(${subject.getText(tree)})`);
+      if (compares && [subject.left, subject.right].some((side) => DURATION.test(text(side)) || REMAINING.test(text(side)))) found.push(`${file}:${line(node)} expect(${subject.getText(tree)})`);
     }
     ts.forEachChild(node, visit);
   };
@@ -202,8 +239,21 @@ describe('the unit tier', () => {
       'expect(Date.now() - started).toBeGreaterThanOrEqual(250);',
       'expect(clock.time() - START).toBeLessThanOrEqual(1_025);',
       'expect(steps).toBeLessThan(4 * small);',
+      'const left = Date.parse(expiry) - Date.now();',
+      'expect(left).toBeGreaterThan(520_000);',
+      'const waited = Date.now() - started;',
+      'expect(waited).toBeLessThan(5_000);',
+      'const calledAt = Date.now();',
+      'expect(given).toBeLessThanOrEqual(calledAt + 61_000);',
+      'expect(given).toBeGreaterThan(Date.now() + 500_000);',
+      '// Not slowness-bound: fetchedAt was read once the call returned.',
+      'expect(given).toBeLessThanOrEqual(calledAt + 20_000);',
+      'expect(given).toBeLessThanOrEqual(Date.now() + 60_000);',
+      'expect(given).toBeGreaterThanOrEqual(calledAt - 1_000);',
+      'expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);',
+      'expect(left >= 500).toBe(true);',
     ].join('\n');
-    expect(durationBounds(source, 'x.test.ts').map((hit) => hit.split(' ')[0])).toEqual(['x.test.ts:2', 'x.test.ts:3', 'x.test.ts:4', 'x.test.ts:5', 'x.test.ts:6']);
+    expect(durationBounds(source, 'x.test.ts').map((hit) => hit.split(' ')[0])).toEqual(['x.test.ts:2', 'x.test.ts:3', 'x.test.ts:4', 'x.test.ts:5', 'x.test.ts:6', 'x.test.ts:11', 'x.test.ts:13', 'x.test.ts:15', 'x.test.ts:16', 'x.test.ts:22']);
   });
 
   it('keeps the perf tier in process, and every perf file in it', () => {

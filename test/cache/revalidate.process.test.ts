@@ -44,7 +44,9 @@ describe.concurrent('nobody waits or fails while a valid credential exists', () 
         const status = JSON.parse(waiter.stdout).status as { token: string; expirationTimestamp: string };
         expect(status.token).toBe('token-1');
         const given = Date.parse(status.expirationTimestamp);
+        // Not slowness-bound: the real expiry is a lifetime after the plugin's fetch, and fetchedAt was read once that call returned.
         expect(given).toBeLessThanOrEqual(fetchedAt + LIFETIME_S * 1000);
+        // Not slowness-bound: at most a minute after the waiter read its clock, which was before this Date.now().
         expect(given).toBeLessThanOrEqual(Date.now() + 60_000);
         expect(given).toBeGreaterThan(calledAt - 1_000);
         expect(waiter.stderr).toContain(`${PREFIX}cache: served the cached credential, valid until `);

@@ -2,12 +2,13 @@
 // public native client registered for loopback redirects, PKCE (S256) required as for every public
 // client, and oidc-provider's own login and consent pages (devInteractions), where the scripted
 // browser signs in as a person would.
-import { generateKeyPairSync, verify } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 import type { Pki } from './pki.js';
+import { decodeJws, verifyJws } from './signed-jwt.js';
 
 export const BROWSER_CLIENT_ID = 'kubectl-browser';
 export const BROWSER_ACCOUNT = 'alice';
@@ -78,11 +79,8 @@ export async function startBrowserProvider(pki: Pki, redirectUris: string[]): Pr
     requests,
     issued,
     isIdToken: (token) => {
-      const [header, payload, signature] = token.split('.');
-      if (!header || !payload || !signature) return false;
-      if (!verify('sha256', Buffer.from(`${header}.${payload}`), publicKey, Buffer.from(signature, 'base64url'))) return false;
-      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
-      return claims['iss'] === issuer && claims['aud'] === BROWSER_CLIENT_ID && claims['sub'] === BROWSER_ACCOUNT;
+      const jws = decodeJws(token);
+      return jws !== undefined && verifyJws(jws, publicKey) && jws.claims['iss'] === issuer && jws.claims['aud'] === BROWSER_CLIENT_ID && jws.claims['sub'] === BROWSER_ACCOUNT;
     },
     close: () =>
       new Promise<void>((resolve) => {

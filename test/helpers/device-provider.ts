@@ -2,14 +2,15 @@
 // features.deviceFlow) and refresh tokens, over HTTPS with the test CA; and a person who approves or
 // denies a login through its own verification endpoint (GET /device for the form, POST the
 // user_code) and its interaction API (provider.interactionFinished, behind interactions.url).
-import { generateKeyPairSync, verify } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import { createServer, request as httpsRequest, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
+import { CLIENT_ID } from './device-config.js';
 import type { Pki } from './pki.js';
+import { decodeJws, verifyJws } from './signed-jwt.js';
 
-export const CLIENT_ID = 'kubectl';
 export const ACCOUNT = 'alice';
 /** A confidential client with the client credentials grant: a machine whose access token is a JWT for the RFC 8707 resource it asks for. */
 export const MACHINE_ID = 'machine';
@@ -137,11 +138,8 @@ export async function startDeviceProvider(pki: Pki): Promise<DeviceProvider> {
     issued,
     refreshTokens,
     isIdToken: (token) => {
-      const [header, payload, signature] = token.split('.');
-      if (!header || !payload || !signature) return false;
-      if (!verify('sha256', Buffer.from(`${header}.${payload}`), publicKey, Buffer.from(signature, 'base64url'))) return false;
-      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
-      return claims['iss'] === issuer && claims['aud'] === CLIENT_ID && claims['sub'] === ACCOUNT;
+      const jws = decodeJws(token);
+      return jws !== undefined && verifyJws(jws, publicKey) && jws.claims['iss'] === issuer && jws.claims['aud'] === CLIENT_ID && jws.claims['sub'] === ACCOUNT;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

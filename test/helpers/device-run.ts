@@ -4,7 +4,9 @@
 // pseudo-terminal (atTerminal: util-linux `script`, stdin, stdout and stderr one terminal, as for a
 // person). Either is killed after a minute: a login that waits for ever must not hold the suite.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { expect } from 'vitest';
 import { baseEnv, cliCommand, type CliResult } from './cli.js';
+import { actAsPerson } from './device-provider.js';
 import { SCRIPT } from './tools.js';
 
 const KILL_AFTER_MS = 60_000;
@@ -58,6 +60,16 @@ export function startPlugin(args: string[], env: Record<string, string> = {}): R
   child.stdout.prependListener('data', (c: Buffer) => (stdout += c.toString()));
   child.stderr.prependListener('data', (c: Buffer) => (stderr += c.toString()));
   return drive(child, () => stderr, (code) => ({ code, stdout, stderr }));
+}
+
+/** `webapi-credential login` with `args`, approved by the person at the device provider's page (CA `ca`): exit 0, its result. */
+export async function approvedLogin(args: string[], ca: string): Promise<CliResult> {
+  const run = startPlugin(['login', ...args]);
+  const { url, code } = await run.prompt();
+  await actAsPerson(url, code, ca, 'approve');
+  const result = await run.done;
+  expect(result.code, result.stderr).toBe(0);
+  return result;
 }
 
 /** `command` under a pseudo-terminal (SCRIPT; a suite using it is describeWith(SCRIPT)), with exactly `env`. */

@@ -1,6 +1,6 @@
 // Shared pieces of the integration suite (test/integration/): the secrets every test plants, config
 // builders, token APIs that are closed after the file, and the assertions every error test makes.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect } from 'vitest';
@@ -115,6 +115,14 @@ export function execCredential(status: Record<string, string>, apiVersion: strin
 /** KUBERNETES_EXEC_INFO as client-go sends it. */
 export function execInfo(apiVersion: string, cluster?: Record<string, unknown>): string {
   return JSON.stringify({ apiVersion, kind: 'ExecCredential', spec: { interactive: false, ...(cluster ? { cluster } : {}) } });
+}
+
+/** The cache entries in `dir` as one text: where a refresh token may be, and only there. */
+export function cacheEntries(dir: string): string {
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => readFileSync(join(dir, name), 'utf8'))
+    .join('\n');
 }
 
 /** RFC 3339 to the second, as the ExecCredential carries it. */

@@ -5,41 +5,25 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { leaks, runCli, type CliResult } from '../helpers/cli.js';
-import { actAsPerson, CLIENT_ID, startDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
-import { cliAtTerminal, startPlugin } from '../helpers/device-run.js';
+import { deviceConfig } from '../helpers/device-config.js';
+import { actAsPerson, startDeviceProvider } from '../helpers/device-provider.js';
+import { approvedLogin, cliAtTerminal } from '../helpers/device-run.js';
 import { expectFailure } from '../helpers/integration.js';
 import { makePki } from '../helpers/pki.js';
 import { describeWith, SCRIPT } from '../helpers/tools.js';
 
 const pki = makePki();
-let idp: DeviceProvider;
-beforeAll(async () => {
-  idp = await startDeviceProvider(pki);
-}, 30_000);
+const idp = await startDeviceProvider(pki);
 afterAll(() => idp.close());
 
-const config = () =>
-  JSON.stringify({
-    webAPIProviderConfig: {
-      method: 'POST',
-      url: `${idp.issuer}/token`,
-      form: { client_id: CLIENT_ID },
-      tls: { caFile: pki.ca.certFile },
-      expiryMargin: '8s',
-      login: { deviceAuthorization: { url: `${idp.issuer}/device/auth`, form: { scope: 'openid offline_access' } } },
-    },
-  });
+const config = () => deviceConfig(idp.issuer, pki.ca.certFile, { provider: { expiryMargin: '8s' } });
 const deviceRequests = () => idp.requests.filter((r) => r.path === '/device/auth').length;
 const line = (result: CliResult, name: string) => result.stdout.split('\n').find((l) => l.slice(2).startsWith(`${name} `)) ?? '';
 
 async function loggedIn(args: string[]): Promise<number> {
-  const run = startPlugin(['login', ...args]);
-  const { url, code } = await run.prompt();
-  await actAsPerson(url, code, pki.ca.cert, 'approve');
-  const result = await run.done;
-  expect(result.code, result.stderr).toBe(0);
+  const result = await approvedLogin(args, pki.ca.cert);
   return Date.parse(/good until (\S+Z)/.exec(result.stderr)?.[1] ?? '');
 }
 

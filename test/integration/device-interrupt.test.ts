@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leaks, type CliResult } from '../helpers/cli.js';
+import { execInfoEnv, standInDeviceConfig } from '../helpers/device-config.js';
 import { startPlugin } from '../helpers/device-run.js';
 import { makePki } from '../helpers/pki.js';
 import { json, startTokenApi, type TokenApi } from '../helpers/token-api.js';
@@ -32,20 +33,8 @@ afterAll(() => api.close());
 async function interrupted(path: string): Promise<CliResult & { cacheDir: string }> {
   hang = path;
   const cacheDir = mkdtempSync(join(tmpdir(), 'device-interrupt-'));
-  const config = JSON.stringify({
-    webAPIProviderConfig: {
-      method: 'POST',
-      url: `https://localhost:${api.port}/token`,
-      form: { client_id: 'kubectl' },
-      tls: { caFile: pki.ca.certFile },
-      timeout: '20s',
-      retry: { limit: 0 },
-      login: { deviceAuthorization: { url: `https://localhost:${api.port}/device`, form: { scope: 'openid' } } },
-    },
-  });
-  const login = startPlugin(['--config-inline', config, '--cache', '--cache-dir', cacheDir], {
-    KUBERNETES_EXEC_INFO: JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', spec: { interactive: true } }),
-  });
+  const config = standInDeviceConfig(api.port, pki.ca.certFile, { timeout: '20s' });
+  const login = startPlugin(['--config-inline', config, '--cache', '--cache-dir', cacheDir], execInfoEnv(true));
   // Once the request is in flight at the server, as a person pressing Ctrl-C would be.
   arrived = () => {
     arrived = undefined;

@@ -4,6 +4,7 @@
 // host; a user_code with a space is refused (exit 4). No device code on stdout or stderr.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leaks, runCli } from '../helpers/cli.js';
+import { execInfoEnv, standInDeviceConfig } from '../helpers/device-config.js';
 import { makePki } from '../helpers/pki.js';
 import { json, startTokenApi, type TokenApi } from '../helpers/token-api.js';
 
@@ -22,23 +23,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-const run = () =>
-  runCli(
-    [
-      '--config-inline',
-      JSON.stringify({
-        webAPIProviderConfig: {
-          method: 'POST',
-          url: `https://localhost:${api.port}/token`,
-          form: { client_id: 'kubectl' },
-          tls: { caFile: pki.ca.certFile },
-          retry: { limit: 0 },
-          login: { deviceAuthorization: { url: `https://localhost:${api.port}/device`, form: { scope: 'openid' } } },
-        },
-      }),
-    ],
-    { env: { KUBERNETES_EXEC_INFO: JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', spec: { interactive: true } }) }, timeoutMs: 30_000 },
-  );
+const run = () => runCli(['--config-inline', standInDeviceConfig(api.port, pki.ca.certFile)], { env: execInfoEnv(true), timeoutMs: 30_000 });
 
 describe('the device authorization endpoint and its prompt', () => {
   it("a 401 there names that endpoint and what the issuer wants of the client: exit 3", async () => {

@@ -4,36 +4,26 @@
 // an outage during the refresh is served through, the token kept. The server counts the device
 // requests and the refresh grants; no device code, token or refresh token is on stdout or stderr but
 // the credential on stdout.
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { leaks, runCli } from '../helpers/cli.js';
-import { actAsPerson, CLIENT_ID, startDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
-import { startPlugin } from '../helpers/device-run.js';
+import { deviceConfig, execInfoEnv } from '../helpers/device-config.js';
+import { actAsPerson, startDeviceProvider } from '../helpers/device-provider.js';
+import { approvedLogin, startPlugin } from '../helpers/device-run.js';
+import { cacheEntries } from '../helpers/integration.js';
 import { makePki } from '../helpers/pki.js';
 
 const pki = makePki();
-let idp: DeviceProvider;
-beforeAll(async () => {
-  idp = await startDeviceProvider(pki);
-}, 30_000);
+const idp = await startDeviceProvider(pki);
 afterAll(() => idp.close());
 
 /** id_tokens of 12 s reported 8 s early: a cached credential is served for 4 s, then refreshed. */
 const TOKEN_TTL_S = 12;
-const config = () =>
-  JSON.stringify({
-    webAPIProviderConfig: {
-      method: 'POST',
-      url: `${idp.issuer}/token`,
-      form: { client_id: CLIENT_ID },
-      tls: { caFile: pki.ca.certFile },
-      expiryMargin: '8s',
-      login: { deviceAuthorization: { url: `${idp.issuer}/device/auth`, form: { scope: 'openid offline_access' } } },
-    },
-  });
-const NOT_INTERACTIVE = { KUBERNETES_EXEC_INFO: JSON.stringify({ kind: 'ExecCredential', apiVersion: 'client.authentication.k8s.io/v1', spec: { interactive: false } }) };
+const config = () => deviceConfig(idp.issuer, pki.ca.certFile, { provider: { expiryMargin: '8s' } });
+const NOT_INTERACTIVE = execInfoEnv(false);
+const INTERACTIVE = execInfoEnv(true);
 const deviceRequests = () => idp.requests.filter((r) => r.path === '/device/auth').length;
 const refreshGrants = () => idp.requests.filter((r) => r.grant === 'refresh_token').length;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -43,22 +33,10 @@ async function loggedIn(): Promise<{ cacheDir: string; args: string[]; reportedE
   idp.tokenTtl(TOKEN_TTL_S);
   const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-refresh-cache-'));
   const args = ['--config-inline', config(), '--cache', '--cache-dir', cacheDir];
-  const run = startPlugin(['login', ...args]);
-  const { url, code } = await run.prompt();
-  await actAsPerson(url, code, pki.ca.cert, 'approve');
-  const result = await run.done;
-  expect(result.code, result.stderr).toBe(0);
+  const result = await approvedLogin(args, pki.ca.cert);
   expect(leaks(result, [...idp.issued])).toEqual([]);
   const until = /good until (\S+Z)/.exec(result.stderr)?.[1];
   return { cacheDir, args, reportedExpiry: Date.parse(until ?? '') };
-}
-
-/** The entries' files as text (the test's own directory): where a refresh token may be, and only there. */
-function entries(cacheDir: string): string {
-  return readdirSync(cacheDir)
-    .filter((name) => name.endsWith('.json'))
-    .map((name) => readFileSync(join(cacheDir, name), 'utf8'))
-    .join('\n');
 }
 
 async function pastReportedExpiry(expiry: number): Promise<void> {
@@ -70,7 +48,7 @@ describe('the refresh token kept in the cache', () => {
   it('an expired credential is refreshed in a call that is not interactive: no prompt, one refresh grant, the new id_token', async () => {
     const { cacheDir, args, reportedExpiry } = await loggedIn();
     const first = idp.refreshTokens.at(-1)!;
-    expect(entries(cacheDir)).toContain(first);
+    expect(cacheEntries(cacheDir)).toContain(first);
     await pastReportedExpiry(reportedExpiry);
 
     const [devices, refreshes] = [deviceRequests(), refreshGrants()];
@@ -83,7 +61,7 @@ describe('the refresh token kept in the cache', () => {
     expect(refreshGrants()).toBe(refreshes + 1);
     expect(leaks(result, [...idp.issued], [token])).toEqual([]);
     // The entry holds the refresh token the server answered (rotated or the same), and the new credential is served from it.
-    expect(entries(cacheDir)).toContain(idp.refreshTokens.at(-1)!);
+    expect(cacheEntries(cacheDir)).toContain(idp.refreshTokens.at(-1)!);
     const again = await runCli(args, { env: NOT_INTERACTIVE });
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(again.stdout)).toEqual(JSON.parse(result.stdout));
@@ -107,8 +85,8 @@ describe('the refresh token kept in the cache', () => {
     expect(refreshGrants()).toBe(refreshes + 1);
     expect(deviceRequests()).toBe(devices);
     expect(leaks(result, [...idp.issued])).toEqual([]);
-    expect(entries(cacheDir)).not.toContain(held);
-    expect(entries(cacheDir)).not.toContain('"refresh"');
+    expect(cacheEntries(cacheDir)).not.toContain(held);
+    expect(cacheEntries(cacheDir)).not.toContain('"refresh"');
 
     // Dropped, and the exit 2 not remembered as a failure: the next call asks nobody and says the same.
     const next = await runCli(args, { env: NOT_INTERACTIVE });
@@ -121,7 +99,7 @@ describe('the refresh token kept in the cache', () => {
   it('an outage during the refresh, in the margin window: the credential is served through it and the refresh token kept', async () => {
     const { cacheDir, args, reportedExpiry } = await loggedIn();
     const held = idp.refreshTokens.at(-1)!;
-    const cached = entries(cacheDir);
+    const cached = cacheEntries(cacheDir);
     await pastReportedExpiry(reportedExpiry);
     idp.failRefresh(10);
     try {
@@ -134,8 +112,8 @@ describe('the refresh token kept in the cache', () => {
       expect(idp.requests.filter((r) => r.grant === 'refresh_token').length).toBeGreaterThan(refreshes);
       expect(leaks(result, [...idp.issued], [token])).toEqual([]);
       // The failure is remembered beside the credential, and the refresh token with them.
-      expect(entries(cacheDir)).toContain('"CachedFailure"');
-      expect(entries(cacheDir)).toContain(held);
+      expect(cacheEntries(cacheDir)).toContain('"CachedFailure"');
+      expect(cacheEntries(cacheDir)).toContain(held);
     } finally {
       idp.failRefresh(0);
     }
@@ -145,7 +123,6 @@ describe('the refresh token kept in the cache', () => {
     idp.tokenTtl(600);
     const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-refresh-cache-'));
     const args = ['--config-inline', config(), '--cache', '--cache-dir', cacheDir];
-    const INTERACTIVE = { KUBERNETES_EXEC_INFO: JSON.stringify({ kind: 'ExecCredential', apiVersion: 'client.authentication.k8s.io/v1', spec: { interactive: true } }) };
     const devices = deviceRequests();
     const first = startPlugin(args, INTERACTIVE);
     const { url, code } = await first.prompt();
@@ -171,7 +148,6 @@ describe('the refresh token kept in the cache', () => {
     await idp.revoke(held);
     await pastReportedExpiry(reportedExpiry);
     const [devices, refreshes] = [deviceRequests(), refreshGrants()];
-    const INTERACTIVE = { KUBERNETES_EXEC_INFO: JSON.stringify({ kind: 'ExecCredential', apiVersion: 'client.authentication.k8s.io/v1', spec: { interactive: true } }) };
     const run = startPlugin(args, INTERACTIVE);
     const { url, code } = await run.prompt();
     await actAsPerson(url, code, pki.ca.cert, 'approve');
@@ -182,7 +158,7 @@ describe('the refresh token kept in the cache', () => {
     expect(deviceRequests()).toBe(devices + 1);
     const token = (JSON.parse(result.stdout) as { status: { token: string } }).status.token;
     expect(leaks(result, [...idp.issued], [token])).toEqual([]);
-    expect(entries(cacheDir)).not.toContain(held);
-    expect(entries(cacheDir)).toContain(idp.refreshTokens.at(-1)!);
+    expect(cacheEntries(cacheDir)).not.toContain(held);
+    expect(cacheEntries(cacheDir)).toContain(idp.refreshTokens.at(-1)!);
   }, 60_000);
 });

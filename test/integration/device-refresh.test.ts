@@ -6,7 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import fs, { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { exitCodeFor, type CredentialError } from '../../src/errors.js';
 import { readBoundedFile } from '../../src/read-file.js';
 import { Redactor } from '../../src/redact/redactor.js';
@@ -14,14 +14,12 @@ import { send } from '../../src/request/http.js';
 import type { Deps } from '../../src/use-case/deps.js';
 import { loginCredential, refreshCredential } from '../../src/use-case/login.js';
 import { prepare } from '../../src/use-case/prepare.js';
-import { actAsPerson, CLIENT_ID, startDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
+import { deviceConfig } from '../helpers/device-config.js';
+import { actAsPerson, startDeviceProvider } from '../helpers/device-provider.js';
 import { makePki } from '../helpers/pki.js';
 
 const pki = makePki();
-let idp: DeviceProvider;
-beforeAll(async () => {
-  idp = await startDeviceProvider(pki);
-}, 30_000);
+const idp = await startDeviceProvider(pki);
 afterAll(() => idp.close());
 
 function depsWith(lines: string[]): Deps {
@@ -51,16 +49,7 @@ function depsWith(lines: string[]): Deps {
   };
 }
 
-const configInline = () =>
-  JSON.stringify({
-    webAPIProviderConfig: {
-      method: 'POST',
-      url: `${idp.issuer}/token`,
-      form: { client_id: CLIENT_ID },
-      tls: { caFile: pki.ca.certFile },
-      login: { deviceAuthorization: { url: `${idp.issuer}/device/auth`, form: { scope: 'openid offline_access' } } },
-    },
-  });
+const configInline = () => deviceConfig(idp.issuer, pki.ca.certFile);
 
 describe('refreshCredential against oidc-provider', () => {
   it('turns the refresh token of a device login into a new id_token, without a person', async () => {

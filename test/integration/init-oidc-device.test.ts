@@ -5,9 +5,10 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { leaks, runCli } from '../helpers/cli.js';
-import { actAsPerson, CLIENT_ID, startDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
+import { CLIENT_ID } from '../helpers/device-config.js';
+import { actAsPerson, startDeviceProvider } from '../helpers/device-provider.js';
 import { startPlugin } from '../helpers/device-run.js';
 import { expectFailure, tokenApis } from '../helpers/integration.js';
 import { makePki } from '../helpers/pki.js';
@@ -17,11 +18,7 @@ const pki = makePki();
 const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-init-device-'));
 const TRUST = ['--set', `caFile=${pki.ca.certFile}`];
 const startApi = tokenApis();
-let idp: DeviceProvider;
-
-beforeAll(async () => {
-  idp = await startDeviceProvider(pki);
-}, 30_000);
+const idp = await startDeviceProvider(pki);
 afterAll(() => idp.close());
 
 const init = (args: string[]) => runCli(['init', 'oidc-device', ...args]);

@@ -2,55 +2,31 @@
 // the config's entry goes (credential, refresh token), the refresh token is revoked first when the
 // config names login.revocation.url, so the issuer refuses it after; from a kubeconfig context too.
 // A revocation that fails is exit 3, said after the entry is gone. No token on stdout or stderr.
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { leaks, runCli } from '../helpers/cli.js';
-import { actAsPerson, CLIENT_ID, startDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
-import { startPlugin } from '../helpers/device-run.js';
+import { CLIENT_ID, deviceConfig } from '../helpers/device-config.js';
+import { startDeviceProvider } from '../helpers/device-provider.js';
+import { approvedLogin } from '../helpers/device-run.js';
+import { cacheEntries } from '../helpers/integration.js';
 import { makePki } from '../helpers/pki.js';
 
 const pki = makePki();
-let idp: DeviceProvider;
-beforeAll(async () => {
-  idp = await startDeviceProvider(pki);
-}, 30_000);
+const idp = await startDeviceProvider(pki);
 afterAll(() => idp.close());
 
-const config = (revocation: string | undefined) =>
-  JSON.stringify({
-    webAPIProviderConfig: {
-      method: 'POST',
-      url: `${idp.issuer}/token`,
-      form: { client_id: CLIENT_ID },
-      tls: { caFile: pki.ca.certFile },
-      login: {
-        deviceAuthorization: { url: `${idp.issuer}/device/auth`, form: { scope: 'openid offline_access' } },
-        ...(revocation !== undefined ? { revocation: { url: revocation } } : {}),
-      },
-    },
-  });
+const config = (revocation: string | undefined) => deviceConfig(idp.issuer, pki.ca.certFile, { login: revocation !== undefined ? { revocation: { url: revocation } } : {} });
 
 async function loggedIn(revocation: string | undefined): Promise<{ cacheDir: string; args: string[]; held: string }> {
   const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-logout-'));
   const args = ['--config-inline', config(revocation), '--cache-dir', cacheDir];
-  const run = startPlugin(['login', ...args]);
-  const { url, code } = await run.prompt();
-  await actAsPerson(url, code, pki.ca.cert, 'approve');
-  const result = await run.done;
-  expect(result.code, result.stderr).toBe(0);
+  await approvedLogin(args, pki.ca.cert);
   const held = idp.refreshTokens.at(-1)!;
-  expect(entries(cacheDir)).toContain(held);
+  expect(cacheEntries(cacheDir)).toContain(held);
   return { cacheDir, args, held };
-}
-
-function entries(cacheDir: string): string {
-  return readdirSync(cacheDir)
-    .filter((name) => name.endsWith('.json'))
-    .map((name) => readFileSync(join(cacheDir, name), 'utf8'))
-    .join('\n');
 }
 
 /** The issuer's word on a refresh token: the refresh grant's status and error. */
@@ -98,7 +74,7 @@ describe('logout', () => {
     expect(result.stderr).toBe('');
     expect(result.stdout).toBe(`logged out: removed this config's cached credential and refresh token from ${cacheDir}; the refresh token was revoked at ${new URL(idp.issuer).host}\n`);
     expect(leaks(result, [...idp.issued])).toEqual([]);
-    expect(entries(cacheDir)).toBe('');
+    expect(cacheEntries(cacheDir)).toBe('');
     expect(idp.requests.some((r) => r.path === '/token/revocation')).toBe(true);
     expect(await refreshAtIssuer(held)).toEqual({ status: 400, error: 'invalid_grant' });
 
@@ -116,7 +92,7 @@ describe('logout', () => {
       /^webapi-credential: the revocation endpoint: connection to https:\/\/localhost:1\/revoke refused( after \d attempts)?: the refresh token was removed here but may still be valid at the issuer until it expires\n$/,
     );
     expect(leaks(result, [...idp.issued])).toEqual([]);
-    expect(entries(cacheDir)).toBe('');
+    expect(cacheEntries(cacheDir)).toBe('');
     expect((await refreshAtIssuer(held)).status).toBe(200);
   }, 60_000);
 
@@ -128,7 +104,7 @@ describe('logout', () => {
       `logged out: removed this config's cached credential and refresh token from ${cacheDir}; the refresh token was not revoked (the config has no login.revocation.url): the issuer honours it until it expires\n`,
     );
     expect(leaks(result, [...idp.issued])).toEqual([]);
-    expect(entries(cacheDir)).toBe('');
+    expect(cacheEntries(cacheDir)).toBe('');
   }, 60_000);
 
   it('a config without login: exit 2, nothing removed', async () => {

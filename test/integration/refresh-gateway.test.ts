@@ -3,29 +3,23 @@
 // reverse proxy that answers a refresh with a 404/403/407/401 page on demand (the issuer never sees
 // it), strips the id_token from an answer, holds an answer back, or passes it on. The token endpoint
 // of the config is the gateway's; the server counts what reached it.
-import { readFileSync, readdirSync, mkdtempSync } from 'node:fs';
+import { readdirSync, mkdtempSync } from 'node:fs';
 import { createServer, request as httpsRequest, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { leaks, runCli } from '../helpers/cli.js';
-import { actAsPerson, CLIENT_ID, startDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
-import { startPlugin } from '../helpers/device-run.js';
+import { deviceConfig, execInfoEnv } from '../helpers/device-config.js';
+import { startDeviceProvider } from '../helpers/device-provider.js';
+import { approvedLogin } from '../helpers/device-run.js';
+import { cacheEntries } from '../helpers/integration.js';
 import { makePki } from '../helpers/pki.js';
 
 const pki = makePki();
-let idp: DeviceProvider;
-let gateway: Gateway;
-beforeAll(async () => {
-  idp = await startDeviceProvider(pki);
-  gateway = await startGateway(idp.issuer);
-}, 30_000);
-afterAll(async () => {
-  await gateway.close();
-  await idp.close();
-});
+const idp = await startDeviceProvider(pki);
+afterAll(() => idp.close());
 
 /** What the gateway does with the next refresh grant (the others pass). */
 type Act = { page: number; type: string; body: string } | { strip: true } | { holdMs: number };
@@ -101,23 +95,18 @@ async function startGateway(upstream: string): Promise<Gateway> {
   };
 }
 
+const gateway = await startGateway(idp.issuer);
+afterAll(() => gateway.close());
+
 /** id_tokens of 12 s reported 8 s early: served from the cache for 4 s, then refreshed. */
 const config = (revocation?: string, scope = 'openid offline_access') =>
-  JSON.stringify({
-    webAPIProviderConfig: {
-      method: 'POST',
-      url: `${gateway.url}/token`,
-      form: { client_id: CLIENT_ID },
-      tls: { caFile: pki.ca.certFile },
-      expiryMargin: '8s',
-      cache: { failureTTL: '2s' },
-      login: {
-        deviceAuthorization: { url: `${idp.issuer}/device/auth`, form: { scope } },
-        ...(revocation !== undefined ? { revocation: { url: revocation } } : {}),
-      },
-    },
+  deviceConfig(gateway.url, pki.ca.certFile, {
+    deviceUrl: `${idp.issuer}/device/auth`,
+    scope,
+    provider: { expiryMargin: '8s', cache: { failureTTL: '2s' } },
+    login: revocation !== undefined ? { revocation: { url: revocation } } : {},
   });
-const NOT_INTERACTIVE = { KUBERNETES_EXEC_INFO: JSON.stringify({ kind: 'ExecCredential', apiVersion: 'client.authentication.k8s.io/v1', spec: { interactive: false } }) };
+const NOT_INTERACTIVE = execInfoEnv(false);
 const refreshGrants = () => idp.requests.filter((r) => r.grant === 'refresh_token').length;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -126,25 +115,14 @@ async function loggedIn(scope?: string, extra: string[] = []): Promise<{ cacheDi
   idp.tokenTtl(12);
   const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-refresh-gateway-'));
   const text = config(undefined, scope);
-  const run = startPlugin(['login', '--config-inline', text, '--cache-dir', cacheDir, ...extra]);
-  const { url, code } = await run.prompt();
-  await actAsPerson(url, code, pki.ca.cert, 'approve');
-  const result = await run.done;
-  expect(result.code, result.stderr).toBe(0);
+  const result = await approvedLogin(['--config-inline', text, '--cache-dir', cacheDir, ...extra], pki.ca.cert);
   expect(leaks(result, [...idp.issued])).toEqual([]);
   return { cacheDir, args: ['--config-inline', text, '--cache', '--cache-dir', cacheDir], stderr: result.stderr };
 }
 
-function entries(cacheDir: string): string {
-  return readdirSync(cacheDir)
-    .filter((name) => name.endsWith('.json'))
-    .map((name) => readFileSync(join(cacheDir, name), 'utf8'))
-    .join('\n');
-}
-
 /** Past the reported expiry of what the entry holds (the credential, or the one beside a failure). */
 async function expired(cacheDir: string): Promise<void> {
-  const times = [...entries(cacheDir).matchAll(/"expirationTimestamp":"([^"]+)"/g)].map((m) => Date.parse(m[1]!));
+  const times = [...cacheEntries(cacheDir).matchAll(/"expirationTimestamp":"([^"]+)"/g)].map((m) => Date.parse(m[1]!));
   const until = Math.max(Date.now(), ...times);
   await sleep(until - Date.now() + 300);
 }
@@ -156,7 +134,7 @@ describe('a refresh token survives every failure but the issuer\'s invalid_grant
     const { cacheDir, stderr } = await loggedIn();
     expect(stderr).toMatch(/^webapi-credential: to log in, open \S+\n.*\nwebapi-credential: logged in; the credential is good until \S+Z, and cached in (\S+): kubectl uses it with the same config and --cache\n$/);
     expect(stderr).toContain(`cached in ${cacheDir}:`);
-    expect(entries(cacheDir)).toContain(idp.refreshTokens.at(-1)!);
+    expect(cacheEntries(cacheDir)).toContain(idp.refreshTokens.at(-1)!);
   }, 60_000);
 
   it('login without offline_access says that no refresh token came back and what it means; --no-cache keeps nothing', async () => {
@@ -189,7 +167,7 @@ describe('a refresh token survives every failure but the issuer\'s invalid_grant
       // One POST, answered by the gateway: the issuer never saw it, and the token is kept.
       expect(gateway.refreshes()).toBe(atGateway + 1);
       expect(refreshGrants()).toBe(atServer);
-      expect(entries(cacheDir)).toContain(held);
+      expect(cacheEntries(cacheDir)).toContain(held);
       // Remembered as the ordinary rules say (cache.failureTTL 2s): served again, nothing sent.
       const recalled = await runCli(args, { env: NOT_INTERACTIVE });
       expect(recalled.code).toBe(3);
@@ -220,8 +198,8 @@ describe('a refresh token survives every failure but the issuer\'s invalid_grant
       expect(refreshGrants()).toBe(atServer + 1);
       const rotated = idp.refreshTokens.at(-1)!;
       expect(rotated).not.toBe(held);
-      expect(entries(cacheDir)).toContain(rotated);
-      expect(entries(cacheDir)).not.toContain(held);
+      expect(cacheEntries(cacheDir)).toContain(rotated);
+      expect(cacheEntries(cacheDir)).not.toContain(held);
       // The old one was consumed: had it been kept, this refresh would be a reuse and the grant revoked.
       await sleep(2_100);
       const next = await runCli(args, { env: NOT_INTERACTIVE });
@@ -239,7 +217,7 @@ describe('a refresh token survives every failure but the issuer\'s invalid_grant
       expect(slow.code, slow.stderr).toBe(0);
       expect(refreshGrants()).toBe(atServer + 1);
       expect(idp.isIdToken(tokenOf(slow.stdout))).toBe(true);
-      expect(entries(cacheDir)).toContain(idp.refreshTokens.at(-1)!);
+      expect(cacheEntries(cacheDir)).toContain(idp.refreshTokens.at(-1)!);
       // Still logged in: the next call is served from the cache, nothing sent.
       const again = await runCli(args, { env: NOT_INTERACTIVE });
       expect(again.code, again.stderr).toBe(0);
@@ -257,6 +235,6 @@ describe('a refresh token survives every failure but the issuer\'s invalid_grant
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^webapi-credential: the token endpoint refused the refresh with 400: "invalid_grant" \("grant request is invalid"\), so the kept refresh token was dropped; a login is needed/);
     expect(leaks(result, [...idp.issued])).toEqual([]);
-    expect(entries(cacheDir)).not.toContain(held);
+    expect(cacheEntries(cacheDir)).not.toContain(held);
   }, 60_000);
 });

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { mergeKubeconfig } from '../../src/kubeconfig/merge.js';
+import { countingYaml } from '../helpers/counting-yaml.js';
 
 const OURS = 'ours.example.com:443';
 const entries = {
@@ -27,27 +28,6 @@ interface Parsed {
 function mergedAs(before: string, yaml: typeof YAML = YAML): Parsed {
   const text = mergeKubeconfig(yaml, before, entries, true, 'kc').text;
   return YAML.parse(text) as Parsed;
-}
-
-/** The yaml module, counting the documents the merge asks it to parse. */
-function countingYaml() {
-  const calls = { parseDocument: 0, lex: 0 };
-  const module = {
-    ...YAML,
-    default: YAML,
-    parseDocument: (...args: Parameters<typeof YAML.parseDocument>) => {
-      calls.parseDocument++;
-      return YAML.parseDocument(...args);
-    },
-    // The parse's token bound (read.ts).
-    Lexer: class extends YAML.Lexer {
-      override *lex(source: string, incomplete?: boolean) {
-        calls.lex++;
-        yield* super.lex(source, incomplete);
-      }
-    },
-  } as unknown as typeof YAML;
-  return { module, calls };
 }
 
 describe('the merge reads a kubeconfig as the parser does', () => {

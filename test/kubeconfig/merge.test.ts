@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { mergeKubeconfig } from '../../src/kubeconfig/merge.js';
+import { countingYaml } from '../helpers/counting-yaml.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { makePki } from '../helpers/pki.js';
 
@@ -29,26 +30,6 @@ function kubeconfig(n: number): string {
   lines.push('current-context: c0', 'kind: Config', 'preferences: {}', 'users:');
   for (let i = 0; i < n; i++) lines.push(`- name: u${i}`, '  user:', `    token: "static-${i}"`);
   return `${lines.join('\n')}\n`;
-}
-
-/** The yaml module, counting what the merge asks of its parser. */
-function countingYaml() {
-  const calls = { parseDocument: 0, lex: 0 };
-  const module = {
-    ...YAML,
-    default: YAML,
-    parseDocument: (...args: Parameters<typeof YAML.parseDocument>) => {
-      calls.parseDocument++;
-      return YAML.parseDocument(...args);
-    },
-    Lexer: class extends YAML.Lexer {
-      override *lex(source: string, incomplete?: boolean) {
-        calls.lex++;
-        yield* super.lex(source, incomplete);
-      }
-    },
-  } as unknown as typeof YAML;
-  return { module, calls };
 }
 
 const lines = (text: string) => text.split('\n');

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readTokenAnswer } from '../../src/login/token.js';
 import { Redactor } from '../../src/redact/redactor.js';
 import { leaks } from '../helpers/cli.js';
+import { execInfoEnv, standInDeviceConfig } from '../helpers/device-config.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { makePki } from '../helpers/pki.js';
 import { json, startTokenApi, type TokenApi } from '../helpers/token-api.js';
@@ -60,19 +61,8 @@ describe('end to end, a token endpoint that echoes what it was sent', () => {
     ['the client secret', CLIENT_SECRET],
   ])('%s: exit 3, no piece of it on stderr', async (_name, secret) => {
     echoed = secret;
-    const config = JSON.stringify({
-      webAPIProviderConfig: {
-        method: 'POST',
-        url: `https://localhost:${api.port}/token`,
-        form: { client_id: 'kubectl', client_secret: '{{ env.CLIENT_SECRET }}' },
-        tls: { caFile: pki.ca.certFile },
-        retry: { limit: 0 },
-        login: { deviceAuthorization: { url: `https://localhost:${api.port}/device`, form: { scope: 'openid' } } },
-      },
-    });
-    const result = await runInProcess(['--config-inline', config], {
-      env: { CLIENT_SECRET, KUBERNETES_EXEC_INFO: JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', spec: { interactive: true } }) },
-    });
+    const config = standInDeviceConfig(api.port, pki.ca.certFile, { form: { client_id: 'kubectl', client_secret: '{{ env.CLIENT_SECRET }}' } });
+    const result = await runInProcess(['--config-inline', config], { env: { CLIENT_SECRET, ...execInfoEnv(true) } });
     expect(result.code).toBe(3);
     expect(result.stderr.trimEnd().split('\n').at(-1)).toMatch(/^webapi-credential: the token endpoint refused the device code with 400: "invalid_grant" \("x{190}/);
     expect(pieces(result.stderr, secret)).toEqual([]);
@@ -107,19 +97,8 @@ describe('a verification_uri_complete that carries the device code', () => {
     ['in base64', `https://localhost:PORT/verify?c=${Buffer.from(DEVICE_CODE).toString('base64url')}`],
   ])('%s: the prompt names verification_uri and the code to enter, nothing redacted, no secret', async (_name, uri) => {
     complete = uri;
-    const config = JSON.stringify({
-      webAPIProviderConfig: {
-        method: 'POST',
-        url: `https://localhost:${api.port}/token`,
-        form: { client_id: 'kubectl' },
-        tls: { caFile: pki.ca.certFile },
-        retry: { limit: 0 },
-        login: { deviceAuthorization: { url: `https://localhost:${api.port}/device`, form: { scope: 'openid' } } },
-      },
-    });
-    const result = await runInProcess(['--config-inline', config], {
-      env: { KUBERNETES_EXEC_INFO: JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', spec: { interactive: true } }) },
-    });
+    const config = standInDeviceConfig(api.port, pki.ca.certFile);
+    const result = await runInProcess(['--config-inline', config], { env: execInfoEnv(true) });
     expect(result.code).toBe(2);
     expect(result.stderr.split('\n').slice(0, 2)).toEqual([
       `webapi-credential: to log in, open https://localhost:${api.port}/verify`,

@@ -10,6 +10,7 @@ import { run } from '../../src/cli/program.js';
 import { readBoundedFile } from '../../src/read-file.js';
 import { Redactor } from '../../src/redact/redactor.js';
 import { send } from '../../src/request/http.js';
+import { execInfoEnv, standInDeviceConfig } from '../helpers/device-config.js';
 import { makePki } from '../helpers/pki.js';
 import { json, startTokenApi, type TokenApi } from '../helpers/token-api.js';
 
@@ -28,20 +29,11 @@ afterAll(() => api.close());
 describe('Ctrl-C as the login starts', () => {
   it('no device request is sent; exit 2, cancelled', async () => {
     const home = mkdtempSync(join(tmpdir(), 'interrupt-before-send-'));
-    const config = JSON.stringify({
-      webAPIProviderConfig: {
-        method: 'POST',
-        url: `https://localhost:${api.port}/token`,
-        form: { client_id: 'kubectl' },
-        tls: { caFile: pki.ca.certFile },
-        retry: { limit: 0 },
-        login: { deviceAuthorization: { url: `https://localhost:${api.port}/device`, form: { scope: 'openid' } } },
-      },
-    });
+    const config = standInDeviceConfig(api.port, pki.ca.certFile);
     let stderr = '';
     let stdout = '';
     const code = await run(['--config-inline', config], {
-      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home, KUBERNETES_EXEC_INFO: JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', spec: { interactive: true } }) },
+      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home, ...execInfoEnv(true) },
       readFile: readBoundedFile,
       stdout: (text) => void (stdout += text),
       stderr: (text) => void (stderr += text),

@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { leaks } from '../helpers/cli.js';
+import { standInDeviceConfig } from '../helpers/device-config.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { makePki } from '../helpers/pki.js';
 import { json, startTokenApi, type TokenApi } from '../helpers/token-api.js';
@@ -25,17 +26,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-const config = () =>
-  JSON.stringify({
-    webAPIProviderConfig: {
-      method: 'POST',
-      url: `https://localhost:${api.port}/token`,
-      form: { client_id: 'kubectl', client_secret: '{{ env.CLIENT_SECRET }}' },
-      tls: { caFile: pki.ca.certFile },
-      retry: { limit: 0 },
-      login: { deviceAuthorization: { url: `https://localhost:${api.port}/device`, form: { scope: 'openid' } } },
-    },
-  });
+const config = () => standInDeviceConfig(api.port, pki.ca.certFile, { form: { client_id: 'kubectl', client_secret: '{{ env.CLIENT_SECRET }}' } });
 const execInfo = (spec: Record<string, unknown>) => JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', spec });
 
 describe('login when client-go says the call is not interactive', () => {

@@ -8,7 +8,8 @@ import YAML from 'yaml';
 import { leaks } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { authenticationConfigProblems, type AuthenticationConfiguration } from '../helpers/authentication-config.js';
-import { CLIENT_ID, MACHINE_ID, MACHINE_SECRET, startDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
+import { CLIENT_ID } from '../helpers/device-config.js';
+import { MACHINE_ID, MACHINE_SECRET, startDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
 import { fakeJwt, json, startTokenApi, type TokenApi } from '../helpers/token-api.js';
 import { makePki } from '../helpers/pki.js';
 

@@ -3,7 +3,8 @@
 import { ResponseError, UsageError } from '../errors.js';
 import type { RequestConfig } from '../config/schema.js';
 import type { Redactor } from '../redact/redactor.js';
-import type { FieldKind, RenderedField, TemplateRenderer } from '../template/renderer.js';
+import type { TemplateRenderer } from '../template/renderer.js';
+import type { FieldKind, RenderedField } from '../template/rendered-field.js';
 import { DECIDED_FAILURE } from '../template/problems.js';
 import { loadTls, renderTls, TLS_TEMPLATES, type Checked, type ReadFile, type RenderedTls, type TlsMaterial } from './tls-material.js';
 

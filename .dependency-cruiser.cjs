@@ -35,9 +35,9 @@ module.exports = {
     {
       name: 'network-only-in-the-http-client',
       comment:
-        'Sockets are opened by the HTTP clients alone: request/http.ts (the token API, with observe-http.ts, what doctor sees of it) and cluster.ts (doctor\'s cluster stage); tls-context.ts makes their secure contexts, proxy.ts only reads node:net\'s address checks; login/loopback.ts is the browser login\'s listener on the loopback address.',
+        'Sockets are opened by the HTTP clients alone: request/http.ts (the token API: exchange.ts is its one request on the wire, observe-http.ts what doctor sees of it) and cluster.ts (doctor\'s cluster stage); tls-context.ts makes their secure contexts, proxy.ts only reads node:net\'s address checks; login/loopback.ts is the browser login\'s listener on the loopback address.',
       severity: 'error',
-      from: { pathNot: ['^src/request/(http|proxy|observe-http|cluster|tls-context)\\.ts$', '^src/login/loopback\\.ts$'] },
+      from: { pathNot: ['^src/request/(http|exchange|proxy|observe-http|cluster|tls-context)\\.ts$', '^src/login/loopback\\.ts$'] },
       to: { dependencyTypes: ['core'], path: '^(node:)?(net|http|https|http2|tls|dns|dgram)$' },
     },
     {

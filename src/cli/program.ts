@@ -9,11 +9,12 @@ import type { Deps } from '../use-case/deps.js';
 import { getToken } from '../use-case/get-token.js';
 import { render, validate } from '../use-case/inspect.js';
 import { clearCache } from '../use-case/clear-cache.js';
-import { SHELLS, completionScript, describeProgram, type Shell } from './completion.js';
+import { describeProgram } from './completion.js';
+import { SHELLS, completionScript, type Shell } from '../completion/script.js';
 import { addExamples } from './help.js';
 import { ARGOCD_CACHE_DIR, ARGOCD_COMMAND, ARGOCD_NAMESPACE, INSTALLED_NAME } from '../use-case/manifest/manifests.js';
-import { closest } from '../config/shape.js';
 import { argoCdSecret, kubeconfig, type ArgoCdSecretFlags, type KubeconfigFlags } from '../use-case/manifest/generators.js';
+import { subcommandMissing, usageFailure } from './usage.js';
 
 export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
   let verbose = argv.includes('-v') || argv.includes('--verbose');
@@ -218,40 +219,11 @@ export async function run(argv: string[], deps: CliDeps): Promise<ExitCode> {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {
-    if (error instanceof CommanderError) {
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return 0;
-      // With get-token the default command, a mistyped command reaches it as an argument.
-      const first = argv[0];
-      if (error.code === 'commander.excessArguments' && first !== undefined && !first.startsWith('-') && !program.commands.some((command) => command.name() === first)) {
-        const names = program.commands.filter((command) => !(command as unknown as { _hidden?: boolean })._hidden).map((command) => command.name()).filter((name) => name !== 'help');
-        const guess = closest(first, names);
-        line(`unknown command ${JSON.stringify(first)}; ${guess ? `did you mean ${guess}?` : `the commands are ${names.join(', ')}`} (see --help)`);
-        return 2;
-      }
-      // `webapi-credential --config c.yaml login` (options first, as kubectl's plugins are often
-      // written): the command reached get-token as an argument. Said as such, not as "too many arguments".
-      const misplaced = error.code === 'commander.excessArguments' ? argv.find((word, i) => i > 0 && word !== 'help' && program.commands.some((command) => command.name() === word)) : undefined;
-      if (misplaced !== undefined) {
-        line(`${JSON.stringify(misplaced)} is a command: write it first and its options after it (webapi-credential ${misplaced} --config …) (see --help)`);
-        return 2;
-      }
-      // Commander puts its "Did you mean" suggestion on a second line: keep the message on one.
-      line(`${error.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ')} (see --help)`);
-      return 2;
-    }
+    if (error instanceof CommanderError) return usageFailure(error, argv, program, line);
     // doctor printed its report: its exit code is the failing stage's, with nothing more to say.
     if (error instanceof DoctorExit) return error.code;
     return failure(error, verbose);
   }
-}
-
-/** A command that takes subcommands, given none or one it does not have: what it takes. */
-function subcommandMissing(command: Command, name: string | undefined): UsageError {
-  const names = command.commands.map((sub) => sub.name()).filter((sub) => sub !== 'help');
-  const see = `(see ${command.name()} --help)`;
-  return name === undefined
-    ? new UsageError('SUBCOMMAND_MISSING', `${command.name()} needs a subcommand: ${names.join(', ')} ${see}`)
-    : new UsageError('SUBCOMMAND_UNKNOWN', `${command.name()} has no subcommand ${JSON.stringify(name)}; it takes ${names.join(', ')} ${see}`);
 }
 
 class DoctorExit extends Error {

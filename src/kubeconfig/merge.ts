@@ -13,7 +13,8 @@ import { nameReader, type NameOf } from './names.js';
 import { asKubectlReads, emptyDocument, notValidYaml, pastTokenBound } from './read.js';
 import { valueIds } from './values.js';
 import { escape11, quoteFor11 } from './yaml11.js';
-import { aliasesInto, SECTIONS, spliceDocument, type MergeEntries, type Merged, type YamlModule } from './splice.js';
+import { SECTIONS, spliceDocument, type MergeEntries, type Merged, type YamlModule } from './splice.js';
+import { aliasesInto } from './aliases.js';
 
 export type { Merged } from './splice.js';
 

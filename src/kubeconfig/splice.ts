@@ -7,7 +7,9 @@
 import type { Document, Node, YAMLMap, YAMLSeq } from 'yaml';
 import type { NameOf } from './names.js';
 import { valueIds } from './values.js';
-import { escape11, readsSameIn11, stringify11 } from './yaml11.js';
+import { readsSameIn11, stringify11 } from './yaml11.js';
+import { blockBody, entryText, flowText, withBreaks } from './entry-text.js';
+import { aliasInto } from './aliases.js';
 
 export type YamlModule = typeof import('yaml');
 
@@ -36,27 +38,6 @@ export const SECTIONS = [
   ['users', 'user'],
   ['contexts', 'context'],
 ] as const;
-
-/** One list entry as block YAML: its dash at column `dash`, its keys at column `content`, no final newline. */
-export function entryText(YAML: YamlModule, entry: Record<string, unknown>, dash: number, content: number, flush: boolean): string {
-  return `${' '.repeat(dash)}-${' '.repeat(content - dash - 1)}${blockBody(YAML, entry, content, flush)}`;
-}
-
-/** An entry as a block mapping whose first key is already at column `column`: the other lines indented to it. */
-function blockBody(YAML: YamlModule, entry: Record<string, unknown>, column: number, flush: boolean): string {
-  const body = stringify11(YAML, entry, { lineWidth: 0, indentSeq: !flush }).replace(/\n$/, '').split('\n');
-  const pad = ' '.repeat(column);
-  return body.map((line, i) => (i === 0 || line === '' ? line : `${pad}${line}`)).join('\n');
-}
-
-/**
- * A value as flow YAML on one line: JSON, which YAML reads, with the characters kubectl's YAML does
- * not read as themselves in a quoted scalar escaped (escape11); JSON.stringify escapes only those
- * below U+0020. The yaml library's own flow style folds a string with newlines over lines.
- */
-function flowText(value: unknown): string {
-  return escape11(JSON.stringify(value));
-}
 
 interface Edit {
   from: number;
@@ -327,39 +308,4 @@ function spliceList(file: File, list: YAMLSeq, entry: Record<string, unknown>, n
     }
   }
   return { found: items[named[0]!] as Node };
-}
-
-/** Generated lines with the file's line breaks (the yaml library writes \n; a string with a CR is quoted, never raw). */
-const withBreaks = (nl: string, block: string) => (nl === '\n' ? block : block.split('\n').join(nl));
-
-/**
- * Calls `each` for every alias outside `gone` (entries about to go) that refers to an anchor inside
- * them, in one walk in document order, an alias meaning the last anchor of its name before it. yaml's
- * Alias.resolve finds the same by a walk of the document per alias: 4,000 aliases took 18 s. What
- * `each` returns replaces the alias (a node), stops the walk (visit.BREAK), or leaves it (undefined).
- */
-export function aliasesInto(YAML: YamlModule, doc: Document, gone: unknown[], each: (target: Node) => Node | symbol | undefined): void {
-  const inside = new Set<unknown>();
-  for (const node of gone) YAML.visit(node as Node, (_key, child) => void inside.add(child));
-  const anchors = new Map<string, Node>();
-  YAML.visit(doc, {
-    Node(_key, node) {
-      if (!YAML.isAlias(node)) {
-        if (node.anchor !== undefined) anchors.set(node.anchor, node);
-        return undefined;
-      }
-      const target = anchors.get(node.source);
-      return target !== undefined && inside.has(target) && !inside.has(node) ? each(target) : undefined;
-    },
-  });
-}
-
-/** Whether an alias elsewhere refers into `gone`: cut out, it would mean another thing or nothing; the Document way keeps its meaning. */
-function aliasInto(YAML: YamlModule, doc: Document, gone: unknown[]): boolean {
-  let found = false;
-  aliasesInto(YAML, doc, gone, () => {
-    found = true;
-    return YAML.visit.BREAK;
-  });
-  return found;
 }

@@ -3,7 +3,8 @@
 // soon as it is extracted. Everything printed for people passes through redact().
 
 import { Automaton } from './automaton.js';
-import { looseForms, normalise, readings, secretForms, spelledOut } from './forms.js';
+import { looseForms, secretForms } from './forms.js';
+import { normalise, readings, spelledOut } from './normalise.js';
 
 export const REDACTED = '[REDACTED]';
 

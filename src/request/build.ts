@@ -3,8 +3,10 @@
 import { ResponseError, UsageError } from '../errors.js';
 import type { RequestConfig } from '../config/schema.js';
 import type { Redactor } from '../redact/redactor.js';
-import type { FieldKind, RenderedField, TemplateRenderer } from '../template/renderer.js';
+import type { TemplateRenderer } from '../template/renderer.js';
+import type { FieldKind, RenderedField } from '../template/rendered-field.js';
 import { DECIDED_FAILURE } from '../template/problems.js';
+import { jsonStrings, renderJson, type Texts } from './json-body.js';
 import { loadTls, renderTls, TLS_TEMPLATES, type Checked, type ReadFile, type RenderedTls, type TlsMaterial } from './tls-material.js';
 
 export type { TlsMaterial } from './tls-material.js';
@@ -23,7 +25,6 @@ export interface RenderedRequest {
 }
 
 const ROOT = 'webAPIProviderConfig';
-
 
 /** Where a request's fields are in the config: `webAPIProviderConfig` or `webAPIProviderConfig.steps.<name>`. */
 export function requestRoot(step?: { name: string }): string {
@@ -48,18 +49,6 @@ export function templateFields(config: RequestConfig, root = ROOT): Array<[strin
     if (value !== undefined) fields.push([`${root}.tls.${name}`, value]);
   }
   return fields;
-}
-
-function jsonStrings(value: unknown, where: string, into: Array<[string, string]>): void {
-  if (typeof value === 'string') into.push([where, value]);
-  else if (Array.isArray(value)) value.forEach((item, i) => jsonStrings(item, `${where}[${i}]`, into));
-  else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) jsonStrings(v, `${where}.${k}`, into);
-}
-
-/** A text as sent and as shown (the body, made of several fields). */
-interface Texts {
-  sent: string;
-  shown: string;
 }
 
 /** A request's templates rendered, not yet checked as a URL and headers (see buildRequest). */
@@ -297,31 +286,6 @@ function parseUrl(text: string | undefined): URL | undefined {
   } catch {
     return undefined;
   }
-}
-
-async function renderJson(value: unknown, where: string, field: (template: string, where: string) => Promise<Texts>): Promise<{ sent: unknown; shown: unknown }> {
-  if (typeof value === 'string') return field(value, where);
-  if (Array.isArray(value)) {
-    const sent: unknown[] = [];
-    const shown: unknown[] = [];
-    for (const [i, item] of value.entries()) {
-      const text = await renderJson(item, `${where}[${i}]`, field);
-      sent.push(text.sent);
-      shown.push(text.shown);
-    }
-    return { sent, shown };
-  }
-  if (value && typeof value === 'object') {
-    const sent: Record<string, unknown> = {};
-    const shown: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      const text = await renderJson(v, `${where}.${k}`, field);
-      Object.defineProperty(sent, k, { value: text.sent, enumerable: true, writable: true, configurable: true });
-      Object.defineProperty(shown, k, { value: text.shown, enumerable: true, writable: true, configurable: true });
-    }
-    return { sent, shown };
-  }
-  return { sent: value, shown: value };
 }
 
 /** The request as `render` and --verbose show it: an HTTP/1.1-like text, secrets redacted by the caller. */

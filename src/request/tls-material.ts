@@ -4,7 +4,8 @@ import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { readProblem, UsageError } from '../errors.js';
 import type { ProviderConfig } from '../config/schema.js';
 import type { Redactor } from '../redact/redactor.js';
-import type { RenderedField, TemplateRenderer } from '../template/renderer.js';
+import type { TemplateRenderer } from '../template/renderer.js';
+import type { RenderedField } from '../template/rendered-field.js';
 
 export interface TlsMaterial {
   ca?: string;

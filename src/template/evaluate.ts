@@ -6,6 +6,8 @@ import { FORBIDDEN_PROPERTIES, type Node } from './parse.js';
 import { HelperError } from './helper-error.js';
 import { helperNamed } from './helpers.js';
 import { combine } from './evaluate-operators.js';
+import { absentObject, isEnv, isPlainObject, notData, propertyName } from './evaluate-member.js';
+import { SECRET_DATA, secretLeaves, texts } from './secret-data.js';
 import { bounded, chosen, decidedBy, stepChosen, tested, withheld, FAILED, SECRET_DECIDES, from, joinTaints, MARK, MissingValueError, Placeholder, QuietError, tick, type EvalScope, type Missing, type Taint, type Value } from './evaluate-value.js';
 
 export async function evaluate(node: Node, scope: EvalScope, missing: Missing): Promise<Value> {
@@ -215,27 +217,6 @@ async function withheldMember(node: Extract<Node, { type: 'member' }>, key: Valu
   return stepChosen(scope, SECRET_DECIDES, object, key);
 }
 
-/** m[key] where m is missing: missing whatever the key holds. */
-function absentObject(node: Extract<Node, { type: 'member' }>, object: Value, key: Value, scope: EvalScope, missing: Missing): Value {
-  // Whatever made the object missing was recorded where it happened; a name that is absent
-  // as a whole (cluster without provideClusterInfo, steps in a step's own request) is recorded here.
-  if (node.object.type === 'name') missing.push(node.object.name);
-  const result: Value = { value: undefined, ...from([object]) };
-  if (object.decided || key.taint === undefined) return decidedBy(scope, result, key);
-  // Missing for every value of a secret key, so not withheld: validate fails where every run does
-  // (`vars.nope[env.K]`). Its taint is the key's: a default after it is a test of the secret, withheld.
-  scope.decidedSeen = true;
-  return chosen(result, key);
-}
-
-function propertyName(node: Extract<Node, { type: 'member' }>): HelperError {
-  return new HelperError(`${node.text}: a property name must be a string or a number`);
-}
-
-function notData(node: Extract<Node, { type: 'member' }>, container: unknown): HelperError {
-  return new HelperError(`${node.text}: ${describe(container)} has no properties to read`);
-}
-
 async function binary(node: Extract<Node, { type: 'binary' }>, scope: EvalScope, missing: Missing): Promise<Value> {
   if (node.operator !== '??' && node.operator !== '||' && node.operator !== '&&') {
     // Both sides are evaluated before a missing one fails: `env.A + ":" + env.B` names both.
@@ -316,61 +297,4 @@ async function evaluateOrMissing(node: Node, scope: EvalScope, missing: Missing)
     if (error instanceof MissingValueError) return error;
     throw error;
   }
-}
-
-/** `env` itself, whose members are read by name (scope.env), never evaluated as a value. */
-function isEnv(node: Node): boolean {
-  return node.type === 'name' && node.name === 'env';
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
-function describe(value: unknown): string {
-  if (typeof value === 'string') return 'a string';
-  if (typeof value === 'object') return 'that value';
-  return `a ${typeof value}`;
-}
-
-/**
- * The objects and lists a helper computed from a secret (fromJson(env.CFG)), and those read out of
- * them: data that is secret throughout. An object literal around them is not: its own strings are
- * text of the config.
- */
-const SECRET_DATA = new WeakSet<object>();
-
-/** The strings and numbers of the secret data within a value, each object walked once. */
-function secretLeaves(value: unknown, scope: EvalScope): string[] {
-  const found: string[] = [];
-  const seen = new Set<object>();
-  const stack = [value];
-  while (stack.length > 0) {
-    const item = stack.pop();
-    tick(scope);
-    if (typeof item !== 'object' || item === null || item instanceof Placeholder || seen.has(item)) continue;
-    seen.add(item);
-    if (SECRET_DATA.has(item)) for (const text of texts(item, scope)) found.push(text);
-    else for (const child of Object.values(item)) stack.push(child);
-  }
-  return found;
-}
-
-/** Every string and number of a value in text form (a JWK's fields), each object walked once. */
-function texts(value: unknown, scope: EvalScope): string[] {
-  const found: string[] = [];
-  const seen = new Set<object>();
-  const stack = [value];
-  while (stack.length > 0) {
-    const item = stack.pop();
-    tick(scope);
-    if (typeof item === 'string' || typeof item === 'number') found.push(String(item));
-    else if (typeof item === 'object' && item !== null && !seen.has(item)) {
-      seen.add(item);
-      for (const child of Object.values(item)) stack.push(child);
-    }
-  }
-  return found;
 }

@@ -10,10 +10,10 @@ import { evaluate } from './evaluate.js';
 import { BudgetError, FAILED, isSecret, MAX_TOTAL_SIZE, MissingValueError, Placeholder, QuietError, type Budget, type EvalScope, type Value } from './evaluate-value.js';
 import { HelperError } from './helper-error.js';
 import { SecretRegistry } from './secret-registry.js';
-import { scopeNames, stepReferences } from './check.js';
-import { eachNode, oneLine, parseExpression, parseTemplate, TemplateSyntaxError, type Node, type Part } from './parse.js';
-import { DECIDED_FAILURE, Located, missingText, PROBLEMS_SHOWN, shorten, type Problem } from './problems.js';
-
+import { scopeNames } from './check.js';
+import { eachNode, oneLine, parseExpression, parseTemplate, type Node, type Part } from './parse.js';
+import { literal, stepsOf, type FieldKind, type RenderedField } from './rendered-field.js';
+import { DECIDED_FAILURE, Located, missingText, Problems, shorten } from './problems.js';
 
 export interface TemplateScope {
   env: Record<string, string | undefined>;
@@ -37,51 +37,12 @@ export interface TemplateScope {
   withholdDecided?: boolean;
 }
 
-/** Where a template's text goes: the URL (shown up to its query) or any other field (secret). */
-export type FieldKind = 'url' | 'value';
-
 /**
  * A secret interpolation shorter than this is shown as [REDACTED] by the renderer itself: the
  * redactor ignores values too short to be secrets on their own (a boolean, a letter), but a config
  * can spell a secret out with them, one comparison at a time.
  */
 const SHOWN_FROM_LENGTH = 8;
-
-/** One field as rendered: what is sent, what is shown, its secrets and what it read. */
-export interface RenderedField {
-  /** The text sent; empty when the field failed (its problem is collected: finish() throws it). */
-  sent: string;
-  /** The text `render`, `validate`, traces and messages show: a secret too short for the redactor to find is [REDACTED] here. */
-  shown: string;
-  /** The secret interpolations it holds, registered with the redactor already. */
-  secrets: readonly string[];
-  read: FieldReads;
-}
-
-export interface FieldReads {
-  /** A value from env, vars, cluster, steps or a file: a relative path there means the current directory. */
-  outside: boolean;
-  /** A value a secret decided: a check of the text that fails must not say which (DECIDED_FAILURE). */
-  decided: boolean;
-  /** The steps its template reads (`steps.login…`), by name. */
-  steps: readonly string[];
-  /** Holds a value a secret decided that was withheld (withholdDecided): its text is not checked. */
-  withheld: boolean;
-}
-
-const NOTHING_READ: FieldReads = { outside: false, decided: false, steps: [], withheld: false };
-
-/** A field that is text of the config (or empty, when it failed). */
-function literal(text: string): RenderedField {
-  return { sent: text, shown: text, secrets: [], read: NOTHING_READ };
-}
-
-/** The step names the parts of a template read. */
-function stepsOf(parts: Part[]): string[] {
-  const names = new Set<string>();
-  for (const part of parts) if (typeof part !== 'string') for (const step of stepReferences(part.node)) if (step !== null) names.add(step);
-  return [...names];
-}
 
 export class TemplateRenderer {
   /** Every env name a template looked up, set or not: what the rendered request depends on. */
@@ -108,9 +69,7 @@ export class TemplateRenderer {
   /** The scope names with the `let` names defined so far: kept, not rebuilt per template or let. */
   private readonly names = scopeNames();
   private readonly parsed = new Map<string, Part[]>();
-  private problems: Problem[] = [];
-  /** The `missing` of every problem collected: a second field missing the same names is dropped. */
-  private readonly missingSeen = new Set<string>();
+  private readonly problems = new Problems();
   private steps: Record<string, unknown> | Placeholder | undefined;
   private budget: Budget = { steps: 0, computed: 0 };
   /** Whether this pass met a value a secret decided: how much it computed before a bound then tells the secret. */
@@ -137,7 +96,7 @@ export class TemplateRenderer {
         this.lets.set(name, value);
       } catch (error) {
         this.lets.set(name, FAILED);
-        this.collect(error, where);
+        this.problems.collect(error, where);
       }
       this.names.add(name);
     }
@@ -169,7 +128,7 @@ export class TemplateRenderer {
         for (const part of parts) if (typeof part !== 'string') this.noteReads(part.node);
       }
     } catch (error) {
-      this.collect(error, where);
+      this.problems.collect(error, where);
       return literal('');
     }
     let sent = '';
@@ -231,7 +190,7 @@ export class TemplateRenderer {
         sent += text;
         shown += secret && text.replace(/\s+/g, '').length < SHOWN_FROM_LENGTH ? REDACTED : text;
       } catch (error) {
-        this.collect(error, where);
+        this.problems.collect(error, where);
         failed = true;
       }
     }
@@ -249,19 +208,11 @@ export class TemplateRenderer {
 
   /** Throws every problem collected so far as one usage error (exit 2). */
   finish(): void {
-    if (this.problems.length === 0) return;
-    const problems = this.problems;
-    this.problems = [];
-    this.missingSeen.clear();
-    // Every problem up to a bound, as a config error names them: 30 000 lets each missing its own
-    // env variable are not a 3 MB line.
-    const shown = problems.slice(0, PROBLEMS_SHOWN).map((p) => p.text);
-    if (problems.length > PROBLEMS_SHOWN) shown.push(`and ${problems.length - PROBLEMS_SHOWN} more problems`);
-    throw new UsageError(problems[0]!.code, shown.join('; '));
+    this.problems.finish();
   }
 
   get failed(): boolean {
-    return this.problems.length > 0;
+    return this.problems.any;
   }
 
   private async evaluateChecked(node: Node, where: string, source: string): Promise<Value> {
@@ -325,19 +276,6 @@ export class TemplateRenderer {
     }
     for (const name of names) this.envNeeded.add(name);
     return { value: new Placeholder(`env.${names.join('+env.')}`), taint: { own: [], parents: [] } };
-  }
-
-  private collect(error: unknown, where: string): void {
-    if (error instanceof QuietError) return;
-    if (error instanceof Located) {
-      if ((error.code === 'TEMPLATE_TOO_LARGE' || error.code === 'TEMPLATE_DECIDED') && this.problems.some((p) => p.code === error.code)) return;
-      const missing = error.missing.length > 0 ? [...new Set(error.missing)].sort().join(',') : undefined;
-      if (missing !== undefined && this.missingSeen.has(missing)) return;
-      if (missing !== undefined) this.missingSeen.add(missing);
-      this.problems.push({ code: error.code, text: error.message, ...(missing !== undefined ? { missing } : {}) });
-    }
-    else if (error instanceof TemplateSyntaxError) this.problems.push({ code: 'TEMPLATE_SYNTAX', text: `${where}: ${error.message}` });
-    else throw error;
   }
 
   private evalScope(): EvalScope {

@@ -5,21 +5,17 @@
 import { resolve } from 'node:path';
 import { ResponseError, RequestError, UNSHOWABLE, type CredentialError } from '../errors.js';
 import { selectSource } from '../config/load.js';
-import type { RequestConfig } from '../config/schema.js';
 import { readExecInfo, type CredentialStatus } from '../credential/exec-credential.js';
-import { extractCredential, parseResponseBody } from '../credential/extract.js';
-import { describeRequest, renderRequest, requestRoot, type RenderedRequest } from '../request/build.js';
+import { extractCredential } from '../credential/extract.js';
+import { requestRoot } from '../request/build.js';
 import { answerLifetimeMs, LoginError, MAX_LOGIN_MS, readTokenAnswer, refreshTokenOf, withGrant } from '../login/token.js';
 import { pickGrant, type BrowserSession, type GrantSession, type InteractiveGrant, type TokenGrant } from '../login/grants/index.js';
 import { refreshRequest } from '../login/grants/refresh.js';
 import { defaultCacheDir, keepingRefreshToken, type Fetched, type Refresh } from '../cache/index.js';
 import { isInvalidGrant, noIdTokenOnRefresh, noTimeToRefresh, RefreshRefused, refreshFits, refused } from '../login/refresh.js';
-import { SINGLE_USE_GRANTS } from '../request/retry.js';
-import { atEndpoint, type Endpoint } from '../login/endpoint.js';
-import type { HttpObservation } from '../request/observe-http.js';
 import type { Deps, GetTokenFlags } from './deps.js';
 import type { Prepared } from './prepare.js';
-import { sendOptions } from './send-options.js';
+import { named, post, render } from './login-requests.js';
 
 export interface LoginResult {
   status: CredentialStatus;
@@ -208,63 +204,8 @@ export async function refreshCredential(prepared: Prepared, refreshToken: string
   return { status: result.status, refreshToken: result.refreshToken ?? refreshToken };
 }
 
-async function render(prepared: Prepared, settings: RequestConfig, root: string, deps: Deps): Promise<RenderedRequest> {
-  return renderRequest(settings, prepared.renderer, deps.version, prepared.readFile, deps.redactor, root);
-}
-
-/** A request's failure said of the endpoint it went to (login/endpoint.ts), not of "the token API". */
-function named<T>(sending: Promise<T>, endpoint: Endpoint): Promise<T> {
-  return sending.catch((error: unknown) => {
-    throw atEndpoint(error, endpoint);
-  });
-}
-
 function sleepWithoutSignal(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/**
- * Sends one request of the login; with `errorsAnswer`, an OAuth error answer (400, 401) is returned
- * to be read. The request of a single-use `grant` (request/retry.ts) is never sent twice; `observed`
- * names it to doctor; `signal` ends it on Ctrl-C.
- */
-async function post(
-  request: RenderedRequest,
-  prepared: Prepared,
-  deadline: number,
-  deps: Deps,
-  errorsAnswer: boolean,
-  { observed, grant, signal }: { observed?: string; grant?: string; signal?: AbortSignal } = {},
-): Promise<{ status: number; document: unknown }> {
-  const { config } = prepared;
-  deps.trace(`request:\n${describeRequest(request)}`);
-  const exchanges: HttpObservation[] = [];
-  const started = deps.now();
-  const watch = observed !== undefined ? deps.observe : undefined;
-  const sent = (ok: boolean) => watch?.({ stage: 'send', label: observed!, ms: deps.now() - started, ok, exchanges });
-  const response = await deps.send(request, {
-    ...sendOptions(config, deadline, deps),
-    ...(watch ? { observe: (exchange: HttpObservation) => exchanges.push(exchange) } : {}),
-    ...(errorsAnswer ? { answerStatuses: [400, 401] } : {}),
-    ...(grant !== undefined && SINGLE_USE_GRANTS.includes(grant) ? { singleUse: true } : {}),
-    ...(signal ? { signal } : {}),
-  }).then(
-    (answer) => {
-      sent(answer.status >= 200 && answer.status <= 299);
-      return answer;
-    },
-    (error: unknown) => {
-      sent(false);
-      throw error;
-    },
-  );
-  try {
-    return { status: response.status, document: parseResponseBody(response.body, response.contentType, response.bytes) };
-  } catch (error) {
-    if (response.status >= 200 && response.status <= 299) throw error;
-    // An error answer that is no JSON: the request failed, as any other non-2xx.
-    throw new RequestError('HTTP_STATUS', `the token endpoint answered ${response.status}: ${(error as CredentialError).message}`, { status: response.status });
-  }
 }
 
 /**

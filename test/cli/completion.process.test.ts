@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Argument, Command, Option } from 'commander';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { completionScript, describeProgram } from '../../src/cli/completion.js';
+import { describeProgram } from '../../src/cli/completion.js';
+import { completionScript } from '../../src/completion/script.js';
 import { runCli } from '../helpers/cli.js';
 import { describeWith, FISH, PWSH, ZSH } from '../helpers/tools.js';
 

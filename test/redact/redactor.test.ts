@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { excerpt, REDACTED, Redactor } from '../../src/redact/redactor.js';
-import { normalise } from '../../src/redact/forms.js';
+import { normalise } from '../../src/redact/normalise.js';
 import { secretEchoes } from '../helpers/secret-forms.js';
 
 const redactorWith = (...secrets: (string | undefined | null)[]) => {

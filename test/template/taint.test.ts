@@ -7,7 +7,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { Redactor } from '../../src/redact/redactor.js';
-import { TemplateRenderer, type FieldKind } from '../../src/template/renderer.js';
+import { TemplateRenderer } from '../../src/template/renderer.js';
+import type { FieldKind } from '../../src/template/rendered-field.js';
 import { DECIDED_FAILURE } from '../../src/template/problems.js';
 import { rejected } from '../helpers/caught.js';
 

@@ -1,13 +1,14 @@
-// doctor's token API and cache stages, read from what get-token reported (use-case/observe.ts) and,
-// for the cache, from its events and its inspect(): nothing the cache would refuse to trust is read
-// here either.
+// doctor's token API, credential and cache stages, read from what get-token reported
+// (use-case/observe.ts) and, for the cache, from its events and its inspect(): nothing the cache
+// would refuse to trust is read here either.
 import { CredentialError } from '../../errors.js';
 import type { ProviderConfig, RequestConfig } from '../../config/schema.js';
 import type { Deps } from '../deps.js';
 import type { StageEvent } from '../observe.js';
 import type { HttpObservation, TlsPeer } from '../../request/observe-http.js';
 import { inspect } from '../../cache/index.js';
-import { seconds, stage, type Stage } from './stage.js';
+import { describeToken, describeTokenKind, seconds, stage, type Stage } from './stage.js';
+import type { CredentialStatus } from '../../credential/exec-credential.js';
 
 type Send = Extract<StageEvent, { stage: 'send' }>;
 
@@ -142,4 +143,47 @@ export function loginStage(events: StageEvent[], how: { ran: boolean; cacheOn: b
     }
   }
   return stage('login', 'pass', parts.join('; '), details);
+}
+
+/** client-go trusts this machine's clock: past this, the expiry it computes can be off. */
+const SKEW_WARNING_MS = 30_000;
+
+/** The credential: its kind, its expiry as kubectl will read it, and this machine's clock against the token API's. */
+export function credentialStage(status: CredentialStatus, extracted: Extract<StageEvent, { stage: 'extract' }> | undefined, sends: Array<Extract<StageEvent, { stage: 'send' }>>, now: number): Stage {
+  const parts: string[] = [];
+  const details: Record<string, unknown> = {};
+  if (status.token !== undefined) {
+    const kind = describeToken(status.token);
+    parts.push(describeTokenKind(kind));
+    details['token'] = kind;
+  }
+  if (status.clientCertificateData !== undefined) {
+    parts.push('a client certificate and key');
+    details['clientCertificate'] = true;
+  }
+  if (extracted?.expiresAt !== undefined) {
+    parts.push(`expires at ${new Date(extracted.expiresAt).toISOString()} (in ${seconds(extracted.expiresAt - now)}), reported to kubectl as ${status.expirationTimestamp}`);
+    details['expiresAt'] = new Date(extracted.expiresAt).toISOString();
+  } else if (status.expirationTimestamp) {
+    parts.push(`from the cache, reported to kubectl as expiring at ${status.expirationTimestamp}`);
+  } else {
+    parts.push('no expiry known: kubectl runs the plugin again only after a 401');
+  }
+  if (status.expirationTimestamp) details['expirationTimestamp'] = status.expirationTimestamp;
+  if (extracted) details['ms'] = extracted.ms;
+  const line = stage('credential', 'pass', parts.join('; '), details);
+  // The main answer's Date header against this machine's clock.
+  const answer = sends.filter((e) => e.label === 'main').flatMap((e) => e.exchanges).findLast((x) => x.date !== undefined);
+  const date = answer?.date !== undefined ? Date.parse(answer.date) : Number.NaN;
+  if (answer?.receivedAt !== undefined && Number.isFinite(date)) {
+    const skew = answer.receivedAt - date;
+    details['clockSkewMs'] = skew;
+    if (Math.abs(skew) > SKEW_WARNING_MS) {
+      line.warnings.push(`this machine's clock is ${seconds(Math.abs(skew))} ${skew > 0 ? 'ahead of' : 'behind'} the token API's (its Date header); client-go trusts the local clock to decide when a credential expires: set the time (NTP)`);
+    } else {
+      // The Date header has whole seconds, and the answer took its time: two seconds are no skew it can show.
+      line.summary += Math.abs(skew) <= 2000 ? "; this machine's clock agrees with the token API's" : `; this machine's clock is ${seconds(Math.abs(skew))} ${skew > 0 ? 'ahead of' : 'behind'} the token API's`;
+    }
+  }
+  return line;
 }

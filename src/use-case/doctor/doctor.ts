@@ -2,25 +2,22 @@
 // CD would (the exec entry's command, args, env and KUBERNETES_EXEC_INFO), watches its stages
 // through deps.observe, then asks the cluster who the credential is. It observes the pipeline; the
 // HTTP client, renderer and extractor stay the ones get-token uses. Loaded only for this command.
-import { delimiter, isAbsolute, join } from 'node:path';
 import { CredentialError, readProblem, RequestError, UsageError, type ExitCode } from '../../errors.js';
 import { audiences, jwtClaims } from '../../credential/jwt-claims.js';
 import { askedOf, type Asked } from '../cluster-auth/asked.js';
 import { placeholderMessage, placeholdersLeft } from '../../config/env-placeholder.js';
 import { selectSource } from '../../config/load.js';
-import { readExecInfo, type CredentialStatus } from '../../credential/exec-credential.js';
+import { readExecInfo } from '../../credential/exec-credential.js';
 import type { Deps } from '../deps.js';
 import type { StageEvent } from '../observe.js';
 import { getToken } from '../get-token.js';
 import { readCertificateFile } from '../certificates.js';
-import { execInfoFor, readArgoCdSecret, readKubeconfigExec, type ExecSource } from '../manifest/manifest-read.js';
+import { execInfoFor, readArgoCdSecret, readKubeconfigExec } from '../manifest/manifest-read.js';
 import { REPORT_GRACE_MS } from '../../redact/redactor.js';
-import { describeToken, describeTokenKind, seconds, stage, STAGES, type Stage } from './stage.js';
-import { cacheStage, loginStage, tokenApiStage } from './doctor-stages.js';
-import type { DoctorFlags, DoctorProbes, DoctorSystem } from './deps.js';
-
-/** client-go trusts this machine's clock: past this, the expiry it computes can be off. */
-const SKEW_WARNING_MS = 30_000;
+import { stage, STAGES, type Stage } from './stage.js';
+import { cacheStage, credentialStage, loginStage, tokenApiStage } from './doctor-stages.js';
+import { checkCommand, optionNames } from './exec-command.js';
+import type { DoctorFlags, DoctorSystem } from './deps.js';
 
 export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSystem): Promise<ExitCode> {
   if (flags.kubeconfig !== undefined && flags.argocdSecret !== undefined) {
@@ -230,51 +227,6 @@ function refusedToken(error: RequestError, token: string): RequestError {
   return new RequestError(error.code, said, { cause: error });
 }
 
-function credentialStage(status: CredentialStatus, extracted: Extract<StageEvent, { stage: 'extract' }> | undefined, sends: Array<Extract<StageEvent, { stage: 'send' }>>, now: number): Stage {
-  const parts: string[] = [];
-  const details: Record<string, unknown> = {};
-  if (status.token !== undefined) {
-    const kind = describeToken(status.token);
-    parts.push(describeTokenKind(kind));
-    details['token'] = kind;
-  }
-  if (status.clientCertificateData !== undefined) {
-    parts.push('a client certificate and key');
-    details['clientCertificate'] = true;
-  }
-  if (extracted?.expiresAt !== undefined) {
-    parts.push(`expires at ${new Date(extracted.expiresAt).toISOString()} (in ${seconds(extracted.expiresAt - now)}), reported to kubectl as ${status.expirationTimestamp}`);
-    details['expiresAt'] = new Date(extracted.expiresAt).toISOString();
-  } else if (status.expirationTimestamp) {
-    parts.push(`from the cache, reported to kubectl as expiring at ${status.expirationTimestamp}`);
-  } else {
-    parts.push('no expiry known: kubectl runs the plugin again only after a 401');
-  }
-  if (status.expirationTimestamp) details['expirationTimestamp'] = status.expirationTimestamp;
-  if (extracted) details['ms'] = extracted.ms;
-  const line = stage('credential', 'pass', parts.join('; '), details);
-  // The main answer's Date header against this machine's clock.
-  const answer = sends.filter((e) => e.label === 'main').flatMap((e) => e.exchanges).findLast((x) => x.date !== undefined);
-  const date = answer?.date !== undefined ? Date.parse(answer.date) : Number.NaN;
-  if (answer?.receivedAt !== undefined && Number.isFinite(date)) {
-    const skew = answer.receivedAt - date;
-    details['clockSkewMs'] = skew;
-    if (Math.abs(skew) > SKEW_WARNING_MS) {
-      line.warnings.push(`this machine's clock is ${seconds(Math.abs(skew))} ${skew > 0 ? 'ahead of' : 'behind'} the token API's (its Date header); client-go trusts the local clock to decide when a credential expires: set the time (NTP)`);
-    } else {
-      // The Date header has whole seconds, and the answer took its time: two seconds are no skew it can show.
-      line.summary += Math.abs(skew) <= 2000 ? "; this machine's clock agrees with the token API's" : `; this machine's clock is ${seconds(Math.abs(skew))} ${skew > 0 ? 'ahead of' : 'behind'} the token API's`;
-    }
-  }
-  return line;
-}
-
-interface Found {
-  summary: string;
-  path?: string;
-  notes: string[];
-}
-
 /**
  * doctor runs no login unless --login asks: at a terminal, a login that is needed is what --login is
  * for, not "nobody can answer" (a person is right there). Elsewhere the failure is said as it is.
@@ -282,43 +234,6 @@ interface Found {
 function atTerminal(failure: CredentialError, login: boolean, interactiveMode: string | undefined, deps: Deps): CredentialError {
   if (login || failure.code !== 'LOGIN_NEEDED' || interactiveMode === 'Never' || deps.login?.terminal() !== true) return failure;
   return new UsageError('LOGIN_NEEDED', 'a login is needed, and doctor runs none unless asked: run this doctor command again with --login to log in at this terminal (or webapi-credential login)');
-}
-
-/** The command found as kubectl finds it (client-go: a path with a slash is the kubeconfig's; else the PATH), and that it is this program. */
-function checkCommand(source: ExecSource, file: string, deps: Deps, system: DoctorProbes): Found {
-  const { command } = source;
-  const isExecutable = system.isExecutable ?? (() => false);
-  let path: string | undefined;
-  if (command.includes('/')) {
-    const candidate = isAbsolute(command) || source.baseDir === undefined ? command : join(source.baseDir, command);
-    if (isExecutable(candidate)) path = candidate;
-    else if (source.kind === 'argocd-secret') return { summary: command, notes: [`${command} is a path in the Argo CD containers; it is not on this machine, so its version is not checked`] };
-    else throw new UsageError('COMMAND_NOT_FOUND', `${source.origin}: ${candidate} does not exist or is not executable: install webapi-credential there, or set exec.command to where it is`);
-  } else {
-    const dirs = (deps.env['PATH'] ?? '').split(delimiter).filter((dir) => dir !== '');
-    path = dirs.map((dir) => join(dir, command)).find((candidate) => isExecutable(candidate));
-    if (path === undefined) {
-      throw new UsageError('COMMAND_NOT_FOUND', `${source.origin}: ${command} is not on the PATH: install it in a directory of the PATH, or set exec.command to its absolute path`);
-    }
-  }
-  // Whether it is this program, told by the file: running it to ask (`--version`, with the entry's
-  // env) would run whatever a kubeconfig someone else wrote names, LD_PRELOAD and all.
-  const program = system.sameProgram?.(path) ?? { same: false, self: '(unknown)' };
-  if (!program.same) {
-    if (source.kind === 'argocd-secret') return { summary: command, notes: [`${command} is a path in the Argo CD containers; the one on this machine is not this program, so it is not checked`] };
-    throw new UsageError(
-      'COMMAND_OTHER',
-      `${source.origin}: ${path} is not this program (${program.self}); doctor runs no program a kubeconfig names: if it is webapi-credential, run its own doctor (${path} doctor --kubeconfig ${file})`,
-    );
-  }
-  const version = deps.version;
-  return { summary: `${path} (version ${version})`, path, notes: [] };
-}
-
-/** The option names of the exec entry's args (their values may be long or personal: not shown). */
-function optionNames(args: string[]): string {
-  const names = args.filter((arg) => arg.startsWith('-')).map((arg) => arg.split('=')[0]!);
-  return names.length > 0 ? names.join(' ') : '(none)';
 }
 
 /** The cluster's CA: its certificates (a key in the file is left out: doctor only connects with it). */

@@ -91,7 +91,8 @@ export async function send(request: RenderedRequest, options: HttpOptions): Prom
     const said = answer ? headerValue(answer.headers['retry-after']) : undefined;
     const retryAfter = said === undefined ? undefined : { said: said.trim(), ms: parseRetryAfter(said, options.now()) };
     if (retryable && attempt <= options.retryLimit) {
-      const delay = retryDelay({ attempt, retryAfterMs: retryAfter?.ms, now: options.now(), deadline: options.deadline, random: options.random() });
+      const now = options.now();
+      const delay = retryDelay({ attempt, retryAfterMs: retryAfter?.ms, now, deadline: options.deadline, random: options.random(), lastAttemptMs: now - started });
       traceRetry(options, attempt, started, answer ? `HTTP ${answer.status}` : failure!.code, delay, retryAfter);
       if (delay > 1000) announceWait(options, delay, answer?.status, failure?.code, retryAfter);
       if (delay > 0) {

@@ -17,10 +17,12 @@ export interface RetryInput {
   deadline: number;
   /** 0 <= random < 1 */
   random: number;
+  /** How long the attempt that failed took (ms): the next one is given as long, at the least. */
+  lastAttemptMs?: number;
 }
 
 /** Milliseconds to wait before the next attempt, or 0 for "do not retry". */
-export function retryDelay({ attempt, retryAfterMs, now, deadline, random }: RetryInput): number {
+export function retryDelay({ attempt, retryAfterMs, now, deadline, random, lastAttemptMs = 0 }: RetryInput): number {
   let delay: number;
   if (retryAfterMs !== undefined) {
     if (retryAfterMs > RETRY_AFTER_CAP_MS) return 0;
@@ -30,8 +32,9 @@ export function retryDelay({ attempt, retryAfterMs, now, deadline, random }: Ret
     const backoff = Math.min(BASE_MS * 2 ** (attempt - 1), CAP_MS);
     delay = backoff / 2 + (backoff / 2) * random;
   }
-  // A retry that cannot start before the deadline would only turn a clear error into a timeout.
-  return now + delay < deadline - 50 ? Math.round(delay) : 0;
+  // A retry that cannot end before the deadline would only turn a clear error into a timeout: it is
+  // made only when there is room for an attempt as long as the last one (a busy machine's is longer).
+  return now + delay < deadline - Math.max(50, lastAttemptMs) ? Math.round(delay) : 0;
 }
 
 /** Parses Retry-After: delta seconds or an HTTP date. */

@@ -23,6 +23,8 @@ describe('retryDelay', () => {
     ['a retry that would start after the deadline is not made', { attempt: 3, random: 0, deadline: NOW + 1000 }, 0],
     ['a retry that would start within 50ms of the deadline is not made', { attempt: 1, random: 0, deadline: NOW + 300 }, 0],
     ['a retry that starts just over 50ms before the deadline is made', { attempt: 1, random: 0, deadline: NOW + 301 }, 250],
+    ['a retry with less time left than the last attempt took is not made', { attempt: 1, random: 0, deadline: NOW + 1000, lastAttemptMs: 751 }, 0],
+    ['a retry with as long left as the last attempt took, and a little, is made', { attempt: 1, random: 0, deadline: NOW + 1000, lastAttemptMs: 749 }, 250],
     ['a Retry-After past the deadline is not waited for', { retryAfterMs: 5000, deadline: NOW + 4000 }, 0],
     ['a deadline already passed stops retries', { deadline: NOW - 1 }, 0],
   ])('%s', (_name, patch, expected) => {

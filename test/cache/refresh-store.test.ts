@@ -97,7 +97,7 @@ describe('the refresh token in an entry', () => {
         fs.writeFileSync(path, data, options);
         if (!wrote && path.endsWith('.tmp')) {
           wrote = true;
-          writeEntry(fs, dir, KEY, { ...STATUS, token: 'id-token-2' }, 'm2', NOW, EXPIRES + 60_000, newer);
+          writeEntry(fs, dir, KEY, { ...STATUS, token: 'id-token-2' }, 'm2', undefined, EXPIRES + 60_000, newer);
         }
       },
     } as typeof fs;

@@ -216,7 +216,8 @@ export async function cached(
   if (!first.hit) report({ kind: 'miss', reason: first.reason, text: `miss (${first.reason})` });
   // A credential in its margin window with nothing remembered beside it: while another process
   // refreshes it, it is served at once (stale-while-revalidate); only the lock holder waits on the API.
-  const revalidating = !first.hit && !first.failure ? first.stale : undefined;
+  // Read again once a holder is found: it may have dropped it meanwhile (a refused refresh token's).
+  let servable = !first.hit && !first.failure ? first.stale : undefined;
   let toldLogin = false;
 
   let outcome: LockOutcome | { kind: 'unlockable' };
@@ -236,7 +237,11 @@ export async function cached(
         return lookup.hit || lookup.failure !== undefined;
       },
       onHolder: (holder) => {
-        if (revalidating) return 'leave';
+        if (servable) {
+          const now = storage.read(key, deps.now());
+          servable = !now.hit && !now.failure ? now.stale : undefined;
+          if (servable) return 'leave';
+        }
         if (!holder.login) return timing.deadline;
         if (!toldLogin) {
           toldLogin = true;
@@ -252,8 +257,8 @@ export async function cached(
     outcome = { kind: 'unlockable' };
   }
 
-  if (outcome.kind === 'busy' && revalidating) {
-    const { status, text } = whileRefreshing(revalidating, outcome.holder.pid, deps.now());
+  if (outcome.kind === 'busy' && servable) {
+    const { status, text } = whileRefreshing(servable, outcome.holder.pid, deps.now());
     report({ kind: 'hit', waited: false, text });
     entered();
     return status;

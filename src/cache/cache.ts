@@ -4,7 +4,7 @@ import type { CredentialStatus } from '../credential/exec-credential.js';
 import { RequestError, UsageError } from '../errors.js';
 import type { LockDeps, LockOutcome } from './lock.js';
 import { failureToRemember, isDeadline, isOutage, recalled, rememberedMessage, throughOutage, whileRefreshing } from './failure.js';
-import type { CacheFs, HeldRefresh, Lookup, Stale } from './store.js';
+import type { CacheFs, HeldRefresh, Lookup, Replacing, Stale } from './store.js';
 import type { Storage } from './storage.js';
 import { reporter, type CacheEvent } from './events.js';
 import { keptRefreshToken } from './kept-refresh.js';
@@ -41,8 +41,11 @@ export interface Refresh {
   drop: () => void;
 }
 
-/** A fetch of the credential, given the refresh token the entry holds, if any. */
-export type Fetch = (refresh?: Refresh) => Promise<Fetched>;
+/**
+ * A fetch of the credential, given the refresh token the entry holds, if any, and `asking`, to call
+ * right before a person is asked (a login's prompt): the key's lock then says a login holds it.
+ */
+export type Fetch = (refresh?: Refresh, asking?: () => void) => Promise<Fetched>;
 
 /**
  * Makes the directory ready and returns the key of its keyed hashes, or undefined (with a trace)
@@ -85,12 +88,15 @@ export async function cached(
   /** The refresh token as kept: its first time kept stays while the server sends the same one. */
   const keptRefresh = (token: string | undefined, held: HeldRefresh | undefined): HeldRefresh | undefined =>
     token === undefined ? undefined : { token, at: held?.token === token ? held.at : deps.now() };
+  // The refresh token the entry holds as this call last knew it: what a write of another one replaces
+  // (never backwards: one another process stored meanwhile stays).
+  let inEntry: string | undefined;
   const store = ({ status, expiresAt, refreshToken }: Fetched, held: HeldRefresh | undefined) => {
     if (!status.expirationTimestamp) {
       report({ kind: 'note', text: 'not storing a credential without a known expiry (set expiresIn, expiryPath or expiresInPath)' });
       // The refresh token it rotated is kept all the same: the one just used may be single-use.
       const refresh = keptRefresh(refreshToken, held);
-      if (refresh) keepRefresh(storage, key, refresh, report);
+      if (refresh) keepRefresh(storage, key, refresh, report, { held: inEntry });
       return;
     }
     try {
@@ -116,21 +122,26 @@ export async function cached(
     entered();
     return status;
   };
-  const fetchAndStore = async (): Promise<CredentialStatus> => {
+  const fetchAndStore = async (asking?: () => void): Promise<CredentialStatus> => {
     let fetched: Fetched;
     // The refresh token the entry holds (an expired credential's, a failure's), until it is refused.
     let held = storage.read(key, deps.now()).refresh;
+    inEntry = held?.token;
     const drop = () => {
+      const refused: Replacing = { held: inEntry, refused: true };
       held = undefined;
+      inEntry = undefined;
       try {
-        storage.replaceRefresh(key, undefined);
-        report({ kind: 'note', text: 'dropped the refresh token the token endpoint refused' });
+        // Its credential goes with it: served in its margin window (while another refreshes, or
+        // through an outage), it would paper over a refusal, and the grant may have been revoked.
+        storage.replaceRefresh(key, undefined, refused);
+        report({ kind: 'note', text: 'dropped the refresh token the token endpoint refused, and the credential of its grant' });
       } catch (error) {
         report({ kind: 'note', text: `cannot drop the refused refresh token (${errorCode(error)})` });
       }
     };
     try {
-      fetched = await fetch(held ? { token: held.token, drop } : undefined);
+      fetched = await fetch(held ? { token: held.token, drop } : undefined, asking);
     } catch (error) {
       // A refresh token in the answer that failed (rotated, no credential in it): kept at once.
       const rotated = keptRefreshToken(error);
@@ -174,7 +185,7 @@ export async function cached(
         } catch (writeError) {
           report({ kind: 'note', text: `cannot remember the failure (${errorCode(writeError)})` });
         }
-      } else if (rotated !== undefined && held) keepRefresh(storage, key, held, report);
+      } else if (rotated !== undefined && held) keepRefresh(storage, key, held, report, { held: inEntry });
       if (stale) return servedThrough(stale, failures.redact((error as Error).message));
       throw error;
     }
@@ -205,16 +216,17 @@ export async function cached(
   if (!first.hit) report({ kind: 'miss', reason: first.reason, text: `miss (${first.reason})` });
   // A credential in its margin window with nothing remembered beside it: while another process
   // refreshes it, it is served at once (stale-while-revalidate); only the lock holder waits on the API.
-  const revalidating = !first.hit && !first.failure ? first.stale : undefined;
-  // An interactive login waits on a person up to its bound, not the call's --timeout.
-  const ours = timing.holdMs !== undefined ? Math.max(timing.deadline, deps.now() + timing.holdMs) : timing.deadline;
+  // Read again once a holder is found: it may have dropped it meanwhile (a refused refresh token's).
+  let servable = !first.hit && !first.failure ? first.stale : undefined;
   let toldLogin = false;
 
   let outcome: LockOutcome | { kind: 'unlockable' };
   try {
+    // A fetch's lock, with the call's deadline, also for an interactive call: one that only refreshes
+    // is taken over past it like any fetch's (a kubectl stopped with Ctrl-Z blocks nobody). It is a
+    // login's only once a person is asked (`asking` below).
     outcome = await storage.lock(key, {
-      deadline: ours,
-      ...(timing.holdMs !== undefined ? { login: true } : {}),
+      deadline: timing.deadline,
       // A lock planted by someone else is waited on this long at most, then we go without it.
       patienceMs: Math.min(MAX_PATIENCE_MS, (timing.deadline - deps.now()) / 2),
       // A lock of an older version names no deadline: no holder lives longer than its own, ours the best guess.
@@ -225,7 +237,11 @@ export async function cached(
         return lookup.hit || lookup.failure !== undefined;
       },
       onHolder: (holder) => {
-        if (revalidating) return 'leave';
+        if (servable) {
+          const now = storage.read(key, deps.now());
+          servable = !now.hit && !now.failure ? now.stale : undefined;
+          if (servable) return 'leave';
+        }
         if (!holder.login) return timing.deadline;
         if (!toldLogin) {
           toldLogin = true;
@@ -241,8 +257,8 @@ export async function cached(
     outcome = { kind: 'unlockable' };
   }
 
-  if (outcome.kind === 'busy' && revalidating) {
-    const { status, text } = whileRefreshing(revalidating, outcome.holder.pid, deps.now());
+  if (outcome.kind === 'busy' && servable) {
+    const { status, text } = whileRefreshing(servable, outcome.holder.pid, deps.now());
     report({ kind: 'hit', waited: false, text });
     entered();
     return status;
@@ -268,18 +284,29 @@ export async function cached(
     return fetchAndStore();
   }
   if (outcome.kind === 'acquired' && outcome.tookOver) report({ kind: 'note', text: 'took over the lock of a live process whose own deadline had passed' });
+  const { holdMs } = timing;
+  const lock = outcome.kind === 'acquired' ? outcome.lock : undefined;
+  // A person is asked from now on: the lock says a login holds it, up to the login's bound, and
+  // nobody takes it over while we live (a second process would prompt too).
+  const asking = () => {
+    if (holdMs === undefined || !lock || lock.toLogin(deps.now() + holdMs)) return;
+    report({ kind: 'note', text: 'the lock was taken over before the login began; logging in without it' });
+  };
   try {
     // Whoever held the lock before us may have stored the entry in the meantime.
-    return serve(storage.read(key, deps.now()), true) ?? (await fetchAndStore());
+    return serve(storage.read(key, deps.now()), true) ?? (await fetchAndStore(asking));
   } finally {
     if (outcome.kind === 'acquired') outcome.lock.release();
   }
 }
 
-/** A refresh token written into the key's entry at once (SPEC: any 2xx answer's), the rest as it was; undefined drops it. */
-export function keepRefresh(storage: Storage, key: string, refresh: HeldRefresh | undefined, report: (event: CacheEvent) => void): void {
+/**
+ * A refresh token written into the key's entry at once (SPEC: any 2xx answer's), the rest as it was;
+ * undefined drops it. `from`: only in place of the one the caller held (storage.ts replaceRefresh).
+ */
+export function keepRefresh(storage: Storage, key: string, refresh: HeldRefresh | undefined, report: (event: CacheEvent) => void, from?: Replacing): void {
   try {
-    storage.replaceRefresh(key, refresh);
+    storage.replaceRefresh(key, refresh, from);
   } catch (error) {
     report({ kind: 'note', text: `cannot keep the new refresh token (${errorCode(error)})` });
   }

@@ -23,9 +23,9 @@ export async function throughCache(call: CacheCall, fetch: Fetch, deps: CacheDep
   // Whether this call asked the token API (its steps ran), and what it got.
   let asked = false;
   let fetched: Fetched | undefined;
-  const fetchOnce: Fetch = async (refresh) => {
+  const fetchOnce: Fetch = async (refresh, asking) => {
     asked = true;
-    fetched = await fetch(refresh);
+    fetched = await fetch(refresh, asking);
     return fetched;
   };
   const enter = () => {

@@ -33,10 +33,10 @@ export interface CacheFs {
   openSync(path: string, flags: string | number, mode?: number): number;
   readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number | null): number;
   closeSync(fd: number): void;
-  writeSync(fd: number, data: string): number;
+  writeSync(fd: number, data: string, position?: number): number;
   /** kubeconfig --merge as root: the user's kubeconfig stays the user's. */
   chownSync(path: string, uid: number, gid: number): void;
-  constants: { O_RDONLY: number; O_NOFOLLOW: number; O_NONBLOCK: number };
+  constants: { O_RDONLY: number; O_RDWR: number; O_NOFOLLOW: number; O_NONBLOCK: number };
 }
 
 /**

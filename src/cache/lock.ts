@@ -1,6 +1,8 @@
 // Single flight across processes: the first cold caller creates <key>.lock with O_EXCL and fetches;
 // the others poll until the entry appears or the lock goes. The holder writes into the lock its pid,
-// its host, its own deadline and whether it is a login's (which waits on a person). A lock is taken
+// its host, its own deadline and whether it is a login's (which waits on a person): a fetch's lock is
+// rewritten in place as a login's, with the login's deadline, when its holder starts asking a person
+// (until then an interactive call is a fetch like any other). A lock is taken
 // over (by one waiter: the breaker renames it away and checks it moved that very file) when its
 // holder died (a pid of this host and pid namespace that is gone), or once the deadline it wrote has
 // passed, or, for a lock that names no deadline, once it is older than any fetch may take. A live
@@ -28,6 +30,11 @@ export interface LockDeps {
 
 interface Lock {
   release: () => void;
+  /**
+   * Rewrites our lock, the same file, as a login's with `deadline` (right before a person is asked);
+   * false when it is ours no more (taken over) or cannot be rewritten in place.
+   */
+  toLogin: (deadline: number) => boolean;
 }
 
 /** Who holds a lock, as it says: `since` its file's time (ms), `deadline` the one it wrote (ms), if any. */
@@ -118,7 +125,8 @@ function tryCreate(path: string, options: Pick<LockOptions, 'deadline' | 'login'
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
     throw error;
   }
-  const content = `${deps.pid} ${deps.host?.() ?? ''} ${Math.round(options.deadline)} ${options.login ? 'login' : 'fetch'}\n`;
+  const line = (deadline: number, login: boolean) => `${deps.pid} ${deps.host?.() ?? ''} ${Math.round(deadline)} ${login ? 'login' : 'fetch'}\n`;
+  let content = line(options.deadline, options.login === true);
   let ino: number;
   try {
     // A full file system (ENOSPC) creates the file and refuses its content: a lock nobody can
@@ -147,6 +155,30 @@ function tryCreate(path: string, options: Pick<LockOptions, 'deadline' | 'login'
         deps.fs.unlinkSync(path);
       } catch {
         // Already recovered by another process as stale.
+      }
+    },
+    toLogin: (deadline) => {
+      const next = line(deadline, true);
+      // In place, over as many bytes: a waiter never reads a shorter or a truncated lock.
+      if (released || Buffer.byteLength(next) !== Buffer.byteLength(content)) return false;
+      let fd: number;
+      try {
+        fd = deps.fs.openSync(path, deps.fs.constants.O_RDWR | deps.fs.constants.O_NOFOLLOW | deps.fs.constants.O_NONBLOCK);
+      } catch {
+        return false;
+      }
+      try {
+        // Only our own lock: a waiter may have taken it over (past our deadline) and hold its own now.
+        const mine = Buffer.from(content);
+        const found = new Uint8Array(mine.length + 1);
+        if (deps.fs.fstatSync(fd).ino !== ino || deps.fs.readSync(fd, found, 0, found.length, 0) !== mine.length || !mine.equals(found.subarray(0, mine.length))) return false;
+        if (deps.fs.writeSync(fd, next, 0) !== Buffer.byteLength(next)) return false;
+        content = next;
+        return true;
+      } catch {
+        return false;
+      } finally {
+        deps.fs.closeSync(fd);
       }
     },
   };

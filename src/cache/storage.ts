@@ -5,7 +5,7 @@
 import type { CredentialStatus } from '../credential/exec-credential.js';
 import type { Holder, LockOptions, LockOutcome, LockView } from './lock.js';
 import type { Ref } from './ref.js';
-import type { HeldRefresh, Lookup, RememberedFailure, Stale } from './store.js';
+import type { HeldRefresh, Lookup, RememberedFailure, Replacing, Stale } from './store.js';
 
 export interface Storage {
   /** Made ready for writes (the directory made and checked): the key of the keyed hashes; throws why not. */
@@ -21,8 +21,11 @@ export interface Storage {
   writeCredential(key: string, status: CredentialStatus, options: { expiresAt?: number; refresh?: HeldRefresh; keep?: () => boolean }): boolean;
   /** Remembers a failure in the entry's place (`stale`: the credential served through it), as writeCredential's `keep`. */
   writeFailure(key: string, failure: RememberedFailure, options: { stale?: Stale; refresh?: HeldRefresh; keep?: () => boolean }): boolean;
-  /** The entry with `refresh` as its refresh token, or without one (undefined), the rest as it was. */
-  replaceRefresh(key: string, refresh: HeldRefresh | undefined): void;
+  /**
+   * The entry with `refresh` as its refresh token, or without one (undefined), the rest as it was;
+   * with `from`, only while it holds the one the caller held (a refused one's credential goes too).
+   */
+  replaceRefresh(key: string, refresh: HeldRefresh | undefined, from?: Replacing): void;
   /** Removes the entry of `key` (logout); whether there was one. */
   remove(key: string): boolean;
   /** Never backwards: whether the entry now holds a valid credential living longer than `status`. */

@@ -237,24 +237,50 @@ export function writeFailure(
   return writeAtomic(fs, dir, `${key}.json`, entry, unique, now, keep);
 }
 
+/** Whose refresh token a write replaces (storage.ts replaceRefresh). */
+export interface Replacing {
+  /** The refresh token the caller read from the entry (undefined: none). */
+  held: string | undefined;
+  /** The issuer refused it (invalid_grant): the credential of that grant may have been revoked. */
+  refused?: boolean;
+}
+
 /**
- * The entry with `refresh` as its refresh token, or without one (the issuer refused it), the rest as
- * it was. An entry that cannot be read as ours is left alone: it holds no refresh token readEntry
- * would give. With no entry yet (a login whose credential has no known expiry), the refresh token
- * alone: readEntry reads it as a miss that carries it.
+ * The entry with `refresh` as its refresh token, or without one, the rest as it was. An entry that
+ * cannot be read as ours is left alone: it holds no refresh token readEntry would give. With no entry
+ * yet (a login whose credential has no known expiry), the refresh token alone: readEntry reads it as
+ * a miss that carries it. With `from`, never backwards: the entry is changed only while it holds the
+ * refresh token the caller held, and is kept when another process replaced it between this read and
+ * the rename. A refused one takes its credential along (in its margin window, or served through an
+ * outage): a 4xx refusal is never papered over.
  */
-export function replaceRefresh(fs: CacheFs, dir: string, key: string, refresh: HeldRefresh | undefined, unique: string, uid: number | undefined): void {
+export function replaceRefresh(fs: CacheFs, dir: string, key: string, refresh: HeldRefresh | undefined, unique: string, uid: number | undefined, from?: Replacing): void {
+  const path = entryPath(dir, key);
+  let text: string | undefined;
   let entry: Entry;
   try {
-    entry = JSON.parse(readPrivateFile(fs, entryPath(dir, key), uid)) as Entry;
+    text = readPrivateFile(fs, path, uid);
+    entry = JSON.parse(text) as Entry;
   } catch (error) {
     if (refresh === undefined || (error as NodeJS.ErrnoException).code !== 'ENOENT') return;
     entry = { apiVersion: CACHE_FORMAT, kind: 'CachedCredential', key };
   }
   if (typeof entry !== 'object' || entry === null || entry.apiVersion !== CACHE_FORMAT || entry.key !== key) return;
-  if (refresh === undefined && entry.refresh === undefined) return;
+  const heldNow = typeof entry.refresh === 'object' && entry.refresh !== null ? entry.refresh.token : undefined;
+  if (from && heldNow !== from.held) return;
+  if (refresh === undefined && entry.refresh === undefined && !from?.refused) return;
   const { refresh: _replaced, ...rest } = entry;
-  writeAtomic(fs, dir, `${key}.json`, refresh ? { ...rest, refresh } : rest, unique);
+  const { status: _status, expiresAt: _expiresAt, servedThrough: _servedThrough, ...withoutCredential } = rest;
+  const next: Entry = from?.refused ? withoutCredential : rest;
+  // Another process wrote the entry since it was read: its write is the newer one.
+  const changed = () => {
+    try {
+      return readPrivateFile(fs, path, uid) !== text;
+    } catch (error) {
+      return text !== undefined || (error as NodeJS.ErrnoException).code !== 'ENOENT';
+    }
+  };
+  writeAtomic(fs, dir, `${key}.json`, refresh ? { ...next, refresh } : next, unique, undefined, from ? changed : undefined);
 }
 
 /** Removes the entry of `key`, whatever it holds (logout); whether there was one. */

@@ -28,9 +28,9 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
   checkOutput(flags.output, config);
   if (flags.login && !config.login) throw new UsageError('LOGIN_NONE', 'login runs the login of a config with login (authorizationCode or deviceAuthorization); this config has none (get-token asks its token API without a person)');
   if (request.tls.insecureSkipVerify) deps.warn(INSECURE_SKIP_VERIFY_WARNING);
-  const fetch: Fetch = async (refresh) => {
+  const fetch: Fetch = async (refresh, asking) => {
     // A login config: the refresh token the cache holds first, else a device login (login.ts).
-    if (config.login) return loginWithRefresh(prepared, flags, deadline, refresh, deps);
+    if (config.login) return loginWithRefresh(prepared, flags, deadline, refresh, deps, asking);
     return fetchCredential(prepared, deadline, flags.timeoutMs, deps);
   };
   let status: CredentialStatus;
@@ -72,8 +72,8 @@ export function cacheCall(prepared: Prepared, flags: GetTokenFlags, deadline: nu
     ...(flags.login ? { fresh: true } : {}),
     deadline,
     timeoutMs: flags.timeoutMs,
-    // A login waits on a person: a second caller must not take its lock over and prompt too.
-    // Only a call that may prompt holds a login's lock (one that cannot only refreshes).
+    // A login waits on a person up to this bound: once it asks one, its lock says so (cache.ts), and a
+    // second caller neither takes it over nor prompts too. Only a call that may prompt asks anyone.
     ...(config.login && (flags.login === true || isInteractive(deps)) ? { holdMs: loginBoundMs(config) } : {}),
     failureTtlMs: config.cacheFailureTtlMs,
     redact: (text) => deps.redactor.redact(text),

@@ -33,8 +33,9 @@ export interface LoginResult {
  * gateway's page, invalid_client, an outage, the deadline) is thrown as it is and keeps the token:
  * the cache remembers or serves through it by its ordinary rules. A call with too little time left
  * starts no refresh (login/refresh.ts refreshFits). `login` logs in anew whatever the entry holds.
+ * `asking` is called right before a person is asked (the cache's lock then says a login holds it).
  */
-export async function loginWithRefresh(prepared: Prepared, flags: LoginFlags, deadline: number, refresh: Refresh | undefined, deps: Deps): Promise<Fetched> {
+export async function loginWithRefresh(prepared: Prepared, flags: LoginFlags, deadline: number, refresh: Refresh | undefined, deps: Deps, asking?: () => void): Promise<Fetched> {
   let refused: string | undefined;
   if (refresh && !flags.login) {
     const whole = flags.timeoutMs ?? Number.POSITIVE_INFINITY;
@@ -49,7 +50,7 @@ export async function loginWithRefresh(prepared: Prepared, flags: LoginFlags, de
     }
   }
   try {
-    return toFetched(await loginCredential(prepared, flags, deps));
+    return toFetched(await loginCredential(prepared, flags, deps, asking));
   } catch (error) {
     // Nobody to log in: the line says why the kept refresh token no longer serves.
     if (refused !== undefined && error instanceof LoginError && error.code === 'LOGIN_NEEDED') {
@@ -112,7 +113,7 @@ export function isInteractive(deps: Pick<Deps, 'env' | 'login'>): boolean {
  * The credential of a login config when the cache has none: a device login when a person can
  * answer (or `login` asked for one), else exit 2 with what to do, and no request at all.
  */
-export async function loginCredential(prepared: Prepared, flags: LoginFlags, deps: Deps): Promise<LoginResult> {
+export async function loginCredential(prepared: Prepared, flags: LoginFlags, deps: Deps, asking?: () => void): Promise<LoginResult> {
   // `login` asks for a login whatever the terminals, but not against client-go's word: an exec
   // entry that runs `login` under interactiveMode: Never (Argo CD) has nobody to answer either.
   const execInfo = readExecInfo(deps.env['KUBERNETES_EXEC_INFO']);
@@ -129,6 +130,8 @@ export async function loginCredential(prepared: Prepared, flags: LoginFlags, dep
   const opener = deps.login?.opener?.(deps.env);
   const grant = pickGrant(prepared.config, { ...(flags.grant ? { grant: flags.grant } : {}), browser: opener !== undefined });
   const browser = browserSession(deps, flags.noBrowser === true ? undefined : opener);
+  // A person is asked from here on.
+  asking?.();
   return credentialOf(await runGrant(grant, prepared, deps, browser), prepared, deps, grant.tokenGrant, grant.scopeField);
 }
 
@@ -200,8 +203,9 @@ export async function refreshCredential(prepared: Prepared, refreshToken: string
   }
   if (step.kind !== 'token') throw new ResponseError('REFRESH_ANSWER', 'the token endpoint answered a refresh with a device grant error');
   const result = credentialOf(step.document, prepared, deps, 'refresh_token');
-  // A server that rotates nothing keeps the old refresh token valid (RFC 6749 §6).
-  return { status: result.status, refreshToken: result.refreshToken ?? refreshToken };
+  // Its real expiry kept, as a login's: the cache serves its margin window (through an outage,
+  // while another refreshes). A server that rotates nothing keeps the old refresh token valid (RFC 6749 §6).
+  return { ...result, refreshToken: result.refreshToken ?? refreshToken };
 }
 
 function sleepWithoutSignal(ms: number): Promise<void> {

@@ -295,6 +295,38 @@ describe('acquire', () => {
     if (login.kind === 'acquired') login.lock.release();
   });
 
+  it("a fetch's lock rewritten as a login's (the same file) right before a person is asked: no longer taken over past its first deadline while its holder lives", async () => {
+    const dir = tempDir();
+    const path = lockPath(dir, KEY);
+    const waiter = () => {
+      const c = clock();
+      return acquire(dir, KEY, { ...options(), deadline: START + 5_000 }, { ...c.deps, pid: ALIVE, alive: (pid) => pid === ME });
+    };
+    // A fetch's lock (an interactive call that only refreshes) is taken over past its deadline, as any fetch's.
+    const fetching = await acquire(dir, KEY, options(), clock().deps);
+    if (fetching.kind !== 'acquired') throw new Error(fetching.kind);
+    utimesSync(path, START / 1000, START / 1000);
+    const taken = await waiter();
+    expect(taken).toMatchObject({ kind: 'acquired', tookOver: true });
+    // Ours no more: not rewritten, and not removed on release.
+    expect(fetching.lock.toLogin(START + 600_000)).toBe(false);
+    expect(readFileSync(path, 'utf8')).toBe(`${ALIVE} ${HOST} ${START + 5_000} fetch\n`);
+    fetching.lock.release();
+    if (taken.kind === 'acquired') taken.lock.release();
+    expect(readdirSync(dir)).toEqual([]);
+
+    const mine = await acquire(dir, KEY, options(), clock().deps);
+    if (mine.kind !== 'acquired') throw new Error(mine.kind);
+    const { ino } = statSync(path);
+    expect(mine.lock.toLogin(START + 600_000)).toBe(true);
+    expect(readFileSync(path, 'utf8')).toBe(`${ME} ${HOST} ${START + 600_000} login\n`);
+    expect(statSync(path).ino).toBe(ino);
+    utimesSync(path, START / 1000, START / 1000);
+    expect(await waiter()).toMatchObject({ kind: 'timeout', holder: { pid: ME, login: true, deadline: START + 600_000 } });
+    mine.lock.release();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it('waits on a live holder that wrote no deadline (an older version) while it is younger than staleAfterMs', async () => {
     const dir = tempDir();
     const path = plantLock(dir, `${ALIVE} ${HOST}\n`, START - 4_000);

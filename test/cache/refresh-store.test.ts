@@ -2,7 +2,7 @@
 // remembered failure, read back whatever else the entry holds (an expired credential too), dropped
 // without touching the rest; a refresh token the cache did not write (not a string, too long,
 // control characters, a time from the future) is none.
-import fs, { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import fs, { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -55,6 +55,56 @@ describe('the refresh token in an entry', () => {
     expect(readEntry(fs, dir, KEY, NOW, UID)).toEqual({ hit: true, status: STATUS });
     expect(readEntry(fs, dir, KEY, EXPIRES + 1, UID)).toMatchObject({ hit: false, stale: { status: STATUS, expiresAt: EXPIRES + 60_000 } });
     expect(modeOf(entryPath(dir, KEY))).toBe(0o600);
+  });
+
+  it('dropped as refused (invalid_grant): the credential of that grant goes with it, in its margin window or served through an outage', () => {
+    const dir = tempDir();
+    writeEntry(fs, dir, KEY, STATUS, 'r1', NOW, EXPIRES + 60_000, REFRESH);
+    replaceRefresh(fs, dir, KEY, undefined, 'r2', UID, { held: REFRESH.token, refused: true });
+    const text = readFileSync(entryPath(dir, KEY), 'utf8');
+    expect(text).not.toContain(REFRESH.token);
+    expect(text).not.toContain(STATUS.token);
+    expect(readEntry(fs, dir, KEY, EXPIRES + 1, UID)).toEqual({ hit: false, reason: 'entry holds no usable credential' });
+    const failure = { exitCode: 3 as const, message: 'the token API answered 503', at: EXPIRES + 1, until: EXPIRES + 10_001, outage: true };
+    writeFailure(fs, dir, KEY, failure, 'r3', EXPIRES + 1, { status: STATUS, expiresAt: EXPIRES + 60_000 }, REFRESH);
+    replaceRefresh(fs, dir, KEY, undefined, 'r4', UID, { held: REFRESH.token, refused: true });
+    expect(readFileSync(entryPath(dir, KEY), 'utf8')).not.toContain(STATUS.token);
+    expect(readEntry(fs, dir, KEY, EXPIRES + 20_000, UID)).toMatchObject({ hit: false });
+    expect(readEntry(fs, dir, KEY, EXPIRES + 20_000, UID)).not.toHaveProperty('stale');
+    expect(modeOf(entryPath(dir, KEY))).toBe(0o600);
+  });
+
+  it('never backwards: an entry that holds another refresh token than the one the caller held is left as it is', () => {
+    const dir = tempDir();
+    const newer = { token: 'refresh-token-newer', at: NOW };
+    writeEntry(fs, dir, KEY, { ...STATUS, token: 'id-token-2' }, 'n1', NOW, EXPIRES + 60_000, newer);
+    const before = readFileSync(entryPath(dir, KEY), 'utf8');
+    replaceRefresh(fs, dir, KEY, undefined, 'n2', UID, { held: REFRESH.token, refused: true });
+    replaceRefresh(fs, dir, KEY, { token: 'refresh-token-rotated', at: NOW }, 'n3', UID, { held: REFRESH.token });
+    replaceRefresh(fs, dir, KEY, { token: 'refresh-token-rotated', at: NOW }, 'n4', UID, { held: undefined });
+    expect(readFileSync(entryPath(dir, KEY), 'utf8')).toBe(before);
+  });
+
+  it('never backwards: an entry another process stored between the read and the rename is kept', () => {
+    const dir = tempDir();
+    writeEntry(fs, dir, KEY, STATUS, 'm1', NOW, EXPIRES + 60_000, REFRESH);
+    const newer = { token: 'refresh-token-newer', at: NOW };
+    let wrote = false;
+    // Another process stores its credential while this one writes its temp file.
+    const racing = {
+      ...fs,
+      writeFileSync: (path: string, data: string, options: { mode: number; flag: string }) => {
+        fs.writeFileSync(path, data, options);
+        if (!wrote && path.endsWith('.tmp')) {
+          wrote = true;
+          writeEntry(fs, dir, KEY, { ...STATUS, token: 'id-token-2' }, 'm2', undefined, EXPIRES + 60_000, newer);
+        }
+      },
+    } as typeof fs;
+    replaceRefresh(racing, dir, KEY, undefined, 'm3', UID, { held: REFRESH.token, refused: true });
+    expect(wrote).toBe(true);
+    expect(readEntry(fs, dir, KEY, NOW, UID)).toEqual({ hit: true, status: { ...STATUS, token: 'id-token-2' }, refresh: newer });
+    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
   it('dropping from an entry that is not ours, or none, changes nothing', () => {

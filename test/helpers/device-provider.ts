@@ -28,6 +28,11 @@ export interface DeviceProvider {
   tokenTtl: (seconds: number) => void;
   /** The next `n` refresh grants are answered 503 (an outage) before the server sees them. */
   failRefresh: (n: number) => void;
+  /**
+   * The next refresh grant is held before the server sees it (its refresh token is not used up):
+   * `arrived` once it came, `release()` answers it 503.
+   */
+  holdRefresh: () => { arrived: Promise<void>; release: () => void };
   /** Revokes a refresh token the server issued: its next use is invalid_grant. */
   revoke: (refreshToken: string) => Promise<void>;
   /** Every device code and token the server issued (access, id, refresh), for the leak checks. */
@@ -48,6 +53,7 @@ export async function startDeviceProvider(pki: Pki): Promise<DeviceProvider> {
   let tokenTtl = 600;
   let slowDowns = 0;
   let refreshFailures = 0;
+  let refreshHold: { arrive: () => void; released: Promise<void> } | undefined;
   const issued = new Set<string>();
   const refreshTokens: string[] = [];
   const requests: DeviceProvider['requests'] = [];
@@ -109,6 +115,16 @@ export async function startDeviceProvider(pki: Pki): Promise<DeviceProvider> {
         res.end(JSON.stringify({ error: 'slow_down', error_description: 'you are polling too quickly' }));
         return;
       }
+      if (grant === 'refresh_token' && refreshHold) {
+        const { arrive, released } = refreshHold;
+        refreshHold = undefined;
+        arrive();
+        void released.then(() => {
+          res.writeHead(503, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: 'temporarily_unavailable' }));
+        });
+        return;
+      }
       if (grant === 'refresh_token' && refreshFailures > 0) {
         refreshFailures--;
         res.writeHead(503, { 'content-type': 'application/json' });
@@ -130,6 +146,14 @@ export async function startDeviceProvider(pki: Pki): Promise<DeviceProvider> {
     deviceCodeTtl: (seconds) => void (ttl = seconds),
     tokenTtl: (seconds) => void (tokenTtl = seconds),
     failRefresh: (n) => void (refreshFailures = n),
+    holdRefresh: () => {
+      let arrive = () => {};
+      let release = () => {};
+      const arrived = new Promise<void>((resolve) => (arrive = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      refreshHold = { arrive, released };
+      return { arrived, release };
+    },
     revoke: async (refreshToken) => {
       const found = await (provider as unknown as { RefreshToken: { find: (value: string) => Promise<{ destroy: () => Promise<void> } | undefined> } }).RefreshToken.find(refreshToken);
       if (!found) throw new Error('no such refresh token');

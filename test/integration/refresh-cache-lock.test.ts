@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leaks, runCli } from '../helpers/cli.js';
-import { actAsPerson, CLIENT_ID, startDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
+import { CLIENT_ID } from '../helpers/device-config.js';
+import { actAsPerson, startDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
 import { startPlugin } from '../helpers/device-run.js';
 import { makePki } from '../helpers/pki.js';
 

@@ -67,9 +67,11 @@ export interface FieldReads {
   steps: readonly string[];
   /** Holds a value a secret decided that was withheld (withholdDecided): its text is not checked. */
   withheld: boolean;
+  /** A secret reached it where it is one (a value field, a URL from its query on, a value a secret chose), placeholders included. */
+  secret: boolean;
 }
 
-const NOTHING_READ: FieldReads = { outside: false, decided: false, steps: [], withheld: false };
+const NOTHING_READ: FieldReads = { outside: false, decided: false, steps: [], withheld: false, secret: false };
 
 /** A field that is text of the config (or empty, when it failed). */
 function literal(text: string): RenderedField {
@@ -176,7 +178,7 @@ export class TemplateRenderer {
     let shown = '';
     let failed = false;
     const secrets: string[] = [];
-    const read = { outside: false, decided: false, steps: stepsOf(parts), withheld: false };
+    const read = { outside: false, decided: false, steps: stepsOf(parts), withheld: false, secret: false };
     // In the URL, what comes before its query is shown; from the first ? or # on, values are secret.
     let query = kind !== 'url';
     // Every part is evaluated: a second expression of the field missing a value is named too.
@@ -198,7 +200,10 @@ export class TemplateRenderer {
           // run registers them, so that render and validate hide them elsewhere too (the URL's path).
           // One a step's answer will choose (m[steps.login.role]) is treated so already.
           const chosen = value.decided === true || value.value.stepChosen;
-          if (isSecret(value) && (query || chosen)) this.secretsSeen.register(value.taint!);
+          if (isSecret(value) && (query || chosen)) {
+            this.secretsSeen.register(value.taint!);
+            read.secret = true;
+          }
           sent += String(value.value);
           // Which step value a secret chose (`env.S > "m" ? steps.a.x : steps.a.y`) tells the secret.
           shown += chosen ? REDACTED : String(value.value);
@@ -222,6 +227,7 @@ export class TemplateRenderer {
           throw new Located('TEMPLATE_TOO_LARGE', `${where}: the templates compute more than 16 MiB in all`);
         }
         if (secret) {
+          read.secret = true;
           // Only the interpolation: the literal text around it ("Basic ") is no secret.
           this.secretsSeen.register(value.taint!);
           this.secretsSeen.addWhole(text);

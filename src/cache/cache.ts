@@ -2,7 +2,7 @@
 // throughout: a cache problem is a trace line and a fetch, never a failed command.
 import type { CredentialStatus } from '../credential/exec-credential.js';
 import { RequestError, UsageError } from '../errors.js';
-import type { LockDeps, LockOutcome } from './lock.js';
+import type { LockDeps, LockOptions, LockOutcome } from './lock.js';
 import { failureToRemember, isDeadline, isOutage, recalled, rememberedMessage, throughOutage } from './failure.js';
 import type { CacheFs, HeldRefresh, Lookup, Stale } from './store.js';
 import type { Storage } from './storage.js';
@@ -74,7 +74,7 @@ export interface FailureMemory {
 export async function cached(
   storage: Storage,
   key: string,
-  timing: { deadline: number; timeoutMs: number; holdMs?: number },
+  timing: Timing,
   fetch: Fetch,
   deps: CacheDeps,
   failures: FailureMemory = { ttlMs: 0, redact: (text) => text },
@@ -206,36 +206,14 @@ export async function cached(
   // A credential in its margin window with nothing remembered beside it: while another process
   // refreshes it, it is served at once (stale-while-revalidate); only the lock holder waits on the API.
   const revalidating = !first.hit && !first.failure ? first.stale : undefined;
-  // An interactive login waits on a person up to its bound, not the call's --timeout.
-  const ours = timing.holdMs !== undefined ? Math.max(timing.deadline, deps.now() + timing.holdMs) : timing.deadline;
-  let toldLogin = false;
-
   let outcome: LockOutcome | { kind: 'unlockable' };
   try {
-    outcome = await storage.lock(key, {
-      deadline: ours,
-      ...(timing.holdMs !== undefined ? { login: true } : {}),
-      // A lock planted by someone else is waited on this long at most, then we go without it.
-      patienceMs: Math.min(MAX_PATIENCE_MS, (timing.deadline - deps.now()) / 2),
-      // A lock of an older version names no deadline: no holder lives longer than its own, ours the best guess.
-      staleAfterMs: Math.max(timing.timeoutMs, timing.holdMs ?? 0, 30_000) + 5_000,
-      // Another process's fetch ends in an entry either way: a credential or a failure remembered.
-      ready: () => {
-        const lookup = storage.read(key, deps.now());
-        return lookup.hit || lookup.failure !== undefined;
-      },
-      onHolder: (holder) => {
-        if (revalidating) return 'leave';
-        if (!holder.login) return timing.deadline;
-        if (!toldLogin) {
-          toldLogin = true;
-          const since = new Date(holder.since).toISOString().replace(/\.\d{3}Z$/, 'Z');
-          (deps.warn ?? deps.trace)(`waiting for the login in another terminal (pid ${holder.pid ?? '?'}, since ${since})`);
-        }
-        // Interactive, we wait as long as that login may (a person there is typing); else our own time.
-        return timing.holdMs !== undefined ? Math.max(timing.deadline, holder.deadline ?? timing.deadline) : timing.deadline;
-      },
-    });
+    // Another process's fetch ends in an entry either way: a credential or a failure remembered.
+    const ready = () => {
+      const lookup = storage.read(key, deps.now());
+      return lookup.hit || lookup.failure !== undefined;
+    };
+    outcome = await storage.lock(key, lockOptions(timing, deps, ready, { revalidating: revalidating !== undefined }));
   } catch (error) {
     report({ kind: 'note', text: `cannot lock (${errorCode(error)}); fetching without the lock` });
     outcome = { kind: 'unlockable' };
@@ -271,6 +249,77 @@ export async function cached(
   try {
     // Whoever held the lock before us may have stored the entry in the meantime.
     return serve(storage.read(key, deps.now()), true) ?? (await fetchAndStore());
+  } finally {
+    if (outcome.kind === 'acquired') outcome.lock.release();
+  }
+}
+
+type Timing = { deadline: number; timeoutMs: number; holdMs?: number };
+
+/**
+ * How a call takes the key's lock: as a fetch (waiting on a live holder until its own deadline, or
+ * the holder's passed) or, with `holdMs`, as an interactive login (its lock never taken over while
+ * it lives, and waiting on another terminal's login up to that login's bound). `revalidating`: a
+ * credential is in its margin window, so a live holder is not waited on at all. `report`: a wait on
+ * another process's fetch is noted (--verbose).
+ */
+function lockOptions(timing: Timing, deps: CacheDeps, ready: () => boolean, { revalidating = false, report }: { revalidating?: boolean; report?: (event: CacheEvent) => void } = {}): LockOptions {
+  let toldLogin = false;
+  let toldFetch = false;
+  return {
+    // An interactive login waits on a person up to its bound, not the call's --timeout.
+    deadline: timing.holdMs !== undefined ? Math.max(timing.deadline, deps.now() + timing.holdMs) : timing.deadline,
+    ...(timing.holdMs !== undefined ? { login: true } : {}),
+    // A lock planted by someone else is waited on this long at most, then we go without it.
+    patienceMs: Math.min(MAX_PATIENCE_MS, (timing.deadline - deps.now()) / 2),
+    // A lock of an older version names no deadline: no holder lives longer than its own, ours the best guess.
+    staleAfterMs: Math.max(timing.timeoutMs, timing.holdMs ?? 0, 30_000) + 5_000,
+    ready,
+    onHolder: (holder) => {
+      if (revalidating) return 'leave';
+      if (!holder.login) {
+        if (report && !toldFetch) {
+          toldFetch = true;
+          report({ kind: 'note', text: `waiting for process ${holder.pid ?? '?'}, which holds the lock${holder.deadline !== undefined ? ` until ${new Date(holder.deadline).toISOString()}` : ''}` });
+        }
+        return timing.deadline;
+      }
+      if (!toldLogin) {
+        toldLogin = true;
+        const since = new Date(holder.since).toISOString().replace(/\.\d{3}Z$/, 'Z');
+        (deps.warn ?? deps.trace)(`waiting for the login in another terminal (pid ${holder.pid ?? '?'}, since ${since})`);
+      }
+      // Interactive, we wait as long as that login may (a person there is typing); else our own time.
+      return timing.holdMs !== undefined ? Math.max(timing.deadline, holder.deadline ?? timing.deadline) : timing.deadline;
+    },
+  };
+}
+
+/**
+ * Runs `work` holding the key's lock, taken as lockOptions says, whatever the entry holds: `login`
+ * (a new login) and `logout` (the refresh token read, revoked and removed), which a refresh in
+ * another process must neither run beside nor undo. Without the lock where none can be had (a
+ * read-only directory, a lock not ours past patience), as a fetch goes on then. A live holder that
+ * outlasts the wait is an error naming it, and nothing is done. `command` names the caller.
+ */
+export async function underLock<T>(storage: Storage, key: string, timing: Timing, deps: CacheDeps, report: (event: CacheEvent) => void, command: string, work: () => Promise<T>): Promise<T> {
+  let outcome: LockOutcome | { kind: 'unlockable' };
+  try {
+    outcome = await storage.lock(key, lockOptions(timing, deps, () => false, { report }));
+  } catch (error) {
+    report({ kind: 'note', text: `cannot lock (${errorCode(error)}); going on without the lock` });
+    outcome = { kind: 'unlockable' };
+  }
+  if (outcome.kind === 'timeout' && outcome.holder) {
+    const { pid, login } = outcome.holder;
+    if (login) throw new UsageError('LOGIN_IN_PROGRESS', `a login is in progress in another terminal (pid ${pid ?? '?'}): finish it there, then run again`);
+    const who = pid !== undefined ? `process ${pid}` : 'another process';
+    throw new RequestError('DEADLINE', `${command} waited --timeout ${timing.timeoutMs / 1000}s for ${who}, which was still fetching this config's credential: run ${command} again`);
+  }
+  if (outcome.kind === 'timeout' || outcome.kind === 'busy') report({ kind: 'note', text: 'a lock that is not ours holds the key too long; going on without it' });
+   report({ kind: 'note', text: 'took over the lock of a live process whose own deadline had passed' });
+  try {
+    return await work();
   } finally {
     if (outcome.kind === 'acquired') outcome.lock.release();
   }

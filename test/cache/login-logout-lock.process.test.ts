@@ -131,7 +131,7 @@ function held(box: Sandbox): string[] {
   return found;
 }
 
-describe('logout holds the key lock against a refresh in another process', () => {
+describe('login and logout hold the key lock against a refresh in another process', () => {
   it('logout waits for a refresh in flight, then revokes the token that refresh rotated in and removes the entry: the refresh cannot store it back', async () => {
     const issuer = await startIssuer();
     const box = sandbox();
@@ -182,6 +182,65 @@ describe('logout holds the key lock against a refresh in another process', () =>
         refresh.release();
       }
       expect((await refresher.exited).code, refresher.stderr()).toBe(0);
+      expect(held(box)).toEqual(['refresh-2-Hq2Lm9Xr']);
+    } finally {
+      await issuer.api.close();
+    }
+  }, 60_000);
+
+  it('login waits for a refresh in flight before it starts its own login', async () => {
+    const issuer = await startIssuer();
+    const box = sandbox();
+    try {
+      const args = await loggedIn(issuer, box);
+      const refresh = issuer.holdRefresh();
+      const refresher = spawnCli([...args, '--cache'], box.env(NOT_INTERACTIVE));
+      await refresh.arrived;
+      const login = spawnCli(['login', ...args, '--verbose'], box.env());
+      try {
+        // Either it waits on the refresher's lock, or (without the lock) it asks for a device code at once.
+        await Promise.race([issuer.devices(1), login.waitForStderr(`cache: waiting for process ${refresher.child.pid}, which holds the lock`)]);
+      } finally {
+        refresh.release();
+      }
+      const [refreshed, done] = await Promise.all([refresher.exited, login.exited]);
+      expect(refreshed.code, refresher.stderr()).toBe(0);
+      expect(done.code, login.stderr()).toBe(0);
+      expect(leaks({ code: done.code, stdout: login.stdout(), stderr: login.stderr() }, issuer.issued)).toEqual([]);
+      expect(issuer.log).toEqual(['refresh refresh-1-Hq2Lm9Xr', 'refreshed refresh-2-Hq2Lm9Xr', 'device', 'logged in refresh-3-Hq2Lm9Xr']);
+      expect(held(box)).toEqual(['refresh-3-Hq2Lm9Xr']);
+    } finally {
+      await issuer.api.close();
+    }
+  }, 60_000);
+
+  it("a call and a logout while login waits on the person: neither refreshes with the entry's refresh token, each says a login is in progress", async () => {
+    const issuer = await startIssuer();
+    const box = sandbox();
+    try {
+      const args = await loggedIn(issuer, box);
+      issuer.approved = false;
+      const login = spawnCli(['login', ...args], box.env());
+      try {
+        await login.waitForStderr('to log in, open ');
+        const waiting = new RegExp(`^${PREFIX}warning: waiting for the login in another terminal \\(pid ${login.child.pid}, since \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\)$`);
+        const inProgress = `${PREFIX}a login is in progress in another terminal (pid ${login.child.pid}): finish it there, then run again`;
+        const script = await runCli([...args, '--cache', '--timeout', '3s'], { env: box.env(NOT_INTERACTIVE) });
+        const logout = await runCli(['logout', ...args, '--timeout', '3s'], { env: box.env() });
+        for (const result of [script, logout]) {
+          expect(result.code).toBe(2);
+          expect(result.stdout).toBe('');
+          expect(result.stderr.split('\n').filter((line) => line !== '').map((line) => line.replace(waiting, 'WAITING'))).toEqual(['WAITING', inProgress]);
+          expect(leaks(result, issuer.issued)).toEqual([]);
+        }
+        // No refresh and no revocation: the entry holds refresh-1 until the login replaces it.
+        expect(issuer.log).toEqual(['device']);
+        expect(held(box)).toEqual(['refresh-1-Hq2Lm9Xr']);
+      } finally {
+        issuer.approved = true;
+      }
+      expect((await login.exited).code, login.stderr()).toBe(0);
+      expect(issuer.log).toEqual(['device', 'logged in refresh-2-Hq2Lm9Xr']);
       expect(held(box)).toEqual(['refresh-2-Hq2Lm9Xr']);
     } finally {
       await issuer.api.close();

@@ -2,7 +2,7 @@
 // failure memory. Run on a miss or by doctor; a cached credential only parses it (index.ts imports
 // it statically, and says why).
 import type { CredentialStatus } from '../credential/exec-credential.js';
-import { cached, keepRefresh, openCache, type CacheDeps, type Fetch, type Fetched } from './cache.js';
+import { cached, keepRefresh, openCache, underLock, type CacheDeps, type Fetch, type Fetched } from './cache.js';
 import { reporter, type CacheEvent, type CacheSlot } from './events.js';
 import type { CacheCall, CacheView, Reads } from './inputs.js';
 import { entryKey, inputsKey, refKey } from './key.js';
@@ -39,25 +39,29 @@ export async function throughCache(call: CacheCall, fetch: Fetch, deps: CacheDep
       report({ kind: 'note', text: `cannot store the ref (${(error as NodeJS.ErrnoException).code ?? String(error)})` });
     }
   };
+  const timing = { deadline: call.deadline, timeoutMs: call.timeoutMs, ...(call.holdMs !== undefined ? { holdMs: call.holdMs } : {}) };
   if (call.fresh) {
-    // A new login: the refresh token the entry held is replaced by the one it gives (or none).
-    const { status, expiresAt, refreshToken } = await fetchOnce();
-    if (!status.expirationTimestamp) {
-      // No credential to store, but its refresh token is: the entry's next fetch refreshes with it.
-      keepRefresh(storage, key, refreshToken !== undefined ? { token: refreshToken, at: deps.now() } : undefined, report);
+    // A new login, under the key's lock as a login holds it: never beside another terminal's login,
+    // nor a refresh that would store its own answer over this one. The refresh token the entry
+    // held is replaced by the one it gives (or none).
+    return underLock(storage, key, timing, deps, report, 'login', async () => {
+      const { status, expiresAt, refreshToken } = await fetchOnce();
+      if (!status.expirationTimestamp) {
+        // No credential to store, but its refresh token is: the entry's next fetch refreshes with it.
+        keepRefresh(storage, key, refreshToken !== undefined ? { token: refreshToken, at: deps.now() } : undefined, report);
+        return status;
+      }
+      try {
+        storage.writeCredential(key, status, { ...(expiresAt !== undefined ? { expiresAt } : {}), ...(refreshToken !== undefined ? { refresh: { token: refreshToken, at: deps.now() } } : {}) });
+        enter();
+        report({ kind: 'stored', text: 'stored' });
+      } catch (error) {
+        report({ kind: 'note', text: `cannot store the entry (${(error as NodeJS.ErrnoException).code ?? String(error)})` });
+      }
       return status;
-    }
-    try {
-      storage.writeCredential(key, status, { ...(expiresAt !== undefined ? { expiresAt } : {}), ...(refreshToken !== undefined ? { refresh: { token: refreshToken, at: deps.now() } } : {}) });
-      enter();
-      report({ kind: 'stored', text: 'stored' });
-    } catch (error) {
-      report({ kind: 'note', text: `cannot store the entry (${(error as NodeJS.ErrnoException).code ?? String(error)})` });
-    }
-    return status;
+    });
   }
   const failures = { ttlMs: call.failureTtlMs, redact: call.redact };
-  const timing = { deadline: call.deadline, timeoutMs: call.timeoutMs, ...(call.holdMs !== undefined ? { holdMs: call.holdMs } : {}) };
   const status = await cached(storage, key, timing, fetchOnce, deps, failures, enter, call.observe);
   if (fetched) storeUnderLearnedKey(secret, call, inputs, used, fetched, storage, report);
   return status;

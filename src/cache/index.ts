@@ -18,7 +18,7 @@ import { fileStorage } from './file-storage.js';
 import type { LockDeps } from './lock.js';
 
 export { keepingRefreshToken } from './kept-refresh.js';
-export { forgetEntry, heldRefreshToken } from './forget.js';
+export { forgetEntry } from './forget.js';
 
 export { defaultCacheDir };
 export type { CacheDeps, CacheEvent, CacheSlot, CacheCall, CacheView, Fetch, Fetched, RawInputs, Reads, Refresh };

@@ -22,6 +22,8 @@ export interface RenderedRequest {
    * find (a boolean, a letter a comparison chose) reached a field: it is [REDACTED] there.
    */
   shown?: Pick<RenderedRequest, 'url' | 'headers' | 'body'>;
+  /** A secret reached the URL (its query, a value a secret chose), a placeholder of one included: no URL to give a browser. */
+  urlSecret?: true;
 }
 
 const ROOT = 'webAPIProviderConfig';
@@ -161,7 +163,15 @@ export function buildRequest(config: RequestConfig, fields: RenderedFields, vers
     }
     headers[name] = field.sent;
   }
-  const request: RenderedRequest = { method: config.method, url: url?.toString() ?? fields.url.sent, headers, ...(fields.body !== undefined ? { body: fields.body.sent } : {}), tls };
+  const urlSecret = fields.url.read.secret || fields.query.some(([, field]) => field.read.secret);
+  const request: RenderedRequest = {
+    method: config.method,
+    url: url?.toString() ?? fields.url.sent,
+    headers,
+    ...(fields.body !== undefined ? { body: fields.body.sent } : {}),
+    tls,
+    ...(urlSecret ? { urlSecret: true as const } : {}),
+  };
   if (differs(fields)) {
     request.shown = shownRequest(request, fields);
     registerSpelled(request, request.shown, redactor);

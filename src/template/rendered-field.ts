@@ -26,9 +26,11 @@ export interface FieldReads {
   steps: readonly string[];
   /** Holds a value a secret decided that was withheld (withholdDecided): its text is not checked. */
   withheld: boolean;
+  /** A secret reached it where it is one (a value field, a URL from its query on, a value a secret chose), placeholders included. */
+  secret: boolean;
 }
 
-const NOTHING_READ: FieldReads = { outside: false, decided: false, steps: [], withheld: false };
+const NOTHING_READ: FieldReads = { outside: false, decided: false, steps: [], withheld: false, secret: false };
 
 /** A field that is text of the config (or empty, when it failed). */
 export function literal(text: string): RenderedField {

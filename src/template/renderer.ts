@@ -135,7 +135,7 @@ export class TemplateRenderer {
     let shown = '';
     let failed = false;
     const secrets: string[] = [];
-    const read = { outside: false, decided: false, steps: stepsOf(parts), withheld: false };
+    const read = { outside: false, decided: false, steps: stepsOf(parts), withheld: false, secret: false };
     // In the URL, what comes before its query is shown; from the first ? or # on, values are secret.
     let query = kind !== 'url';
     // Every part is evaluated: a second expression of the field missing a value is named too.
@@ -157,7 +157,10 @@ export class TemplateRenderer {
           // run registers them, so that render and validate hide them elsewhere too (the URL's path).
           // One a step's answer will choose (m[steps.login.role]) is treated so already.
           const chosen = value.decided === true || value.value.stepChosen;
-          if (isSecret(value) && (query || chosen)) this.secretsSeen.register(value.taint!);
+          if (isSecret(value) && (query || chosen)) {
+            this.secretsSeen.register(value.taint!);
+            read.secret = true;
+          }
           sent += String(value.value);
           // Which step value a secret chose (`env.S > "m" ? steps.a.x : steps.a.y`) tells the secret.
           shown += chosen ? REDACTED : String(value.value);
@@ -181,6 +184,7 @@ export class TemplateRenderer {
           throw new Located('TEMPLATE_TOO_LARGE', `${where}: the templates compute more than 16 MiB in all`);
         }
         if (secret) {
+          read.secret = true;
           // Only the interpolation: the literal text around it ("Basic ") is no secret.
           this.secretsSeen.register(value.taint!);
           this.secretsSeen.addWhole(text);

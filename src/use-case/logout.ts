@@ -4,7 +4,7 @@
 // entry read as doctor reads it (nothing there runs). A failed revocation is exit 3, said after the
 // local entry is gone: the person is logged out here either way, and told the issuer may not know.
 import { readProblem, RequestError, UsageError } from '../errors.js';
-import { forgetEntry, heldRefreshToken, type CacheDeps } from '../cache/index.js';
+import { forgetEntry, type CacheDeps } from '../cache/index.js';
 import { parseResponseBody } from '../credential/extract.js';
 import { describeRequest, renderRequest } from '../request/build.js';
 import { atEndpoint } from '../login/endpoint.js';
@@ -31,24 +31,24 @@ export async function logout(flags: LogoutFlags, deps: Deps, execArgs: (args: st
   const login = prepared.config.login;
   if (!login) throw new UsageError('LOGIN_NONE', 'logout drops the login of a config with login; this config has none (cache clear removes every cached credential)');
   const call = cacheCall(prepared, run, deadline, callDeps);
-  const cacheDeps: CacheDeps = { ...deps.cache, now: deps.now, trace: deps.trace };
-  const token = heldRefreshToken(call, cacheDeps);
+  const cacheDeps: CacheDeps = { ...deps.cache, now: deps.now, trace: deps.trace, warn: deps.warn };
   let failed: unknown;
   let revoked = false;
-  if (token !== undefined && login.revocation) {
-    deps.redactor.add(token);
+  // Under the key's lock: a refresh in another process cannot store its answer back once we are done.
+  const { removed, token } = await forgetEntry(call, cacheDeps, async (held) => {
+    deps.redactor.add(held);
+    if (!login.revocation) return;
     try {
-      await revoke(prepared, login.revocation.url, token, deadline, callDeps);
+      await revoke(prepared, login.revocation.url, held, deadline, callDeps);
       revoked = true;
     } catch (error) {
       failed = error;
     }
-  }
-  const removed = forgetEntry(call, cacheDeps);
+  });
   const where = `${call.dir}`;
-  const local = removed ? `logged out: removed this config's cached credential${token !== undefined ? ' and refresh token' : ''} from ${where}` : `logged out: nothing of this config was cached in ${where}`;
+  const local = removed ? `logged out: removed this config's cached credential${token ? ' and refresh token' : ''} from ${where}` : `logged out: nothing of this config was cached in ${where}`;
   const issuer =
-    token === undefined
+    !token
       ? ''
       : revoked
         ? `; the refresh token was revoked at ${new URL(login.revocation!.url).host}`

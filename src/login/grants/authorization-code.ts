@@ -67,6 +67,20 @@ function shownAuthorizationUrl(own: RenderedRequest, config: ProviderConfig): st
   return authorizationUrl((own.shown ?? own).url, { redirectUri, state: '[state]', nonce: '[nonce]', challenge: '[code_challenge]' }).replace(/%5B(state|nonce|code_challenge)%5D/g, '[$1]');
 }
 
+/**
+ * The URL goes to the browser's command line (any local user reads it), its history and the IdP's
+ * logs: nothing a secret gave may be in it. The one check of it, when the config loads (validate,
+ * render, every command) and when the login runs.
+ */
+function refuseSecretUrl(own: RenderedRequest, redact: (text: string) => string): void {
+  if (own.urlSecret === true || redact(own.url) !== own.url) {
+    throw new UsageError(
+      'LOGIN_URL_SECRET',
+      "login.authorizationCode puts a secret in the browser's URL, where the process list, the browser's history and the identity provider's logs show it: give its url and query as plain text (a client secret belongs in the token request's form)",
+    );
+  }
+}
+
 /** What the listener expects of the one callback it takes. */
 export interface Expected {
   /** `localhost:8000`: the Host a browser sends for redirect_uri; any other is DNS rebinding. */
@@ -175,6 +189,7 @@ export const authorizationCodeGrant: InteractiveGrant = {
   configured: (login) => login.authorizationCode !== undefined,
   request: authorizationRequestConfig,
   templates: codeTemplates,
+  check: refuseSecretUrl,
   describe: (own, token, config) => {
     const exchange = withGrant(token, { grant_type: CODE_GRANT, code: '', redirect_uri: '', code_verifier: '' });
     return `# ${CODE_ROOT} (opened in the browser)\nGET ${shownAuthorizationUrl(own, config)}\n\n# webAPIProviderConfig (the code exchanged)\n${describeRequest(exchange)}`;
@@ -189,14 +204,8 @@ export const authorizationCodeGrant: InteractiveGrant = {
     if (!session.browser) throw new LoginError('LOGIN_NO_BROWSER', 'a browser login needs a loopback listener, which this run cannot open');
     const own = await session.own();
     session.checkpoint();
-    // The URL goes to the browser's command line (any local user reads it), its history and the
-    // IdP's logs: nothing a secret gave may be in it. Refused before anything listens or opens.
-    if (session.redact(own.url) !== own.url) {
-      throw new UsageError(
-        'LOGIN_URL_SECRET',
-        "login.authorizationCode puts a secret in the browser's URL, where the process list, the browser's history and the identity provider's logs show it: give its url and query as plain text (a client secret belongs in the token request's form)",
-      );
-    }
+    // Rendered anew (the steps may have run): refused before anything listens or opens.
+    refuseSecretUrl(own, session.redact);
     const random = () => Buffer.from(session.randomBytes()).toString('base64url');
     const [state, nonce, verifier] = [random(), random(), random()];
     const challenge = createHash('sha256').update(verifier).digest('base64url');

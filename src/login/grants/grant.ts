@@ -97,6 +97,8 @@ export interface InteractiveGrant {
   request: (config: ProviderConfig) => RequestConfig;
   /** Its own templates as [field path, text], checked when the config loads (the inherited ones are the token request's). */
   templates: (config: ProviderConfig) => Array<[string, string]>;
+  /** Refuses its own request as rendered when the grant cannot run it (exit 2): when the config loads, and before it runs. */
+  check?: (own: RenderedRequest, redact: (text: string) => string) => void;
   /** What render shows: its own request as rendered, and the token request with its fields (secrets as their names). */
   describe: (own: RenderedRequest, token: RenderedRequest, config: ProviderConfig) => string;
   /** What validate adds to its line, if anything: where the person is sent. */

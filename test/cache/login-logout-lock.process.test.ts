@@ -1,0 +1,249 @@
+// `login` and `logout` take the key's lock (SPEC "Cache", "Interactive login"), the CLI as separate
+// processes against a real HTTPS token API that stands in for the issuer: a device grant, refresh
+// tokens rotated on every answer, RFC 7009 revocation. A refresh held open at the token API holds the
+// lock; what the other process did meanwhile is told by the order in which the API saw the requests
+// and by what the cache holds afterwards, never by the clock.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { leaks, runCli } from '../helpers/cli.js';
+import { fakeJwt, json, startTokenApi, type TokenApi } from '../helpers/token-api.js';
+import { pki, sandbox, spawnCli, type Sandbox } from './support.js';
+
+const PREFIX = 'webapi-credential: ';
+const NOT_INTERACTIVE = { KUBERNETES_EXEC_INFO: JSON.stringify({ kind: 'ExecCredential', apiVersion: 'client.authentication.k8s.io/v1', spec: { interactive: false } }) };
+/** The seeding login's id_token lives this long: the test waits it out, so that the next call refreshes. */
+const SEED_TTL_S = 2;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+interface Issuer {
+  api: TokenApi;
+  /** What the issuer saw, in order: `device`, `logged in R`, `refresh R`, `refreshed R`, `revoke R`. */
+  log: string[];
+  /** Every id_token and refresh token it gave: none may be shown but the credential on stdout. */
+  issued: string[];
+  /** Whether the person approved: until then, the device code's poll is authorization_pending. */
+  approved: boolean;
+  /** The next refresh grant waits at the issuer until `release()`; `arrived` once it is there. */
+  holdRefresh: () => { arrived: Promise<void>; release: () => void };
+  /** Resolves once the issuer saw `n` device requests. */
+  devices: (n: number) => Promise<void>;
+}
+
+async function startIssuer(): Promise<Issuer> {
+  let n = 0;
+  let hold: { arrive: () => void; released: Promise<void> } | undefined;
+  const deviceWaiters: Array<{ n: number; resolve: () => void }> = [];
+  const mint = (ttlS: number) => {
+    n++;
+    const answer = { id_token: fakeJwt(Math.floor(Date.now() / 1000) + ttlS, { n }), refresh_token: `refresh-${n}-Hq2Lm9Xr`, token_type: 'Bearer' };
+    issuer.issued.push(answer.id_token, answer.refresh_token);
+    return answer;
+  };
+  const api = await startTokenApi(async (request, response) => {
+    const form = new URLSearchParams(request.body);
+    if (request.path === '/device') {
+      issuer.log.push('device');
+      const seen = issuer.log.filter((entry) => entry === 'device').length;
+      for (const waiter of deviceWaiters.filter((w) => w.n <= seen)) waiter.resolve();
+      json(response, 200, { device_code: 'device-code-Zt8Kp3', user_code: 'WDJB-MJHT', verification_uri: `${api.url}/verify`, expires_in: 120, interval: 1 });
+      return;
+    }
+    if (request.path === '/revoke') {
+      issuer.log.push(`revoke ${form.get('token')}`);
+      response.writeHead(200);
+      response.end();
+      return;
+    }
+    if (form.get('grant_type') === 'refresh_token') {
+      issuer.log.push(`refresh ${form.get('refresh_token')}`);
+      const held = hold;
+      hold = undefined;
+      if (held) {
+        held.arrive();
+        await held.released;
+      }
+      const answer = mint(600);
+      issuer.log.push(`refreshed ${answer.refresh_token}`);
+      json(response, 200, answer);
+      return;
+    }
+    if (!issuer.approved) {
+      json(response, 400, { error: 'authorization_pending' });
+      return;
+    }
+    const answer = mint(SEED_TTL_S);
+    issuer.log.push(`logged in ${answer.refresh_token}`);
+    json(response, 200, answer);
+  });
+  const issuer: Issuer = {
+    api,
+    log: [],
+    issued: [],
+    approved: true,
+    holdRefresh: () => {
+      let arrive!: () => void;
+      let release!: () => void;
+      const arrived = new Promise<void>((resolve) => (arrive = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      hold = { arrive, released };
+      return { arrived, release };
+    },
+    devices: (count) => new Promise((resolve) => (issuer.log.filter((entry) => entry === 'device').length >= count ? resolve() : deviceWaiters.push({ n: count, resolve }))),
+  };
+  return issuer;
+}
+
+function configOf(api: TokenApi): string {
+  return JSON.stringify({
+    webAPIProviderConfig: {
+      method: 'POST',
+      url: `${api.url}/token`,
+      form: { client_id: 'kubectl' },
+      tls: { caFile: pki.ca.certFile },
+      retry: { limit: 0 },
+      login: {
+        deviceAuthorization: { url: `${api.url}/device`, form: { scope: 'openid offline_access' } },
+        revocation: { url: `${api.url}/revoke` },
+      },
+    },
+  });
+}
+
+/** A person logged in once (`login`, cached); its credential expired since: the next call refreshes with refresh-1. */
+async function loggedIn(issuer: Issuer, box: Sandbox): Promise<string[]> {
+  const args = ['--config-inline', configOf(issuer.api), '--cache-dir', box.cacheDir];
+  const seeded = await runCli(['login', ...args], { env: box.env() });
+  expect(seeded.code, seeded.stderr).toBe(0);
+  expect(issuer.log).toEqual(['device', 'logged in refresh-1-Hq2Lm9Xr']);
+  expect(held(box)).toEqual(['refresh-1-Hq2Lm9Xr']);
+  await sleep(SEED_TTL_S * 1000 + 500);
+  issuer.log.length = 0;
+  return args;
+}
+
+/** The refresh tokens the cache's entries hold (read as text: the files are the test's own). */
+function held(box: Sandbox): string[] {
+  const found: string[] = [];
+  for (const name of readdirSync(box.cacheDir).filter((file) => file.endsWith('.json'))) {
+    found.push(...(readFileSync(join(box.cacheDir, name), 'utf8').match(/refresh-\d+-Hq2Lm9Xr/g) ?? []));
+  }
+  return found;
+}
+
+describe('login and logout hold the key lock against a refresh in another process', () => {
+  it('logout waits for a refresh in flight, then revokes the token that refresh rotated in and removes the entry: the refresh cannot store it back', async () => {
+    const issuer = await startIssuer();
+    const box = sandbox();
+    try {
+      const args = await loggedIn(issuer, box);
+      const refresh = issuer.holdRefresh();
+      const refresher = spawnCli([...args, '--cache'], box.env(NOT_INTERACTIVE));
+      await refresh.arrived;
+      try {
+        const logout = spawnCli(['logout', ...args, '--verbose'], box.env());
+        // It waits on the refresher's lock (said under --verbose); without the lock it would be done already.
+        await Promise.race([logout.exited, logout.waitForStderr(`cache: waiting for process ${refresher.child.pid}, which holds the lock`)]);
+        refresh.release();
+        const [refreshed, out] = await Promise.all([refresher.exited, logout.exited]);
+        expect(refreshed.code, refresher.stderr()).toBe(0);
+        expect(out.code, logout.stderr()).toBe(0);
+        expect(logout.stdout()).toBe(`logged out: removed this config's cached credential and refresh token from ${box.cacheDir}; the refresh token was revoked at ${new URL(issuer.api.url).host}\n`);
+        const result = { code: out.code, stdout: logout.stdout(), stderr: logout.stderr() };
+        expect(leaks(result, issuer.issued)).toEqual([]);
+      } finally {
+        refresh.release();
+      }
+      // The token the refresh rotated in is the one revoked, and the cache holds no refresh token.
+      expect(issuer.log).toEqual(['refresh refresh-1-Hq2Lm9Xr', 'refreshed refresh-2-Hq2Lm9Xr', 'revoke refresh-2-Hq2Lm9Xr']);
+      expect(held(box)).toEqual([]);
+    } finally {
+      await issuer.api.close();
+    }
+  }, 60_000);
+
+  it("a logout whose --timeout ends before the refresh's deadline: exit 3 naming the holder, nothing revoked, the entry as it was", async () => {
+    const issuer = await startIssuer();
+    const box = sandbox();
+    try {
+      const args = await loggedIn(issuer, box);
+      const refresh = issuer.holdRefresh();
+      const refresher = spawnCli([...args, '--cache'], box.env(NOT_INTERACTIVE));
+      await refresh.arrived;
+      try {
+        const short = await runCli(['logout', ...args, '--timeout', '2s'], { env: box.env() });
+        expect(short.code).toBe(3);
+        expect(short.stdout).toBe('');
+        expect(short.stderr).toBe(`${PREFIX}logout waited --timeout 2s for process ${refresher.child.pid}, which was still fetching this config's credential: run logout again\n`);
+        expect(leaks(short, issuer.issued)).toEqual([]);
+        expect(issuer.log).toEqual(['refresh refresh-1-Hq2Lm9Xr']);
+        expect(held(box)).toEqual(['refresh-1-Hq2Lm9Xr']);
+      } finally {
+        refresh.release();
+      }
+      expect((await refresher.exited).code, refresher.stderr()).toBe(0);
+      expect(held(box)).toEqual(['refresh-2-Hq2Lm9Xr']);
+    } finally {
+      await issuer.api.close();
+    }
+  }, 60_000);
+
+  it('login waits for a refresh in flight before it starts its own login', async () => {
+    const issuer = await startIssuer();
+    const box = sandbox();
+    try {
+      const args = await loggedIn(issuer, box);
+      const refresh = issuer.holdRefresh();
+      const refresher = spawnCli([...args, '--cache'], box.env(NOT_INTERACTIVE));
+      await refresh.arrived;
+      const login = spawnCli(['login', ...args, '--verbose'], box.env());
+      try {
+        // Either it waits on the refresher's lock, or (without the lock) it asks for a device code at once.
+        await Promise.race([issuer.devices(1), login.waitForStderr(`cache: waiting for process ${refresher.child.pid}, which holds the lock`)]);
+      } finally {
+        refresh.release();
+      }
+      const [refreshed, done] = await Promise.all([refresher.exited, login.exited]);
+      expect(refreshed.code, refresher.stderr()).toBe(0);
+      expect(done.code, login.stderr()).toBe(0);
+      expect(leaks({ code: done.code, stdout: login.stdout(), stderr: login.stderr() }, issuer.issued)).toEqual([]);
+      expect(issuer.log).toEqual(['refresh refresh-1-Hq2Lm9Xr', 'refreshed refresh-2-Hq2Lm9Xr', 'device', 'logged in refresh-3-Hq2Lm9Xr']);
+      expect(held(box)).toEqual(['refresh-3-Hq2Lm9Xr']);
+    } finally {
+      await issuer.api.close();
+    }
+  }, 60_000);
+
+  it("a call and a logout while login waits on the person: neither refreshes with the entry's refresh token, each says a login is in progress", async () => {
+    const issuer = await startIssuer();
+    const box = sandbox();
+    try {
+      const args = await loggedIn(issuer, box);
+      issuer.approved = false;
+      const login = spawnCli(['login', ...args], box.env());
+      try {
+        await login.waitForStderr('to log in, open ');
+        const waiting = new RegExp(`^${PREFIX}warning: waiting for the login in another terminal \\(pid ${login.child.pid}, since \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\)$`);
+        const inProgress = `${PREFIX}a login is in progress in another terminal (pid ${login.child.pid}): finish it there, then run again`;
+        const script = await runCli([...args, '--cache', '--timeout', '3s'], { env: box.env(NOT_INTERACTIVE) });
+        const logout = await runCli(['logout', ...args, '--timeout', '3s'], { env: box.env() });
+        for (const result of [script, logout]) {
+          expect(result.code).toBe(2);
+          expect(result.stdout).toBe('');
+          expect(result.stderr.split('\n').filter((line) => line !== '').map((line) => line.replace(waiting, 'WAITING'))).toEqual(['WAITING', inProgress]);
+          expect(leaks(result, issuer.issued)).toEqual([]);
+        }
+        // No refresh and no revocation: the entry holds refresh-1 until the login replaces it.
+        expect(issuer.log).toEqual(['device']);
+        expect(held(box)).toEqual(['refresh-1-Hq2Lm9Xr']);
+      } finally {
+        issuer.approved = true;
+      }
+      expect((await login.exited).code, login.stderr()).toBe(0);
+      expect(issuer.log).toEqual(['device', 'logged in refresh-2-Hq2Lm9Xr']);
+      expect(held(box)).toEqual(['refresh-2-Hq2Lm9Xr']);
+    } finally {
+      await issuer.api.close();
+    }
+  }, 60_000);
+});

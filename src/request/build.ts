@@ -20,6 +20,25 @@ export interface RenderedRequest {
    * find (a boolean, a letter a comparison chose) reached a field: it is [REDACTED] there.
    */
   shown?: Pick<RenderedRequest, 'url' | 'headers' | 'body'>;
+  /** The fields that carry parameters which a secret reached or decided (a request the plugin makes itself has none). */
+  secretAt?: SecretAt;
+}
+
+/**
+ * Where a secret reached or decided a field that carries parameters, by the field's path: known from
+ * the renderer's taint, never from the text (the redactor does not look for a letter or a boolean a
+ * comparison chose). A parameter of the URL or of a raw body is the whole field's.
+ */
+export interface SecretAt {
+  url?: string;
+  query: Record<string, string>;
+  body?: string;
+  form: Record<string, string>;
+}
+
+/** Whether a secret reached the field or decided any of its text. */
+function tainted(field: RenderedField): boolean {
+  return field.secrets.length > 0 || field.read.decided;
 }
 
 const ROOT = 'webAPIProviderConfig';
@@ -70,6 +89,7 @@ export interface RenderedFields {
   contentType?: string;
   headers: Array<[string, RenderedField]>;
   tls: RenderedTls;
+  secretAt: SecretAt;
 }
 
 /**
@@ -79,22 +99,33 @@ export interface RenderedFields {
 export async function renderFields(config: RequestConfig, renderer: TemplateRenderer, root = ROOT): Promise<RenderedFields> {
   const field = (template: string, where: string, kind: FieldKind = 'value') => renderer.render(template, where, kind);
   const url = await field(config.url, `${root}.url`, 'url');
+  const secretAt: SecretAt = { query: {}, form: {}, ...(tainted(url) ? { url: `${root}.url` } : {}) };
   const query: Array<[string, RenderedField]> = [];
   for (const [name, templates] of Object.entries(config.query)) {
-    for (const [i, template] of templates.entries()) query.push([name, await field(template, `${root}.query.${name}${templates.length > 1 ? `[${i}]` : ''}`)]);
+    for (const [i, template] of templates.entries()) {
+      const where = `${root}.query.${name}${templates.length > 1 ? `[${i}]` : ''}`;
+      const text = await field(template, where);
+      if (tainted(text)) secretAt.query[name] ??= where;
+      query.push([name, text]);
+    }
   }
   let body: Texts | undefined;
   let contentType: string | undefined;
   switch (config.body.kind) {
-    case 'raw':
-      body = await field(config.body.template, `${root}.body`);
+    case 'raw': {
+      const raw = await field(config.body.template, `${root}.body`);
+      if (tainted(raw)) secretAt.body = `${root}.body`;
+      body = raw;
       break;
+    }
     case 'form': {
       const sent = new URLSearchParams();
       const shown = new URLSearchParams();
       for (const [name, templates] of Object.entries(config.body.fields)) {
         for (const [i, template] of templates.entries()) {
-          const text = await field(template, `${root}.form.${name}${templates.length > 1 ? `[${i}]` : ''}`);
+          const where = `${root}.form.${name}${templates.length > 1 ? `[${i}]` : ''}`;
+          const text = await field(template, where);
+          if (tainted(text)) secretAt.form[name] ??= where;
           sent.append(name, text.sent);
           shown.append(name, text.shown);
         }
@@ -113,7 +144,7 @@ export async function renderFields(config: RequestConfig, renderer: TemplateRend
   const headers: Array<[string, RenderedField]> = [];
   for (const [name, template] of Object.entries(config.headers)) headers.push([name, await field(template, `${root}.headers.${name}`)]);
   const tls = await renderTls(config.tls, renderer, root);
-  return { url: { ...url, sent: url.sent.trim(), shown: url.shown.trim() }, query, ...(body !== undefined ? { body } : {}), ...(contentType !== undefined ? { contentType } : {}), headers, tls };
+  return { url: { ...url, sent: url.sent.trim(), shown: url.shown.trim() }, query, ...(body !== undefined ? { body } : {}), ...(contentType !== undefined ? { contentType } : {}), headers, tls, secretAt };
 }
 
 /** Whether a field is shown other than as sent (a short secret shown as [REDACTED]). */
@@ -172,7 +203,7 @@ export function buildRequest(config: RequestConfig, fields: RenderedFields, vers
     }
     headers[name] = field.sent;
   }
-  const request: RenderedRequest = { method: config.method, url: url?.toString() ?? fields.url.sent, headers, ...(fields.body !== undefined ? { body: fields.body.sent } : {}), tls };
+  const request: RenderedRequest = { method: config.method, url: url?.toString() ?? fields.url.sent, headers, ...(fields.body !== undefined ? { body: fields.body.sent } : {}), tls, secretAt: fields.secretAt };
   if (differs(fields)) {
     request.shown = shownRequest(request, fields);
     registerSpelled(request, request.shown, redactor);

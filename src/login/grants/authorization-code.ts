@@ -190,8 +190,11 @@ export const authorizationCodeGrant: InteractiveGrant = {
     const own = await session.own();
     session.checkpoint();
     // The URL goes to the browser's command line (any local user reads it), its history and the
-    // IdP's logs: nothing a secret gave may be in it. Refused before anything listens or opens.
-    if (session.redact(own.url) !== own.url) {
+    // IdP's logs: nothing a secret gave or decided may be in it. Refused before anything listens or
+    // opens. Known from the renderer's taint (a letter a comparison chose is no text the redactor
+    // looks for), and from the redactor for a path shown by rule that a secret became elsewhere.
+    const tainted = own.secretAt !== undefined && (own.secretAt.url !== undefined || Object.keys(own.secretAt.query).length > 0);
+    if (tainted || session.redact(own.url) !== own.url) {
       throw new UsageError(
         'LOGIN_URL_SECRET',
         "login.authorizationCode puts a secret in the browser's URL, where the process list, the browser's history and the identity provider's logs show it: give its url and query as plain text (a client secret belongs in the token request's form)",

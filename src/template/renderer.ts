@@ -67,6 +67,8 @@ export interface FieldReads {
   steps: readonly string[];
   /** Holds a value a secret decided that was withheld (withholdDecided): its text is not checked. */
   withheld: boolean;
+  /** Holds a secret read (not decided) too short for the redactor, [REDACTED] in the shown text. */
+  shortRead?: boolean;
 }
 
 const NOTHING_READ: FieldReads = { outside: false, decided: false, steps: [], withheld: false };
@@ -176,7 +178,7 @@ export class TemplateRenderer {
     let shown = '';
     let failed = false;
     const secrets: string[] = [];
-    const read = { outside: false, decided: false, steps: stepsOf(parts), withheld: false };
+    const read: FieldReads = { outside: false, decided: false, steps: stepsOf(parts), withheld: false };
     // In the URL, what comes before its query is shown; from the first ? or # on, values are secret.
     let query = kind !== 'url';
     // Every part is evaluated: a second expression of the field missing a value is named too.
@@ -224,12 +226,19 @@ export class TemplateRenderer {
         if (secret) {
           // Only the interpolation: the literal text around it ("Basic ") is no secret.
           this.secretsSeen.register(value.taint!);
-          this.secretsSeen.addWhole(text);
+          // A value a secret decided is registered apart: a word of the plugin's own messages that
+          // equals it must read the same whichever the secret chose (redactor.ts, decidedTier).
+          if (value.decided) this.secretsSeen.addDecided(text);
+          else this.secretsSeen.addWhole(text);
           secrets.push(text);
         } else if (isSecret(value)) this.secretsSeen.showUnless(text, value.taint!);
         if (/[?#]/.test(text)) query = true;
         sent += text;
-        shown += secret && text.replace(/\s+/g, '').length < SHOWN_FROM_LENGTH ? REDACTED : text;
+        // A value a secret decided is [REDACTED] whatever its length: the redactor does not search
+        // the plugin's own text (render, validate, a message naming the URL) for it.
+        const masked = secret && (value.decided === true || text.replace(/\s+/g, '').length < SHOWN_FROM_LENGTH);
+        if (masked && !value.decided) read.shortRead = true;
+        shown += masked ? REDACTED : text;
       } catch (error) {
         this.collect(error, where);
         failed = true;

@@ -198,6 +198,7 @@ export const authorizationCodeGrant: InteractiveGrant = {
       throw new UsageError(
         'LOGIN_URL_SECRET',
         "login.authorizationCode puts a secret in the browser's URL, where the process list, the browser's history and the identity provider's logs show it: give its url and query as plain text (a client secret belongs in the token request's form)",
+        { framed: true },
       );
     }
     const random = () => Buffer.from(session.randomBytes()).toString('base64url');

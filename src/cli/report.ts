@@ -18,7 +18,7 @@ const KINDS: Record<ExitCode, string> = {
 };
 
 export interface Reporter {
-  line: (text: string) => void;
+  line: (text: string, framed?: boolean) => void;
   /** The use cases' deps: warnings always, the trace only with --verbose. */
   useCaseDeps: (verbose: boolean) => Deps;
   /**
@@ -45,8 +45,8 @@ export function reporter(deps: ReporterDeps): Reporter {
       return false;
     }
   };
-  const line = (text: string) => {
-    if (!shown(text)) write(`(a line is not shown: ${whyNot(deps)})`);
+  const line = (text: string, framed = false) => {
+    if (!shown(text, framed)) write(`(a line is not shown: ${whyNot(deps)})`);
   };
   const failure = (error: unknown, verbose: boolean): ExitCode => {
     const code = exitCodeFor(error);

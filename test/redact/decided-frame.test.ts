@@ -55,6 +55,16 @@ describe('a word a secret decided is not searched in the plugin\'s own frame', (
     expect(leaks(first!, [SECRET])).toEqual([]);
   });
 
+  it('the --verbose trace of the request reads the same whichever word the secret chose', async () => {
+    const url = `http://127.0.0.1:${closed}/token`;
+    const [first, second] = await bothWays(['get-token', '--config-inline', decidedHeader(url, 'token', 'other'), '--no-cache', '--verbose']);
+    expect(first!.code).toBe(3);
+    expect(first!.stderr).toContain(`request:\n  POST ${url}\n`);
+    expect(first!.stderr).toContain('X-Word: [REDACTED]\n');
+    expect(second).toEqual(first);
+    expect(leaks(first!, [SECRET])).toEqual([]);
+  });
+
   it.each([
     ['login', 'consent'],
     ['browser', 'history'],

@@ -110,6 +110,13 @@ describe('a word a secret decided is still searched in what may echo what was se
     for (const word of ['tokenword', 'otherword', SECRET]) expect(first!.stderr + second!.stderr).not.toContain(word);
   });
 
+  it.each([['answered', 'different'], ['token', 'other']])("a refusal's frame reads the same whether the secret chose %s or %s, the echo in its error fields redacted", async (yes, no) => {
+    const url = `http://127.0.0.1:${echoPort}/token`;
+    const [first, second] = await bothWays(['get-token', '--config-inline', decidedHeader(url, yes, no), '--no-cache']);
+    expect(first).toEqual({ code: 3, stdout: '', stderr: 'webapi-credential: the token API answered 400 Bad Request: {"error":"invalid_request","error_description":"bad header [REDACTED]"}\n' });
+    expect(second).toEqual(first);
+  });
+
   it('a secret read is still searched in the frame: the URL path a secret read gives, once it is secret everywhere, is [REDACTED]', async () => {
     const read = 'read-path-secret-4242';
     const config = JSON.stringify({ webAPIProviderConfig: { method: 'POST', url: `http://127.0.0.1:${closed}/{{ env.P }}`, allowInsecureHTTP: true, retry: { limit: 0 }, tokenPath: '$.access_token', headers: { 'X-P': '{{ env.P }}' } } });

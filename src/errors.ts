@@ -6,13 +6,21 @@ export type ExitCode = 0 | 1 | 2 | 3 | 4;
 
 export abstract class CredentialError extends Error {
   abstract readonly exitCode: ExitCode;
+  /**
+   * The message is the plugin's own frame (field names, the URL up to its query as shown, fixed words)
+   * with every part that may echo what was sent redacted in full already: it is checked for the
+   * secrets read, not for the values a secret decided (Redactor.tryRedactFrame), so that a word of
+   * the frame does not read differently for one secret than for another.
+   */
+  readonly framed: boolean;
   constructor(
     readonly code: string,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; framed?: boolean },
   ) {
-    super(oneLine(message), options);
+    super(oneLine(message), options?.cause !== undefined ? { cause: options.cause } : undefined);
     this.name = new.target.name;
+    this.framed = options?.framed === true;
   }
 }
 
@@ -117,7 +125,7 @@ export class RequestError extends CredentialError {
   readonly status: number | undefined;
   /** That answer's Retry-After, in ms. */
   readonly retryAfterMs: number | undefined;
-  constructor(code: string, message: string, options?: { cause?: unknown; status?: number; retryAfterMs?: number | undefined }) {
+  constructor(code: string, message: string, options?: { cause?: unknown; framed?: boolean; status?: number; retryAfterMs?: number | undefined }) {
     super(code, message, options);
     this.status = options?.status;
     this.retryAfterMs = options?.retryAfterMs;

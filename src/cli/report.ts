@@ -18,7 +18,7 @@ const KINDS: Record<ExitCode, string> = {
 };
 
 export interface Reporter {
-  line: (text: string) => void;
+  line: (text: string, framed?: boolean) => void;
   /** The use cases' deps: warnings always, the trace only with --verbose. */
   useCaseDeps: (verbose: boolean) => Deps;
   /**
@@ -34,9 +34,9 @@ type ReporterDeps = Omit<Deps, 'trace' | 'warn'> & { stderr: (text: string) => v
 export function reporter(deps: ReporterDeps): Reporter {
   const write = (text: string) => deps.stderr(`${PREFIX}${text.trimEnd().replace(/\n/g, '\n  ')}\n`);
   /** Writes `text` redacted; false (and nothing written) when it could not be redacted. */
-  const shown = (text: string): boolean => {
+  const shown = (text: string, framed = false): boolean => {
     try {
-      const redacted = shownOnTerminal(text, (t) => deps.redactor.tryRedact(t));
+      const redacted = shownOnTerminal(text, (t) => (framed ? deps.redactor.tryRedactFrame(t) : deps.redactor.tryRedact(t)));
       if (redacted === undefined) return false;
       write(redacted);
       return true;
@@ -45,8 +45,8 @@ export function reporter(deps: ReporterDeps): Reporter {
       return false;
     }
   };
-  const line = (text: string) => {
-    if (!shown(text)) write(`(a line is not shown: ${whyNot(deps)})`);
+  const line = (text: string, framed = false) => {
+    if (!shown(text, framed)) write(`(a line is not shown: ${whyNot(deps)})`);
   };
   const failure = (error: unknown, verbose: boolean): ExitCode => {
     const code = exitCodeFor(error);
@@ -55,7 +55,7 @@ export function reporter(deps: ReporterDeps): Reporter {
       // a message is cut only when both are spent.
       const until = deps.now() + REPORT_GRACE_MS;
       deps.redactor.graceAfterDeadline(() => deps.now() >= until);
-      if (!shown(messageOf(error))) write(fixedLine(error, code, deps));
+      if (!shown(messageOf(error), error instanceof CredentialError && error.framed)) write(fixedLine(error, code, deps));
       // A stack is for a bug (exit 1): a refused config, a 404 or an answer without a token is an
       // ordinary failure, and its one line says all there is (the trace before it shows the rest).
       if (verbose && code === 1 && error instanceof Error && !shown(stackOf(error))) write(`(the stack is not shown: ${whyNot(deps)})`);

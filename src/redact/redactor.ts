@@ -65,6 +65,14 @@ export class Redactor {
   private pending: string[] = [];
   /** How many of `pending` are in the automaton already: a pass cut by the deadline goes on from there. */
   private pendingDone = 0;
+  /**
+   * The values a secret decided (the word a comparison chose: `env.S < "m" ? "token" : "other"`),
+   * apart from those read or computed from what was read. They are searched in text that may echo
+   * what was sent (redact(): a server's answer, a library's error), never in the plugin's own frame
+   * of a message (redactFrame(): field names, the URL up to its query as shown, fixed words): that a
+   * word of the frame is hidden or not would tell which word the secret chose.
+   */
+  private decidedTier: Redactor | undefined;
   private expired: () => boolean = () => false;
   private readonly check = () => {
     if (this.expired()) throw new OutOfTime();
@@ -82,6 +90,16 @@ export class Redactor {
     // word (`"retry": false` beside `"flag": [REDACTED]`) tells which it is. Both are hidden.
     const other = BOOLEAN_OTHER.get(value);
     if (other !== undefined) this.pending.push(other);
+  }
+
+  /** Registers a value a secret decided: searched by redact(), not by redactFrame() (see decidedTier). */
+  addDecided(value: string): void {
+    if (!this.decidedTier) {
+      const tier = new Redactor();
+      tier.expired = () => this.expired();
+      this.decidedTier = tier;
+    }
+    this.decidedTier.add(value);
   }
 
   /**
@@ -122,10 +140,29 @@ export class Redactor {
     }
   }
 
+  /**
+   * tryRedact() of a message the plugin composed itself from what is shown by rule and fixed words,
+   * with every part that may echo what was sent redacted by redact() already: the values a secret
+   * decided are not searched in it (see decidedTier); the values read are.
+   */
+  tryRedactFrame(text: string): string | undefined {
+    try {
+      return this.redactRead(text);
+    } catch (error) {
+      this.failedFor = error instanceof OutOfTime ? 'time' : 'size';
+      return undefined;
+    }
+  }
+
   /** Why the last text that could not be checked was not: the deadline, or a text too large to read. */
   failedFor: 'time' | 'size' | undefined;
 
   private redactWithin(text: string): string {
+    const read = this.redactRead(text);
+    return this.decidedTier ? this.decidedTier.redactWithin(read) : read;
+  }
+
+  private redactRead(text: string): string {
     if (text === '') return text;
     this.expand();
     if (this.automaton.patterns === 0) return text;

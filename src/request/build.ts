@@ -24,6 +24,25 @@ export interface RenderedRequest {
   shown?: Pick<RenderedRequest, 'url' | 'headers' | 'body'>;
   /** A secret reached the URL (its query, a value a secret chose), a placeholder of one included: no URL to give a browser. */
   urlSecret?: true;
+  /** The fields that carry parameters which a secret reached or decided (a request the plugin makes itself has none). */
+  secretAt?: SecretAt;
+}
+
+/**
+ * Where a secret reached or decided a field that carries parameters, by the field's path: known from
+ * the renderer's taint, never from the text (the redactor does not look for a letter or a boolean a
+ * comparison chose). A parameter of the URL or of a raw body is the whole field's.
+ */
+export interface SecretAt {
+  url?: string;
+  query: Record<string, string>;
+  body?: string;
+  form: Record<string, string>;
+}
+
+/** Whether a secret reached the field or decided any of its text. */
+function tainted(field: RenderedField): boolean {
+  return field.secrets.length > 0 || field.read.decided;
 }
 
 const ROOT = 'webAPIProviderConfig';
@@ -61,6 +80,9 @@ export interface RenderedFields {
   contentType?: string;
   headers: Array<[string, RenderedField]>;
   tls: RenderedTls;
+  secretAt: SecretAt;
+  /** The texts holding a secret read (not decided) that is [REDACTED] in the shown text: 'url', 'body' or a header's name. */
+  shortRead: Set<string>;
 }
 
 /**
@@ -68,24 +90,40 @@ export interface RenderedFields {
  * throws them all), so a config with several requests reports every missing value in one run.
  */
 export async function renderFields(config: RequestConfig, renderer: TemplateRenderer, root = ROOT): Promise<RenderedFields> {
-  const field = (template: string, where: string, kind: FieldKind = 'value') => renderer.render(template, where, kind);
+  const shortRead = new Set<string>();
+  const field = async (template: string, where: string, kind: FieldKind = 'value') => {
+    const rendered = await renderer.render(template, where, kind);
+    if (rendered.read.shortRead) shortRead.add(where.startsWith(`${root}.headers.`) ? where.slice(`${root}.headers.`.length) : where === `${root}.url` || where.startsWith(`${root}.query.`) ? 'url' : 'body');
+    return rendered;
+  };
   const url = await field(config.url, `${root}.url`, 'url');
+  const secretAt: SecretAt = { query: {}, form: {}, ...(tainted(url) ? { url: `${root}.url` } : {}) };
   const query: Array<[string, RenderedField]> = [];
   for (const [name, templates] of Object.entries(config.query)) {
-    for (const [i, template] of templates.entries()) query.push([name, await field(template, `${root}.query.${name}${templates.length > 1 ? `[${i}]` : ''}`)]);
+    for (const [i, template] of templates.entries()) {
+      const where = `${root}.query.${name}${templates.length > 1 ? `[${i}]` : ''}`;
+      const text = await field(template, where);
+      if (tainted(text)) secretAt.query[name] ??= where;
+      query.push([name, text]);
+    }
   }
   let body: Texts | undefined;
   let contentType: string | undefined;
   switch (config.body.kind) {
-    case 'raw':
-      body = await field(config.body.template, `${root}.body`);
+    case 'raw': {
+      const raw = await field(config.body.template, `${root}.body`);
+      if (tainted(raw)) secretAt.body = `${root}.body`;
+      body = raw;
       break;
+    }
     case 'form': {
       const sent = new URLSearchParams();
       const shown = new URLSearchParams();
       for (const [name, templates] of Object.entries(config.body.fields)) {
         for (const [i, template] of templates.entries()) {
-          const text = await field(template, `${root}.form.${name}${templates.length > 1 ? `[${i}]` : ''}`);
+          const where = `${root}.form.${name}${templates.length > 1 ? `[${i}]` : ''}`;
+          const text = await field(template, where);
+          if (tainted(text)) secretAt.form[name] ??= where;
           sent.append(name, text.sent);
           shown.append(name, text.shown);
         }
@@ -104,7 +142,7 @@ export async function renderFields(config: RequestConfig, renderer: TemplateRend
   const headers: Array<[string, RenderedField]> = [];
   for (const [name, template] of Object.entries(config.headers)) headers.push([name, await field(template, `${root}.headers.${name}`)]);
   const tls = await renderTls(config.tls, renderer, root);
-  return { url: { ...url, sent: url.sent.trim(), shown: url.shown.trim() }, query, ...(body !== undefined ? { body } : {}), ...(contentType !== undefined ? { contentType } : {}), headers, tls };
+  return { url: { ...url, sent: url.sent.trim(), shown: url.shown.trim() }, query, ...(body !== undefined ? { body } : {}), ...(contentType !== undefined ? { contentType } : {}), headers, tls, secretAt, shortRead };
 }
 
 /** Whether a field is shown other than as sent (a short secret shown as [REDACTED]). */
@@ -171,10 +209,11 @@ export function buildRequest(config: RequestConfig, fields: RenderedFields, vers
     ...(fields.body !== undefined ? { body: fields.body.sent } : {}),
     tls,
     ...(urlSecret ? { urlSecret: true as const } : {}),
+    secretAt: fields.secretAt,
   };
   if (differs(fields)) {
     request.shown = shownRequest(request, fields);
-    registerSpelled(request, request.shown, redactor);
+    registerSpelled(request, request.shown, fields.shortRead, redactor);
   }
   return request;
 }
@@ -184,22 +223,24 @@ export function buildRequest(config: RequestConfig, fields: RenderedFields, vers
  * Values a secret decided that are too short for the redactor alone (one letter each, shown as
  * [REDACTED]) spell it out side by side: `/H/u/n/t/e/r` in a path, `f0=H&f1=u` in a form, which a
  * server echoes in its error. Where the sent text differs from the shown one, from the first
- * difference to the last, is a secret of its own, in the form sent and decoded.
+ * difference to the last, is a secret of its own, in the form sent and decoded: one a secret decided
+ * (Redactor.addDecided) unless the text holds a short secret read too (`shortRead`).
  */
-function registerSpelled(request: RenderedRequest, shown: NonNullable<RenderedRequest['shown']>, redactor: Redactor): void {
-  const texts: Array<[string, string | undefined]> = [[request.url, shown.url], [request.body ?? '', shown.body]];
-  for (const [name, value] of Object.entries(request.headers)) texts.push([value, shown.headers[name]]);
-  for (const [sent, seen] of texts) {
+function registerSpelled(request: RenderedRequest, shown: NonNullable<RenderedRequest['shown']>, shortRead: ReadonlySet<string>, redactor: Redactor): void {
+  const texts: Array<[string, string | undefined, string]> = [[request.url, shown.url, 'url'], [request.body ?? '', shown.body, 'body']];
+  for (const [name, value] of Object.entries(request.headers)) texts.push([value, shown.headers[name], name]);
+  for (const [sent, seen, which] of texts) {
+    const add = shortRead.has(which) ? (text: string) => redactor.add(text) : (text: string) => redactor.addDecided(text);
     if (seen === undefined || sent === seen) continue;
     let start = 0;
     while (start < sent.length && start < seen.length && sent[start] === seen[start]) start++;
     let end = 0;
     while (end < sent.length - start && end < seen.length - start && sent[sent.length - 1 - end] === seen[seen.length - 1 - end]) end++;
     const span = sent.slice(start, sent.length - end);
-    redactor.add(span);
+    add(span);
     for (const decode of [(t: string) => decodeURIComponent(t.replaceAll('+', ' ')), decodeURIComponent]) {
       try {
-        redactor.add(decode(span));
+        add(decode(span));
       } catch {
         // Not percent-encoded text.
       }

@@ -167,16 +167,19 @@ const PROXY_CONNECT_CODES = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNRE
 export function toRequestError(failure: Failure, attempts: number, options: ErrorContext, request: RenderedRequest, route: ProxyChoice, issuer?: string): Error {
   const { redact } = options;
   const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
-  const url = redact(stripQuery(failure.url));
+  // Every message below is the plugin's frame (framed: the reporter does not search it for the values
+  // a secret decided), its parts that may echo what was sent redacted here in full: the request's own
+  // URL is the one shown (a value a secret decided is [REDACTED] there), a redirect's is the server's.
+  const url = ownUrl(failure.url, request) ?? redact(stripQuery(failure.url));
   const code = failure.code;
   const noAnswer = failure.partialStatus !== undefined ? 'no complete answer' : 'no answer';
   const arriving = failure.partialStatus !== undefined ? `; ${failure.partialStatus} and part of the body had arrived` : '';
   if (code === 'DEADLINE') {
     const waited = options.wholeTimeoutMs !== undefined ? `--timeout ${showDuration(options.wholeTimeoutMs)}` : 'the whole-call deadline (--timeout)';
-    return new RequestError('DEADLINE', `${noAnswer} from ${url} within ${waited}${tries}${arriving}`, { cause: failure });
+    return new RequestError('DEADLINE', `${noAnswer} from ${url} within ${waited}${tries}${arriving}`, { cause: failure, framed: true });
   }
   if (code === 'ETIMEDOUT' && failure.cause === undefined) {
-    return new RequestError('TIMEOUT', `${noAnswer} from ${url} within the per-attempt timeout ${showDuration(options.timeoutMs)} (the config's timeout)${tries}${arriving}`, { cause: failure });
+    return new RequestError('TIMEOUT', `${noAnswer} from ${url} within the per-attempt timeout ${showDuration(options.timeoutMs)} (the config's timeout)${tries}${arriving}`, { cause: failure, framed: true });
   }
   if (route.proxy) {
     const proxy = `the proxy ${redact(showProxy(route.proxy))} (from ${route.variable})`;
@@ -185,43 +188,49 @@ export function toRequestError(failure: Failure, attempts: number, options: Erro
       const statusLine = /(HTTP\/[\d.]+ \d{3}[^\n]*)$/.exec(failure.message)?.[1]?.trim() ?? 'no 200 answer';
       const status = failure.proxyStatus;
       const hint = status === 407 || status === 401 ? `; check the user and password in ${route.variable}` : '';
-      return new RequestError('PROXY', `${proxy} did not open a tunnel to ${redact(failure.url.host)}: ${redact(statusLine)}${hint}${tries}`, { cause: failure });
+      return new RequestError('PROXY', `${proxy} did not open a tunnel to ${redact(failure.url.host)}: ${redact(statusLine)}${hint}${tries}`, { cause: failure, framed: true });
     }
     if (PROXY_CONNECT_CODES.includes(code)) {
       const what = code === 'ECONNREFUSED' ? 'refused the connection' : code.endsWith('UNREACH') ? 'is unreachable' : 'cannot be resolved';
-      return new RequestError('PROXY', `${proxy} ${what} (${code})${tries}`, { cause: failure });
+      return new RequestError('PROXY', `${proxy} ${what} (${code})${tries}`, { cause: failure, framed: true });
     }
   }
-  if (code === 'ERR_TOO_MANY_REDIRECTS') return new RequestError('REDIRECTS', `more than ${MAX_REDIRECTS} redirects from ${url}`, { cause: failure });
+  if (code === 'ERR_TOO_MANY_REDIRECTS') return new RequestError('REDIRECTS', `more than ${MAX_REDIRECTS} redirects from ${url}`, { cause: failure, framed: true });
   // The configured url was checked before sending: only a redirect's Location can be one of these.
   if (code === 'ERR_UNSUPPORTED_PROTOCOL' || code === 'ERR_INVALID_URL') {
-    return new RequestError('REDIRECT_REFUSED', `the token API at ${url} redirected to a location that is not an http(s) URL (${redact(failure.message)})`, { cause: failure });
+    return new RequestError('REDIRECT_REFUSED', `the token API at ${url} redirected to a location that is not an http(s) URL (${redact(failure.message)})`, { cause: failure, framed: true });
   }
   if (UNTRUSTED_CODES.includes(code) && !route.proxy) {
-    return new RequestError('TLS', `TLS handshake with ${url} failed: ${redact(untrustedMessage(code, issuer, request.tls, options.env))} (${code})`, { cause: failure });
+    return new RequestError('TLS', `TLS handshake with ${url} failed: ${redact(untrustedMessage(code, issuer, request.tls, options.env))} (${code})`, { cause: failure, framed: true });
   }
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
-    return new RequestError('TLS', `TLS handshake with ${url} failed: ${redact(nameMismatch(failure))} (${code})`, { cause: failure });
+    return new RequestError('TLS', `TLS handshake with ${url} failed: ${redact(nameMismatch(failure))} (${code})`, { cause: failure, framed: true });
   }
   const hint = TLS_HINTS[code];
-  if (hint) return new RequestError('TLS', `TLS handshake with ${url} failed: ${hint} (${code})`, { cause: failure });
+  if (hint) return new RequestError('TLS', `TLS handshake with ${url} failed: ${hint} (${code})`, { cause: failure, framed: true });
   // OpenSSL reads the first bytes of an HTTP answer as a TLS record: "wrong version number".
   if (/wrong version number|packet length too long|http request/i.test(failure.message)) {
     const origin = `${failure.url.protocol}//${failure.url.host}`;
-    return new RequestError('TLS_PLAIN_HTTP', `the server at ${redact(origin)} answered in plain HTTP, not TLS: use http:// with allowInsecureHTTP, or the TLS port${tries}`, { cause: failure });
+    return new RequestError('TLS_PLAIN_HTTP', `the server at ${redact(origin)} answered in plain HTTP, not TLS: use http:// with allowInsecureHTTP, or the TLS port${tries}`, { cause: failure, framed: true });
   }
   // OpenSSL's message carries a process address and a source file: keep only the alert's name.
   const alert = /alert (certificate required|handshake failure|bad certificate|unknown ca)/i.exec(failure.message);
   if (alert) {
-    return new RequestError('TLS', `TLS handshake with ${url} failed: the server rejected the client certificate; set tls.certFile and tls.keyFile to one it trusts (${alert[0]})`, { cause: failure });
+    return new RequestError('TLS', `TLS handshake with ${url} failed: the server rejected the client certificate; set tls.certFile and tls.keyFile to one it trusts (${alert[0]})`, { cause: failure, framed: true });
   }
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new RequestError('DNS', `cannot resolve the host of ${url} (${code})${tries}`, { cause: failure });
-  if (code === 'ECONNREFUSED') return new RequestError('CONNECT', `connection to ${url} refused${tries}`, { cause: failure });
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new RequestError('DNS', `cannot resolve the host of ${url} (${code})${tries}`, { cause: failure, framed: true });
+  if (code === 'ECONNREFUSED') return new RequestError('CONNECT', `connection to ${url} refused${tries}`, { cause: failure, framed: true });
   if (code === 'ECONNRESET' || code === 'EPIPE') {
     const certificate = failure.partialStatus !== undefined ? undefined : clientCertificateProblem(request.tls.cert, options.now());
-    return new RequestError('CONNECT', `connection to ${url} reset by the server (${code})${tries}${arriving}${certificate ? `; ${certificate}` : ''}`, { cause: failure });
+    return new RequestError('CONNECT', `connection to ${url} reset by the server (${code})${tries}${arriving}${certificate ? `; ${certificate}` : ''}`, { cause: failure, framed: true });
   }
-  if (code === 'HPE_HEADER_OVERFLOW') return new RequestError('HTTP_PARSE', `the token API at ${url} answered with headers larger than 16 KiB (${code})`, { cause: failure });
-  if (code.startsWith('HPE_')) return new RequestError('HTTP_PARSE', `the token API at ${url} answered with something that is not HTTP/1.1 (${code})`, { cause: failure });
-  return new RequestError('REQUEST', `request to ${url} failed: ${redact(failure.message.split('\n')[0] ?? '')}${code ? ` (${code})` : ''}${tries}`, { cause: failure });
+  if (code === 'HPE_HEADER_OVERFLOW') return new RequestError('HTTP_PARSE', `the token API at ${url} answered with headers larger than 16 KiB (${code})`, { cause: failure, framed: true });
+  if (code.startsWith('HPE_')) return new RequestError('HTTP_PARSE', `the token API at ${url} answered with something that is not HTTP/1.1 (${code})`, { cause: failure, framed: true });
+  return new RequestError('REQUEST', `request to ${url} failed: ${redact(failure.message.split('\n')[0] ?? '')}${code ? ` (${code})` : ''}${tries}`, { cause: failure, framed: true });
+}
+
+/** The request's own URL up to its query as shown (userinfo dropped), when the failure is of that URL and not of a redirect's. */
+function ownUrl(failed: URL, request: RenderedRequest): string | undefined {
+  if (!URL.canParse(request.url) || stripQuery(new URL(request.url)) !== stripQuery(failed)) return undefined;
+  return (request.shown?.url ?? request.url).replace(/[?#][\s\S]*$/, '').replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^@/?#]*@/, '$1');
 }

@@ -106,7 +106,9 @@ export async function send(request: RenderedRequest, options: HttpOptions): Prom
     if (answer) {
       const said = errorBodySummary(answer.body, answer.headers['content-type'], options.redact, answer.status);
       if (said.verboseExcerpt !== undefined) options.log(`answer ${answer.status} body (excerpt): ${said.verboseExcerpt}`);
-      throw new RequestError('HTTP_STATUS', `the token API answered ${answer.status}${answer.statusMessage ? ` ${answer.statusMessage}` : ''}${tries}${said.summary ? `: ${said.summary}` : ''}`, {
+      // The plugin's frame (framed): the server's reason phrase and error fields redacted in full here.
+      throw new RequestError('HTTP_STATUS', `the token API answered ${answer.status}${answer.statusMessage ? ` ${options.redact(answer.statusMessage)}` : ''}${tries}${said.summary ? `: ${said.summary}` : ''}`, {
+        framed: true,
         status: answer.status,
         retryAfterMs: retryAfter?.ms,
       });

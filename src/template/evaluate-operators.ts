@@ -1,7 +1,7 @@
 // The operators of `+` and the comparisons: what a comparison yields is decided by both sides, so a
 // secret among them marks the result (decidedBy).
 import { HelperError } from './helper-error.js';
-import { BudgetError, bounded, decidedBy, from, MAX_VALUE_SIZE, MissingValueError, Placeholder, type EvalScope, type Missing, type Value } from './evaluate-value.js';
+import { BudgetError, bounded, decidedBy, from, MAX_VALUE_SIZE, MissingValueError, Placeholder, textNode, type EvalScope, type Missing, type Value } from './evaluate-value.js';
 
 export function combine(operator: string, left: Value, right: Value, scope: EvalScope, missing: Missing): Value {
   // What a step will give is text for now: "Bearer " + steps.login.token renders as "Bearer [steps.login.token]".
@@ -17,7 +17,7 @@ export function combine(operator: string, left: Value, right: Value, scope: Eval
       // A sum of secrets is one in its own right, in text form (an echo of `pin + 1`).
       const marks = from([left, right]);
       const value = a + b;
-      return { value, ...marks, ...(marks.taint ? { taint: { own: [String(value)], parents: [marks.taint] } } : {}) };
+      return { value, ...marks, ...(marks.taint ? { taint: textNode([String(value)], marks.decided, [marks.taint]) } : {}) };
     }
     const x = String(a);
     const y = String(b);
@@ -28,8 +28,11 @@ export function combine(operator: string, left: Value, right: Value, scope: Eval
     // Each secret side in its own right: the renderer registers the whole interpolation, and a server
     // that echoes only the token of `"Bearer " + fromJson(env.CREDS).token` would print it.
     const marks = from([left, right]);
-    const own = [left, right].filter((side) => side.taint !== undefined && typeof side.value === 'string').map((side) => side.value as string);
-    return { value, ...marks, ...(marks.taint && own.length > 0 ? { taint: { own, parents: [marks.taint] } } : {}) };
+    // A side a secret decided is registered apart from one read (Taint.chosen).
+    const sides = [left, right].filter((side) => side.taint !== undefined && typeof side.value === 'string');
+    const own = sides.filter((side) => !side.decided).map((side) => side.value as string);
+    const chosen = sides.filter((side) => side.decided).map((side) => side.value as string);
+    return { value, ...marks, ...(marks.taint && sides.length > 0 ? { taint: { own, ...(chosen.length > 0 ? { chosen } : {}), parents: [marks.taint] } } : {}) };
   }
   // A comparison's result is decided by both sides.
   let value: boolean;

@@ -42,6 +42,17 @@ export interface Taint {
    * URL, `sa.token_uri`, stays shown; renderer.ts, showUnless).
    */
   readonly part?: boolean;
+  /**
+   * Texts a secret decided (computed from a value a comparison chose: `upper(c ? "token" : "other")`):
+   * registered apart from those read (Redactor.addDecided), so that a word of the plugin's own
+   * message that equals one is not hidden for one secret and shown for another.
+   */
+  readonly chosen?: readonly string[];
+}
+
+/** A node of texts: the texts a secret decided apart (Taint.chosen) when `decided`. */
+export function textNode(own: string[], decided: boolean | undefined, parents: Taint[], part?: boolean): Taint {
+  return { own: decided ? [] : own, ...(decided ? { chosen: own } : {}), parents, ...(part ? { part } : {}) };
 }
 
 /** Secret with nothing to register: the steps' answers (steps.ts registers every string of them). */

@@ -8,7 +8,7 @@ import { helperNamed } from './helpers.js';
 import { combine } from './evaluate-operators.js';
 import { absentObject, isEnv, isPlainObject, notData, propertyName } from './evaluate-member.js';
 import { SECRET_DATA, secretLeaves, texts } from './secret-data.js';
-import { bounded, chosen, decidedBy, stepChosen, tested, withheld, FAILED, SECRET_DECIDES, from, joinTaints, MARK, MissingValueError, Placeholder, QuietError, tick, type EvalScope, type Missing, type Taint, type Value } from './evaluate-value.js';
+import { bounded, chosen, decidedBy, stepChosen, tested, textNode, withheld, FAILED, SECRET_DECIDES, from, joinTaints, MARK, MissingValueError, Placeholder, QuietError, tick, type EvalScope, type Missing, type Taint, type Value } from './evaluate-value.js';
 
 export async function evaluate(node: Node, scope: EvalScope, missing: Missing): Promise<Value> {
   tick(scope);
@@ -106,16 +106,20 @@ async function call(node: Extract<Node, { type: 'call' }>, scope: EvalScope, mis
   if (!helper.secret && marks.taint === undefined) return { value: result, ...marks };
   // The helper's result is registered where it is used, with the forms a server may echo (the
   // base64 of a basicAuth pair) and the arguments that are secret wherever they go (a jwt() key).
+  // What a secret decided (an argument a comparison chose, and so the result) is registered apart
+  // from what was read (Taint.chosen).
   const own: string[] = [];
-  if (typeof result === 'string' || typeof result === 'number' || typeof result === 'boolean') own.push(String(result));
+  const chosen: string[] = [];
+  const made = marks.decided ? chosen : own;
+  if (typeof result === 'string' || typeof result === 'number' || typeof result === 'boolean') made.push(String(result));
   // Secret data given whole (json(fromJson(env.CFG)), jwt(claims read from a file)): each of its
   // strings and numbers is sent, and a server may echo any one alone, as it would one read by a member.
-  for (const arg of args) if (arg.taint !== undefined && typeof arg.value === 'object') for (const text of secretLeaves(arg.value, scope)) own.push(text);
+  for (const arg of args) if (arg.taint !== undefined && typeof arg.value === 'object') for (const text of secretLeaves(arg.value, scope)) (arg.decided ? chosen : own).push(text);
   if (typeof result === 'object' && result !== null) SECRET_DATA.add(result);
-  if (helper.forms) own.push(...helper.forms(result));
-  for (const index of helper.secretArgs ?? []) if (index < args.length) for (const text of texts(args[index]!.value, scope)) own.push(text);
+  if (helper.forms) made.push(...helper.forms(result));
+  for (const index of helper.secretArgs ?? []) if (index < args.length) for (const text of texts(args[index]!.value, scope)) (args[index]!.decided ? chosen : own).push(text);
   const parents = args.map((a) => a.taint).filter((t): t is Taint => t !== undefined);
-  return { value: result, ...marks, taint: { own, parents } };
+  return { value: result, ...marks, taint: { own, ...(chosen.length > 0 ? { chosen } : {}), parents } };
 }
 
 function name(identifier: string, scope: EvalScope): Value {
@@ -183,8 +187,8 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
   // A number or boolean read out of secret data is a secret in its text form (fromJson(env.CFG).pin
   // inside "user:" + …), as a step answer's are; registered where it reaches a secret field. A step's
   // answer (MARK) is registered whole by the steps already.
-  if (marks.taint !== undefined && marks.taint !== MARK) marks.taint = { own: typeof value === 'number' || typeof value === 'boolean' ? [String(value)] : [], parents: [marks.taint], part: true };
-  else if (marks.taint !== undefined && (typeof value === 'number' || typeof value === 'boolean')) marks.taint = { own: [String(value)], parents: [marks.taint] };
+  if (marks.taint !== undefined && marks.taint !== MARK) marks.taint = textNode(typeof value === 'number' || typeof value === 'boolean' ? [String(value)] : [], marks.decided, [marks.taint], true);
+  else if (marks.taint !== undefined && (typeof value === 'number' || typeof value === 'boolean')) marks.taint = textNode([String(value)], marks.decided, [marks.taint]);
   // m[env.X]: the key chose the value.
   return decidedBy(scope, { value, ...marks }, key);
 }

@@ -26,6 +26,8 @@ export interface FieldReads {
   steps: readonly string[];
   /** Holds a value a secret decided that was withheld (withholdDecided): its text is not checked. */
   withheld: boolean;
+  /** Holds a secret read (not decided) too short for the redactor, [REDACTED] in the shown text. */
+  shortRead?: boolean;
   /** A secret reached it where it is one (a value field, a URL from its query on, a value a secret chose), placeholders included. */
   secret: boolean;
 }

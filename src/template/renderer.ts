@@ -12,7 +12,7 @@ import { HelperError } from './helper-error.js';
 import { SecretRegistry } from './secret-registry.js';
 import { scopeNames } from './check.js';
 import { eachNode, oneLine, parseExpression, parseTemplate, type Node, type Part } from './parse.js';
-import { literal, stepsOf, type FieldKind, type RenderedField } from './rendered-field.js';
+import { literal, stepsOf, type FieldKind, type FieldReads, type RenderedField } from './rendered-field.js';
 import { DECIDED_FAILURE, Located, missingText, Problems, shorten } from './problems.js';
 
 export interface TemplateScope {
@@ -135,7 +135,7 @@ export class TemplateRenderer {
     let shown = '';
     let failed = false;
     const secrets: string[] = [];
-    const read = { outside: false, decided: false, steps: stepsOf(parts), withheld: false, secret: false };
+    const read: FieldReads = { outside: false, decided: false, steps: stepsOf(parts), withheld: false, secret: false };
     // In the URL, what comes before its query is shown; from the first ? or # on, values are secret.
     let query = kind !== 'url';
     // Every part is evaluated: a second expression of the field missing a value is named too.
@@ -187,12 +187,19 @@ export class TemplateRenderer {
           read.secret = true;
           // Only the interpolation: the literal text around it ("Basic ") is no secret.
           this.secretsSeen.register(value.taint!);
-          this.secretsSeen.addWhole(text);
+          // A value a secret decided is registered apart: a word of the plugin's own messages that
+          // equals it must read the same whichever the secret chose (redactor.ts, decidedTier).
+          if (value.decided) this.secretsSeen.addDecided(text);
+          else this.secretsSeen.addWhole(text);
           secrets.push(text);
         } else if (isSecret(value)) this.secretsSeen.showUnless(text, value.taint!);
         if (/[?#]/.test(text)) query = true;
         sent += text;
-        shown += secret && text.replace(/\s+/g, '').length < SHOWN_FROM_LENGTH ? REDACTED : text;
+        // A value a secret decided is [REDACTED] whatever its length: the redactor does not search
+        // the plugin's own text (render, validate, a message naming the URL) for it.
+        const masked = secret && (value.decided === true || text.replace(/\s+/g, '').length < SHOWN_FROM_LENGTH);
+        if (masked && !value.decided) read.shortRead = true;
+        shown += masked ? REDACTED : text;
       } catch (error) {
         this.problems.collect(error, where);
         failed = true;

@@ -11,6 +11,8 @@ export class SecretRegistry {
   private readonly registeredForPart = new WeakSet<Taint>();
   /** Texts registered with the redactor. */
   private readonly added = new Set<string>();
+  /** Texts a secret decided, registered with the redactor apart (Redactor.addDecided). */
+  private readonly addedDecided = new Set<string>();
   /** Texts secret everywhere: what reached a secret field, and what that was computed from (not only read out of). */
   private readonly whole = new Set<string>();
   /** Texts shown in a URL's path, by a secret they are computed from: registered once that is secret everywhere (showUnless). */
@@ -23,6 +25,16 @@ export class SecretRegistry {
     if (this.added.has(text)) return;
     this.added.add(text);
     this.redactor.add(text);
+  }
+
+  /**
+   * Registers a text a secret decided (the word a comparison chose, and what is computed from it):
+   * searched in what may echo what was sent, not in the plugin's own frame of a message (redactor.ts).
+   */
+  addDecided(text: string): void {
+    if (this.addedDecided.has(text)) return;
+    this.addedDecided.add(text);
+    this.redactor.addDecided(text);
   }
 
   /** Registers a text that is secret everywhere, and what is shown computed from it (showUnless). */
@@ -82,6 +94,7 @@ export class SecretRegistry {
         if (forPart) this.add(text);
         else this.addWhole(text);
       }
+      for (const text of node.chosen ?? []) this.addDecided(text);
       for (const parent of node.parents) stack.push([parent, forPart || node.part === true]);
     }
   }

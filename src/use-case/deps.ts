@@ -15,8 +15,8 @@ export interface Deps {
   stdout: (text: string) => void;
   /** One line for people; the caller adds the prefix and the newline and redacts. */
   warn: (line: string) => void;
-  /** --verbose trace; a no-op otherwise. */
-  trace: (line: string) => void;
+  /** --verbose trace; a no-op otherwise. `framed`: the line is the plugin's own frame (CredentialError.framed), the request as shown. */
+  trace: (line: string, framed?: boolean) => void;
   now: () => number;
   /**
    * When the process started (ms since epoch, on `now`'s clock): --timeout counts from there, so that

@@ -85,7 +85,7 @@ export function cacheCall(prepared: Prepared, flags: GetTokenFlags, deadline: nu
 async function fetchCredential(prepared: Prepared, deadline: number, wholeTimeoutMs: number, deps: Deps): Promise<Fetched> {
   const { config, paths, renderer, readFile } = prepared;
   const call = async (request: RenderedRequest, settings: RequestConfig) => {
-    deps.trace(`request:\n${describeRequest(request)}`);
+    deps.trace(`request:\n${describeRequest(request)}`, true);
     // A message names the URL as `render` shows it: a short secret in its path (a letter a
     // comparison chose) is [REDACTED] there, which the redactor alone could not find.
     const { shown } = request;

@@ -37,7 +37,7 @@ export async function post(
   { observed, grant, signal }: { observed?: string; grant?: string; signal?: AbortSignal } = {},
 ): Promise<{ status: number; document: unknown }> {
   const { config } = prepared;
-  deps.trace(`request:\n${describeRequest(request)}`);
+  deps.trace(`request:\n${describeRequest(request)}`, true);
   const exchanges: HttpObservation[] = [];
   const started = deps.now();
   const watch = observed !== undefined ? deps.observe : undefined;

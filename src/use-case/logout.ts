@@ -101,7 +101,7 @@ async function revoke(prepared: Prepared, url: string, token: string, deadline: 
   const { config } = prepared;
   const rendered = await renderRequest(revocationRequestConfig(config, url), prepared.renderer, deps.version, prepared.readFile, deps.redactor, REVOCATION_ROOT);
   const request = revocationRequest(rendered, token);
-  deps.trace(`request:\n${describeRequest(request)}`);
+  deps.trace(`request:\n${describeRequest(request)}`, true);
   const response = await deps.send(request, { ...sendOptions(config, deadline, deps), announce: deps.warn, answerStatuses: [400, 401] });
   let document: unknown;
   try {

@@ -143,6 +143,21 @@ describe('the browser login exchange', () => {
     expect(await new Promise((resolve) => httpRequest({ host: '127.0.0.1', port, path: '/' }).on('error', (error: NodeJS.ErrnoException) => resolve(error.code)).end())).toBe('ECONNREFUSED');
   });
 
+  it('a one-letter value a secret decides in the authorization URL is refused as a secret is, whichever it is: the redactor does not look for one letter, the taint does', async () => {
+    const secret = 'hunter2-decides-31337';
+    const decided = JSON.parse(config()) as { webAPIProviderConfig: { login: { authorizationCode: { query: Record<string, string> } } } };
+    decided.webAPIProviderConfig.login.authorizationCode.query['x'] = "{{ env.SECRET < vars.t ? 'a' : 'b' }}";
+    const refusal = 'webapi-credential: login.authorizationCode puts a secret in the browser\'s URL, where the process list, the browser\'s history and the identity provider\'s logs show it: give its url and query as plain text (a client secret belongs in the token request\'s form)\n';
+    // Two thresholds on either side of the secret: the answers must not differ, and neither says a or b.
+    for (const t of ['a', 'z']) {
+      const said: string[] = [];
+      const result = await runInProcess(['login', '--config-inline', JSON.stringify(decided), '--no-cache', '--no-browser', '--set', `t=${t}`], { env: { SECRET: secret }, onStderr: (text) => said.push(text) });
+      expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({ code: 2, stdout: '', stderr: refusal });
+      expect(said.join('')).not.toMatch(/x=[ab]/);
+      expect(leaks(result, [secret])).toEqual([]);
+    }
+  });
+
   it('an error the identity provider sends back through the browser is redacted on the page too', () => {
     const state = 'state-value-long-enough';
     const { answer } = answerCallback(

@@ -108,6 +108,27 @@ describe('cluster-auth from discovery and the config', () => {
     expect((documents(fromVars.stdout)[0] as unknown as AuthenticationConfiguration).jwt[0]!.issuer.certificateAuthority).toBe(pki.ca.cert);
   });
 
+  it('an audience, resource or client_id a secret decides is exit 2 naming the field, the same whichever the secret chose: a one-letter value the redactor does not look for is refused by its taint', async () => {
+    const SECRET = 'hunter2-decides-31337';
+    const cases: Array<[string, string, string]> = [
+      ['audience', "{{ env.GUESSED < vars.t ? 'a' : 'b' }}", 'webAPIProviderConfig.form.audience'],
+      ['resource', "{{ env.GUESSED < vars.t ? 'https://a.example' : 'https://b.example' }}", 'webAPIProviderConfig.form.resource'],
+      ['audience', "{{ env.GUESSED == 'x' && 'k' }}", 'webAPIProviderConfig.form.audience'],
+    ];
+    for (const [parameter, template, where] of cases) {
+      const expected = { code: 2, stdout: '', stderr: `${PREFIX}${where}: a secret decided or gave the ${parameter} it asks for, and cluster-auth prints no value a secret decides: give it as text of the config or with --set\n` };
+      for (const t of ['a', 'z']) {
+        const result = await runInProcess(['cluster-auth', '--config-inline', machine({ [parameter]: template }), '--set', `t=${t}`], { env: { ...env, GUESSED: SECRET } });
+        expect(result).toEqual(expected);
+        expect(leaks(result, [MACHINE_SECRET, SECRET])).toEqual([]);
+      }
+    }
+    // In the URL's query, where a raw template could put it, the URL field is named.
+    const inUrl = JSON.stringify({ webAPIProviderConfig: { ...JSON.parse(machine()).webAPIProviderConfig, url: `${idp.issuer}/token?audience={{ env.GUESSED < vars.t ? 'a' : 'b' }}` } });
+    const result = await runInProcess(['cluster-auth', '--config-inline', inUrl, '--set', 't=a'], { env: { ...env, GUESSED: SECRET } });
+    expect(result).toEqual({ code: 2, stdout: '', stderr: `${PREFIX}webAPIProviderConfig.url: a secret decided or gave the audience it asks for, and cluster-auth prints no value a secret decides: give it as text of the config or with --set\n` });
+  });
+
   it('what it cannot know is exit 2, naming it and --from-token', async () => {
     const noAudience = await runInProcess(['cluster-auth', '--config-inline', machine()], { env });
     expect(noAudience).toEqual({

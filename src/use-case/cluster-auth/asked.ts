@@ -4,32 +4,45 @@
 // token came back without it.
 import type { RenderedRequest } from '../../request/build.js';
 
-export interface Asked {
-  /** `audience` and `resource` values, in the order the requests carry them. */
-  audiences: Array<{ parameter: 'audience' | 'resource'; value: string }>;
-  clientId?: string;
+/** A parameter's value, and the path of the field it came from when a secret reached or decided that field. */
+export interface AskedValue {
+  value: string;
+  secretFrom?: string;
 }
 
+export interface Asked {
+  /** `audience` and `resource` values, in the order the requests carry them. */
+  audiences: Array<AskedValue & { parameter: 'audience' | 'resource' }>;
+  clientId?: AskedValue;
+}
+
+type Carrier = Pick<RenderedRequest, 'url' | 'headers' | 'body' | 'secretAt'>;
+
 /** The parameters of `requests` (the token request, and a login's device authorization request): query and form body. */
-export function askedOf(requests: ReadonlyArray<Pick<RenderedRequest, 'url' | 'headers' | 'body'> | undefined>): Asked {
+export function askedOf(requests: ReadonlyArray<Carrier | undefined>): Asked {
   const asked: Asked = { audiences: [] };
   for (const request of requests) {
     if (!request) continue;
-    for (const params of parameters(request)) {
+    for (const { params, secretFrom } of parameters(request)) {
+      const valueOf = (name: string, value: string): AskedValue => {
+        const from = secretFrom(name);
+        return { value, ...(from !== undefined ? { secretFrom: from } : {}) };
+      };
       for (const parameter of ['audience', 'resource'] as const) {
-        for (const value of params.getAll(parameter)) if (value !== '' && !asked.audiences.some((a) => a.value === value)) asked.audiences.push({ parameter, value });
+        for (const value of params.getAll(parameter)) if (value !== '' && !asked.audiences.some((a) => a.value === value)) asked.audiences.push({ parameter, ...valueOf(parameter, value) });
       }
       const clientId = params.get('client_id');
-      if (clientId && asked.clientId === undefined) asked.clientId = clientId;
+      if (clientId && asked.clientId === undefined) asked.clientId = valueOf('client_id', clientId);
     }
   }
   return asked;
 }
 
-function parameters(request: Pick<RenderedRequest, 'url' | 'headers' | 'body'>): URLSearchParams[] {
-  const found: URLSearchParams[] = [];
-  if (URL.canParse(request.url)) found.push(new URL(request.url).searchParams);
+function parameters(request: Carrier): Array<{ params: URLSearchParams; secretFrom: (name: string) => string | undefined }> {
+  const at = request.secretAt;
+  const found: Array<{ params: URLSearchParams; secretFrom: (name: string) => string | undefined }> = [];
+  if (URL.canParse(request.url)) found.push({ params: new URL(request.url).searchParams, secretFrom: (name) => at?.query[name] ?? at?.url });
   const type = Object.entries(request.headers).find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? '';
-  if (request.body !== undefined && /^application\/x-www-form-urlencoded/i.test(type)) found.push(new URLSearchParams(request.body));
+  if (request.body !== undefined && /^application\/x-www-form-urlencoded/i.test(type)) found.push({ params: new URLSearchParams(request.body), secretFrom: (name) => at?.form[name] ?? at?.body });
   return found;
 }

@@ -49,9 +49,12 @@ export async function clusterAuth(flags: ClusterAuthFlags, deps: Deps): Promise<
   const discovery: DiscoveryOptions = { deadline, timeoutMs: flags.run.timeoutMs, ...(ca !== undefined ? { ca: { pem: ca, from: request.tls.caFrom ?? 'tls.caData' } } : {}) };
   const idToken = config.paths.token === '$.id_token';
   const asked = askedOf([request, ...prepared.logins.map((login) => login.request)]);
-  for (const value of [...asked.audiences.map((a) => a.value), asked.clientId ?? '']) {
-    // A value a secret decided would be printed: the manifest is no place for it.
-    if (deps.redactor.redact(value) !== value) throw new UsageError('CLUSTER_AUTH_SECRET', 'the config asks for an audience, resource or client_id that a secret decided; cluster-auth prints no secret: give them as --set values');
+  // A value a secret reached or decided would be printed: the manifest is no place for it. Known from
+  // the renderer's taint, not by redacting the text: the redactor does not look for the letter or the
+  // boolean a comparison chose, and one run per threshold would binary-search the secret.
+  const named = [...asked.audiences, ...(asked.clientId ? [{ parameter: 'client_id', ...asked.clientId }] : [])];
+  for (const { parameter, secretFrom } of named) {
+    if (secretFrom !== undefined) throw new UsageError('CLUSTER_AUTH_SECRET', `${secretFrom}: a secret decided or gave the ${parameter} it asks for, and cluster-auth prints no value a secret decides: give it as text of the config or with --set`);
   }
   const username = { claim: flags.usernameClaim, prefix: flags.usernamePrefix };
   const groups = flags.groupsClaim !== undefined ? { claim: flags.groupsClaim, prefix: flags.groupsPrefix ?? flags.usernamePrefix } : undefined;
@@ -78,7 +81,7 @@ export async function clusterAuth(flags: ClusterAuthFlags, deps: Deps): Promise<
     if ('problem' in found) deps.warn(`the kube-apiserver reads the issuer's keys through ${found.problem.replace(/^(\S+): /, '$1, which failed here: ')}`);
   } else {
     const iss = flags.issuer !== undefined ? await confirmIssuer(checkIssuer(flags.issuer, '--issuer'), discovery, deps) : await findIssuer(request.url, discovery, deps);
-    const aud = idToken ? (asked.clientId !== undefined ? [asked.clientId] : []) : asked.audiences.map((a) => a.value);
+    const aud = idToken ? (asked.clientId !== undefined ? [asked.clientId.value] : []) : asked.audiences.map((a) => a.value);
     if (aud.length === 0) {
       throw new UsageError(
         'CLUSTER_AUTH_NO_AUDIENCE',

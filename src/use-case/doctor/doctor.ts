@@ -211,9 +211,11 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
 /** The asked audience or resource that the token's aud lacks, said with what it carries instead. */
 function notCarried(token: string, asked: Asked): string | undefined {
   const claims = jwtClaims(token);
-  if (!claims || asked.audiences.length === 0) return undefined;
+  // One a secret decided is not compared: whether the token carries it would tell the secret.
+  const shown = asked.audiences.filter((a) => a.secretFrom === undefined);
+  if (!claims || shown.length === 0) return undefined;
   const aud = audiences(claims);
-  const lacking = asked.audiences.filter((a) => !aud.includes(a.value));
+  const lacking = shown.filter((a) => !aud.includes(a.value));
   if (lacking.length === 0) return undefined;
   return `the config asked for ${lacking.map((a) => `${a.parameter} ${a.value}`).join(' and ')}, which the token does not carry (its aud: ${aud.join(', ') || '(none)'}): an id_token's aud is the client id; for an access token, oidc-provider, AD FS, Entra ID v1 and PingFederate read resource, Auth0 reads audience`;
 }

@@ -2,7 +2,8 @@
 // failure memory. Run on a miss or by doctor; a cached credential only parses it (index.ts imports
 // it statically, and says why).
 import type { CredentialStatus } from '../credential/exec-credential.js';
-import { cached, keepRefresh, openCache, underLock, type CacheDeps, type Fetch, type Fetched } from './cache.js';
+import { cached, keepRefresh, openCache, type CacheDeps, type Fetch, type Fetched } from './cache.js';
+import { underLock } from './lock-taking.js';
 import { reporter, type CacheEvent, type CacheSlot } from './events.js';
 import type { CacheCall, CacheView, Reads } from './inputs.js';
 import { entryKey, inputsKey, refKey } from './key.js';

@@ -164,3 +164,11 @@ function directoryProblem(stat: Stat, path: string, uid: number): string | undef
   if (othersWrite && !(stat.uid === 0 && sticky)) return `${path} above it is writable by others`;
   return undefined;
 }
+
+/** $XDG_CACHE_HOME/webapi-credential, else ~/.kube/cache/webapi-credential. */
+export function defaultCacheDir(env: Record<string, string | undefined>, homedir: string): string {
+  const xdg = env['XDG_CACHE_HOME'];
+  // XDG says a relative XDG_CACHE_HOME is invalid and must be ignored.
+  if (xdg && xdg.startsWith('/')) return join(xdg, 'webapi-credential');
+  return join(homedir, '.kube', 'cache', 'webapi-credential');
+}

@@ -6,7 +6,8 @@ import { clearDir } from './files.js';
 import { acquire, liveHolder, readLock, type LockDeps } from './lock.js';
 import { readRef, writeRef } from './ref.js';
 import type { Storage } from './storage.js';
-import { ensureSecret, holdsLonger, readEntry, readSecret, removeEntry, replaceRefresh, writeEntry, writeFailure } from './store.js';
+import { holdsLonger, readEntry, removeEntry, replaceRefresh, writeEntry, writeFailure } from './store.js';
+import { ensureSecret, readSecret } from './hmac-key.js';
 
 export function fileStorage(dir: string, deps: LockDeps): Storage {
   const { fs, uid } = deps;

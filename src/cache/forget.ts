@@ -3,7 +3,8 @@
 // operation under the key's lock: a refresh in another process either ends before (its rotated
 // token is the one read) or starts after (it finds nothing to refresh), never stores its answer back
 // over the logout. The caller never sees a key or a file name.
-import { underLock, type CacheDeps } from './cache.js';
+import type { CacheDeps } from './cache.js';
+import { underLock } from './lock-taking.js';
 import { slotOf } from './call.js';
 import { reporter } from './events.js';
 import { fileStorage } from './file-storage.js';

@@ -13,7 +13,7 @@ import type { CacheCall, CacheView, RawInputs, Reads } from './inputs.js';
 import { rememberedMessage, throughOutage, whileRefreshing } from './failure.js';
 import { entryKey, refKey } from './key.js';
 import { dependencyDigest } from './ref.js';
-import { defaultCacheDir } from './store.js';
+import { defaultCacheDir } from './dir.js';
 import { fileStorage } from './file-storage.js';
 import type { LockDeps } from './lock.js';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { CredentialStatus } from '../credential/exec-credential.js';
 import { CACHE_FORMAT } from './key.js';
 import { type CacheFs } from './dir.js';
-import { SECRET_FILE, writeAtomic } from './files.js';
+import { writeAtomic } from './files.js';
 
 export type { CacheFs } from './dir.js';
 
@@ -292,49 +292,4 @@ export function removeEntry(fs: CacheFs, dir: string, key: string): boolean {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw error;
   }
-}
-
-
-/** The key, or undefined when there is none of ours (the fast path then misses). */
-export function readSecret(fs: CacheFs, dir: string, uid: number | undefined): Uint8Array | undefined {
-  try {
-    const text = readPrivateFile(fs, join(dir, SECRET_FILE), uid, 128).trim();
-    return /^[0-9a-f]{64}$/.test(text) ? Buffer.from(text, 'hex') : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The key, created once from `random` when there is none: written whole to a temp file, then linked
- * to its name (which fails if another process got there first), so that no reader ever sees it half
- * written, and concurrent first callers all end up with the same key.
- */
-export function ensureSecret(fs: CacheFs, dir: string, uid: number | undefined, random: () => Uint8Array, unique: string): Uint8Array {
-  const existing = readSecret(fs, dir, uid);
-  if (existing) return existing;
-  const temp = join(dir, `${SECRET_FILE}.${unique}.tmp`);
-  try {
-    fs.writeFileSync(temp, Buffer.from(random()).toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
-    fs.linkSync(temp, join(dir, SECRET_FILE));
-  } catch (error) {
-    // Another process made it first; anything else is for the read below to judge.
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    try {
-      fs.unlinkSync(temp);
-    } catch {
-      // Not made.
-    }
-  }
-  const made = readSecret(fs, dir, uid);
-  if (!made) throw new Error(`${join(dir, SECRET_FILE)} is not a key of ours`);
-  return made;
-}
-
-export function defaultCacheDir(env: Record<string, string | undefined>, homedir: string): string {
-  const xdg = env['XDG_CACHE_HOME'];
-  // XDG says a relative XDG_CACHE_HOME is invalid and must be ignored.
-  if (xdg && xdg.startsWith('/')) return join(xdg, 'webapi-credential');
-  return join(homedir, '.kube', 'cache', 'webapi-credential');
 }

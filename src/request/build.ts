@@ -7,6 +7,7 @@ import type { TemplateRenderer } from '../template/renderer.js';
 import type { FieldKind, RenderedField } from '../template/rendered-field.js';
 import { DECIDED_FAILURE } from '../template/problems.js';
 import { jsonStrings, renderJson, type Texts } from './json-body.js';
+import { differs, registerSpelled, shownRequest, type ShownRequest } from './shown-request.js';
 import { loadTls, renderTls, TLS_TEMPLATES, type Checked, type ReadFile, type RenderedTls, type TlsMaterial } from './tls-material.js';
 
 export type { TlsMaterial } from './tls-material.js';
@@ -21,7 +22,7 @@ export interface RenderedRequest {
    * What `render`, `validate` and traces show instead, when a secret too short for the redactor to
    * find (a boolean, a letter a comparison chose) reached a field: it is [REDACTED] there.
    */
-  shown?: Pick<RenderedRequest, 'url' | 'headers' | 'body'>;
+  shown?: ShownRequest;
   /** A secret reached the URL (its query, a value a secret chose), a placeholder of one included: no URL to give a browser. */
   urlSecret?: true;
   /** The fields that carry parameters which a secret reached or decided (a request the plugin makes itself has none). */
@@ -145,13 +146,6 @@ export async function renderFields(config: RequestConfig, renderer: TemplateRend
   return { url: { ...url, sent: url.sent.trim(), shown: url.shown.trim() }, query, ...(body !== undefined ? { body } : {}), ...(contentType !== undefined ? { contentType } : {}), headers, tls, secretAt, shortRead };
 }
 
-/** Whether a field is shown other than as sent (a short secret shown as [REDACTED]). */
-function differs(fields: RenderedFields): boolean {
-  const texts: Texts[] = [fields.url, ...fields.query.map(([, text]) => text), ...fields.headers.map(([, text]) => text)];
-  if (fields.body) texts.push(fields.body);
-  return texts.some((text) => text.sent !== text.shown);
-}
-
 /** The rendered fields as a request: the URL and headers checked, the TLS material read. */
 export function buildRequest(config: RequestConfig, fields: RenderedFields, version: string, readFile: ReadFile, redactor: Redactor, root = ROOT): RenderedRequest {
   // A check that fails on a field whose text a secret chose would tell the secret, one field at a
@@ -219,35 +213,6 @@ export function buildRequest(config: RequestConfig, fields: RenderedFields, vers
 }
 
 
-/**
- * Values a secret decided that are too short for the redactor alone (one letter each, shown as
- * [REDACTED]) spell it out side by side: `/H/u/n/t/e/r` in a path, `f0=H&f1=u` in a form, which a
- * server echoes in its error. Where the sent text differs from the shown one, from the first
- * difference to the last, is a secret of its own, in the form sent and decoded: one a secret decided
- * (Redactor.addDecided) unless the text holds a short secret read too (`shortRead`).
- */
-function registerSpelled(request: RenderedRequest, shown: NonNullable<RenderedRequest['shown']>, shortRead: ReadonlySet<string>, redactor: Redactor): void {
-  const texts: Array<[string, string | undefined, string]> = [[request.url, shown.url, 'url'], [request.body ?? '', shown.body, 'body']];
-  for (const [name, value] of Object.entries(request.headers)) texts.push([value, shown.headers[name], name]);
-  for (const [sent, seen, which] of texts) {
-    const add = shortRead.has(which) ? (text: string) => redactor.add(text) : (text: string) => redactor.addDecided(text);
-    if (seen === undefined || sent === seen) continue;
-    let start = 0;
-    while (start < sent.length && start < seen.length && sent[start] === seen[start]) start++;
-    let end = 0;
-    while (end < sent.length - start && end < seen.length - start && sent[sent.length - 1 - end] === seen[seen.length - 1 - end]) end++;
-    const span = sent.slice(start, sent.length - end);
-    add(span);
-    for (const decode of [(t: string) => decodeURIComponent(t.replaceAll('+', ' ')), decodeURIComponent]) {
-      try {
-        add(decode(span));
-      } catch {
-        // Not percent-encoded text.
-      }
-    }
-  }
-}
-
 /** The rendered URL, checked: a URL, https (or http where allowed); undefined for a placeholder `render` shows. */
 function checkedUrl(config: RequestConfig, text: string, root: string): URL | undefined {
   let url: URL | undefined;
@@ -275,23 +240,6 @@ function headerProblem(value: string): { what: string; hint: string } | undefine
   if (!bad) return undefined;
   const code = `U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
   return { what: code, hint: ', which an HTTP header cannot carry; encode it with urlencode() or base64()' };
-}
-
-/** The request as shown: the same, with the fields a short secret reached as the renderer showed them. */
-function shownRequest(request: RenderedRequest, fields: RenderedFields): NonNullable<RenderedRequest['shown']> {
-  let url = fields.url.shown;
-  try {
-    const parsed = new URL(fields.url.shown);
-    for (const [name, value] of fields.query) parsed.searchParams.append(name, value.shown);
-    url = parsed.toString();
-  } catch {
-    // Shown as rendered: it is only read.
-  }
-  const headers = { ...request.headers };
-  for (const [name, value] of fields.headers) if (Object.hasOwn(headers, name)) headers[name] = value.shown;
-  // The marker went through URL and form encoding: show it as written.
-  const plain = (text: string) => text.replaceAll('%5BREDACTED%5D', '[REDACTED]');
-  return { url: plain(url), headers, ...(fields.body !== undefined ? { body: plain(fields.body.shown) } : {}) };
 }
 
 /**

@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { through, type CacheDeps } from '../../src/cache/index.js';
 import { entryKey, inputsKey } from '../../src/cache/key.js';
 import { dependencyDigest } from '../../src/cache/ref.js';
-import { ensureSecret, readEntry, writeEntry } from '../../src/cache/store.js';
+import { readEntry, writeEntry } from '../../src/cache/store.js';
+import { ensureSecret } from '../../src/cache/hmac-key.js';
 import type { CacheCall } from '../../src/cache/inputs.js';
 
 const UID = process.getuid?.();

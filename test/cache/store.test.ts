@@ -5,7 +5,7 @@ import fs, { mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { defaultCacheDir } from '../../src/cache/cache.js';
+import { defaultCacheDir } from '../../src/cache/dir.js';
 import { CACHE_FORMAT } from '../../src/cache/key.js';
 import { ensureDir, privateDir, untrustedPath } from '../../src/cache/dir.js';
 import { entryPath, readEntry, writeEntry, writeFailure } from '../../src/cache/store.js';

@@ -8,7 +8,8 @@ const MODULES = {
   cache: ['src/cache/failure.ts', 'src/cache/key.ts'],
 };
 const module = process.env.MUTATION_MODULE;
-if (module !== undefined && MODULES[module] === undefined) throw new Error(`MUTATION_MODULE is one of ${Object.keys(MODULES).join(', ')}, not ${module}`);
+if (module !== undefined && MODULES[module] === undefined)
+  throw new Error(`MUTATION_MODULE is one of ${Object.keys(MODULES).join(', ')}, not ${module}`);
 
 export default {
   testRunner: 'vitest',

@@ -5,7 +5,9 @@ import { BIN_TESTS, PERF_TESTS, PROCESS_TESTS } from './test/tiers.js';
 // `node_modules/.bin/vitest` started by hand runs on the system Node (20 here), where the code under
 // test behaves differently (no proxy support in https.Agent): refuse rather than mislead.
 if (Number(process.versions.node.split('.')[0]) < 24) {
-  throw new Error(`the tests run on the pinned Node 24 (npm test, or node_modules/.bin/node node_modules/.bin/vitest), not ${process.version}`);
+  throw new Error(
+    `the tests run on the pinned Node 24 (npm test, or node_modules/.bin/node node_modules/.bin/vitest), not ${process.version}`,
+  );
 }
 
 const binary = fileURLToPath(new URL('./dist/webapi-credential', import.meta.url));
@@ -24,15 +26,35 @@ export default defineConfig({
       // no binary (test/tiers.ts says which files; test/tiers.test.ts and test/unit-setup.ts keep them so).
       // Its timeout only ends a test that hangs: room for a machine many times busier than its cores
       // (a property over large texts took 90 s at a load of 30).
-      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...PROCESS_TESTS, ...PERF_TESTS], setupFiles: ['test/unit-setup.ts'], testTimeout: 180_000 } },
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...PROCESS_TESTS, ...PERF_TESTS],
+          setupFiles: ['test/unit-setup.ts'],
+          testTimeout: 180_000,
+        },
+      },
       // The perf tier (npm run test:perf): in-process like the unit tier, the large inputs whose time
       // is compared with the time of a smaller one (growth, never a fixed number of milliseconds); the
       // timeout only ends a run that went quadratic.
-      { extends: true, test: { name: 'perf', include: PERF_TESTS, setupFiles: ['test/unit-setup.ts'], testTimeout: 300_000 } },
+      {
+        extends: true,
+        test: { name: 'perf', include: PERF_TESTS, setupFiles: ['test/unit-setup.ts'], testTimeout: 300_000 },
+      },
       // The process tier runs each file once: against the single executable (npm test builds it first),
       // what users install, but for the files about the npm package and the bin script as such.
       { extends: true, test: { name: 'bin', include: BIN_TESTS } },
-      { extends: true, test: { name: 'binary', include: PROCESS_TESTS, exclude: [...configDefaults.exclude, ...BIN_TESTS], env: { WEBAPI_CREDENTIAL_BIN: binary } } },
+      {
+        extends: true,
+        test: {
+          name: 'binary',
+          include: PROCESS_TESTS,
+          exclude: [...configDefaults.exclude, ...BIN_TESTS],
+          env: { WEBAPI_CREDENTIAL_BIN: binary },
+        },
+      },
     ],
   },
 });

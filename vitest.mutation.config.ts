@@ -55,11 +55,18 @@ const FILES: Record<string, string[]> = {
     'test/template/dry-run.test.ts',
   ],
   credential: ['test/credential/extract.test.ts'],
-  cache: ['test/cache/failure.test.ts', 'test/cache/outage-rules.test.ts', 'test/cache/key.test.ts', 'test/cache/store.test.ts', 'test/cache/ref.test.ts'],
+  cache: [
+    'test/cache/failure.test.ts',
+    'test/cache/outage-rules.test.ts',
+    'test/cache/key.test.ts',
+    'test/cache/store.test.ts',
+    'test/cache/ref.test.ts',
+  ],
 };
 
 const module = process.env['MUTATION_MODULE'];
-if (module !== undefined && FILES[module] === undefined) throw new Error(`MUTATION_MODULE is one of ${Object.keys(FILES).join(', ')}, not ${module}`);
+if (module !== undefined && FILES[module] === undefined)
+  throw new Error(`MUTATION_MODULE is one of ${Object.keys(FILES).join(', ')}, not ${module}`);
 
 export default defineConfig({
   define: { __VERSION__: JSON.stringify('0.0.0-test') },

@@ -10,7 +10,13 @@ const BASE = { method: 'POST', url: 'https://127.0.0.1:9/token', tokenPath: '$.a
 
 /** One item of each shape, the i-th: what a generated config repeats until it is large. */
 const SHAPES = {
-  steps: (i) => ({ steps: { name: `s${i}`, method: 'GET', url: i ? `https://127.0.0.1:9/s?p={{ steps.s${i - 1}.v }}` : 'https://127.0.0.1:9/s' } }),
+  steps: (i) => ({
+    steps: {
+      name: `s${i}`,
+      method: 'GET',
+      url: i ? `https://127.0.0.1:9/s?p={{ steps.s${i - 1}.v }}` : 'https://127.0.0.1:9/s',
+    },
+  }),
   'invalid steps': (i) => ({ steps: { name: 's', method: 'GET', url: 'ftp://x', bogus: i } }),
   lets: (i) => ({ let: [`l${i}`, i ? `l${i - 1}` : '"a"'] }),
   'lets reading env': (i) => ({ let: [`l${i}`, `env.E${i} ?? "d"`] }),
@@ -52,9 +58,12 @@ export function configCheckRows(command, dir, env, runs = 5) {
   const time = (path) => {
     const args = [...command.slice(1), 'validate', '--config', path];
     const started = process.hrtime.bigint();
-    const result = gnuTime ? spawnSync('/usr/bin/time', ['-f', '%U %S', command[0], ...args], { env, encoding: 'utf8' }) : spawnSync(command[0], args, { env, encoding: 'utf8' });
+    const result = gnuTime
+      ? spawnSync('/usr/bin/time', ['-f', '%U %S', command[0], ...args], { env, encoding: 'utf8' })
+      : spawnSync(command[0], args, { env, encoding: 'utf8' });
     const wall = Number(process.hrtime.bigint() - started) / 1e6;
-    if (result.status !== 0 && result.status !== 2) throw new Error(`validate ${path} ended with ${result.status}: ${result.stderr.slice(0, 300)}`);
+    if (result.status !== 0 && result.status !== 2)
+      throw new Error(`validate ${path} ended with ${result.status}: ${result.stderr.slice(0, 300)}`);
     if (!gnuTime) return wall;
     const [user, system] = result.stderr.trim().split('\n').pop().split(' ').map(Number);
     return (user + system) * 1000;
@@ -62,7 +71,10 @@ export function configCheckRows(command, dir, env, runs = 5) {
   const rows = [];
   for (const shape of Object.keys(SHAPES)) {
     const ms = {};
-    for (const [size, bytes] of [['256k', 256 * 1024], ['1M', 1024 * 1024]]) {
+    for (const [size, bytes] of [
+      ['256k', 256 * 1024],
+      ['1M', 1024 * 1024],
+    ]) {
       const path = join(dir, `checks-${shape.replace(/ /g, '-')}-${size}.json`);
       writeFileSync(path, largeConfig(shape, bytes));
       ms[size] = median(Array.from({ length: runs }, () => time(path)));

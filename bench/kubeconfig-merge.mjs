@@ -17,7 +17,15 @@ const root = fileURLToPath(new URL('../', import.meta.url));
 async function loadMerge() {
   const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-bench-merge-'));
   const outfile = join(dir, 'merge.mjs');
-  await build({ entryPoints: [join(root, 'src', 'kubeconfig', 'merge.ts')], bundle: true, platform: 'node', format: 'esm', outfile, logLevel: 'warning', external: ['yaml'] });
+  await build({
+    entryPoints: [join(root, 'src', 'kubeconfig', 'merge.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    outfile,
+    logLevel: 'warning',
+    external: ['yaml'],
+  });
   const module = await import(pathToFileURL(outfile).href);
   rmSync(dir, { recursive: true, force: true });
   return module.mergeKubeconfig;
@@ -26,15 +34,48 @@ async function loadMerge() {
 /** A kubeconfig of `n` clusters, each with a 2048-bit RSA CA (base64), an exec user and a context. */
 function kubeconfig(n) {
   const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-bench-ca-'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '1', '-subj', '/CN=bench-cluster-ca'], { cwd: dir, stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.crt',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=bench-cluster-ca',
+    ],
+    { cwd: dir, stdio: 'ignore' },
+  );
   const ca = Buffer.from(readFileSync(join(dir, 'ca.crt'))).toString('base64');
   rmSync(dir, { recursive: true, force: true });
   const lines = ['apiVersion: v1', 'clusters:'];
-  for (let i = 0; i < n; i++) lines.push('- cluster:', `    certificate-authority-data: ${ca}`, `    server: https://cluster-${i}.example.com:6443`, `  name: cluster-${i}`);
+  for (let i = 0; i < n; i++)
+    lines.push(
+      '- cluster:',
+      `    certificate-authority-data: ${ca}`,
+      `    server: https://cluster-${i}.example.com:6443`,
+      `  name: cluster-${i}`,
+    );
   lines.push('contexts:');
-  for (let i = 0; i < n; i++) lines.push('- context:', `    cluster: cluster-${i}`, `    user: user-${i}`, `  name: cluster-${i}`);
+  for (let i = 0; i < n; i++)
+    lines.push('- context:', `    cluster: cluster-${i}`, `    user: user-${i}`, `  name: cluster-${i}`);
   lines.push('current-context: cluster-0', 'kind: Config', 'preferences: {}', 'users:');
-  for (let i = 0; i < n; i++) lines.push(`- name: user-${i}`, '  user:', '    exec:', '      apiVersion: client.authentication.k8s.io/v1beta1', '      command: aws', `      args: [eks, get-token, --cluster-name, c${i}]`);
+  for (let i = 0; i < n; i++)
+    lines.push(
+      `- name: user-${i}`,
+      '  user:',
+      '    exec:',
+      '      apiVersion: client.authentication.k8s.io/v1beta1',
+      '      command: aws',
+      `      args: [eks, get-token, --cluster-name, c${i}]`,
+    );
   return { text: `${lines.join('\n')}\n`, ca };
 }
 
@@ -51,22 +92,34 @@ export async function kubeconfigMergeRows(rounds = Number(process.env.BENCH_MERG
   const entries = (name, server) => ({
     name,
     cluster: { server, 'certificate-authority-data': ca },
-    user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: 'webapi-credential', args: ['--config', '/etc/provider.yaml', '--cache'] } },
+    user: {
+      exec: {
+        apiVersion: 'client.authentication.k8s.io/v1',
+        command: 'webapi-credential',
+        args: ['--config', '/etc/provider.yaml', '--cache'],
+      },
+    },
     context: { cluster: name, user: name },
   });
   const time = (run) => {
     run();
-    return median(Array.from({ length: rounds }, () => {
-      const started = cpu();
-      run();
-      return ms(started);
-    }));
+    return median(
+      Array.from({ length: rounds }, () => {
+        const started = cpu();
+        run();
+        return ms(started);
+      }),
+    );
   };
-  const added = time(() => merge(YAML, text, entries('new.example.com:8443', 'https://new.example.com:8443'), true, 'bench'));
+  const added = time(() =>
+    merge(YAML, text, entries('new.example.com:8443', 'https://new.example.com:8443'), true, 'bench'),
+  );
   const replaced = time(() => merge(YAML, text, entries('cluster-500', 'https://moved.example.com'), true, 'bench'));
   // One flow-style entry sends the file to the yaml parser, and the text is edited where it found ours.
   const flow = text.replace('contexts:\n', 'contexts:\n- {name: flow, context: {cluster: cluster-0, user: user-0}}\n');
-  const flowAdded = time(() => merge(YAML, flow, entries('new.example.com:8443', 'https://new.example.com:8443'), true, 'bench'));
+  const flowAdded = time(() =>
+    merge(YAML, flow, entries('new.example.com:8443', 'https://new.example.com:8443'), true, 'bench'),
+  );
   const parse = time(() => YAML.parseDocument(text));
   const f = (value) => `${value.toFixed(1)} ms`;
   const mb = (text.length / 1e6).toFixed(1);

@@ -14,12 +14,24 @@ if (roots === '--system-roots') {
   secureContext.context.addCACert(readFileSync(caFile, 'utf8'));
   trust = { secureContext };
 }
-const request = https.request(url, { method: 'POST', ...trust, headers: { 'content-type': 'application/x-www-form-urlencoded' } }, (response) => {
-  let body = '';
-  response.on('data', (chunk) => (body += chunk));
-  response.on('end', () => {
-    const token = JSON.parse(body).access_token;
-    process.stdout.write(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1beta1', kind: 'ExecCredential', status: { token } }) + '\n');
-  });
-});
-request.end(new URLSearchParams({ grant_type: 'client_credentials', client_secret: process.env.CLIENT_SECRET ?? '' }).toString());
+const request = https.request(
+  url,
+  { method: 'POST', ...trust, headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+  (response) => {
+    let body = '';
+    response.on('data', (chunk) => (body += chunk));
+    response.on('end', () => {
+      const token = JSON.parse(body).access_token;
+      process.stdout.write(
+        JSON.stringify({
+          apiVersion: 'client.authentication.k8s.io/v1beta1',
+          kind: 'ExecCredential',
+          status: { token },
+        }) + '\n',
+      );
+    });
+  },
+);
+request.end(
+  new URLSearchParams({ grant_type: 'client_credentials', client_secret: process.env.CLIENT_SECRET ?? '' }).toString(),
+);

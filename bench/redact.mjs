@@ -16,7 +16,14 @@ const MiB = 1 << 20;
 async function loadRedactor() {
   const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-bench-redact-'));
   const outfile = join(dir, 'redactor.mjs');
-  await build({ entryPoints: [join(root, 'src', 'redact', 'redactor.ts')], bundle: true, platform: 'node', format: 'esm', outfile, logLevel: 'warning' });
+  await build({
+    entryPoints: [join(root, 'src', 'redact', 'redactor.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    outfile,
+    logLevel: 'warning',
+  });
   const module = await import(pathToFileURL(outfile).href);
   rmSync(dir, { recursive: true, force: true });
   return module.Redactor;
@@ -70,16 +77,24 @@ export async function redactionRows(rounds = Number(process.env.BENCH_REDACT_RUN
   measure(Redactor, 1_000);
   const rows = [1_000, 10_000, 100_000].map((count) => {
     const runs = Array.from({ length: rounds }, () => measure(Redactor, count));
-    return { count, forms: runs[0].forms, built: median(runs.map((r) => r.built)), times: runs[0].times.map((_, i) => median(runs.map((r) => r.times[i]))) };
+    return {
+      count,
+      forms: runs[0].forms,
+      built: median(runs.map((r) => r.built)),
+      times: runs[0].times.map((_, i) => median(runs.map((r) => r.times[i]))),
+    };
   });
   const f = (value) => `${value.toFixed(0)} ms`;
   const names = Object.keys(texts);
   const random = Array.from({ length: rounds }, () => measureRandom(Redactor));
   const randomRow = `| redaction (CPU time), a 1 MiB step answer of 14 000 random strings (${random[0].forms.toLocaleString('en')} forms, nothing shared) | add the forms ${f(median(random.map((r) => r.built)))}; link and redact a 200-byte message ${f(median(random.map((r) => r.short)))}, an echo of every string (1 MiB) ${f(median(random.map((r) => r.echo)))} | | the whole run inside 1 s |`;
-  return [...rows.map(
-    (r) =>
-      `| redaction (CPU time), ${r.count.toLocaleString('en')} secrets sharing a prefix (${r.forms.toLocaleString('en')} forms) | add the forms ${f(r.built)}; link and redact ${names.map((name, i) => `${name} ${f(r.times[i])}`).join(', ')} | ${(r.built / rows[0].built).toFixed(1)} × / ${r.times.map((t, i) => (t / rows[0].times[i]).toFixed(1)).join(' × / ')} × the 1k row | a 1 MiB answer well inside 1 s |`,
-  ), randomRow];
+  return [
+    ...rows.map(
+      (r) =>
+        `| redaction (CPU time), ${r.count.toLocaleString('en')} secrets sharing a prefix (${r.forms.toLocaleString('en')} forms) | add the forms ${f(r.built)}; link and redact ${names.map((name, i) => `${name} ${f(r.times[i])}`).join(', ')} | ${(r.built / rows[0].built).toFixed(1)} × / ${r.times.map((t, i) => (t / rows[0].times[i]).toFixed(1)).join(' × / ')} × the 1k row | a 1 MiB answer well inside 1 s |`,
+    ),
+    randomRow,
+  ];
 }
 
 /** The answer that shares least: every form of every string is its own path of the trie. */
@@ -101,5 +116,8 @@ function measureRandom(Redactor) {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  process.stdout.write(['| measure | median | ratio | target |', '| --- | --- | --- | --- |', ...(await redactionRows())].join('\n') + '\n');
+  process.stdout.write(
+    ['| measure | median | ratio | target |', '| --- | --- | --- | --- |', ...(await redactionRows())].join('\n') +
+      '\n',
+  );
 }

@@ -38,15 +38,63 @@ for (const tool of ['openssl', 'curl', 'jq']) {
 function openssl(...args) {
   execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
 }
-openssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '1', '-subj', '/CN=bench-ca');
+openssl(
+  'req',
+  '-x509',
+  '-newkey',
+  'ec',
+  '-pkeyopt',
+  'ec_paramgen_curve:prime256v1',
+  '-nodes',
+  '-keyout',
+  'ca.key',
+  '-out',
+  'ca.crt',
+  '-days',
+  '1',
+  '-subj',
+  '/CN=bench-ca',
+);
 writeFileSync(join(dir, 'server.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
-openssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
-openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '1', '-extfile', 'server.ext');
+openssl(
+  'req',
+  '-newkey',
+  'ec',
+  '-pkeyopt',
+  'ec_paramgen_curve:prime256v1',
+  '-nodes',
+  '-keyout',
+  'server.key',
+  '-out',
+  'server.csr',
+  '-subj',
+  '/CN=localhost',
+);
+openssl(
+  'x509',
+  '-req',
+  '-in',
+  'server.csr',
+  '-CA',
+  'ca.crt',
+  '-CAkey',
+  'ca.key',
+  '-CAcreateserial',
+  '-out',
+  'server.crt',
+  '-days',
+  '1',
+  '-extfile',
+  'server.ext',
+);
 
-const api = spawn(node, [join(root, 'bench', 'token-api.mjs'), join(dir, 'server.crt'), join(dir, 'server.key')], { stdio: ['ignore', 'pipe', 'inherit'] });
+const api = spawn(node, [join(root, 'bench', 'token-api.mjs'), join(dir, 'server.crt'), join(dir, 'server.key')], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 const port = await new Promise((resolve) => api.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
 const url = `https://localhost:${port}`;
-const count = () => Number(spawnSync('curl', ['-sS', '--cacert', join(dir, 'ca.crt'), `${url}/count`], { encoding: 'utf8' }).stdout);
+const count = () =>
+  Number(spawnSync('curl', ['-sS', '--cacert', join(dir, 'ca.crt'), `${url}/count`], { encoding: 'utf8' }).stdout);
 
 // The same request both ways: a form POST with the client secret from the environment.
 const config = join(dir, 'config.yaml');
@@ -87,7 +135,17 @@ writeFileSync(
   configSteps,
   JSON.stringify({
     webAPIProviderConfig: {
-      steps: [{ name: 'login', method: 'POST', url: `${url}/token`, form: { client_secret: '{{ env.CLIENT_SECRET }}', assertion: `{{ jwt({ iss: "bench", aud: "${url}" }, file("${signingKey}")) }}` } }],
+      steps: [
+        {
+          name: 'login',
+          method: 'POST',
+          url: `${url}/token`,
+          form: {
+            client_secret: '{{ env.CLIENT_SECRET }}',
+            assertion: `{{ jwt({ iss: "bench", aud: "${url}" }, file("${signingKey}")) }}`,
+          },
+        },
+      ],
       method: 'POST',
       url: `${url}/token`,
       headers: { Authorization: 'Bearer {{ steps.login.access_token }}' },
@@ -119,7 +177,13 @@ const commands = {
   'fetch json': [binary, '--config', configJson],
   'curl|jq': [plugin],
   'node https': [node, join(root, 'bench', 'min-fetch.mjs'), `${url}/token`, join(dir, 'ca.crt')],
-  'node https roots': [node, join(root, 'bench', 'min-fetch.mjs'), `${url}/token`, join(dir, 'ca.crt'), '--system-roots'],
+  'node https roots': [
+    node,
+    join(root, 'bench', 'min-fetch.mjs'),
+    `${url}/token`,
+    join(dir, 'ca.crt'),
+    '--system-roots',
+  ],
   // The stages of a miss, by difference (the table's last rows): the binary's own start-up, and a
   // fetch that also stores (a cache directory emptied before each run, outside the time).
   version: [binary, '--version'],
@@ -153,7 +217,8 @@ function once([command, ...args], name) {
 // that a noisy neighbour slows them all alike.
 for (const [name, command] of Object.entries(commands)) for (let i = 0; i < 3; i++) once(command, name);
 const samples = Object.fromEntries(Object.keys(commands).map((name) => [name, []]));
-for (let run = 0; run < RUNS; run++) for (const [name, command] of Object.entries(commands)) samples[name].push(once(command, name));
+for (let run = 0; run < RUNS; run++)
+  for (const [name, command] of Object.entries(commands)) samples[name].push(once(command, name));
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
@@ -166,18 +231,28 @@ async function coldBurst(n) {
   const before = count();
   const started = process.hrtime.bigint();
   const results = await Promise.all(
-    Array.from({ length: n }, () =>
-      new Promise((resolve) => {
-        const child = spawn(binary, ['--config', config, '--cache', '--cache-dir', burstDir], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-        let out = '';
-        child.stdout.on('data', (d) => (out += d));
-        child.on('close', (code) => resolve({ code, out }));
-      }),
+    Array.from(
+      { length: n },
+      () =>
+        new Promise((resolve) => {
+          const child = spawn(binary, ['--config', config, '--cache', '--cache-dir', burstDir], {
+            env,
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
+          let out = '';
+          child.stdout.on('data', (d) => (out += d));
+          child.on('close', (code) => resolve({ code, out }));
+        }),
     ),
   );
   const wall = Number(process.hrtime.bigint() - started) / 1e6;
   const tokens = new Set(results.map((r) => /"token":"([^"]+)"/.exec(r.out)?.[1]));
-  return { wall, requests: count() - before, failures: results.filter((r) => r.code !== 0).length, tokens: tokens.size };
+  return {
+    wall,
+    requests: count() - before,
+    failures: results.filter((r) => r.code !== 0).length,
+    tokens: tokens.size,
+  };
 }
 const bursts = [];
 for (let i = 0; i < 5; i++) bursts.push(await coldBurst(50));
@@ -220,24 +295,41 @@ async function fleet(n) {
     peakSum = Math.max(peakSum, sum);
   }, 10);
   const results = await Promise.all(
-    Array.from({ length: n }, (_, i) =>
-      new Promise((resolve) => {
-        const execInfo = JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', spec: { interactive: false, cluster: { server: `https://cluster-${i}.example:6443` } } });
-        const child = spawn(binary, ['--config', configJson, '--cache', '--cache-dir', fleetDir], { env: { ...env, KUBERNETES_EXEC_INFO: execInfo }, stdio: ['ignore', 'pipe', 'pipe'] });
-        live.set(child.pid, true);
-        let out = '';
-        child.stdout.on('data', (d) => (out += d));
-        child.on('close', (code) => {
-          live.delete(child.pid);
-          resolve({ code, out });
-        });
-      }),
+    Array.from(
+      { length: n },
+      (_, i) =>
+        new Promise((resolve) => {
+          const execInfo = JSON.stringify({
+            apiVersion: 'client.authentication.k8s.io/v1',
+            kind: 'ExecCredential',
+            spec: { interactive: false, cluster: { server: `https://cluster-${i}.example:6443` } },
+          });
+          const child = spawn(binary, ['--config', configJson, '--cache', '--cache-dir', fleetDir], {
+            env: { ...env, KUBERNETES_EXEC_INFO: execInfo },
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
+          live.set(child.pid, true);
+          let out = '';
+          child.stdout.on('data', (d) => (out += d));
+          child.on('close', (code) => {
+            live.delete(child.pid);
+            resolve({ code, out });
+          });
+        }),
     ),
   );
   clearInterval(sampler);
   const wall = Number(process.hrtime.bigint() - started) / 1e6;
   const tokens = new Set(results.map((r) => /"token":"([^"]+)"/.exec(r.out)?.[1]));
-  return { wall, cpu: childrenCpuMs() - cpuBefore, requests: count() - before, failures: results.filter((r) => r.code !== 0).length, tokens: tokens.size, peakOne: peakOne / 1024, peakSum: peakSum / 1024 };
+  return {
+    wall,
+    cpu: childrenCpuMs() - cpuBefore,
+    requests: count() - before,
+    failures: results.filter((r) => r.code !== 0).length,
+    tokens: tokens.size,
+    peakOne: peakOne / 1024,
+    peakSum: peakSum / 1024,
+  };
 }
 const fleetRun = await fleet(200);
 
@@ -259,14 +351,22 @@ async function storm(calls, callers, seconds) {
         await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now())));
         codes.push(
           await new Promise((resolve) => {
-            const child = spawn(binary, ['--config', configJson, '--cache', '--cache-dir', stormDir], { env: { ...env, CLIENT_SECRET: 'a-wrong-secret' }, stdio: 'ignore' });
+            const child = spawn(binary, ['--config', configJson, '--cache', '--cache-dir', stormDir], {
+              env: { ...env, CLIENT_SECRET: 'a-wrong-secret' },
+              stdio: 'ignore',
+            });
             child.on('close', resolve);
           }),
         );
       }
     }),
   );
-  return { calls: codes.length, requests: count() - before, seconds: (Date.now() - started) / 1000, exit3: codes.filter((code) => code === 3).length };
+  return {
+    calls: codes.length,
+    requests: count() - before,
+    seconds: (Date.now() - started) / 1000,
+    exit3: codes.filter((code) => code === 3).length,
+  };
 }
 const STORM_SECONDS = Number(process.env.BENCH_STORM_SECONDS ?? 60);
 const stormRun = await storm(500, 20, STORM_SECONDS);
@@ -274,7 +374,8 @@ const stormRun = await storm(500, 20, STORM_SECONDS);
 // A binary written moments ago (by npm run build:binary) sits in the page cache in large folios,
 // and mapping it counts up to ~18 MB more resident memory than the same file read back from disk:
 // that is page cache, not the plugin's memory. Drop the caches first where we may (root).
-const droppedCaches = spawnSync('sh', ['-c', 'sync && echo 1 > /proc/sys/vm/drop_caches'], { stdio: 'ignore' }).status === 0;
+const droppedCaches =
+  spawnSync('sh', ['-c', 'sync && echo 1 > /proc/sys/vm/drop_caches'], { stdio: 'ignore' }).status === 0;
 for (const name of ['hit', 'fetch', 'floor', 'node https']) for (let i = 0; i < 3; i++) once(commands[name], name);
 
 function peakRss(command) {
@@ -286,7 +387,12 @@ function peakRss(command) {
 const RSS_RUNS = 5;
 const peakOf = (command) => median(Array.from({ length: RSS_RUNS }, () => peakRss(command)));
 const rss = existsSync('/usr/bin/time')
-  ? { fetch: peakOf(commands.fetch), hit: peakOf(commands.hit), floor: peakOf(commands.floor), nodeFetch: peakOf(commands['node https']) }
+  ? {
+      fetch: peakOf(commands.fetch),
+      hit: peakOf(commands.hit),
+      floor: peakOf(commands.floor),
+      nodeFetch: peakOf(commands['node https']),
+    }
   : { fetch: NaN, hit: NaN, floor: NaN, nodeFetch: NaN };
 
 const checks = configCheckRows([binary], dir, env);
@@ -299,7 +405,13 @@ const merging = await kubeconfigMergeRows();
 const f = (ms) => `${ms.toFixed(1)} ms`;
 /** The median over the rounds of (the sum of `plus`'s times − the sum of `minus`'s) in each round. */
 const stage = (plus, minus) =>
-  median(samples.floor.map((_, run) => plus.reduce((sum, name) => sum + samples[name][run], 0) - minus.reduce((sum, name) => sum + samples[name][run], 0)));
+  median(
+    samples.floor.map(
+      (_, run) =>
+        plus.reduce((sum, name) => sum + samples[name][run], 0) -
+        minus.reduce((sum, name) => sum + samples[name][run], 0),
+    ),
+  );
 const lines = [
   `webapi-credential bench — ${new Date().toISOString()} — ${cpus().length} × ${cpus()[0]?.model.trim()} — ${process.version} — ${RUNS} alternating runs, medians`,
   '',

@@ -17,7 +17,11 @@ const server = createServer({ cert: readFileSync(certFile), key: readFileSync(ke
     count++;
     const ok = req.method === 'POST' && new URLSearchParams(body).get('client_secret') === 'bench-secret-value';
     res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' });
-    res.end(ok ? JSON.stringify({ access_token: `bench-token-${count}`, token_type: 'Bearer', expires_in: 3600 }) : '{"error":"invalid_client"}');
+    res.end(
+      ok
+        ? JSON.stringify({ access_token: `bench-token-${count}`, token_type: 'Bearer', expires_in: 3600 })
+        : '{"error":"invalid_client"}',
+    );
   });
 });
 server.listen(0, '127.0.0.1', () => process.stdout.write(`${server.address().port}\n`));

@@ -15,7 +15,8 @@ function octal(value, width) {
 
 /** One ustar header: a regular file owned by 0:0, modified at `mtime` (seconds since 1970). */
 function tarHeader({ name, data, mode }, mtime) {
-  if (Buffer.byteLength(name) > 100 || name.includes('..') || name.startsWith('/')) throw new Error(`no such tar entry name here: ${name}`);
+  if (Buffer.byteLength(name) > 100 || name.includes('..') || name.startsWith('/'))
+    throw new Error(`no such tar entry name here: ${name}`);
   const header = Buffer.alloc(BLOCK);
   header.write(name, 0, 100, 'utf8');
   header.write(octal(mode, 8), 100, 'latin1');

@@ -18,30 +18,89 @@ function openssl(...args) {
 
 try {
   say('1. Making a throwaway CA and a localhost certificate with openssl');
-  openssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '1', '-subj', '/CN=demo-ca');
+  openssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.crt',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=demo-ca',
+  );
   writeFileSync(join(dir, 'server.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
-  openssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
-  openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '1', '-extfile', 'server.ext');
+  openssl(
+    'req',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    'server.key',
+    '-out',
+    'server.csr',
+    '-subj',
+    '/CN=localhost',
+  );
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.crt',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'server.crt',
+    '-days',
+    '1',
+    '-extfile',
+    'server.ext',
+  );
 
   const clientId = 'demo-client';
   // A + and a : in the secret: what a hand-made base64(id + ':' + secret) gets wrong (RFC 6749 §2.3.1).
   const clientSecret = 's3cr3t+demo:value';
-  const server = createServer({ cert: readFileSync(join(dir, 'server.crt')), key: readFileSync(join(dir, 'server.key')) }, (req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      const form = new URLSearchParams(body);
-      const formEncoded = (value) => new URLSearchParams({ v: value }).toString().slice(2);
-      const basic = `Basic ${Buffer.from(`${formEncoded(clientId)}:${formEncoded(clientSecret)}`).toString('base64')}`;
-      if (req.method !== 'POST' || req.url !== '/oauth/token' || req.headers.authorization !== basic || form.get('grant_type') !== 'client_credentials') {
-        res.writeHead(401, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: 'invalid_client' }));
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ access_token: `demo-token-for-${form.get('scope')}`, token_type: 'Bearer', expires_in: 3600 }));
-    });
-  });
+  const server = createServer(
+    { cert: readFileSync(join(dir, 'server.crt')), key: readFileSync(join(dir, 'server.key')) },
+    (req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        const form = new URLSearchParams(body);
+        const formEncoded = (value) => new URLSearchParams({ v: value }).toString().slice(2);
+        const basic = `Basic ${Buffer.from(`${formEncoded(clientId)}:${formEncoded(clientSecret)}`).toString('base64')}`;
+        if (
+          req.method !== 'POST' ||
+          req.url !== '/oauth/token' ||
+          req.headers.authorization !== basic ||
+          form.get('grant_type') !== 'client_credentials'
+        ) {
+          res.writeHead(401, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: 'invalid_client' }));
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            access_token: `demo-token-for-${form.get('scope')}`,
+            token_type: 'Bearer',
+            expires_in: 3600,
+          }),
+        );
+      });
+    },
+  );
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `https://localhost:${server.address().port}`;
   say(`2. A token API (OAuth2 client_credentials) listens on ${url}/oauth/token`);
@@ -82,9 +141,12 @@ try {
   process.stdout.write(result.out);
   server.close();
   process.exitCode = result.code ?? 1;
-  if (result.code === 0) say('\nThat JSON is what kubectl reads from an exec plugin. See README.md for kubeconfig and Argo CD.');
+  if (result.code === 0)
+    say('\nThat JSON is what kubectl reads from an exec plugin. See README.md for kubeconfig and Argo CD.');
 } catch (error) {
-  say(`demo failed: ${error.message}${spawnSync('openssl', ['version']).error ? ' (openssl is needed to make the demo certificates)' : ''}`);
+  say(
+    `demo failed: ${error.message}${spawnSync('openssl', ['version']).error ? ' (openssl is needed to make the demo certificates)' : ''}`,
+  );
   process.exitCode = 1;
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -10,7 +10,9 @@ export function exampleConfigs(root) {
   for (const name of readdirSync(dir).sort()) {
     if (!existsSync(new URL(`${name}/config.yaml`, dir))) continue;
     // config.yaml first, then its variants.
-    const files = readdirSync(new URL(`${name}/`, dir)).sort((a, b) => (a === 'config.yaml' ? -1 : b === 'config.yaml' ? 1 : a.localeCompare(b)));
+    const files = readdirSync(new URL(`${name}/`, dir)).sort((a, b) =>
+      a === 'config.yaml' ? -1 : b === 'config.yaml' ? 1 : a.localeCompare(b),
+    );
     for (const file of files) {
       const variant = /^config(?:-([a-z0-9-]+))?\.yaml$/.exec(file);
       if (!variant) continue;

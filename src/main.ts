@@ -30,7 +30,7 @@ const fs = process.getBuiltinModule('node:fs');
 function writeAll(fd: number, text: string, patienceMs = Infinity): boolean {
   const buffer = Buffer.from(text);
   let waited = 0;
-  for (let offset = 0; offset < buffer.length; ) {
+  for (let offset = 0; offset < buffer.length;) {
     try {
       offset += fs.writeSync(fd, buffer, offset);
     } catch (error) {
@@ -95,7 +95,7 @@ function sameFile(found: string, ours: string, copies: boolean): boolean {
   const [fa, fb] = [fs.openSync(found, flags), fs.openSync(ours, flags)];
   try {
     const [ba, bb] = [Buffer.alloc(1 << 20), Buffer.alloc(1 << 20)];
-    for (let at = 0; at < a.size; ) {
+    for (let at = 0; at < a.size;) {
       const n = fs.readSync(fa, ba, 0, ba.length, at);
       if (n === 0 || fs.readSync(fb, bb, 0, n, at) !== n || !ba.subarray(0, n).equals(bb.subarray(0, n))) return false;
       at += n;
@@ -119,7 +119,8 @@ function stderrDescriptor(): number {
   if (stderrFd !== undefined) return stderrFd;
   stderrFd = 2;
   try {
-    if (process.platform === 'linux' && fs.fstatSync(2).isFIFO()) stderrFd = fs.openSync('/proc/self/fd/2', fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
+    if (process.platform === 'linux' && fs.fstatSync(2).isFIFO())
+      stderrFd = fs.openSync('/proc/self/fd/2', fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
   } catch {
     // fd 2 as it is (no /proc, or no reader left: its writes then fail with EPIPE).
   }
@@ -196,7 +197,12 @@ export function realDeps(): CliDeps {
       open: (command, url) =>
         new Promise((resolve, reject) => {
           // No shell: the URL is one argument whatever it holds; the opener's output is never ours.
-          const child = process.getBuiltinModule('node:child_process').spawn(command[0]!, [...command.slice(1), url], { stdio: 'ignore', detached: true, shell: false, windowsHide: true });
+          const child = process.getBuiltinModule('node:child_process').spawn(command[0]!, [...command.slice(1), url], {
+            stdio: 'ignore',
+            detached: true,
+            shell: false,
+            windowsHide: true,
+          });
           child.once('error', reject);
           child.once('spawn', () => {
             child.off('error', reject);

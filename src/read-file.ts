@@ -23,7 +23,8 @@ export function readBoundedFile(path: string, maxBytes = MAX_READ_BYTES): string
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.ino !== named.ino || stat.dev !== named.dev) throw refuse('not a regular file', 'ENOTREG');
+    if (!stat.isFile() || stat.ino !== named.ino || stat.dev !== named.dev)
+      throw refuse('not a regular file', 'ENOTREG');
     if (stat.size > maxBytes) throw refuse(tooLarge, 'EFBIG');
     // Sized to the file (one byte more shows a file that grew since fstat): a cached credential's
     // fast path reads its dependencies with this, and a 1 MiB buffer each cost it milliseconds.
@@ -34,11 +35,14 @@ export function readBoundedFile(path: string, maxBytes = MAX_READ_BYTES): string
       if (n === 0) break;
       length += n;
       if (length > maxBytes) throw refuse(tooLarge, 'EFBIG');
-      if (length === buffer.length) buffer = Buffer.concat([buffer, Buffer.allocUnsafe(Math.min(buffer.length, maxBytes + 1 - buffer.length) || 1)]);
+      if (length === buffer.length)
+        buffer = Buffer.concat([
+          buffer,
+          Buffer.allocUnsafe(Math.min(buffer.length, maxBytes + 1 - buffer.length) || 1),
+        ]);
     }
     return buffer.toString('utf8', 0, length);
   } finally {
     closeSync(fd);
   }
 }
-

@@ -20,11 +20,15 @@ function globalsUsed(source: string, file = 'x.ts'): string[] {
     if (ts.isIdentifier(node) && !isPropertyName(node)) {
       const at = `${file}:${tree.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
       if (node.text === 'process') found.push(`pure-core-no-process ${at}`);
-      if (['performance', 'setTimeout', 'setInterval', 'setImmediate'].includes(node.text)) found.push(`pure-core-no-clock ${at} (${node.text})`);
+      if (['performance', 'setTimeout', 'setInterval', 'setImmediate'].includes(node.text))
+        found.push(`pure-core-no-clock ${at} (${node.text})`);
       if (node.text === 'Date') {
         const parent = node.parent;
         const reads = ts.isPropertyAccessExpression(parent) && parent.expression === node && parent.name.text === 'now';
-        const argless = (ts.isNewExpression(parent) || ts.isCallExpression(parent)) && parent.expression === node && (parent.arguments?.length ?? 0) === 0;
+        const argless =
+          (ts.isNewExpression(parent) || ts.isCallExpression(parent)) &&
+          parent.expression === node &&
+          (parent.arguments?.length ?? 0) === 0;
         if (reads || argless) found.push(`pure-core-no-clock ${at} (${reads ? 'Date.now' : 'Date()'})`);
       }
     }
@@ -38,7 +42,11 @@ function isPropertyName(node: ts.Identifier): boolean {
   const parent = node.parent;
   return (
     (ts.isPropertyAccessExpression(parent) && parent.name === node) ||
-    ((ts.isPropertyAssignment(parent) || ts.isPropertySignature(parent) || ts.isMethodDeclaration(parent) || ts.isPropertyDeclaration(parent)) && parent.name === node) ||
+    ((ts.isPropertyAssignment(parent) ||
+      ts.isPropertySignature(parent) ||
+      ts.isMethodDeclaration(parent) ||
+      ts.isPropertyDeclaration(parent)) &&
+      parent.name === node) ||
     (ts.isQualifiedName(parent) && parent.right === node)
   );
 }
@@ -83,31 +91,48 @@ describe('dependency-cruiser rules', () => {
   /** One module per broken rule, in a tree shaped like src/. */
   const broken: Record<string, string> = {
     'src/main.ts': "import './cli/program.js';\nimport './request/http.js';\n",
-    'src/cli/program.ts': "export const program = 1;\n",
+    'src/cli/program.ts': 'export const program = 1;\n',
     'src/cli/a.ts': "import { b } from './b.js';\nexport const a = b;\n",
     'src/cli/b.ts': "import { a } from './a.js';\nexport const b = () => a;\n",
     'src/config/load.ts': "import { readFileSync } from 'node:fs';\nexport const load = readFileSync;\n",
     'src/template/clock.ts': "import { setTimeout } from 'node:timers/promises';\nexport const wait = setTimeout;\n",
-    'src/use-case/get-token.ts': "import { program } from '../cli/program.js';\nimport { send } from '../request/http.js';\nimport { request } from 'node:https';\nimport './missing.js';\nexport const all = [program, send, request];\n",
-    'src/request/http.ts': "export const send = 1;\n",
+    'src/use-case/get-token.ts':
+      "import { program } from '../cli/program.js';\nimport { send } from '../request/http.js';\nimport { request } from 'node:https';\nimport './missing.js';\nexport const all = [program, send, request];\n",
+    'src/request/http.ts': 'export const send = 1;\n',
     'src/cache/index.ts': "export { lockPath } from './lock.js';\n",
-    'src/cache/lock.ts': "export const lockPath = 1;\n",
-    'src/cli/doctor-stages.ts': "import { lockPath } from '../cache/lock.js';\nimport type {} from '../cache/index.js';\nexport const stages = lockPath;\n",
+    'src/cache/lock.ts': 'export const lockPath = 1;\n',
+    'src/cli/doctor-stages.ts':
+      "import { lockPath } from '../cache/lock.js';\nimport type {} from '../cache/index.js';\nexport const stages = lockPath;\n",
     'src/cli/fast-path.ts': "import type { Lock } from '../cache/lock.js';\nexport type Held = Lock;\n",
-    'src/kubeconfig/merge.ts': "import { all } from '../use-case/get-token.js';\nimport type {} from '../use-case/get-token.js';\nexport const merged = all;\n",
+    'src/kubeconfig/merge.ts':
+      "import { all } from '../use-case/get-token.js';\nimport type {} from '../use-case/get-token.js';\nexport const merged = all;\n",
   };
   for (const [file, text] of Object.entries(broken)) {
     mkdirSync(dirname(join(tree, file)), { recursive: true });
     writeFileSync(join(tree, file), text);
   }
-  writeFileSync(join(tree, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', allowJs: false } }));
+  writeFileSync(
+    join(tree, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', allowJs: false } }),
+  );
 
   let report: string | undefined;
   /** dependency-cruiser's report on the broken tree, made once. */
   function cruise(): string {
     if (report !== undefined) return report;
     try {
-      report = execFileSync(process.execPath, [join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'), 'src', '--config', join(ROOT, '.dependency-cruiser.cjs'), '--output-type', 'err'], { cwd: tree, encoding: 'utf8', stdio: 'pipe' });
+      report = execFileSync(
+        process.execPath,
+        [
+          join(ROOT, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'),
+          'src',
+          '--config',
+          join(ROOT, '.dependency-cruiser.cjs'),
+          '--output-type',
+          'err',
+        ],
+        { cwd: tree, encoding: 'utf8', stdio: 'pipe' },
+      );
     } catch (error) {
       const { stdout, stderr } = error as { stdout: string; stderr: string };
       report = stdout + stderr;
@@ -128,12 +153,21 @@ describe('dependency-cruiser rules', () => {
     ['cache-behind-its-face', 'src/cli/fast-path.ts'],
     ['kubeconfig-edits-files-only', 'src/kubeconfig/merge.ts'],
   ])('%s is named for %s', (rule, file) => {
-    const lines = cruise().split('\n').filter((line) => line.includes(`${rule}:`));
-    expect(lines.some((line) => line.includes(file)), `${rule} for ${file} in:\n${cruise()}`).toBe(true);
+    const lines = cruise()
+      .split('\n')
+      .filter((line) => line.includes(`${rule}:`));
+    expect(
+      lines.some((line) => line.includes(file)),
+      `${rule} for ${file} in:\n${cruise()}`,
+    ).toBe(true);
   });
 
   it('lets anything import the cache through its face, and the cache import its own modules', () => {
-    const lines = cruise().split('\n').filter((line) => line.includes('cache-behind-its-face:'));
-    expect(lines.filter((line) => line.includes('src/cache/index.ts →') || line.includes('→ src/cache/index.ts'))).toEqual([]);
+    const lines = cruise()
+      .split('\n')
+      .filter((line) => line.includes('cache-behind-its-face:'));
+    expect(
+      lines.filter((line) => line.includes('src/cache/index.ts →') || line.includes('→ src/cache/index.ts')),
+    ).toEqual([]);
   });
 });

@@ -47,7 +47,8 @@ interface Use {
 /** What `source` (the file `file`, relative to the root) imports at run time; type-only imports are left out. */
 function uses(source: string, file: string): Use[] {
   const found: Use[] = [];
-  const resolve = (specifier: string): string => (specifier.startsWith('.') ? join(dirname(file), specifier).replace(/\.js$/, '.ts') : specifier);
+  const resolve = (specifier: string): string =>
+    specifier.startsWith('.') ? join(dirname(file), specifier).replace(/\.js$/, '.ts') : specifier;
   const tree = parse(file, source);
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
@@ -57,14 +58,22 @@ function uses(source: string, file: string): Use[] {
         const names: string[] = clause.name ? ['default'] : [];
         const bindings = clause.namedBindings;
         if (bindings && ts.isNamespaceImport(bindings)) names.push('*');
-        if (bindings && ts.isNamedImports(bindings)) names.push(...bindings.elements.filter((e) => !e.isTypeOnly).map((e) => (e.propertyName ?? e.name).text));
+        if (bindings && ts.isNamedImports(bindings))
+          names.push(...bindings.elements.filter((e) => !e.isTypeOnly).map((e) => (e.propertyName ?? e.name).text));
         if (names.length > 0) found.push({ module: resolve(node.moduleSpecifier.text), names });
       }
-    } else if (ts.isExportDeclaration(node) && !node.isTypeOnly && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+    } else if (
+      ts.isExportDeclaration(node) &&
+      !node.isTypeOnly &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       found.push({ module: resolve(node.moduleSpecifier.text), names: ['*'] });
     } else if (ts.isCallExpression(node) && node.arguments.length > 0 && ts.isStringLiteral(node.arguments[0]!)) {
       const specifier = node.arguments[0].text;
-      const dynamic = node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === 'require');
+      const dynamic =
+        node.expression.kind === ts.SyntaxKind.ImportKeyword ||
+        (ts.isIdentifier(node.expression) && node.expression.text === 'require');
       // process.getBuiltinModule('node:child_process'), createRequire(...)('child_process') and the like.
       if (dynamic || CHILD_PROCESS.has(specifier)) found.push({ module: resolve(specifier), names: ['*'] });
     }
@@ -103,21 +112,26 @@ function durationBounds(source: string, file: string): string[] {
   const found: string[] = [];
   const tree = parse(file, source);
   const line = (node: ts.Node) => tree.getLineAndCharacterOfPosition(node.getStart(tree)).line + 1;
-  const isExpect = (node: ts.Node): node is ts.CallExpression => ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'expect';
+  const isExpect = (node: ts.Node): node is ts.CallExpression =>
+    ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'expect';
   // What each const was given, and which consts hold a clock read.
   const given = new Map<string, string>();
   const collect = (node: ts.Node): void => {
-    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer) given.set(node.name.text, node.initializer.getText(tree));
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.initializer)
+      given.set(node.name.text, node.initializer.getText(tree));
     ts.forEachChild(node, collect);
   };
   collect(tree);
   const stored = [...given].filter(([, value]) => /^(Date|performance)\.now\(\)$/.test(value)).map(([name]) => name);
   const storedClock = stored.length > 0 ? new RegExp(`\\b(${stored.join('|')})\\b`) : undefined;
-  const text = (node: ts.Expression): string => (ts.isIdentifier(node) && given.has(node.text) ? `${node.text} = ${given.get(node.text)}` : node.getText(tree));
+  const text = (node: ts.Expression): string =>
+    ts.isIdentifier(node) && given.has(node.text) ? `${node.text} = ${given.get(node.text)}` : node.getText(tree);
   const explained = (node: ts.Node): boolean => {
     let statement: ts.Node = node;
     while (!ts.isExpressionStatement(statement) && statement.parent) statement = statement.parent;
-    return (ts.getLeadingCommentRanges(source, statement.getFullStart()) ?? []).some((range) => SAYS_WHY.test(source.slice(range.pos, range.end)));
+    return (ts.getLeadingCommentRanges(source, statement.getFullStart()) ?? []).some((range) =>
+      SAYS_WHY.test(source.slice(range.pos, range.end)),
+    );
   };
   const visit = (node: ts.Node): void => {
     if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
@@ -133,13 +147,26 @@ function durationBounds(source: string, file: string): string[] {
         const hit = `${file}:${line(node)} ${said} .${matcher}(…)`;
         if (upper && DURATION.test(said)) found.push(hit);
         else if (lower && REMAINING.test(said)) found.push(hit);
-        else if (((upper && storedClock?.test(bound)) || (lower && CLOCK.test(bound))) && !explained(node)) found.push(`${hit} against a clock, with no comment saying why a busy machine cannot fail it`);
+        else if (((upper && storedClock?.test(bound)) || (lower && CLOCK.test(bound))) && !explained(node))
+          found.push(`${hit} against a clock, with no comment saying why a busy machine cannot fail it`);
       }
     }
     if (isExpect(node)) {
       const subject = node.arguments[0];
-      const compares = subject && ts.isBinaryExpression(subject) && [ts.SyntaxKind.LessThanToken, ts.SyntaxKind.LessThanEqualsToken, ts.SyntaxKind.GreaterThanToken, ts.SyntaxKind.GreaterThanEqualsToken].includes(subject.operatorToken.kind);
-      if (compares && [subject.left, subject.right].some((side) => DURATION.test(text(side)) || REMAINING.test(text(side)))) found.push(`${file}:${line(node)} expect(${subject.getText(tree)})`);
+      const compares =
+        subject &&
+        ts.isBinaryExpression(subject) &&
+        [
+          ts.SyntaxKind.LessThanToken,
+          ts.SyntaxKind.LessThanEqualsToken,
+          ts.SyntaxKind.GreaterThanToken,
+          ts.SyntaxKind.GreaterThanEqualsToken,
+        ].includes(subject.operatorToken.kind);
+      if (
+        compares &&
+        [subject.left, subject.right].some((side) => DURATION.test(text(side)) || REMAINING.test(text(side)))
+      )
+        found.push(`${file}:${line(node)} expect(${subject.getText(tree)})`);
     }
     ts.forEachChild(node, visit);
   };
@@ -166,7 +193,13 @@ function violations(source: string, file: string): string[] {
 
 function files(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? (entry.name === 'fixtures' ? [] : files(join(dir, entry.name))) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
+    entry.isDirectory()
+      ? entry.name === 'fixtures'
+        ? []
+        : files(join(dir, entry.name))
+      : entry.name.endsWith('.ts')
+        ? [join(dir, entry.name)]
+        : [],
   );
 }
 
@@ -184,15 +217,22 @@ describe('the unit tier', () => {
   });
 
   it('is what vitest.config.ts runs as the unit project: every other test file matches a process glob', () => {
-    for (const file of tests) expect(PROCESS_TESTS.some((glob) => matchesGlob(file, glob)), file).toBe(isProcessTest(file));
+    for (const file of tests)
+      expect(
+        PROCESS_TESTS.some((glob) => matchesGlob(file, glob)),
+        file,
+      ).toBe(isProcessTest(file));
     expect(tests.filter(isProcessTest).length).toBeGreaterThan(40);
   });
 
   it('knows every support module that starts a process', () => {
     const support = all.filter((file) => !file.endsWith('.test.ts'));
     const starters = support.filter((file) => uses(read(file), file).some((use) => spawning(use) !== undefined));
-    expect(starters.filter((file) => !(file in RUNNERS) && !FIXTURE_TOOLS.includes(file) && file !== GUARD)).toEqual([]);
-    for (const file of [...Object.keys(RUNNERS), ...FIXTURE_TOOLS]) expect(support, `${file} is listed`).toContain(file);
+    expect(starters.filter((file) => !(file in RUNNERS) && !FIXTURE_TOOLS.includes(file) && file !== GUARD)).toEqual(
+      [],
+    );
+    for (const file of [...Object.keys(RUNNERS), ...FIXTURE_TOOLS])
+      expect(support, `${file} is listed`).toContain(file);
   });
 
   it('would catch a unit test that spawns', () => {
@@ -224,7 +264,9 @@ describe('the unit tier', () => {
     const outside = all.filter((file) => !isPerfTest(file) && file !== SELF);
     expect(outside.flatMap((file) => durationBounds(read(file), file))).toEqual([]);
     // Nor does it time work at two sizes (test/helpers/growth.ts): that is the perf tier's.
-    const timing = outside.filter((file) => uses(read(file), file).some((use) => use.module === 'test/helpers/growth.ts'));
+    const timing = outside.filter((file) =>
+      uses(read(file), file).some((use) => use.module === 'test/helpers/growth.ts'),
+    );
     expect(timing).toEqual([]);
   });
 
@@ -253,14 +295,29 @@ describe('the unit tier', () => {
       'expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);',
       'expect(left >= 500).toBe(true);',
     ].join('\n');
-    expect(durationBounds(source, 'x.test.ts').map((hit) => hit.split(' ')[0])).toEqual(['x.test.ts:2', 'x.test.ts:3', 'x.test.ts:4', 'x.test.ts:5', 'x.test.ts:6', 'x.test.ts:11', 'x.test.ts:13', 'x.test.ts:15', 'x.test.ts:16', 'x.test.ts:22']);
+    expect(durationBounds(source, 'x.test.ts').map((hit) => hit.split(' ')[0])).toEqual([
+      'x.test.ts:2',
+      'x.test.ts:3',
+      'x.test.ts:4',
+      'x.test.ts:5',
+      'x.test.ts:6',
+      'x.test.ts:11',
+      'x.test.ts:13',
+      'x.test.ts:15',
+      'x.test.ts:16',
+      'x.test.ts:22',
+    ]);
   });
 
   it('keeps the perf tier in process, and every perf file in it', () => {
     const perf = tests.filter(isPerfTest);
     expect(perf.length).toBeGreaterThan(0);
     for (const file of perf) expect(isProcessTest(file), file).toBe(false);
-    for (const file of tests) expect(PERF_TESTS.some((glob) => matchesGlob(file, glob)), file).toBe(isPerfTest(file));
+    for (const file of tests)
+      expect(
+        PERF_TESTS.some((glob) => matchesGlob(file, glob)),
+        file,
+      ).toBe(isPerfTest(file));
   });
 
   it('refuses a spawn at run time in its workers (test/unit-setup.ts), but for openssl, which makes the test certificates', () => {

@@ -12,7 +12,9 @@ for (const name of ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execF
     // exec and execSync take a shell line: its first word is the program.
     const program = String(command).trim().split(/\s+/)[0] ?? '';
     if (name !== 'fork' && FIXTURE_TOOLS.has(program)) return real.call(this, command, ...rest);
-    throw new Error(`a unit-tier test ran ${name}(${program}): a test that starts a process is named *.process.test.ts or lives in a process folder (test/tiers.ts)`);
+    throw new Error(
+      `a unit-tier test ran ${name}(${program}): a test that starts a process is named *.process.test.ts or lives in a process folder (test/tiers.ts)`,
+    );
   };
 }
 // The ES module namespace of node:child_process takes the replaced functions too.

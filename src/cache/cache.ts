@@ -4,12 +4,19 @@ import type { CredentialStatus } from '../credential/exec-credential.js';
 import { RequestError, UsageError } from '../errors.js';
 import type { LockDeps, LockOutcome } from './lock.js';
 import { errorCode, lockOptions, type Timing } from './lock-taking.js';
-import { failureToRemember, isDeadline, isOutage, recalled, rememberedMessage, throughOutage, whileRefreshing } from './failure.js';
+import {
+  failureToRemember,
+  isDeadline,
+  isOutage,
+  recalled,
+  rememberedMessage,
+  throughOutage,
+  whileRefreshing,
+} from './failure.js';
 import type { CacheFs, HeldRefresh, Lookup, Replacing, Stale } from './store.js';
 import type { Storage } from './storage.js';
 import { reporter, type CacheEvent } from './events.js';
 import { keptRefreshToken } from './kept-refresh.js';
-
 
 export interface CacheDeps extends LockDeps {
   fs: CacheFs;
@@ -51,15 +58,22 @@ export type Fetch = (refresh?: Refresh, asking?: () => void) => Promise<Fetched>
  * Makes the directory ready and returns the key of its keyed hashes, or undefined (with a trace)
  * when the directory cannot be trusted or used: then the call fetches without the cache.
  */
-export function openCache(storage: Storage, dir: string, deps: CacheDeps, report: (event: CacheEvent) => void): Uint8Array | undefined {
+export function openCache(
+  storage: Storage,
+  dir: string,
+  deps: CacheDeps,
+  report: (event: CacheEvent) => void,
+): Uint8Array | undefined {
   try {
     return storage.open(deps.randomBytes);
   } catch (error) {
-    report({ kind: 'off', text: `off for this call: ${error instanceof Error && !(error as NodeJS.ErrnoException).code ? error.message : `directory ${dir} is unusable (${errorCode(error)})`}` });
+    report({
+      kind: 'off',
+      text: `off for this call: ${error instanceof Error && !(error as NodeJS.ErrnoException).code ? error.message : `directory ${dir} is unusable (${errorCode(error)})`}`,
+    });
     return undefined;
   }
 }
-
 
 /** How the call's failures are remembered (cache/failure.ts): what to keep of one, 0 ms for nothing. */
 export interface FailureMemory {
@@ -91,7 +105,10 @@ export async function cached(
   let inEntry: string | undefined;
   const store = ({ status, expiresAt, refreshToken }: Fetched, held: HeldRefresh | undefined) => {
     if (!status.expirationTimestamp) {
-      report({ kind: 'note', text: 'not storing a credential without a known expiry (set expiresIn, expiryPath or expiresInPath)' });
+      report({
+        kind: 'note',
+        text: 'not storing a credential without a known expiry (set expiresIn, expiryPath or expiresInPath)',
+      });
       // The refresh token it rotated is kept all the same: the one just used may be single-use.
       const refresh = keptRefresh(refreshToken, held);
       if (refresh) keepRefresh(storage, key, refresh, report, { held: inEntry });
@@ -101,7 +118,13 @@ export async function cached(
       // Never backwards: a credential another process stored meanwhile that lives longer stays.
       // Judged right before the rename (writeAtomic): our fetch and our write are behind us then.
       const refresh = keptRefresh(refreshToken, held);
-      if (!storage.writeCredential(key, status, { ...(expiresAt !== undefined ? { expiresAt } : {}), ...(refresh ? { refresh } : {}), keep: storage.holdsLonger(key, status) })) {
+      if (
+        !storage.writeCredential(key, status, {
+          ...(expiresAt !== undefined ? { expiresAt } : {}),
+          ...(refresh ? { refresh } : {}),
+          keep: storage.holdsLonger(key, status),
+        })
+      ) {
         report({ kind: 'note', text: 'kept the newer credential another process stored meanwhile' });
         entered();
         return;
@@ -116,7 +139,11 @@ export async function cached(
   const servedThrough = (stale: Stale, message: string): CredentialStatus => {
     const { status, note } = throughOutage(stale, message, deps.now());
     (deps.warn ?? deps.trace)(note);
-    report({ kind: 'outage', expiresAt: stale.expiresAt, text: `served through an outage until ${status.expirationTimestamp}` });
+    report({
+      kind: 'outage',
+      expiresAt: stale.expiresAt,
+      text: `served through an outage until ${status.expirationTimestamp}`,
+    });
     entered();
     return status;
   };
@@ -133,7 +160,10 @@ export async function cached(
         // Its credential goes with it: served in its margin window (while another refreshes, or
         // through an outage), it would paper over a refusal, and the grant may have been revoked.
         storage.replaceRefresh(key, undefined, refused);
-        report({ kind: 'note', text: 'dropped the refresh token the token endpoint refused, and the credential of its grant' });
+        report({
+          kind: 'note',
+          text: 'dropped the refresh token the token endpoint refused, and the credential of its grant',
+        });
       } catch (error) {
         report({ kind: 'note', text: `cannot drop the refused refresh token (${errorCode(error)})` });
       }
@@ -157,13 +187,15 @@ export async function cached(
         return current.status;
       }
       const found = failureToRemember(error, failures.ttlMs, deps.now(), failures.redact);
-      if (!found && isDeadline(error)) report({ kind: 'note', text: "not remembering a failure of this call's own --timeout" });
+      if (!found && isDeadline(error))
+        report({ kind: 'note', text: "not remembering a failure of this call's own --timeout" });
       // An outage in the margin window: the credential is kept beside the failure, and served.
       const stale = isOutage(error) ? current.stale : undefined;
       // Remembered at most until the credential served through it really expires (the last whole
       // second before, as store.ts serves it): then one caller asks again, and nobody is told of a
       // failure while a credential exists; a failure of that request is remembered in full.
-      const failure = found && stale ? { ...found, until: Math.min(found.until, Math.floor(stale.expiresAt / 1000) * 1000) } : found;
+      const failure =
+        found && stale ? { ...found, until: Math.min(found.until, Math.floor(stale.expiresAt / 1000) * 1000) } : found;
       if (failure) {
         let appeared: CredentialStatus | undefined;
         const credentialStored = () => {
@@ -173,7 +205,14 @@ export async function cached(
         };
         try {
           // The refresh token outlives an outage or a refusal of something else: the next fetch tries it.
-          if (!storage.writeFailure(key, failure, { ...(stale ? { stale } : {}), ...(held ? { refresh: held } : {}), keep: credentialStored }) && appeared) {
+          if (
+            !storage.writeFailure(key, failure, {
+              ...(stale ? { stale } : {}),
+              ...(held ? { refresh: held } : {}),
+              keep: credentialStored,
+            }) &&
+            appeared
+          ) {
             storedMeanwhile();
             return appeared;
           }
@@ -198,10 +237,16 @@ export async function cached(
       entered();
       return lookup.status;
     }
-    if (lookup.failure && lookup.stale) return servedThrough(lookup.stale, rememberedMessage(lookup.failure, deps.now()));
+    if (lookup.failure && lookup.stale)
+      return servedThrough(lookup.stale, rememberedMessage(lookup.failure, deps.now()));
     if (lookup.failure) {
       const until = lookup.failure.until;
-      report({ kind: 'recalled', until, waited, text: `failure remembered until ${new Date(until).toISOString()}${how}` });
+      report({
+        kind: 'recalled',
+        until,
+        waited,
+        text: `failure remembered until ${new Date(until).toISOString()}${how}`,
+      });
       entered();
       throw recalled(lookup.failure, deps.now());
     }
@@ -227,14 +272,17 @@ export async function cached(
       const lookup = storage.read(key, deps.now());
       return lookup.hit || lookup.failure !== undefined;
     };
-    outcome = await storage.lock(key, lockOptions(timing, deps, ready, {
-      leave: () => {
-        if (!servable) return false;
-        const now = storage.read(key, deps.now());
-        servable = !now.hit && !now.failure ? now.stale : undefined;
-        return servable !== undefined;
-      },
-    }));
+    outcome = await storage.lock(
+      key,
+      lockOptions(timing, deps, ready, {
+        leave: () => {
+          if (!servable) return false;
+          const now = storage.read(key, deps.now());
+          servable = !now.hit && !now.failure ? now.stale : undefined;
+          return servable !== undefined;
+        },
+      }),
+    );
   } catch (error) {
     report({ kind: 'note', text: `cannot lock (${errorCode(error)}); fetching without the lock` });
     outcome = { kind: 'unlockable' };
@@ -252,21 +300,29 @@ export async function cached(
     const late = serve(storage.read(key, deps.now()), true);
     if (late) return late;
     if (holder.login && timing.holdMs === undefined) {
-      throw new UsageError('LOGIN_IN_PROGRESS', `a login is in progress in another terminal (pid ${holder.pid ?? '?'}): finish it there, then run again`);
+      throw new UsageError(
+        'LOGIN_IN_PROGRESS',
+        `a login is in progress in another terminal (pid ${holder.pid ?? '?'}): finish it there, then run again`,
+      );
     }
     // Our deadline, not the API's state: never remembered (failure.ts isDeadline). The holder lives
     // and its deadline is later than ours: it may still succeed, and we cannot do better.
     const who = holder.pid !== undefined ? `process ${holder.pid}` : 'another process';
-    const error = new RequestError('DEADLINE', `no credential within --timeout ${timing.timeoutMs / 1000}s: ${who} was still fetching it`);
+    const error = new RequestError(
+      'DEADLINE',
+      `no credential within --timeout ${timing.timeoutMs / 1000}s: ${who} was still fetching it`,
+    );
     const current = storage.read(key, deps.now());
     if (!current.hit && current.stale) return servedThrough(current.stale, failures.redact(error.message));
     throw error;
   }
   if (outcome.kind === 'timeout' || outcome.kind === 'unlockable' || outcome.kind === 'busy') {
-    if (outcome.kind !== 'unlockable') report({ kind: 'note', text: 'a lock that is not ours holds the key too long; fetching without it' });
+    if (outcome.kind !== 'unlockable')
+      report({ kind: 'note', text: 'a lock that is not ours holds the key too long; fetching without it' });
     return fetchAndStore();
   }
-  if (outcome.kind === 'acquired' && outcome.tookOver) report({ kind: 'note', text: 'took over the lock of a live process whose own deadline had passed' });
+  if (outcome.kind === 'acquired' && outcome.tookOver)
+    report({ kind: 'note', text: 'took over the lock of a live process whose own deadline had passed' });
   const { holdMs } = timing;
   const lock = outcome.kind === 'acquired' ? outcome.lock : undefined;
   // A person is asked from now on: the lock says a login holds it, up to the login's bound, and
@@ -287,7 +343,13 @@ export async function cached(
  * A refresh token written into the key's entry at once (SPEC: any 2xx answer's), the rest as it was;
  * undefined drops it. `from`: only in place of the one the caller held (storage.ts replaceRefresh).
  */
-export function keepRefresh(storage: Storage, key: string, refresh: HeldRefresh | undefined, report: (event: CacheEvent) => void, from?: Replacing): void {
+export function keepRefresh(
+  storage: Storage,
+  key: string,
+  refresh: HeldRefresh | undefined,
+  report: (event: CacheEvent) => void,
+  from?: Replacing,
+): void {
   try {
     storage.replaceRefresh(key, refresh, from);
   } catch (error) {

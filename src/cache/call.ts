@@ -35,12 +35,24 @@ export async function throughCache(call: CacheCall, fetch: Fetch, deps: CacheDep
       // (ref.ts), with what this call read: after a fetch, what the steps' answers made the templates
       // read this time (not added to the last ref's: a path an answer names anew each time would grow
       // the list, and the files each call hashes, without end); after a hit, what the key was made of.
-      storage.writeRef(ref, { inputs, ...(asked ? call.readSoFar() : used), insecure: call.insecure, ...(baseOf(call) !== undefined ? { base: call.base } : {}) });
+      storage.writeRef(ref, {
+        inputs,
+        ...(asked ? call.readSoFar() : used),
+        insecure: call.insecure,
+        ...(baseOf(call) !== undefined ? { base: call.base } : {}),
+      });
     } catch (error) {
-      report({ kind: 'note', text: `cannot store the ref (${(error as NodeJS.ErrnoException).code ?? String(error)})` });
+      report({
+        kind: 'note',
+        text: `cannot store the ref (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+      });
     }
   };
-  const timing = { deadline: call.deadline, timeoutMs: call.timeoutMs, ...(call.holdMs !== undefined ? { holdMs: call.holdMs } : {}) };
+  const timing = {
+    deadline: call.deadline,
+    timeoutMs: call.timeoutMs,
+    ...(call.holdMs !== undefined ? { holdMs: call.holdMs } : {}),
+  };
   if (call.fresh) {
     // A new login, under the key's lock as a login holds it: never beside another terminal's login,
     // nor a refresh that would store its own answer over this one. The refresh token the entry
@@ -49,15 +61,26 @@ export async function throughCache(call: CacheCall, fetch: Fetch, deps: CacheDep
       const { status, expiresAt, refreshToken } = await fetchOnce();
       if (!status.expirationTimestamp) {
         // No credential to store, but its refresh token is: the entry's next fetch refreshes with it.
-        keepRefresh(storage, key, refreshToken !== undefined ? { token: refreshToken, at: deps.now() } : undefined, report);
+        keepRefresh(
+          storage,
+          key,
+          refreshToken !== undefined ? { token: refreshToken, at: deps.now() } : undefined,
+          report,
+        );
         return status;
       }
       try {
-        storage.writeCredential(key, status, { ...(expiresAt !== undefined ? { expiresAt } : {}), ...(refreshToken !== undefined ? { refresh: { token: refreshToken, at: deps.now() } } : {}) });
+        storage.writeCredential(key, status, {
+          ...(expiresAt !== undefined ? { expiresAt } : {}),
+          ...(refreshToken !== undefined ? { refresh: { token: refreshToken, at: deps.now() } } : {}),
+        });
         enter();
         report({ kind: 'stored', text: 'stored' });
       } catch (error) {
-        report({ kind: 'note', text: `cannot store the entry (${(error as NodeJS.ErrnoException).code ?? String(error)})` });
+        report({
+          kind: 'note',
+          text: `cannot store the entry (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+        });
       }
       return status;
     });
@@ -67,7 +90,6 @@ export async function throughCache(call: CacheCall, fetch: Fetch, deps: CacheDep
   if (fetched) storeUnderLearnedKey(secret, call, inputs, used, fetched, storage, report);
   return status;
 }
-
 
 /** The slot of a call's entry, without creating the directory or its key: undefined when the cache holds none (logout). */
 export function slotOf(call: CacheCall, deps: CacheDeps): CacheSlot | undefined {
@@ -98,7 +120,12 @@ export function inspectSlot(slot: CacheSlot, deps: LockDeps): CacheView {
  * cannot be keyed: client-go passes the cluster entry's extension as the kubeconfig has it, and one
  * nested past the stack would crash the hashing (RangeError). The cache is then off for this call.
  */
-function keysOf(secret: Uint8Array, call: CacheCall, storage: Storage, report: (event: CacheEvent) => void): { ref: string; inputs: string; key: string; used: Reads } | undefined {
+function keysOf(
+  secret: Uint8Array,
+  call: CacheCall,
+  storage: Storage,
+  report: (event: CacheEvent) => void,
+): { ref: string; inputs: string; key: string; used: Reads } | undefined {
   if (call.envNamedBySecret) {
     // The name is a secret: a ref would hold it in clear, and a key without it would serve a credential that variable no longer gives.
     report({ kind: 'off', text: 'off for this call: a template reads env by a name that a secret gives (env[env.X])' });
@@ -111,17 +138,26 @@ function keysOf(secret: Uint8Array, call: CacheCall, storage: Storage, report: (
   }
   try {
     const ref = refKey(secret, call);
-    const inputs = inputsKey(secret, { version: call.version, document: call.document, vars: call.vars, cluster: call.cluster });
+    const inputs = inputsKey(secret, {
+      version: call.version,
+      document: call.document,
+      vars: call.vars,
+      cluster: call.cluster,
+    });
     // What a step's answer made the templates read last time (file(steps.x.path)) is known only from
     // the ref that run wrote: keyed by it too, a rotated file misses (SPEC "Cache").
     // Only a ref written from where this call's relative paths resolve: another place's files are not ours.
     const known = storage.readRef(ref);
-    const used = known?.inputs === inputs && known.base === baseOf(call) ? union(call.dependencies, known) : call.dependencies;
+    const used =
+      known?.inputs === inputs && known.base === baseOf(call) ? union(call.dependencies, known) : call.dependencies;
     const key = entryKey(secret, inputs, dependencyDigest(call.env, used.env, used.files, call.readFile, baseOf(call)));
     return { ref, inputs, key, used };
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
-    report({ kind: 'off', text: 'off for this call: the cluster info of KUBERNETES_EXEC_INFO is nested too deeply to hash' });
+    report({
+      kind: 'off',
+      text: 'off for this call: the cluster info of KUBERNETES_EXEC_INFO is nested too deeply to hash',
+    });
     return undefined;
   }
 }
@@ -131,17 +167,35 @@ function keysOf(secret: Uint8Array, call: CacheCall, storage: Storage, report: (
  * templates read (file(steps.x.path)): a key this call could not know before its steps ran. The
  * credential is stored under that key too, so the first repeat is a hit, not a second fetch.
  */
-function storeUnderLearnedKey(secret: Uint8Array, call: CacheCall, inputs: string, used: Reads, { status, expiresAt }: Fetched, storage: Storage, report: (event: CacheEvent) => void): void {
+function storeUnderLearnedKey(
+  secret: Uint8Array,
+  call: CacheCall,
+  inputs: string,
+  used: Reads,
+  { status, expiresAt }: Fetched,
+  storage: Storage,
+  report: (event: CacheEvent) => void,
+): void {
   if (!status.expirationTimestamp) return;
   const learned = call.readSoFar();
   if (learned.env.join('\0') === used.env.join('\0') && learned.files.join('\0') === used.files.join('\0')) return;
   try {
-    const key = entryKey(secret, inputs, dependencyDigest(call.env, learned.env, learned.files, call.readFile, baseOf(call)));
+    const key = entryKey(
+      secret,
+      inputs,
+      dependencyDigest(call.env, learned.env, learned.files, call.readFile, baseOf(call)),
+    );
     // Never backwards (as cache.ts store()): a caller that knew this key may have stored a newer
     // credential under it; judged right before the rename.
-    storage.writeCredential(key, status, { ...(expiresAt !== undefined ? { expiresAt } : {}), keep: storage.holdsLonger(key, status) });
+    storage.writeCredential(key, status, {
+      ...(expiresAt !== undefined ? { expiresAt } : {}),
+      keep: storage.holdsLonger(key, status),
+    });
   } catch (error) {
-    report({ kind: 'note', text: `cannot store the entry under what the steps made the templates read (${(error as NodeJS.ErrnoException).code ?? String(error)})` });
+    report({
+      kind: 'note',
+      text: `cannot store the entry under what the steps made the templates read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    });
   }
 }
 

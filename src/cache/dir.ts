@@ -97,13 +97,19 @@ export function privateDir(fs: CacheFs, dir: string, uid: number | undefined): b
  * directory whatever its mode), and nothing on the way to it may let another user swap it or what
  * is in it (untrustedPath()).
  */
-export function untrusted(fs: CacheFs, dir: string, uid: number | undefined, { anyMode = false } = {}): string | undefined {
+export function untrusted(
+  fs: CacheFs,
+  dir: string,
+  uid: number | undefined,
+  { anyMode = false } = {},
+): string | undefined {
   const stat = fs.lstatSync(dir);
   if (stat.isSymbolicLink()) return `${dir} is a symbolic link`;
   if (!stat.isDirectory()) return `${dir} is not a directory`;
   if (uid === undefined) return undefined;
   if (stat.uid !== uid) return `${dir} belongs to uid ${stat.uid}, not to this user (uid ${uid})`;
-  if (!anyMode && (stat.mode & 0o077) !== 0) return `${dir} has mode ${(stat.mode & 0o777).toString(8)}; the cache needs 700`;
+  if (!anyMode && (stat.mode & 0o077) !== 0)
+    return `${dir} has mode ${(stat.mode & 0o777).toString(8)}; the cache needs 700`;
   return untrustedPath(fs, dirname(absolute(fs, dir)), uid);
 }
 

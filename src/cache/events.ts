@@ -25,7 +25,10 @@ export type CacheEvent =
   | { kind: 'note'; text: string };
 
 /** The trace line of an event and the event itself, to whoever listens. */
-export function reporter(trace: (line: string) => void, observe: ((event: CacheEvent) => void) | undefined): (event: CacheEvent) => void {
+export function reporter(
+  trace: (line: string) => void,
+  observe: ((event: CacheEvent) => void) | undefined,
+): (event: CacheEvent) => void {
   return (event) => {
     if (event.text !== undefined) trace(`cache: ${event.text}`);
     observe?.(event);

@@ -14,7 +14,12 @@ const OUTAGE_MIN_MS = 10_000;
  * What to remember of `error`, or undefined. `redact` is the call's redactor: the message is stored
  * as it would be shown, so no secret reaches the entry.
  */
-export function failureToRemember(error: unknown, failureTtlMs: number, now: number, redact: (text: string) => string): RememberedFailure | undefined {
+export function failureToRemember(
+  error: unknown,
+  failureTtlMs: number,
+  now: number,
+  redact: (text: string) => string,
+): RememberedFailure | undefined {
   if (failureTtlMs <= 0) return undefined;
   // The caller's own --timeout ran out: its deadline, not the API's state. One caller's short
   // deadline (a script, a probe, doctor --timeout 1s) must not deny the credential to a longer one.
@@ -32,7 +37,13 @@ export function failureToRemember(error: unknown, failureTtlMs: number, now: num
   // its failure was asked again on every call. It is redacted before it is cut.
   const message = shownOnTerminal(error.message, redact);
   const kept = message.length > MAX_FAILURE_MESSAGE ? `${message.slice(0, MAX_FAILURE_MESSAGE - 1)}…` : message;
-  return { exitCode, message: kept, at: now, until: now + Math.min(forMs, MAX_FAILURE_MS), ...(isOutage(error) ? { outage: true } : {}) };
+  return {
+    exitCode,
+    message: kept,
+    at: now,
+    until: now + Math.min(forMs, MAX_FAILURE_MS),
+    ...(isOutage(error) ? { outage: true } : {}),
+  };
 }
 
 /** No answer, or none to go by (SPEC "Served through an outage"): what a cached credential is served through. */
@@ -65,7 +76,9 @@ export function rememberedMessage(failure: RememberedFailure, now: number): stri
 /** The error a remembered failure is served as: same exit code, the remembered message. */
 export function recalled(failure: RememberedFailure, now: number): CredentialError {
   const message = rememberedMessage(failure, now);
-  return failure.exitCode === 4 ? new ResponseError('REMEMBERED_FAILURE', message) : new RequestError('REMEMBERED_FAILURE', message);
+  return failure.exitCode === 4
+    ? new ResponseError('REMEMBERED_FAILURE', message)
+    : new RequestError('REMEMBERED_FAILURE', message);
 }
 
 /** Served through an outage, a credential is reported as expiring this soon at most: client-go asks again. */
@@ -80,10 +93,17 @@ const THROUGH_OUTAGE_MS = 60_000;
  * A credential in its margin window served while process `pid` refreshes it (stale-while-revalidate):
  * as through an outage, and the trace line that says so. The fast path and the full one say it alike.
  */
-export function whileRefreshing(stale: Stale, pid: number | undefined, now: number): { status: CredentialStatus; text: string } {
+export function whileRefreshing(
+  stale: Stale,
+  pid: number | undefined,
+  now: number,
+): { status: CredentialStatus; text: string } {
   const { status } = throughOutage(stale, '', now);
   const valid = new Date(stale.expiresAt).toISOString();
-  return { status, text: `served the cached credential, valid until ${valid}, as ${status.expirationTimestamp}, while process ${pid ?? '?'} refreshes it` };
+  return {
+    status,
+    text: `served the cached credential, valid until ${valid}, as ${status.expirationTimestamp}, while process ${pid ?? '?'} refreshes it`,
+  };
 }
 
 export function throughOutage(stale: Stale, message: string, now: number): { status: CredentialStatus; note: string } {

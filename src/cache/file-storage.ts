@@ -18,8 +18,10 @@ export function fileStorage(dir: string, deps: LockDeps): Storage {
     },
     secret: () => (privateDir(fs, dir, uid) ? readSecret(fs, dir, uid) : undefined),
     read: (key, now) => readEntry(fs, dir, key, now, uid),
-    writeCredential: (key, status, { expiresAt, refresh, keep }) => writeEntry(fs, dir, key, status, deps.unique(), deps.now(), expiresAt, refresh, keep),
-    writeFailure: (key, failure, { stale, refresh, keep }) => writeFailure(fs, dir, key, failure, deps.unique(), deps.now(), stale, refresh, keep),
+    writeCredential: (key, status, { expiresAt, refresh, keep }) =>
+      writeEntry(fs, dir, key, status, deps.unique(), deps.now(), expiresAt, refresh, keep),
+    writeFailure: (key, failure, { stale, refresh, keep }) =>
+      writeFailure(fs, dir, key, failure, deps.unique(), deps.now(), stale, refresh, keep),
     replaceRefresh: (key, refresh, from) => replaceRefresh(fs, dir, key, refresh, deps.unique(), uid, from),
     remove: (key) => removeEntry(fs, dir, key),
     holdsLonger: (key, status) => holdsLonger(fs, dir, key, status, deps.now, uid),

@@ -33,7 +33,15 @@ const SWEEP_MAX = 2_000;
  * that check and the rename: nothing slow (a write, a fetch) lies between what was judged and the
  * rename any more.
  */
-export function writeAtomic(fs: CacheFs, dir: string, name: string, content: unknown, unique: string, now?: number, keep?: () => boolean): boolean {
+export function writeAtomic(
+  fs: CacheFs,
+  dir: string,
+  name: string,
+  content: unknown,
+  unique: string,
+  now?: number,
+  keep?: () => boolean,
+): boolean {
   const temp = join(dir, `${name.split('.')[0]}.${unique}.tmp`);
   let kept = false;
   try {
@@ -107,7 +115,13 @@ function sweep(fs: CacheFs, dir: string, now: number, unique: string, written: s
  * and what was moved is checked to be what was judged; a new one goes back (link: never over one
  * newer still). Readers meanwhile miss, as if it had been removed.
  */
-function removeIdle(fs: CacheFs, dir: string, name: string, judged: { ino: number; mtimeMs: number }, unique: string): void {
+function removeIdle(
+  fs: CacheFs,
+  dir: string,
+  name: string,
+  judged: { ino: number; mtimeMs: number },
+  unique: string,
+): void {
   const path = join(dir, name);
   // Named as a temp file: should we die here, the next sweep removes it.
   const aside = join(dir, `${name.split('.')[0]}.${unique}-swept.tmp`);
@@ -139,7 +153,13 @@ export function clearDir(fs: CacheFs, dir: string, uid: number | undefined): num
   const names = fs.readdirSync(dir);
   let removed = 0;
   for (const name of names) {
-    if (!/^[0-9a-f]{64}(\.json|\.ref|\.lock|\..+\.tmp|\.lock\..+\.broken)$/.test(name) && name !== SECRET_FILE && name !== SWEPT_FILE && !/^(hmac-key|swept)\..+\.tmp$/.test(name)) continue;
+    if (
+      !/^[0-9a-f]{64}(\.json|\.ref|\.lock|\..+\.tmp|\.lock\..+\.broken)$/.test(name) &&
+      name !== SECRET_FILE &&
+      name !== SWEPT_FILE &&
+      !/^(hmac-key|swept)\..+\.tmp$/.test(name)
+    )
+      continue;
     try {
       fs.unlinkSync(join(dir, name));
     } catch (error) {
@@ -152,4 +172,3 @@ export function clearDir(fs: CacheFs, dir: string, uid: number | undefined): num
   }
   return removed;
 }
-

@@ -17,7 +17,11 @@ import type { CacheCall } from './inputs.js';
  * the directory's own secret, read through the same trust rules as every read. `removed`: there was
  * an entry; `token`: it held a refresh token.
  */
-export async function forgetEntry(call: CacheCall, deps: CacheDeps, revoke: (token: string) => Promise<void>): Promise<{ removed: boolean; token: boolean }> {
+export async function forgetEntry(
+  call: CacheCall,
+  deps: CacheDeps,
+  revoke: (token: string) => Promise<void>,
+): Promise<{ removed: boolean; token: boolean }> {
   const slot = slotOf(call, deps);
   if (!slot) return { removed: false, token: false };
   const storage = fileStorage(slot.dir, deps);

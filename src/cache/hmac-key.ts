@@ -20,7 +20,13 @@ export function readSecret(fs: CacheFs, dir: string, uid: number | undefined): U
  * to its name (which fails if another process got there first), so that no reader ever sees it half
  * written, and concurrent first callers all end up with the same key.
  */
-export function ensureSecret(fs: CacheFs, dir: string, uid: number | undefined, random: () => Uint8Array, unique: string): Uint8Array {
+export function ensureSecret(
+  fs: CacheFs,
+  dir: string,
+  uid: number | undefined,
+  random: () => Uint8Array,
+  unique: string,
+): Uint8Array {
   const existing = readSecret(fs, dir, uid);
   if (existing) return existing;
   const temp = join(dir, `${SECRET_FILE}.${unique}.tmp`);

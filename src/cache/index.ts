@@ -52,16 +52,34 @@ export function lookupFast(raw: RawInputs, now: number, deps: Omit<LockDeps, 'no
   if (!secret) return undefined;
   // A config whose templates never name `cluster` has its ref without the cluster info (so a fleet
   // of clusters shares it); one that does, with it. Which one is the config's to say, so try both.
-  const refInputs = { version: raw.version, sourceKind: raw.sourceKind, configText: raw.configText, vars: raw.vars, cacheFlag: raw.cacheFlag };
+  const refInputs = {
+    version: raw.version,
+    sourceKind: raw.sourceKind,
+    configText: raw.configText,
+    vars: raw.vars,
+    cacheFlag: raw.cacheFlag,
+  };
   const ref =
-    storage.readRef(refKey(secret, { ...refInputs, cluster: undefined })) ?? (raw.cluster ? storage.readRef(refKey(secret, { ...refInputs, cluster: raw.cluster })) : undefined);
+    storage.readRef(refKey(secret, { ...refInputs, cluster: undefined })) ??
+    (raw.cluster ? storage.readRef(refKey(secret, { ...refInputs, cluster: raw.cluster })) : undefined);
   // Relative paths resolved from elsewhere name other files than `ref.files`: the full path decides.
   if (!ref || (ref.base !== undefined && ref.base !== raw.base)) return undefined;
   const key = entryKey(secret, ref.inputs, dependencyDigest(raw.env, ref.env, ref.files, raw.readFile, ref.base));
   const lookup = storage.read(key, now);
   if (lookup.hit) return { kind: 'hit', status: lookup.status, insecure: ref.insecure };
-  if (lookup.failure && lookup.stale) return { kind: 'hit', ...throughOutage(lookup.stale, rememberedMessage(lookup.failure, now), now), insecure: ref.insecure };
-  if (lookup.failure) return { kind: 'failure', exitCode: lookup.failure.exitCode, message: rememberedMessage(lookup.failure, now), insecure: ref.insecure };
+  if (lookup.failure && lookup.stale)
+    return {
+      kind: 'hit',
+      ...throughOutage(lookup.stale, rememberedMessage(lookup.failure, now), now),
+      insecure: ref.insecure,
+    };
+  if (lookup.failure)
+    return {
+      kind: 'failure',
+      exitCode: lookup.failure.exitCode,
+      message: rememberedMessage(lookup.failure, now),
+      insecure: ref.insecure,
+    };
   // In the margin window while another process refreshes it: served at once, as the full path would
   // (cache.ts), without loading it: a waiter costs a hit (stale-while-revalidate).
   const holder = lookup.stale ? storage.holder(key) : undefined;

@@ -22,7 +22,16 @@ export interface RefInputs {
 export function refKey(secret: Uint8Array, inputs: RefInputs): string {
   return hmacSha256Hex(
     secret,
-    JSON.stringify([CACHE_FORMAT, 'ref', inputs.version, inputs.sourceKind, inputs.configText, inputs.vars, inputs.cluster ?? null, inputs.cacheFlag ?? null]),
+    JSON.stringify([
+      CACHE_FORMAT,
+      'ref',
+      inputs.version,
+      inputs.sourceKind,
+      inputs.configText,
+      inputs.vars,
+      inputs.cluster ?? null,
+      inputs.cacheFlag ?? null,
+    ]),
   );
 }
 
@@ -31,8 +40,19 @@ export function refKey(secret: Uint8Array, inputs: RefInputs): string {
  * reformatted file or YAML written as JSON finds the same entry), the vars, the cluster info.
  * Stored in the ref, so the fast path needs no parser to know it.
  */
-export function inputsKey(secret: Uint8Array, inputs: { version: string; document: unknown; vars: Record<string, string>; cluster: Record<string, unknown> | undefined }): string {
-  return hmacSha256Hex(secret, JSON.stringify([CACHE_FORMAT, 'inputs', inputs.version, inputs.document, inputs.vars, inputs.cluster ?? null]));
+export function inputsKey(
+  secret: Uint8Array,
+  inputs: {
+    version: string;
+    document: unknown;
+    vars: Record<string, string>;
+    cluster: Record<string, unknown> | undefined;
+  },
+): string {
+  return hmacSha256Hex(
+    secret,
+    JSON.stringify([CACHE_FORMAT, 'inputs', inputs.version, inputs.document, inputs.vars, inputs.cluster ?? null]),
+  );
 }
 
 /** The entry's key: the inputs plus the values the templates read (dependencyDigest). */

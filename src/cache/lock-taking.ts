@@ -26,12 +26,17 @@ export function lockOptions(
   timing: Timing,
   deps: TakingDeps,
   ready: () => boolean,
-  { leave, login = false, report }: { leave?: () => boolean; login?: boolean; report?: (event: CacheEvent) => void } = {},
+  {
+    leave,
+    login = false,
+    report,
+  }: { leave?: () => boolean; login?: boolean; report?: (event: CacheEvent) => void } = {},
 ): LockOptions {
   let toldLogin = false;
   let toldFetch = false;
   return {
-    deadline: login && timing.holdMs !== undefined ? Math.max(timing.deadline, deps.now() + timing.holdMs) : timing.deadline,
+    deadline:
+      login && timing.holdMs !== undefined ? Math.max(timing.deadline, deps.now() + timing.holdMs) : timing.deadline,
     ...(login ? { login: true } : {}),
     // A lock planted by someone else is waited on this long at most, then we go without it.
     patienceMs: Math.min(MAX_PATIENCE_MS, (timing.deadline - deps.now()) / 2),
@@ -43,17 +48,24 @@ export function lockOptions(
       if (!holder.login) {
         if (report && !toldFetch) {
           toldFetch = true;
-          report({ kind: 'note', text: `waiting for process ${holder.pid ?? '?'}, which holds the lock${holder.deadline !== undefined ? ` until ${new Date(holder.deadline).toISOString()}` : ''}` });
+          report({
+            kind: 'note',
+            text: `waiting for process ${holder.pid ?? '?'}, which holds the lock${holder.deadline !== undefined ? ` until ${new Date(holder.deadline).toISOString()}` : ''}`,
+          });
         }
         return timing.deadline;
       }
       if (!toldLogin) {
         toldLogin = true;
         const since = new Date(holder.since).toISOString().replace(/\.\d{3}Z$/, 'Z');
-        (deps.warn ?? deps.trace)(`waiting for the login in another terminal (pid ${holder.pid ?? '?'}, since ${since})`);
+        (deps.warn ?? deps.trace)(
+          `waiting for the login in another terminal (pid ${holder.pid ?? '?'}, since ${since})`,
+        );
       }
       // Interactive, we wait as long as that login may (a person there is typing); else our own time.
-      return timing.holdMs !== undefined ? Math.max(timing.deadline, holder.deadline ?? timing.deadline) : timing.deadline;
+      return timing.holdMs !== undefined
+        ? Math.max(timing.deadline, holder.deadline ?? timing.deadline)
+        : timing.deadline;
     },
   };
 }
@@ -65,22 +77,42 @@ export function lockOptions(
  * directory, a lock not ours past patience), as a fetch goes on then. A live holder that outlasts the
  * wait is an error naming it, and nothing is done. `command` names the caller.
  */
-export async function underLock<T>(storage: Storage, key: string, timing: Timing, deps: TakingDeps, report: (event: CacheEvent) => void, command: string, work: () => Promise<T>): Promise<T> {
+export async function underLock<T>(
+  storage: Storage,
+  key: string,
+  timing: Timing,
+  deps: TakingDeps,
+  report: (event: CacheEvent) => void,
+  command: string,
+  work: () => Promise<T>,
+): Promise<T> {
   let outcome: LockOutcome | { kind: 'unlockable' };
   try {
-    outcome = await storage.lock(key, lockOptions(timing, deps, () => false, { login: timing.holdMs !== undefined, report }));
+    outcome = await storage.lock(
+      key,
+      lockOptions(timing, deps, () => false, { login: timing.holdMs !== undefined, report }),
+    );
   } catch (error) {
     report({ kind: 'note', text: `cannot lock (${errorCode(error)}); going on without the lock` });
     outcome = { kind: 'unlockable' };
   }
   if (outcome.kind === 'timeout' && outcome.holder) {
     const { pid, login } = outcome.holder;
-    if (login) throw new UsageError('LOGIN_IN_PROGRESS', `a login is in progress in another terminal (pid ${pid ?? '?'}): finish it there, then run again`);
+    if (login)
+      throw new UsageError(
+        'LOGIN_IN_PROGRESS',
+        `a login is in progress in another terminal (pid ${pid ?? '?'}): finish it there, then run again`,
+      );
     const who = pid !== undefined ? `process ${pid}` : 'another process';
-    throw new RequestError('DEADLINE', `${command} waited --timeout ${timing.timeoutMs / 1000}s for ${who}, which was still fetching this config's credential: run ${command} again`);
+    throw new RequestError(
+      'DEADLINE',
+      `${command} waited --timeout ${timing.timeoutMs / 1000}s for ${who}, which was still fetching this config's credential: run ${command} again`,
+    );
   }
-  if (outcome.kind === 'timeout' || outcome.kind === 'busy') report({ kind: 'note', text: 'a lock that is not ours holds the key too long; going on without it' });
-  if (outcome.kind === 'acquired' && outcome.tookOver) report({ kind: 'note', text: 'took over the lock of a live process whose own deadline had passed' });
+  if (outcome.kind === 'timeout' || outcome.kind === 'busy')
+    report({ kind: 'note', text: 'a lock that is not ours holds the key too long; going on without it' });
+  if (outcome.kind === 'acquired' && outcome.tookOver)
+    report({ kind: 'note', text: 'took over the lock of a live process whose own deadline had passed' });
   try {
     return await work();
   } finally {

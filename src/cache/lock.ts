@@ -71,7 +71,10 @@ export interface LockOptions {
 }
 
 /** doctor's view of a key's lock. */
-export type LockView = { kind: 'none' } | { kind: 'held'; pid: string; holder: 'alive' | 'gone' | 'elsewhere' } | { kind: 'untrusted'; why: string };
+export type LockView =
+  | { kind: 'none' }
+  | { kind: 'held'; pid: string; holder: 'alive' | 'gone' | 'elsewhere' }
+  | { kind: 'untrusted'; why: string };
 
 const POLL_MS = 25;
 /** A holder past its deadline is given this long to release (its report, its last write). */
@@ -125,7 +128,8 @@ function tryCreate(path: string, options: Pick<LockOptions, 'deadline' | 'login'
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
     throw error;
   }
-  const line = (deadline: number, login: boolean) => `${deps.pid} ${deps.host?.() ?? ''} ${Math.round(deadline)} ${login ? 'login' : 'fetch'}\n`;
+  const line = (deadline: number, login: boolean) =>
+    `${deps.pid} ${deps.host?.() ?? ''} ${Math.round(deadline)} ${login ? 'login' : 'fetch'}\n`;
   let content = line(options.deadline, options.login === true);
   let ino: number;
   try {
@@ -163,7 +167,10 @@ function tryCreate(path: string, options: Pick<LockOptions, 'deadline' | 'login'
       if (released || Buffer.byteLength(next) !== Buffer.byteLength(content)) return false;
       let fd: number;
       try {
-        fd = deps.fs.openSync(path, deps.fs.constants.O_RDWR | deps.fs.constants.O_NOFOLLOW | deps.fs.constants.O_NONBLOCK);
+        fd = deps.fs.openSync(
+          path,
+          deps.fs.constants.O_RDWR | deps.fs.constants.O_NOFOLLOW | deps.fs.constants.O_NONBLOCK,
+        );
       } catch {
         return false;
       }
@@ -171,7 +178,12 @@ function tryCreate(path: string, options: Pick<LockOptions, 'deadline' | 'login'
         // Only our own lock: a waiter may have taken it over (past our deadline) and hold its own now.
         const mine = Buffer.from(content);
         const found = new Uint8Array(mine.length + 1);
-        if (deps.fs.fstatSync(fd).ino !== ino || deps.fs.readSync(fd, found, 0, found.length, 0) !== mine.length || !mine.equals(found.subarray(0, mine.length))) return false;
+        if (
+          deps.fs.fstatSync(fd).ino !== ino ||
+          deps.fs.readSync(fd, found, 0, found.length, 0) !== mine.length ||
+          !mine.equals(found.subarray(0, mine.length))
+        )
+          return false;
         if (deps.fs.writeSync(fd, next, 0) !== Buffer.byteLength(next)) return false;
         content = next;
         return true;
@@ -208,7 +220,11 @@ function parseLock(text: string, since: number): Holder & { host: string | undef
  * The lock as judged (its inode, time, content and holder) and whether, and why, it is stale; 'gone'
  * once released; undefined when it is not ours (planted: past our patience we fetch without it).
  */
-function judge(path: string, staleAfterMs: number, deps: LockDeps): (Judged & { holder: Holder; stale: false | 'dead' | 'expired' }) | 'gone' | undefined {
+function judge(
+  path: string,
+  staleAfterMs: number,
+  deps: LockDeps,
+): (Judged & { holder: Holder; stale: false | 'dead' | 'expired' }) | 'gone' | undefined {
   let judged: Judged;
   try {
     const { ino, mtimeMs } = deps.fs.lstatSync(path);
@@ -220,7 +236,12 @@ function judge(path: string, staleAfterMs: number, deps: LockDeps): (Judged & { 
   return { ...judged, holder, stale: staleness(holder, host, staleAfterMs, deps) };
 }
 
-function staleness(holder: Holder, host: string | undefined, staleAfterMs: number, deps: LockDeps): false | 'dead' | 'expired' {
+function staleness(
+  holder: Holder,
+  host: string | undefined,
+  staleAfterMs: number,
+  deps: LockDeps,
+): false | 'dead' | 'expired' {
   const now = deps.now();
   const age = now - holder.since;
   // A future mtime is a clock jump or a planted file.
@@ -254,7 +275,10 @@ function breakLock(path: string, judged: Judged, deps: LockDeps): boolean {
   let same = false;
   try {
     const moved = deps.fs.lstatSync(aside);
-    same = moved.ino === judged.ino && moved.mtimeMs === judged.mtimeMs && readPrivateFile(deps.fs, aside, deps.uid, 256) === judged.text;
+    same =
+      moved.ino === judged.ino &&
+      moved.mtimeMs === judged.mtimeMs &&
+      readPrivateFile(deps.fs, aside, deps.uid, 256) === judged.text;
   } catch {
     same = false;
   }
@@ -280,24 +304,28 @@ function breakLock(path: string, judged: Judged, deps: LockDeps): boolean {
 export function liveHolder(dir: string, key: string, deps: LockDeps): Holder | undefined {
   // The age rule is for locks with no deadline, which are never returned: any value does.
   const judged = judge(lockPath(dir, key), 0, deps);
-  return judged && judged !== 'gone' && !judged.stale && judged.holder.deadline !== undefined ? judged.holder : undefined;
+  return judged && judged !== 'gone' && !judged.stale && judged.holder.deadline !== undefined
+    ? judged.holder
+    : undefined;
 }
 
 /** doctor's look at a key's lock: whose it is and whether its holder lives, as isStale() would judge. */
-export function readLock(
-  dir: string,
-  key: string,
-  deps: Pick<LockDeps, 'fs' | 'uid' | 'host' | 'alive'>,
-): LockView {
+export function readLock(dir: string, key: string, deps: Pick<LockDeps, 'fs' | 'uid' | 'host' | 'alive'>): LockView {
   let text: string;
   try {
     text = readPrivateFile(deps.fs, lockPath(dir, key), deps.uid, 256);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' ? { kind: 'none' } : { kind: 'untrusted', why: code ?? (error instanceof Error ? error.message : 'unreadable') };
+    return code === 'ENOENT'
+      ? { kind: 'none' }
+      : { kind: 'untrusted', why: code ?? (error instanceof Error ? error.message : 'unreadable') };
   }
   const { pid, host } = parseLock(text, 0);
   const here = deps.host?.();
   const local = pid !== undefined && here !== undefined && here !== '' && host === here;
-  return { kind: 'held', pid: pid === undefined ? '?' : String(pid), holder: !local ? 'elsewhere' : deps.alive(pid) ? 'alive' : 'gone' };
+  return {
+    kind: 'held',
+    pid: pid === undefined ? '?' : String(pid),
+    holder: !local ? 'elsewhere' : deps.alive(pid) ? 'alive' : 'gone',
+  };
 }

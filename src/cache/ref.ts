@@ -30,7 +30,13 @@ export interface Ref {
  * depends on it, and two places whose files are all listed (a ref's files joined to a call's) must
  * not share a key. Never stored: it only goes into the keyed entry key.
  */
-export function dependencyDigest(env: Record<string, string | undefined>, names: string[], files: string[], readFile: (path: string) => string, base?: string): string {
+export function dependencyDigest(
+  env: Record<string, string | undefined>,
+  names: string[],
+  files: string[],
+  readFile: (path: string) => string,
+  base?: string,
+): string {
   const read = (path: string) => {
     try {
       return readFile(path);
@@ -39,7 +45,13 @@ export function dependencyDigest(env: Record<string, string | undefined>, names:
     }
   };
   // An empty value reads as not set in templates: the same here.
-  return sha256Hex(JSON.stringify([names.map((name) => [name, env[name] || null]), files.map((path) => [path, read(path)]), ...(base !== undefined ? [base] : [])]));
+  return sha256Hex(
+    JSON.stringify([
+      names.map((name) => [name, env[name] || null]),
+      files.map((path) => [path, read(path)]),
+      ...(base !== undefined ? [base] : []),
+    ]),
+  );
 }
 
 function refPath(dir: string, key: string): string {
@@ -48,12 +60,27 @@ function refPath(dir: string, key: string): string {
 
 export function readRef(fs: CacheFs, dir: string, key: string, uid: number | undefined): Ref | undefined {
   try {
-    const parsed = JSON.parse(readPrivateFile(fs, refPath(dir, key), uid)) as Partial<Ref> & { apiVersion?: unknown; kind?: unknown };
+    const parsed = JSON.parse(readPrivateFile(fs, refPath(dir, key), uid)) as Partial<Ref> & {
+      apiVersion?: unknown;
+      kind?: unknown;
+    };
     const strings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
-    if (parsed.apiVersion !== CACHE_FORMAT || parsed.kind !== 'CacheRef' || !strings(parsed.env) || !strings(parsed.files)) return undefined;
+    if (
+      parsed.apiVersion !== CACHE_FORMAT ||
+      parsed.kind !== 'CacheRef' ||
+      !strings(parsed.env) ||
+      !strings(parsed.files)
+    )
+      return undefined;
     if (typeof parsed.inputs !== 'string' || !/^[0-9a-f]{64}$/.test(parsed.inputs)) return undefined;
     if (parsed.base !== undefined && typeof parsed.base !== 'string') return undefined;
-    return { inputs: parsed.inputs, env: parsed.env, files: parsed.files, insecure: parsed.insecure === true, ...(parsed.base !== undefined ? { base: parsed.base } : {}) };
+    return {
+      inputs: parsed.inputs,
+      env: parsed.env,
+      files: parsed.files,
+      insecure: parsed.insecure === true,
+      ...(parsed.base !== undefined ? { base: parsed.base } : {}),
+    };
   } catch {
     return undefined;
   }

@@ -18,9 +18,17 @@ export interface Storage {
    * Stores a credential; `expiresAt` its real expiry (ms). `keep` is asked right before the entry is
    * replaced: true keeps the current one (never backwards), and false is returned.
    */
-  writeCredential(key: string, status: CredentialStatus, options: { expiresAt?: number; refresh?: HeldRefresh; keep?: () => boolean }): boolean;
+  writeCredential(
+    key: string,
+    status: CredentialStatus,
+    options: { expiresAt?: number; refresh?: HeldRefresh; keep?: () => boolean },
+  ): boolean;
   /** Remembers a failure in the entry's place (`stale`: the credential served through it), as writeCredential's `keep`. */
-  writeFailure(key: string, failure: RememberedFailure, options: { stale?: Stale; refresh?: HeldRefresh; keep?: () => boolean }): boolean;
+  writeFailure(
+    key: string,
+    failure: RememberedFailure,
+    options: { stale?: Stale; refresh?: HeldRefresh; keep?: () => boolean },
+  ): boolean;
   /**
    * The entry with `refresh` as its refresh token, or without one (undefined), the rest as it was;
    * with `from`, only while it holds the one the caller held (a refused one's credential goes too).

@@ -114,7 +114,15 @@ export function readEntry(fs: CacheFs, dir: string, key: string, now: number, ui
   } catch (error) {
     if (error instanceof UntrustedFile) return { hit: false, reason: `entry is not ours (${error.reason})` };
     const code = (error as NodeJS.ErrnoException).code;
-    return { hit: false, reason: code === 'ENOENT' ? 'no entry' : code === 'ELOOP' ? 'entry is a symbolic link' : `entry unreadable (${code ?? 'error'})` };
+    return {
+      hit: false,
+      reason:
+        code === 'ENOENT'
+          ? 'no entry'
+          : code === 'ELOOP'
+            ? 'entry is a symbolic link'
+            : `entry unreadable (${code ?? 'error'})`,
+    };
   }
   let entry: Partial<Entry>;
   try {
@@ -122,7 +130,12 @@ export function readEntry(fs: CacheFs, dir: string, key: string, now: number, ui
   } catch {
     return { hit: false, reason: 'entry is corrupt or truncated' };
   }
-  if (typeof entry !== 'object' || entry === null || entry.apiVersion !== CACHE_FORMAT || (entry.kind !== 'CachedCredential' && entry.kind !== 'CachedFailure')) {
+  if (
+    typeof entry !== 'object' ||
+    entry === null ||
+    entry.apiVersion !== CACHE_FORMAT ||
+    (entry.kind !== 'CachedCredential' && entry.kind !== 'CachedFailure')
+  ) {
     return { hit: false, reason: 'entry has another format version' };
   }
   if (entry.key !== key) return { hit: false, reason: 'entry belongs to another key' };
@@ -142,7 +155,12 @@ export function readEntry(fs: CacheFs, dir: string, key: string, now: number, ui
   // Served only strictly before the reported (already early) expiry, like client-go itself.
   if (!(now < expires)) {
     const stale = staleOf(status, entry.expiresAt, now);
-    return { hit: false, reason: `entry expired at ${status.expirationTimestamp}`, ...(stale ? { stale } : {}), ...held };
+    return {
+      hit: false,
+      reason: `entry expired at ${status.expirationTimestamp}`,
+      ...(stale ? { stale } : {}),
+      ...held,
+    };
   }
   return { hit: true, status, ...held };
 }
@@ -151,7 +169,13 @@ export function readEntry(fs: CacheFs, dir: string, key: string, now: number, ui
 function refreshOf(refresh: unknown, now: number): HeldRefresh | undefined {
   if (typeof refresh !== 'object' || refresh === null) return undefined;
   const { token, at } = refresh as Partial<HeldRefresh>;
-  if (typeof token !== 'string' || token === '' || token.length > MAX_REFRESH_TOKEN || /[\u0000-\u001f\u007f]/.test(token)) return undefined;
+  if (
+    typeof token !== 'string' ||
+    token === '' ||
+    token.length > MAX_REFRESH_TOKEN ||
+    /[\u0000-\u001f\u007f]/.test(token)
+  )
+    return undefined;
   if (typeof at !== 'number' || !Number.isFinite(at) || at > now + 5_000) return undefined;
   return { token, at };
 }
@@ -173,26 +197,55 @@ function isUsable(status: unknown): status is CredentialStatus {
   const str = (v: unknown) => typeof v === 'string' && v.length > 0;
   const hasToken = str(s['token']);
   const hasPair = str(s['clientCertificateData']) && str(s['clientKeyData']);
-  return (hasToken || hasPair) && str(s['expirationTimestamp']) && Number.isFinite(Date.parse(s['expirationTimestamp'] as string));
+  return (
+    (hasToken || hasPair) &&
+    str(s['expirationTimestamp']) &&
+    Number.isFinite(Date.parse(s['expirationTimestamp'] as string))
+  );
 }
 
 function recallFailure(failure: unknown, now: number): Lookup {
   const f = (typeof failure === 'object' && failure !== null ? failure : {}) as Partial<RememberedFailure>;
   const time = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-  if ((f.exitCode !== 3 && f.exitCode !== 4) || typeof f.message !== 'string' || f.message.length > MAX_FAILURE_MESSAGE || !time(f.at) || !time(f.until)) {
+  if (
+    (f.exitCode !== 3 && f.exitCode !== 4) ||
+    typeof f.message !== 'string' ||
+    f.message.length > MAX_FAILURE_MESSAGE ||
+    !time(f.at) ||
+    !time(f.until)
+  ) {
     return { hit: false, reason: 'entry holds no usable failure' };
   }
   // A failure from the future, or one kept longer than any is, means a clock jump: ask again.
-  if (f.at > now + 5_000 || f.until - f.at > MAX_FAILURE_MS) return { hit: false, reason: 'remembered failure has an impossible time' };
-  if (!(now < f.until)) return { hit: false, reason: `remembered failure expired ${Math.round((now - f.until) / 1000)}s ago` };
-  return { hit: false, reason: 'a failure is remembered', failure: { exitCode: f.exitCode, message: f.message, at: f.at, until: f.until, ...(f.outage === true ? { outage: true } : {}) } };
+  if (f.at > now + 5_000 || f.until - f.at > MAX_FAILURE_MS)
+    return { hit: false, reason: 'remembered failure has an impossible time' };
+  if (!(now < f.until))
+    return { hit: false, reason: `remembered failure expired ${Math.round((now - f.until) / 1000)}s ago` };
+  return {
+    hit: false,
+    reason: 'a failure is remembered',
+    failure: {
+      exitCode: f.exitCode,
+      message: f.message,
+      at: f.at,
+      until: f.until,
+      ...(f.outage === true ? { outage: true } : {}),
+    },
+  };
 }
 
 /**
  * Never backwards, as writeEntry's `keep`: whether the entry now holds a valid credential that lives
  * longer than `status`, which another process stored while this one fetched or wrote.
  */
-export function holdsLonger(fs: CacheFs, dir: string, key: string, status: CredentialStatus, now: () => number, uid: number | undefined): () => boolean {
+export function holdsLonger(
+  fs: CacheFs,
+  dir: string,
+  key: string,
+  status: CredentialStatus,
+  now: () => number,
+  uid: number | undefined,
+): () => boolean {
   return () => {
     const current = readEntry(fs, dir, key, now(), uid);
     return current.hit && Date.parse(current.status.expirationTimestamp!) > Date.parse(status.expirationTimestamp!);
@@ -214,7 +267,14 @@ export function writeEntry(
   refresh?: HeldRefresh,
   keep?: () => boolean,
 ): boolean {
-  const entry: Entry = { apiVersion: CACHE_FORMAT, kind: 'CachedCredential', key, status, expiresAt: expiresAt ?? Date.parse(status.expirationTimestamp!), ...(refresh ? { refresh } : {}) };
+  const entry: Entry = {
+    apiVersion: CACHE_FORMAT,
+    kind: 'CachedCredential',
+    key,
+    status,
+    expiresAt: expiresAt ?? Date.parse(status.expirationTimestamp!),
+    ...(refresh ? { refresh } : {}),
+  };
   return writeAtomic(fs, dir, `${key}.json`, entry, unique, now, keep);
 }
 
@@ -233,7 +293,14 @@ export function writeFailure(
   refresh?: HeldRefresh,
   keep?: () => boolean,
 ): boolean {
-  const entry: Entry = { apiVersion: CACHE_FORMAT, kind: 'CachedFailure', key, failure, ...(servedThrough ? { servedThrough } : {}), ...(refresh ? { refresh } : {}) };
+  const entry: Entry = {
+    apiVersion: CACHE_FORMAT,
+    kind: 'CachedFailure',
+    key,
+    failure,
+    ...(servedThrough ? { servedThrough } : {}),
+    ...(refresh ? { refresh } : {}),
+  };
   return writeAtomic(fs, dir, `${key}.json`, entry, unique, now, keep);
 }
 
@@ -254,7 +321,15 @@ export interface Replacing {
  * the rename. A refused one takes its credential along (in its margin window, or served through an
  * outage): a 4xx refusal is never papered over.
  */
-export function replaceRefresh(fs: CacheFs, dir: string, key: string, refresh: HeldRefresh | undefined, unique: string, uid: number | undefined, from?: Replacing): void {
+export function replaceRefresh(
+  fs: CacheFs,
+  dir: string,
+  key: string,
+  refresh: HeldRefresh | undefined,
+  unique: string,
+  uid: number | undefined,
+  from?: Replacing,
+): void {
   const path = entryPath(dir, key);
   let text: string | undefined;
   let entry: Entry;
@@ -280,7 +355,15 @@ export function replaceRefresh(fs: CacheFs, dir: string, key: string, refresh: H
       return text !== undefined || (error as NodeJS.ErrnoException).code !== 'ENOENT';
     }
   };
-  writeAtomic(fs, dir, `${key}.json`, refresh ? { ...next, refresh } : next, unique, undefined, from ? changed : undefined);
+  writeAtomic(
+    fs,
+    dir,
+    `${key}.json`,
+    refresh ? { ...next, refresh } : next,
+    unique,
+    undefined,
+    from ? changed : undefined,
+  );
 }
 
 /** Removes the entry of `key`, whatever it holds (logout); whether there was one. */

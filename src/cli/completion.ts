@@ -24,10 +24,10 @@ function describe(command: Command, path: string[]): CommandSpec {
           : o.long === '--context'
             ? 'context'
             : placeholder === 'dir'
-            ? 'dir'
-            : placeholder === 'path' || placeholder === 'file'
-              ? 'file'
-              : 'text';
+              ? 'dir'
+              : placeholder === 'path' || placeholder === 'file'
+                ? 'file'
+                : 'text';
       return {
         ...(o.short ? { short: o.short } : {}),
         ...(o.long ? { long: o.long } : {}),
@@ -38,7 +38,9 @@ function describe(command: Command, path: string[]): CommandSpec {
     });
   options.push({ short: '-h', long: '--help', description: 'display help', value: 'none' });
   // Hidden commands are the scripts' own (`__complete-contexts`), not words to offer.
-  const subcommands = command.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden).map((c) => describe(c, [...path, c.name()]));
+  const subcommands = command.commands
+    .filter((c) => !(c as unknown as { _hidden?: boolean })._hidden)
+    .map((c) => describe(c, [...path, c.name()]));
   const fallback = (command as unknown as { _defaultCommandName?: string })._defaultCommandName;
   const byDefault = subcommands.find((s) => s.path.at(-1) === fallback);
   if (byDefault) {

@@ -55,7 +55,10 @@ export function parseFastArgs(argv: string[]): FastFlags | undefined {
  * full path would only fetch it again to fail the same way, so this is the answer (one line, as
  * report.ts says it).
  */
-export function fastPath(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile' | 'stdout' | 'stderr' | 'now' | 'version' | 'cache'>): 0 | 2 | 3 | 4 | undefined {
+export function fastPath(
+  flags: FastFlags,
+  deps: Pick<CliDeps, 'env' | 'readFile' | 'stdout' | 'stderr' | 'now' | 'version' | 'cache'>,
+): 0 | 2 | 3 | 4 | undefined {
   const found = cachedOutput(flags, deps);
   if (found === undefined) return undefined;
   if (typeof found === 'number') return found;
@@ -73,7 +76,10 @@ export function fastPath(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile
  * The cached credential as it is printed; the exit code of a remembered failure, already said on
  * stderr; or undefined for the full path.
  */
-function cachedOutput(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile' | 'stderr' | 'now' | 'version' | 'cache'>): string | 3 | 4 | undefined {
+function cachedOutput(
+  flags: FastFlags,
+  deps: Pick<CliDeps, 'env' | 'readFile' | 'stderr' | 'now' | 'version' | 'cache'>,
+): string | 3 | 4 | undefined {
   if (flags.cache === false) return undefined;
   try {
     const { apiVersion, ref } = callInputs(flags, deps);
@@ -83,7 +89,8 @@ function cachedOutput(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile' |
     if (found.kind === 'failure') {
       if (found.insecure) deps.stderr(`webapi-credential: warning: ${INSECURE_SKIP_VERIFY_WARNING}\n`);
       // A remembered failure costs no more than a hit: the same line the full path would print.
-      if (flags.verbose) deps.stderr(`webapi-credential: cache: failure remembered (fast path, ${terminalSafe(raw.dir)})\n`);
+      if (flags.verbose)
+        deps.stderr(`webapi-credential: cache: failure remembered (fast path, ${terminalSafe(raw.dir)})\n`);
       deps.stderr(`webapi-credential: ${found.message}\n`);
       return found.exitCode;
     }
@@ -91,7 +98,8 @@ function cachedOutput(flags: FastFlags, deps: Pick<CliDeps, 'env' | 'readFile' |
     if (printed === undefined) return undefined;
     if (found.insecure) deps.stderr(`webapi-credential: warning: ${INSECURE_SKIP_VERIFY_WARNING}\n`);
     if (found.note !== undefined) deps.stderr(`webapi-credential: warning: ${found.note}\n`);
-    if (flags.verbose) deps.stderr(`webapi-credential: cache: ${found.trace ?? 'hit'} (fast path, ${terminalSafe(raw.dir)})\n`);
+    if (flags.verbose)
+      deps.stderr(`webapi-credential: cache: ${found.trace ?? 'hit'} (fast path, ${terminalSafe(raw.dir)})\n`);
     return printed;
   } catch {
     // Every error here is one the full path reports properly.

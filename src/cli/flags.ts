@@ -50,16 +50,45 @@ export const DEFAULT_TIMEOUT = '30s';
 const API_VERSIONS = ['client.authentication.k8s.io/v1', 'client.authentication.k8s.io/v1beta1'] as const;
 
 export const GET_TOKEN_FLAGS: readonly Flag[] = [
-  { key: 'config', long: '--config', short: '-c', value: 'path', description: 'config file (YAML or JSON); env WEBAPI_CREDENTIAL_CONFIG', request: true },
-  { key: 'configInline', long: '--config-inline', value: 'text', description: 'config as YAML/JSON text; env WEBAPI_CREDENTIAL_CONFIG_INLINE', request: true },
+  {
+    key: 'config',
+    long: '--config',
+    short: '-c',
+    value: 'path',
+    description: 'config file (YAML or JSON); env WEBAPI_CREDENTIAL_CONFIG',
+    request: true,
+  },
+  {
+    key: 'configInline',
+    long: '--config-inline',
+    value: 'text',
+    description: 'config as YAML/JSON text; env WEBAPI_CREDENTIAL_CONFIG_INLINE',
+    request: true,
+  },
   {
     key: 'configFromCluster',
     long: '--config-from-cluster',
-    description: 'take the config from the kubeconfig cluster entry (KUBERNETES_EXEC_INFO), which may come from another file or party',
+    description:
+      'take the config from the kubeconfig cluster entry (KUBERNETES_EXEC_INFO), which may come from another file or party',
     request: true,
   },
-  { key: 'set', long: '--set', value: 'key=value', description: 'template variable vars.<key> (repeatable)', repeatable: true, request: true },
-  { key: 'output', long: '--output', short: '-o', value: 'format', description: OUTPUTS_DESCRIBED, default: DEFAULT_OUTPUT, choices: OUTPUTS },
+  {
+    key: 'set',
+    long: '--set',
+    value: 'key=value',
+    description: 'template variable vars.<key> (repeatable)',
+    repeatable: true,
+    request: true,
+  },
+  {
+    key: 'output',
+    long: '--output',
+    short: '-o',
+    value: 'format',
+    description: OUTPUTS_DESCRIBED,
+    default: DEFAULT_OUTPUT,
+    choices: OUTPUTS,
+  },
   {
     key: 'apiVersion',
     long: '--api-version',
@@ -68,10 +97,25 @@ export const GET_TOKEN_FLAGS: readonly Flag[] = [
     completions: API_VERSIONS,
     request: true,
   },
-  { key: 'cache', long: '--cache', description: 'use the on-disk token cache (default: off, or the config\'s cache.enabled)' },
+  {
+    key: 'cache',
+    long: '--cache',
+    description: "use the on-disk token cache (default: off, or the config's cache.enabled)",
+  },
   { key: 'cache', long: '--no-cache', description: 'do not use the on-disk token cache', negates: true },
-  { key: 'cacheDir', long: '--cache-dir', value: 'dir', description: 'cache directory (default: $XDG_CACHE_HOME/webapi-credential, else ~/.kube/cache/webapi-credential)' },
-  { key: 'timeout', long: '--timeout', value: 'duration', description: 'whole-call deadline, e.g. 10s', default: DEFAULT_TIMEOUT },
+  {
+    key: 'cacheDir',
+    long: '--cache-dir',
+    value: 'dir',
+    description: 'cache directory (default: $XDG_CACHE_HOME/webapi-credential, else ~/.kube/cache/webapi-credential)',
+  },
+  {
+    key: 'timeout',
+    long: '--timeout',
+    value: 'duration',
+    description: 'whole-call deadline, e.g. 10s',
+    default: DEFAULT_TIMEOUT,
+  },
   { key: 'verbose', long: '--verbose', short: '-v', description: 'trace on stderr, secrets redacted', request: true },
 ];
 
@@ -83,28 +127,45 @@ export interface GeneratorFlag {
 
 /** kubeconfig's own options; program.ts adds them, so help and completion follow this table. */
 export const KUBECONFIG_FLAGS: readonly GeneratorFlag[] = [
-  { syntax: '--cache', description: 'add --cache to the exec entry (the default: kubectl runs the plugin on every command)' },
+  {
+    syntax: '--cache',
+    description: 'add --cache to the exec entry (the default: kubectl runs the plugin on every command)',
+  },
   { syntax: '--no-cache', description: 'do not add --cache to the exec entry' },
   {
     syntax: '--merge [file]',
-    description: 'write the cluster, user and context into a kubeconfig instead of stdout: file, else the first path of $KUBECONFIG, else ~/.kube/config; entries of the same names are replaced, everything else kept',
+    description:
+      'write the cluster, user and context into a kubeconfig instead of stdout: file, else the first path of $KUBECONFIG, else ~/.kube/config; entries of the same names are replaced, everything else kept',
   },
   { syntax: '--use', description: 'with --merge: also set current-context to the new context' },
   {
     syntax: '--kuberc',
-    description: "with --merge: also allow the plugin in kubectl's kuberc ($KUBERC, else ~/.kube/kuberc) when its credentialPluginPolicy is Allowlist (kubectl >= 1.35): its absolute path added to credentialPluginAllowlist",
+    description:
+      "with --merge: also allow the plugin in kubectl's kuberc ($KUBERC, else ~/.kube/kuberc) when its credentialPluginPolicy is Allowlist (kubectl >= 1.35): its absolute path added to credentialPluginAllowlist",
   },
 ];
 
 /** cluster-auth's own options (SPEC "The cluster side"); program.ts adds them beside get-token's. */
 export const CLUSTER_AUTH_FLAGS: readonly GeneratorFlag[] = [
-  { syntax: '--from-token', description: "run the config as get-token does (a login config: its cached login) and read the token's iss, aud and claims; the token is not shown" },
-  { syntax: '--issuer <url>', description: "without --from-token: the issuer (default: the one whose /.well-known/openid-configuration names the config's token endpoint)" },
+  {
+    syntax: '--from-token',
+    description:
+      "run the config as get-token does (a login config: its cached login) and read the token's iss, aud and claims; the token is not shown",
+  },
+  {
+    syntax: '--issuer <url>',
+    description:
+      "without --from-token: the issuer (default: the one whose /.well-known/openid-configuration names the config's token endpoint)",
+  },
   { syntax: '--username-claim <claim>', description: 'the claim that names the user (default: sub)' },
   { syntax: '--username-prefix <prefix>', description: 'put before the username, "" for none (default: oidc:)' },
   { syntax: '--groups-claim <claim>', description: "the claim that lists the user's groups (default: none)" },
   { syntax: '--groups-prefix <prefix>', description: 'put before each group (default: the username prefix)' },
-  { syntax: '--bind-user [name]', description: 'add a ClusterRoleBinding of this user (prefixed) to --role; without a name, the user the token names (--from-token)' },
+  {
+    syntax: '--bind-user [name]',
+    description:
+      'add a ClusterRoleBinding of this user (prefixed) to --role; without a name, the user the token names (--from-token)',
+  },
   { syntax: '--bind-group <group>', description: 'add a ClusterRoleBinding of this group (prefixed) to --role' },
   { syntax: '--role <clusterrole>', description: 'the ClusterRole of the binding (default: view)' },
 ];
@@ -113,13 +174,46 @@ export const DOCTOR_OUTPUTS = ['text', 'json'] as const;
 
 /** doctor's own flags; it takes get-token's too, but its -o chooses the report's format. */
 export const DOCTOR_FLAGS: readonly Flag[] = [
-  { key: 'kubeconfig', long: '--kubeconfig', value: 'file', description: 'check the exec entry of this kubeconfig as kubectl runs it' },
-  { key: 'context', long: '--context', value: 'name', description: 'the kubeconfig context (default: its current-context)' },
-  { key: 'argocdSecret', long: '--argocd-secret', value: 'file', description: 'check the execProviderConfig of this Argo CD cluster secret as Argo CD runs it' },
-  { key: 'server', long: '--server', value: 'url', description: 'https:// URL of the Kubernetes API server to ask who the credential is' },
+  {
+    key: 'kubeconfig',
+    long: '--kubeconfig',
+    value: 'file',
+    description: 'check the exec entry of this kubeconfig as kubectl runs it',
+  },
+  {
+    key: 'context',
+    long: '--context',
+    value: 'name',
+    description: 'the kubeconfig context (default: its current-context)',
+  },
+  {
+    key: 'argocdSecret',
+    long: '--argocd-secret',
+    value: 'file',
+    description: 'check the execProviderConfig of this Argo CD cluster secret as Argo CD runs it',
+  },
+  {
+    key: 'server',
+    long: '--server',
+    value: 'url',
+    description: 'https:// URL of the Kubernetes API server to ask who the credential is',
+  },
   { key: 'caFile', long: '--ca-file', value: 'path', description: 'PEM CA bundle of that API server' },
-  { key: 'output', long: '--output', short: '-o', value: 'format', description: 'the report: one line per stage, or one JSON document', default: 'text', choices: DOCTOR_OUTPUTS },
-  { key: 'login', long: '--login', description: "a config with login: log in now at this terminal (without it, doctor shows the login stage and runs no login)" },
+  {
+    key: 'output',
+    long: '--output',
+    short: '-o',
+    value: 'format',
+    description: 'the report: one line per stage, or one JSON document',
+    default: 'text',
+    choices: DOCTOR_OUTPUTS,
+  },
+  {
+    key: 'login',
+    long: '--login',
+    description:
+      'a config with login: log in now at this terminal (without it, doctor shows the login stage and runs no login)',
+  },
 ];
 
 /** The flag named `name` (`-c`, `--config`), if get-token has one. */
@@ -141,7 +235,11 @@ export function positiveDuration(value: string): number | undefined {
 /** --timeout's value in milliseconds, checked the same way on both routes. */
 export function durationFlag(name: string, value: string): number {
   const ms = positiveDuration(value);
-  if (ms === undefined) throw new UsageError('FLAG_INVALID', `${name} ${JSON.stringify(value)}: expected a positive duration such as 10s, 500ms or 1m30s`);
+  if (ms === undefined)
+    throw new UsageError(
+      'FLAG_INVALID',
+      `${name} ${JSON.stringify(value)}: expected a positive duration such as 10s, 500ms or 1m30s`,
+    );
   return ms;
 }
 

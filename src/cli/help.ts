@@ -22,15 +22,20 @@ export const EXAMPLES: Record<string, string[]> = {
   ],
   logout: [
     'webapi-credential logout --config oidc-device.yaml   # its credential and refresh token gone, revoked at login.revocation.url',
-    'webapi-credential logout --kubeconfig ~/.kube/config --context prod   # the config of that context\'s exec entry',
+    "webapi-credential logout --kubeconfig ~/.kube/config --context prod   # the config of that context's exec entry",
   ],
   validate: [
     'webapi-credential validate --config provider.yaml --set realm=platform',
     'webapi-credential validate --config examples/keycloak/config.yaml --set issuer=https://keycloak.example.com/realms/platform --set clientId=argocd --allow-unset-env   # CI, without the secret',
   ],
-  render: ['webapi-credential render --config provider.yaml --set realm=platform    # the request, secrets as [REDACTED]'],
+  render: [
+    'webapi-credential render --config provider.yaml --set realm=platform    # the request, secrets as [REDACTED]',
+  ],
   cache: ['webapi-credential cache clear'],
-  'cache clear': ['webapi-credential cache clear', 'webapi-credential cache clear --cache-dir /tmp/webapi-credential-cache'],
+  'cache clear': [
+    'webapi-credential cache clear',
+    'webapi-credential cache clear --cache-dir /tmp/webapi-credential-cache',
+  ],
   kubeconfig: [
     'webapi-credential kubeconfig --server https://k8s.example.com --ca-file ca.crt --config provider.yaml --merge --use   # into ~/.kube/config',
     'webapi-credential kubeconfig --server https://k8s.example.com --ca-file ca.crt --config provider.yaml > ~/.kube/prod.yaml',
@@ -53,7 +58,7 @@ export const EXAMPLES: Record<string, string[]> = {
     'webapi-credential doctor --argocd-secret cluster-secret.yaml -o json',
   ],
   'cluster-auth': [
-    'webapi-credential cluster-auth --config oidc-login.yaml --from-token --bind-user   # after login: the id_token\'s issuer and client id, you as a viewer',
+    "webapi-credential cluster-auth --config oidc-login.yaml --from-token --bind-user   # after login: the id_token's issuer and client id, you as a viewer",
     'webapi-credential cluster-auth --config machine.yaml --from-token --bind-user --role edit > cluster-auth.yaml',
     'webapi-credential cluster-auth --config machine.yaml --set resource=https://k8s.example.com --groups-claim groups --bind-group platform',
   ],
@@ -70,13 +75,20 @@ export function addExamples(command: Command, path: string[] = []): void {
   const lines = EXAMPLES[path.join(' ')];
   // The default command's options are what most readers of the top-level help are after.
   const defaultNote = path.length === 0 ? `\nWithout a command, get-token runs. Its options:\n${flagTable()}\n` : '';
-  if (lines) command.addHelpText('after', `${defaultNote}\nExamples:\n${lines.map((line) => `  $ ${line}`).join('\n')}`);
+  if (lines)
+    command.addHelpText('after', `${defaultNote}\nExamples:\n${lines.map((line) => `  $ ${line}`).join('\n')}`);
   for (const sub of command.commands) addExamples(sub, [...path, sub.name()]);
 }
 
 /** get-token's flags as commander lists options: syntax, then description and default. */
 function flagTable(): string {
-  const rows = GET_TOKEN_FLAGS.map((flag) => [flagSyntax(flag), `${flag.description}${flag.choices ? ` (choices: ${flag.choices.join(', ')})` : ''}${flag.default !== undefined ? ` (default: ${flag.default})` : ''}`] as const);
+  const rows = GET_TOKEN_FLAGS.map(
+    (flag) =>
+      [
+        flagSyntax(flag),
+        `${flag.description}${flag.choices ? ` (choices: ${flag.choices.join(', ')})` : ''}${flag.default !== undefined ? ` (default: ${flag.default})` : ''}`,
+      ] as const,
+  );
   const width = Math.max(...rows.map(([syntax]) => syntax.length));
   return rows.map(([syntax, text]) => `  ${syntax.padEnd(width)}  ${text}`).join('\n');
 }

@@ -7,7 +7,6 @@ import { REPORT_GRACE_MS } from '../redact/redactor.js';
 
 const PREFIX = 'webapi-credential: ';
 
-
 /** What each kind of failure is, in a line that holds nothing from the inputs. */
 const KINDS: Record<ExitCode, string> = {
   0: 'done',
@@ -36,7 +35,9 @@ export function reporter(deps: ReporterDeps): Reporter {
   /** Writes `text` redacted; false (and nothing written) when it could not be redacted. */
   const shown = (text: string, framed = false): boolean => {
     try {
-      const redacted = shownOnTerminal(text, (t) => (framed ? deps.redactor.tryRedactFrame(t) : deps.redactor.tryRedact(t)));
+      const redacted = shownOnTerminal(text, (t) =>
+        framed ? deps.redactor.tryRedactFrame(t) : deps.redactor.tryRedact(t),
+      );
       if (redacted === undefined) return false;
       write(redacted);
       return true;
@@ -55,10 +56,12 @@ export function reporter(deps: ReporterDeps): Reporter {
       // a message is cut only when both are spent.
       const until = deps.now() + REPORT_GRACE_MS;
       deps.redactor.graceAfterDeadline(() => deps.now() >= until);
-      if (!shown(messageOf(error), error instanceof CredentialError && error.framed)) write(fixedLine(error, code, deps));
+      if (!shown(messageOf(error), error instanceof CredentialError && error.framed))
+        write(fixedLine(error, code, deps));
       // A stack is for a bug (exit 1): a refused config, a 404 or an answer without a token is an
       // ordinary failure, and its one line says all there is (the trace before it shows the rest).
-      if (verbose && code === 1 && error instanceof Error && !shown(stackOf(error))) write(`(the stack is not shown: ${whyNot(deps)})`);
+      if (verbose && code === 1 && error instanceof Error && !shown(stackOf(error)))
+        write(`(the stack is not shown: ${whyNot(deps)})`);
     } catch {
       try {
         write(fixedLine(error, code, deps));
@@ -70,7 +73,12 @@ export function reporter(deps: ReporterDeps): Reporter {
   };
   return {
     line,
-    useCaseDeps: (verbose) => ({ ...deps, warn: (text) => line(`warning: ${text}`), say: line, trace: verbose ? line : () => {} }),
+    useCaseDeps: (verbose) => ({
+      ...deps,
+      warn: (text) => line(`warning: ${text}`),
+      say: line,
+      trace: verbose ? line : () => {},
+    }),
     failure,
   };
 }
@@ -87,7 +95,9 @@ function fixedLine(error: unknown, code: ExitCode, deps: ReporterDeps): string {
 }
 
 function whyNot(deps: ReporterDeps): string {
-  return deps.redactor.failedFor === 'time' ? 'it could not be checked for secrets in time' : 'it could not be checked for secrets';
+  return deps.redactor.failedFor === 'time'
+    ? 'it could not be checked for secrets in time'
+    : 'it could not be checked for secrets';
 }
 
 export function stackOf(error: Error): string {

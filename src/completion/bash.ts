@@ -8,11 +8,15 @@ export function bash(root: CommandSpec, name: string): string {
     const replies = new Map<string, string[]>();
     for (const o of c.options.filter((o) => o.value !== 'none')) {
       const reply =
-        o.value === 'file' ? 'compopt -o filenames 2>/dev/null; mapfile -t COMPREPLY < <(compgen -f -- "$cur")'
-        : o.value === 'dir' ? 'compopt -o filenames 2>/dev/null; mapfile -t COMPREPLY < <(compgen -d -- "$cur")'
-        : o.value === 'choice' ? `mapfile -t COMPREPLY < <(compgen -W ${single(o.choices!.join(' '))} -- "$cur")`
-        : o.value === 'context' ? `mapfile -t COMPREPLY < <(compgen -W "$(${f}_contexts)" -- "$cur")`
-        : 'COMPREPLY=()';
+        o.value === 'file'
+          ? 'compopt -o filenames 2>/dev/null; mapfile -t COMPREPLY < <(compgen -f -- "$cur")'
+          : o.value === 'dir'
+            ? 'compopt -o filenames 2>/dev/null; mapfile -t COMPREPLY < <(compgen -d -- "$cur")'
+            : o.value === 'choice'
+              ? `mapfile -t COMPREPLY < <(compgen -W ${single(o.choices!.join(' '))} -- "$cur")`
+              : o.value === 'context'
+                ? `mapfile -t COMPREPLY < <(compgen -W "$(${f}_contexts)" -- "$cur")`
+                : 'COMPREPLY=()';
       replies.set(reply, [...(replies.get(reply) ?? []), ...flags(o)]);
     }
     const values = [...replies].map(([reply, names]) => `        ${names.join('|')}) ${reply}; return ;;`);

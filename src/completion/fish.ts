@@ -11,7 +11,15 @@ export function fish(root: CommandSpec, name: string): string {
       ...c.argumentChoices.map((choice) => `complete -c ${name} ${at} -a ${choice}`),
       ...c.options.map((o) => {
         const value =
-          o.value === 'none' ? '' : o.value === 'file' || o.value === 'dir' ? ' -r -F' : o.value === 'choice' ? ` -x -a ${quote(o.choices!.join(' '))}` : o.value === 'context' ? ` -x -a ${quote(`(__${f}_contexts)`)}` : ' -x';
+          o.value === 'none'
+            ? ''
+            : o.value === 'file' || o.value === 'dir'
+              ? ' -r -F'
+              : o.value === 'choice'
+                ? ` -x -a ${quote(o.choices!.join(' '))}`
+                : o.value === 'context'
+                  ? ` -x -a ${quote(`(__${f}_contexts)`)}`
+                  : ' -x';
         return `complete -c ${name} ${at}${o.short ? ` -s ${o.short.slice(1)}` : ''}${o.long ? ` -l ${o.long.slice(2)}` : ''}${value} -d ${quote(o.description)}`;
       }),
     ];

@@ -25,7 +25,12 @@ export function all(spec: CommandSpec): CommandSpec[] {
 }
 
 export const flags = (o: OptionSpec) => [o.short, o.long].filter((f): f is string => f !== undefined);
-export const valued = (root: CommandSpec) => [...new Set(all(root).flatMap((c) => c.options.filter((o) => o.value !== 'none').flatMap(flags)))];
-export const paths = (root: CommandSpec) => all(root).slice(1).map((c) => c.path.join(' '));
+export const valued = (root: CommandSpec) => [
+  ...new Set(all(root).flatMap((c) => c.options.filter((o) => o.value !== 'none').flatMap(flags))),
+];
+export const paths = (root: CommandSpec) =>
+  all(root)
+    .slice(1)
+    .map((c) => c.path.join(' '));
 export const fn = (name: string) => `_${name.replace(/[^A-Za-z0-9]/g, '_')}`;
 export const single = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;

@@ -17,6 +17,9 @@ export function placeholdersLeft(env: Record<string, string | undefined>): strin
 /** The one-line message for variables that still hold their placeholder. */
 export function placeholderMessage(names: string[]): string {
   return names
-    .map((name) => `env.${name} still holds the placeholder ${envPlaceholder(name)} that argocd-secret wrote; put the real value in the cluster secret`)
+    .map(
+      (name) =>
+        `env.${name} still holds the placeholder ${envPlaceholder(name)} that argocd-secret wrote; put the real value in the cluster secret`,
+    )
     .join('; ');
 }

@@ -24,14 +24,16 @@ export function selectSource(
   cluster: Record<string, unknown> | undefined,
 ): ConfigSource {
   if (flags.configInline !== undefined) return { kind: 'text', text: flags.configInline, origin: '--config-inline' };
-  if (flags.config === '') throw new UsageError('CONFIG_UNREADABLE', '--config "" names no file; pass the path of a YAML or JSON config');
+  if (flags.config === '')
+    throw new UsageError('CONFIG_UNREADABLE', '--config "" names no file; pass the path of a YAML or JSON config');
   if (flags.config !== undefined) return { kind: 'file', path: flags.config, origin: `--config ${flags.config}` };
   const inline = env[ENV_CONFIG_INLINE];
   if (inline) return { kind: 'text', text: inline, origin: ENV_CONFIG_INLINE };
   const file = env[ENV_CONFIG];
   if (file) return { kind: 'file', path: file, origin: `${ENV_CONFIG}=${file}` };
   const extension = cluster?.['config'];
-  const carried = typeof extension === 'object' && extension !== null && Object.hasOwn(extension, 'webAPIProviderConfig');
+  const carried =
+    typeof extension === 'object' && extension !== null && Object.hasOwn(extension, 'webAPIProviderConfig');
   // A cluster entry may come from another kubeconfig file or another party than the user entry
   // that runs us, and a config decides where the user's env values and files go: only on request.
   if (carried && flags.configFromCluster) {
@@ -74,7 +76,11 @@ export function selectSource(
 export const MAX_YAML_TOKENS = 10_000;
 
 /** Whether `source` holds more than `bound` YAML tokens; counting stops at the bound. */
-export function tooManyYamlTokens(yaml: { Lexer: typeof import('yaml').Lexer }, source: string, bound = MAX_YAML_TOKENS): boolean {
+export function tooManyYamlTokens(
+  yaml: { Lexer: typeof import('yaml').Lexer },
+  source: string,
+  bound = MAX_YAML_TOKENS,
+): boolean {
   let tokens = 0;
   for (const _token of new yaml.Lexer().lex(source)) if (++tokens > bound) return true;
   return false;
@@ -84,7 +90,8 @@ export function tooManyYamlTokens(yaml: { Lexer: typeof import('yaml').Lexer }, 
 export async function parseConfigText(text: string, origin: string): Promise<unknown> {
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   if (source.trim() === '') throw new UsageError('CONFIG_EMPTY', `config from ${origin} is empty`);
-  if (source.includes('\u0000')) throw new UsageError('CONFIG_PARSE', `config from ${origin} is not YAML or JSON text (it contains NUL bytes)`);
+  if (source.includes('\u0000'))
+    throw new UsageError('CONFIG_PARSE', `config from ${origin} is not YAML or JSON text (it contains NUL bytes)`);
   // JSON (Argo CD's --config-inline, a config.json) needs no YAML parser, ~10 ms to load. Anything
   // JSON.parse would read differently from YAML (duplicate keys: JSON.parse keeps the last) goes
   // to the YAML parser, which reports it.
@@ -107,11 +114,16 @@ export async function parseConfigText(text: string, origin: string): Promise<unk
     return parse(source, { uniqueKeys: true, prettyErrors: true, maxAliasCount: 50, logLevel: 'error' });
   } catch (error) {
     // prettyErrors ends the first line with a colon before the code frame it adds below.
-    let first = String((error as Error).message).split('\n')[0]?.replace(/:\s*$/, '') ?? '';
+    let first =
+      String((error as Error).message)
+        .split('\n')[0]
+        ?.replace(/:\s*$/, '') ?? '';
     // Reported at the end of the text, where the parser gave up: name where the unclosed part opens.
     const end = (error as { pos?: number[] }).pos?.[0];
-    const opening = end !== undefined && end >= source.trimEnd().length ? unclosedOpening(new Lexer(), source) : undefined;
-    if (opening) first = `${first.replace(/ at line \d+, column \d+$/, '')}: it opens at line ${opening.line}, column ${opening.column} and is never closed`;
+    const opening =
+      end !== undefined && end >= source.trimEnd().length ? unclosedOpening(new Lexer(), source) : undefined;
+    if (opening)
+      first = `${first.replace(/ at line \d+, column \d+$/, '')}: it opens at line ${opening.line}, column ${opening.column} and is never closed`;
     else first += deeperNextLine(error, source);
     throw new UsageError('CONFIG_PARSE', `config from ${origin} is not valid YAML or JSON: ${first}`, { cause: error });
   }

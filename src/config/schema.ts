@@ -16,13 +16,20 @@ const tlsShape: Shape = {
   description: 'TLS settings for the token API.',
   properties: {
     caFile: { kind: 'string', minLength: 1, description: 'PEM CA bundle added to the system roots; a template.' },
-    caData: { kind: 'string', minLength: 1, description: 'PEM (or base64 of PEM) CA bundle added to the system roots; a template.' },
+    caData: {
+      kind: 'string',
+      minLength: 1,
+      description: 'PEM (or base64 of PEM) CA bundle added to the system roots; a template.',
+    },
     certFile: { kind: 'string', minLength: 1, description: 'PEM client certificate for mutual TLS; a template.' },
     certData: { kind: 'string', minLength: 1, description: 'PEM (or base64 of PEM) client certificate; a template.' },
     keyFile: { kind: 'string', minLength: 1, description: 'PEM client key for mutual TLS; a template.' },
     keyData: { kind: 'string', minLength: 1, description: 'PEM (or base64 of PEM) client key; a template.' },
     serverName: { kind: 'string', minLength: 1, description: 'SNI and verification name override; a template.' },
-    insecureSkipVerify: { kind: 'boolean', description: 'Do not verify the server certificate (warned on every call).' },
+    insecureSkipVerify: {
+      kind: 'boolean',
+      description: 'Do not verify the server certificate (warned on every call).',
+    },
   },
 };
 
@@ -49,9 +56,16 @@ const requestProperties: Record<string, Shape> = {
   retry: {
     kind: 'object',
     description: 'Retries on network errors, 408, 429 and 5xx.',
-    properties: { limit: { kind: 'integer', minimum: 0, maximum: 10, description: 'Retries after the first attempt (default 2).' } },
+    properties: {
+      limit: { kind: 'integer', minimum: 0, maximum: 10, description: 'Retries after the first attempt (default 2).' },
+    },
   },
-  maxResponseBytes: { kind: 'integer', minimum: 1, maximum: 64 * 1024 * 1024, description: 'Largest response body read (default 1 MiB).' },
+  maxResponseBytes: {
+    kind: 'integer',
+    minimum: 1,
+    maximum: 64 * 1024 * 1024,
+    description: 'Largest response body read (default 1 MiB).',
+  },
 };
 
 const STEP_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -61,7 +75,12 @@ const stepShape: Shape = {
   description: 'A request that runs before the main one; its JSON answer is steps.<name> in later templates.',
   required: ['name', 'method', 'url'],
   properties: {
-    name: { kind: 'string', pattern: STEP_NAME, patternHint: 'a name of letters, digits and _ (not starting with a digit)', description: 'The name later templates read the answer by: steps.<name>.' },
+    name: {
+      kind: 'string',
+      pattern: STEP_NAME,
+      patternHint: 'a name of letters, digits and _ (not starting with a digit)',
+      description: 'The name later templates read the answer by: steps.<name>.',
+    },
     ...requestProperties,
   },
 };
@@ -81,44 +100,74 @@ const loginShape: Shape = {
         "RFC 6749 §4.1 authorization code grant with PKCE (RFC 7636, S256) on a loopback redirect (RFC 8252): the browser is sent to the authorization endpoint with client_id (the token request's form.client_id, else this query's), redirect_uri, state, nonce and the code challenge; the code comes back to http://<redirectHost>:<port><redirectPath>.",
       required: ['url'],
       properties: {
-        url: template('The authorization endpoint (authorization_endpoint of the discovery document), a template. https:// unless allowInsecureHTTP.'),
+        url: template(
+          'The authorization endpoint (authorization_endpoint of the discovery document), a template. https:// unless allowInsecureHTTP.',
+        ),
         query: {
           kind: 'map',
           of: { kind: 'stringOrList', description: 'Template, or a list of templates (the key repeats).' },
-          description: 'Query parameters of the authorization request besides those the flow sets, each a template: scope (openid for an id_token, offline_access for a refresh token), audience, resource, prompt.',
+          description:
+            'Query parameters of the authorization request besides those the flow sets, each a template: scope (openid for an id_token, offline_access for a refresh token), audience, resource, prompt.',
         },
-        issuer: { kind: 'string', minLength: 1, description: "The issuer (RFC 9207): the browser's answer must carry an iss parameter that is this (RFC 9207 §2.4); init writes it when the issuer says it sends one (authorization_response_iss_parameter_supported)." },
-        redirectHost: { kind: 'string', enum: ['localhost', '127.0.0.1', '[::1]'], description: 'The host of redirect_uri (default localhost, as kubelogin registers it).' },
+        issuer: {
+          kind: 'string',
+          minLength: 1,
+          description:
+            "The issuer (RFC 9207): the browser's answer must carry an iss parameter that is this (RFC 9207 §2.4); init writes it when the issuer says it sends one (authorization_response_iss_parameter_supported).",
+        },
+        redirectHost: {
+          kind: 'string',
+          enum: ['localhost', '127.0.0.1', '[::1]'],
+          description: 'The host of redirect_uri (default localhost, as kubelogin registers it).',
+        },
         redirectPorts: {
           kind: 'list',
           of: { kind: 'integer', minimum: 1, maximum: 65535, description: 'A port of the loopback listener.' },
-          description: "The loopback listener's ports, the first free one taken (default [8000, 18000], kubelogin's: an IdP client made for it works unchanged).",
+          description:
+            "The loopback listener's ports, the first free one taken (default [8000, 18000], kubelogin's: an IdP client made for it works unchanged).",
         },
-        redirectPath: { kind: 'string', pattern: /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/, patternHint: 'a path starting with /, without query or fragment', description: 'The path of redirect_uri (none by default: http://localhost:8000).' },
+        redirectPath: {
+          kind: 'string',
+          pattern: /^\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*$/,
+          patternHint: 'a path starting with /, without query or fragment',
+          description: 'The path of redirect_uri (none by default: http://localhost:8000).',
+        },
       },
     },
     deviceAuthorization: {
       kind: 'object',
-      description: "RFC 8628 device authorization grant: the device authorization endpoint, sent the main request's headers and form (the client's authentication) plus this form.",
+      description:
+        "RFC 8628 device authorization grant: the device authorization endpoint, sent the main request's headers and form (the client's authentication) plus this form.",
       required: ['url'],
       properties: {
-        url: template('The device authorization endpoint (device_authorization_endpoint of the discovery document), a template. https:// unless allowInsecureHTTP.'),
+        url: template(
+          'The device authorization endpoint (device_authorization_endpoint of the discovery document), a template. https:// unless allowInsecureHTTP.',
+        ),
         form: {
           kind: 'map',
           of: { kind: 'stringOrList', description: 'Template, or a list of templates (the key repeats).' },
-          description: 'Fields of the device authorization request besides the client\'s, each a template: scope (openid for an id_token, offline_access for a refresh token), audience, resource.',
+          description:
+            "Fields of the device authorization request besides the client's, each a template: scope (openid for an id_token, offline_access for a refresh token), audience, resource.",
         },
       },
     },
     revocation: {
       kind: 'object',
-      description: "RFC 7009 token revocation: `logout` revokes the login's refresh token there, sent the main request's headers and form (the client's authentication).",
+      description:
+        "RFC 7009 token revocation: `logout` revokes the login's refresh token there, sent the main request's headers and form (the client's authentication).",
       required: ['url'],
       properties: {
-        url: { kind: 'string', description: 'The revocation endpoint (revocation_endpoint of the discovery document): an https:// URL, no template.' },
+        url: {
+          kind: 'string',
+          description:
+            'The revocation endpoint (revocation_endpoint of the discovery document): an https:// URL, no template.',
+        },
       },
     },
-    timeout: { kind: 'duration', description: 'How long a browser login waits for the browser to come back (default 3m, at most 15m).' },
+    timeout: {
+      kind: 'duration',
+      description: 'How long a browser login waits for the browser to come back (default 3m, at most 15m).',
+    },
   },
 };
 
@@ -133,7 +182,11 @@ const providerShape: Shape = {
       of: { kind: 'string', minLength: 1, description: 'An expression (no {{ }} needed), evaluated once, in order.' },
       description: 'Names for expressions that the templates use; each may use the names before it.',
     },
-    steps: { kind: 'list', of: stepShape, description: 'Requests that run in order before the main one (a login, a token exchange).' },
+    steps: {
+      kind: 'list',
+      of: stepShape,
+      description: 'Requests that run in order before the main one (a login, a token exchange).',
+    },
     method: requestProperties['method']!,
     url: requestProperties['url']!,
     tokenPath: path('Where the token is in the JSON response (with login: $.id_token unless set).'),
@@ -144,8 +197,14 @@ const providerShape: Shape = {
     json: requestProperties['json']!,
     expiryPath: path('Expiry: RFC 3339 string or unix seconds/milliseconds.'),
     expiresInPath: path('Expiry in seconds from now (number or numeric string).'),
-    expiryFromJWT: { kind: 'boolean', description: "Use a JWT token's exp claim when no path gives the expiry (default true)." },
-    expiresIn: { kind: 'duration', description: "The credential's lifetime when neither a path, a JWT exp nor a certificate gives one (e.g. 60m)." },
+    expiryFromJWT: {
+      kind: 'boolean',
+      description: "Use a JWT token's exp claim when no path gives the expiry (default true).",
+    },
+    expiresIn: {
+      kind: 'duration',
+      description: "The credential's lifetime when neither a path, a JWT exp nor a certificate gives one (e.g. 60m).",
+    },
     clientCertificateDataPath: path('PEM client certificate in the response.'),
     clientKeyDataPath: path('PEM client key in the response.'),
     tls: tlsShape,
@@ -162,7 +221,8 @@ const providerShape: Shape = {
         enabled: { kind: 'boolean', description: 'Cache credentials with a known expiry (default false).' },
         failureTTL: {
           kind: 'duration',
-          description: 'With the cache on, how long a refusal (4xx other than 408/429) or an unusable answer is served again without a request (default 10s; 0s remembers no failure). An outage is remembered for its Retry-After or 10s, at most 5m.',
+          description:
+            'With the cache on, how long a refusal (4xx other than 408/429) or an unusable answer is served again without a request (default 10s; 0s remembers no failure). An outage is remembered for its Retry-After or 10s, at most 5m.',
         },
       },
     },
@@ -233,7 +293,14 @@ export interface ProviderConfigInput {
 }
 
 export interface LoginInput {
-  authorizationCode?: { url: string; query?: Record<string, string | string[]>; issuer?: string; redirectHost?: string; redirectPorts?: number[]; redirectPath?: string };
+  authorizationCode?: {
+    url: string;
+    query?: Record<string, string | string[]>;
+    issuer?: string;
+    redirectHost?: string;
+    redirectPorts?: number[];
+    redirectPath?: string;
+  };
   deviceAuthorization?: { url: string; form?: Record<string, string | string[]> };
   revocation?: { url: string };
   timeout?: string;
@@ -258,7 +325,11 @@ export interface AuthorizationCodeConfig {
   redirectPath: string;
 }
 
-type BodyForm = { kind: 'none' } | { kind: 'raw'; template: string } | { kind: 'form'; fields: Record<string, string[]> } | { kind: 'json'; value: unknown };
+type BodyForm =
+  | { kind: 'none' }
+  | { kind: 'raw'; template: string }
+  | { kind: 'form'; fields: Record<string, string[]> }
+  | { kind: 'json'; value: unknown };
 
 /** One request with every default applied: the main one, or a step. */
 export interface RequestConfig {

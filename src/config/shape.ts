@@ -5,7 +5,14 @@ import type { ConfigIssue as Issue } from '../errors.js';
 export type { Issue };
 
 export type Shape =
-  | { kind: 'string'; description?: string; minLength?: number; pattern?: RegExp; patternHint?: string; enum?: string[] }
+  | {
+      kind: 'string';
+      description?: string;
+      minLength?: number;
+      pattern?: RegExp;
+      patternHint?: string;
+      enum?: string[];
+    }
   | { kind: 'boolean'; description?: string }
   | { kind: 'integer'; description?: string; minimum?: number; maximum?: number }
   | { kind: 'duration'; description?: string }
@@ -14,7 +21,6 @@ export type Shape =
   | { kind: 'list'; of: Shape; description?: string }
   | { kind: 'object'; properties: Record<string, Shape>; required?: string[]; description?: string }
   | { kind: 'json'; description?: string };
-
 
 /** Go-style durations as kubectl and client-go print them: 500ms, 10s, 1m30s, 2h. */
 export const DURATION_PATTERN = /^(?:\d+(?:\.\d+)?(?:ms|s|m|h))+$/;
@@ -83,7 +89,11 @@ export function closest(key: string, known: string[]): string | undefined {
     if (d < bestDistance) [best, bestDistance] = [name, d];
   }
   // Close, and not a rewrite of the whole word (`b` is no typo of `a`).
-  return best !== undefined && bestDistance <= Math.max(1, Math.floor(best.length / 4)) && bestDistance < Math.min(key.length, best.length) ? best : undefined;
+  return best !== undefined &&
+    bestDistance <= Math.max(1, Math.floor(best.length / 4)) &&
+    bestDistance < Math.min(key.length, best.length)
+    ? best
+    : undefined;
 }
 
 /**
@@ -125,24 +135,29 @@ function isMap(value: unknown): value is Record<string, unknown> {
 function asWritten(map: Record<string, unknown>): string {
   const keys = Object.keys(map);
   const key = keys[0];
-  if (keys.length !== 1 || key === undefined || map[key] !== null || !/^[.$[][\w.$[\]'"*@-]{0,80}$/.test(key)) return '';
+  if (keys.length !== 1 || key === undefined || map[key] !== null || !/^[.$[][\w.$[\]'"*@-]{0,80}$/.test(key))
+    return '';
   return `: "{${key}}"`;
 }
 
 /** Checks `value` against `shape`, appending every problem found to `issues`. Pure. */
 export function check(shape: Shape, value: unknown, path: string, issues: Issue[]): void {
-  const fail = (expected: string): void => void issues.push({ path, message: `expected ${expected}, found ${describe(value)}` });
+  const fail = (expected: string): void =>
+    void issues.push({ path, message: `expected ${expected}, found ${describe(value)}` });
   switch (shape.kind) {
     case 'string':
       if (isMap(value)) {
         // A map for the raw body is a JSON body meant; anywhere else, a {…} that YAML read as one.
-        const hint = path.endsWith('.body') ? '; a JSON body is written under json:' : `: YAML reads an unquoted {…} as one; quote it${asWritten(value)}`;
+        const hint = path.endsWith('.body')
+          ? '; a JSON body is written under json:'
+          : `: YAML reads an unquoted {…} as one; quote it${asWritten(value)}`;
         return void issues.push({ path, message: `expected a string, found a map${hint}` });
       }
       if (typeof value !== 'string') return fail('a string');
       if (shape.enum && !shape.enum.includes(value)) return fail(`one of ${shape.enum.join(', ')}`);
       if (shape.minLength !== undefined && value.length < shape.minLength) return fail('a non-empty string');
-      if (shape.pattern && !shape.pattern.test(value)) return fail(shape.patternHint ?? `a string matching ${shape.pattern}`);
+      if (shape.pattern && !shape.pattern.test(value))
+        return fail(shape.patternHint ?? `a string matching ${shape.pattern}`);
       return;
     case 'boolean':
       if (typeof value !== 'boolean') fail('true or false');
@@ -150,7 +165,13 @@ export function check(shape: Shape, value: unknown, path: string, issues: Issue[
     case 'integer': {
       const { minimum: min, maximum: max } = shape;
       const range =
-        min !== undefined && max !== undefined ? `an integer from ${min} to ${max}` : min !== undefined ? `an integer of at least ${min}` : max !== undefined ? `an integer of at most ${max}` : 'an integer';
+        min !== undefined && max !== undefined
+          ? `an integer from ${min} to ${max}`
+          : min !== undefined
+            ? `an integer of at least ${min}`
+            : max !== undefined
+              ? `an integer of at most ${max}`
+              : 'an integer';
       if (typeof value !== 'number' || !Number.isInteger(value)) return fail(range);
       if (shape.minimum !== undefined && value < shape.minimum) return fail(range);
       if (shape.maximum !== undefined && value > shape.maximum) return fail(range);
@@ -163,7 +184,8 @@ export function check(shape: Shape, value: unknown, path: string, issues: Issue[
       if (typeof value === 'string') return;
       if (Array.isArray(value) && value.length > 0) {
         value.forEach((item, i) => {
-          if (typeof item !== 'string') issues.push({ path: `${path}[${i}]`, message: `expected a string, found ${describe(item)}` });
+          if (typeof item !== 'string')
+            issues.push({ path: `${path}[${i}]`, message: `expected a string, found ${describe(item)}` });
         });
         return;
       }
@@ -187,7 +209,11 @@ export function check(shape: Shape, value: unknown, path: string, issues: Issue[
         if (property) check(property, item, `${path}.${key}`, issues);
         else {
           const known = fieldNames(shape.properties);
-          issues.push({ path: `${path}.${key}`, message: unknownField(key, known, issues.length), unknown: { key, known: known.names } });
+          issues.push({
+            path: `${path}.${key}`,
+            message: unknownField(key, known, issues.length),
+            unknown: { key, known: known.names },
+          });
         }
       }
       return;

@@ -16,14 +16,18 @@ const MAX_REDIRECT_PORTS = 16;
 /** login's rules: the main request is the token endpoint (RFC 6749 §3.2: POST, a form), and no steps yet. */
 export function checkLogin(input: ProviderConfigInput, issues: Issues): void {
   const add = (field: string, message: string) => issues.push({ path: `${ROOT}.${field}`, message });
-  if (input.method !== 'POST' && typeof input.method === 'string') add('method', 'with login, the main request is the token endpoint, which takes POST (RFC 6749 §3.2)');
+  if (input.method !== 'POST' && typeof input.method === 'string')
+    add('method', 'with login, the main request is the token endpoint, which takes POST (RFC 6749 §3.2)');
   for (const form of ['body', 'json'] as const) {
-    if (input[form] !== undefined) add(form, 'with login, the token request is a form (RFC 6749 §3.2): write the client\'s fields under form');
+    if (input[form] !== undefined)
+      add(form, "with login, the token request is a form (RFC 6749 §3.2): write the client's fields under form");
   }
   for (const name of Object.keys(input.form ?? {})) {
-    if (GRANT_FIELDS.includes(name)) add(`form.${name}`, `login sets ${name} for each grant (device_code, code, refresh_token); remove it`);
+    if (GRANT_FIELDS.includes(name))
+      add(`form.${name}`, `login sets ${name} for each grant (device_code, code, refresh_token); remove it`);
   }
-  if (Array.isArray(input.steps) && input.steps.length > 0) add('steps', 'steps do not run with login: the token endpoint is asked directly');
+  if (Array.isArray(input.steps) && input.steps.length > 0)
+    add('steps', 'steps do not run with login: the token endpoint is asked directly');
   const login = input.login;
   if (typeof login !== 'object' || login === null || !issues.known(`${ROOT}.login`)) return;
   if (login.authorizationCode === undefined && login.deviceAuthorization === undefined) {
@@ -51,15 +55,20 @@ export function checkLogin(input: ProviderConfigInput, issues: Issues): void {
   const code = login.authorizationCode;
   if (typeof code !== 'object' || code === null || !issues.known(`${ROOT}.login.authorizationCode`)) return;
   for (const name of Object.keys(code.query ?? {})) {
-    if (FLOW_PARAMETERS.includes(name)) add(`login.authorizationCode.query.${name}`, `the browser login sets ${name} itself; remove it`);
+    if (FLOW_PARAMETERS.includes(name))
+      add(`login.authorizationCode.query.${name}`, `the browser login sets ${name} itself; remove it`);
   }
   const ports = code.redirectPorts;
   if (Array.isArray(ports) && issues.known(`${ROOT}.login.authorizationCode.redirectPorts`)) {
-    if (ports.length === 0 || ports.length > MAX_REDIRECT_PORTS) add('login.authorizationCode.redirectPorts', `expected 1 to ${MAX_REDIRECT_PORTS} ports, found ${ports.length}`);
+    if (ports.length === 0 || ports.length > MAX_REDIRECT_PORTS)
+      add('login.authorizationCode.redirectPorts', `expected 1 to ${MAX_REDIRECT_PORTS} ports, found ${ports.length}`);
     else if (new Set(ports).size !== ports.length) add('login.authorizationCode.redirectPorts', 'names a port twice');
   }
   if (input.form?.['client_id'] === undefined && code.query?.['client_id'] === undefined) {
-    add('login.authorizationCode', "the browser is sent with the client's id: set form.client_id (the token request's) or login.authorizationCode.query.client_id");
+    add(
+      'login.authorizationCode',
+      "the browser is sent with the client's id: set form.client_id (the token request's) or login.authorizationCode.query.client_id",
+    );
   }
 }
 
@@ -72,8 +81,11 @@ function revocationUrlProblem(url: string, allowInsecureHTTP: boolean): string |
     return `expected an https:// URL, found ${JSON.stringify(url.slice(0, 40))}`;
   }
   if (url.includes('{{')) return 'a plain URL, not a template';
-  if (parsed.protocol === 'http:' && !allowInsecureHTTP) return 'http:// sends the refresh token in clear text; use https:// or set allowInsecureHTTP: true';
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return `expected an https:// URL, found ${JSON.stringify(url.slice(0, 40))}`;
-  if (parsed.username !== '' || parsed.password !== '') return 'no user or password in the URL: the client authenticates as at the token endpoint';
+  if (parsed.protocol === 'http:' && !allowInsecureHTTP)
+    return 'http:// sends the refresh token in clear text; use https:// or set allowInsecureHTTP: true';
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+    return `expected an https:// URL, found ${JSON.stringify(url.slice(0, 40))}`;
+  if (parsed.username !== '' || parsed.password !== '')
+    return 'no user or password in the URL: the client authenticates as at the token endpoint';
   return undefined;
 }

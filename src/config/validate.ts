@@ -2,7 +2,15 @@
 import { check, parseDuration, type Issue, type Shape } from './shape.js';
 import { Issues, ROOT } from './issues.js';
 import { checkLogin } from './validate-login.js';
-import { DEFAULTS, fileShape, type LoginInput, type ProviderConfig, type ProviderConfigInput, type RequestConfig, type RequestInput } from './schema.js';
+import {
+  DEFAULTS,
+  fileShape,
+  type LoginInput,
+  type ProviderConfig,
+  type ProviderConfigInput,
+  type RequestConfig,
+  type RequestInput,
+} from './schema.js';
 
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -48,7 +56,8 @@ function validateProvider(input: ProviderConfigInput, checkPath: PathChecker, is
   (Array.isArray(input.steps) ? input.steps : []).forEach((step, i) => {
     if (typeof step !== 'object' || step === null) return;
     checkRequest(step, `steps[${i}].`, issues, input.allowInsecureHTTP === true);
-    if (typeof step.name === 'string' && names.has(step.name)) add(`steps[${i}].name`, `${step.name} is the name of an earlier step; step names are unique`);
+    if (typeof step.name === 'string' && names.has(step.name))
+      add(`steps[${i}].name`, `${step.name} is the name of an earlier step; step names are unique`);
     names.add(step.name);
   });
 
@@ -71,17 +80,33 @@ function validateProvider(input: ProviderConfigInput, checkPath: PathChecker, is
   const hasCert = input.clientCertificateDataPath !== undefined;
   const hasKey = input.clientKeyDataPath !== undefined;
   if (hasCert !== hasKey) {
-    add(hasCert ? 'clientKeyDataPath' : 'clientCertificateDataPath', 'clientCertificateDataPath and clientKeyDataPath go together: set both or neither');
+    add(
+      hasCert ? 'clientKeyDataPath' : 'clientCertificateDataPath',
+      'clientCertificateDataPath and clientKeyDataPath go together: set both or neither',
+    );
   }
   if (input.login !== undefined) checkLogin(input, issues);
-  if (input.tokenPath === undefined && input.login === undefined && !(hasCert && hasKey) && !issues.list.some((i) => i.message === 'unknown field; did you mean tokenPath?')) {
+  if (
+    input.tokenPath === undefined &&
+    input.login === undefined &&
+    !(hasCert && hasKey) &&
+    !issues.list.some((i) => i.message === 'unknown field; did you mean tokenPath?')
+  ) {
     add('tokenPath', 'is required (unless clientCertificateDataPath and clientKeyDataPath are both set)');
   }
-  if (typeof input.expiresIn === 'string' && parseDuration(input.expiresIn) <= 0 && !issues.list.some((i) => i.path === at('expiresIn'))) {
+  if (
+    typeof input.expiresIn === 'string' &&
+    parseDuration(input.expiresIn) <= 0 &&
+    !issues.list.some((i) => i.path === at('expiresIn'))
+  ) {
     add('expiresIn', 'must be longer than 0s');
   }
   // Never longer than an outage is remembered: a failure served for an hour would hide a fixed secret.
-  if (typeof input.cache?.failureTTL === 'string' && parseDuration(input.cache.failureTTL) > 5 * 60_000 && known('cache')) {
+  if (
+    typeof input.cache?.failureTTL === 'string' &&
+    parseDuration(input.cache.failureTTL) > 5 * 60_000 &&
+    known('cache')
+  ) {
     add('cache.failureTTL', 'must be at most 5m (0s remembers no failure)');
   }
   if (input.expiryPath !== undefined && input.expiresInPath !== undefined) {
@@ -103,7 +128,8 @@ function validateProvider(input: ProviderConfigInput, checkPath: PathChecker, is
       ...(input.expiresIn !== undefined ? { expiresInMs: parseDuration(input.expiresIn) } : {}),
       expiryMarginMs: input.expiryMargin !== undefined ? parseDuration(input.expiryMargin) : DEFAULTS.expiryMarginMs,
       cacheEnabled: input.cache?.enabled ?? false,
-      cacheFailureTtlMs: input.cache?.failureTTL !== undefined ? parseDuration(input.cache.failureTTL) : DEFAULTS.cacheFailureTtlMs,
+      cacheFailureTtlMs:
+        input.cache?.failureTTL !== undefined ? parseDuration(input.cache.failureTTL) : DEFAULTS.cacheFailureTtlMs,
       ...(input.login ? loginConfig(input.login, paths) : {}),
     },
   };
@@ -156,7 +182,10 @@ function checkRequest(input: RequestInput, prefix: string, issues: Issues, insec
   if (typeof input.url === 'string' && known('url')) {
     const literal = input.url.trimStart();
     if (/^http:\/\//i.test(literal) && (input.allowInsecureHTTP ?? insecureAbove) !== true) {
-      add('url', 'http:// sends the request and the credential in clear text; use https:// or set allowInsecureHTTP: true');
+      add(
+        'url',
+        'http:// sends the request and the credential in clear text; use https:// or set allowInsecureHTTP: true',
+      );
     } else if (!/^https?:\/\//i.test(literal) && !literal.startsWith('{{')) {
       add('url', `expected an https:// URL, found ${JSON.stringify(literal.slice(0, 40))}`);
     }
@@ -166,13 +195,20 @@ function checkRequest(input: RequestInput, prefix: string, issues: Issues, insec
   }
 
   const tls = input.tls ?? {};
-  for (const [a, b] of [['caFile', 'caData'], ['certFile', 'certData'], ['keyFile', 'keyData']] as const) {
+  for (const [a, b] of [
+    ['caFile', 'caData'],
+    ['certFile', 'certData'],
+    ['keyFile', 'keyData'],
+  ] as const) {
     if (tls[a] !== undefined && tls[b] !== undefined) add(`tls.${b}`, `set tls.${a} or tls.${b}, not both`);
   }
   const hasClientCert = tls.certFile !== undefined || tls.certData !== undefined;
   const hasClientKey = tls.keyFile !== undefined || tls.keyData !== undefined;
   if (hasClientCert !== hasClientKey) {
-    add(hasClientCert ? 'tls.keyFile' : 'tls.certFile', 'a client certificate needs its key: set both certFile/certData and keyFile/keyData');
+    add(
+      hasClientCert ? 'tls.keyFile' : 'tls.certFile',
+      'a client certificate needs its key: set both certFile/certData and keyFile/keyData',
+    );
   }
 }
 
@@ -206,16 +242,27 @@ function resolveRequest(input: RequestInput, inherit: RequestConfig | undefined)
 /** Where each field of a nested object lives: `caFile` -> `tls.caFile`, so a misplaced one can be told. */
 const NESTED: Record<string, string> = (() => {
   const places: Record<string, string> = {};
-  const provider = (fileShape as { properties: Record<string, Shape> }).properties['webAPIProviderConfig'] as { properties: Record<string, Shape> };
+  const provider = (fileShape as { properties: Record<string, Shape> }).properties['webAPIProviderConfig'] as {
+    properties: Record<string, Shape>;
+  };
   for (const [name, shape] of Object.entries(provider.properties)) {
     if (shape.kind !== 'object') continue;
-    for (const field of Object.keys(shape.properties)) if (!Object.hasOwn(provider.properties, field)) places[field] = `${name}.${field}`;
+    for (const field of Object.keys(shape.properties))
+      if (!Object.hasOwn(provider.properties, field)) places[field] = `${name}.${field}`;
   }
   return places;
 })();
 
 /** A field of the provider at the top of the file (`tls:` beside webAPIProviderConfig). */
-const PROVIDER_FIELDS: ReadonlySet<string> = new Set(Object.keys(((fileShape as { properties: Record<string, Shape> }).properties['webAPIProviderConfig'] as { properties: Record<string, Shape> }).properties));
+const PROVIDER_FIELDS: ReadonlySet<string> = new Set(
+  Object.keys(
+    (
+      (fileShape as { properties: Record<string, Shape> }).properties['webAPIProviderConfig'] as {
+        properties: Record<string, Shape>;
+      }
+    ).properties,
+  ),
+);
 
 /** `caFile` at the top: not "unknown", it belongs under tls; `tls` at the top of the file, under webAPIProviderConfig. */
 function placeMisplaced(issues: Issue[]): void {
@@ -224,7 +271,8 @@ function placeMisplaced(issues: Issue[]): void {
     if (issue.path === issue.unknown.key) {
       const key = issue.unknown.key;
       const place = PROVIDER_FIELDS.has(key) ? key : Object.hasOwn(NESTED, key) ? NESTED[key] : undefined;
-      if (place !== undefined) issue.message = `unknown field at the top of the file; it belongs under ${ROOT} (${ROOT}.${place})`;
+      if (place !== undefined)
+        issue.message = `unknown field at the top of the file; it belongs under ${ROOT} (${ROOT}.${place})`;
       continue;
     }
     const place = Object.hasOwn(NESTED, issue.unknown.key) ? NESTED[issue.unknown.key] : undefined;

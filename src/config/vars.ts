@@ -8,7 +8,10 @@ export function parseSetFlags(pairs: string[] | undefined): Record<string, strin
     const eq = pair.indexOf('=');
     const key = eq > 0 ? pair.slice(0, eq) : '';
     if (!/^[A-Za-z_][\w-]*$/.test(key)) {
-      throw new UsageError('SET_INVALID', `--set ${JSON.stringify(pair)}: expected key=value with a key of letters, digits, _ or -`);
+      throw new UsageError(
+        'SET_INVALID',
+        `--set ${JSON.stringify(pair)}: expected key=value with a key of letters, digits, _ or -`,
+      );
     }
     vars[key] = pair.slice(eq + 1);
   }

@@ -12,7 +12,10 @@ export interface Position {
 }
 
 /** The opening of a quoted string or flow collection that never closes, or undefined. */
-export function unclosedOpening(lexer: { lex: (source: string) => Iterable<string> }, source: string): Position | undefined {
+export function unclosedOpening(
+  lexer: { lex: (source: string) => Iterable<string> },
+  source: string,
+): Position | undefined {
   let offset = 0;
   let quote: number | undefined;
   const flows: number[] = [];

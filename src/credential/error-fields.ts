@@ -4,7 +4,14 @@
 import { terminalSafe } from '../errors.js';
 
 /** OAuth 2.0 (RFC 6749 5.2), RFC 7807-like and most REST APIs' error fields. */
-export const ERROR_FIELDS: ReadonlySet<string> = new Set(['error', 'error_description', 'message', 'errors', 'reason', 'code']);
+export const ERROR_FIELDS: ReadonlySet<string> = new Set([
+  'error',
+  'error_description',
+  'message',
+  'errors',
+  'reason',
+  'code',
+]);
 
 const SAID_MAX = 200;
 
@@ -28,6 +35,14 @@ export function errorSaid(document: unknown, redact: (text: string) => string): 
   if (document === null || typeof document !== 'object' || Array.isArray(document)) return undefined;
   const fields = document as Record<string, unknown>;
   if (typeof fields['error'] !== 'string') return undefined;
-  const field = typeof fields['error_description'] === 'string' ? 'error_description' : typeof fields['message'] === 'string' ? 'message' : undefined;
-  return { error: quoteSaid(fields['error'], redact), ...(field ? { detail: { field, text: quoteSaid(fields[field] as string, redact) } } : {}) };
+  const field =
+    typeof fields['error_description'] === 'string'
+      ? 'error_description'
+      : typeof fields['message'] === 'string'
+        ? 'message'
+        : undefined;
+  return {
+    error: quoteSaid(fields['error'], redact),
+    ...(field ? { detail: { field, text: quoteSaid(fields[field] as string, redact) } } : {}),
+  };
 }

@@ -27,14 +27,20 @@ export function readExecInfo(raw: string | undefined): ExecInfo {
   try {
     parsed = JSON.parse(raw);
   } catch {
-    throw new UsageError('EXEC_INFO_INVALID', 'KUBERNETES_EXEC_INFO is not valid JSON; it is set by client-go, unset it to run by hand');
+    throw new UsageError(
+      'EXEC_INFO_INVALID',
+      'KUBERNETES_EXEC_INFO is not valid JSON; it is set by client-go, unset it to run by hand',
+    );
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new UsageError('EXEC_INFO_INVALID', 'KUBERNETES_EXEC_INFO is not a JSON object');
   }
   const info = parsed as { apiVersion?: unknown; kind?: unknown; spec?: { cluster?: unknown; interactive?: unknown } };
   if (info.kind !== undefined && info.kind !== 'ExecCredential') {
-    throw new UsageError('EXEC_INFO_INVALID', `KUBERNETES_EXEC_INFO has kind ${JSON.stringify(info.kind)}, expected "ExecCredential"`);
+    throw new UsageError(
+      'EXEC_INFO_INVALID',
+      `KUBERNETES_EXEC_INFO has kind ${JSON.stringify(info.kind)}, expected "ExecCredential"`,
+    );
   }
   if (typeof info.apiVersion !== 'string' || !SUPPORTED.includes(info.apiVersion)) {
     throw new UsageError(
@@ -45,7 +51,10 @@ export function readExecInfo(raw: string | undefined): ExecInfo {
   const cluster = info.spec?.cluster;
   return {
     apiVersion: info.apiVersion,
-    cluster: typeof cluster === 'object' && cluster !== null && !Array.isArray(cluster) ? (cluster as Record<string, unknown>) : undefined,
+    cluster:
+      typeof cluster === 'object' && cluster !== null && !Array.isArray(cluster)
+        ? (cluster as Record<string, unknown>)
+        : undefined,
     ...(info.spec?.interactive === true ? { interactive: true } : {}),
   };
 }
@@ -53,10 +62,16 @@ export function readExecInfo(raw: string | undefined): ExecInfo {
 /** client-go rejects an answer in another version than it asked for, so the exec info wins. */
 export function resolveApiVersion(info: ExecInfo, flag: string | undefined): string {
   if (flag !== undefined && !SUPPORTED.includes(flag)) {
-    throw new UsageError('API_VERSION', `--api-version ${JSON.stringify(flag)} is not supported; use ${SUPPORTED.join(' or ')}`);
+    throw new UsageError(
+      'API_VERSION',
+      `--api-version ${JSON.stringify(flag)} is not supported; use ${SUPPORTED.join(' or ')}`,
+    );
   }
   if (info.apiVersion !== undefined && flag !== undefined && flag !== info.apiVersion) {
-    throw new UsageError('API_VERSION', `--api-version ${flag} conflicts with ${info.apiVersion} asked for by KUBERNETES_EXEC_INFO`);
+    throw new UsageError(
+      'API_VERSION',
+      `--api-version ${flag} conflicts with ${info.apiVersion} asked for by KUBERNETES_EXEC_INFO`,
+    );
   }
   return info.apiVersion ?? flag ?? V1BETA1;
 }

@@ -25,7 +25,11 @@ export function parseResponseBody(text: string, contentType: string | undefined,
     return JSON.parse(source);
   } catch {
     const what = source.trim() === '' ? 'an empty body' : describeBody(contentType, bytes);
-    if (looksLikeHtml(contentType, source)) throw new ResponseError('RESPONSE_HTML', `the token API answered with an HTML page, not JSON (${what}); ${HTML_HINT}`);
+    if (looksLikeHtml(contentType, source))
+      throw new ResponseError(
+        'RESPONSE_HTML',
+        `the token API answered with an HTML page, not JSON (${what}); ${HTML_HINT}`,
+      );
     throw new ResponseError('RESPONSE_NOT_JSON', `the token API answered with something that is not JSON (${what})`);
   }
 }
@@ -68,16 +72,25 @@ export function extractCredential(
 
   let expiresAt: number | undefined;
   if (paths.expiry) expiresAt = parseExpiry(one(document, paths.expiry, 'expiryPath', query), paths.expiry);
-  else if (paths.expiresIn) expiresAt = now + parseExpiresIn(one(document, paths.expiresIn, 'expiresInPath', query), paths.expiresIn);
+  else if (paths.expiresIn)
+    expiresAt = now + parseExpiresIn(one(document, paths.expiresIn, 'expiresInPath', query), paths.expiresIn);
   else if (config.expiryFromJWT && status.token) expiresAt = jwtExpiry(status.token);
-  if (expiresAt === undefined && status.clientCertificateData) expiresAt = certificateExpiry(status.clientCertificateData);
+  if (expiresAt === undefined && status.clientCertificateData)
+    expiresAt = certificateExpiry(status.clientCertificateData);
   // A provider whose tokens live a known time (Upbound: 60 minutes) says so in the config.
   if (expiresAt === undefined && config.expiresInMs !== undefined) expiresAt = now + config.expiresInMs;
 
   if (expiresAt !== undefined && !(expiresAt <= MAX_DATE_MS)) {
     // A JWT exp or a certificate cannot get here (both stop at 9999): the rest is a path or the config's lifetime.
-    const source = paths.expiry ? `expiryPath ${paths.expiry} matched` : paths.expiresIn ? `expiresInPath ${paths.expiresIn} matched` : 'expiresIn gives';
-    throw new ResponseError('EXPIRY_UNPARSABLE', `${source} an expiry past the year 9999, which no timestamp can carry`);
+    const source = paths.expiry
+      ? `expiryPath ${paths.expiry} matched`
+      : paths.expiresIn
+        ? `expiresInPath ${paths.expiresIn} matched`
+        : 'expiresIn gives';
+    throw new ResponseError(
+      'EXPIRY_UNPARSABLE',
+      `${source} an expiry past the year 9999, which no timestamp can carry`,
+    );
   }
   if (expiresAt !== undefined) {
     const reported = reportedExpiry(expiresAt, now, config.expiryMarginMs);
@@ -103,7 +116,10 @@ const MAX_DATE_MS = 253_402_300_799_000;
 export function reportedExpiry(expiresAt: number, now: number, marginMs: number): string | undefined {
   const remaining = expiresAt - now;
   if (remaining <= 0) return undefined;
-  const reported = Math.max(Math.floor((expiresAt - Math.min(marginMs, remaining / 2)) / 1000) * 1000, Math.ceil(now / 1000) * 1000);
+  const reported = Math.max(
+    Math.floor((expiresAt - Math.min(marginMs, remaining / 2)) / 1000) * 1000,
+    Math.ceil(now / 1000) * 1000,
+  );
   // Less than a second left: no whole second is both after now and before the expiry.
   if (reported > expiresAt) return undefined;
   return new Date(reported).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -112,10 +128,19 @@ export function reportedExpiry(expiresAt: number, now: number, marginMs: number)
 function one(document: unknown, path: string, field: string, query: Query): unknown {
   const matches = query(path, document);
   if (matches.length === 0) {
-    throw new ResponseError('PATH_NO_MATCH', `${field} ${path} matched nothing in the response; ${describeKeys(document, path)}`);
+    throw new ResponseError(
+      'PATH_NO_MATCH',
+      `${field} ${path} matched nothing in the response; ${describeKeys(document, path)}`,
+    );
   }
   if (matches.length > 1) {
-    throw new ResponseError('PATH_AMBIGUOUS', `${field} ${path} matched ${matches.length} values (${matches.slice(0, 3).map((m) => m.location).join(', ')}${matches.length > 3 ? ', …' : ''}); make it select exactly one`);
+    throw new ResponseError(
+      'PATH_AMBIGUOUS',
+      `${field} ${path} matched ${matches.length} values (${matches
+        .slice(0, 3)
+        .map((m) => m.location)
+        .join(', ')}${matches.length > 3 ? ', …' : ''}); make it select exactly one`,
+    );
   }
   return matches[0]!.value;
 }
@@ -129,7 +154,10 @@ function single(document: unknown, path: string, field: string, query: Query): s
   // client-go sends the token in an Authorization header, where Go refuses control characters; a
   // PEM certificate or key is multi-line by nature.
   if (field === 'tokenPath' && /[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) {
-    throw new ResponseError('PATH_NOT_TOKEN', `${field} ${path} matched a string with control characters (a line break?), which cannot be sent as a bearer token`);
+    throw new ResponseError(
+      'PATH_NOT_TOKEN',
+      `${field} ${path} matched a string with control characters (a line break?), which cannot be sent as a bearer token`,
+    );
   }
   return value;
 }
@@ -143,7 +171,10 @@ function apiSaidWhy(document: unknown, path: string, redact: (text: string) => s
   const said = errorSaid(document, redact);
   if (!said) return undefined;
   const detail = said.detail ? `, ${said.detail.field} ${said.detail.text}` : '';
-  return new ResponseError('RESPONSE_ERROR', `the token API answered without a token (tokenPath ${path} matched nothing), saying error ${said.error}${detail}`);
+  return new ResponseError(
+    'RESPONSE_ERROR',
+    `the token API answered without a token (tokenPath ${path} matched nothing), saying error ${said.error}${detail}`,
+  );
 }
 
 function kind(value: unknown): string {
@@ -204,15 +235,23 @@ export function parseExpiry(value: unknown, path: string): number {
   }
   if (typeof value === 'string') {
     if (/^\d+(\.\d+)?$/.test(value.trim())) return parseExpiry(Number(value), path);
-    const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/.exec(value.trim());
+    const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/.exec(
+      value.trim(),
+    );
     if (rfc3339) {
       const parsed = Date.parse(value.trim());
       // Date.parse rolls 2026-02-30 over to March 2: a date that does not exist is no expiry.
       if (Number.isFinite(parsed) && realDate(rfc3339)) return parsed;
-      throw new ResponseError('EXPIRY_UNPARSABLE', `expiryPath ${path} matched a time that does not exist (${describeImpossible(rfc3339)})`);
+      throw new ResponseError(
+        'EXPIRY_UNPARSABLE',
+        `expiryPath ${path} matched a time that does not exist (${describeImpossible(rfc3339)})`,
+      );
     }
   }
-  throw new ResponseError('EXPIRY_UNPARSABLE', `expiryPath ${path} matched ${kind(value)} that is neither an RFC 3339 time nor unix seconds/milliseconds`);
+  throw new ResponseError(
+    'EXPIRY_UNPARSABLE',
+    `expiryPath ${path} matched ${kind(value)} that is neither an RFC 3339 time nor unix seconds/milliseconds`,
+  );
 }
 
 function realDate(m: RegExpExecArray): boolean {
@@ -220,7 +259,17 @@ function realDate(m: RegExpExecArray): boolean {
   const offsetHours = m[9] === undefined ? 0 : Number(m[9]);
   const offsetMinutes = m[10] === undefined ? 0 : Number(m[10]);
   const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate();
-  return month! >= 1 && month! <= 12 && day! >= 1 && day! <= daysInMonth && hour! <= 23 && minute! <= 59 && second! <= 60 && offsetHours <= 23 && offsetMinutes <= 59;
+  return (
+    month! >= 1 &&
+    month! <= 12 &&
+    day! >= 1 &&
+    day! <= daysInMonth &&
+    hour! <= 23 &&
+    minute! <= 59 &&
+    second! <= 60 &&
+    offsetHours <= 23 &&
+    offsetMinutes <= 59
+  );
 }
 
 function describeImpossible(m: RegExpExecArray): string {
@@ -238,7 +287,10 @@ export function parseExpiresIn(value: unknown, path: string): number {
   // A number is shown: no credential field is a number, and -30 or 0 says at once what went wrong.
   // A string may be anything (a token at the wrong path): only its kind.
   const found = typeof value === 'number' ? `the number ${String(value)}` : kind(value);
-  throw new ResponseError('EXPIRY_UNPARSABLE', `expiresInPath ${path} matched ${found}, expected a positive number of seconds`);
+  throw new ResponseError(
+    'EXPIRY_UNPARSABLE',
+    `expiresInPath ${path} matched ${found}, expected a positive number of seconds`,
+  );
 }
 
 /** The `exp` claim of a JWT, in ms; undefined for opaque tokens or a JWT without a usable exp. */
@@ -248,7 +300,9 @@ export function jwtExpiry(token: string): number | undefined {
   try {
     const payload = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as { exp?: unknown };
     // An exp past the year 9999 is no usable expiry either.
-    return typeof payload.exp === 'number' && payload.exp > 0 && payload.exp * 1000 <= MAX_DATE_MS ? payload.exp * 1000 : undefined;
+    return typeof payload.exp === 'number' && payload.exp > 0 && payload.exp * 1000 <= MAX_DATE_MS
+      ? payload.exp * 1000
+      : undefined;
   } catch {
     return undefined;
   }

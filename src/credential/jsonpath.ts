@@ -2,7 +2,13 @@
 // match() and search() run on a linear-time engine (re2js, a port of RE2): with JavaScript's
 // backtracking RegExp, `$.items[?match(@.name, '(a+)+')]` on a 34-character name took 31 s, and a
 // synchronous regex cannot be cut at --timeout. The plugin must always end by itself.
-import { FunctionExpressionType, JSONPathEnvironment, JSONPathRecursionLimitError, type FilterFunction, type JSONValue } from 'json-p3';
+import {
+  FunctionExpressionType,
+  JSONPathEnvironment,
+  JSONPathRecursionLimitError,
+  type FilterFunction,
+  type JSONValue,
+} from 'json-p3';
 import { RE2JS } from 're2js';
 
 /** RFC 9485 I-Regexp on RE2: `.` matches any character but a line break, as I-Regexp says. */

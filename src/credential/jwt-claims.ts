@@ -12,7 +12,9 @@ export function jwtClaims(token: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
-  return typeof payload === 'object' && payload !== null && !Array.isArray(payload) ? (payload as Record<string, unknown>) : undefined;
+  return typeof payload === 'object' && payload !== null && !Array.isArray(payload)
+    ? (payload as Record<string, unknown>)
+    : undefined;
 }
 
 /** A JWT's `aud` as a list: RFC 7519 lets it be one string or an array of them. */

@@ -8,7 +8,8 @@ export type Segment = string | number;
 
 // Deliberately narrower than RFC 9535 allows (ASCII names, no whitespace, no escapes): whatever
 // this does not recognise is left to json-p3, never guessed at.
-const STEP = /\.([A-Za-z_][A-Za-z0-9_]*)|\['([\x20-\x26\x28-\x5b\x5d-\x7e]*)'\]|\["([\x20\x21\x23-\x5b\x5d-\x7e]*)"\]|\[(0|-?[1-9][0-9]{0,15})\]/y;
+const STEP =
+  /\.([A-Za-z_][A-Za-z0-9_]*)|\['([\x20-\x26\x28-\x5b\x5d-\x7e]*)'\]|\["([\x20\x21\x23-\x5b\x5d-\x7e]*)"\]|\[(0|-?[1-9][0-9]{0,15})\]/y;
 
 /** The steps of a simple path, or undefined when the path is anything more. */
 export function simpleSegments(path: string): Segment[] | undefined {
@@ -41,7 +42,13 @@ export function simpleQuery(segments: Segment[], document: unknown): Match[] {
       node = node[index];
       location += `[${index}]`;
     } else {
-      if (typeof node !== 'object' || node === null || Array.isArray(node) || !Object.prototype.hasOwnProperty.call(node, segment)) return [];
+      if (
+        typeof node !== 'object' ||
+        node === null ||
+        Array.isArray(node) ||
+        !Object.prototype.hasOwnProperty.call(node, segment)
+      )
+        return [];
       node = (node as Record<string, unknown>)[segment];
       location += /^[A-Za-z_][A-Za-z0-9_]*$/.test(segment) ? `.${segment}` : `['${segment}']`;
     }

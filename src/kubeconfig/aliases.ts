@@ -10,7 +10,12 @@ type YamlModule = typeof import('yaml');
  * Alias.resolve finds the same by a walk of the document per alias: 4,000 aliases took 18 s. What
  * `each` returns replaces the alias (a node), stops the walk (visit.BREAK), or leaves it (undefined).
  */
-export function aliasesInto(YAML: YamlModule, doc: Document, gone: unknown[], each: (target: Node) => Node | symbol | undefined): void {
+export function aliasesInto(
+  YAML: YamlModule,
+  doc: Document,
+  gone: unknown[],
+  each: (target: Node) => Node | symbol | undefined,
+): void {
   const inside = new Set<unknown>();
   for (const node of gone) YAML.visit(node as Node, (_key, child) => void inside.add(child));
   const anchors = new Map<string, Node>();

@@ -36,7 +36,15 @@ function keyOf(YAML: YamlModule, key: unknown, idOf: (node: unknown) => number):
  * What merging `entries` into `doc` (a checked parse of the file: a mapping, no key twice) must give.
  * Read before either way edits anything: the Document rewrite changes `doc`.
  */
-export function expectation(YAML: YamlModule, doc: Document, nameOf: NameOf, ids: ValueIds, entries: MergeEntries, use: boolean, where: string): Expected {
+export function expectation(
+  YAML: YamlModule,
+  doc: Document,
+  nameOf: NameOf,
+  ids: ValueIds,
+  entries: MergeEntries,
+  use: boolean,
+  where: string,
+): Expected {
   const idOf = ids.inDocument(doc);
   const root = doc.contents as YAMLMap;
   const top = new Map<string | number, number>();
@@ -51,7 +59,10 @@ export function expectation(YAML: YamlModule, doc: Document, nameOf: NameOf, ids
     const ours = ids.ofValue({ name: entries.name, [field]: entries[field] });
     const list = values.get(section);
     if (list !== undefined && list !== null && !YAML.isSeq(list) && !(YAML.isScalar(list) && list.value === null)) {
-      throw new UsageError('KUBECONFIG_INVALID', `${where}: ${section} is not a list; fix it or choose another file with --merge <file>`);
+      throw new UsageError(
+        'KUBECONFIG_INVALID',
+        `${where}: ${section} is not a list; fix it or choose another file with --merge <file>`,
+      );
     }
     const items = YAML.isSeq(list) ? list.items : [];
     const kept: number[] = [];
@@ -90,19 +101,29 @@ export function misread(YAML: YamlModule, text: string, expected: Expected, ids:
       const why = misreadList(YAML, pair.value, list, expected.name, idOf, nameOf);
       if (why !== undefined) return `its ${key} ${why}`;
     } else if (idOf(pair.value) !== want) return `its ${JSON.stringify(key)} would read otherwise`;
-    else if (key === 'current-context' && expected.use && !readsSameIn11(YAML, pair.value as Node)) return 'its current-context would read otherwise to kubectl';
+    else if (key === 'current-context' && expected.use && !readsSameIn11(YAML, pair.value as Node))
+      return 'its current-context would read otherwise to kubectl';
   }
-  for (const key of expected.top.keys()) if (!seen.has(key)) return `its top-level key ${JSON.stringify(key)} would be gone`;
+  for (const key of expected.top.keys())
+    if (!seen.has(key)) return `its top-level key ${JSON.stringify(key)} would be gone`;
   return undefined;
 }
 
-function misreadList(YAML: YamlModule, value: unknown, list: { ids: number[]; ours: number }, name: string, idOf: (node: unknown) => number, nameOf: NameOf): string | undefined {
+function misreadList(
+  YAML: YamlModule,
+  value: unknown,
+  list: { ids: number[]; ours: number },
+  name: string,
+  idOf: (node: unknown) => number,
+  nameOf: NameOf,
+): string | undefined {
   if (!YAML.isSeq(value)) return 'would not be a list';
   if (value.items.length !== list.ids.length) return `would hold ${value.items.length} entries, not ${list.ids.length}`;
   for (const [index, item] of value.items.entries()) {
     if (idOf(item) !== list.ids[index]) return `entry ${index + 1} would read otherwise`;
     const ours = nameOf(item) === name;
-    if (ours !== (index === list.ours)) return `entry ${index + 1} would ${ours ? 'be a second one' : 'not be the one'} of our name`;
+    if (ours !== (index === list.ours))
+      return `entry ${index + 1} would ${ours ? 'be a second one' : 'not be the one'} of our name`;
     if (ours && !readsSameIn11(YAML, item as Node)) return `entry ${index + 1} would read otherwise to kubectl`;
   }
   return undefined;

@@ -16,7 +16,12 @@ const MAX_FILES = 16;
 
 export async function kubeconfigContexts(kubeconfig: string | undefined, cwd: string, deps: Deps): Promise<string[]> {
   const listed = (deps.env['KUBECONFIG'] ?? '').split(delimiter).filter((path) => path !== '');
-  const files = kubeconfig !== undefined ? [kubeconfig] : listed.length > 0 ? listed.slice(0, MAX_FILES) : [join(deps.cache.homedir, '.kube', 'config')];
+  const files =
+    kubeconfig !== undefined
+      ? [kubeconfig]
+      : listed.length > 0
+        ? listed.slice(0, MAX_FILES)
+        : [join(deps.cache.homedir, '.kube', 'config')];
   const YAML = (await import('yaml')).default;
   const names = new Set<string>();
   for (const file of files) {

@@ -6,7 +6,13 @@ import { escape11, stringify11 } from './yaml11.js';
 type YamlModule = typeof import('yaml');
 
 /** One list entry as block YAML: its dash at column `dash`, its keys at column `content`, no final newline. */
-export function entryText(YAML: YamlModule, entry: Record<string, unknown>, dash: number, content: number, flush: boolean): string {
+export function entryText(
+  YAML: YamlModule,
+  entry: Record<string, unknown>,
+  dash: number,
+  content: number,
+  flush: boolean,
+): string {
   return `${' '.repeat(dash)}-${' '.repeat(content - dash - 1)}${blockBody(YAML, entry, content, flush)}`;
 }
 

@@ -30,7 +30,9 @@ export function followOwnLinks(fs: LinkFs, path: string, uid: number | undefined
       throw error;
     }
   }
-  const names = resolve(path).split('/').filter((name) => name !== '' && name !== '.');
+  const names = resolve(path)
+    .split('/')
+    .filter((name) => name !== '' && name !== '.');
   let at = '/';
   let links = 0;
   while (names.length > 0) {
@@ -52,7 +54,12 @@ export function followOwnLinks(fs: LinkFs, path: string, uid: number | undefined
       continue;
     }
     if (stat.uid !== uid && stat.uid !== 0) {
-      return { refused: next === path ? `${path} is a symbolic link owned by uid ${stat.uid}, not by you` : `${path} leads through ${next}, a symbolic link owned by uid ${stat.uid}, not by you` };
+      return {
+        refused:
+          next === path
+            ? `${path} is a symbolic link owned by uid ${stat.uid}, not by you`
+            : `${path} leads through ${next}, a symbolic link owned by uid ${stat.uid}, not by you`,
+      };
     }
     if (++links > MAX_LINKS) return { refused: `${path} leads through more than ${MAX_LINKS} symbolic links` };
     const target = fs.readlinkSync(next);

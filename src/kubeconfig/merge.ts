@@ -26,7 +26,13 @@ const EMPTY = { apiVersion: 'v1', kind: 'Config', clusters: [], users: [], conte
 const REMEDY = 'fix it or choose another file with --merge <file>';
 
 /** The text of `existing` (undefined: no file yet) with the entries merged; `use` sets current-context. */
-export function mergeKubeconfig(YAML: YamlModule, existing: string | undefined, entries: MergeEntries, use: boolean, where: string): Merged {
+export function mergeKubeconfig(
+  YAML: YamlModule,
+  existing: string | undefined,
+  entries: MergeEntries,
+  use: boolean,
+  where: string,
+): Merged {
   const fresh = existing === undefined || existing.trim() === '';
   const lines = fresh ? undefined : asKubectlReads(existing);
   const doc = lines === undefined ? fresh11(YAML, EMPTY) : readKubeconfig(YAML, lines, where);
@@ -35,7 +41,8 @@ export function mergeKubeconfig(YAML: YamlModule, existing: string | undefined, 
   // Read before any way is tried: the rewrite changes the Document.
   const ids = valueIds(YAML);
   const expected = expectation(YAML, doc, nameOf, ids, entries, use, where);
-  const done = (merged: Merged): Merged => (merged.text === existing ? { text: merged.text, outcome: 'unchanged' } : merged);
+  const done = (merged: Merged): Merged =>
+    merged.text === existing ? { text: merged.text, outcome: 'unchanged' } : merged;
   let why: string | undefined;
   if (lines !== undefined) {
     const spliced = spliceDocument(YAML, doc, lines, existing!, entries, use, nameOf);
@@ -56,7 +63,10 @@ export function mergeKubeconfig(YAML: YamlModule, existing: string | undefined, 
 }
 
 function unsafe(where: string, why: string): UsageError {
-  return new UsageError('KUBECONFIG_UNSAFE_MERGE', `cannot merge into ${where} without changing what it says (${why}); nothing was written: edit it by hand, or choose another file with --merge <file>`);
+  return new UsageError(
+    'KUBECONFIG_UNSAFE_MERGE',
+    `cannot merge into ${where} without changing what it says (${why}); nothing was written: edit it by hand, or choose another file with --merge <file>`,
+  );
 }
 
 /** The context names of a kubeconfig (shell completion), read under the merge's token bound; [] when it does not read. */
@@ -82,7 +92,10 @@ export function contextNames(YAML: YamlModule, text: string): string[] {
 function readKubeconfig(YAML: YamlModule, lines: string, where: string): Document {
   const bound = pastTokenBound(YAML, lines);
   if (bound !== undefined) {
-    throw new UsageError('KUBECONFIG_TOO_LARGE', `${where} is too large to merge into: more than ${bound} YAML tokens; choose another file with --merge <file>`);
+    throw new UsageError(
+      'KUBECONFIG_TOO_LARGE',
+      `${where} is too large to merge into: more than ${bound} YAML tokens; choose another file with --merge <file>`,
+    );
   }
   // The parser's check of unique keys compares each key of a map with every one before it: 40 000
   // keys took 74 s. The same check, by a set per map, is below.
@@ -97,14 +110,26 @@ function readKubeconfig(YAML: YamlModule, lines: string, where: string): Documen
   const twice = keyTwice(YAML, doc);
   if (twice !== undefined) {
     const { line, col } = lineCounter.linePos(twice);
-    throw new UsageError('KUBECONFIG_INVALID', `${where} is not valid YAML (Map keys must be unique at line ${line}, column ${col}); ${REMEDY}`);
+    throw new UsageError(
+      'KUBECONFIG_INVALID',
+      `${where} is not valid YAML (Map keys must be unique at line ${line}, column ${col}); ${REMEDY}`,
+    );
   }
-  if (!YAML.isMap(doc.contents)) throw new UsageError('KUBECONFIG_INVALID', `${where} is not a kubeconfig (not a mapping); ${REMEDY}`);
+  if (!YAML.isMap(doc.contents))
+    throw new UsageError('KUBECONFIG_INVALID', `${where} is not a kubeconfig (not a mapping); ${REMEDY}`);
   return doc;
 }
 
 /** The Document way: the entries set in `doc` (changed), the whole file written from it. */
-function rewrite(YAML: YamlModule, doc: Document, existing: string | undefined, entries: MergeEntries, use: boolean, nameOf: NameOf, where: string): Merged {
+function rewrite(
+  YAML: YamlModule,
+  doc: Document,
+  existing: string | undefined,
+  entries: MergeEntries,
+  use: boolean,
+  nameOf: NameOf,
+  where: string,
+): Merged {
   let found = 0;
   let replacedServer: string | undefined;
   const budget = { left: existing?.length ?? 0 };
@@ -144,7 +169,11 @@ function rewrite(YAML: YamlModule, doc: Document, existing: string | undefined, 
   const indentSeq = existing === undefined ? false : !/^[A-Za-z-]+:[ \t]*\r?\n-[ \t]/m.test(existing);
   // The yaml library writes no byte order mark; the file keeps the one it had.
   const text = `${existing?.startsWith('\ufeff') ? '\ufeff' : ''}${escape11(doc.toString({ indentSeq, lineWidth: 0 }))}`;
-  return { text, outcome: found > 0 ? 'updated' : 'added', ...(replacedServer !== undefined ? { replacedServer } : {}) };
+  return {
+    text,
+    outcome: found > 0 ? 'updated' : 'added',
+    ...(replacedServer !== undefined ? { replacedServer } : {}),
+  };
 }
 
 /**
@@ -160,7 +189,10 @@ function refuseUnclear(YAML: YamlModule, doc: Document, nameOf: NameOf, name: st
       const read = nameOf(item);
       if (typeof read === 'object' && read.unclear.includes(name)) {
         const [own, merged] = read.unclear.map((one) => JSON.stringify(one));
-        throw new UsageError('KUBECONFIG_INVALID', `${where}: entry ${index + 1} of ${section} is named ${own} and, through a merge key (<<), ${merged}; give it one name, or choose another file with --merge <file>`);
+        throw new UsageError(
+          'KUBECONFIG_INVALID',
+          `${where}: entry ${index + 1} of ${section} is named ${own} and, through a merge key (<<), ${merged}; give it one name, or choose another file with --merge <file>`,
+        );
       }
     }
   }
@@ -179,8 +211,18 @@ function fresh11(YAML: YamlModule, value: unknown): Document {
  * copies together may not outgrow the file (`budget`, in characters of JSON): 2,000 aliases of one
  * 20 kB entry wrote 40 MB.
  */
-function keepAliasesOf(YAML: YamlModule, doc: Document, gone: unknown[], budget: { left: number }, where: string): void {
-  const tooFar = () => new UsageError('KUBECONFIG_INVALID', `${where}: an alias elsewhere refers to an anchor inside an entry being replaced, and expands too far; remove the alias, or choose another file with --merge <file>`);
+function keepAliasesOf(
+  YAML: YamlModule,
+  doc: Document,
+  gone: unknown[],
+  budget: { left: number },
+  where: string,
+): void {
+  const tooFar = () =>
+    new UsageError(
+      'KUBECONFIG_INVALID',
+      `${where}: an alias elsewhere refers to an anchor inside an entry being replaced, and expands too far; remove the alias, or choose another file with --merge <file>`,
+    );
   const copies = new Map<unknown, { value: unknown; size: number }>();
   aliasesInto(YAML, doc, gone, (target) => {
     let copy = copies.get(target);

@@ -46,7 +46,12 @@ export function nameReader(YAML: YamlModule, doc: Document): NameOf {
       if (YAML.isScalar(key) && key.value === 'name') {
         const value = scalar(pair.value);
         if (typeof value === 'string') own = value;
-      } else if (merged === undefined && YAML.isScalar(pair.key) && pair.key.value === '<<' && pair.key.type === 'PLAIN') {
+      } else if (
+        merged === undefined &&
+        YAML.isScalar(pair.key) &&
+        pair.key.value === '<<' &&
+        pair.key.type === 'PLAIN'
+      ) {
         // go-yaml merges a mapping, an alias of one, or a list of those, the first one's keys winning.
         const value = resolve(pair.value);
         for (const source of YAML.isSeq(value) ? value.items : [value]) {
@@ -55,7 +60,12 @@ export function nameReader(YAML: YamlModule, doc: Document): NameOf {
         }
       }
     }
-    const name = typeof merged === 'object' ? merged : own !== undefined && merged !== undefined && own !== merged ? { unclear: [own, merged] as [string, string] } : (own ?? merged);
+    const name =
+      typeof merged === 'object'
+        ? merged
+        : own !== undefined && merged !== undefined && own !== merged
+          ? { unclear: [own, merged] as [string, string] }
+          : (own ?? merged);
     known.set(map, name);
     return name;
   };
@@ -87,6 +97,10 @@ export function aliasTargets(YAML: YamlModule, doc: Document): Map<unknown, Node
 export function hostileName(name: string): string | undefined {
   const found = /[\p{Cc}\p{Cf}\u2028\u2029]/u.exec(name)?.[0];
   if (found === undefined) return undefined;
-  const kind = /[\n\r\u0085\u2028\u2029]/.test(found) ? "a line break to kubectl's YAML" : /\p{Cc}/u.test(found) ? 'a control character' : 'a format character (invisible)';
+  const kind = /[\n\r\u0085\u2028\u2029]/.test(found)
+    ? "a line break to kubectl's YAML"
+    : /\p{Cc}/u.test(found)
+      ? 'a control character'
+      : 'a format character (invisible)';
   return `holds U+${found.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}, ${kind}`;
 }

@@ -21,7 +21,8 @@ export const KUBECONFIG_MAX_BYTES = 16 * 1024 * 1024;
 export function pastTokenBound(YAML: YamlModule, text: string): number | undefined {
   const bound = Math.max(MAX_YAML_TOKENS, Math.ceil(text.length / 2));
   let tokens = 0;
-  for (const token of new YAML.Lexer().lex(text)) if (!/^[ \t\r\n]*$/.test(token) && token[0] !== '#' && ++tokens > bound) return bound;
+  for (const token of new YAML.Lexer().lex(text))
+    if (!/^[ \t\r\n]*$/.test(token) && token[0] !== '#' && ++tokens > bound) return bound;
   return undefined;
 }
 
@@ -42,7 +43,9 @@ export function notValidYaml(code: string, where: string, doc: Document, remedy:
 /** The first error of a parse in a few words: its message's first line, or that there is more than one document. */
 export function yamlProblem(doc: Document): string {
   const error = doc.errors[0]!;
-  return error.code === 'MULTIPLE_DOCS' ? 'it holds more than one document' : error.message.split('\n')[0]!.replace(/:$/, '');
+  return error.code === 'MULTIPLE_DOCS'
+    ? 'it holds more than one document'
+    : error.message.split('\n')[0]!.replace(/:$/, '');
 }
 
 /** Whether a parse found only comments, `---` or nothing: kubectl reads an empty file. */

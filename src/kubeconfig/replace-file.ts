@@ -15,12 +15,18 @@ export interface FileOwner {
  * user's file leaves it theirs, as kubectl's in-place write does. The temporary file never stays; the
  * error is the caller's to word.
  */
-export function replaceFile(target: string, text: string, owner: FileOwner | undefined, deps: Pick<Deps, 'cache'>): void {
+export function replaceFile(
+  target: string,
+  text: string,
+  owner: FileOwner | undefined,
+  deps: Pick<Deps, 'cache'>,
+): void {
   const { fs } = deps.cache;
   const temporary = join(dirname(target), `.${basename(target)}.${deps.cache.unique()}.tmp`);
   try {
     fs.writeFileSync(temporary, text, { mode: 0o600, flag: 'wx' });
-    if (owner !== undefined && deps.cache.uid === 0 && (owner.uid !== 0 || owner.gid !== 0)) fs.chownSync(temporary, owner.uid, owner.gid);
+    if (owner !== undefined && deps.cache.uid === 0 && (owner.uid !== 0 || owner.gid !== 0))
+      fs.chownSync(temporary, owner.uid, owner.gid);
     fs.renameSync(temporary, target);
   } catch (error) {
     try {

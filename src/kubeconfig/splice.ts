@@ -87,10 +87,12 @@ function spacesAtEnd(YAML: YamlModule, root: YAMLMap, text: string): number | un
 }
 
 /** The line break that ends just before `past` (a pastLine offset): `\n`, `\r\n`, or none at the text's end. */
-const breakBefore = (text: string, past: number) => (text[past - 1] !== '\n' ? '' : text[past - 2] === '\r' ? '\r\n' : '\n');
+const breakBefore = (text: string, past: number) =>
+  text[past - 1] !== '\n' ? '' : text[past - 2] === '\r' ? '\r\n' : '\n';
 
 /** `text` (lines without their break) as what is inserted at `at`, a line start or the end of a text without a final break. */
-const asLines = (source: string, at: number, text: string, nl: string) => (at > 0 && source[at - 1] !== '\n' ? `${nl}${text}` : `${text}${nl}`);
+const asLines = (source: string, at: number, text: string, nl: string) =>
+  at > 0 && source[at - 1] !== '\n' ? `${nl}${text}` : `${text}${nl}`;
 
 /**
  * The existing kubeconfig `source` with the entries merged by editing its text, or why it cannot be
@@ -98,7 +100,15 @@ const asLines = (source: string, at: number, text: string, nl: string) => (at > 
  * (read.ts: the same offsets), where lines are found; `doc` is the checked parse of it: no errors, a
  * mapping. What is kept is copied from `source`, byte for byte.
  */
-export function spliceDocument(YAML: YamlModule, doc: Document, text: string, source: string, entries: MergeEntries, use: boolean, nameOf: NameOf): Merged | string {
+export function spliceDocument(
+  YAML: YamlModule,
+  doc: Document,
+  text: string,
+  source: string,
+  entries: MergeEntries,
+  use: boolean,
+  nameOf: NameOf,
+): Merged | string {
   // A lone CR is a line break to YAML: the offsets below find lines by \n.
   if (/\r(?!\n)/.test(text)) return 'it has line ends of a lone CR';
   const root = doc.contents as YAMLMap | null;
@@ -110,12 +120,14 @@ export function spliceDocument(YAML: YamlModule, doc: Document, text: string, so
   const flush = !/^[A-Za-z-]+:[ \t]*\r?\n[ ]+-[ \t]/m.test(text);
   const block = !root.flow;
   const rootColumn = rootRange[0] - lineStart(text, rootRange[0]);
-  if (block ? !/^ *$/.test(text.slice(rootRange[0] - rootColumn, rootRange[0])) : text[rootRange[0]] !== '{') return 'its top-level mapping starts in a way it does not edit';
+  if (block ? !/^ *$/.test(text.slice(rootRange[0] - rootColumn, rootRange[0])) : text[rootRange[0]] !== '{')
+    return 'its top-level mapping starts in a way it does not edit';
   const edits: Edit[] = [];
   const gone: unknown[] = [];
   const ids = valueIds(YAML);
   const idOf = ids.inDocument(doc);
-  const same = (node: unknown, value: unknown) => YAML.isNode(node) && readsSameIn11(YAML, node) && idOf(node) === ids.ofValue(value);
+  const same = (node: unknown, value: unknown) =>
+    YAML.isNode(node) && readsSameIn11(YAML, node) && idOf(node) === ids.ofValue(value);
   // A last line of only spaces, with no line break: lines added at the text's end go before it, which
   // after them would become a blank line, one more line break of a kept block scalar (|+) ending there.
   const tail = spacesAtEnd(YAML, root, text);
@@ -147,21 +159,42 @@ export function spliceDocument(YAML: YamlModule, doc: Document, text: string, so
       // `? key` on a line of its own: `key:` there, the value after it.
       const at = past(range[2]);
       const from = lineStart(text, range[0]) + rootColumn;
-      if (at === undefined || !/^\? +$/.test(text.slice(from, range[0])) || text.slice(range[0], range[1]).includes('\n')) return `its ${key} is written in a way it does not edit`;
+      if (
+        at === undefined ||
+        !/^\? +$/.test(text.slice(from, range[0])) ||
+        text.slice(range[0], range[1]).includes('\n')
+      )
+        return `its ${key} is written in a way it does not edit`;
       edits.push({ from, to: range[1], text: `${source.slice(range[0], range[1])}:${inline}`, top: false });
-      if (lines !== undefined) edits.push({ from: at, to: at, text: asLines(text, at, withBreaks(nl, lines), nl), top: false });
+      if (lines !== undefined)
+        edits.push({ from: at, to: at, text: asLines(text, at, withBreaks(nl, lines), nl), top: false });
       return undefined;
     }
     if (block) {
       const at = past(rootRange[2]);
       if (at === undefined) return 'its top-level mapping ends in a way it does not edit';
-      edits.push({ from: at, to: at, text: asLines(text, at, withBreaks(nl, `${' '.repeat(rootColumn)}${key}:${inline}${lines === undefined ? '' : `\n${lines}`}`), nl), top: true });
+      edits.push({
+        from: at,
+        to: at,
+        text: asLines(
+          text,
+          at,
+          withBreaks(nl, `${' '.repeat(rootColumn)}${key}:${inline}${lines === undefined ? '' : `\n${lines}`}`),
+          nl,
+        ),
+        top: true,
+      });
       return undefined;
     }
     const last = root.items.at(-1);
     const end = ((last?.value ?? last?.key) as { range?: Range } | null | undefined)?.range?.[1];
     if (last !== undefined && end === undefined) return 'its top-level mapping ends in a way it does not edit';
-    edits.push({ from: end ?? rootRange[0] + 1, to: end ?? rootRange[0] + 1, text: `${last || addedFlow > 0 ? ', ' : ''}${flowText(key)}: ${flowValue}`, top: true });
+    edits.push({
+      from: end ?? rootRange[0] + 1,
+      to: end ?? rootRange[0] + 1,
+      text: `${last || addedFlow > 0 ? ', ' : ''}${flowText(key)}: ${flowValue}`,
+      top: true,
+    });
     addedFlow++;
     return undefined;
   };
@@ -178,7 +211,8 @@ export function spliceDocument(YAML: YamlModule, doc: Document, text: string, so
     }
     // Anything but a list, an empty value or null: the Document way names the problem.
     const range = (value as { range?: Range } | null)?.range;
-    if (range === undefined || (!YAML.isSeq(value) && !(YAML.isScalar(value) && value.value === null))) return `its ${section} is not a list it edits`;
+    if (range === undefined || (!YAML.isSeq(value) && !(YAML.isScalar(value) && value.value === null)))
+      return `its ${section} is not a list it edits`;
     if (YAML.isScalar(value)) {
       if (value.anchor !== undefined || value.tag !== undefined) return `its ${section} carries an anchor or a tag`;
       if (!block) {
@@ -190,7 +224,8 @@ export function spliceDocument(YAML: YamlModule, doc: Document, text: string, so
       const at = past(range[2]);
       if (at === undefined) return `its ${section} is followed by more on its line`;
       let from = range[0];
-      if (/^[ \t]*\r?$/.test(text.slice(range[1], at).replace(/\n$/, ''))) while (text[from - 1] === ' ' || text[from - 1] === '\t') from--;
+      if (/^[ \t]*\r?$/.test(text.slice(range[1], at).replace(/\n$/, '')))
+        while (text[from - 1] === ' ' || text[from - 1] === '\t') from--;
       edits.push({ from, to: range[1], text: '', top: false });
       edits.push({ from: at, to: at, text: asLines(text, at, withBreaks(nl, blockList), nl), top: false });
       continue;
@@ -213,7 +248,13 @@ export function spliceDocument(YAML: YamlModule, doc: Document, text: string, so
       if (why !== undefined) return why;
     } else if (!same(value, entries.name)) {
       const range = (value as { range?: Range } | null)?.range;
-      const simple = YAML.isAlias(value) || (YAML.isScalar(value) && value.anchor === undefined && value.tag === undefined && value.type !== 'BLOCK_LITERAL' && value.type !== 'BLOCK_FOLDED');
+      const simple =
+        YAML.isAlias(value) ||
+        (YAML.isScalar(value) &&
+          value.anchor === undefined &&
+          value.tag === undefined &&
+          value.type !== 'BLOCK_LITERAL' &&
+          value.type !== 'BLOCK_FOLDED');
       if (range === undefined || !simple) return 'its current-context is written in a way it does not edit';
       // An empty value sits where the line goes on (`current-context:   # c`): spaces around the name.
       const before = range[0] === range[1] && text[range[0] - 1] !== ' ' && text[range[0] - 1] !== '\t' ? ' ' : '';
@@ -222,9 +263,12 @@ export function spliceDocument(YAML: YamlModule, doc: Document, text: string, so
     }
   }
 
-  if (gone.length > 0 && aliasInto(YAML, doc, gone)) return 'an alias elsewhere refers to an anchor inside an entry it replaces';
+  if (gone.length > 0 && aliasInto(YAML, doc, gone))
+    return 'an alias elsewhere refers to an anchor inside an entry it replaces';
   // One pass over the text, the edits in order; at one offset, list entries before top-level keys.
-  const ordered = edits.map((edit, index) => ({ ...edit, index })).sort((a, b) => a.from - b.from || Number(a.top) - Number(b.top) || a.index - b.index);
+  const ordered = edits
+    .map((edit, index) => ({ ...edit, index }))
+    .sort((a, b) => a.from - b.from || Number(a.top) - Number(b.top) || a.index - b.index);
   const parts: string[] = [];
   let copied = 0;
   for (const edit of ordered) {
@@ -233,7 +277,11 @@ export function spliceDocument(YAML: YamlModule, doc: Document, text: string, so
     copied = edit.to;
   }
   parts.push(source.slice(copied));
-  return { text: parts.join(''), outcome: found > 0 ? 'updated' : 'added', ...(replacedServer !== undefined ? { replacedServer } : {}) };
+  return {
+    text: parts.join(''),
+    outcome: found > 0 ? 'updated' : 'added',
+    ...(replacedServer !== undefined ? { replacedServer } : {}),
+  };
 }
 
 /** What the edits of one list need of the file. */
@@ -256,7 +304,12 @@ interface File {
  * entry or list, block lines for a block entry), the others of that name removed (kubectl refuses
  * two), or ours added after the last entry. Returns the entry it replaced, or why it cannot.
  */
-function spliceList(file: File, list: YAMLSeq, entry: Record<string, unknown>, name: string): { found?: Node } | string {
+function spliceList(
+  file: File,
+  list: YAMLSeq,
+  entry: Record<string, unknown>,
+  name: string,
+): { found?: Node } | string {
   const { YAML, text, flush, nl, edits, gone } = file;
   const items = list.items as unknown[];
   const listRange = list.range as Range;
@@ -267,7 +320,8 @@ function spliceList(file: File, list: YAMLSeq, entry: Record<string, unknown>, n
   // What the edits below cut is the entry's range: its anchor or tag would stand before it, left over.
   for (const index of named) {
     const item = items[index] as Node;
-    if (item.anchor !== undefined || item.tag !== undefined || item.range == null) return 'an entry it replaces carries an anchor or a tag';
+    if (item.anchor !== undefined || item.tag !== undefined || item.range == null)
+      return 'an entry it replaces carries an anchor or a tag';
   }
   const rangeOf = (index: number) => (items[index] as { range?: Range | null } | null | undefined)?.range ?? undefined;
   if (named.length === 0) {
@@ -280,8 +334,14 @@ function spliceList(file: File, list: YAMLSeq, entry: Record<string, unknown>, n
     }
     const dash = listRange[0] - lineStart(text, listRange[0]);
     const at = last ? file.past(last[2]) : undefined;
-    if (at === undefined || text[listRange[0]] !== '-' || !/^ *$/.test(text.slice(listRange[0] - dash, listRange[0]))) return 'a list it adds to is written in a way it does not edit';
-    edits.push({ from: at, to: at, text: asLines(text, at, withBreaks(nl, entryText(YAML, entry, dash, dash + 2, flush)), nl), top: false });
+    if (at === undefined || text[listRange[0]] !== '-' || !/^ *$/.test(text.slice(listRange[0] - dash, listRange[0])))
+      return 'a list it adds to is written in a way it does not edit';
+    edits.push({
+      from: at,
+      to: at,
+      text: asLines(text, at, withBreaks(nl, entryText(YAML, entry, dash, dash + 2, flush)), nl),
+      top: false,
+    });
     return {};
   }
   for (const [n, index] of named.entries()) {
@@ -302,8 +362,15 @@ function spliceList(file: File, list: YAMLSeq, entry: Record<string, unknown>, n
       // here is its line start looked for: in a flow list on one line, each look went back to the start.)
       const prefix = text.slice(lineStart(text, range[0]), range[0]);
       const past = file.past(range[2]);
-      if (past === undefined || !/^ *- +$/.test(prefix)) return 'an entry it replaces is written in a way it does not edit';
-      if (n === 0) edits.push({ from: range[0], to: past, text: `${withBreaks(nl, blockBody(YAML, entry, prefix.length, flush))}${breakBefore(text, past)}`, top: false });
+      if (past === undefined || !/^ *- +$/.test(prefix))
+        return 'an entry it replaces is written in a way it does not edit';
+      if (n === 0)
+        edits.push({
+          from: range[0],
+          to: past,
+          text: `${withBreaks(nl, blockBody(YAML, entry, prefix.length, flush))}${breakBefore(text, past)}`,
+          top: false,
+        });
       else edits.push({ from: range[0] - prefix.length, to: past, text: '', top: false });
     }
   }

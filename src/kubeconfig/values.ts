@@ -25,13 +25,17 @@ export function valueIds(YAML: YamlModule): ValueIds {
     }
     return id;
   };
-  const scalar = (value: unknown) => intern(value === null || value === undefined ? 'null' : `${typeof value}:${String(value)}`);
+  const scalar = (value: unknown) =>
+    intern(value === null || value === undefined ? 'null' : `${typeof value}:${String(value)}`);
   // A mapping by its pairs' ids in a fixed order: kubectl reads a mapping's keys in any order.
   const mapping = (pairs: string[]) => intern(`m${pairs.sort().join(',')}`);
   const ofValue = (value: unknown): number => {
     // A key whose value is undefined is not written (YAML.stringify, JSON): it is not there.
     if (Array.isArray(value)) return intern(`s${value.map(ofValue).join(',')}`);
-    if (value !== null && typeof value === 'object') return mapping(Object.entries(value).flatMap(([key, item]) => (item === undefined ? [] : [`${scalar(key)}:${ofValue(item)}`])));
+    if (value !== null && typeof value === 'object')
+      return mapping(
+        Object.entries(value).flatMap(([key, item]) => (item === undefined ? [] : [`${scalar(key)}:${ofValue(item)}`])),
+      );
     return scalar(value);
   };
   const inDocument = (doc: Document) => {

@@ -25,8 +25,13 @@ export async function withKubeconfigLock<T>(path: string, deps: Deps, write: () 
       fs.closeSync(fs.openSync(lock, 'wx', 0o600));
       break;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new UsageError('KUBECONFIG_UNWRITABLE', `cannot write ${path}: ${readProblem(error)}`, { cause: error });
-      if (waited >= LOCK_PATIENCE_MS) throw new UsageError('KUBECONFIG_LOCKED', `${lock} exists: kubectl or another webapi-credential is writing ${path}; remove ${lock} if none is`);
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
+        throw new UsageError('KUBECONFIG_UNWRITABLE', `cannot write ${path}: ${readProblem(error)}`, { cause: error });
+      if (waited >= LOCK_PATIENCE_MS)
+        throw new UsageError(
+          'KUBECONFIG_LOCKED',
+          `${lock} exists: kubectl or another webapi-credential is writing ${path}; remove ${lock} if none is`,
+        );
       await deps.cache.sleep(25);
     }
   }
@@ -48,21 +53,30 @@ export async function withKubeconfigLock<T>(path: string, deps: Deps, write: () 
  * file written (or that would have been: nothing is written when nothing changed), and its old mode
  * when that let others in.
  */
-export function writeMerged(path: string, merge: (existing: string | undefined) => string, deps: Deps): { file: string; narrowedFrom?: number } {
+export function writeMerged(
+  path: string,
+  merge: (existing: string | undefined) => string,
+  deps: Deps,
+): { file: string; narrowedFrom?: number } {
   const fs = deps.cache.fs;
   let target = path;
   let existing: string | undefined;
   let owner: { uid: number; gid: number; mode: number } | undefined;
   try {
     const followed = followOwnLinks(fs, path, deps.cache.uid);
-    if ('refused' in followed) throw new UsageError('KUBECONFIG_UNTRUSTED', `${followed.refused}; refusing to write through it: choose another file with --merge <file>`);
+    if ('refused' in followed)
+      throw new UsageError(
+        'KUBECONFIG_UNTRUSTED',
+        `${followed.refused}; refusing to write through it: choose another file with --merge <file>`,
+      );
     target = followed.file;
     // The bounded reader: a kubeconfig is a regular file, of 2 MB for a thousand clusters with their CAs.
     existing = deps.readFile(target, KUBECONFIG_MAX_BYTES);
     owner = fs.statSync(target);
   } catch (error) {
     if (error instanceof UsageError) throw error;
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new UsageError('KUBECONFIG_UNREADABLE', `cannot read ${path}: ${readProblem(error)}`, { cause: error });
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+      throw new UsageError('KUBECONFIG_UNREADABLE', `cannot read ${path}: ${readProblem(error)}`, { cause: error });
   }
   const text = merge(existing);
   if (text === existing) return { file: target };

@@ -67,8 +67,16 @@ export function readsSameIn11(YAML: YamlModule, node: Node): boolean {
   let same = true;
   YAML.visit(node, {
     Node(_key, child) {
-      const plainString = YAML.isScalar(child) && child.type === 'PLAIN' && typeof child.value === 'string' && !child.value.includes('\n');
-      if (YAML.isAlias(child) || (YAML.isScalar(child) || YAML.isCollection(child) ? child.tag !== undefined : false) || (plainString && !plainSafe(child.value as string))) {
+      const plainString =
+        YAML.isScalar(child) &&
+        child.type === 'PLAIN' &&
+        typeof child.value === 'string' &&
+        !child.value.includes('\n');
+      if (
+        YAML.isAlias(child) ||
+        (YAML.isScalar(child) || YAML.isCollection(child) ? child.tag !== undefined : false) ||
+        (plainString && !plainSafe(child.value as string))
+      ) {
         same = false;
         return YAML.visit.BREAK;
       }
@@ -79,7 +87,11 @@ export function readsSameIn11(YAML: YamlModule, node: Node): boolean {
 }
 
 /** YAML.stringify, with every string YAML 1.1 could read as something else quoted (quoteFor11), and escaped where it must be (escape11). */
-export function stringify11(YAML: YamlModule, value: unknown, options: import('yaml').ToStringOptions & import('yaml').DocumentOptions = {}): string {
+export function stringify11(
+  YAML: YamlModule,
+  value: unknown,
+  options: import('yaml').ToStringOptions & import('yaml').DocumentOptions = {},
+): string {
   const doc = new YAML.Document(value, options);
   quoteFor11(YAML, doc);
   return escape11(doc.toString(options));

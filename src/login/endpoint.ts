@@ -13,10 +13,21 @@ export type Endpoint = 'device authorization' | 'authorization' | 'token' | 'rev
 export function atEndpoint(error: unknown, endpoint: Endpoint): unknown {
   if (!(error instanceof RequestError) && !(error instanceof ResponseError)) return error;
   const name = `the ${endpoint} endpoint`;
-  const said = error.message.startsWith(name) ? error.message : error.message.includes('the token API') ? error.message.replace('the token API', name) : `${name}: ${error.message}`;
-  const hint = endpoint === 'device authorization' && error instanceof RequestError && error.status === 401 ? `; ${DEVICE_401_HINT}` : '';
+  const said = error.message.startsWith(name)
+    ? error.message
+    : error.message.includes('the token API')
+      ? error.message.replace('the token API', name)
+      : `${name}: ${error.message}`;
+  const hint =
+    endpoint === 'device authorization' && error instanceof RequestError && error.status === 401
+      ? `; ${DEVICE_401_HINT}`
+      : '';
   if (error instanceof ResponseError) return new ResponseError(error.code, `${said}${hint}`, { cause: error });
-  return new RequestError(error.code, `${said}${hint}`, { cause: error, status: error.status, retryAfterMs: error.retryAfterMs });
+  return new RequestError(error.code, `${said}${hint}`, {
+    cause: error,
+    status: error.status,
+    retryAfterMs: error.retryAfterMs,
+  });
 }
 
 /** RFC 8628 §3.1: the endpoint authenticates the client as the token endpoint does; most issuers allow the grant per client. */

@@ -23,11 +23,19 @@ const HEADERS = {
  * thrown: the caller tries the next port): a browser that reaches localhost at ::1 must not hand
  * the code to another program that holds the port there.
  */
-export async function listenLoopback(port: number, handle: (request: LoopbackRequest) => LoopbackAnswer): Promise<Loopback> {
+export async function listenLoopback(
+  port: number,
+  handle: (request: LoopbackRequest) => LoopbackAnswer,
+): Promise<Loopback> {
   const serve = (req: IncomingMessage, res: ServerResponse) => {
     // Only the request line and two headers are read: a callback has no body.
     const fetchMode = req.headers['sec-fetch-mode'];
-    const answer = handle({ method: req.method ?? '', target: req.url ?? '', host: req.headers.host, ...(typeof fetchMode === 'string' ? { fetchMode } : {}) });
+    const answer = handle({
+      method: req.method ?? '',
+      target: req.url ?? '',
+      host: req.headers.host,
+      ...(typeof fetchMode === 'string' ? { fetchMode } : {}),
+    });
     res.writeHead(answer.status, { ...HEADERS, 'Content-Length': Buffer.byteLength(answer.body) });
     res.end(answer.body);
   };

@@ -12,7 +12,8 @@ export class RefreshRefused extends RequestError {}
 
 /** Whether a refresh's error answer is the issuer's refusal of the token itself. */
 export function isInvalidGrant(status: number, document: unknown): boolean {
-  if (status < 400 || status > 499 || typeof document !== 'object' || document === null || Array.isArray(document)) return false;
+  if (status < 400 || status > 499 || typeof document !== 'object' || document === null || Array.isArray(document))
+    return false;
   return (document as Record<string, unknown>)['error'] === 'invalid_grant';
 }
 
@@ -52,4 +53,3 @@ export function noTimeToRefresh(leftMs: number, wholeTimeoutMs: number): Request
     `no refresh started with ${left}s of --timeout ${Math.round(wholeTimeoutMs / 100) / 10}s left: the issuer could rotate the refresh token after this call gave up; it is kept for the next call`,
   );
 }
-

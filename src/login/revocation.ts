@@ -24,7 +24,17 @@ export function revocationRequest(request: RenderedRequest, refreshToken: string
  */
 export function readRevocationAnswer(status: number, document: unknown, redact: (text: string) => string): void {
   if (status >= 200 && status <= 299) return;
-  const answer = typeof document === 'object' && document !== null && !Array.isArray(document) ? (document as Record<string, unknown>) : undefined;
-  const error = typeof answer?.['error'] === 'string' ? terminalSafe(JSON.stringify(redact(answer['error']).slice(0, 200))) : undefined;
-  throw new RequestError('REVOCATION_REFUSED', `the revocation endpoint answered ${status}${error !== undefined ? `: ${error}` : ''}`, { status });
+  const answer =
+    typeof document === 'object' && document !== null && !Array.isArray(document)
+      ? (document as Record<string, unknown>)
+      : undefined;
+  const error =
+    typeof answer?.['error'] === 'string'
+      ? terminalSafe(JSON.stringify(redact(answer['error']).slice(0, 200)))
+      : undefined;
+  throw new RequestError(
+    'REVOCATION_REFUSED',
+    `the revocation endpoint answered ${status}${error !== undefined ? `: ${error}` : ''}`,
+    { status },
+  );
 }

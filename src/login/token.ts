@@ -17,14 +17,23 @@ export class LoginError extends UsageError {}
 export function withGrant(request: RenderedRequest, fields: Record<string, string>): RenderedRequest {
   const added = new URLSearchParams(fields).toString();
   const headers = { ...request.headers };
-  if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type')) headers['Content-Type'] = 'application/x-www-form-urlencoded';
+  if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-type'))
+    headers['Content-Type'] = 'application/x-www-form-urlencoded';
   const body = request.body ? `${request.body}&${added}` : added;
   // What render and messages show: the grant's values are secret, so they are shown as their names.
   const shownAdded = Object.keys(fields)
-    .map((name) => `${encodeURIComponent(name)}=${name === 'grant_type' ? encodeURIComponent(fields[name]!) : `[${name}]`}`)
+    .map(
+      (name) =>
+        `${encodeURIComponent(name)}=${name === 'grant_type' ? encodeURIComponent(fields[name]!) : `[${name}]`}`,
+    )
     .join('&');
   const shown = request.shown ?? { url: request.url, headers: request.headers, body: request.body };
-  return { ...request, headers, body, shown: { url: shown.url, headers, body: shown.body ? `${shown.body}&${shownAdded}` : shownAdded } };
+  return {
+    ...request,
+    headers,
+    body,
+    shown: { url: shown.url, headers, body: shown.body ? `${shown.body}&${shownAdded}` : shownAdded },
+  };
 }
 
 /** A count of seconds a server sent, as a number or a numeric string. */
@@ -39,28 +48,51 @@ export function quoted(text: string): string {
 }
 
 /** What one answer of the token endpoint means for the polling. */
-export type PollStep = { kind: 'token'; document: Record<string, unknown> } | { kind: 'pending' } | { kind: 'slow_down' };
+export type PollStep =
+  { kind: 'token'; document: Record<string, unknown> } | { kind: 'pending' } | { kind: 'slow_down' };
 
 /**
  * Reads one answer of the token endpoint to a poll or a refresh: a token answer, a reason to wait,
  * or the end (thrown). `redact` is the run's redactor, for the echoes an error answer may hold.
  */
-export function readTokenAnswer(status: number, document: unknown, grant: 'device_code' | 'refresh_token' | 'authorization_code', redact: (text: string) => string = (text) => text): PollStep {
-  const answer = typeof document === 'object' && document !== null && !Array.isArray(document) ? (document as Record<string, unknown>) : undefined;
+export function readTokenAnswer(
+  status: number,
+  document: unknown,
+  grant: 'device_code' | 'refresh_token' | 'authorization_code',
+  redact: (text: string) => string = (text) => text,
+): PollStep {
+  const answer =
+    typeof document === 'object' && document !== null && !Array.isArray(document)
+      ? (document as Record<string, unknown>)
+      : undefined;
   if (status >= 200 && status <= 299) {
-    if (!answer) throw new ResponseError('RESPONSE_NOT_OBJECT', 'the token endpoint answered JSON that is not an object');
+    if (!answer)
+      throw new ResponseError('RESPONSE_NOT_OBJECT', 'the token endpoint answered JSON that is not an object');
     return { kind: 'token', document: answer };
   }
   const error = typeof answer?.['error'] === 'string' ? answer['error'] : undefined;
   if (grant === 'device_code') {
     if (error === 'authorization_pending') return { kind: 'pending' };
     if (error === 'slow_down') return { kind: 'slow_down' };
-    if (error === 'access_denied') throw new LoginError('LOGIN_DENIED', 'the login was denied at the identity provider; run the command again to log in anew');
-    if (error === 'expired_token') throw new LoginError('LOGIN_EXPIRED', 'the login code expired before it was approved; run the command again for a new code');
+    if (error === 'access_denied')
+      throw new LoginError(
+        'LOGIN_DENIED',
+        'the login was denied at the identity provider; run the command again to log in anew',
+      );
+    if (error === 'expired_token')
+      throw new LoginError(
+        'LOGIN_EXPIRED',
+        'the login code expired before it was approved; run the command again for a new code',
+      );
   }
   const words = errorSaid(answer, redact);
   const said = words ? `: ${words.error}${words.detail ? ` (${words.detail.text})` : ''}` : '';
-  const what = grant === 'refresh_token' ? 'the refresh' : grant === 'authorization_code' ? 'the authorization code' : 'the device code';
+  const what =
+    grant === 'refresh_token'
+      ? 'the refresh'
+      : grant === 'authorization_code'
+        ? 'the authorization code'
+        : 'the device code';
   throw new RequestError('LOGIN_REFUSED', `the token endpoint refused ${what} with ${status}${said}`, { status });
 }
 

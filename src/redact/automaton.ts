@@ -181,7 +181,8 @@ export class Automaton {
       this.place(id);
       // At most 70 % full, so that a lookup that misses stays short. A larger table cut short by
       // the deadline leaves this one, still usable, for the next try; past 90 % it is made anyway.
-      if (++this.hashed * 10 > this.slots.length * 7) this.rehash(this.hashed * 10 > this.slots.length * 9 ? () => {} : check);
+      if (++this.hashed * 10 > this.slots.length * 7)
+        this.rehash(this.hashed * 10 > this.slots.length * 9 ? () => {} : check);
     }
     this.unlink();
     return id;

@@ -148,7 +148,15 @@ function room(size: number): Uint8Array {
  * normal form through `alphabet`, written to out[0, last - first). True when one of them is `+` or
  * `/`, where base64url differs.
  */
-function base64Run(bytes: Uint8Array, length: number, offset: number, first: number, last: number, out: Uint8Array, alphabet = BASE64): boolean {
+function base64Run(
+  bytes: Uint8Array,
+  length: number,
+  offset: number,
+  first: number,
+  last: number,
+  out: Uint8Array,
+  alphabet = BASE64,
+): boolean {
   let differs = false;
   for (let k = first; k < last; k++) {
     // Bit position of this character in `bytes` (the offset's zero bytes come before bit 0).

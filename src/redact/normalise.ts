@@ -42,15 +42,60 @@ for (const c of ' \t+,"\'') SEPARATORS[c.charCodeAt(0)] = 1;
  * no-break, narrow, thin and zero-width spaces between the characters it spells out.
  */
 function wideSeparator(c: number): boolean {
-  return c === 0xa0 || (c >= 0x2000 && c <= 0x200d) || c === 0x202f || c === 0x205f || c === 0x2060 || c === 0x3000 || c === 0xfeff;
+  return (
+    c === 0xa0 ||
+    (c >= 0x2000 && c <= 0x200d) ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x2060 ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 // Named entities a server may use for characters a secret can hold; numeric ones are decoded too.
 const ENTITIES: Record<string, number> = {
-  amp: 38, lt: 60, gt: 62, quot: 34, apos: 39, nbsp: 32, sol: 47, bsol: 92, plus: 43, equals: 61, percnt: 37, num: 35,
-  excl: 33, quest: 63, commat: 64, dollar: 36, lpar: 40, rpar: 41, ast: 42, colon: 58, semi: 59, comma: 44, period: 46,
-  lsqb: 91, rsqb: 93, lbrack: 91, rbrack: 93, lcub: 123, rcub: 125, lbrace: 123, rbrace: 125, verbar: 124, vert: 124,
-  hat: 94, grave: 96, tilde: 126, lowbar: 95, hyphen: 45, dash: 45, newline: 10, tab: 9,
+  amp: 38,
+  lt: 60,
+  gt: 62,
+  quot: 34,
+  apos: 39,
+  nbsp: 32,
+  sol: 47,
+  bsol: 92,
+  plus: 43,
+  equals: 61,
+  percnt: 37,
+  num: 35,
+  excl: 33,
+  quest: 63,
+  commat: 64,
+  dollar: 36,
+  lpar: 40,
+  rpar: 41,
+  ast: 42,
+  colon: 58,
+  semi: 59,
+  comma: 44,
+  period: 46,
+  lsqb: 91,
+  rsqb: 93,
+  lbrack: 91,
+  rbrack: 93,
+  lcub: 123,
+  rcub: 125,
+  lbrace: 123,
+  rbrace: 125,
+  verbar: 124,
+  vert: 124,
+  hat: 94,
+  grave: 96,
+  tilde: 126,
+  lowbar: 95,
+  hyphen: 45,
+  dash: 45,
+  newline: 10,
+  tab: 9,
 };
 const ENTITY = /&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([A-Za-z]{2,8}));/y;
 
@@ -85,7 +130,7 @@ export function normalise(text: string, decoders: Decoders = LITERAL, check: () 
     for (const b of Buffer.from(lower, 'utf8')) byte(b, from, to);
   };
   const length = text.length;
-  for (let i = 0, work = 0; i < length; ) {
+  for (let i = 0, work = 0; i < length;) {
     if (++work === 0x1000) {
       work = 0;
       check();
@@ -171,7 +216,8 @@ function jsonEscape(text: string, at: number): { cp: number; width: number } | u
 }
 
 function entityCodePoint(m: RegExpExecArray): number | undefined {
-  const cp = m[1] !== undefined ? Number(m[1]) : m[2] !== undefined ? Number.parseInt(m[2], 16) : ENTITIES[m[3]!.toLowerCase()];
+  const cp =
+    m[1] !== undefined ? Number(m[1]) : m[2] !== undefined ? Number.parseInt(m[2], 16) : ENTITIES[m[3]!.toLowerCase()];
   // A surrogate's entity (`&#55296;`: Python's xmlcharrefreplace writes a lone one so) is read, not
   // left as text: a secret may hold a lone surrogate (JSON.parse makes one of `"\ud800"`), and its
   // UTF-8, like the JSON decoder's, is U+FFFD's.
@@ -179,7 +225,8 @@ function entityCodePoint(m: RegExpExecArray): number | undefined {
 }
 
 /** A line break followed by a space or tab, each raw or in any encoding a decoder reads. */
-const WRAPPED = /(?:[\r\n]|\\[nr]|\\u000[ad]|%0[ad]|&#0*1[03];|&#x0*[ad];)(?:[ \t]|\\t|\\u00(?:20|09)|%20|%09|&#0*(?:32|9);|&#x0*(?:20|9);)/i;
+const WRAPPED =
+  /(?:[\r\n]|\\[nr]|\\u000[ad]|%0[ad]|&#0*1[03];|&#x0*[ad];)(?:[ \t]|\\t|\\u00(?:20|09)|%20|%09|&#0*(?:32|9);|&#x0*(?:20|9);)/i;
 
 /** The readings of `text` worth searching: decoders whose trigger character does not occur change nothing. */
 export function readings(text: string): Decoders[] {

@@ -219,7 +219,8 @@ export class Redactor {
 
   private expandLoose(): void {
     const { looseValues, loose, check } = this;
-    for (; this.looseDone < looseValues.length; this.looseDone++) looseForms(looseValues[this.looseDone]!, LOOSE_FROM, true, (bytes, length) => loose.add(bytes, length, check));
+    for (; this.looseDone < looseValues.length; this.looseDone++)
+      looseForms(looseValues[this.looseDone]!, LOOSE_FROM, true, (bytes, length) => loose.add(bytes, length, check));
   }
 
   get size(): number {
@@ -232,7 +233,7 @@ export class Redactor {
 function replaceSpans(text: string, reach: Int32Array): string {
   const parts: string[] = [];
   let copied = 0;
-  for (let at = 0; at < text.length; ) {
+  for (let at = 0; at < text.length;) {
     let to = reach[at]!;
     if (to === 0) {
       at++;
@@ -250,6 +251,9 @@ function replaceSpans(text: string, reach: Int32Array): string {
 
 /** A short single-line view of a body, for error messages. Secrets are redacted first, then cut. */
 export function excerpt(body: string, redact: (text: string) => string, max = 200): string {
-  const flat = redact(body).replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const flat = redact(body)
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }

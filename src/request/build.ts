@@ -8,7 +8,15 @@ import type { FieldKind, RenderedField } from '../template/rendered-field.js';
 import { DECIDED_FAILURE } from '../template/problems.js';
 import { jsonStrings, renderJson, type Texts } from './json-body.js';
 import { differs, registerSpelled, shownRequest, type ShownRequest } from './shown-request.js';
-import { loadTls, renderTls, TLS_TEMPLATES, type Checked, type ReadFile, type RenderedTls, type TlsMaterial } from './tls-material.js';
+import {
+  loadTls,
+  renderTls,
+  TLS_TEMPLATES,
+  type Checked,
+  type ReadFile,
+  type RenderedTls,
+  type TlsMaterial,
+} from './tls-material.js';
 
 export type { TlsMaterial } from './tls-material.js';
 
@@ -58,7 +66,9 @@ export function templateFields(config: RequestConfig, root = ROOT): Array<[strin
   const fields: Array<[string, string]> = [[`${root}.url`, config.url]];
   const lists = (name: string, record: Record<string, string[]>) => {
     for (const [key, templates] of Object.entries(record)) {
-      templates.forEach((template, i) => fields.push([`${root}.${name}.${key}${templates.length > 1 ? `[${i}]` : ''}`, template]));
+      templates.forEach((template, i) =>
+        fields.push([`${root}.${name}.${key}${templates.length > 1 ? `[${i}]` : ''}`, template]),
+      );
     }
   };
   lists('query', config.query);
@@ -90,11 +100,22 @@ export interface RenderedFields {
  * Renders every template of one request. Problems are collected by the renderer (its finish()
  * throws them all), so a config with several requests reports every missing value in one run.
  */
-export async function renderFields(config: RequestConfig, renderer: TemplateRenderer, root = ROOT): Promise<RenderedFields> {
+export async function renderFields(
+  config: RequestConfig,
+  renderer: TemplateRenderer,
+  root = ROOT,
+): Promise<RenderedFields> {
   const shortRead = new Set<string>();
   const field = async (template: string, where: string, kind: FieldKind = 'value') => {
     const rendered = await renderer.render(template, where, kind);
-    if (rendered.read.shortRead) shortRead.add(where.startsWith(`${root}.headers.`) ? where.slice(`${root}.headers.`.length) : where === `${root}.url` || where.startsWith(`${root}.query.`) ? 'url' : 'body');
+    if (rendered.read.shortRead)
+      shortRead.add(
+        where.startsWith(`${root}.headers.`)
+          ? where.slice(`${root}.headers.`.length)
+          : where === `${root}.url` || where.startsWith(`${root}.query.`)
+            ? 'url'
+            : 'body',
+      );
     return rendered;
   };
   const url = await field(config.url, `${root}.url`, 'url');
@@ -141,13 +162,30 @@ export async function renderFields(config: RequestConfig, renderer: TemplateRend
     }
   }
   const headers: Array<[string, RenderedField]> = [];
-  for (const [name, template] of Object.entries(config.headers)) headers.push([name, await field(template, `${root}.headers.${name}`)]);
+  for (const [name, template] of Object.entries(config.headers))
+    headers.push([name, await field(template, `${root}.headers.${name}`)]);
   const tls = await renderTls(config.tls, renderer, root);
-  return { url: { ...url, sent: url.sent.trim(), shown: url.shown.trim() }, query, ...(body !== undefined ? { body } : {}), ...(contentType !== undefined ? { contentType } : {}), headers, tls, secretAt, shortRead };
+  return {
+    url: { ...url, sent: url.sent.trim(), shown: url.shown.trim() },
+    query,
+    ...(body !== undefined ? { body } : {}),
+    ...(contentType !== undefined ? { contentType } : {}),
+    headers,
+    tls,
+    secretAt,
+    shortRead,
+  };
 }
 
 /** The rendered fields as a request: the URL and headers checked, the TLS material read. */
-export function buildRequest(config: RequestConfig, fields: RenderedFields, version: string, readFile: ReadFile, redactor: Redactor, root = ROOT): RenderedRequest {
+export function buildRequest(
+  config: RequestConfig,
+  fields: RenderedFields,
+  version: string,
+  readFile: ReadFile,
+  redactor: Redactor,
+  root = ROOT,
+): RenderedRequest {
   // A check that fails on a field whose text a secret chose would tell the secret, one field at a
   // time (`https://{{ env.S > "m" ? "host" : "a b" }}/` in each of many steps): it says neither which
   // field nor why (DECIDED_FAILURE).
@@ -162,7 +200,9 @@ export function buildRequest(config: RequestConfig, fields: RenderedFields, vers
   };
   const tls = loadTls(fields.tls, readFile, redactor, root, checked);
   // A URL whose text a secret decided is not checked by validate and render (withheld): whether it passed would tell the secret.
-  const url = fields.url.read.withheld ? undefined : checked(fields.url, `${root}.url`, () => checkedUrl(config, fields.url.sent, root));
+  const url = fields.url.read.withheld
+    ? undefined
+    : checked(fields.url, `${root}.url`, () => checkedUrl(config, fields.url.sent, root));
   // One serialization for all: searchParams.append re-serializes the whole query each time.
   if (url && fields.query.length > 0) {
     const params = new URLSearchParams(url.searchParams);
@@ -187,9 +227,15 @@ export function buildRequest(config: RequestConfig, fields: RenderedFields, vers
       const where = `${root}.headers.${name}`;
       // The config rendered this header fine before the steps ran: the answer is at fault (exit 4).
       const steps = field.read.steps;
-      if (field.read.decided) throw steps.length > 0 ? new ResponseError('STEP_VALUE_INVALID', DECIDED_FAILURE) : new UsageError('TEMPLATE_DECIDED', DECIDED_FAILURE);
+      if (field.read.decided)
+        throw steps.length > 0
+          ? new ResponseError('STEP_VALUE_INVALID', DECIDED_FAILURE)
+          : new UsageError('TEMPLATE_DECIDED', DECIDED_FAILURE);
       if (steps.length > 0) {
-        throw new ResponseError('STEP_VALUE_INVALID', `${where}: what ${steps.map((step) => `steps.${step}`).join(', ')} answered gives it ${problem.what}, which an HTTP header cannot carry; check the API and the template`);
+        throw new ResponseError(
+          'STEP_VALUE_INVALID',
+          `${where}: what ${steps.map((step) => `steps.${step}`).join(', ')} answered gives it ${problem.what}, which an HTTP header cannot carry; check the API and the template`,
+        );
       }
       throw new UsageError('HEADER_INVALID', `${where}: rendered value contains ${problem.what}${problem.hint}`);
     }
@@ -212,7 +258,6 @@ export function buildRequest(config: RequestConfig, fields: RenderedFields, vers
   return request;
 }
 
-
 /** The rendered URL, checked: a URL, https (or http where allowed); undefined for a placeholder `render` shows. */
 function checkedUrl(config: RequestConfig, text: string, root: string): URL | undefined {
   let url: URL | undefined;
@@ -220,10 +265,14 @@ function checkedUrl(config: RequestConfig, text: string, root: string): URL | un
     url = new URL(text);
   } catch {
     // `render` shows a URL that a step will give as its placeholder; the generators one from an unset env value.
-    if (!text.startsWith('[steps.') && !text.startsWith('[env.')) throw new UsageError('URL_INVALID', `${root}.url: rendered to something that is not a URL`);
+    if (!text.startsWith('[steps.') && !text.startsWith('[env.'))
+      throw new UsageError('URL_INVALID', `${root}.url: rendered to something that is not a URL`);
   }
   if (url?.protocol === 'http:' && !config.allowInsecureHTTP) {
-    throw new UsageError('URL_INSECURE', `${root}.url: rendered to an http:// URL; use https:// or set allowInsecureHTTP: true`);
+    throw new UsageError(
+      'URL_INSECURE',
+      `${root}.url: rendered to an http:// URL; use https:// or set allowInsecureHTTP: true`,
+    );
   }
   if (url && url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new UsageError('URL_INVALID', `${root}.url: expected an https:// URL, found ${url.protocol}//`);
@@ -270,7 +319,10 @@ function checkOrigin(fields: RenderedFields, beforeSteps: RenderedRequest | unde
   if (steps.length === 0) return;
   const before = parseUrl(beforeSteps?.url);
   const after = parseUrl(fields.url.sent);
-  const same = before !== undefined && after !== undefined && (['protocol', 'username', 'password', 'hostname', 'port'] as const).every((part) => before[part] === after[part]);
+  const same =
+    before !== undefined &&
+    after !== undefined &&
+    (['protocol', 'username', 'password', 'hostname', 'port'] as const).every((part) => before[part] === after[part]);
   if (same) return;
   const given = before !== undefined ? `${before.protocol}//${before.host}` : 'none without them';
   throw new ResponseError(

@@ -32,10 +32,22 @@ interface Answer {
 const MAX_BYTES = 1024 * 1024;
 const REVIEW_APIS = ['authentication.k8s.io/v1', 'authentication.k8s.io/v1beta1'];
 
-export async function whoAmI(target: ClusterTarget, credential: CredentialStatus, options: { deadline: number; now: () => number }): Promise<ClusterOutcome> {
+export async function whoAmI(
+  target: ClusterTarget,
+  credential: CredentialStatus,
+  options: { deadline: number; now: () => number },
+): Promise<ClusterOutcome> {
   const base = target.server.replace(/\/+$/, '');
   const outcome: ClusterOutcome = { notes: [] };
-  const version = await exchange(`${base}/version`, 'GET', {}, undefined, target.tls, options, (peer) => (outcome.tls = peer));
+  const version = await exchange(
+    `${base}/version`,
+    'GET',
+    {},
+    undefined,
+    target.tls,
+    options,
+    (peer) => (outcome.tls = peer),
+  );
   if (version.status === 200) {
     const gitVersion = (parse(version.body) as { gitVersion?: unknown } | undefined)?.gitVersion;
     if (typeof gitVersion === 'string') outcome.version = gitVersion.slice(0, 64);
@@ -52,7 +64,14 @@ export async function whoAmI(target: ClusterTarget, credential: CredentialStatus
   if (credential.token !== undefined) headers['authorization'] = `Bearer ${credential.token}`;
   for (const api of REVIEW_APIS) {
     const url = `${base}/apis/${api}/selfsubjectreviews`;
-    const review = await exchange(url, 'POST', headers, JSON.stringify({ apiVersion: api, kind: 'SelfSubjectReview' }), tls, options);
+    const review = await exchange(
+      url,
+      'POST',
+      headers,
+      JSON.stringify({ apiVersion: api, kind: 'SelfSubjectReview' }),
+      tls,
+      options,
+    );
     if (review.status === 404) continue;
     if (review.status === 401) {
       throw new RequestError(
@@ -64,9 +83,13 @@ export async function whoAmI(target: ClusterTarget, credential: CredentialStatus
       outcome.notes.push(`the cluster accepted the credential but does not let it create a SelfSubjectReview (403)`);
       return outcome;
     }
-    if (review.status < 200 || review.status > 299) throw new RequestError('CLUSTER_STATUS', `the cluster answered ${review.status} to POST ${url}`);
-    const info = (parse(review.body) as { status?: { userInfo?: Record<string, unknown> } } | undefined)?.status?.userInfo ?? {};
-    const groups = Array.isArray(info['groups']) ? info['groups'].filter((group): group is string => typeof group === 'string') : [];
+    if (review.status < 200 || review.status > 299)
+      throw new RequestError('CLUSTER_STATUS', `the cluster answered ${review.status} to POST ${url}`);
+    const info =
+      (parse(review.body) as { status?: { userInfo?: Record<string, unknown> } } | undefined)?.status?.userInfo ?? {};
+    const groups = Array.isArray(info['groups'])
+      ? info['groups'].filter((group): group is string => typeof group === 'string')
+      : [];
     outcome.user = {
       username: typeof info['username'] === 'string' ? info['username'] : '',
       ...(typeof info['uid'] === 'string' && info['uid'] !== '' ? { uid: info['uid'] } : {}),
@@ -75,7 +98,9 @@ export async function whoAmI(target: ClusterTarget, credential: CredentialStatus
     outcome.reviewApi = api;
     return outcome;
   }
-  outcome.notes.push('the API server has no SelfSubjectReview (older than 1.28, or the API is disabled): who the credential is cannot be asked');
+  outcome.notes.push(
+    'the API server has no SelfSubjectReview (older than 1.28, or the API is disabled): who the credential is cannot be asked',
+  );
   return outcome;
 }
 
@@ -103,7 +128,11 @@ function exchange(
     rejectUnauthorized: !tls.insecureSkipVerify,
     ...(tls.serverName !== undefined ? { servername: tls.serverName } : {}),
   });
-  const watcher = watchExchange(target, tls, { now: options.now, deadline: options.deadline, observe: (seen) => seen.tls && onPeer?.(seen.tls) });
+  const watcher = watchExchange(target, tls, {
+    now: options.now,
+    deadline: options.deadline,
+    observe: (seen) => seen.tls && onPeer?.(seen.tls),
+  });
   const exchanged = new Promise<Answer & { headers: Record<string, never> }>((resolve, reject) => {
     const timer = setTimeout(() => fail('DEADLINE'), Math.max(1, options.deadline - options.now()));
     const fail = (code: string) => {
@@ -136,12 +165,25 @@ function exchange(
 
 function clusterError(target: URL, code: string): RequestError {
   const where = `${target.origin}${target.pathname}`;
-  if (code === 'DEADLINE') return new RequestError('CLUSTER_DEADLINE', `no answer from the cluster at ${where} within the deadline (--timeout)`);
-  if (code === 'ECONNREFUSED') return new RequestError('CLUSTER_CONNECT', `connection to the cluster at ${where} refused: check the server URL`);
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new RequestError('CLUSTER_DNS', `cannot resolve the cluster's host in ${where} (${code}): check the server URL`);
-  if (code === 'TOO_LARGE') return new RequestError('CLUSTER_ANSWER', `the cluster at ${where} answered more than 1 MiB`);
+  if (code === 'DEADLINE')
+    return new RequestError(
+      'CLUSTER_DEADLINE',
+      `no answer from the cluster at ${where} within the deadline (--timeout)`,
+    );
+  if (code === 'ECONNREFUSED')
+    return new RequestError('CLUSTER_CONNECT', `connection to the cluster at ${where} refused: check the server URL`);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return new RequestError(
+      'CLUSTER_DNS',
+      `cannot resolve the cluster's host in ${where} (${code}): check the server URL`,
+    );
+  if (code === 'TOO_LARGE')
+    return new RequestError('CLUSTER_ANSWER', `the cluster at ${where} answered more than 1 MiB`);
   if (/CERT|SIGNATURE|ISSUER|SELF_SIGNED|ALTNAME/.test(code)) {
-    return new RequestError('CLUSTER_TLS', `TLS handshake with the cluster at ${where} failed (${code}): check the cluster's CA (certificate-authority-data, caData, --ca-file) and server name`);
+    return new RequestError(
+      'CLUSTER_TLS',
+      `TLS handshake with the cluster at ${where} failed (${code}): check the cluster's CA (certificate-authority-data, caData, --ca-file) and server name`,
+    );
   }
   return new RequestError('CLUSTER_REQUEST', `request to the cluster at ${where} failed (${code})`);
 }

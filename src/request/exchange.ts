@@ -46,10 +46,18 @@ export interface ExchangeContext {
 }
 
 /** One HTTP request and its whole answer, read up to maxResponseBytes while it streams in. */
-export function exchange(target: URL, method: string, headers: Record<string, string>, body: string | undefined, context: ExchangeContext): Promise<Answer> {
+export function exchange(
+  target: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  context: ExchangeContext,
+): Promise<Answer> {
   const { options, tls, route } = context;
   // Node >= 24.5 tunnels through CONNECT when its Agent is given the one proxy chosen above.
-  const proxyEnv = route.proxy ? { [target.protocol === 'http:' ? 'HTTP_PROXY' : 'HTTPS_PROXY']: route.proxy.href } : undefined;
+  const proxyEnv = route.proxy
+    ? { [target.protocol === 'http:' ? 'HTTP_PROXY' : 'HTTPS_PROXY']: route.proxy.href }
+    : undefined;
   const agent =
     target.protocol === 'http:'
       ? new http.Agent({ keepAlive: false, ...(proxyEnv ? { proxyEnv } : {}) } as AgentOptions)
@@ -86,7 +94,10 @@ export function exchange(target: URL, method: string, headers: Record<string, st
       fail(new Failure(code, message, target, response ? response.statusCode : undefined, cause, proxyStatus));
 
     const timer = setTimeout(
-      () => (deadlineFirst ? failWith('DEADLINE', 'the whole-call deadline passed') : failWith('ETIMEDOUT', `timeout of ${options.timeoutMs} ms`)),
+      () =>
+        deadlineFirst
+          ? failWith('DEADLINE', 'the whole-call deadline passed')
+          : failWith('ETIMEDOUT', `timeout of ${options.timeoutMs} ms`),
       wait,
     );
     const requestFn = target.protocol === 'http:' ? http.request : https.request;
@@ -97,7 +108,15 @@ export function exchange(target: URL, method: string, headers: Record<string, st
       // request.ts checks header values; anything Node still refuses is reported, not thrown.
       clearTimeout(timer);
       agent.destroy();
-      reject(new Failure((error as NodeJS.ErrnoException).code ?? 'REQUEST', (error as Error).message, target, undefined, error));
+      reject(
+        new Failure(
+          (error as NodeJS.ErrnoException).code ?? 'REQUEST',
+          (error as Error).message,
+          target,
+          undefined,
+          error,
+        ),
+      );
       return;
     }
     watcher?.attach(request);
@@ -118,11 +137,18 @@ export function exchange(target: URL, method: string, headers: Record<string, st
         else chunks.push(chunk);
       });
       incoming.on('aborted', () => failWith('ECONNRESET', 'the answer broke off'));
-      incoming.on('error', (error: NodeJS.ErrnoException) => failWith(error.code ?? 'ECONNRESET', error.message, error));
+      incoming.on('error', (error: NodeJS.ErrnoException) =>
+        failWith(error.code ?? 'ECONNRESET', error.message, error),
+      );
       incoming.on('end', () =>
         finish(() => {
           agent.destroy();
-          resolve({ status: incoming.statusCode ?? 0, statusMessage: incoming.statusMessage ?? '', headers: incoming.headers, body: Buffer.concat(chunks) });
+          resolve({
+            status: incoming.statusCode ?? 0,
+            statusMessage: incoming.statusMessage ?? '',
+            headers: incoming.headers,
+            body: Buffer.concat(chunks),
+          });
         }),
       );
     });
@@ -132,5 +158,8 @@ export function exchange(target: URL, method: string, headers: Record<string, st
 }
 
 function tooLarge(options: ExchangeOptions): ResponseError {
-  return new ResponseError('RESPONSE_TOO_LARGE', `the token API answered with more than maxResponseBytes (${options.maxResponseBytes} bytes)`);
+  return new ResponseError(
+    'RESPONSE_TOO_LARGE',
+    `the token API answered with more than maxResponseBytes (${options.maxResponseBytes} bytes)`,
+  );
 }

@@ -44,20 +44,32 @@ function showDuration(ms: number): string {
 
 // Failures of the chain: no trusted CA signed the server certificate. Their message names the trust
 // used and the issuer none of it signed (found by a second handshake that sends nothing: http.ts).
-export const UNTRUSTED_CODES = ['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT'];
+export const UNTRUSTED_CODES = [
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+];
 
 /**
  * `the server certificate's issuer CN=x is not among the trusted CAs (the system roots and
  * tls.caFile /etc/ca.pem); put that CA's certificate in tls.caFile`: what was trusted, what not, what to do.
  */
-function untrustedMessage(code: string, issuer: string | undefined, tls: RenderedRequest['tls'], env: Record<string, string | undefined>): string {
+function untrustedMessage(
+  code: string,
+  issuer: string | undefined,
+  tls: RenderedRequest['tls'],
+  env: Record<string, string | undefined>,
+): string {
   const extra = env['NODE_EXTRA_CA_CERTS'];
   const trust = `not among the trusted CAs (the system roots${extra ? ` with NODE_EXTRA_CA_CERTS ${extra}` : ''}${tls.caFrom ? ` and ${tls.caFrom}` : ''})`;
   const field = tls.caFrom?.split(' ')[0];
   const fix = (what: string) => (field ? `put ${what} in ${field}` : `set tls.caFile or tls.caData to ${what}`);
   const named = issuer === undefined ? '' : ` ${issuer}`;
-  if (code === 'DEPTH_ZERO_SELF_SIGNED_CERT') return `the server certificate is self-signed${issuer === undefined ? '' : ` (${issuer})`}, ${trust}; ${fix('it')}`;
-  if (code === 'SELF_SIGNED_CERT_IN_CHAIN') return `the server certificate chain ends in the CA${named}, ${trust}; ${fix("that CA's certificate")}`;
+  if (code === 'DEPTH_ZERO_SELF_SIGNED_CERT')
+    return `the server certificate is self-signed${issuer === undefined ? '' : ` (${issuer})`}, ${trust}; ${fix('it')}`;
+  if (code === 'SELF_SIGNED_CERT_IN_CHAIN')
+    return `the server certificate chain ends in the CA${named}, ${trust}; ${fix("that CA's certificate")}`;
   return `the server certificate's issuer${named} is ${trust}; ${fix("that CA's certificate")}`;
 }
 
@@ -83,7 +95,12 @@ function redactStrings(value: unknown, redact: (text: string) => string, depth =
  * redacted; for any other body only its type and size, as an echo of the request may carry a
  * secret in a form nobody thought of. The excerpt of such a body is for the --verbose trace.
  */
-export function errorBodySummary(body: Buffer, contentType: string | undefined, redact: (text: string) => string, status?: number): { summary: string; verboseExcerpt?: string } {
+export function errorBodySummary(
+  body: Buffer,
+  contentType: string | undefined,
+  redact: (text: string) => string,
+  status?: number,
+): { summary: string; verboseExcerpt?: string } {
   if (body.length === 0) return { summary: '' };
   let document: unknown;
   try {
@@ -95,13 +112,17 @@ export function errorBodySummary(body: Buffer, contentType: string | undefined, 
   if (document !== null && typeof document === 'object' && !Array.isArray(document)) {
     const fields = Object.entries(document).filter(([name]) => ERROR_FIELDS.has(name));
     // Each value is redacted as the API wrote it: JSON.stringify would escape an echo once more.
-    if (fields.length > 0) return { summary: excerpt(JSON.stringify(redactStrings(Object.fromEntries(fields), redact)), redact) };
+    if (fields.length > 0)
+      return { summary: excerpt(JSON.stringify(redactStrings(Object.fromEntries(fields), redact)), redact) };
   }
   // A page where the API was expected (a 404, a 405, a proxy's 502): the url is likely wrong. A 401
   // or 403 page is a refusal like any other, and says what to check instead (get-token).
   const refusal = status === 401 || status === 403;
   const page = !refusal && looksLikeHtml(contentType, body.subarray(0, 512).toString('utf8')) ? `; ${HTML_HINT}` : '';
-  return { summary: `${describeBody(contentType, body.length)}${page} (--verbose shows an excerpt)`, verboseExcerpt: bodyExcerpt(body, redact) };
+  return {
+    summary: `${describeBody(contentType, body.length)}${page} (--verbose shows an excerpt)`,
+    verboseExcerpt: bodyExcerpt(body, redact),
+  };
 }
 
 export function stripQuery(url: URL): string {
@@ -110,11 +131,12 @@ export function stripQuery(url: URL): string {
 
 export const TLS_HINTS: Record<string, string> = {
   UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'the server certificate is not signed by a trusted CA; set tls.caFile or tls.caData',
-  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'the server certificate is not signed by a trusted CA; set tls.caFile or tls.caData',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
+    'the server certificate is not signed by a trusted CA; set tls.caFile or tls.caData',
   SELF_SIGNED_CERT_IN_CHAIN: 'the server certificate chain ends in an untrusted CA; set tls.caFile or tls.caData',
   DEPTH_ZERO_SELF_SIGNED_CERT: 'the server certificate is self-signed; set tls.caFile or tls.caData to trust it',
   CERT_HAS_EXPIRED: 'the server certificate has expired',
-  CERT_NOT_YET_VALID: 'the server certificate is not valid yet (check this machine\'s clock)',
+  CERT_NOT_YET_VALID: "the server certificate is not valid yet (check this machine's clock)",
   ERR_TLS_CERT_ALTNAME_INVALID: 'the server certificate does not name this host; fix url or set tls.serverName',
 };
 
@@ -123,9 +145,11 @@ export const TLS_HINTS: Record<string, string> = {
  * it holds (Node's checkServerIdentity keeps the peer certificate on its error), so the fix shows.
  */
 function nameMismatch(failure: Failure): string {
-  const cause = failure.cause as { cert?: { subjectaltname?: unknown; subject?: { CN?: unknown } }; host?: unknown } | undefined;
+  const cause = failure.cause as
+    { cert?: { subjectaltname?: unknown; subject?: { CN?: unknown } }; host?: unknown } | undefined;
   const altNames = typeof cause?.cert?.subjectaltname === 'string' ? cause.cert.subjectaltname : undefined;
-  const commonName = typeof cause?.cert?.subject?.CN === 'string' ? `CN=${cause.cert.subject.CN} (no subjectAltName)` : undefined;
+  const commonName =
+    typeof cause?.cert?.subject?.CN === 'string' ? `CN=${cause.cert.subject.CN} (no subjectAltName)` : undefined;
   const names = altNames ?? commonName;
   const host = typeof cause?.host === 'string' ? cause.host : failure.url.hostname;
   if (names === undefined) return TLS_HINTS['ERR_TLS_CERT_ALTNAME_INVALID']!;
@@ -144,7 +168,8 @@ function clientCertificateProblem(pem: string | undefined, now: number): string 
     const from = Date.parse(certificate.validFrom);
     const to = Date.parse(certificate.validTo);
     if (to < now) return `the client certificate expired at ${new Date(to).toISOString()}: renew it`;
-    if (from > now) return `the client certificate is not valid before ${new Date(from).toISOString()} (check this machine's clock)`;
+    if (from > now)
+      return `the client certificate is not valid before ${new Date(from).toISOString()} (check this machine's clock)`;
   } catch {
     // request.ts has parsed it already; nothing to add.
   }
@@ -152,8 +177,16 @@ function clientCertificateProblem(pem: string | undefined, now: number): string 
 }
 
 /** An https:// proxy whose own certificate is not trusted: the proxy named, not the token API. */
-export function proxyTlsError(route: ProxyChoice, code: string, redact: (text: string) => string, failure: Failure): RequestError {
-  const hint = (TLS_HINTS[code] ?? 'its certificate is not trusted').replace(/; set tls\.caFile or tls\.caData.*$|; fix url or set tls\.serverName$/, '');
+export function proxyTlsError(
+  route: ProxyChoice,
+  code: string,
+  redact: (text: string) => string,
+  failure: Failure,
+): RequestError {
+  const hint = (TLS_HINTS[code] ?? 'its certificate is not trusted').replace(
+    /; set tls\.caFile or tls\.caData.*$|; fix url or set tls\.serverName$/,
+    '',
+  );
   return new RequestError(
     'PROXY_TLS',
     `TLS handshake with the proxy ${redact(showProxy(route.proxy!))} (from ${route.variable}) failed: ${hint.replace(/^the server certificate/, 'its certificate')}; trust its CA through NODE_EXTRA_CA_CERTS or fix ${route.variable} (${code})`,
@@ -164,7 +197,14 @@ export function proxyTlsError(route: ProxyChoice, code: string, redact: (text: s
 // Failures that happen between us and the proxy; anything past it the proxy reports as a status.
 const PROXY_CONNECT_CODES = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH'];
 
-export function toRequestError(failure: Failure, attempts: number, options: ErrorContext, request: RenderedRequest, route: ProxyChoice, issuer?: string): Error {
+export function toRequestError(
+  failure: Failure,
+  attempts: number,
+  options: ErrorContext,
+  request: RenderedRequest,
+  route: ProxyChoice,
+  issuer?: string,
+): Error {
   const { redact } = options;
   const tries = attempts > 1 ? ` after ${attempts} attempts` : '';
   // Every message below is the plugin's frame (framed: the reporter does not search it for the values
@@ -173,13 +213,24 @@ export function toRequestError(failure: Failure, attempts: number, options: Erro
   const url = ownUrl(failure.url, request) ?? redact(stripQuery(failure.url));
   const code = failure.code;
   const noAnswer = failure.partialStatus !== undefined ? 'no complete answer' : 'no answer';
-  const arriving = failure.partialStatus !== undefined ? `; ${failure.partialStatus} and part of the body had arrived` : '';
+  const arriving =
+    failure.partialStatus !== undefined ? `; ${failure.partialStatus} and part of the body had arrived` : '';
   if (code === 'DEADLINE') {
-    const waited = options.wholeTimeoutMs !== undefined ? `--timeout ${showDuration(options.wholeTimeoutMs)}` : 'the whole-call deadline (--timeout)';
-    return new RequestError('DEADLINE', `${noAnswer} from ${url} within ${waited}${tries}${arriving}`, { cause: failure, framed: true });
+    const waited =
+      options.wholeTimeoutMs !== undefined
+        ? `--timeout ${showDuration(options.wholeTimeoutMs)}`
+        : 'the whole-call deadline (--timeout)';
+    return new RequestError('DEADLINE', `${noAnswer} from ${url} within ${waited}${tries}${arriving}`, {
+      cause: failure,
+      framed: true,
+    });
   }
   if (code === 'ETIMEDOUT' && failure.cause === undefined) {
-    return new RequestError('TIMEOUT', `${noAnswer} from ${url} within the per-attempt timeout ${showDuration(options.timeoutMs)} (the config's timeout)${tries}${arriving}`, { cause: failure, framed: true });
+    return new RequestError(
+      'TIMEOUT',
+      `${noAnswer} from ${url} within the per-attempt timeout ${showDuration(options.timeoutMs)} (the config's timeout)${tries}${arriving}`,
+      { cause: failure, framed: true },
+    );
   }
   if (route.proxy) {
     const proxy = `the proxy ${redact(showProxy(route.proxy))} (from ${route.variable})`;
@@ -188,49 +239,111 @@ export function toRequestError(failure: Failure, attempts: number, options: Erro
       const statusLine = /(HTTP\/[\d.]+ \d{3}[^\n]*)$/.exec(failure.message)?.[1]?.trim() ?? 'no 200 answer';
       const status = failure.proxyStatus;
       const hint = status === 407 || status === 401 ? `; check the user and password in ${route.variable}` : '';
-      return new RequestError('PROXY', `${proxy} did not open a tunnel to ${redact(failure.url.host)}: ${redact(statusLine)}${hint}${tries}`, { cause: failure, framed: true });
+      return new RequestError(
+        'PROXY',
+        `${proxy} did not open a tunnel to ${redact(failure.url.host)}: ${redact(statusLine)}${hint}${tries}`,
+        { cause: failure, framed: true },
+      );
     }
     if (PROXY_CONNECT_CODES.includes(code)) {
-      const what = code === 'ECONNREFUSED' ? 'refused the connection' : code.endsWith('UNREACH') ? 'is unreachable' : 'cannot be resolved';
+      const what =
+        code === 'ECONNREFUSED'
+          ? 'refused the connection'
+          : code.endsWith('UNREACH')
+            ? 'is unreachable'
+            : 'cannot be resolved';
       return new RequestError('PROXY', `${proxy} ${what} (${code})${tries}`, { cause: failure, framed: true });
     }
   }
-  if (code === 'ERR_TOO_MANY_REDIRECTS') return new RequestError('REDIRECTS', `more than ${MAX_REDIRECTS} redirects from ${url}`, { cause: failure, framed: true });
+  if (code === 'ERR_TOO_MANY_REDIRECTS')
+    return new RequestError('REDIRECTS', `more than ${MAX_REDIRECTS} redirects from ${url}`, {
+      cause: failure,
+      framed: true,
+    });
   // The configured url was checked before sending: only a redirect's Location can be one of these.
   if (code === 'ERR_UNSUPPORTED_PROTOCOL' || code === 'ERR_INVALID_URL') {
-    return new RequestError('REDIRECT_REFUSED', `the token API at ${url} redirected to a location that is not an http(s) URL (${redact(failure.message)})`, { cause: failure, framed: true });
+    return new RequestError(
+      'REDIRECT_REFUSED',
+      `the token API at ${url} redirected to a location that is not an http(s) URL (${redact(failure.message)})`,
+      { cause: failure, framed: true },
+    );
   }
   if (UNTRUSTED_CODES.includes(code) && !route.proxy) {
-    return new RequestError('TLS', `TLS handshake with ${url} failed: ${redact(untrustedMessage(code, issuer, request.tls, options.env))} (${code})`, { cause: failure, framed: true });
+    return new RequestError(
+      'TLS',
+      `TLS handshake with ${url} failed: ${redact(untrustedMessage(code, issuer, request.tls, options.env))} (${code})`,
+      { cause: failure, framed: true },
+    );
   }
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
-    return new RequestError('TLS', `TLS handshake with ${url} failed: ${redact(nameMismatch(failure))} (${code})`, { cause: failure, framed: true });
+    return new RequestError('TLS', `TLS handshake with ${url} failed: ${redact(nameMismatch(failure))} (${code})`, {
+      cause: failure,
+      framed: true,
+    });
   }
   const hint = TLS_HINTS[code];
-  if (hint) return new RequestError('TLS', `TLS handshake with ${url} failed: ${hint} (${code})`, { cause: failure, framed: true });
+  if (hint)
+    return new RequestError('TLS', `TLS handshake with ${url} failed: ${hint} (${code})`, {
+      cause: failure,
+      framed: true,
+    });
   // OpenSSL reads the first bytes of an HTTP answer as a TLS record: "wrong version number".
   if (/wrong version number|packet length too long|http request/i.test(failure.message)) {
     const origin = `${failure.url.protocol}//${failure.url.host}`;
-    return new RequestError('TLS_PLAIN_HTTP', `the server at ${redact(origin)} answered in plain HTTP, not TLS: use http:// with allowInsecureHTTP, or the TLS port${tries}`, { cause: failure, framed: true });
+    return new RequestError(
+      'TLS_PLAIN_HTTP',
+      `the server at ${redact(origin)} answered in plain HTTP, not TLS: use http:// with allowInsecureHTTP, or the TLS port${tries}`,
+      { cause: failure, framed: true },
+    );
   }
   // OpenSSL's message carries a process address and a source file: keep only the alert's name.
   const alert = /alert (certificate required|handshake failure|bad certificate|unknown ca)/i.exec(failure.message);
   if (alert) {
-    return new RequestError('TLS', `TLS handshake with ${url} failed: the server rejected the client certificate; set tls.certFile and tls.keyFile to one it trusts (${alert[0]})`, { cause: failure, framed: true });
+    return new RequestError(
+      'TLS',
+      `TLS handshake with ${url} failed: the server rejected the client certificate; set tls.certFile and tls.keyFile to one it trusts (${alert[0]})`,
+      { cause: failure, framed: true },
+    );
   }
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new RequestError('DNS', `cannot resolve the host of ${url} (${code})${tries}`, { cause: failure, framed: true });
-  if (code === 'ECONNREFUSED') return new RequestError('CONNECT', `connection to ${url} refused${tries}`, { cause: failure, framed: true });
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return new RequestError('DNS', `cannot resolve the host of ${url} (${code})${tries}`, {
+      cause: failure,
+      framed: true,
+    });
+  if (code === 'ECONNREFUSED')
+    return new RequestError('CONNECT', `connection to ${url} refused${tries}`, { cause: failure, framed: true });
   if (code === 'ECONNRESET' || code === 'EPIPE') {
-    const certificate = failure.partialStatus !== undefined ? undefined : clientCertificateProblem(request.tls.cert, options.now());
-    return new RequestError('CONNECT', `connection to ${url} reset by the server (${code})${tries}${arriving}${certificate ? `; ${certificate}` : ''}`, { cause: failure, framed: true });
+    const certificate =
+      failure.partialStatus !== undefined ? undefined : clientCertificateProblem(request.tls.cert, options.now());
+    return new RequestError(
+      'CONNECT',
+      `connection to ${url} reset by the server (${code})${tries}${arriving}${certificate ? `; ${certificate}` : ''}`,
+      { cause: failure, framed: true },
+    );
   }
-  if (code === 'HPE_HEADER_OVERFLOW') return new RequestError('HTTP_PARSE', `the token API at ${url} answered with headers larger than 16 KiB (${code})`, { cause: failure, framed: true });
-  if (code.startsWith('HPE_')) return new RequestError('HTTP_PARSE', `the token API at ${url} answered with something that is not HTTP/1.1 (${code})`, { cause: failure, framed: true });
-  return new RequestError('REQUEST', `request to ${url} failed: ${redact(failure.message.split('\n')[0] ?? '')}${code ? ` (${code})` : ''}${tries}`, { cause: failure, framed: true });
+  if (code === 'HPE_HEADER_OVERFLOW')
+    return new RequestError(
+      'HTTP_PARSE',
+      `the token API at ${url} answered with headers larger than 16 KiB (${code})`,
+      { cause: failure, framed: true },
+    );
+  if (code.startsWith('HPE_'))
+    return new RequestError(
+      'HTTP_PARSE',
+      `the token API at ${url} answered with something that is not HTTP/1.1 (${code})`,
+      { cause: failure, framed: true },
+    );
+  return new RequestError(
+    'REQUEST',
+    `request to ${url} failed: ${redact(failure.message.split('\n')[0] ?? '')}${code ? ` (${code})` : ''}${tries}`,
+    { cause: failure, framed: true },
+  );
 }
 
 /** The request's own URL up to its query as shown (userinfo dropped), when the failure is of that URL and not of a redirect's. */
 function ownUrl(failed: URL, request: RenderedRequest): string | undefined {
   if (!URL.canParse(request.url) || stripQuery(new URL(request.url)) !== stripQuery(failed)) return undefined;
-  return (request.shown?.url ?? request.url).replace(/[?#][\s\S]*$/, '').replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^@/?#]*@/, '$1');
+  return (request.shown?.url ?? request.url)
+    .replace(/[?#][\s\S]*$/, '')
+    .replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^@/?#]*@/, '$1');
 }

@@ -9,10 +9,26 @@
 import tls, { type SecureContext } from 'node:tls';
 import { makeSecureContext } from './tls-context.js';
 import { CredentialError, RequestError } from '../errors.js';
-import { Failure, MAX_REDIRECTS, TLS_HINTS, UNTRUSTED_CODES, errorBodySummary, proxyTlsError, stripQuery, toRequestError } from './http-errors.js';
+import {
+  Failure,
+  MAX_REDIRECTS,
+  TLS_HINTS,
+  UNTRUSTED_CODES,
+  errorBodySummary,
+  proxyTlsError,
+  stripQuery,
+  toRequestError,
+} from './http-errors.js';
 import { chooseProxy, proxySecrets, showProxy, type ProxyChoice } from './proxy.js';
 import type { RenderedRequest, TlsMaterial } from './build.js';
-import { parseRetryAfter, RETRY_AFTER_CAP_MS, RETRY_STATUS_CODES, retryDelay, singleUseMayResend, singleUseTimeoutMs } from './retry.js';
+import {
+  parseRetryAfter,
+  RETRY_AFTER_CAP_MS,
+  RETRY_STATUS_CODES,
+  retryDelay,
+  singleUseMayResend,
+  singleUseTimeoutMs,
+} from './retry.js';
 import { distinguishedName, probeServer, type HttpObservation } from './observe-http.js';
 import { exchange, type Answer } from './exchange.js';
 
@@ -61,7 +77,17 @@ export interface HttpResponse {
 const REDIRECT_STATUSES = [301, 302, 303, 307, 308];
 // Failures worth another attempt: nothing reached the API, or its answer broke off. TLS failures,
 // the deadline and a too large answer would only fail the same way again.
-const RETRY_ERROR_CODES = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRINUSE', 'ETIMEDOUT', 'ECONNRESET', 'EPIPE'];
+const RETRY_ERROR_CODES = [
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'EADDRINUSE',
+  'ETIMEDOUT',
+  'ECONNRESET',
+  'EPIPE',
+];
 
 export async function send(request: RenderedRequest, options: HttpOptions): Promise<HttpResponse> {
   const secureContext = makeSecureContext(request.tls);
@@ -71,7 +97,9 @@ export async function send(request: RenderedRequest, options: HttpOptions): Prom
     let answer: Answer | undefined;
     let route: ProxyChoice = { proxy: undefined, variable: undefined, bypass: undefined };
     // A single-use request's one attempt may take all the time left: a resend would be a reuse.
-    const attempting = options.singleUse ? { ...options, timeoutMs: singleUseTimeoutMs(started, options.deadline) } : options;
+    const attempting = options.singleUse
+      ? { ...options, timeoutMs: singleUseTimeoutMs(started, options.deadline) }
+      : options;
     try {
       answer = await attemptOnce(request, attempting, secureContext, started, (chosen) => (route = chosen));
     } catch (error) {
@@ -82,7 +110,12 @@ export async function send(request: RenderedRequest, options: HttpOptions): Prom
     const tries = attempt > 1 ? ` after ${attempt} attempts` : '';
     if (answer && ((answer.status >= 200 && answer.status <= 299) || options.answerStatuses?.includes(answer.status))) {
       options.log(`answer ${answer.status} after ${options.now() - started} ms, ${answer.body.length} bytes`);
-      return { status: answer.status, contentType: answer.headers['content-type'], body: answer.body.toString('utf8'), bytes: answer.body.length };
+      return {
+        status: answer.status,
+        contentType: answer.headers['content-type'],
+        body: answer.body.toString('utf8'),
+        bytes: answer.body.length,
+      };
     }
     const retryable =
       (answer ? RETRY_STATUS_CODES.includes(answer.status) : isRetryable(failure!)) &&
@@ -92,7 +125,14 @@ export async function send(request: RenderedRequest, options: HttpOptions): Prom
     const retryAfter = said === undefined ? undefined : { said: said.trim(), ms: parseRetryAfter(said, options.now()) };
     if (retryable && attempt <= options.retryLimit) {
       const now = options.now();
-      const delay = retryDelay({ attempt, retryAfterMs: retryAfter?.ms, now, deadline: options.deadline, random: options.random(), lastAttemptMs: now - started });
+      const delay = retryDelay({
+        attempt,
+        retryAfterMs: retryAfter?.ms,
+        now,
+        deadline: options.deadline,
+        random: options.random(),
+        lastAttemptMs: now - started,
+      });
       traceRetry(options, attempt, started, answer ? `HTTP ${answer.status}` : failure!.code, delay, retryAfter);
       if (delay > 1000) announceWait(options, delay, answer?.status, failure?.code, retryAfter);
       if (delay > 0) {
@@ -105,13 +145,18 @@ export async function send(request: RenderedRequest, options: HttpOptions): Prom
     }
     if (answer) {
       const said = errorBodySummary(answer.body, answer.headers['content-type'], options.redact, answer.status);
-      if (said.verboseExcerpt !== undefined) options.log(`answer ${answer.status} body (excerpt): ${said.verboseExcerpt}`);
+      if (said.verboseExcerpt !== undefined)
+        options.log(`answer ${answer.status} body (excerpt): ${said.verboseExcerpt}`);
       // The plugin's frame (framed): the server's reason phrase and error fields redacted in full here.
-      throw new RequestError('HTTP_STATUS', `the token API answered ${answer.status}${answer.statusMessage ? ` ${options.redact(answer.statusMessage)}` : ''}${tries}${said.summary ? `: ${said.summary}` : ''}`, {
-        framed: true,
-        status: answer.status,
-        retryAfterMs: retryAfter?.ms,
-      });
+      throw new RequestError(
+        'HTTP_STATUS',
+        `the token API answered ${answer.status}${answer.statusMessage ? ` ${options.redact(answer.statusMessage)}` : ''}${tries}${said.summary ? `: ${said.summary}` : ''}`,
+        {
+          framed: true,
+          status: answer.status,
+          retryAfterMs: retryAfter?.ms,
+        },
+      );
     }
     // An https:// proxy's own certificate fails the same way the token API's would: ask the proxy
     // alone, so the message blames the hop that failed. Only on this failure path.
@@ -119,7 +164,10 @@ export async function send(request: RenderedRequest, options: HttpOptions): Prom
       const problem = await proxyHandshake(route.proxy, options);
       if (problem) throw proxyTlsError(route, problem, options.redact, failure!);
     }
-    const issuer = UNTRUSTED_CODES.includes(failure!.code) && !route.proxy ? await peerIssuer(failure!.url, request.tls, options) : undefined;
+    const issuer =
+      UNTRUSTED_CODES.includes(failure!.code) && !route.proxy
+        ? await peerIssuer(failure!.url, request.tls, options)
+        : undefined;
     throw toRequestError(failure!, attempt, options, request, route, issuer);
   }
 }
@@ -132,7 +180,11 @@ export async function send(request: RenderedRequest, options: HttpOptions): Prom
 function peerIssuer(url: URL, material: TlsMaterial, options: HttpOptions): Promise<string | undefined> {
   return probeServer(url, material, Math.max(1, Math.min(options.deadline - options.now(), 2_000)), (socket) => {
     let certificate = socket.getPeerCertificate(true);
-    for (let hops = 0; hops < 10 && certificate.issuerCertificate && certificate.issuerCertificate !== certificate; hops++) {
+    for (
+      let hops = 0;
+      hops < 10 && certificate.issuerCertificate && certificate.issuerCertificate !== certificate;
+      hops++
+    ) {
       certificate = certificate.issuerCertificate;
     }
     return distinguishedName(certificate.issuer) || undefined;
@@ -146,7 +198,12 @@ function isTlsFailure(failure: Failure): boolean {
 /** The TLS error code of a handshake with the proxy alone (Node's default trust, as its agent uses), or undefined. */
 function proxyHandshake(proxy: URL, options: HttpOptions): Promise<string | undefined> {
   return new Promise((resolve) => {
-    const socket = tls.connect({ host: proxy.hostname.replace(/^\[|\]$/g, ''), port: Number(proxy.port || 443), servername: proxy.hostname, ALPNProtocols: ['http/1.1'] });
+    const socket = tls.connect({
+      host: proxy.hostname.replace(/^\[|\]$/g, ''),
+      port: Number(proxy.port || 443),
+      servername: proxy.hostname,
+      ALPNProtocols: ['http/1.1'],
+    });
     const timer = setTimeout(() => finish(undefined), Math.max(1, Math.min(options.deadline - options.now(), 5_000)));
     const finish = (code: string | undefined) => {
       clearTimeout(timer);
@@ -175,16 +232,33 @@ interface RetryAfter {
 }
 
 /** `the token API asked to retry after 20s (429); waiting`: said before a wait of more than a second. */
-function announceWait(options: HttpOptions, delay: number, status: number | undefined, code: string | undefined, retryAfter: RetryAfter | undefined): void {
+function announceWait(
+  options: HttpOptions,
+  delay: number,
+  status: number | undefined,
+  code: string | undefined,
+  retryAfter: RetryAfter | undefined,
+): void {
   const seconds = delay / 1000;
   const shown = `${seconds >= 10 ? Math.round(seconds) : Math.round(seconds * 10) / 10}s`;
   const what = status !== undefined ? String(status) : options.redact(code ?? 'no answer');
   const asked = retryAfter?.ms !== undefined;
-  options.announce?.(asked ? `the token API asked to retry after ${shown} (${what}); waiting` : `the token API failed (${what}); retrying in ${shown}`);
+  options.announce?.(
+    asked
+      ? `the token API asked to retry after ${shown} (${what}); waiting`
+      : `the token API failed (${what}); retrying in ${shown}`,
+  );
 }
 
 /** One or two trace lines for a failed attempt that could be retried: what failed, how long it took, what comes next. */
-function traceRetry(options: HttpOptions, attempt: number, started: number, failure: string, delay: number, retryAfter: RetryAfter | undefined): void {
+function traceRetry(
+  options: HttpOptions,
+  attempt: number,
+  started: number,
+  failure: string,
+  delay: number,
+  retryAfter: RetryAfter | undefined,
+): void {
   const took = options.now() - started;
   if (delay === 0) {
     const why =
@@ -216,10 +290,17 @@ async function attemptOnce(
   let route = routeFor(target, options);
   onRoute(route);
   for (let redirects = 0; ; redirects++) {
-    const answer = await exchange(target, method, headers, body, { secureContext, tls: request.tls, route, started, options });
+    const answer = await exchange(target, method, headers, body, {
+      secureContext,
+      tls: request.tls,
+      route,
+      started,
+      options,
+    });
     const location = headerValue(answer.headers.location);
     if (!REDIRECT_STATUSES.includes(answer.status) || location === undefined) return answer;
-    if (redirects >= MAX_REDIRECTS) throw new Failure('ERR_TOO_MANY_REDIRECTS', `more than ${MAX_REDIRECTS} redirects`, target);
+    if (redirects >= MAX_REDIRECTS)
+      throw new Failure('ERR_TOO_MANY_REDIRECTS', `more than ${MAX_REDIRECTS} redirects`, target);
 
     let next: URL;
     try {
@@ -232,7 +313,10 @@ async function attemptOnce(
       throw new Failure('ERR_UNSUPPORTED_PROTOCOL', `Unsupported protocol: ${next.protocol}`, target);
     }
     if (next.protocol === 'http:' && !options.allowInsecureHTTP) {
-      throw new RequestError('REDIRECT_REFUSED', `the token API redirected to http:// (${redact(stripQuery(next))}); refusing without allowInsecureHTTP`);
+      throw new RequestError(
+        'REDIRECT_REFUSED',
+        `the token API redirected to http:// (${redact(stripQuery(next))}); refusing without allowInsecureHTTP`,
+      );
     }
     // 303 means "GET the answer there"; 301/302/307/308 repeat the request as it was.
     if (answer.status === 303 && method !== 'GET' && method !== 'HEAD') {
@@ -242,10 +326,16 @@ async function attemptOnce(
     }
     if (next.origin !== origin) {
       if (body !== undefined) {
-        throw new RequestError('REDIRECT_REFUSED', `the token API redirected the request body to another origin (${redact(next.origin)}); refusing to resend it: point url at the final location`);
+        throw new RequestError(
+          'REDIRECT_REFUSED',
+          `the token API redirected the request body to another origin (${redact(next.origin)}); refusing to resend it: point url at the final location`,
+        );
       }
       const templated = options.templatedHeaders.map((name) => name.toLowerCase());
-      headers = withoutHeaders(headers, (name) => name === 'authorization' || name === 'cookie' || name === 'host' || templated.includes(name));
+      headers = withoutHeaders(
+        headers,
+        (name) => name === 'authorization' || name === 'cookie' || name === 'host' || templated.includes(name),
+      );
     }
     log(`redirect ${answer.status} -> ${redact(next.toString())}`);
     if (next.origin !== target.origin) {
@@ -266,7 +356,9 @@ function routeFor(target: URL, options: HttpOptions): ProxyChoice {
   const { proxy, variable } = route;
   if (proxy) {
     for (const secret of proxySecrets(proxy)) options.secret?.(secret);
-    options.log(`through the proxy ${options.redact(showProxy(proxy))} from ${variable} to ${options.redact(target.host)}`);
+    options.log(
+      `through the proxy ${options.redact(showProxy(proxy))} from ${variable} to ${options.redact(target.host)}`,
+    );
   } else if (variable) {
     options.log(`directly to ${options.redact(target.host)}, not through the proxy from ${variable}: ${route.bypass}`);
   }

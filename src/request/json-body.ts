@@ -11,11 +11,16 @@ export interface Texts {
 export function jsonStrings(value: unknown, where: string, into: Array<[string, string]>): void {
   if (typeof value === 'string') into.push([where, value]);
   else if (Array.isArray(value)) value.forEach((item, i) => jsonStrings(item, `${where}[${i}]`, into));
-  else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) jsonStrings(v, `${where}.${k}`, into);
+  else if (value && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) jsonStrings(v, `${where}.${k}`, into);
 }
 
 /** A json: body with each of its strings rendered by `field`, as sent and as shown (a key `__proto__` is a key like any other). */
-export async function renderJson(value: unknown, where: string, field: (template: string, where: string) => Promise<Texts>): Promise<{ sent: unknown; shown: unknown }> {
+export async function renderJson(
+  value: unknown,
+  where: string,
+  field: (template: string, where: string) => Promise<Texts>,
+): Promise<{ sent: unknown; shown: unknown }> {
   if (typeof value === 'string') return field(value, where);
   if (Array.isArray(value)) {
     const sent: unknown[] = [];

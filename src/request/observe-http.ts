@@ -36,7 +36,11 @@ interface Watcher {
   follow: <T extends { status: number; headers: IncomingHttpHeaders }>(exchanged: Promise<T>) => Promise<T>;
 }
 
-export function watchExchange(target: URL, tls: TlsMaterial, options: { now: () => number; deadline: number; observe?: (seen: HttpObservation) => void }): Watcher {
+export function watchExchange(
+  target: URL,
+  tls: TlsMaterial,
+  options: { now: () => number; deadline: number; observe?: (seen: HttpObservation) => void },
+): Watcher {
   const started = options.now();
   const seen: HttpObservation = { url: `${target.origin}${target.pathname}`, timings: {} };
   const at = () => options.now() - started;
@@ -71,9 +75,17 @@ export function watchExchange(target: URL, tls: TlsMaterial, options: { now: () 
           seen.error = (error as { code?: string }).code ?? 'REQUEST';
           peer();
           // A refused certificate is gone with its socket: who sent it, read in a handshake of its own.
-          if (!seen.tls && target.protocol === 'https:' && /CERT|SIGNATURE|ISSUER|SELF_SIGNED|ALTNAME/.test(seen.error)) {
+          if (
+            !seen.tls &&
+            target.protocol === 'https:' &&
+            /CERT|SIGNATURE|ISSUER|SELF_SIGNED|ALTNAME/.test(seen.error)
+          ) {
             // Within the call's deadline too: the plugin ends by --timeout, doctor included.
-            const probed = await probePeer(target, tls, Math.max(1, Math.min(PROBE_MS, options.deadline - options.now())));
+            const probed = await probePeer(
+              target,
+              tls,
+              Math.max(1, Math.min(PROBE_MS, options.deadline - options.now())),
+            );
             if (probed) seen.tls = probed;
           }
           options.observe?.(seen);
@@ -97,12 +109,23 @@ function probePeer(target: URL, tls: TlsMaterial, timeoutMs: number): Promise<Tl
  * since Node drops a refused certificate with its socket. Undefined when that handshake fails too, or
  * takes longer than `timeoutMs`.
  */
-export function probeServer<T>(target: URL, tls: TlsMaterial, timeoutMs: number, read: (socket: TLSSocket) => T): Promise<T | undefined> {
+export function probeServer<T>(
+  target: URL,
+  tls: TlsMaterial,
+  timeoutMs: number,
+  read: (socket: TLSSocket) => T,
+): Promise<T | undefined> {
   return new Promise((resolve) => {
     const host = target.hostname.replace(/^\[|\]$/g, '');
     // No SNI for an IP address (RFC 6066), as https.request does.
     const servername = tls.serverName ?? (isIP(host) ? undefined : host);
-    const socket = connect({ host, port: Number(target.port || 443), ...(servername !== undefined ? { servername } : {}), rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] });
+    const socket = connect({
+      host,
+      port: Number(target.port || 443),
+      ...(servername !== undefined ? { servername } : {}),
+      rejectUnauthorized: false,
+      ALPNProtocols: ['http/1.1'],
+    });
     const done = (value: T | undefined) => {
       clearTimeout(timer);
       socket.destroy();
@@ -148,7 +171,11 @@ function signedByCa(leaf: DetailedPeerCertificate, bundle: string | undefined): 
     }
   }
   const visited = new Set<DetailedPeerCertificate>();
-  for (let cert: DetailedPeerCertificate | undefined = leaf; cert && !visited.has(cert); cert = cert.issuerCertificate) {
+  for (
+    let cert: DetailedPeerCertificate | undefined = leaf;
+    cert && !visited.has(cert);
+    cert = cert.issuerCertificate
+  ) {
     visited.add(cert);
     if (ours.has(cert.fingerprint256)) return true;
   }

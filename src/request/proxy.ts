@@ -28,11 +28,15 @@ export function chooseProxy(target: URL, env: Record<string, string | undefined>
   if (variable === undefined) return { proxy: undefined, variable: undefined, bypass: undefined };
   const noProxy = firstSet(env, ['no_proxy', 'NO_PROXY']);
   const entry = noProxy === undefined ? undefined : bypassEntry(target, noProxy.value);
-  if (entry !== undefined) return { proxy: undefined, variable, bypass: `${noProxy!.name} entry ${JSON.stringify(entry)}` };
+  if (entry !== undefined)
+    return { proxy: undefined, variable, bypass: `${noProxy!.name} entry ${JSON.stringify(entry)}` };
   return { proxy: parseProxyUrl(variable, env[variable]!.trim()), variable, bypass: undefined };
 }
 
-function firstSet(env: Record<string, string | undefined>, names: string[]): { name: string; value: string } | undefined {
+function firstSet(
+  env: Record<string, string | undefined>,
+  names: string[],
+): { name: string; value: string } | undefined {
   for (const name of names) {
     const value = env[name];
     if (value !== undefined && value.trim() !== '') return { name, value };
@@ -51,9 +55,13 @@ export function parseProxyUrl(variable: string, value: string): URL {
     throw new UsageError('PROXY_INVALID', `${variable} is not a proxy URL; expected http://[user:password@]host:port`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError('PROXY_INVALID', `${variable} names a ${url.protocol}// proxy; only http:// and https:// proxies (CONNECT) are supported`);
+    throw new UsageError(
+      'PROXY_INVALID',
+      `${variable} names a ${url.protocol}// proxy; only http:// and https:// proxies (CONNECT) are supported`,
+    );
   }
-  if (url.hostname === '') throw new UsageError('PROXY_INVALID', `${variable} is not a proxy URL; expected http://[user:password@]host:port`);
+  if (url.hostname === '')
+    throw new UsageError('PROXY_INVALID', `${variable} is not a proxy URL; expected http://[user:password@]host:port`);
   try {
     // Node decodes them for the Proxy-Authorization header, and would throw from inside the Agent.
     decodeURIComponent(url.username);
@@ -61,7 +69,10 @@ export function parseProxyUrl(variable: string, value: string): URL {
   } catch {
     throw new UsageError('PROXY_INVALID', `${variable} has a user or password with a bad %-escape; percent-encode it`);
   }
-  const authority = withScheme.slice(withScheme.indexOf('://') + 3).split(/[/?#]/)[0]!.replace(/^.*@/, '');
+  const authority = withScheme
+    .slice(withScheme.indexOf('://') + 3)
+    .split(/[/?#]/)[0]!
+    .replace(/^.*@/, '');
   if (!/:\d+$/.test(authority)) url.port = url.protocol === 'https:' ? '443' : '1080';
   return url;
 }
@@ -79,7 +90,12 @@ export function showProxy(proxy: URL): string {
 /** The secret parts of a proxy URL, in the forms they may appear: raw (percent-encoded) and decoded. */
 export function proxySecrets(proxy: URL): string[] {
   if (proxy.password === '') return [];
-  const forms = [proxy.password, safeDecode(proxy.password), `${proxy.username}:${proxy.password}`, `${safeDecode(proxy.username)}:${safeDecode(proxy.password)}`];
+  const forms = [
+    proxy.password,
+    safeDecode(proxy.password),
+    `${proxy.username}:${proxy.password}`,
+    `${safeDecode(proxy.username)}:${safeDecode(proxy.password)}`,
+  ];
   return [...new Set(forms)];
 }
 
@@ -139,14 +155,16 @@ function ipMatches(host: Ip, pattern: string): boolean {
   const slash = pattern.indexOf('/');
   const address = parseIp(slash === -1 ? pattern : pattern.slice(0, slash));
   if (address === undefined || address.bits !== host.bits) return false;
-  const prefix = slash === -1 ? address.bits : /^\d{1,3}$/.test(pattern.slice(slash + 1)) ? Number(pattern.slice(slash + 1)) : -1;
+  const prefix =
+    slash === -1 ? address.bits : /^\d{1,3}$/.test(pattern.slice(slash + 1)) ? Number(pattern.slice(slash + 1)) : -1;
   if (prefix < 0 || prefix > address.bits) return false;
   const shift = BigInt(address.bits - prefix);
   return host.value >> shift === address.value >> shift;
 }
 
 export function parseIp(text: string): Ip | undefined {
-  if (isIPv4(text)) return { bits: 32, value: text.split('.').reduce((acc, octet) => (acc << 8n) | BigInt(Number(octet)), 0n) };
+  if (isIPv4(text))
+    return { bits: 32, value: text.split('.').reduce((acc, octet) => (acc << 8n) | BigInt(Number(octet)), 0n) };
   if (!isIPv6(text)) return undefined;
   let groups = text;
   // An IPv4 tail (::ffff:10.0.0.1) is two more 16-bit groups.
@@ -158,6 +176,7 @@ export function parseIp(text: string): Ip | undefined {
   const [head = '', tail] = groups.split('::');
   const left = head === '' ? [] : head.split(':');
   const right = tail === undefined || tail === '' ? [] : tail.split(':');
-  const all = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  const all =
+    tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
   return { bits: 128, value: all.reduce((acc, group) => (acc << 16n) | BigInt(parseInt(group, 16)), 0n) };
 }

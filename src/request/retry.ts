@@ -55,10 +55,22 @@ export function parseRetryAfter(header: string | undefined, now: number): number
  * (RFC 8628 §3.5: its tokens are issued once), an authorization code (RFC 6749 §4.1.2). Their
  * request is never sent again after it may have reached the server.
  */
-export const SINGLE_USE_GRANTS: readonly string[] = ['refresh_token', 'authorization_code', 'urn:ietf:params:oauth:grant-type:device_code'];
+export const SINGLE_USE_GRANTS: readonly string[] = [
+  'refresh_token',
+  'authorization_code',
+  'urn:ietf:params:oauth:grant-type:device_code',
+];
 
 /** Failures before anything was sent (no connection, no name, no tunnel): even a single-use request may go again. */
-const NOT_SENT_CODES = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRINUSE', 'ERR_PROXY_TUNNEL'];
+const NOT_SENT_CODES = [
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'EADDRINUSE',
+  'ERR_PROXY_TUNNEL',
+];
 
 /**
  * Whether a failed attempt of a single-use request may be sent again: only when it cannot have

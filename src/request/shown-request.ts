@@ -22,7 +22,11 @@ interface ShownFields {
 
 /** Whether a field is shown other than as sent (a short secret shown as [REDACTED]). */
 export function differs(fields: ShownFields): boolean {
-  const texts: Texts[] = [fields.url, ...fields.query.map(([, text]) => text), ...fields.headers.map(([, text]) => text)];
+  const texts: Texts[] = [
+    fields.url,
+    ...fields.query.map(([, text]) => text),
+    ...fields.headers.map(([, text]) => text),
+  ];
   if (fields.body) texts.push(fields.body);
   return texts.some((text) => text.sent !== text.shown);
 }
@@ -34,16 +38,31 @@ export function differs(fields: ShownFields): boolean {
  * difference to the last, is a secret of its own, in the form sent and decoded: one a secret decided
  * (Redactor.addDecided) unless the text holds a short secret read too (`shortRead`).
  */
-export function registerSpelled(request: ShownRequest, shown: ShownRequest, shortRead: ReadonlySet<string>, redactor: Redactor): void {
-  const texts: Array<[string, string | undefined, string]> = [[request.url, shown.url, 'url'], [request.body ?? '', shown.body, 'body']];
+export function registerSpelled(
+  request: ShownRequest,
+  shown: ShownRequest,
+  shortRead: ReadonlySet<string>,
+  redactor: Redactor,
+): void {
+  const texts: Array<[string, string | undefined, string]> = [
+    [request.url, shown.url, 'url'],
+    [request.body ?? '', shown.body, 'body'],
+  ];
   for (const [name, value] of Object.entries(request.headers)) texts.push([value, shown.headers[name], name]);
   for (const [sent, seen, which] of texts) {
-    const add = shortRead.has(which) ? (text: string) => redactor.add(text) : (text: string) => redactor.addDecided(text);
+    const add = shortRead.has(which)
+      ? (text: string) => redactor.add(text)
+      : (text: string) => redactor.addDecided(text);
     if (seen === undefined || sent === seen) continue;
     let start = 0;
     while (start < sent.length && start < seen.length && sent[start] === seen[start]) start++;
     let end = 0;
-    while (end < sent.length - start && end < seen.length - start && sent[sent.length - 1 - end] === seen[seen.length - 1 - end]) end++;
+    while (
+      end < sent.length - start &&
+      end < seen.length - start &&
+      sent[sent.length - 1 - end] === seen[seen.length - 1 - end]
+    )
+      end++;
     const span = sent.slice(start, sent.length - end);
     add(span);
     for (const decode of [(t: string) => decodeURIComponent(t.replaceAll('+', ' ')), decodeURIComponent]) {

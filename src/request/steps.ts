@@ -29,7 +29,10 @@ export async function runSteps(steps: readonly StepConfig[], deps: StepDeps): Pr
     try {
       const answer = await deps.call(await deps.render(step, requestRoot(step)), step);
       if (answer === null || typeof answer !== 'object') {
-        throw new ResponseError('RESPONSE_NOT_OBJECT', `the token API answered JSON ${answer === null ? 'null' : typeof answer}, expected an object`);
+        throw new ResponseError(
+          'RESPONSE_NOT_OBJECT',
+          `the token API answered JSON ${answer === null ? 'null' : typeof answer}, expected an object`,
+        );
       }
       // Whatever a step answers may be a credential: every string of it is a secret.
       registerAnswer(answer, redactor, deps.expired);

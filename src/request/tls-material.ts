@@ -39,7 +39,11 @@ export type Checked = <T>(field: RenderedField | undefined, where: string, check
  * trusts the CA client-go sends for the cluster (a Pinniped concierge on the cluster itself), keyData
  * may come from env. Problems are collected by the renderer like any field's.
  */
-export async function renderTls(written: ProviderConfig['tls'], renderer: Pick<TemplateRenderer, 'render'>, root: string): Promise<RenderedTls> {
+export async function renderTls(
+  written: ProviderConfig['tls'],
+  renderer: Pick<TemplateRenderer, 'render'>,
+  root: string,
+): Promise<RenderedTls> {
   const fields: RenderedTls['fields'] = {};
   for (const name of TLS_TEMPLATES) {
     const value = written[name];
@@ -49,11 +53,18 @@ export async function renderTls(written: ProviderConfig['tls'], renderer: Pick<T
 }
 
 /** Reads the TLS files and decodes inline data of rendered tls fields. */
-export function loadTls(rendered: RenderedTls, readFile: ReadFile, redactor: Redactor, root: string, checked: Checked): TlsMaterial {
+export function loadTls(
+  rendered: RenderedTls,
+  readFile: ReadFile,
+  redactor: Redactor,
+  root: string,
+  checked: Checked,
+): TlsMaterial {
   const { fields } = rendered;
   const tls: Partial<Record<TlsTemplate, string>> = {};
   // A field a secret decided is not read or checked by validate and render (withheld): whether it passed would tell the secret.
-  for (const name of TLS_TEMPLATES) if (fields[name] !== undefined && !fields[name].read.withheld) tls[name] = fields[name].sent;
+  for (const name of TLS_TEMPLATES)
+    if (fields[name] !== undefined && !fields[name].read.withheld) tls[name] = fields[name].sent;
   const at = (name: TlsTemplate) => `${root}.tls.${name}`;
   const read = (name: TlsTemplate, path: string) =>
     checked(fields[name], at(name), () => {
@@ -61,7 +72,9 @@ export function loadTls(rendered: RenderedTls, readFile: ReadFile, redactor: Red
         // A path from env or vars, relative, means the current directory.
         return readFile(path, fields[name]?.read.outside !== true);
       } catch (error) {
-        throw new UsageError('TLS_FILE', `${root}.tls.${name}: cannot read ${path}: ${readProblem(error)}`, { cause: error });
+        throw new UsageError('TLS_FILE', `${root}.tls.${name}: cannot read ${path}: ${readProblem(error)}`, {
+          cause: error,
+        });
       }
     });
   const pem = (name: TlsTemplate, data: string, kind: string) =>
@@ -76,7 +89,12 @@ export function loadTls(rendered: RenderedTls, readFile: ReadFile, redactor: Red
   if (tls.caData !== undefined) material.ca = pem('caData', tls.caData, 'certificates');
   if (material.ca !== undefined) material.caFrom = tls.caData !== undefined ? 'tls.caData' : `tls.caFile ${tls.caFile}`;
   const caField = tls.caData !== undefined ? fields.caData : fields.caFile;
-  if (material.ca !== undefined && caField && (caField.read.decided || (tls.caData !== undefined && caField.secrets.length > 0))) material.caSecret = tls.caData !== undefined ? 'tls.caData' : 'tls.caFile';
+  if (
+    material.ca !== undefined &&
+    caField &&
+    (caField.read.decided || (tls.caData !== undefined && caField.secrets.length > 0))
+  )
+    material.caSecret = tls.caData !== undefined ? 'tls.caData' : 'tls.caFile';
   if (tls.certFile !== undefined) material.cert = pem('certFile', read('certFile', tls.certFile), 'certificate');
   if (tls.certData !== undefined) material.cert = pem('certData', tls.certData, 'certificate');
   if (tls.keyFile !== undefined) material.key = pem('keyFile', read('keyFile', tls.keyFile), 'private key');
@@ -87,17 +105,27 @@ export function loadTls(rendered: RenderedTls, readFile: ReadFile, redactor: Red
   }
   // Checked here, before any connection: Node would otherwise ignore a CA block it cannot parse (and
   // report an unknown CA later) or fail the handshake with OpenSSL's words for a key that does not fit.
-  const which = (file: 'caFile' | 'certFile' | 'keyFile', data: 'caData' | 'certData' | 'keyData') => (tls[file] !== undefined ? file : data);
+  const which = (file: 'caFile' | 'certFile' | 'keyFile', data: 'caData' | 'certData' | 'keyData') =>
+    tls[file] !== undefined ? file : data;
   const ca = which('caFile', 'caData');
   const cert = which('certFile', 'certData');
   const keyField = which('keyFile', 'keyData');
   if (material.ca !== undefined) checked(fields[ca], at(ca), () => certificates(at(ca), material.ca!));
-  const certificate = material.cert !== undefined ? checked(fields[cert], at(cert), () => certificates(at(cert), material.cert!)[0]) : undefined;
-  const key = material.key !== undefined ? checked(fields[keyField], at(keyField), () => privateKey(at(keyField), material.key!)) : undefined;
+  const certificate =
+    material.cert !== undefined
+      ? checked(fields[cert], at(cert), () => certificates(at(cert), material.cert!)[0])
+      : undefined;
+  const key =
+    material.key !== undefined
+      ? checked(fields[keyField], at(keyField), () => privateKey(at(keyField), material.key!))
+      : undefined;
   if (certificate && key && !certificate.checkPrivateKey(key)) {
     checked(fields[keyField], at(keyField), () =>
       checked(fields[cert], at(cert), () => {
-        throw new UsageError('TLS_DATA', `${at(keyField)}: the private key does not belong to the certificate in ${at(cert)}`);
+        throw new UsageError(
+          'TLS_DATA',
+          `${at(keyField)}: the private key does not belong to the certificate in ${at(cert)}`,
+        );
       }),
     );
   }
@@ -115,7 +143,10 @@ function certificates(field: string, pem: string): X509Certificate[] {
     try {
       return new X509Certificate(block);
     } catch {
-      throw new UsageError('TLS_DATA', `${field}: certificate ${i + 1} of ${blocks.length} is not a valid X.509 certificate`);
+      throw new UsageError(
+        'TLS_DATA',
+        `${field}: certificate ${i + 1} of ${blocks.length} is not a valid X.509 certificate`,
+      );
     }
   });
 }
@@ -126,7 +157,11 @@ function privateKey(field: string, pem: string): KeyObject {
   } catch (error) {
     // OpenSSL's message names no key material, but say it in our words anyway.
     const encrypted = /passphrase|ENCRYPTED/.test(`${(error as Error).message} ${pem.slice(0, 64)}`);
-    throw new UsageError('TLS_DATA', encrypted ? `${field}: the private key is encrypted; decrypt it (openssl pkey -in key.pem -out plain.pem)` : `${field}: is not a readable PEM private key`);
+    throw new UsageError(
+      'TLS_DATA',
+      encrypted
+        ? `${field}: the private key is encrypted; decrypt it (openssl pkey -in key.pem -out plain.pem)`
+        : `${field}: is not a readable PEM private key`,
+    );
   }
 }
-

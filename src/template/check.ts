@@ -4,7 +4,6 @@ import { HELPER_NAMES } from './helpers.js';
 import { foreignPlaceholders } from './placeholders.js';
 import { oneLine, parseExpression, parseTemplate, SCOPE_NAMES, TemplateSyntaxError, type Node } from './parse.js';
 
-
 /** A problem of one field, found when the config loads. */
 export interface TemplateIssue {
   path: string;
@@ -17,7 +16,15 @@ export interface TemplateIssue {
 }
 
 /** Names a `let` may not take: they would hide what templates read. */
-const RESERVED_NAMES: ReadonlySet<string> = new Set([...SCOPE_NAMES, ...HELPER_NAMES, 'undefined', 'true', 'false', 'null', 'this']);
+const RESERVED_NAMES: ReadonlySet<string> = new Set([
+  ...SCOPE_NAMES,
+  ...HELPER_NAMES,
+  'undefined',
+  'true',
+  'false',
+  'null',
+  'this',
+]);
 
 /**
  * The names every template can read: env, vars, cluster, steps, then the `let` names as each is
@@ -39,7 +46,11 @@ export interface TemplateGroup {
  * evaluated); each group's templates may read only the steps before them. `steps`: every step
  * name of the config, in order.
  */
-export function checkTemplates(lets: Array<[string, string]>, steps: string[], groups: TemplateGroup[]): TemplateIssue[] {
+export function checkTemplates(
+  lets: Array<[string, string]>,
+  steps: string[],
+  groups: TemplateGroup[],
+): TemplateIssue[] {
   const issues: TemplateIssue[] = [];
   const names = scopeNames();
   const stepIndex = new Map<string, number>();
@@ -48,12 +59,18 @@ export function checkTemplates(lets: Array<[string, string]>, steps: string[], g
   });
   for (const [name, source] of lets) {
     const path = `webAPIProviderConfig.let.${name}`;
-    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) issues.push({ path, message: 'a let name is a letter or _ followed by letters, digits or _' });
-    else if (RESERVED_NAMES.has(name)) issues.push({ path, message: `${name} is taken: a let may not hide env, vars, cluster, steps or a helper` });
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      issues.push({ path, message: 'a let name is a letter or _ followed by letters, digits or _' });
+    else if (RESERVED_NAMES.has(name))
+      issues.push({ path, message: `${name} is taken: a let may not hide env, vars, cluster, steps or a helper` });
     const expression = source.replace(/^\s*\{\{([\s\S]*)\}\}\s*$/, '$1');
     try {
       const node = parseExpression(expression, names);
-      if (stepReferences(node).length > 0) issues.push({ path, message: `{{ ${oneLine(expression)} }}: a let cannot read steps (it is evaluated before any step runs); write the expression where it is used` });
+      if (stepReferences(node).length > 0)
+        issues.push({
+          path,
+          message: `{{ ${oneLine(expression)} }}: a let cannot read steps (it is evaluated before any step runs); write the expression where it is used`,
+        });
     } catch (error) {
       if (!(error instanceof TemplateSyntaxError)) throw error;
       issues.push({ path, message: error.message });
@@ -64,7 +81,11 @@ export function checkTemplates(lets: Array<[string, string]>, steps: string[], g
     for (const [path, template] of group.templates) {
       try {
         const parts = parseTemplate(template, names);
-        for (const problem of foreignPlaceholders(path, parts.filter((part) => typeof part === 'string'))) issues.push(problem);
+        for (const problem of foreignPlaceholders(
+          path,
+          parts.filter((part) => typeof part === 'string'),
+        ))
+          issues.push(problem);
         for (const part of parts) {
           if (typeof part === 'string') continue;
           for (const step of stepReferences(part.node)) {
@@ -127,10 +148,17 @@ export function stepReferences(node: Node): Array<string | null> {
 /** The most step names a message lists: one message per template, each naming 20 000 steps, was quadratic. */
 const STEPS_NAMED = 10;
 
-function stepProblem(step: string | null, before: number, steps: string[], stepIndex: Map<string, number>): string | undefined {
+function stepProblem(
+  step: string | null,
+  before: number,
+  steps: string[],
+  stepIndex: Map<string, number>,
+): string | undefined {
   const index = step === null ? undefined : stepIndex.get(step);
   if (index !== undefined && index < before) return undefined;
-  const shown = steps.slice(0, Math.min(before, STEPS_NAMED)).join(', ') + (before > STEPS_NAMED ? ` and ${before - STEPS_NAMED} more` : '');
+  const shown =
+    steps.slice(0, Math.min(before, STEPS_NAMED)).join(', ') +
+    (before > STEPS_NAMED ? ` and ${before - STEPS_NAMED} more` : '');
   const which = before > 0 ? `the steps before it are ${shown}` : 'no step runs before it';
   if (step === null) return `name the step: steps.<name> (${which})`;
   if (index !== undefined) return `steps.${step} runs later than this request; ${which}`;

@@ -5,7 +5,13 @@ import { HelperError } from './helper-error.js';
 import { chosen, decidedBy, from, type EvalScope, type Missing, type Value } from './evaluate-value.js';
 
 /** m[key] where m is missing: missing whatever the key holds. */
-export function absentObject(node: Extract<Node, { type: 'member' }>, object: Value, key: Value, scope: EvalScope, missing: Missing): Value {
+export function absentObject(
+  node: Extract<Node, { type: 'member' }>,
+  object: Value,
+  key: Value,
+  scope: EvalScope,
+  missing: Missing,
+): Value {
   // Whatever made the object missing was recorded where it happened; a name that is absent
   // as a whole (cluster without provideClusterInfo, steps in a step's own request) is recorded here.
   if (node.object.type === 'name') missing.push(node.object.name);

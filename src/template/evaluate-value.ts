@@ -187,7 +187,8 @@ export function decidedBy(scope: EvalScope, result: Value, ...deciders: Value[])
  */
 export function tested(scope: EvalScope, value: Value): Value {
   const v = value.value;
-  if (value.taint === undefined || !(typeof v === 'number' || typeof v === 'boolean' || v === undefined || v === null)) return value;
+  if (value.taint === undefined || !(typeof v === 'number' || typeof v === 'boolean' || v === undefined || v === null))
+    return value;
   return decidedBy(scope, { value: v, outside: value.outside }, value);
 }
 
@@ -210,18 +211,24 @@ export function withheld(marks: Value): Value {
  */
 export function stepChosen(scope: EvalScope, text: string, ...parts: Value[]): Value {
   scope.decidedSeen = true;
-  return { value: new Placeholder(text, true), ...from(parts), taint: joinTaints([MARK, ...parts.map((p) => p.taint)]) };
+  return {
+    value: new Placeholder(text, true),
+    ...from(parts),
+    taint: joinTaints([MARK, ...parts.map((p) => p.taint)]),
+  };
 }
 
 export function tick(scope: EvalScope, steps = 1): void {
   scope.budget.steps += steps;
-  if (scope.budget.steps > MAX_STEPS) throw new BudgetError(`the templates take more than ${MAX_STEPS} steps to evaluate`);
+  if (scope.budget.steps > MAX_STEPS)
+    throw new BudgetError(`the templates take more than ${MAX_STEPS} steps to evaluate`);
 }
 
 /** A computed value within the bounds, counted against the pass's total. */
 export function bounded(value: unknown, scope: EvalScope): void {
   const size = sizeOf(value, scope);
-  if (size > MAX_VALUE_SIZE) throw new BudgetError('the value exceeds 1 MiB (a template computes values of at most 1 MiB)');
+  if (size > MAX_VALUE_SIZE)
+    throw new BudgetError('the value exceeds 1 MiB (a template computes values of at most 1 MiB)');
   scope.budget.computed += size;
   if (scope.budget.computed > MAX_TOTAL_SIZE) throw new BudgetError('the templates compute more than 16 MiB in all');
 }
@@ -242,24 +249,35 @@ function sizeOf(value: unknown, scope: EvalScope): number {
   while (stack.length > 0) {
     const [object, expanded] = stack.pop()!;
     if (SIZES.has(object)) continue;
-    const children: Array<[string, unknown]> = Array.isArray(object) ? object.map((v, i) => [String(i), v]) : Object.entries(object);
+    const children: Array<[string, unknown]> = Array.isArray(object)
+      ? object.map((v, i) => [String(i), v])
+      : Object.entries(object);
     tick(scope, children.length + 1);
     if (!expanded) {
       open.add(object);
       stack.push([object, true]);
       for (const [, child] of children) {
-        if (typeof child === 'object' && child !== null && !(child instanceof Placeholder) && !SIZES.has(child) && !open.has(child)) stack.push([child, false]);
+        if (
+          typeof child === 'object' &&
+          child !== null &&
+          !(child instanceof Placeholder) &&
+          !SIZES.has(child) &&
+          !open.has(child)
+        )
+          stack.push([child, false]);
       }
       continue;
     }
     let size = 2 + Math.max(0, children.length - 1);
     for (const [key, child] of children) {
       if (!Array.isArray(object)) size += key.length + 3;
-      size += typeof child === 'object' && child !== null && !(child instanceof Placeholder) ? (SIZES.get(child) ?? 0) : sizeOf(child, scope);
+      size +=
+        typeof child === 'object' && child !== null && !(child instanceof Placeholder)
+          ? (SIZES.get(child) ?? 0)
+          : sizeOf(child, scope);
     }
     open.delete(object);
     SIZES.set(object, size);
   }
   return SIZES.get(value)!;
 }
-

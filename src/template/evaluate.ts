@@ -8,7 +8,28 @@ import { helperNamed } from './helpers.js';
 import { combine } from './evaluate-operators.js';
 import { absentObject, isEnv, isPlainObject, notData, propertyName } from './evaluate-member.js';
 import { SECRET_DATA, secretLeaves, texts } from './secret-data.js';
-import { bounded, chosen, decidedBy, stepChosen, tested, textNode, withheld, FAILED, SECRET_DECIDES, from, joinTaints, MARK, MissingValueError, Placeholder, QuietError, tick, type EvalScope, type Missing, type Taint, type Value } from './evaluate-value.js';
+import {
+  bounded,
+  chosen,
+  decidedBy,
+  stepChosen,
+  tested,
+  textNode,
+  withheld,
+  FAILED,
+  SECRET_DECIDES,
+  from,
+  joinTaints,
+  MARK,
+  MissingValueError,
+  Placeholder,
+  QuietError,
+  tick,
+  type EvalScope,
+  type Missing,
+  type Taint,
+  type Value,
+} from './evaluate-value.js';
 
 export async function evaluate(node: Node, scope: EvalScope, missing: Missing): Promise<Value> {
   tick(scope);
@@ -19,7 +40,8 @@ export async function evaluate(node: Node, scope: EvalScope, missing: Missing): 
       const items: Value[] = [];
       for (const item of node.items) items.push(await evaluate(item, scope, missing));
       // JSON and jwt() would drop it without a word: a claim or a list item that never reaches the API.
-      if (items.some((i) => i.value === undefined)) throw new MissingValueError([...missing], 'a list was given a missing value');
+      if (items.some((i) => i.value === undefined))
+        throw new MissingValueError([...missing], 'a list was given a missing value');
       const value = items.map((i) => i.value);
       bounded(value, scope);
       return { value, ...from(items) };
@@ -29,8 +51,14 @@ export async function evaluate(node: Node, scope: EvalScope, missing: Missing): 
       const entries: Value[] = [];
       for (const [key, item] of node.entries) {
         const value = await evaluate(item, scope, missing);
-        if (value.value === undefined) throw new MissingValueError([...missing], `{ ${key}: … } was given a missing value`);
-        Object.defineProperty(object, key, { value: value.value, enumerable: true, writable: true, configurable: true });
+        if (value.value === undefined)
+          throw new MissingValueError([...missing], `{ ${key}: … } was given a missing value`);
+        Object.defineProperty(object, key, {
+          value: value.value,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
         entries.push(value);
       }
       bounded(object, scope);
@@ -48,7 +76,8 @@ export async function evaluate(node: Node, scope: EvalScope, missing: Missing): 
     }
     case 'conditional': {
       const test = tested(scope, await evaluate(node.test, scope, missing));
-      if (!test.decided) return chosen(await evaluate(test.value ? node.consequent : node.alternate, scope, missing), test);
+      if (!test.decided)
+        return chosen(await evaluate(test.value ? node.consequent : node.alternate, scope, missing), test);
       // A comparison of secrets chose the branch: both are evaluated, so that an error of one (a
       // missing value, a file that cannot be read) does not tell which one it chose.
       const [yes, no] = await both(node.consequent, node.alternate, scope, missing);
@@ -83,15 +112,25 @@ async function call(node: Extract<Node, { type: 'call' }>, scope: EvalScope, mis
   if (args.some((a) => a.value instanceof Placeholder)) {
     // A path a secret will choose (file({ admin: …, user: … }[steps.login.role])), not read yet: as for env (withheldMember).
     const path = args[0]!;
-    if (helper.path && path.value instanceof Placeholder && (path.decided || path.value.stepChosen)) scope.namedBySecret('file');
-    return { value: new Placeholder(`${node.helper}(...)`), ...from(args), taint: joinTaints([MARK, ...args.map((a) => a.taint)]) };
+    if (helper.path && path.value instanceof Placeholder && (path.decided || path.value.stepChosen))
+      scope.namedBySecret('file');
+    return {
+      value: new Placeholder(`${node.helper}(...)`),
+      ...from(args),
+      taint: joinTaints([MARK, ...args.map((a) => a.taint)]),
+    };
   }
   let context = scope.context;
   if (helper.path) {
     // A path written in the config means its directory; one from env or vars, the current one. A
     // path a secret chose is not named in a message: which file failed would tell the secret.
     const path = args[0]!;
-    context = { ...context, readFile: (p) => scope.context.readFile(p, !path.outside, path.decided === true), pathTried: (p) => scope.context.pathTried?.(p, !path.outside) ?? p, pathShown: !path.decided };
+    context = {
+      ...context,
+      readFile: (p) => scope.context.readFile(p, !path.outside, path.decided === true),
+      pathTried: (p) => scope.context.pathTried?.(p, !path.outside) ?? p,
+      pathShown: !path.decided,
+    };
   }
   const result = await helper.call(
     args.map((a) => a.value),
@@ -100,7 +139,12 @@ async function call(node: Extract<Node, { type: 'call' }>, scope: EvalScope, mis
   bounded(result, scope);
   if (helper.path) {
     // The content is the secret, not the path (SPEC: file() paths are not secret).
-    return { value: result, taint: { own: typeof result === 'string' ? [result] : [], parents: [] }, decided: args[0]!.decided, outside: true };
+    return {
+      value: result,
+      taint: { own: typeof result === 'string' ? [result] : [], parents: [] },
+      decided: args[0]!.decided,
+      outside: true,
+    };
   }
   const marks = from(args);
   if (!helper.secret && marks.taint === undefined) return { value: result, ...marks };
@@ -111,13 +155,18 @@ async function call(node: Extract<Node, { type: 'call' }>, scope: EvalScope, mis
   const own: string[] = [];
   const chosen: string[] = [];
   const made = marks.decided ? chosen : own;
-  if (typeof result === 'string' || typeof result === 'number' || typeof result === 'boolean') made.push(String(result));
+  if (typeof result === 'string' || typeof result === 'number' || typeof result === 'boolean')
+    made.push(String(result));
   // Secret data given whole (json(fromJson(env.CFG)), jwt(claims read from a file)): each of its
   // strings and numbers is sent, and a server may echo any one alone, as it would one read by a member.
-  for (const arg of args) if (arg.taint !== undefined && typeof arg.value === 'object') for (const text of secretLeaves(arg.value, scope)) (arg.decided ? chosen : own).push(text);
+  for (const arg of args)
+    if (arg.taint !== undefined && typeof arg.value === 'object')
+      for (const text of secretLeaves(arg.value, scope)) (arg.decided ? chosen : own).push(text);
   if (typeof result === 'object' && result !== null) SECRET_DATA.add(result);
   if (helper.forms) made.push(...helper.forms(result));
-  for (const index of helper.secretArgs ?? []) if (index < args.length) for (const text of texts(args[index]!.value, scope)) (args[index]!.decided ? chosen : own).push(text);
+  for (const index of helper.secretArgs ?? [])
+    if (index < args.length)
+      for (const text of texts(args[index]!.value, scope)) (args[index]!.decided ? chosen : own).push(text);
   const parents = args.map((a) => a.taint).filter((t): t is Taint => t !== undefined);
   return { value: result, ...marks, taint: { own, ...(chosen.length > 0 ? { chosen } : {}), parents } };
 }
@@ -155,7 +204,10 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
       // name a secret gives is set tells the secret (env[env.S] is set for S = "HOME" only), so that
       // miss is not recorded: beside another unset value the message would differ (the value is
       // withheld, or decided, all the same).
-      if (key.taint === undefined) missing.push(/^[A-Za-z_][A-Za-z0-9_]*$/.test(property) ? `env.${property}` : `env[${JSON.stringify(property)}]`);
+      if (key.taint === undefined)
+        missing.push(
+          /^[A-Za-z_][A-Za-z0-9_]*$/.test(property) ? `env.${property}` : `env[${JSON.stringify(property)}]`,
+        );
       return decidedBy(scope, { value: undefined, outside: true }, key);
     }
     return decidedBy(scope, { value, taint: { own: [value], parents: [] }, outside: true }, key);
@@ -167,12 +219,21 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
     // steps.login[env.S] reads `steps.login[...]` whatever S holds: the key decides it only once the steps ran.
     if (key.taint !== undefined) return stepChosen(scope, `${container.text}[...]`, object, key);
     const step = /^[A-Za-z_][A-Za-z0-9_]*$/.test(property) ? `.${property}` : `[${JSON.stringify(property)}]`;
-    return { value: new Placeholder(container.text + step, container.stepChosen), ...from([object]), taint: joinTaints([MARK, object.taint]) };
+    return {
+      value: new Placeholder(container.text + step, container.stepChosen),
+      ...from([object]),
+      taint: joinTaints([MARK, object.taint]),
+    };
   }
   let value: unknown;
   if (Array.isArray(container)) {
     const index = typeof key.value === 'number' ? key.value : /^(0|[1-9]\d*)$/.test(property) ? Number(property) : NaN;
-    value = Number.isInteger(index) && index >= 0 && index < container.length ? container[index] : property === 'length' ? container.length : undefined;
+    value =
+      Number.isInteger(index) && index >= 0 && index < container.length
+        ? container[index]
+        : property === 'length'
+          ? container.length
+          : undefined;
   } else if (isPlainObject(container)) {
     value = Object.hasOwn(container, property) ? (container as Record<string, unknown>)[property] : undefined;
   } else {
@@ -187,8 +248,15 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
   // A number or boolean read out of secret data is a secret in its text form (fromJson(env.CFG).pin
   // inside "user:" + …), as a step answer's are; registered where it reaches a secret field. A step's
   // answer (MARK) is registered whole by the steps already.
-  if (marks.taint !== undefined && marks.taint !== MARK) marks.taint = textNode(typeof value === 'number' || typeof value === 'boolean' ? [String(value)] : [], marks.decided, [marks.taint], true);
-  else if (marks.taint !== undefined && (typeof value === 'number' || typeof value === 'boolean')) marks.taint = textNode([String(value)], marks.decided, [marks.taint]);
+  if (marks.taint !== undefined && marks.taint !== MARK)
+    marks.taint = textNode(
+      typeof value === 'number' || typeof value === 'boolean' ? [String(value)] : [],
+      marks.decided,
+      [marks.taint],
+      true,
+    );
+  else if (marks.taint !== undefined && (typeof value === 'number' || typeof value === 'boolean'))
+    marks.taint = textNode([String(value)], marks.decided, [marks.taint]);
   // m[env.X]: the key chose the value.
   return decidedBy(scope, { value, ...marks }, key);
 }
@@ -200,7 +268,12 @@ async function member(node: Extract<Node, { type: 'member' }>, scope: EvalScope,
  * it is evaluated all the same: where it is missing or not data, every run fails, for every value of
  * the key (`fromJson(env.CFG)[…]` with env.CFG unset), and validate says so.
  */
-async function withheldMember(node: Extract<Node, { type: 'member' }>, key: Value, scope: EvalScope, missing: Missing): Promise<Value> {
+async function withheldMember(
+  node: Extract<Node, { type: 'member' }>,
+  key: Value,
+  scope: EvalScope,
+  missing: Missing,
+): Promise<Value> {
   if (isEnv(node.object)) {
     // The name is a secret's, though not known yet: a cache key without the variable would serve
     // the credential its old value got (env[steps.login.variable]).
@@ -210,7 +283,8 @@ async function withheldMember(node: Extract<Node, { type: 'member' }>, key: Valu
   const object = await evaluate(node.object, scope, missing);
   if (object.value === undefined || object.value === null) return absentObject(node, object, key, scope, missing);
   const container = object.value;
-  if (!(container instanceof Placeholder) && !Array.isArray(container) && !isPlainObject(container)) throw notData(node, container);
+  if (!(container instanceof Placeholder) && !Array.isArray(container) && !isPlainObject(container))
+    throw notData(node, container);
   // A key a secret decided, withheld; else a step's answer, the same placeholder for every answer
   // until the steps run (a URL host it gives is no URL for any answer: validate says so as get-token does).
   if (key.decided) {
@@ -235,7 +309,12 @@ async function binary(node: Extract<Node, { type: 'binary' }>, scope: EvalScope,
     // As for a condition: the right side's errors must not tell what the left side held.
     const [, right] = await both(node.left, node.right, scope, missing, left, node.operator);
     if (scope.withhold) return withheld(chosen(right, left));
-    const pick = node.operator === '??' ? left.value === undefined || left.value === null : node.operator === '||' ? !left.value : Boolean(left.value);
+    const pick =
+      node.operator === '??'
+        ? left.value === undefined || left.value === null
+        : node.operator === '||'
+          ? !left.value
+          : Boolean(left.value);
     return pick ? chosen(right, left) : left;
   }
   // Which side is the result is decided by the left: its mark goes with either.
@@ -252,13 +331,21 @@ async function binary(node: Extract<Node, { type: 'binary' }>, scope: EvalScope,
 }
 
 /** Two expressions evaluated whatever the other gives; the first error of either is thrown. */
-async function both(a: Node, b: Node, scope: EvalScope, missing: Missing, known?: Value, operator?: string): Promise<[Value, Value]> {
+async function both(
+  a: Node,
+  b: Node,
+  scope: EvalScope,
+  missing: Missing,
+  known?: Value,
+  operator?: string,
+): Promise<[Value, Value]> {
   const settle = async (node: Node): Promise<Value | { error: unknown }> => {
     const before = missing.length;
     try {
       const value = await evaluate(node, scope, missing);
       // A side that reads something unset fails whichever side is used.
-      if (value.value === undefined && missing.length > before) return { error: new MissingValueError([...missing], 'a value is missing') };
+      if (value.value === undefined && missing.length > before)
+        return { error: new MissingValueError([...missing], 'a value is missing') };
       return value;
     } catch (error) {
       return { error };
@@ -281,7 +368,9 @@ async function both(a: Node, b: Node, scope: EvalScope, missing: Missing, known?
     throw new HelperError('a comparison of secrets chooses here, and one of its sides is null: give each side a value');
   }
   if (known === undefined && kind((first as Value).value) !== kind((second as Value).value)) {
-    throw new HelperError(`a comparison of secrets chooses here between ${kind((first as Value).value)} and ${kind((second as Value).value)}: give both sides the same kind of value`);
+    throw new HelperError(
+      `a comparison of secrets chooses here between ${kind((first as Value).value)} and ${kind((second as Value).value)}: give both sides the same kind of value`,
+    );
   }
   return [first as Value, second as Value];
 }

@@ -42,7 +42,9 @@ export interface Helper {
 function text(helper: string, value: unknown, position = 'its argument'): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  throw new HelperError(`${helper}() takes a string as ${position}, given ${value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'an object' : typeof value}`);
+  throw new HelperError(
+    `${helper}() takes a string as ${position}, given ${value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'an object' : typeof value}`,
+  );
 }
 
 /** application/x-www-form-urlencoded, as RFC 6749 §2.3.1 asks of a client id and secret. */
@@ -60,12 +62,21 @@ const HELPERS: Readonly<Record<string, Helper>> = {
       const input = text('urlencode', s);
       // encodeURIComponent throws URIError on half a surrogate pair (fromJson('"\\ud800"')): a
       // template error, not an internal one.
-      if (/\p{Cs}/u.test(input)) throw new HelperError('urlencode() was given text with a lone surrogate, which has no UTF-8 form');
+      if (/\p{Cs}/u.test(input))
+        throw new HelperError('urlencode() was given text with a lone surrogate, which has no UTF-8 form');
       return encodeURIComponent(input);
     },
   },
-  base64: { arity: [1, 1], doc: 'base64 of the UTF-8 text', call: ([s]) => Buffer.from(text('base64', s), 'utf8').toString('base64') },
-  base64url: { arity: [1, 1], doc: 'base64url of the UTF-8 text, unpadded', call: ([s]) => Buffer.from(text('base64url', s), 'utf8').toString('base64url') },
+  base64: {
+    arity: [1, 1],
+    doc: 'base64 of the UTF-8 text',
+    call: ([s]) => Buffer.from(text('base64', s), 'utf8').toString('base64'),
+  },
+  base64url: {
+    arity: [1, 1],
+    doc: 'base64url of the UTF-8 text, unpadded',
+    call: ([s]) => Buffer.from(text('base64url', s), 'utf8').toString('base64url'),
+  },
   base64decode: {
     arity: [1, 1],
     doc: 'the UTF-8 text of base64 or base64url',
@@ -108,7 +119,10 @@ const HELPERS: Readonly<Record<string, Helper>> = {
         const shown = context.pathShown === false ? '…' : JSON.stringify(context.pathTried?.(name) ?? name);
         // `~` is the shell's: kubectl, client-go and Argo CD start the plugin without one. Not expanded
         // here (a path means what it says: relative ones resolve against the config's directory).
-        const tilde = context.pathShown !== false && /^~(\/|$)/.test(name) ? `; ~ is not expanded (a shell does that, and no shell starts the plugin): write the absolute path, or file(env.HOME + "${name.slice(1)}")` : '';
+        const tilde =
+          context.pathShown !== false && /^~(\/|$)/.test(name)
+            ? `; ~ is not expanded (a shell does that, and no shell starts the plugin): write the absolute path, or file(env.HOME + "${name.slice(1)}")`
+            : '';
         throw new HelperError(`file(${shown}) cannot be read: ${readProblem(error)}${tilde}`);
       }
       return content.replace(/\r?\n$/, '');
@@ -134,7 +148,12 @@ const HELPERS: Readonly<Record<string, Helper>> = {
     // jose (and our use of it) loads only for a config that signs.
     call: async ([claims, key, options], context) => (await import('./jwt.js')).signJwt(claims, key, options, context),
   },
-  now: { arity: [0, 0], volatile: true, doc: 'the current unix time in seconds', call: (_args, context) => Math.floor(context.nowMs() / 1000) },
+  now: {
+    arity: [0, 0],
+    volatile: true,
+    doc: 'the current unix time in seconds',
+    call: (_args, context) => Math.floor(context.nowMs() / 1000),
+  },
   uuid: { arity: [0, 0], volatile: true, doc: 'a random UUID v4', call: (_args, context) => context.uuid() },
 };
 

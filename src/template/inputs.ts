@@ -39,14 +39,20 @@ export function credentialInputs(lets: Array<[string, string]>, templates: Itera
 }
 
 function inputOf(node: Node): string | undefined {
-  if (node.type === 'member' && node.object.type === 'name' && (node.object.name === 'env' || node.object.name === 'vars')) {
-    const key = node.property.type === 'literal' && typeof node.property.value === 'string' ? node.property.value : undefined;
+  if (
+    node.type === 'member' &&
+    node.object.type === 'name' &&
+    (node.object.name === 'env' || node.object.name === 'vars')
+  ) {
+    const key =
+      node.property.type === 'literal' && typeof node.property.value === 'string' ? node.property.value : undefined;
     if (key === undefined) return undefined;
     return /^[A-Za-z_][\w]*$/.test(key) ? `${node.object.name}.${key}` : `${node.object.name}[${JSON.stringify(key)}]`;
   }
   // What an earlier step answered: its name says which request to look at first.
   if (node.type === 'member' && node.object.type === 'name' && node.object.name === 'steps') {
-    const step = node.property.type === 'literal' && typeof node.property.value === 'string' ? node.property.value : undefined;
+    const step =
+      node.property.type === 'literal' && typeof node.property.value === 'string' ? node.property.value : undefined;
     return step === undefined ? undefined : `steps.${step}`;
   }
   if (node.type === 'call' && node.helper === 'file') {

@@ -9,7 +9,14 @@ const HMAC = ['HS256', 'HS384', 'HS512'];
 const ALGORITHMS = [...ASYMMETRIC, ...HMAC];
 /** RFC 7523 asks for an expiry; servers accept a few minutes at most. */
 const DEFAULT_LIFETIME_S = 300;
-const CURVES: Record<string, string> = { prime256v1: 'ES256', 'P-256': 'ES256', secp384r1: 'ES384', 'P-384': 'ES384', secp521r1: 'ES512', 'P-521': 'ES512' };
+const CURVES: Record<string, string> = {
+  prime256v1: 'ES256',
+  'P-256': 'ES256',
+  secp384r1: 'ES384',
+  'P-384': 'ES384',
+  secp521r1: 'ES512',
+  'P-521': 'ES512',
+};
 
 export interface JwtContext {
   nowMs: () => number;
@@ -22,7 +29,8 @@ function plainObject(value: unknown): value is Record<string, unknown> {
 
 export async function signJwt(claims: unknown, key: unknown, options: unknown, context: JwtContext): Promise<string> {
   if (!plainObject(claims)) throw new HelperError('jwt() takes the claims as an object, { iss: …, aud: … }');
-  if (options !== undefined && !plainObject(options)) throw new HelperError('jwt() takes its options as an object, { kid: … }');
+  if (options !== undefined && !plainObject(options))
+    throw new HelperError('jwt() takes its options as an object, { kid: … }');
   const opts = (options ?? {}) as Record<string, unknown>;
   const asked = opts['alg'];
   if (asked !== undefined && (typeof asked !== 'string' || !ALGORITHMS.includes(asked))) {
@@ -35,7 +43,8 @@ export async function signJwt(claims: unknown, key: unknown, options: unknown, c
     if (!plainObject(opts['header'])) throw new HelperError('jwt(): options.header must be an object');
     // Object.assign would give `__proto__` (an own key of fromJson's objects) to the setter: the
     // header's prototype, whose fields jose reads (b64, crit) but JSON.stringify never writes.
-    if (Object.hasOwn(opts['header'], '__proto__')) throw new HelperError('jwt(): options.header.__proto__ is not a header field');
+    if (Object.hasOwn(opts['header'], '__proto__'))
+      throw new HelperError('jwt(): options.header.__proto__ is not a header field');
     Object.assign(header, opts['header']);
   }
   for (const name of ['kid', 'typ'] as const) {
@@ -66,30 +75,46 @@ export async function signJwt(claims: unknown, key: unknown, options: unknown, c
 
 function signingKey(key: unknown, asked: string | undefined): { keyObject: KeyObject; alg: string } {
   if (asked !== undefined && HMAC.includes(asked)) {
-    if (typeof key !== 'string' || key === '') throw new HelperError(`jwt(): ${asked} signs with a shared secret: give the secret as a string`);
+    if (typeof key !== 'string' || key === '')
+      throw new HelperError(`jwt(): ${asked} signs with a shared secret: give the secret as a string`);
     // A private key's text as an HMAC secret would sign with the key itself, for anyone who has it.
-    if (key.includes('-----BEGIN') || key.trim().startsWith('{')) throw new HelperError(`jwt(): ${asked} signs with a shared secret, and this is a private key or a JWK`);
+    if (key.includes('-----BEGIN') || key.trim().startsWith('{'))
+      throw new HelperError(`jwt(): ${asked} signs with a shared secret, and this is a private key or a JWK`);
     return { keyObject: createSecretKey(Buffer.from(key, 'utf8')), alg: asked };
   }
   let keyObject: KeyObject;
   try {
     if (typeof key === 'string' && key.includes('-----BEGIN')) keyObject = createPrivateKey(key);
-    else if (typeof key === 'string' && key.trim().startsWith('{')) keyObject = createPrivateKey({ key: JSON.parse(key) as never, format: 'jwk' });
+    else if (typeof key === 'string' && key.trim().startsWith('{'))
+      keyObject = createPrivateKey({ key: JSON.parse(key) as never, format: 'jwk' });
     else if (plainObject(key)) keyObject = createPrivateKey({ key: key as never, format: 'jwk' });
     else throw new Error('no key');
   } catch {
     if (typeof key === 'string' && asked === undefined && !key.includes('-----BEGIN') && !key.trim().startsWith('{')) {
-      throw new HelperError('jwt(): the key is not a PEM private key or a JWK (for a shared secret, pass { alg: "HS256" })');
+      throw new HelperError(
+        'jwt(): the key is not a PEM private key or a JWK (for a shared secret, pass { alg: "HS256" })',
+      );
     }
     throw new HelperError('jwt(): the key is not a PEM private key (PKCS#8, PKCS#1 or SEC1) or a private JWK');
   }
   const type = keyObject.asymmetricKeyType;
   const natural =
-    type === 'rsa' ? 'RS256' : type === 'rsa-pss' ? 'PS256' : type === 'ed25519' ? 'EdDSA' : type === 'ec' ? CURVES[keyObject.asymmetricKeyDetails?.namedCurve ?? ''] : undefined;
+    type === 'rsa'
+      ? 'RS256'
+      : type === 'rsa-pss'
+        ? 'PS256'
+        : type === 'ed25519'
+          ? 'EdDSA'
+          : type === 'ec'
+            ? CURVES[keyObject.asymmetricKeyDetails?.namedCurve ?? '']
+            : undefined;
   if (natural === undefined) throw new HelperError(`jwt(): a ${type ?? 'key of that'} key cannot sign a JWT`);
   const alg = asked ?? natural;
   const fits =
-    (type === 'rsa' && /^(RS|PS)/.test(alg)) || (type === 'rsa-pss' && alg.startsWith('PS')) || (type === 'ec' && alg === natural) || (type === 'ed25519' && alg === 'EdDSA');
+    (type === 'rsa' && /^(RS|PS)/.test(alg)) ||
+    (type === 'rsa-pss' && alg.startsWith('PS')) ||
+    (type === 'ec' && alg === natural) ||
+    (type === 'ed25519' && alg === 'EdDSA');
   if (!fits) throw new HelperError(`jwt(): the key is ${describeKey(type, natural)}; it cannot sign ${alg}`);
   return { keyObject, alg };
 }

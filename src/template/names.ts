@@ -5,9 +5,15 @@
 import { eachNode, parseExpression, parseTemplate, SCOPE_NAMES, type Node } from './parse.js';
 
 /** true when any `let` or template (already checked by checkTemplates) names `name`. */
-export function namesScope(name: (typeof SCOPE_NAMES)[number], lets: Array<[string, string]>, templates: Iterable<string>): boolean {
+export function namesScope(
+  name: (typeof SCOPE_NAMES)[number],
+  lets: Array<[string, string]>,
+  templates: Iterable<string>,
+): boolean {
   const names = new Set<string>([...SCOPE_NAMES, ...lets.map(([letName]) => letName)]);
-  const roots: Node[] = lets.map(([, source]) => parseExpression(source.replace(/^\s*\{\{([\s\S]*)\}\}\s*$/, '$1'), names));
+  const roots: Node[] = lets.map(([, source]) =>
+    parseExpression(source.replace(/^\s*\{\{([\s\S]*)\}\}\s*$/, '$1'), names),
+  );
   for (const template of templates) {
     for (const part of parseTemplate(template, names)) if (typeof part !== 'string') roots.push(part.node);
   }

@@ -89,7 +89,8 @@ export function parseTemplate(text: string, names: ReadonlySet<string>): Part[] 
       break;
     }
     if (open > at) parts.push(text.slice(at, open));
-    if (text[open + 2] === '%') throw new TemplateSyntaxError('{{% %}} statements are not supported: a template holds expressions only');
+    if (text[open + 2] === '%')
+      throw new TemplateSyntaxError('{{% %}} statements are not supported: a template holds expressions only');
     const close = closingBraces(text, open + 2);
     if (close < 0) throw new TemplateSyntaxError(`{{ at character ${open + 1} is never closed with }}`);
     const source = text.slice(open + 2, close).trim();
@@ -143,7 +144,8 @@ export function parseExpression(source: string, names: ReadonlySet<string>): Nod
   }
   // The evaluator recurses: a tree the parser could still build (a `+` chain of 2 000 terms) would
   // overflow it mid-evaluation. No real template nests past a few dozen levels.
-  if (depthOf(node) > MAX_EXPRESSION_DEPTH) throw new TemplateSyntaxError(`the expression is nested too deeply (more than ${MAX_EXPRESSION_DEPTH} levels)`);
+  if (depthOf(node) > MAX_EXPRESSION_DEPTH)
+    throw new TemplateSyntaxError(`the expression is nested too deeply (more than ${MAX_EXPRESSION_DEPTH} levels)`);
   return node;
 }
 
@@ -209,17 +211,23 @@ function check(tree: jsep.Expression, source: string, names: ReadonlySet<string>
         if (name === 'undefined') return { type: 'literal', value: null };
         if (helperNamed(name)) return refuse(`${name} is a helper: call it, ${name}(…)`);
         if (!names.has(name)) return refuse(unknownName(name, names));
-        if (name === 'env' && usage !== 'object') return refuse('env can only be read one variable at a time: env.NAME or env["NAME"]');
+        if (name === 'env' && usage !== 'object')
+          return refuse('env can only be read one variable at a time: env.NAME or env["NAME"]');
         return { type: 'name', name };
       }
       case 'MemberExpression': {
         const member = node as jsep.MemberExpression;
-        if ((member as { optional?: boolean }).optional) return refuse('optional chaining (?.) is not supported; use ?? for a default');
+        if ((member as { optional?: boolean }).optional)
+          return refuse('optional chaining (?.) is not supported; use ?? for a default');
         const object = walk(member.object, 'object');
         let property: Node;
         if (member.computed) property = walk(member.property);
         else property = { type: 'literal', value: (member.property as jsep.Identifier).name };
-        if (property.type === 'literal' && typeof property.value === 'string' && FORBIDDEN_PROPERTIES.has(property.value)) {
+        if (
+          property.type === 'literal' &&
+          typeof property.value === 'string' &&
+          FORBIDDEN_PROPERTIES.has(property.value)
+        ) {
           return refuse(`${property.value} is not data: only the own properties of objects and lists can be read`);
         }
         return { type: 'member', object, property, text: memberText(member) };
@@ -227,10 +235,13 @@ function check(tree: jsep.Expression, source: string, names: ReadonlySet<string>
       case 'CallExpression': {
         const call = node as jsep.CallExpression;
         if (call.callee.type !== 'Identifier') {
-          const method = call.callee.type === 'MemberExpression' && !(call.callee as jsep.MemberExpression).computed
-            ? ` (${((call.callee as jsep.MemberExpression).property as jsep.Identifier).name})`
-            : '';
-          return refuse(`calling a method${method} is not allowed; only the helpers can be called: ${HELPER_NAMES.join(', ')}`);
+          const method =
+            call.callee.type === 'MemberExpression' && !(call.callee as jsep.MemberExpression).computed
+              ? ` (${((call.callee as jsep.MemberExpression).property as jsep.Identifier).name})`
+              : '';
+          return refuse(
+            `calling a method${method} is not allowed; only the helpers can be called: ${HELPER_NAMES.join(', ')}`,
+          );
         }
         const name = (call.callee as jsep.Identifier).name;
         const helper = helperNamed(name);
@@ -244,12 +255,30 @@ function check(tree: jsep.Expression, source: string, names: ReadonlySet<string>
         return { type: 'call', helper: name, args };
       }
       case 'ArrayExpression':
-        return { type: 'array', items: (node as jsep.ArrayExpression).elements.map((item) => (item ? walk(item) : refuse('a list with a hole'))) };
+        return {
+          type: 'array',
+          items: (node as jsep.ArrayExpression).elements.map((item) =>
+            item ? walk(item) : refuse('a list with a hole'),
+          ),
+        };
       case 'ObjectExpression': {
         const entries: Array<[string, Node]> = [];
-        for (const property of (node as unknown as { properties: Array<{ type: string; computed?: boolean; shorthand?: boolean; key: jsep.Expression; value?: jsep.Expression }> }).properties) {
+        for (const property of (
+          node as unknown as {
+            properties: Array<{
+              type: string;
+              computed?: boolean;
+              shorthand?: boolean;
+              key: jsep.Expression;
+              value?: jsep.Expression;
+            }>;
+          }
+        ).properties) {
           if (property.type !== 'Property' || property.computed) return refuse('object keys must be names or strings');
-          const key = property.key.type === 'Identifier' ? (property.key as jsep.Identifier).name : (property.key as jsep.Literal).value;
+          const key =
+            property.key.type === 'Identifier'
+              ? (property.key as jsep.Identifier).name
+              : (property.key as jsep.Literal).value;
           if (typeof key !== 'string' && typeof key !== 'number') return refuse('object keys must be names or strings');
           if (FORBIDDEN_PROPERTIES.has(String(key))) return refuse(`${String(key)} cannot be an object key`);
           const value = property.shorthand || !property.value ? walk(property.key) : walk(property.value);
@@ -261,25 +290,43 @@ function check(tree: jsep.Expression, source: string, names: ReadonlySet<string>
         const unary = node as jsep.UnaryExpression;
         if (unary.operator === '!') return { type: 'not', argument: walk(unary.argument) };
         // A negative number is written with a minus; that is a literal, not arithmetic.
-        if (unary.operator === '-' && unary.argument.type === 'Literal' && typeof (unary.argument as jsep.Literal).value === 'number') {
+        if (
+          unary.operator === '-' &&
+          unary.argument.type === 'Literal' &&
+          typeof (unary.argument as jsep.Literal).value === 'number'
+        ) {
           return { type: 'literal', value: -((unary.argument as jsep.Literal).value as number) };
         }
         return refuse(`the operator ${unary.operator} is not supported`);
       }
       case 'BinaryExpression': {
         const binary = node as jsep.BinaryExpression;
-        if (!(BINARY as readonly string[]).includes(binary.operator)) return refuse(`the operator ${binary.operator} is not supported; the operators are ${BINARY.join(' ')} ! and c ? a : b`);
-        return { type: 'binary', operator: binary.operator as BinaryOperator, left: walk(binary.left), right: walk(binary.right) };
+        if (!(BINARY as readonly string[]).includes(binary.operator))
+          return refuse(
+            `the operator ${binary.operator} is not supported; the operators are ${BINARY.join(' ')} ! and c ? a : b`,
+          );
+        return {
+          type: 'binary',
+          operator: binary.operator as BinaryOperator,
+          left: walk(binary.left),
+          right: walk(binary.right),
+        };
       }
       case 'ConditionalExpression': {
         const conditional = node as jsep.ConditionalExpression;
-        return { type: 'conditional', test: walk(conditional.test), consequent: walk(conditional.consequent), alternate: walk(conditional.alternate) };
+        return {
+          type: 'conditional',
+          test: walk(conditional.test),
+          consequent: walk(conditional.consequent),
+          alternate: walk(conditional.alternate),
+        };
       }
       case 'ThisExpression':
         return refuse('this is not supported');
       case 'Compound': {
         const body = (node as jsep.Compound).body;
-        if (body[0]?.type === 'Identifier' && (body[0] as jsep.Identifier).name === 'new') return refuse('new is not supported');
+        if (body[0]?.type === 'Identifier' && (body[0] as jsep.Identifier).name === 'new')
+          return refuse('new is not supported');
         return refuse('one expression per {{ }}: a comma or a second expression is not supported');
       }
       default:
@@ -313,7 +360,9 @@ function memberText(member: jsep.MemberExpression): string {
     const m = node as jsep.MemberExpression;
     if (m.computed) {
       const literal = m.property.type === 'Literal' ? (m.property as jsep.Literal).value : undefined;
-      parts.unshift(typeof literal === 'string' || typeof literal === 'number' ? `[${JSON.stringify(literal)}]` : '[…]');
+      parts.unshift(
+        typeof literal === 'string' || typeof literal === 'number' ? `[${JSON.stringify(literal)}]` : '[…]',
+      );
     } else parts.unshift(`.${(m.property as jsep.Identifier).name}`);
     node = m.object;
   }

@@ -16,7 +16,12 @@ const SECRET_NAME = /token|secret|passw|pwd|key|credential|assertion/i;
 
 /** `orgName` -> `ORG_NAME`: the environment variable a name becomes. */
 function envName(name: string): string {
-  return /^[A-Z0-9_]+$/.test(name) ? name : name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/-/g, '_').toUpperCase();
+  return /^[A-Z0-9_]+$/.test(name)
+    ? name
+    : name
+        .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+        .replace(/-/g, '_')
+        .toUpperCase();
 }
 
 /**
@@ -27,10 +32,13 @@ export function translation(name: string, forceEnv = false): string {
   const env = `{{ env.${envName(name)} }}`;
   if (forceEnv || /^[A-Z][A-Z0-9_]*$/.test(name)) return `here it is ${env}`;
   const vars = `{{ vars.${name} }} with --set ${name}=…`;
-  return SECRET_NAME.test(name) ? `here it is ${env} for a secret (or ${vars})` : `here it is ${vars} (or ${env} for a secret)`;
+  return SECRET_NAME.test(name)
+    ? `here it is ${env} for a secret (or ${vars})`
+    : `here it is ${vars} (or ${env} for a secret)`;
 }
 
-const PLACEHOLDER = /\$\{\.([A-Za-z_][A-Za-z0-9_]*)\}|\{\.([A-Za-z_][A-Za-z0-9_]*)\}|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Z_][A-Z0-9_]*)\b/g;
+const PLACEHOLDER =
+  /\$\{\.([A-Za-z_][A-Za-z0-9_]*)\}|\{\.([A-Za-z_][A-Za-z0-9_]*)\}|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Z_][A-Z0-9_]*)\b/g;
 
 /** The placeholders of other tools in `literals`, the literal text parts of the template at `path`. */
 export function foreignPlaceholders(path: string, literals: Iterable<string>): PlaceholderIssue[] {
@@ -39,13 +47,20 @@ export function foreignPlaceholders(path: string, literals: Iterable<string>): P
     for (const m of text.matchAll(PLACEHOLDER)) {
       const [whole, argo, jsonPath, shell, bare] = m;
       if (argo !== undefined || jsonPath !== undefined) {
-        issues.push({ path, message: `${whole} is another tool's placeholder, sent as written; ${translation((argo ?? jsonPath)!)}` });
+        issues.push({
+          path,
+          message: `${whole} is another tool's placeholder, sent as written; ${translation((argo ?? jsonPath)!)}`,
+        });
       } else if (shell !== undefined) {
         issues.push({ path, message: `${whole} is a shell variable, sent as written; ${translation(shell)}` });
       } else {
         // A literal `$` before capitals is rare in a credential and costs one call to find out: refused
         // everywhere, with the way to write it when it is meant.
-        issues.push({ path, message: `${whole} is a shell variable, which a template does not read; here it is {{ env.${bare!} }} (a literal $ is {{ "$" }})`, habit: true });
+        issues.push({
+          path,
+          message: `${whole} is a shell variable, which a template does not read; here it is {{ env.${bare!} }} (a literal $ is {{ "$" }})`,
+          habit: true,
+        });
       }
     }
   }

@@ -40,14 +40,18 @@ function hint(missing: string[]): string {
   const hints: string[] = [];
   const vars = missing.filter((name) => name.startsWith('vars.'));
   const env = missing.filter((name) => name.startsWith('env'));
-  if (vars.length > 0) hints.push(`pass ${vars.map((name) => `--set ${name.slice(5)}=…`).join(' ')}, or give a default: ${vars[0]} ?? "…"`);
+  if (vars.length > 0)
+    hints.push(
+      `pass ${vars.map((name) => `--set ${name.slice(5)}=…`).join(' ')}, or give a default: ${vars[0]} ?? "…"`,
+    );
   if (env.length > 0) {
     // "it" or "them" only when the env names are all that is missing; else name them.
     const which = env.length === missing.length ? (env.length > 1 ? 'them' : 'it') : env.join(', ');
     // Never `env.X ?? "…"`: an env value is a secret, and a default would put one in the config.
     hints.push(`set ${which} in the environment or the kubeconfig exec env`);
   }
-  if (missing.includes('cluster')) hints.push('KUBERNETES_EXEC_INFO has no spec.cluster: set provideClusterInfo: true in the kubeconfig exec entry');
+  if (missing.includes('cluster'))
+    hints.push('KUBERNETES_EXEC_INFO has no spec.cluster: set provideClusterInfo: true in the kubeconfig exec entry');
   return hints.length > 0 ? ` (${hints.join('; ')})` : '';
 }
 
@@ -66,13 +70,17 @@ export class Problems {
   collect(error: unknown, where: string): void {
     if (error instanceof QuietError) return;
     if (error instanceof Located) {
-      if ((error.code === 'TEMPLATE_TOO_LARGE' || error.code === 'TEMPLATE_DECIDED') && this.list.some((p) => p.code === error.code)) return;
+      if (
+        (error.code === 'TEMPLATE_TOO_LARGE' || error.code === 'TEMPLATE_DECIDED') &&
+        this.list.some((p) => p.code === error.code)
+      )
+        return;
       const missing = error.missing.length > 0 ? [...new Set(error.missing)].sort().join(',') : undefined;
       if (missing !== undefined && this.missingSeen.has(missing)) return;
       if (missing !== undefined) this.missingSeen.add(missing);
       this.list.push({ code: error.code, text: error.message, ...(missing !== undefined ? { missing } : {}) });
-    }
-    else if (error instanceof TemplateSyntaxError) this.list.push({ code: 'TEMPLATE_SYNTAX', text: `${where}: ${error.message}` });
+    } else if (error instanceof TemplateSyntaxError)
+      this.list.push({ code: 'TEMPLATE_SYNTAX', text: `${where}: ${error.message}` });
     else throw error;
   }
 

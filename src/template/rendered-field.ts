@@ -42,6 +42,7 @@ export function literal(text: string): RenderedField {
 /** The step names the parts of a template read. */
 export function stepsOf(parts: Part[]): string[] {
   const names = new Set<string>();
-  for (const part of parts) if (typeof part !== 'string') for (const step of stepReferences(part.node)) if (step !== null) names.add(step);
+  for (const part of parts)
+    if (typeof part !== 'string') for (const step of stepReferences(part.node)) if (step !== null) names.add(step);
   return [...names];
 }

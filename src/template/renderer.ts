@@ -7,7 +7,18 @@
 import { UsageError } from '../errors.js';
 import { REDACTED, type Redactor } from '../redact/redactor.js';
 import { evaluate } from './evaluate.js';
-import { BudgetError, FAILED, isSecret, MAX_TOTAL_SIZE, MissingValueError, Placeholder, QuietError, type Budget, type EvalScope, type Value } from './evaluate-value.js';
+import {
+  BudgetError,
+  FAILED,
+  isSecret,
+  MAX_TOTAL_SIZE,
+  MissingValueError,
+  Placeholder,
+  QuietError,
+  type Budget,
+  type EvalScope,
+  type Value,
+} from './evaluate-value.js';
 import { HelperError } from './helper-error.js';
 import { SecretRegistry } from './secret-registry.js';
 import { scopeNames } from './check.js';
@@ -168,7 +179,10 @@ export class TemplateRenderer {
         }
         if (typeof value.value === 'object') {
           if (value.decided) throw new Located('TEMPLATE_DECIDED', DECIDED_FAILURE);
-          throw new Located('TEMPLATE_VALUE', `${where}: {{ ${oneLine(part.source)} }}: yields ${Array.isArray(value.value) ? 'a list' : 'an object'}; wrap it in json(…)`);
+          throw new Located(
+            'TEMPLATE_VALUE',
+            `${where}: {{ ${oneLine(part.source)} }}: yields ${Array.isArray(value.value) ? 'a list' : 'an object'}; wrap it in json(…)`,
+          );
         }
         const text = String(value.value);
         if (value.outside) read.outside = true;
@@ -212,8 +226,15 @@ export class TemplateRenderer {
   /** The env names and literal file() paths an expression names, in every branch. */
   private noteReads(node: Node): void {
     eachNode(node, (n) => {
-      if (n.type === 'member' && n.object.type === 'name' && n.object.name === 'env' && n.property.type === 'literal') this.envNamed.add(String(n.property.value));
-      if (n.type === 'call' && n.helper === 'file' && n.args[0]?.type === 'literal' && typeof n.args[0].value === 'string') this.filesNamed.add(n.args[0].value);
+      if (n.type === 'member' && n.object.type === 'name' && n.object.name === 'env' && n.property.type === 'literal')
+        this.envNamed.add(String(n.property.value));
+      if (
+        n.type === 'call' &&
+        n.helper === 'file' &&
+        n.args[0]?.type === 'literal' &&
+        typeof n.args[0].value === 'string'
+      )
+        this.filesNamed.add(n.args[0].value);
     });
   }
 
@@ -232,35 +253,54 @@ export class TemplateRenderer {
     try {
       return await this.evaluateIn(scope, node, where, source, missing);
     } catch (error) {
-      if (error instanceof Located && error.code === 'TEMPLATE_TOO_LARGE' && this.decidedInPass) throw new Located('TEMPLATE_DECIDED', DECIDED_FAILURE);
+      if (error instanceof Located && error.code === 'TEMPLATE_TOO_LARGE' && this.decidedInPass)
+        throw new Located('TEMPLATE_DECIDED', DECIDED_FAILURE);
       // A failure once a secret decided a value may be one the secret chose: `{ a: 1 }[env.S > "m" ?
       // "a" : "b"]` misses, `fromJson(…)` fails, for some secrets only. Which field failed, and why,
       // would spell the secret out one let at a time; so all such failures of a pass are one message
       // that names neither. Unset env variables named in the config are read in every branch
       // (evaluate.ts, both()), so a message that names only those still says which.
       if (!scope.decidedSeen || error instanceof QuietError) throw error;
-      if (error instanceof Located && error.missing.length > 0 && error.missing.every((name) => /^(env|vars)\.[A-Za-z_][A-Za-z0-9_]*$/.test(name))) throw error;
+      if (
+        error instanceof Located &&
+        error.missing.length > 0 &&
+        error.missing.every((name) => /^(env|vars)\.[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      )
+        throw error;
       throw new Located('TEMPLATE_DECIDED', DECIDED_FAILURE);
     }
   }
 
-  private async evaluateIn(scope: EvalScope, node: Node, where: string, source: string, missing: string[]): Promise<Value> {
+  private async evaluateIn(
+    scope: EvalScope,
+    node: Node,
+    where: string,
+    source: string,
+    missing: string[],
+  ): Promise<Value> {
     let value: Value;
     try {
       value = await evaluate(node, scope, missing);
     } catch (error) {
       if (scope.decidedSeen) this.decidedInPass = true;
-      if (error instanceof BudgetError) throw new Located('TEMPLATE_TOO_LARGE', `${where}: {{ ${shorten(source)} }}: ${error.message}`);
+      if (error instanceof BudgetError)
+        throw new Located('TEMPLATE_TOO_LARGE', `${where}: {{ ${shorten(source)} }}: ${error.message}`);
       if (error instanceof MissingValueError) {
         const standIn = this.standIn(error.missing);
         if (standIn) return standIn;
-        throw new Located('TEMPLATE_VALUE', `${where}: {{ ${source} }}: ${missingText(error.missing, error.message)}`, error.missing);
+        throw new Located(
+          'TEMPLATE_VALUE',
+          `${where}: {{ ${source} }}: ${missingText(error.missing, error.message)}`,
+          error.missing,
+        );
       }
-      if (error instanceof HelperError) throw new Located('TEMPLATE_EVAL', `${where}: {{ ${source} }}: ${error.message}`);
+      if (error instanceof HelperError)
+        throw new Located('TEMPLATE_EVAL', `${where}: {{ ${source} }}: ${error.message}`);
       if (error instanceof QuietError) throw error;
       if (error instanceof UsageError) throw new Located(error.code, `${where}: {{ ${source} }}: ${error.message}`);
       const code = (error as NodeJS.ErrnoException).code;
-      if (typeof code === 'string') throw new Located('TEMPLATE_FILE', `${where}: {{ ${source} }}: ${(error as Error).message}`);
+      if (typeof code === 'string')
+        throw new Located('TEMPLATE_FILE', `${where}: {{ ${source} }}: ${(error as Error).message}`);
       throw error;
     }
     if (scope.decidedSeen) this.decidedInPass = true;

@@ -27,11 +27,21 @@ export function callInputs(flags: RequestFlags, deps: Pick<Deps, 'env' | 'readFi
   const apiVersion = resolveApiVersion(execInfo, flags.apiVersion);
   const vars = parseSetFlags(flags.set);
   const source = selectSource(flags, deps.env, execInfo.cluster);
-  const configText = source.kind === 'document' ? JSON.stringify(source.document) : source.kind === 'text' ? source.text : readConfig(source.path, deps);
+  const configText =
+    source.kind === 'document'
+      ? JSON.stringify(source.document)
+      : source.kind === 'text'
+        ? source.text
+        : readConfig(source.path, deps);
   // Where prepare resolves a relative path (a config file's directory, else the current one): the
   // same text elsewhere reads other files. Absolute both, as the process sees them now.
   const base = JSON.stringify([source.kind === 'file' ? resolve(dirname(source.path)) : null, resolve('.')]);
-  return { execInfo, apiVersion, source, ref: { sourceKind: source.kind, configText, vars, cluster: execInfo.cluster, base } };
+  return {
+    execInfo,
+    apiVersion,
+    source,
+    ref: { sourceKind: source.kind, configText, vars, cluster: execInfo.cluster, base },
+  };
 }
 
 function readConfig(path: string, deps: Pick<Deps, 'readFile'>): string {
@@ -43,7 +53,11 @@ function readConfig(path: string, deps: Pick<Deps, 'readFile'>): string {
 }
 
 /** The cache's raw inputs: the ref inputs, the cache directory, and what the key reads of the flags and the process. */
-export function rawInputs(flags: { cache?: boolean; cacheDir?: string }, ref: RefInputs, deps: Pick<Deps, 'env' | 'readFile' | 'version' | 'cache'>): RawInputs {
+export function rawInputs(
+  flags: { cache?: boolean; cacheDir?: string },
+  ref: RefInputs,
+  deps: Pick<Deps, 'env' | 'readFile' | 'version' | 'cache'>,
+): RawInputs {
   return {
     ...ref,
     dir: cacheDirOf(flags, deps),

@@ -6,14 +6,20 @@ import { readProblem, UsageError } from '../errors.js';
 import type { Deps } from './deps.js';
 
 /** The certificate blocks of the file at `path`, and the labels of what was left out; `named`: how the message names it (a flag). */
-export function readCertificateFile(path: string, named: string, deps: Pick<Deps, 'readFile'>, code = 'CA_FILE'): { pem: string; dropped: string[] } {
+export function readCertificateFile(
+  path: string,
+  named: string,
+  deps: Pick<Deps, 'readFile'>,
+  code = 'CA_FILE',
+): { pem: string; dropped: string[] } {
   let text: string;
   try {
     text = deps.readFile(path);
   } catch (error) {
     throw new UsageError(code, `${named} ${path}: cannot read it: ${readProblem(error)}`, { cause: error });
   }
-  if (!text.includes('-----BEGIN CERTIFICATE-----')) throw new UsageError(code, `${named} ${path}: expected PEM certificates`);
+  if (!text.includes('-----BEGIN CERTIFICATE-----'))
+    throw new UsageError(code, `${named} ${path}: expected PEM certificates`);
   return certificatesOnly(text);
 }
 
@@ -55,4 +61,3 @@ export function certificatesOnly(text: string): { pem: string; dropped: string[]
 
 /** What certificatesOnly calls the text it found outside every PEM block. */
 export const OUTSIDE = 'text outside the PEM blocks';
-

@@ -40,7 +40,11 @@ export function discoveryUrls(issuer: string): string[] {
   const url = new URL(issuer);
   const path = url.pathname.replace(/\/+$/, '');
   const base = `${url.origin}${path}`;
-  const urls = [`${base}/.well-known/openid-configuration`, `${url.origin}/.well-known/oauth-authorization-server${path}`, `${base}/.well-known/oauth-authorization-server`];
+  const urls = [
+    `${base}/.well-known/openid-configuration`,
+    `${url.origin}/.well-known/oauth-authorization-server${path}`,
+    `${base}/.well-known/oauth-authorization-server`,
+  ];
   return [...new Set(urls)];
 }
 
@@ -53,7 +57,10 @@ export function checkIssuer(issuer: string, name = '--set issuer'): string {
     throw new UsageError('SET_INVALID', `${name}: expected an https:// URL, got ${JSON.stringify(issuer)}`);
   }
   if (url.protocol !== 'https:' || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
-    throw new UsageError('SET_INVALID', `${name}: expected an https:// URL without query, fragment or user info, got ${JSON.stringify(issuer)}`);
+    throw new UsageError(
+      'SET_INVALID',
+      `${name}: expected an https:// URL without query, fragment or user info, got ${JSON.stringify(issuer)}`,
+    );
   }
   return issuer;
 }
@@ -73,7 +80,8 @@ export async function discover(issuer: string, options: DiscoveryOptions, deps: 
       const metadata = await fetchDocument(url, issuer, options, deps);
       return { metadata, from: url };
     } catch (error) {
-      if (!(error instanceof RequestError) && !(error instanceof ResponseError) && !(error instanceof DocumentProblem)) throw error;
+      if (!(error instanceof RequestError) && !(error instanceof ResponseError) && !(error instanceof DocumentProblem))
+        throw error;
       failures.push(`${url}: ${reason(error, url)}`);
     }
   }
@@ -89,17 +97,27 @@ class DocumentProblem extends Error {}
  * The OpenID Connect document at exactly `<issuer>/.well-known/openid-configuration`, the one a
  * kube-apiserver reads (it tries no other), or why it could not be had.
  */
-export async function openIdConfiguration(issuer: string, options: DiscoveryOptions, deps: Deps): Promise<{ metadata: ServerMetadata } | { problem: string }> {
+export async function openIdConfiguration(
+  issuer: string,
+  options: DiscoveryOptions,
+  deps: Deps,
+): Promise<{ metadata: ServerMetadata } | { problem: string }> {
   const url = discoveryUrls(issuer)[0]!;
   try {
     return { metadata: await fetchDocument(url, issuer, options, deps) };
   } catch (error) {
-    if (!(error instanceof RequestError) && !(error instanceof ResponseError) && !(error instanceof DocumentProblem)) throw error;
+    if (!(error instanceof RequestError) && !(error instanceof ResponseError) && !(error instanceof DocumentProblem))
+      throw error;
     return { problem: `${url}: ${reason(error, url)}` };
   }
 }
 
-async function fetchDocument(url: string, issuer: string, options: DiscoveryOptions, deps: Deps): Promise<ServerMetadata> {
+async function fetchDocument(
+  url: string,
+  issuer: string,
+  options: DiscoveryOptions,
+  deps: Deps,
+): Promise<ServerMetadata> {
   const response = await deps.send(
     {
       method: 'GET',
@@ -127,17 +145,28 @@ async function fetchDocument(url: string, issuer: string, options: DiscoveryOpti
   try {
     document = JSON.parse(response.body);
   } catch {
-    throw new DocumentProblem(`answered ${response.status} with no JSON (${response.contentType ?? 'no content type'}, ${response.bytes} bytes)`);
+    throw new DocumentProblem(
+      `answered ${response.status} with no JSON (${response.contentType ?? 'no content type'}, ${response.bytes} bytes)`,
+    );
   }
-  if (typeof document !== 'object' || document === null || Array.isArray(document)) throw new DocumentProblem('answered JSON that is not an object');
+  if (typeof document !== 'object' || document === null || Array.isArray(document))
+    throw new DocumentProblem('answered JSON that is not an object');
   const metadata = document as Record<string, unknown>;
   // OIDC Discovery §4.3, RFC 8414 §3.3: a document for another issuer must not be used.
   if (typeof metadata['issuer'] !== 'string' || metadata['issuer'].replace(/\/+$/, '') !== issuer.replace(/\/+$/, '')) {
-    throw new DocumentProblem(`the document is for the issuer ${JSON.stringify(shortText(metadata['issuer']))}, not ${issuer}`);
+    throw new DocumentProblem(
+      `the document is for the issuer ${JSON.stringify(shortText(metadata['issuer']))}, not ${issuer}`,
+    );
   }
-  for (const field of ['token_endpoint', 'device_authorization_endpoint', 'authorization_endpoint', 'revocation_endpoint']) {
+  for (const field of [
+    'token_endpoint',
+    'device_authorization_endpoint',
+    'authorization_endpoint',
+    'revocation_endpoint',
+  ]) {
     const value = metadata[field];
-    if (value !== undefined && !isHttpsUrl(value)) throw new DocumentProblem(`its ${field} is not an https:// URL: ${JSON.stringify(shortText(value))}`);
+    if (value !== undefined && !isHttpsUrl(value))
+      throw new DocumentProblem(`its ${field} is not an https:// URL: ${JSON.stringify(shortText(value))}`);
   }
   return metadata as ServerMetadata;
 }

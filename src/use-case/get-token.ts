@@ -26,7 +26,11 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
   deps.observe?.({ stage: 'prepare', ms: deps.now() - started, prepared });
   const { config, request, apiVersion } = prepared;
   checkOutput(flags.output, config);
-  if (flags.login && !config.login) throw new UsageError('LOGIN_NONE', 'login runs the login of a config with login (authorizationCode or deviceAuthorization); this config has none (get-token asks its token API without a person)');
+  if (flags.login && !config.login)
+    throw new UsageError(
+      'LOGIN_NONE',
+      'login runs the login of a config with login (authorizationCode or deviceAuthorization); this config has none (get-token asks its token API without a person)',
+    );
   if (request.tls.insecureSkipVerify) deps.warn(INSECURE_SKIP_VERIFY_WARNING);
   const fetch: Fetch = async (refresh, asking) => {
     // A login config: the refresh token the cache holds first, else a device login (login.ts).
@@ -35,11 +39,12 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
   };
   let status: CredentialStatus;
   if (flags.cache ?? config.cacheEnabled) {
-    status = await through(
-      cacheCall(prepared, flags, deadline, deps),
-      fetch,
-      { ...deps.cache, now: deps.now, trace: deps.trace, warn: deps.warn },
-    );
+    status = await through(cacheCall(prepared, flags, deadline, deps), fetch, {
+      ...deps.cache,
+      now: deps.now,
+      trace: deps.trace,
+      warn: deps.warn,
+    });
     deps.redactor.add(status.token);
     deps.redactor.add(status.clientKeyData);
   } else {
@@ -82,35 +87,50 @@ export function cacheCall(prepared: Prepared, flags: GetTokenFlags, deadline: nu
 }
 
 /** The credential and its real expiry (ms; reported to client-go expiryMargin earlier), when known. */
-async function fetchCredential(prepared: Prepared, deadline: number, wholeTimeoutMs: number, deps: Deps): Promise<Fetched> {
+async function fetchCredential(
+  prepared: Prepared,
+  deadline: number,
+  wholeTimeoutMs: number,
+  deps: Deps,
+): Promise<Fetched> {
   const { config, paths, renderer, readFile } = prepared;
   const call = async (request: RenderedRequest, settings: RequestConfig) => {
     deps.trace(`request:\n${describeRequest(request)}`, true);
     // A message names the URL as `render` shows it: a short secret in its path (a letter a
     // comparison chose) is [REDACTED] there, which the redactor alone could not find.
     const { shown } = request;
-    const view = shown ? (text: string) => text.replaceAll(request.url, shown.url).replaceAll(beforeQuery(request.url), beforeQuery(shown.url)) : (text: string) => text;
+    const view = shown
+      ? (text: string) =>
+          text.replaceAll(request.url, shown.url).replaceAll(beforeQuery(request.url), beforeQuery(shown.url))
+      : (text: string) => text;
     const observe = deps.observe;
     const exchanges: HttpObservation[] = [];
     const started = deps.now();
     const label = settings === config ? 'main' : (settings as StepConfig).name;
     const sent = (ok: boolean) => observe?.({ stage: 'send', label, ms: deps.now() - started, ok, exchanges });
-    const response = await deps.send(request, {
-      // The whole call, steps included, stays within --timeout.
-      ...sendOptions(settings, deadline, deps, (text) => deps.redactor.redact(view(text))),
-      ...(observe ? { observe: (exchange: HttpObservation) => exchanges.push(exchange) } : {}),
-      wholeTimeoutMs,
-      announce: deps.warn,
-    }).then(
-      (answer) => {
-        sent(true);
-        return answer;
-      },
-      (error: unknown) => {
-        sent(false);
-        throw refusedSays(error, settings, settings === config ? undefined : requestRoot(settings as StepConfig), config.lets);
-      },
-    );
+    const response = await deps
+      .send(request, {
+        // The whole call, steps included, stays within --timeout.
+        ...sendOptions(settings, deadline, deps, (text) => deps.redactor.redact(view(text))),
+        ...(observe ? { observe: (exchange: HttpObservation) => exchanges.push(exchange) } : {}),
+        wholeTimeoutMs,
+        announce: deps.warn,
+      })
+      .then(
+        (answer) => {
+          sent(true);
+          return answer;
+        },
+        (error: unknown) => {
+          sent(false);
+          throw refusedSays(
+            error,
+            settings,
+            settings === config ? undefined : requestRoot(settings as StepConfig),
+            config.lets,
+          );
+        },
+      );
     return parseResponseBody(response.body, response.contentType, response.bytes);
   };
 
@@ -118,12 +138,16 @@ async function fetchCredential(prepared: Prepared, deadline: number, wholeTimeou
   const render = async (settings: RequestConfig, root?: string) => {
     try {
       // The same request as built before the steps ran: its origin is the one the config gives.
-      const before = settings === config ? prepared.request : prepared.steps[config.steps.indexOf(settings as StepConfig)];
+      const before =
+        settings === config ? prepared.request : prepared.steps[config.steps.indexOf(settings as StepConfig)];
       return await renderRequest(settings, renderer, deps.version, readFile, deps.redactor, root, before);
     } catch (error) {
       // An answer nested past the stack (json(steps.login) of one 400 000 levels deep): its fault, exit 4.
       if (error instanceof RangeError) {
-        throw new ResponseError('RESPONSE_TOO_DEEP', `the templates of ${root ?? requestRoot()} read a step's answer nested too deeply to walk; check the API and those templates`);
+        throw new ResponseError(
+          'RESPONSE_TOO_DEEP',
+          `the templates of ${root ?? requestRoot()} read a step's answer nested too deeply to walk; check the API and those templates`,
+        );
       }
       throw error;
     }
@@ -131,27 +155,47 @@ async function fetchCredential(prepared: Prepared, deadline: number, wholeTimeou
 
   let request = prepared.request;
   if (config.steps.length > 0) {
-    renderer.setSteps(await runSteps(config.steps, { render, call, trace: deps.trace, redactor: deps.redactor, renderer, expired: () => deps.now() >= deadline }));
+    renderer.setSteps(
+      await runSteps(config.steps, {
+        render,
+        call,
+        trace: deps.trace,
+        redactor: deps.redactor,
+        renderer,
+        expired: () => deps.now() >= deadline,
+      }),
+    );
     request = await render(config);
   }
   const document = await call(request, config);
   if (document === null || typeof document !== 'object') {
-    throw new ResponseError('RESPONSE_NOT_OBJECT', `the token API answered JSON ${document === null ? 'null' : typeof document}, expected an object`);
+    throw new ResponseError(
+      'RESPONSE_NOT_OBJECT',
+      `the token API answered JSON ${document === null ? 'null' : typeof document}, expected an object`,
+    );
   }
   let status: CredentialStatus;
   let expiresAt: number | undefined;
   const extracting = deps.now();
   try {
-    ({ status, expiresAt } = extractCredential(document, config, paths.query, deps.now(), (text) => deps.redactor.redact(text)));
+    ({ status, expiresAt } = extractCredential(document, config, paths.query, deps.now(), (text) =>
+      deps.redactor.redact(text),
+    ));
     deps.observe?.({ stage: 'extract', ms: deps.now() - extracting, status, expiresAt });
   } catch (error) {
     // A stack overflow or json-p3's recursion limit on a hostile answer: its fault, not ours.
-    if (error instanceof RangeError) throw new ResponseError('RESPONSE_TOO_DEEP', 'the token API answered JSON nested too deeply to search; check the API and the paths');
+    if (error instanceof RangeError)
+      throw new ResponseError(
+        'RESPONSE_TOO_DEEP',
+        'the token API answered JSON nested too deeply to search; check the API and the paths',
+      );
     throw error;
   }
   deps.redactor.add(status.token);
   deps.redactor.add(status.clientKeyData);
-  deps.trace(`credential extracted${status.expirationTimestamp ? `, reported to expire at ${status.expirationTimestamp}` : ', no expiry known'}`);
+  deps.trace(
+    `credential extracted${status.expirationTimestamp ? `, reported to expire at ${status.expirationTimestamp}` : ', no expiry known'}`,
+  );
   return { status, expiresAt };
 }
 
@@ -159,7 +203,12 @@ async function fetchCredential(prepared: Prepared, deadline: number, wholeTimeou
  * A 401 or 403 names the inputs of that request's credentials (SPEC "Errors"), names only: the
  * env variables, vars and files its headers, query and body were made of.
  */
-function refusedSays(error: unknown, settings: RequestConfig, root: string | undefined, lets: Array<[string, string]>): unknown {
+function refusedSays(
+  error: unknown,
+  settings: RequestConfig,
+  root: string | undefined,
+  lets: Array<[string, string]>,
+): unknown {
   if (!(error instanceof RequestError) || (error.status !== 401 && error.status !== 403)) return error;
   const prefix = root ?? requestRoot();
   const templates = templateFields(settings, root)
@@ -167,7 +216,11 @@ function refusedSays(error: unknown, settings: RequestConfig, root: string | und
     .map(([, template]) => template);
   const hint = checkHint(credentialInputs(lets, templates));
   if (hint === '') return error;
-  return new RequestError(error.code, `${error.message}${hint}`, { cause: error.cause, status: error.status, retryAfterMs: error.retryAfterMs });
+  return new RequestError(error.code, `${error.message}${hint}`, {
+    cause: error.cause,
+    status: error.status,
+    retryAfterMs: error.retryAfterMs,
+  });
 }
 
 function beforeQuery(url: string): string {

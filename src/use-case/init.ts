@@ -28,7 +28,11 @@ const INIT_KEYS = ['caFile'];
 /** And for the oidc family: the issuer to discover from, the client authentication, what to ask for. */
 const OIDC_KEYS = ['issuer', 'authMethod', 'scope', 'audience', 'resource'];
 /** `--set authMethod=` -> the variant of examples/oidc that authenticates the client that way. */
-const AUTH_METHODS: Record<string, string> = { client_secret_basic: 'oidc', client_secret_post: 'oidc/client-secret-post', private_key_jwt: 'oidc/private-key-jwt' };
+const AUTH_METHODS: Record<string, string> = {
+  client_secret_basic: 'oidc',
+  client_secret_post: 'oidc/client-secret-post',
+  private_key_jwt: 'oidc/private-key-jwt',
+};
 
 function examples(): Record<string, string> {
   return typeof __EXAMPLES__ === 'string' ? (JSON.parse(__EXAMPLES__) as Record<string, string>) : {};
@@ -43,7 +47,6 @@ export function listProviders(): string {
   return `Providers (webapi-credential init <provider> prints its config; --set key=value fills in its vars):\n${lines.join('\n')}\n`;
 }
 
-
 /** The provider names, for shell completion. */
 export function providerNames(): string[] {
   return Object.keys(examples());
@@ -57,7 +60,8 @@ function purpose(text: string): string {
 const DEVICE = 'oidc-device';
 /** The browser first, the device grant where the issuer offers it: the blocks discovery finds nothing for are left out. */
 const LOGIN = 'oidc-login';
-const isOidc = (provider: string) => provider === 'oidc' || provider.startsWith('oidc/') || provider === DEVICE || provider === LOGIN;
+const isOidc = (provider: string) =>
+  provider === 'oidc' || provider.startsWith('oidc/') || provider === DEVICE || provider === LOGIN;
 /** A public client's: no client authentication to choose. */
 const isPerson = (provider: string) => provider === DEVICE || provider === LOGIN;
 
@@ -93,7 +97,11 @@ export async function providerConfig(flags: InitFlags, deps: Deps): Promise<stri
   let provider = flags.provider;
   const method = vars['authMethod'];
   if (provider === 'oidc' && method !== undefined) {
-    if (!Object.hasOwn(AUTH_METHODS, method)) throw new UsageError('SET_INVALID', `--set authMethod=${JSON.stringify(method)}: expected ${Object.keys(AUTH_METHODS).join(', ')}`);
+    if (!Object.hasOwn(AUTH_METHODS, method))
+      throw new UsageError(
+        'SET_INVALID',
+        `--set authMethod=${JSON.stringify(method)}: expected ${Object.keys(AUTH_METHODS).join(', ')}`,
+      );
     provider = AUTH_METHODS[method]!;
   }
   // Own names only: `init constructor` is no provider, not Object's.
@@ -101,26 +109,53 @@ export async function providerConfig(flags: InitFlags, deps: Deps): Promise<stri
   if (text === undefined) {
     const names = Object.keys(all);
     const guess = closest(provider, names);
-    throw new UsageError('PROVIDER_UNKNOWN', `no provider ${JSON.stringify(provider)}${guess ? ` (did you mean ${guess}?)` : ''}; the providers are ${names.join(', ')}`);
+    throw new UsageError(
+      'PROVIDER_UNKNOWN',
+      `no provider ${JSON.stringify(provider)}${guess ? ` (did you mean ${guess}?)` : ''}; the providers are ${names.join(', ')}`,
+    );
   }
   if (Object.keys(vars).length === 0) return text;
   const oidc = isOidc(provider);
   const read = readVars(text);
   // A person's login is a public client's: no client authentication to choose.
-  const known = [...new Set([...read.keys(), ...INIT_KEYS, ...(oidc ? OIDC_KEYS.filter((key) => !isPerson(provider) || key !== 'authMethod') : [])])];
+  const known = [
+    ...new Set([
+      ...read.keys(),
+      ...INIT_KEYS,
+      ...(oidc ? OIDC_KEYS.filter((key) => !isPerson(provider) || key !== 'authMethod') : []),
+    ]),
+  ];
   for (const [key, value] of Object.entries(vars)) {
-    if (!known.includes(key)) throw new UsageError('SET_UNKNOWN', `--set ${key}: the ${provider} config reads no vars.${key}; it takes ${known.join(', ')}`);
+    if (!known.includes(key))
+      throw new UsageError(
+        'SET_UNKNOWN',
+        `--set ${key}: the ${provider} config reads no vars.${key}; it takes ${known.join(', ')}`,
+      );
     // A value is data: written as a string literal, never as template text that could hold an expression.
-    if (/[\u0000-\u001f\u007f]/.test(value)) throw new UsageError('SET_INVALID', `--set ${key}: a value for init cannot hold control characters`);
+    if (/[\u0000-\u001f\u007f]/.test(value))
+      throw new UsageError('SET_INVALID', `--set ${key}: a value for init cannot hold control characters`);
   }
-  if (oidc && method !== undefined && AUTH_METHODS[method] !== provider) throw new UsageError('SET_INVALID', `--set authMethod: ${provider} is ${Object.keys(AUTH_METHODS).find((m) => AUTH_METHODS[m] === provider)}; give authMethod with init oidc`);
+  if (oidc && method !== undefined && AUTH_METHODS[method] !== provider)
+    throw new UsageError(
+      'SET_INVALID',
+      `--set authMethod: ${provider} is ${Object.keys(AUTH_METHODS).find((m) => AUTH_METHODS[m] === provider)}; give authMethod with init oidc`,
+    );
   const fromDiscovery = oidc ? discovered(provider) : [];
   const isDiscovered = (key: string) => fromDiscovery.some(([name]) => name === key);
-  const missing = [...read].filter(([key, optional]) => !optional && vars[key] === undefined && !(isDiscovered(key) && vars['issuer'] !== undefined)).map(([key]) => key);
+  const missing = [...read]
+    .filter(
+      ([key, optional]) => !optional && vars[key] === undefined && !(isDiscovered(key) && vars['issuer'] !== undefined),
+    )
+    .map(([key]) => key);
   if (missing.length > 0) {
     const instead = fromDiscovery.map(([name]) => `--set ${name}=URL`).join(' and ');
-    const named = [...new Set(missing.map((key) => (isDiscovered(key) ? `--set issuer=URL (or ${instead})` : `--set ${key}=…`)))];
-    throw new UsageError('SET_MISSING', `init ${provider} needs ${named.join(' and ')}: the config reads ${missing.map((key) => `vars.${key}`).join(', ')} (its header says where each is found; init ${provider} alone prints it)`);
+    const named = [
+      ...new Set(missing.map((key) => (isDiscovered(key) ? `--set issuer=URL (or ${instead})` : `--set ${key}=…`))),
+    ];
+    throw new UsageError(
+      'SET_MISSING',
+      `init ${provider} needs ${named.join(' and ')}: the config reads ${missing.map((key) => `vars.${key}`).join(', ')} (its header says where each is found; init ${provider} alone prints it)`,
+    );
   }
 
   const ca = vars['caFile'] !== undefined ? readCa(vars['caFile'], flags.cwd, deps) : undefined;
@@ -132,29 +167,56 @@ export async function providerConfig(flags: InitFlags, deps: Deps): Promise<stri
   const toDiscover = fromDiscovery.filter(([name]) => vars[name] === undefined);
   if (toDiscover.length > 0) {
     const issuer = checkIssuer(vars['issuer']!);
-    const found = await discover(issuer, { deadline: deps.now() + flags.timeoutMs, timeoutMs: flags.timeoutMs, ...(ca ? { ca: { pem: ca.pem, from: `caFile ${ca.path}` } } : {}) }, deps);
+    const found = await discover(
+      issuer,
+      {
+        deadline: deps.now() + flags.timeoutMs,
+        timeoutMs: flags.timeoutMs,
+        ...(ca ? { ca: { pem: ca.pem, from: `caFile ${ca.path}` } } : {}),
+      },
+      deps,
+    );
     const offered = loginOffered(provider, found.metadata);
     if (provider === LOGIN) {
       if (offered.length === 0) {
-        throw new RequestError('DISCOVERY_NO_LOGIN', `the discovery document ${found.from} of ${issuer} offers no login a person can run here: no authorization_endpoint with S256 in code_challenge_methods_supported, no device_authorization_endpoint; give them with --set authorizationUrl=URL or --set deviceUrl=URL`);
+        throw new RequestError(
+          'DISCOVERY_NO_LOGIN',
+          `the discovery document ${found.from} of ${issuer} offers no login a person can run here: no authorization_endpoint with S256 in code_challenge_methods_supported, no device_authorization_endpoint; give them with --set authorizationUrl=URL or --set deviceUrl=URL`,
+        );
       }
-      for (const grant of LOGIN_GRANTS.filter((grant) => !offered.includes(grant.name) && vars[grant.name] === undefined)) {
+      for (const grant of LOGIN_GRANTS.filter(
+        (grant) => !offered.includes(grant.name) && vars[grant.name] === undefined,
+      )) {
         dropped.push(grant.block);
-        notes.push(`# login.${grant.block}: left out, the issuer ${issuer} offers ${grant.name === 'deviceUrl' ? 'no device_authorization_endpoint' : 'no authorization_endpoint with S256 PKCE'} (${found.from})`);
+        notes.push(
+          `# login.${grant.block}: left out, the issuer ${issuer} offers ${grant.name === 'deviceUrl' ? 'no device_authorization_endpoint' : 'no authorization_endpoint with S256 PKCE'} (${found.from})`,
+        );
       }
       const revocation = found.metadata['revocation_endpoint'];
       if (typeof revocation === 'string') {
         revocationUrl = revocation;
-        notes.push(`# login.revocation.url: the revocation_endpoint of the issuer ${issuer}, from ${found.from} (logout revokes the refresh token there)`);
+        notes.push(
+          `# login.revocation.url: the revocation_endpoint of the issuer ${issuer}, from ${found.from} (logout revokes the refresh token there)`,
+        );
       }
-      if (found.metadata['authorization_response_iss_parameter_supported'] === true && offered.includes('authorizationUrl')) issuerParameter = issuer;
+      if (
+        found.metadata['authorization_response_iss_parameter_supported'] === true &&
+        offered.includes('authorizationUrl')
+      )
+        issuerParameter = issuer;
     }
     for (const [name, field] of toDiscover) {
       if (provider === LOGIN && name !== 'tokenUrl' && !offered.includes(name)) continue;
       const endpoint = found.metadata[field];
       if (endpoint === undefined) {
-        const why = field === 'device_authorization_endpoint' ? ': the server offers no device authorization grant (RFC 8628), or publishes it elsewhere' : '';
-        throw new RequestError(field === 'token_endpoint' ? 'DISCOVERY_NO_TOKEN_ENDPOINT' : 'DISCOVERY_NO_DEVICE_ENDPOINT', `the discovery document ${found.from} of ${issuer} names no ${field}${why}; give it with --set ${name}=URL`);
+        const why =
+          field === 'device_authorization_endpoint'
+            ? ': the server offers no device authorization grant (RFC 8628), or publishes it elsewhere'
+            : '';
+        throw new RequestError(
+          field === 'token_endpoint' ? 'DISCOVERY_NO_TOKEN_ENDPOINT' : 'DISCOVERY_NO_DEVICE_ENDPOINT',
+          `the discovery document ${found.from} of ${issuer} names no ${field}${why}; give it with --set ${name}=URL`,
+        );
       }
       vars[name] = endpoint;
       notes.push(`# ${name}: the ${field} of the issuer ${issuer}, from ${found.from}`);
@@ -172,17 +234,33 @@ export async function providerConfig(flags: InitFlags, deps: Deps): Promise<stri
   const root = ['webAPIProviderConfig'];
   if (oidc) {
     // The device login asks for its scope at the device authorization endpoint; a client credential at the token endpoint.
-    const forms = provider === DEVICE ? [[...root, 'login', 'deviceAuthorization', 'form']] : provider === LOGIN ? [[...root, 'login', 'authorizationCode', 'query'], [...root, 'login', 'deviceAuthorization', 'form']] : [[...root, 'form']];
+    const forms =
+      provider === DEVICE
+        ? [[...root, 'login', 'deviceAuthorization', 'form']]
+        : provider === LOGIN
+          ? [
+              [...root, 'login', 'authorizationCode', 'query'],
+              [...root, 'login', 'deviceAuthorization', 'form'],
+            ]
+          : [[...root, 'form']];
     // `resource` is RFC 8707's (oidc-provider, AD FS, Entra ID v1, PingFederate), `audience` Auth0's: each goes as its own field.
-    for (const form of forms) for (const key of ['scope', 'audience', 'resource']) if (vars[key] !== undefined) doc.setIn([...form, key], plainOrLiteral(vars[key]!));
+    for (const form of forms)
+      for (const key of ['scope', 'audience', 'resource'])
+        if (vars[key] !== undefined) doc.setIn([...form, key], plainOrLiteral(vars[key]!));
   }
   for (const block of dropped) doc.deleteIn([...root, 'login', block]);
-  if (issuerParameter !== undefined) doc.setIn([...root, 'login', 'authorizationCode', 'issuer'], plainOrLiteral(issuerParameter));
-  if (revocationUrl !== undefined) doc.setIn([...root, 'login', 'revocation'], doc.createNode({ url: plainOrLiteral(revocationUrl) }));
+  if (issuerParameter !== undefined)
+    doc.setIn([...root, 'login', 'authorizationCode', 'issuer'], plainOrLiteral(issuerParameter));
+  if (revocationUrl !== undefined)
+    doc.setIn([...root, 'login', 'revocation'], doc.createNode({ url: plainOrLiteral(revocationUrl) }));
   if (ca) doc.setIn([...root, 'tls', 'caFile'], plainOrLiteral(ca.path));
   const given = Object.entries(vars).filter(([key]) => !toDiscover.some(([name]) => name === key));
-  const filled = given.map(([key, value]) => `--set ${key}=${JSON.stringify(key === 'caFile' && ca ? ca.path : value)}`).join(' ');
-  return doc.toString({ lineWidth: 0 }).replace(/^webAPIProviderConfig:/m, (line) => [`# Filled in by init: ${filled}`, ...notes, line].join('\n'));
+  const filled = given
+    .map(([key, value]) => `--set ${key}=${JSON.stringify(key === 'caFile' && ca ? ca.path : value)}`)
+    .join(' ');
+  return doc
+    .toString({ lineWidth: 0 })
+    .replace(/^webAPIProviderConfig:/m, (line) => [`# Filled in by init: ${filled}`, ...notes, line].join('\n'));
 }
 
 /**
@@ -193,7 +271,10 @@ function loginOffered(provider: string, metadata: Record<string, unknown>): stri
   if (provider !== LOGIN) return [];
   const methods = metadata['code_challenge_methods_supported'];
   const pkce = Array.isArray(methods) && methods.includes('S256');
-  return [...(typeof metadata['authorization_endpoint'] === 'string' && pkce ? ['authorizationUrl'] : []), ...(typeof metadata['device_authorization_endpoint'] === 'string' ? ['deviceUrl'] : [])];
+  return [
+    ...(typeof metadata['authorization_endpoint'] === 'string' && pkce ? ['authorizationUrl'] : []),
+    ...(typeof metadata['device_authorization_endpoint'] === 'string' ? ['deviceUrl'] : []),
+  ];
 }
 
 /** The CA file of --set caFile, read now (discovery trusts its certificates) and named by its absolute path (the config is printed elsewhere). */
@@ -236,7 +317,10 @@ function fill(text: string, vars: Record<string, string>): string {
   if (keys === '') return text;
   // One pass over the config's text: a value written in is never read again, or a later key would
   // rewrite a `vars.<key>` inside an earlier value's literal and its own literal would close that one.
-  const use = new RegExp(`\\{\\{\\s*vars\\.(${keys})\\s*\\}\\}|\\bvars\\.(${keys})\\s*\\?\\?\\s*${DEFAULT_OPERAND}|\\bvars\\.(${keys})\\b(?![\\w$])`, 'g');
+  const use = new RegExp(
+    `\\{\\{\\s*vars\\.(${keys})\\s*\\}\\}|\\bvars\\.(${keys})\\s*\\?\\?\\s*${DEFAULT_OPERAND}|\\bvars\\.(${keys})\\b(?![\\w$])`,
+    'g',
+  );
   const out = text.replace(use, (_whole, whole?: string, defaulted?: string, bare?: string) =>
     whole !== undefined ? plainOrLiteral(vars[whole]!) : literal(vars[(defaulted ?? bare)!]!),
   );

@@ -20,7 +20,10 @@ export async function runLogin(flags: GetTokenFlags, deps: Deps): Promise<void> 
     if (event.event.kind === 'stored') cacheDir = keyedDir;
   };
   // A login that is thrown away helps nobody: cached unless --no-cache says not to.
-  await getToken({ ...flags, cache: flags.cache ?? true, output: 'exec-credential', login: true }, { ...deps, stdout: (text) => void (printed += text), observe });
+  await getToken(
+    { ...flags, cache: flags.cache ?? true, output: 'exec-credential', login: true },
+    { ...deps, stdout: (text) => void (printed += text), observe },
+  );
   const expiry = (JSON.parse(printed) as { status: CredentialStatus }).status.expirationTimestamp;
   const good = expiry ? `; the credential is good until ${expiry}` : '';
   const say = deps.say ?? deps.warn;

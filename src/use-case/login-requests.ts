@@ -12,7 +12,12 @@ import type { Prepared } from './prepare.js';
 import { sendOptions } from './send-options.js';
 
 /** One request of a login's config (`root` names its fields), rendered as get-token renders its own. */
-export async function render(prepared: Prepared, settings: RequestConfig, root: string, deps: Deps): Promise<RenderedRequest> {
+export async function render(
+  prepared: Prepared,
+  settings: RequestConfig,
+  root: string,
+  deps: Deps,
+): Promise<RenderedRequest> {
   return renderRequest(settings, prepared.renderer, deps.version, prepared.readFile, deps.redactor, root);
 }
 
@@ -42,27 +47,36 @@ export async function post(
   const started = deps.now();
   const watch = observed !== undefined ? deps.observe : undefined;
   const sent = (ok: boolean) => watch?.({ stage: 'send', label: observed!, ms: deps.now() - started, ok, exchanges });
-  const response = await deps.send(request, {
-    ...sendOptions(config, deadline, deps),
-    ...(watch ? { observe: (exchange: HttpObservation) => exchanges.push(exchange) } : {}),
-    ...(errorsAnswer ? { answerStatuses: [400, 401] } : {}),
-    ...(grant !== undefined && SINGLE_USE_GRANTS.includes(grant) ? { singleUse: true } : {}),
-    ...(signal ? { signal } : {}),
-  }).then(
-    (answer) => {
-      sent(answer.status >= 200 && answer.status <= 299);
-      return answer;
-    },
-    (error: unknown) => {
-      sent(false);
-      throw error;
-    },
-  );
+  const response = await deps
+    .send(request, {
+      ...sendOptions(config, deadline, deps),
+      ...(watch ? { observe: (exchange: HttpObservation) => exchanges.push(exchange) } : {}),
+      ...(errorsAnswer ? { answerStatuses: [400, 401] } : {}),
+      ...(grant !== undefined && SINGLE_USE_GRANTS.includes(grant) ? { singleUse: true } : {}),
+      ...(signal ? { signal } : {}),
+    })
+    .then(
+      (answer) => {
+        sent(answer.status >= 200 && answer.status <= 299);
+        return answer;
+      },
+      (error: unknown) => {
+        sent(false);
+        throw error;
+      },
+    );
   try {
-    return { status: response.status, document: parseResponseBody(response.body, response.contentType, response.bytes) };
+    return {
+      status: response.status,
+      document: parseResponseBody(response.body, response.contentType, response.bytes),
+    };
   } catch (error) {
     if (response.status >= 200 && response.status <= 299) throw error;
     // An error answer that is no JSON: the request failed, as any other non-2xx.
-    throw new RequestError('HTTP_STATUS', `the token endpoint answered ${response.status}: ${(error as CredentialError).message}`, { status: response.status });
+    throw new RequestError(
+      'HTTP_STATUS',
+      `the token endpoint answered ${response.status}: ${(error as CredentialError).message}`,
+      { status: response.status },
+    );
   }
 }

@@ -8,11 +8,31 @@ import { selectSource } from '../config/load.js';
 import { readExecInfo, type CredentialStatus } from '../credential/exec-credential.js';
 import { extractCredential } from '../credential/extract.js';
 import { requestRoot } from '../request/build.js';
-import { answerLifetimeMs, LoginError, MAX_LOGIN_MS, readTokenAnswer, refreshTokenOf, withGrant } from '../login/token.js';
-import { pickGrant, type BrowserSession, type GrantSession, type InteractiveGrant, type TokenGrant } from '../login/grants/index.js';
+import {
+  answerLifetimeMs,
+  LoginError,
+  MAX_LOGIN_MS,
+  readTokenAnswer,
+  refreshTokenOf,
+  withGrant,
+} from '../login/token.js';
+import {
+  pickGrant,
+  type BrowserSession,
+  type GrantSession,
+  type InteractiveGrant,
+  type TokenGrant,
+} from '../login/grants/index.js';
 import { refreshRequest } from '../login/grants/refresh.js';
 import { defaultCacheDir, keepingRefreshToken, type Fetched, type Refresh } from '../cache/index.js';
-import { isInvalidGrant, noIdTokenOnRefresh, noTimeToRefresh, RefreshRefused, refreshFits, refused } from '../login/refresh.js';
+import {
+  isInvalidGrant,
+  noIdTokenOnRefresh,
+  noTimeToRefresh,
+  RefreshRefused,
+  refreshFits,
+  refused,
+} from '../login/refresh.js';
 import type { Deps, GetTokenFlags } from './deps.js';
 import type { Prepared } from './prepare.js';
 import { named, post, render } from './login-requests.js';
@@ -35,11 +55,19 @@ export interface LoginResult {
  * starts no refresh (login/refresh.ts refreshFits). `login` logs in anew whatever the entry holds.
  * `asking` is called right before a person is asked (the cache's lock then says a login holds it).
  */
-export async function loginWithRefresh(prepared: Prepared, flags: LoginFlags, deadline: number, refresh: Refresh | undefined, deps: Deps, asking?: () => void): Promise<Fetched> {
+export async function loginWithRefresh(
+  prepared: Prepared,
+  flags: LoginFlags,
+  deadline: number,
+  refresh: Refresh | undefined,
+  deps: Deps,
+  asking?: () => void,
+): Promise<Fetched> {
   let refused: string | undefined;
   if (refresh && !flags.login) {
     const whole = flags.timeoutMs ?? Number.POSITIVE_INFINITY;
-    if (!refreshFits(deps.now(), deadline, prepared.config.timeoutMs, whole)) throw noTimeToRefresh(deadline - deps.now(), whole);
+    if (!refreshFits(deps.now(), deadline, prepared.config.timeoutMs, whole))
+      throw noTimeToRefresh(deadline - deps.now(), whole);
     try {
       return toFetched(await refreshCredential(prepared, refresh.token, deadline, deps));
     } catch (error) {
@@ -65,7 +93,10 @@ function toFetched({ status, expiresAt, refreshToken }: LoginResult): Fetched {
 }
 
 /** What a login reads of the call's flags: `login`, what the refusal's command repeats, the grant asked for, and --timeout (whether a refresh fits). */
-export type LoginFlags = Pick<GetTokenFlags, 'login' | 'config' | 'configInline' | 'configFromCluster' | 'set' | 'cacheDir' | 'grant' | 'noBrowser'> & { timeoutMs?: number };
+export type LoginFlags = Pick<
+  GetTokenFlags,
+  'login' | 'config' | 'configInline' | 'configFromCluster' | 'set' | 'cacheDir' | 'grant' | 'noBrowser'
+> & { timeoutMs?: number };
 
 /**
  * The `login` command a person pastes at a terminal to fill the cache entry this call reads: the
@@ -73,18 +104,29 @@ export type LoginFlags = Pick<GetTokenFlags, 'login' | 'config' | 'configInline'
  * placeholder), the same --set values (not secret: SPEC "Errors") and the cache directory unless
  * it is the default. One line whatever was typed: words are quoted as a POSIX shell reads them.
  */
-export function loginCommandLine(flags: Omit<LoginFlags, 'login'>, env: Record<string, string | undefined>, homedir: string, redact: (text: string) => string): string {
+export function loginCommandLine(
+  flags: Omit<LoginFlags, 'login'>,
+  env: Record<string, string | undefined>,
+  homedir: string,
+  redact: (text: string) => string,
+): string {
   // Redacted before it is quoted: quoting spells a value another way ('\'' for a quote, \t for a
   // tab), in which the report's redaction would no longer find a secret the value holds.
   const word = (text: string) => shellWord(redact(text));
   const source = selectSource(flags, env, readExecInfo(env['KUBERNETES_EXEC_INFO']).cluster);
   const words = ['webapi-credential', 'login'];
   if (source.kind === 'file') words.push('--config', word(resolve(source.path)));
-  else if (source.kind === 'document') words.push('--config-inline', "<the kubeconfig cluster entry's webAPIProviderConfig>");
-  else words.push('--config-inline', source.origin === '--config-inline' ? "<this command's --config-inline>" : `<the config in ${source.origin}>`);
+  else if (source.kind === 'document')
+    words.push('--config-inline', "<the kubeconfig cluster entry's webAPIProviderConfig>");
+  else
+    words.push(
+      '--config-inline',
+      source.origin === '--config-inline' ? "<this command's --config-inline>" : `<the config in ${source.origin}>`,
+    );
   for (const pair of flags.set ?? []) words.push('--set', word(pair));
   words.push('--cache');
-  if (flags.cacheDir !== undefined && resolve(flags.cacheDir) !== defaultCacheDir(env, homedir)) words.push('--cache-dir', word(resolve(flags.cacheDir)));
+  if (flags.cacheDir !== undefined && resolve(flags.cacheDir) !== defaultCacheDir(env, homedir))
+    words.push('--cache-dir', word(resolve(flags.cacheDir)));
   return words.join(' ');
 }
 
@@ -97,7 +139,11 @@ export function shellWord(word: string): string {
     if (!UNSHOWABLE.test(c)) return c;
     const code = c.codePointAt(0)!;
     // \xHH is one byte to the shell, not a character: only ASCII is written so; from U+0080, \u.
-    return code < 0x80 ? `\\x${code.toString(16).padStart(2, '0')}` : code <= 0xffff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\U${code.toString(16).padStart(8, '0')}`;
+    return code < 0x80
+      ? `\\x${code.toString(16).padStart(2, '0')}`
+      : code <= 0xffff
+        ? `\\u${code.toString(16).padStart(4, '0')}`
+        : `\\U${code.toString(16).padStart(8, '0')}`;
   });
   return `$'${escaped.join('')}'`;
 }
@@ -113,26 +159,46 @@ export function isInteractive(deps: Pick<Deps, 'env' | 'login'>): boolean {
  * The credential of a login config when the cache has none: a device login when a person can
  * answer (or `login` asked for one), else exit 2 with what to do, and no request at all.
  */
-export async function loginCredential(prepared: Prepared, flags: LoginFlags, deps: Deps, asking?: () => void): Promise<LoginResult> {
+export async function loginCredential(
+  prepared: Prepared,
+  flags: LoginFlags,
+  deps: Deps,
+  asking?: () => void,
+): Promise<LoginResult> {
   // `login` asks for a login whatever the terminals, but not against client-go's word: an exec
   // entry that runs `login` under interactiveMode: Never (Argo CD) has nobody to answer either.
   const execInfo = readExecInfo(deps.env['KUBERNETES_EXEC_INFO']);
   if (flags.login && execInfo.apiVersion !== undefined && execInfo.interactive !== true) {
-    throw new LoginError('LOGIN_NEEDED', 'login: client-go says the call is not interactive (interactiveMode: Never, as Argo CD sets), so nobody can answer the prompt; run webapi-credential login at a terminal, not from an exec entry');
+    throw new LoginError(
+      'LOGIN_NEEDED',
+      'login: client-go says the call is not interactive (interactiveMode: Never, as Argo CD sets), so nobody can answer the prompt; run webapi-credential login at a terminal, not from an exec entry',
+    );
   }
   if (!flags.login && !isInteractive(deps)) {
-    const why = execInfo.apiVersion !== undefined ? 'client-go says the call is not interactive' : 'stdin or stderr is no terminal';
+    const why =
+      execInfo.apiVersion !== undefined
+        ? 'client-go says the call is not interactive'
+        : 'stdin or stderr is no terminal';
     throw new LoginError(
       'LOGIN_NEEDED',
       `a login is needed and nobody can answer its prompt here (${why}); log in once at a terminal: kubectl get ns (with interactiveMode: IfAvailable and --cache in the exec entry), or ${loginCommandLine(flags, deps.env, deps.cache.homedir, (text) => deps.redactor.redact(text))}`,
     );
   }
   const opener = deps.login?.opener?.(deps.env);
-  const grant = pickGrant(prepared.config, { ...(flags.grant ? { grant: flags.grant } : {}), browser: opener !== undefined });
+  const grant = pickGrant(prepared.config, {
+    ...(flags.grant ? { grant: flags.grant } : {}),
+    browser: opener !== undefined,
+  });
   const browser = browserSession(deps, flags.noBrowser === true ? undefined : opener);
   // A person is asked from here on.
   asking?.();
-  return credentialOf(await runGrant(grant, prepared, deps, browser), prepared, deps, grant.tokenGrant, grant.scopeField);
+  return credentialOf(
+    await runGrant(grant, prepared, deps, browser),
+    prepared,
+    deps,
+    grant.tokenGrant,
+    grant.scopeField,
+  );
 }
 
 /** The browser login's edges, when main.ts gave them: the listener, and the opener unless --no-browser. */
@@ -143,7 +209,12 @@ function browserSession(deps: Deps, opener: string[] | undefined): BrowserSessio
 }
 
 /** Runs one grant: its session renders and sends the config's requests, and ends them all on Ctrl-C. */
-async function runGrant(grant: InteractiveGrant, prepared: Prepared, deps: Deps, browser: BrowserSession | undefined): Promise<Record<string, unknown>> {
+async function runGrant(
+  grant: InteractiveGrant,
+  prepared: Prepared,
+  deps: Deps,
+  browser: BrowserSession | undefined,
+): Promise<Record<string, unknown>> {
   const { config } = prepared;
   // The login is bounded by the grant (a device code's life, at most 15 minutes), not by --timeout;
   // a message checked for secrets may take until then too.
@@ -163,8 +234,22 @@ async function runGrant(grant: InteractiveGrant, prepared: Prepared, deps: Deps,
     token: async (fields) => withGrant(await render(prepared, config, requestRoot(), deps), fields),
     // The signal ends the request itself on Ctrl-C, so nothing in flight holds the process.
     post: (request, deadline, errorsAnswer, to) =>
-      untilInterrupted(named(post(request, prepared, deadline, deps, errorsAnswer, { signal: controller.signal, ...(to.grant ? { grant: to.grant } : {}) }), to.endpoint)),
-    sleep: (ms, signal) => untilInterrupted((deps.login?.sleep ?? sleepWithoutSignal)(ms, signal ? AbortSignal.any([controller.signal, signal]) : controller.signal)),
+      untilInterrupted(
+        named(
+          post(request, prepared, deadline, deps, errorsAnswer, {
+            signal: controller.signal,
+            ...(to.grant ? { grant: to.grant } : {}),
+          }),
+          to.endpoint,
+        ),
+      ),
+    sleep: (ms, signal) =>
+      untilInterrupted(
+        (deps.login?.sleep ?? sleepWithoutSignal)(
+          ms,
+          signal ? AbortSignal.any([controller.signal, signal]) : controller.signal,
+        ),
+      ),
     checkpoint: () => {
       if (controller.signal.aborted) throw cancelled();
     },
@@ -190,18 +275,27 @@ async function runGrant(grant: InteractiveGrant, prepared: Prepared, deps: Deps,
  * the caller (the cache) drops the refresh token and logs in anew when a person can answer. Sent
  * once (a single-use grant), with the whole time left to `deadline`.
  */
-export async function refreshCredential(prepared: Prepared, refreshToken: string, deadline: number, deps: Deps): Promise<LoginResult> {
+export async function refreshCredential(
+  prepared: Prepared,
+  refreshToken: string,
+  deadline: number,
+  deps: Deps,
+): Promise<LoginResult> {
   deps.redactor.add(refreshToken);
   const request = refreshRequest(await render(prepared, prepared.config, requestRoot(), deps), refreshToken);
   // Observed as the main request (doctor's token API stage): the one request a refresh makes.
-  const { status, document } = await named(post(request, prepared, deadline, deps, true, { observed: 'main', grant: 'refresh_token' }), 'token');
+  const { status, document } = await named(
+    post(request, prepared, deadline, deps, true, { observed: 'main', grant: 'refresh_token' }),
+    'token',
+  );
   let step: ReturnType<typeof readTokenAnswer>;
   try {
     step = readTokenAnswer(status, document, 'refresh_token', (text) => deps.redactor.redact(text));
   } catch (error) {
     throw error instanceof RequestError && isInvalidGrant(status, document) ? refused(error) : error;
   }
-  if (step.kind !== 'token') throw new ResponseError('REFRESH_ANSWER', 'the token endpoint answered a refresh with a device grant error');
+  if (step.kind !== 'token')
+    throw new ResponseError('REFRESH_ANSWER', 'the token endpoint answered a refresh with a device grant error');
   const result = credentialOf(step.document, prepared, deps, 'refresh_token');
   // Its real expiry kept, as a login's: the cache serves its margin window (through an outage,
   // while another refreshes). A server that rotates nothing keeps the old refresh token valid (RFC 6749 §6).
@@ -217,7 +311,13 @@ function sleepWithoutSignal(ms: number): Promise<void> {
  * expires_in. When none can be taken, the error carries the answer's refresh token for the cache
  * to keep: the issuer may have rotated the old one away.
  */
-function credentialOf(document: Record<string, unknown>, prepared: Prepared, deps: Deps, grant: TokenGrant, scopeField = 'login.deviceAuthorization.form.scope'): LoginResult {
+function credentialOf(
+  document: Record<string, unknown>,
+  prepared: Prepared,
+  deps: Deps,
+  grant: TokenGrant,
+  scopeField = 'login.deviceAuthorization.form.scope',
+): LoginResult {
   for (const name of ['access_token', 'id_token', 'refresh_token']) {
     const value = document[name];
     if (typeof value === 'string') deps.redactor.add(value);
@@ -226,25 +326,41 @@ function credentialOf(document: Record<string, unknown>, prepared: Prepared, dep
     return credentialIn(document, prepared, deps, grant, scopeField);
   } catch (error) {
     const rotated = refreshTokenOf(document);
-    throw rotated !== undefined && typeof error === 'object' && error !== null ? keepingRefreshToken(error, rotated) : error;
+    throw rotated !== undefined && typeof error === 'object' && error !== null
+      ? keepingRefreshToken(error, rotated)
+      : error;
   }
 }
 
-function credentialIn(document: Record<string, unknown>, prepared: Prepared, deps: Deps, grant: TokenGrant, scopeField: string): LoginResult {
+function credentialIn(
+  document: Record<string, unknown>,
+  prepared: Prepared,
+  deps: Deps,
+  grant: TokenGrant,
+  scopeField: string,
+): LoginResult {
   const { config, paths } = prepared;
   if (config.paths.token === '$.id_token' && typeof document['id_token'] !== 'string') {
     if (grant === 'refresh_token') throw noIdTokenOnRefresh();
-    throw new ResponseError('NO_ID_TOKEN', `the token endpoint answered no id_token: add openid to ${scopeField}, or set tokenPath: $.access_token`);
+    throw new ResponseError(
+      'NO_ID_TOKEN',
+      `the token endpoint answered no id_token: add openid to ${scopeField}, or set tokenPath: $.access_token`,
+    );
   }
   const lifetime = answerLifetimeMs(document);
-  const settings = config.expiresInMs === undefined && lifetime !== undefined ? { ...config, expiresInMs: lifetime } : config;
+  const settings =
+    config.expiresInMs === undefined && lifetime !== undefined ? { ...config, expiresInMs: lifetime } : config;
   const extracting = deps.now();
-  const { status, expiresAt } = extractCredential(document, settings, paths.query, deps.now(), (text) => deps.redactor.redact(text));
+  const { status, expiresAt } = extractCredential(document, settings, paths.query, deps.now(), (text) =>
+    deps.redactor.redact(text),
+  );
   deps.redactor.add(status.token);
   // doctor's credential stage: its real expiry, not "from the cache".
   deps.observe?.({ stage: 'extract', ms: deps.now() - extracting, status, expiresAt });
   const refreshToken = refreshTokenOf(document);
   deps.observe?.({ stage: 'login', grant, refreshToken: refreshToken !== undefined });
-  deps.trace(`logged in${status.expirationTimestamp ? `, credential reported to expire at ${status.expirationTimestamp}` : ''}${refreshToken ? ', with a refresh token' : ''}`);
+  deps.trace(
+    `logged in${status.expirationTimestamp ? `, credential reported to expire at ${status.expirationTimestamp}` : ''}${refreshToken ? ', with a refresh token' : ''}`,
+  );
   return { status, ...(expiresAt !== undefined ? { expiresAt } : {}), ...(refreshToken ? { refreshToken } : {}) };
 }

@@ -8,7 +8,12 @@ import { forgetEntry, type CacheDeps } from '../cache/index.js';
 import { parseResponseBody } from '../credential/extract.js';
 import { describeRequest, renderRequest } from '../request/build.js';
 import { atEndpoint } from '../login/endpoint.js';
-import { readRevocationAnswer, revocationRequest, revocationRequestConfig, REVOCATION_ROOT } from '../login/revocation.js';
+import {
+  readRevocationAnswer,
+  revocationRequest,
+  revocationRequestConfig,
+  REVOCATION_ROOT,
+} from '../login/revocation.js';
 import { execInfoFor, readKubeconfigExec } from './manifest/manifest-read.js';
 import type { Deps, GetTokenFlags } from './deps.js';
 import { cacheCall } from './get-token.js';
@@ -22,14 +27,22 @@ export interface LogoutFlags {
 }
 
 /** `execArgs`: an exec entry's args read as get-token options (cli/'s parser, lent as doctor's is). */
-export async function logout(flags: LogoutFlags, deps: Deps, execArgs: (args: string[]) => GetTokenFlags | undefined): Promise<void> {
+export async function logout(
+  flags: LogoutFlags,
+  deps: Deps,
+  execArgs: (args: string[]) => GetTokenFlags | undefined,
+): Promise<void> {
   const deadline = deps.now() + flags.run.timeoutMs;
   deps.redactor.setDeadline(() => deps.now() >= deadline);
   const { run, env } = await source(flags, deps, execArgs);
   const callDeps: Deps = { ...deps, env };
   const prepared = await prepare(run, callDeps);
   const login = prepared.config.login;
-  if (!login) throw new UsageError('LOGIN_NONE', 'logout drops the login of a config with login; this config has none (cache clear removes every cached credential)');
+  if (!login)
+    throw new UsageError(
+      'LOGIN_NONE',
+      'logout drops the login of a config with login; this config has none (cache clear removes every cached credential)',
+    );
   const call = cacheCall(prepared, run, deadline, callDeps);
   const cacheDeps: CacheDeps = { ...deps.cache, now: deps.now, trace: deps.trace, warn: deps.warn };
   let failed: unknown;
@@ -46,45 +59,64 @@ export async function logout(flags: LogoutFlags, deps: Deps, execArgs: (args: st
     }
   });
   const where = `${call.dir}`;
-  const local = removed ? `logged out: removed this config's cached credential${token ? ' and refresh token' : ''} from ${where}` : `logged out: nothing of this config was cached in ${where}`;
-  const issuer =
-    !token
-      ? ''
-      : revoked
-        ? `; the refresh token was revoked at ${new URL(login.revocation!.url).host}`
-        : login.revocation
-          ? ''
-          : '; the refresh token was not revoked (the config has no login.revocation.url): the issuer honours it until it expires';
+  const local = removed
+    ? `logged out: removed this config's cached credential${token ? ' and refresh token' : ''} from ${where}`
+    : `logged out: nothing of this config was cached in ${where}`;
+  const issuer = !token
+    ? ''
+    : revoked
+      ? `; the refresh token was revoked at ${new URL(login.revocation!.url).host}`
+      : login.revocation
+        ? ''
+        : '; the refresh token was not revoked (the config has no login.revocation.url): the issuer honours it until it expires';
   deps.stdout(`${local}${issuer}\n`);
   if (failed !== undefined) {
     const error = atEndpoint(failed, 'revocation');
     if (!(error instanceof RequestError)) throw error;
-    throw new RequestError('REVOCATION_FAILED', `${error.message}: the refresh token was removed here but may still be valid at the issuer until it expires`, {
-      cause: error,
-      status: error.status,
-    });
+    throw new RequestError(
+      'REVOCATION_FAILED',
+      `${error.message}: the refresh token was removed here but may still be valid at the issuer until it expires`,
+      {
+        cause: error,
+        status: error.status,
+      },
+    );
   }
 }
 
 /** The flags to run and the environment, from this command's options or a kubeconfig's exec entry. */
-async function source(flags: LogoutFlags, deps: Deps, execArgs: (args: string[]) => GetTokenFlags | undefined): Promise<{ run: GetTokenFlags; env: Deps['env'] }> {
-  if (flags.context !== undefined && flags.kubeconfig === undefined) throw new UsageError('FLAG_CONFLICT', '--context needs --kubeconfig');
+async function source(
+  flags: LogoutFlags,
+  deps: Deps,
+  execArgs: (args: string[]) => GetTokenFlags | undefined,
+): Promise<{ run: GetTokenFlags; env: Deps['env'] }> {
+  if (flags.context !== undefined && flags.kubeconfig === undefined)
+    throw new UsageError('FLAG_CONFLICT', '--context needs --kubeconfig');
   if (flags.kubeconfig === undefined) return { run: flags.run, env: deps.env };
   const given = flags.run;
   if ((given.config ?? given.configInline ?? given.configFromCluster ?? given.set) !== undefined) {
-    throw new UsageError('FLAG_CONFLICT', "logout --kubeconfig reads the config options of the exec entry's args; leave --config, --config-inline, --config-from-cluster and --set out");
+    throw new UsageError(
+      'FLAG_CONFLICT',
+      "logout --kubeconfig reads the config options of the exec entry's args; leave --config, --config-inline, --config-from-cluster and --set out",
+    );
   }
   let content: string;
   try {
     content = deps.readFile(flags.kubeconfig);
   } catch (error) {
-    throw new UsageError('SOURCE', `cannot read kubeconfig ${flags.kubeconfig}: ${readProblem(error)}`, { cause: error });
+    throw new UsageError('SOURCE', `cannot read kubeconfig ${flags.kubeconfig}: ${readProblem(error)}`, {
+      cause: error,
+    });
   }
   const entry = await readKubeconfigExec(content, flags.kubeconfig, flags.context);
   const parsed = execArgs(entry.args);
   if (!parsed) throw new UsageError('SOURCE', `${entry.origin}: its args are not get-token options this version knows`);
   // The entry's cache directory unless this command names one; this command's --timeout.
-  const run: GetTokenFlags = { ...parsed, timeoutMs: given.timeoutMs, ...(given.cacheDir !== undefined ? { cacheDir: given.cacheDir } : {}) };
+  const run: GetTokenFlags = {
+    ...parsed,
+    timeoutMs: given.timeoutMs,
+    ...(given.cacheDir !== undefined ? { cacheDir: given.cacheDir } : {}),
+  };
   let caPem = entry.cluster.caPem;
   if (caPem === undefined && entry.cluster.caFile !== undefined) {
     try {
@@ -99,10 +131,21 @@ async function source(flags: LogoutFlags, deps: Deps, execArgs: (args: string[])
 /** RFC 7009 §2.1: POST the token with token_type_hint=refresh_token and the client's authentication. */
 async function revoke(prepared: Prepared, url: string, token: string, deadline: number, deps: Deps): Promise<void> {
   const { config } = prepared;
-  const rendered = await renderRequest(revocationRequestConfig(config, url), prepared.renderer, deps.version, prepared.readFile, deps.redactor, REVOCATION_ROOT);
+  const rendered = await renderRequest(
+    revocationRequestConfig(config, url),
+    prepared.renderer,
+    deps.version,
+    prepared.readFile,
+    deps.redactor,
+    REVOCATION_ROOT,
+  );
   const request = revocationRequest(rendered, token);
   deps.trace(`request:\n${describeRequest(request)}`, true);
-  const response = await deps.send(request, { ...sendOptions(config, deadline, deps), announce: deps.warn, answerStatuses: [400, 401] });
+  const response = await deps.send(request, {
+    ...sendOptions(config, deadline, deps),
+    announce: deps.warn,
+    answerStatuses: [400, 401],
+  });
   let document: unknown;
   try {
     document = parseResponseBody(response.body, response.contentType, response.bytes);

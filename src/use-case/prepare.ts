@@ -8,7 +8,14 @@ import { parseConfigText } from '../config/load.js';
 import { normalizePath, validateProviderDocument } from '../config/validate.js';
 import type { ProviderConfig } from '../config/schema.js';
 import { pathEngine, type PathEngine } from '../credential/paths.js';
-import { buildRequest, renderFields, requestRoot, templateFields, type RenderedFields, type RenderedRequest } from '../request/build.js';
+import {
+  buildRequest,
+  renderFields,
+  requestRoot,
+  templateFields,
+  type RenderedFields,
+  type RenderedRequest,
+} from '../request/build.js';
 import { checkTemplates } from '../template/check.js';
 import { TemplateRenderer } from '../template/renderer.js';
 import { namesScope } from '../template/names.js';
@@ -94,7 +101,8 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
   // from; in an inline config (or one from the cluster entry), and one that comes from env or vars
   // (GOOGLE_APPLICATION_CREDENTIALS=./key.json), it means the current directory.
   const base = source.kind === 'file' ? dirname(source.path) : undefined;
-  const resolvePath = (path: string, fromConfig = true) => (path === '' || isAbsolute(path) ? path : base !== undefined && fromConfig ? join(base, path) : resolve(path));
+  const resolvePath = (path: string, fromConfig = true) =>
+    path === '' || isAbsolute(path) ? path : base !== undefined && fromConfig ? join(base, path) : resolve(path);
   const readFile = (path: string, fromConfig = true, secretChose = false) => {
     const resolved = resolvePath(path, fromConfig);
     // A path a secret chose is a secret: listed nowhere (the renderer notes it; the cache is off).
@@ -105,7 +113,10 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
   // An env value argocd-secret left as its placeholder reads as not set, so it is never registered
   // as a secret: the message below can name it, and no template sends it.
   const placeholders = placeholdersLeft(deps.env);
-  const env = placeholders.length === 0 ? deps.env : Object.fromEntries(Object.entries(deps.env).filter(([name]) => !placeholders.includes(name)));
+  const env =
+    placeholders.length === 0
+      ? deps.env
+      : Object.fromEntries(Object.entries(deps.env).filter(([name]) => !placeholders.includes(name)));
   const renderer = new TemplateRenderer(
     {
       env,
@@ -131,7 +142,8 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
     for (const step of config.steps) stepFields.push(await renderFields(step, renderer, requestRoot(step)));
     mainFields = await renderFields(config, renderer);
     // login's request too: a value it misses is named when the config loads (validate, render).
-    for (const { grant, settings } of loginRequests(config)) loginFields.push(await renderFields(settings, renderer, grant.root));
+    for (const { grant, settings } of loginRequests(config))
+      loginFields.push(await renderFields(settings, renderer, grant.root));
     renderer.finish();
   } catch (error) {
     // The placeholder is the cause of the "not set" a template reported: say so instead.
@@ -139,10 +151,23 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
     throw error;
   }
   refusePlaceholders(placeholders, renderer.envRead);
-  const readsCluster = namesScope('cluster', config.lets, [...config.steps.flatMap((step) => templateFields(step, requestRoot(step))), ...templateFields(config), ...loginTemplates(config)].map(([, template]) => template));
-  const steps = config.steps.map((step, i) => buildRequest(step, stepFields[i]!, deps.version, readFile, deps.redactor, requestRoot(step)));
+  const readsCluster = namesScope(
+    'cluster',
+    config.lets,
+    [
+      ...config.steps.flatMap((step) => templateFields(step, requestRoot(step))),
+      ...templateFields(config),
+      ...loginTemplates(config),
+    ].map(([, template]) => template),
+  );
+  const steps = config.steps.map((step, i) =>
+    buildRequest(step, stepFields[i]!, deps.version, readFile, deps.redactor, requestRoot(step)),
+  );
   const request = buildRequest(config, mainFields, deps.version, readFile, deps.redactor);
-  const logins = loginRequests(config).map(({ grant, settings }, i) => ({ grant, request: buildRequest(settings, loginFields[i]!, deps.version, readFile, deps.redactor, grant.root) }));
+  const logins = loginRequests(config).map(({ grant, settings }, i) => ({
+    grant,
+    request: buildRequest(settings, loginFields[i]!, deps.version, readFile, deps.redactor, grant.root),
+  }));
   // What a login would refuse when it runs is refused now: validate and render say it as the login would.
   for (const { grant, request: own } of logins) grant.check?.(own, (text) => deps.redactor.redact(text));
   // Every env name and file a template names, in every branch, not only those this run read: a
@@ -171,7 +196,8 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
     readSoFar,
     envNeeded: [...renderer.envNeeded].sort(),
     relativeFiles: [...relativeFiles],
-    readsRelative: () => relativeFiles.size > 0 || [...renderer.filesNamed].some((path) => path !== '' && !isAbsolute(path)),
+    readsRelative: () =>
+      relativeFiles.size > 0 || [...renderer.filesNamed].some((path) => path !== '' && !isAbsolute(path)),
   };
 }
 

@@ -5,7 +5,12 @@ import type { RequestConfig } from '../config/schema.js';
 import type { HttpOptions } from '../request/http.js';
 import type { Deps } from './deps.js';
 
-export function sendOptions(settings: RequestConfig, deadline: number, deps: Deps, redact: (text: string) => string = (text) => deps.redactor.redact(text)): HttpOptions {
+export function sendOptions(
+  settings: RequestConfig,
+  deadline: number,
+  deps: Deps,
+  redact: (text: string) => string = (text) => deps.redactor.redact(text),
+): HttpOptions {
   return {
     timeoutMs: settings.timeoutMs,
     retryLimit: settings.retryLimit,

@@ -17,7 +17,9 @@ function readOnlyBelow(readOnly: string, code = 'EROFS'): CacheFs {
     ...real,
     mkdirSync: (path, options) => {
       if (!path.startsWith(`${readOnly}/`)) return real.mkdirSync(path, options);
-      throw Object.assign(new Error(`${options.recursive ? 'ENOENT' : code}: mkdir '${path}'`), { code: options.recursive ? 'ENOENT' : code });
+      throw Object.assign(new Error(`${options.recursive ? 'ENOENT' : code}: mkdir '${path}'`), {
+        code: options.recursive ? 'ENOENT' : code,
+      });
     },
   };
 }
@@ -36,15 +38,18 @@ function deps(fsUsed: CacheFs): CacheDeps {
   };
 }
 
-it.each(['EROFS', 'EACCES', 'ENOSPC'])('says %s, not ENOENT, when the cache directory cannot be made under a parent that is there', (code) => {
-  const parent = mkdtempSync(join(tmpdir(), 'webapi-credential-cause-'));
-  fs.chmodSync(parent, 0o755);
-  const dir = join(parent, 'cache', 'webapi-credential');
-  const used = deps(readOnlyBelow(parent, code));
-  const events: CacheEvent[] = [];
-  expect(openCache(fileStorage(dir, used), dir, used, (event) => events.push(event))).toBeUndefined();
-  expect(events).toEqual([{ kind: 'off', text: `off for this call: directory ${dir} is unusable (${code})` }]);
-});
+it.each(['EROFS', 'EACCES', 'ENOSPC'])(
+  'says %s, not ENOENT, when the cache directory cannot be made under a parent that is there',
+  (code) => {
+    const parent = mkdtempSync(join(tmpdir(), 'webapi-credential-cause-'));
+    fs.chmodSync(parent, 0o755);
+    const dir = join(parent, 'cache', 'webapi-credential');
+    const used = deps(readOnlyBelow(parent, code));
+    const events: CacheEvent[] = [];
+    expect(openCache(fileStorage(dir, used), dir, used, (event) => events.push(event))).toBeUndefined();
+    expect(events).toEqual([{ kind: 'off', text: `off for this call: directory ${dir} is unusable (${code})` }]);
+  },
+);
 
 it('keeps ENOENT when that is what happened', () => {
   const parent = mkdtempSync(join(tmpdir(), 'webapi-credential-cause-'));

@@ -5,13 +5,29 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { V1, V1BETA1, execInfo } from '../helpers/integration.js';
-import { DIR_NAME, cachedConfig, entryAndRef, getToken, modeOf, onlyEntry, onlyRef, pki, sandbox, tokenApis, tree } from './support.js';
+import {
+  DIR_NAME,
+  cachedConfig,
+  entryAndRef,
+  getToken,
+  modeOf,
+  onlyEntry,
+  onlyRef,
+  pki,
+  sandbox,
+  tokenApis,
+  tree,
+} from './support.js';
 
 const startApi = tokenApis();
 const PREFIX = 'webapi-credential: ';
 
 /** The ExecCredential of a successful call, parsed. */
-function credential(stdout: string): { apiVersion: string; kind: string; status: { token: string; expirationTimestamp?: string } } {
+function credential(stdout: string): {
+  apiVersion: string;
+  kind: string;
+  status: { token: string; expirationTimestamp?: string };
+} {
   return JSON.parse(stdout) as ReturnType<typeof credential>;
 }
 
@@ -58,7 +74,11 @@ describe.concurrent('the token cache', () => {
     expect(cacheLines(miss.stderr)).toEqual(['cache: miss (no entry)', 'cache: stored']);
 
     const fast = await getToken(box, config, ['--cache', '--verbose']);
-    expect(fast).toEqual({ code: 0, stdout: miss.stdout, stderr: `${PREFIX}cache: hit (fast path, ${box.cacheDir})\n` });
+    expect(fast).toEqual({
+      code: 0,
+      stdout: miss.stdout,
+      stderr: `${PREFIX}cache: hit (fast path, ${box.cacheDir})\n`,
+    });
 
     rmSync(onlyRef(box.cacheDir).path);
     const full = await getToken(box, config, ['--cache', '--verbose']);
@@ -149,8 +169,16 @@ describe.concurrent('the token cache', () => {
     ['a corrupt entry', () => '{"apiVersion": nonsense', 'entry is corrupt or truncated'],
     ['a truncated entry', (entry) => entry.slice(0, Math.floor(entry.length / 2)), 'entry is corrupt or truncated'],
     ['an empty entry', () => '', 'entry is corrupt or truncated'],
-    ['an entry of a foreign format version', (entry) => entry.replace('webapi-credential.cache/v5', 'webapi-credential.cache/v0'), 'entry has another format version'],
-    ['an entry without a credential', (entry) => entry.replace('"token":"token-1"', '"token":""'), 'entry holds no usable credential'],
+    [
+      'an entry of a foreign format version',
+      (entry) => entry.replace('webapi-credential.cache/v5', 'webapi-credential.cache/v0'),
+      'entry has another format version',
+    ],
+    [
+      'an entry without a credential',
+      (entry) => entry.replace('"token":"token-1"', '"token":""'),
+      'entry holds no usable credential',
+    ],
   ])('refetches over %s, exits 0 and repairs the entry', async (_name, damage, reason) => {
     const api = await startApi();
     const box = sandbox();
@@ -211,7 +239,10 @@ describe.concurrent('the token cache', () => {
     const second = await getToken(box, config, ['--cache']);
     expect([first.code, second.code]).toEqual([0, 0]);
     expect(credential(first.stdout).status.expirationTimestamp).toBeUndefined();
-    expect(cacheLines(first.stderr)).toEqual(['cache: miss (no entry)', 'cache: not storing a credential without a known expiry (set expiresIn, expiryPath or expiresInPath)']);
+    expect(cacheLines(first.stderr)).toEqual([
+      'cache: miss (no entry)',
+      'cache: not storing a credential without a known expiry (set expiresIn, expiryPath or expiresInPath)',
+    ]);
     expect(second.stdout).not.toBe(first.stdout);
     expect(api.requests).toHaveLength(2);
     expect(tree(box.cacheDir)).toEqual([]);
@@ -231,9 +262,7 @@ describe.concurrent('the token cache', () => {
     const verbose = await getToken(box, config, ['--cache', '--cache-dir', dir, '--verbose']);
     expect(verbose.code).toBe(0);
     expect(credential(verbose.stdout).status.token).toBe('token-2');
-    expect(cacheLines(verbose.stderr)).toEqual([
-      `cache: off for this call: directory ${dir} is unusable (ENOTDIR)`,
-    ]);
+    expect(cacheLines(verbose.stderr)).toEqual([`cache: off for this call: directory ${dir} is unusable (ENOTDIR)`]);
     expect(api.requests).toHaveLength(2);
     expect(readFileSync(file, 'utf8')).toBe('not a directory');
   });
@@ -246,9 +275,7 @@ describe.concurrent('the token cache', () => {
     const result = await getToken(box, cachedConfig(api), ['--cache', '--cache-dir', file, '--verbose']);
     expect(result.code).toBe(0);
     expect(credential(result.stdout).status.token).toBe('token-1');
-    expect(cacheLines(result.stderr)).toEqual([
-      `cache: off for this call: directory ${file} is unusable (EEXIST)`,
-    ]);
+    expect(cacheLines(result.stderr)).toEqual([`cache: off for this call: directory ${file} is unusable (EEXIST)`]);
     expect(readFileSync(file, 'utf8')).toBe('not a directory');
   });
 
@@ -267,7 +294,9 @@ describe.concurrent('the token cache', () => {
     chmodSync(box.cacheDir, 0o755);
     const result = await getToken(box, cachedConfig(api), ['--cache', '--verbose']);
     expect(result.code).toBe(0);
-    expect(cacheLines(result.stderr)).toEqual([`cache: off for this call: ${box.cacheDir} has mode 755; the cache needs 700`]);
+    expect(cacheLines(result.stderr)).toEqual([
+      `cache: off for this call: ${box.cacheDir} has mode 755; the cache needs 700`,
+    ]);
     expect(modeOf(box.cacheDir)).toBe(0o755);
     expect(tree(box.cacheDir)).toEqual([]);
   });
@@ -380,7 +409,11 @@ describe.concurrent('the token cache', () => {
     const file = join(box.root, 'regular-file');
     writeFileSync(file, '');
     const clear = await runCli(['cache', 'clear', '--cache-dir', file], { env: box.env() });
-    expect(clear).toEqual({ code: 2, stdout: '', stderr: `${PREFIX}cannot clear the cache in ${file}: ${file} is not a directory; nothing was removed\n` });
+    expect(clear).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `${PREFIX}cannot clear the cache in ${file}: ${file} is not a directory; nothing was removed\n`,
+    });
   });
 });
 
@@ -392,7 +425,12 @@ describe.concurrent('what the cache keeps', () => {
   };
 
   it('is only the credential: no env value, file() content or TLS key reaches any cache file', async () => {
-    const api = await startApi((n) => ({ access_token: `credential-${n}`, expires_in: 3600, refresh_token: 'refresh-secret-Hh3', scope: 'x' }));
+    const api = await startApi((n) => ({
+      access_token: `credential-${n}`,
+      expires_in: 3600,
+      refresh_token: 'refresh-secret-Hh3',
+      scope: 'x',
+    }));
     const box = sandbox();
     const secretFile = join(box.root, 'mounted-secret');
     writeFileSync(secretFile, `${SECRETS.file}\n`);

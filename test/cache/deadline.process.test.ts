@@ -40,7 +40,9 @@ describe.concurrent('a deadline failure is not remembered', () => {
     const api = await startApi(undefined, 2_500);
     const box = sandbox();
     const config = cachedConfig(api);
-    const doctor = await runCli(['doctor', '--config-inline', config, '--cache', '--timeout', '1s'], { env: box.env({ API_KEY: 'api-key-1' }) });
+    const doctor = await runCli(['doctor', '--config-inline', config, '--cache', '--timeout', '1s'], {
+      env: box.env({ API_KEY: 'api-key-1' }),
+    });
     expect(doctor.code).toBe(3);
     // doctor's run gets what is left of its own --timeout: a little under 1 s.
     expect(doctor.stdout).toMatch(/within --timeout (1s|\d{3}ms)/);
@@ -74,7 +76,9 @@ describe.concurrent('a deadline failure is not remembered', () => {
     writeFileSync(preload, 'const end = Date.now() + 1500; while (Date.now() < end);\n');
     const config = cachedConfig(api);
     // Spawned, not spawnSync: the token API in this process must be able to take a request.
-    const child = spawn(PINNED_NODE, ['--require', preload, BIN_SCRIPT, '--config-inline', config, '--timeout', '1s'], { env: baseEnv(box.env({ API_KEY: 'api-key-1' })) });
+    const child = spawn(PINNED_NODE, ['--require', preload, BIN_SCRIPT, '--config-inline', config, '--timeout', '1s'], {
+      env: baseEnv(box.env({ API_KEY: 'api-key-1' })),
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

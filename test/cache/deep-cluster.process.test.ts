@@ -19,7 +19,9 @@ describe('a cluster entry nested too deeply to hash', () => {
     const api = await startApi();
     const box = sandbox();
     // Reads the cluster: its info is part of the key.
-    const config = cachedConfig(api, { headers: { Authorization: 'Bearer {{ env.API_KEY }}', 'X-Cluster': '{{ cluster.server }}' } });
+    const config = cachedConfig(api, {
+      headers: { Authorization: 'Bearer {{ env.API_KEY }}', 'X-Cluster': '{{ cluster.server }}' },
+    });
     for (const call of [1, 2]) {
       const result = await getToken(box, config, ['--cache'], { KUBERNETES_EXEC_INFO: execInfo });
       expect({ call, code: result.code, stderr: result.stderr }).toEqual({ call, code: 0, stderr: '' });
@@ -27,7 +29,9 @@ describe('a cluster entry nested too deeply to hash', () => {
     }
     const verbose = await getToken(box, config, ['--cache', '-v'], { KUBERNETES_EXEC_INFO: execInfo });
     expect(verbose.code).toBe(0);
-    expect(verbose.stderr).toContain(`${PREFIX}cache: off for this call: the cluster info of KUBERNETES_EXEC_INFO is nested too deeply to hash\n`);
+    expect(verbose.stderr).toContain(
+      `${PREFIX}cache: off for this call: the cluster info of KUBERNETES_EXEC_INFO is nested too deeply to hash\n`,
+    );
     expect(verbose.stderr).not.toMatch(/Maximum call stack|internal error/);
     expect(api.requests).toHaveLength(3);
   });

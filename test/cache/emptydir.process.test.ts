@@ -8,7 +8,22 @@
 // copy placed where that user can reach it: the checkout may sit under a directory only its owner
 // may enter (a home directory, a `mktemp -d`), and Argo CD's user could not run the plugin from there.
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, chownSync, closeSync, constants, copyFileSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  constants,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -79,10 +94,12 @@ function placeCommand(dir: string): { command: string[]; files: string[] } {
   const [executable, ...lead] = cliCommand();
   const command = [place(executable!, join(dir, 'run', basename(executable!)), 0o755)];
   for (const arg of lead) {
-    if (arg !== BIN_SCRIPT) throw new Error(`emptydir.test.ts knows how to place the bin script or the single binary, not ${arg}`);
+    if (arg !== BIN_SCRIPT)
+      throw new Error(`emptydir.test.ts knows how to place the bin script or the single binary, not ${arg}`);
     command.push(place(BIN_SCRIPT, join(dir, relative(ROOT, BIN_SCRIPT)), 0o644));
     const dist = join(ROOT, 'dist');
-    for (const file of readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.mjs'))) place(join(dist, file), join(dir, 'dist', file), 0o644);
+    for (const file of readdirSync(dist, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.mjs')))
+      place(join(dist, file), join(dir, 'dist', file), 0o644);
   }
   return { command, files };
 }
@@ -105,11 +122,21 @@ let placed: { command: string[]; files: string[] };
 /** get-token as Argo CD runs it: uid 999 (and the pod's fsGroup), HOME not writable. */
 function asArgoCd(config: string, cacheDir: string, groups: number[] = []): Promise<CliResult> {
   const [command, ...lead] = placed.command;
-  const args = [`--reuid=${ARGOCD_UID}`, `--regid=${ARGOCD_UID}`, groups.length > 0 ? `--groups=${groups.join(',')}` : '--clear-groups', command!, ...lead];
-  const child = spawn(toolPath(SETPRIV), [...args, '--config-inline', config, '--cache', '--cache-dir', cacheDir, '--verbose'], {
-    env: baseEnv({ HOME: readOnlyHome, CLIENT_SECRET: 'argocd-secret-value' }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const args = [
+    `--reuid=${ARGOCD_UID}`,
+    `--regid=${ARGOCD_UID}`,
+    groups.length > 0 ? `--groups=${groups.join(',')}` : '--clear-groups',
+    command!,
+    ...lead,
+  ];
+  const child = spawn(
+    toolPath(SETPRIV),
+    [...args, '--config-inline', config, '--cache', '--cache-dir', cacheDir, '--verbose'],
+    {
+      env: baseEnv({ HOME: readOnlyHome, CLIENT_SECRET: 'argocd-secret-value' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   return new Promise((resolve, reject) => {
     let stdout = '';
     let stderr = '';
@@ -164,7 +191,11 @@ describeWith(ROOT_USER, SETPRIV)('the cache on a memory emptyDir, as kubelet mou
     ['with fsGroup 999', 999, 0o3777, 999],
   ])('accepts the directory the plugin makes in it (%s): one request, then hits', async (_name, fsGroup, mode, gid) => {
     const volume = memoryEmptyDir(`memory-${fsGroup ?? 'none'}`, fsGroup);
-    expect({ mode: statSync(volume).mode & 0o7777, uid: statSync(volume).uid, gid: statSync(volume).gid }).toEqual({ mode, uid: 0, gid });
+    expect({ mode: statSync(volume).mode & 0o7777, uid: statSync(volume).uid, gid: statSync(volume).gid }).toEqual({
+      mode,
+      uid: 0,
+      gid,
+    });
     const cacheDir = join(volume, 'credentials');
     const { api, config: text } = await config();
 
@@ -172,7 +203,10 @@ describeWith(ROOT_USER, SETPRIV)('the cache on a memory emptyDir, as kubelet mou
     expect(first.code).toBe(0);
     expect(first.stderr).toContain('webapi-credential: cache: stored');
     // Under a setgid volume the directory inherits setgid and the group: no permission for that group all the same.
-    expect({ mode: statSync(cacheDir).mode & 0o777, uid: statSync(cacheDir).uid }).toEqual({ mode: 0o700, uid: ARGOCD_UID });
+    expect({ mode: statSync(cacheDir).mode & 0o777, uid: statSync(cacheDir).uid }).toEqual({
+      mode: 0o700,
+      uid: ARGOCD_UID,
+    });
     const second = await asArgoCd(text, cacheDir, fsGroup === undefined ? [] : [fsGroup]);
     expect(second.stderr).toBe(`webapi-credential: cache: hit (fast path, ${cacheDir})\n`);
     expect(second.stdout).toBe(first.stdout);
@@ -192,7 +226,9 @@ describeWith(ROOT_USER, SETPRIV)('the cache on a memory emptyDir, as kubelet mou
     }
     const cacheDir = join(volume, 'credentials');
     const { api, config: text } = await config();
-    const round = async () => ({ results: await Promise.all(Array.from({ length: callers }, () => asArgoCd(text, cacheDir))) });
+    const round = async () => ({
+      results: await Promise.all(Array.from({ length: callers }, () => asArgoCd(text, cacheDir))),
+    });
 
     // Cold callers on the volume while it has room: one fetch, the others wait on its lock and hit.
     const roomy = await round();
@@ -231,7 +267,9 @@ describeWith(ROOT_USER, SETPRIV)('the cache on a memory emptyDir, as kubelet mou
     for (let i = 0; i < 2; i++) {
       const result = await asArgoCd(text, cacheDir);
       expect(result.code).toBe(0);
-      expect(result.stderr).toContain(`webapi-credential: cache: off for this call: ${volume} above it is writable by others\n`);
+      expect(result.stderr).toContain(
+        `webapi-credential: cache: off for this call: ${volume} above it is writable by others\n`,
+      );
     }
     expect(api.requests).toHaveLength(2);
     expect(() => statSync(cacheDir)).toThrow(/ENOENT/);

@@ -15,9 +15,17 @@ const PREFIX = 'webapi-credential: ';
 const SECRET = 'client-secret-7f3a9c';
 const ROTATED = 'client-secret-rotated-b21e';
 /** The secret in the forms an answer could echo it in. */
-const FORMS = (secret: string) => [secret, Buffer.from(secret).toString('base64'), Buffer.from(secret).toString('hex'), secret.toUpperCase()];
+const FORMS = (secret: string) => [
+  secret,
+  Buffer.from(secret).toString('base64'),
+  Buffer.from(secret).toString('hex'),
+  secret.toUpperCase(),
+];
 const REFUSAL = `the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"client authentication failed for [REDACTED]"}; check env.API_KEY`;
-const remembered = (message: string, ago = '0') => new RegExp(`^${PREFIX}${escape(message)} \\(remembered from ${ago}s ago until \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ; webapi-credential cache clear retries now\\)\\n$`);
+const remembered = (message: string, ago = '0') =>
+  new RegExp(
+    `^${PREFIX}${escape(message)} \\(remembered from ${ago}s ago until \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ; webapi-credential cache clear retries now\\)\\n$`,
+  );
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A token API that refuses every client, echoing the key it was sent (as some do). */
@@ -40,7 +48,9 @@ describe.concurrent('failures remembered', () => {
     const api = await startApi(refusing);
     const box = sandbox();
     const config = cachedConfig(api);
-    const results = await Promise.all(Array.from({ length: 16 }, () => getToken(box, config, ['--cache'], { API_KEY: SECRET })));
+    const results = await Promise.all(
+      Array.from({ length: 16 }, () => getToken(box, config, ['--cache'], { API_KEY: SECRET })),
+    );
 
     expect(api.requests).toHaveLength(1);
     expect(results.map((r) => [r.code, r.stdout])).toEqual(results.map(() => [3, '']));
@@ -97,14 +107,21 @@ describe.concurrent('failures remembered', () => {
     const api = await startApi(refusing);
     const box = sandbox();
     const config = cachedConfig(api, { cache: { failureTTL: '0s' } });
-    for (let i = 0; i < 4; i++) expect(await getToken(box, config, ['--cache'], { API_KEY: SECRET })).toEqual({ code: 3, stdout: '', stderr: `${PREFIX}${REFUSAL}\n` });
+    for (let i = 0; i < 4; i++)
+      expect(await getToken(box, config, ['--cache'], { API_KEY: SECRET })).toEqual({
+        code: 3,
+        stdout: '',
+        stderr: `${PREFIX}${REFUSAL}\n`,
+      });
     expect(api.requests).toHaveLength(4);
     expect(readdirSync(box.cacheDir).filter((name) => name.endsWith('.json'))).toEqual([]);
   });
 
   it('asks again once failureTTL has passed, and a success then replaces the failure', async () => {
     let refuse = true;
-    const api = await startApi((request, response) => (refuse ? refusing(request, response) : json(response, 200, { access_token: 'tok-after', expires_in: 3600 })));
+    const api = await startApi((request, response) =>
+      refuse ? refusing(request, response) : json(response, 200, { access_token: 'tok-after', expires_in: 3600 }),
+    );
     const box = sandbox();
     const config = cachedConfig(api, { cache: { failureTTL: '400ms' } });
     expect((await getToken(box, config, ['--cache'], { API_KEY: SECRET })).code).toBe(3);
@@ -162,7 +179,9 @@ describe.concurrent('failures remembered', () => {
     expect(first.stderr).toBe(`${PREFIX}connection to ${api.url}/token refused\n`);
     const failure = onlyEntry(box.cacheDir).entry['failure'] as { at: number; until: number };
     expect(failure.until - failure.at).toBe(10_000);
-    expect((await getToken(box, config, ['--cache'], { API_KEY: SECRET })).stderr).toMatch(remembered(`connection to ${api.url}/token refused`, '\\d+'));
+    expect((await getToken(box, config, ['--cache'], { API_KEY: SECRET })).stderr).toMatch(
+      remembered(`connection to ${api.url}/token refused`, '\\d+'),
+    );
   });
 
   // The entry is written from the message as shown: every form the redactor knows stays out of it too.
@@ -186,7 +205,12 @@ describe.concurrent('failures remembered', () => {
     expect(first.stderr).toContain('unknown client [REDACTED]');
     expect(second.stderr).toMatch(remembered(first.stderr.slice(PREFIX.length, -1), '\\d+'));
     expect(api.requests).toHaveLength(1);
-    const forms = [...FORMS(secret), Buffer.from(secret).toString('base64url').replace(/=+$/, ''), encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)];
+    const forms = [
+      ...FORMS(secret),
+      Buffer.from(secret).toString('base64url').replace(/=+$/, ''),
+      encodeURIComponent(secret),
+      JSON.stringify(secret).slice(1, -1),
+    ];
     for (const result of [first, second]) expect(leaks(result, forms)).toEqual([]);
     const entry = readFileSync(onlyEntry(box.cacheDir).path, 'utf8');
     for (const form of forms) expect(entry.includes(form), `the entry holds ${form}`).toBe(false);
@@ -195,21 +219,59 @@ describe.concurrent('failures remembered', () => {
   it.each([
     ['5m', 0, 'config from --config-inline is valid: POST https://auth.example.com/token\n', ''],
     ['0s', 0, 'config from --config-inline is valid: POST https://auth.example.com/token\n', ''],
-    ['6m', 2, '', `${PREFIX}config from --config-inline is invalid: webAPIProviderConfig.cache.failureTTL: must be at most 5m (0s remembers no failure)\n`],
-    ['300001ms', 2, '', `${PREFIX}config from --config-inline is invalid: webAPIProviderConfig.cache.failureTTL: must be at most 5m (0s remembers no failure)\n`],
-    ['-1s', 2, '', `${PREFIX}config from --config-inline is invalid: webAPIProviderConfig.cache.failureTTL: expected a duration such as 10s, 500ms or 1m30s, found string "-1s"\n`],
-    ['1e9s', 2, '', `${PREFIX}config from --config-inline is invalid: webAPIProviderConfig.cache.failureTTL: expected a duration such as 10s, 500ms or 1m30s, found string "1e9s"\n`],
+    [
+      '6m',
+      2,
+      '',
+      `${PREFIX}config from --config-inline is invalid: webAPIProviderConfig.cache.failureTTL: must be at most 5m (0s remembers no failure)\n`,
+    ],
+    [
+      '300001ms',
+      2,
+      '',
+      `${PREFIX}config from --config-inline is invalid: webAPIProviderConfig.cache.failureTTL: must be at most 5m (0s remembers no failure)\n`,
+    ],
+    [
+      '-1s',
+      2,
+      '',
+      `${PREFIX}config from --config-inline is invalid: webAPIProviderConfig.cache.failureTTL: expected a duration such as 10s, 500ms or 1m30s, found string "-1s"\n`,
+    ],
+    [
+      '1e9s',
+      2,
+      '',
+      `${PREFIX}config from --config-inline is invalid: webAPIProviderConfig.cache.failureTTL: expected a duration such as 10s, 500ms or 1m30s, found string "1e9s"\n`,
+    ],
   ])('validate takes failureTTL %s as the SPEC bounds it', async (ttl, code, stdout, stderr) => {
-    const config = { webAPIProviderConfig: { method: 'POST', url: 'https://auth.example.com/token', tokenPath: '$.t', cache: { failureTTL: ttl } } };
-    expect(await runCli(['validate', '--config-inline', JSON.stringify(config)], { env: {} })).toEqual({ code, stdout, stderr });
+    const config = {
+      webAPIProviderConfig: {
+        method: 'POST',
+        url: 'https://auth.example.com/token',
+        tokenPath: '$.t',
+        cache: { failureTTL: ttl },
+      },
+    };
+    expect(await runCli(['validate', '--config-inline', JSON.stringify(config)], { env: {} })).toEqual({
+      code,
+      stdout,
+      stderr,
+    });
   });
 
   it('serves a remembered refusal as one line: C1 controls the token API sent stay escapes (fast path included)', async () => {
-    const api = await startApi((_request, response) => json(response, 401, { error: 'invalid_client', error_description: 'bad\u009b2Jclient' }));
+    const api = await startApi((_request, response) =>
+      json(response, 401, { error: 'invalid_client', error_description: 'bad\u009b2Jclient' }),
+    );
     const box = sandbox();
     const config = cachedConfig(api, { cache: { failureTTL: '5m' } });
-    const message = 'the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"bad\\u009b2Jclient"}; check env.API_KEY';
-    expect(await getToken(box, config, ['--cache'], { API_KEY: SECRET })).toEqual({ code: 3, stdout: '', stderr: `${PREFIX}${message}\n` });
+    const message =
+      'the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"bad\\u009b2Jclient"}; check env.API_KEY';
+    expect(await getToken(box, config, ['--cache'], { API_KEY: SECRET })).toEqual({
+      code: 3,
+      stdout: '',
+      stderr: `${PREFIX}${message}\n`,
+    });
     const second = await getToken(box, config, ['--cache'], { API_KEY: SECRET });
     expect(second.stderr).toMatch(remembered(message, '\\d+'));
     expect(api.requests).toHaveLength(1);
@@ -219,7 +281,8 @@ describe.concurrent('failures remembered', () => {
     const api = await startApi(refusing);
     const box = sandbox();
     const config = cachedConfig(api);
-    for (let i = 0; i < 3; i++) expect((await getToken(box, config, [], { API_KEY: SECRET })).stderr).toBe(`${PREFIX}${REFUSAL}\n`);
+    for (let i = 0; i < 3; i++)
+      expect((await getToken(box, config, [], { API_KEY: SECRET })).stderr).toBe(`${PREFIX}${REFUSAL}\n`);
     expect(api.requests).toHaveLength(3);
   });
 });

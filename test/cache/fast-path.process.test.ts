@@ -77,7 +77,10 @@ describe.concurrent('the fast path to a cached credential', () => {
     const box = sandbox();
     // A directory name read right to left from its middle: shown raw, it would read as another path.
     const dir = join(box.root, 'cache\u202eeman');
-    const run = () => runCli(['-c', join(box.root, 'config.json'), '--cache', '--cache-dir', dir, '--verbose'], { env: box.env({ API_KEY: 'k' }) });
+    const run = () =>
+      runCli(['-c', join(box.root, 'config.json'), '--cache', '--cache-dir', dir, '--verbose'], {
+        env: box.env({ API_KEY: 'k' }),
+      });
     writeFileSync(join(box.root, 'config.json'), cachedConfig(api));
     expect((await run()).code).toBe(0);
     const hit = await run();
@@ -113,16 +116,24 @@ describe.concurrent('the fast path to a cached credential', () => {
     const box = sandbox();
     const file = join(box.root, 'config.json');
     writeFileSync(file, cachedConfig(api));
-    const viaEnv = () => runCli(['--cache', '--verbose'], { env: box.env({ API_KEY: 'k', WEBAPI_CREDENTIAL_CONFIG: file }) });
+    const viaEnv = () =>
+      runCli(['--cache', '--verbose'], { env: box.env({ API_KEY: 'k', WEBAPI_CREDENTIAL_CONFIG: file }) });
     expect((await viaEnv()).code).toBe(0);
     expect((await viaEnv()).stderr).toBe(fastHit(box.cacheDir));
 
     const cluster = (server: string) => ({
       server,
-      config: { webAPIProviderConfig: { ...JSON.parse(cachedConfig(api, { url: `${api.url}/token?server={{ cluster.server }}` })).webAPIProviderConfig } },
+      config: {
+        webAPIProviderConfig: {
+          ...JSON.parse(cachedConfig(api, { url: `${api.url}/token?server={{ cluster.server }}` }))
+            .webAPIProviderConfig,
+        },
+      },
     });
     const viaCluster = (server: string) =>
-      runCli(['--cache', '--verbose', '--config-from-cluster'], { env: box.env({ API_KEY: 'k', KUBERNETES_EXEC_INFO: execInfo(V1, cluster(server)) }) });
+      runCli(['--cache', '--verbose', '--config-from-cluster'], {
+        env: box.env({ API_KEY: 'k', KUBERNETES_EXEC_INFO: execInfo(V1, cluster(server)) }),
+      });
     expect((await viaCluster('https://a.example')).code).toBe(0);
     const hit = await viaCluster('https://a.example');
     expect(hit.stderr).toBe(fastHit(box.cacheDir));
@@ -133,13 +144,37 @@ describe.concurrent('the fast path to a cached credential', () => {
   });
 
   it.each<[string, string[], Record<string, string>, number, string]>([
-    ['an --api-version that conflicts with KUBERNETES_EXEC_INFO', ['--api-version', V1BETA1], { KUBERNETES_EXEC_INFO: execInfo(V1) }, 2, '--api-version client.authentication.k8s.io/v1beta1 conflicts with client.authentication.k8s.io/v1 asked for by KUBERNETES_EXEC_INFO'],
-    ['an unsupported --api-version', ['--api-version', 'v2'], {}, 2, '--api-version "v2" is not supported; use client.authentication.k8s.io/v1 or client.authentication.k8s.io/v1beta1'],
+    [
+      'an --api-version that conflicts with KUBERNETES_EXEC_INFO',
+      ['--api-version', V1BETA1],
+      { KUBERNETES_EXEC_INFO: execInfo(V1) },
+      2,
+      '--api-version client.authentication.k8s.io/v1beta1 conflicts with client.authentication.k8s.io/v1 asked for by KUBERNETES_EXEC_INFO',
+    ],
+    [
+      'an unsupported --api-version',
+      ['--api-version', 'v2'],
+      {},
+      2,
+      '--api-version "v2" is not supported; use client.authentication.k8s.io/v1 or client.authentication.k8s.io/v1beta1',
+    ],
     ['a zero --timeout', ['--timeout', '0s'], {}, 2, '--timeout "0s": expected a'],
     ['an unknown --output', ['--output', 'yaml'], {}, 2, ''],
     ['an unknown flag', ['--bogus'], {}, 2, ''],
-    ['a malformed --set', ['--set', 'no-equals-sign'], {}, 2, '--set "no-equals-sign": expected key=value with a key of letters, digits, _ or -'],
-    ['a KUBERNETES_EXEC_INFO that is not JSON', [], { KUBERNETES_EXEC_INFO: '{' }, 2, 'KUBERNETES_EXEC_INFO is not valid JSON; it is set by client-go, unset it to run by hand'],
+    [
+      'a malformed --set',
+      ['--set', 'no-equals-sign'],
+      {},
+      2,
+      '--set "no-equals-sign": expected key=value with a key of letters, digits, _ or -',
+    ],
+    [
+      'a KUBERNETES_EXEC_INFO that is not JSON',
+      [],
+      { KUBERNETES_EXEC_INFO: '{' },
+      2,
+      'KUBERNETES_EXEC_INFO is not valid JSON; it is set by client-go, unset it to run by hand',
+    ],
   ])('still rejects %s when a credential is cached', async (_name, args, env, code, message) => {
     const api = await startApi();
     const box = sandbox();
@@ -198,7 +233,11 @@ describe.concurrent('the fast path to a cached credential', () => {
     await getToken(box, config, ['--cache']);
     rmSync(onlyEntry(box.cacheDir).path);
     const result = await getToken(box, config, ['--cache']);
-    expect({ code: result.code, token: token(result.stdout), stderr: result.stderr }).toEqual({ code: 0, token: 'token-2', stderr: '' });
+    expect({ code: result.code, token: token(result.stdout), stderr: result.stderr }).toEqual({
+      code: 0,
+      token: 'token-2',
+      stderr: '',
+    });
     expect(tree(box.cacheDir)).toEqual(entryAndRef(box.cacheDir));
   });
 

@@ -9,21 +9,27 @@ import { cachedConfig, getToken, sandbox, tokenApis } from './support.js';
 const startApi = tokenApis();
 const CLUSTERS = Array.from({ length: 12 }, (_, i) => `https://cluster-${i + 1}.example:6443`);
 const token = (stdout: string) => (JSON.parse(stdout) as { status: { token: string } }).status.token;
-const cluster = (server: string) => ({ server, 'certificate-authority-data': Buffer.from(`CA of ${server}`).toString('base64') });
+const cluster = (server: string) => ({
+  server,
+  'certificate-authority-data': Buffer.from(`CA of ${server}`).toString('base64'),
+});
 
 describe('a fleet of clusters behind one token API', () => {
   it('makes one request for 12 clusters started together, and each cluster is then served by the fast path', async () => {
     const api = await startApi(undefined, 300);
     const box = sandbox();
     const config = cachedConfig(api);
-    const run = (server: string, args: string[] = []) => getToken(box, config, ['--cache', ...args], { KUBERNETES_EXEC_INFO: execInfo(V1, cluster(server)) });
+    const run = (server: string, args: string[] = []) =>
+      getToken(box, config, ['--cache', ...args], { KUBERNETES_EXEC_INFO: execInfo(V1, cluster(server)) });
 
     const cold = await Promise.all(CLUSTERS.map((server) => run(server)));
     expect(cold.map((r) => [r.code, r.stderr, token(r.stdout)])).toEqual(CLUSTERS.map(() => [0, '', 'token-1']));
     expect(api.requests).toHaveLength(1);
 
     const warm = await Promise.all(CLUSTERS.map((server) => run(server, ['--verbose'])));
-    expect(warm.map((r) => r.stderr)).toEqual(CLUSTERS.map(() => `webapi-credential: cache: hit (fast path, ${box.cacheDir})\n`));
+    expect(warm.map((r) => r.stderr)).toEqual(
+      CLUSTERS.map(() => `webapi-credential: cache: hit (fast path, ${box.cacheDir})\n`),
+    );
     expect(api.requests).toHaveLength(1);
   });
 
@@ -31,7 +37,8 @@ describe('a fleet of clusters behind one token API', () => {
     const api = await startApi(undefined, 100);
     const box = sandbox();
     const config = cachedConfig(api, { form: { audience: '{{ cluster.server }}' } });
-    const run = (server: string, args: string[] = []) => getToken(box, config, ['--cache', ...args], { KUBERNETES_EXEC_INFO: execInfo(V1, cluster(server)) });
+    const run = (server: string, args: string[] = []) =>
+      getToken(box, config, ['--cache', ...args], { KUBERNETES_EXEC_INFO: execInfo(V1, cluster(server)) });
 
     // --verbose: should a cluster ask again, the cache's trace of both rounds says why.
     const cold = await Promise.all(CLUSTERS.map((server) => run(server, ['--verbose'])));
@@ -41,8 +48,12 @@ describe('a fleet of clusters behind one token API', () => {
 
     // Each cluster has its own entry now: a second round asks nothing.
     const warm = await Promise.all(CLUSTERS.map((server) => run(server, ['--verbose'])));
-    const rounds = (results: typeof warm) => results.map((r) => `${token(r.stdout)} ${r.stderr.trim().split('\n').join(' | ')}`);
-    expect(warm.map((r) => token(r.stdout)), `cold: ${rounds(cold).join('\n')}\nwarm: ${rounds(warm).join('\n')}`).toEqual(cold.map((r) => token(r.stdout)));
+    const rounds = (results: typeof warm) =>
+      results.map((r) => `${token(r.stdout)} ${r.stderr.trim().split('\n').join(' | ')}`);
+    expect(
+      warm.map((r) => token(r.stdout)),
+      `cold: ${rounds(cold).join('\n')}\nwarm: ${rounds(warm).join('\n')}`,
+    ).toEqual(cold.map((r) => token(r.stdout)));
     expect(api.requests).toHaveLength(12);
   });
 
@@ -65,10 +76,14 @@ describe('a fleet of clusters behind one token API', () => {
     const box = sandbox();
     const withConfig = (server: string, audience: string) => ({
       ...cluster(server),
-      config: { webAPIProviderConfig: { ...JSON.parse(cachedConfig(api, { form: { audience } })).webAPIProviderConfig } },
+      config: {
+        webAPIProviderConfig: { ...JSON.parse(cachedConfig(api, { form: { audience } })).webAPIProviderConfig },
+      },
     });
     const run = (server: string, audience: string) =>
-      runCli(['--cache', '--config-from-cluster'], { env: box.env({ API_KEY: 'k', KUBERNETES_EXEC_INFO: execInfo(V1, withConfig(server, audience)) }) });
+      runCli(['--cache', '--config-from-cluster'], {
+        env: box.env({ API_KEY: 'k', KUBERNETES_EXEC_INFO: execInfo(V1, withConfig(server, audience)) }),
+      });
     const results = [await run(CLUSTERS[0]!, 'a'), await run(CLUSTERS[1]!, 'a'), await run(CLUSTERS[2]!, 'b')];
     expect(results.map((r) => token(r.stdout))).toEqual(['token-1', 'token-1', 'token-2']);
     expect(api.requests.map((r) => new URLSearchParams(r.body).get('audience'))).toEqual(['a', 'b']);

@@ -28,7 +28,11 @@ const MARKERS: Record<string, string> = {
 
 const api = tokenApis();
 
-async function loadedLibraries(args: string[], env: Record<string, string | undefined>, dir: string): Promise<{ code: number | null; stdout: string; libraries: string[] }> {
+async function loadedLibraries(
+  args: string[],
+  env: Record<string, string | undefined>,
+  dir: string,
+): Promise<{ code: number | null; stdout: string; libraries: string[] }> {
   const list = join(dir, 'loaded.txt');
   const hook = join(dir, 'hook.mjs');
   writeFileSync(
@@ -41,7 +45,10 @@ registerHooks({ load(url, context, next) { appendFileSync(${JSON.stringify(list)
   writeFileSync(list, '');
   // Not spawnSync: the token API lives in this process and must keep answering.
   const result = await new Promise<{ status: number | null; stdout: string }>((resolve, reject) => {
-    const child = spawn(PINNED_NODE, ['--import', hook, BIN_SCRIPT, ...args], { env: baseEnv(env), stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(PINNED_NODE, ['--import', hook, BIN_SCRIPT, ...args], {
+      env: baseEnv(env),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let stdout = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.on('error', reject);
@@ -94,7 +101,10 @@ describe('the cached-credential path', () => {
 
     // A path simple-path.ts does not cover brings json-p3 in.
     const filtered = join(box.root, 'filtered.json');
-    writeFileSync(filtered, cachedConfig(server, { tokenPath: '$[?@.token_type]' }).replace('"$.access_token"', '"$[?@.token_type]"'));
+    writeFileSync(
+      filtered,
+      cachedConfig(server, { tokenPath: '$[?@.token_type]' }).replace('"$.access_token"', '"$[?@.token_type]"'),
+    );
     const complex = await loadedLibraries(['validate', '--config', filtered], env, box.root);
     expect(complex.code).toBe(0);
     expect(complex.libraries).toContain('json-p3');
@@ -130,7 +140,13 @@ describe('the cached-credential path', () => {
     const box = sandbox();
     const { generateKeyPairSync } = await import('node:crypto');
     const key = join(box.root, 'client.key');
-    writeFileSync(key, generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ format: 'pem', type: 'pkcs8' }) as string);
+    writeFileSync(
+      key,
+      generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({
+        format: 'pem',
+        type: 'pkcs8',
+      }) as string,
+    );
     const base = JSON.parse(cachedConfig(server)) as { webAPIProviderConfig: Record<string, unknown> };
     const config = join(box.root, 'steps.json');
     writeFileSync(
@@ -138,7 +154,14 @@ describe('the cached-credential path', () => {
       JSON.stringify({
         webAPIProviderConfig: {
           ...base.webAPIProviderConfig,
-          steps: [{ name: 'login', method: 'POST', url: `${server.url}/token`, form: { assertion: `{{ jwt({ iss: "c" }, file(${JSON.stringify(key)})) }}` } }],
+          steps: [
+            {
+              name: 'login',
+              method: 'POST',
+              url: `${server.url}/token`,
+              form: { assertion: `{{ jwt({ iss: "c" }, file(${JSON.stringify(key)})) }}` },
+            },
+          ],
           headers: { Authorization: 'Bearer {{ steps.login.access_token }}' },
         },
       }),
@@ -158,7 +181,11 @@ describe('the cached-credential path', () => {
     const box = sandbox();
     const first = await getToken(box, cachedConfig(server), ['--cache']);
     expect(first.code).toBe(0);
-    const off = await loadedLibraries(['--config-inline', cachedConfig(server), '--no-cache'], box.env({ API_KEY: 'api-key-1' }), box.root);
+    const off = await loadedLibraries(
+      ['--config-inline', cachedConfig(server), '--no-cache'],
+      box.env({ API_KEY: 'api-key-1' }),
+      box.root,
+    );
     expect(off.code).toBe(0);
     expect(off.libraries).toContain('http client');
     expect(server.requests).toHaveLength(2);

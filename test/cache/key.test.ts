@@ -20,7 +20,18 @@ const base = refKey(secret, inputs);
 describe('refKey', () => {
   it('is the HMAC-SHA256 of the inputs under the cache key, in hex', () => {
     const expected = createHmac('sha256', secret)
-      .update(JSON.stringify([CACHE_FORMAT, 'ref', '1.2.3', 'file', 'webAPIProviderConfig: {}', { org: 'acme' }, { server: 'https://k8s' }, true]))
+      .update(
+        JSON.stringify([
+          CACHE_FORMAT,
+          'ref',
+          '1.2.3',
+          'file',
+          'webAPIProviderConfig: {}',
+          { org: 'acme' },
+          { server: 'https://k8s' },
+          true,
+        ]),
+      )
       .digest('hex');
     expect(base).toBe(expected);
     expect(refKey(secret, structuredClone(inputs))).toBe(base);
@@ -51,7 +62,8 @@ describe('entryKey', () => {
     if (content === undefined) throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
     return content;
   };
-  const digest = (e: Record<string, string | undefined>) => dependencyDigest(e, ['SECRET', 'UNSET'], ['/token', '/gone'], readFile);
+  const digest = (e: Record<string, string | undefined>) =>
+    dependencyDigest(e, ['SECRET', 'UNSET'], ['/token', '/gone'], readFile);
   const key = entryKey(secret, base, digest(env));
 
   it('is the same for the same inputs and values, whatever else is in the environment', () => {
@@ -80,18 +92,34 @@ describe('entryKey', () => {
   });
 
   it('is the HMAC of the format, its own label, the inputs and the values: never a ref name or an inputs key', () => {
-    const expected = createHmac('sha256', secret).update(JSON.stringify([CACHE_FORMAT, 'entry', base, digest(env)])).digest('hex');
+    const expected = createHmac('sha256', secret)
+      .update(JSON.stringify([CACHE_FORMAT, 'entry', base, digest(env)]))
+      .digest('hex');
     expect(key).toBe(expected);
   });
 });
 
 describe('inputsKey', () => {
-  const parsed = { version: '1.2.3', document: { webAPIProviderConfig: { url: 'https://api' } }, vars: { org: 'acme' }, cluster: { server: 'https://k8s' } };
+  const parsed = {
+    version: '1.2.3',
+    document: { webAPIProviderConfig: { url: 'https://api' } },
+    vars: { org: 'acme' },
+    cluster: { server: 'https://k8s' },
+  };
   const key = inputsKey(secret, parsed);
 
   it('is the HMAC of the format, its label and the config as parsed: a reformatted file finds the same entry', () => {
     const expected = createHmac('sha256', secret)
-      .update(JSON.stringify([CACHE_FORMAT, 'inputs', '1.2.3', { webAPIProviderConfig: { url: 'https://api' } }, { org: 'acme' }, { server: 'https://k8s' }]))
+      .update(
+        JSON.stringify([
+          CACHE_FORMAT,
+          'inputs',
+          '1.2.3',
+          { webAPIProviderConfig: { url: 'https://api' } },
+          { org: 'acme' },
+          { server: 'https://k8s' },
+        ]),
+      )
       .digest('hex');
     expect(key).toBe(expected);
     expect(inputsKey(secret, structuredClone(parsed))).toBe(key);
@@ -109,7 +137,11 @@ describe('inputsKey', () => {
 
   it('reads no cluster as null, so that it differs from an empty one', () => {
     const none = inputsKey(secret, { ...parsed, cluster: undefined });
-    expect(none).toBe(createHmac('sha256', secret).update(JSON.stringify([CACHE_FORMAT, 'inputs', '1.2.3', parsed.document, parsed.vars, null])).digest('hex'));
+    expect(none).toBe(
+      createHmac('sha256', secret)
+        .update(JSON.stringify([CACHE_FORMAT, 'inputs', '1.2.3', parsed.document, parsed.vars, null]))
+        .digest('hex'),
+    );
     expect(inputsKey(secret, { ...parsed, cluster: {} })).not.toBe(none);
   });
 });

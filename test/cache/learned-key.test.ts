@@ -60,7 +60,12 @@ function setup() {
     redact: (text) => text,
   };
   const secret = ensureSecret(fs, dir, UID, deps.randomBytes, 'setup');
-  const inputs = inputsKey(secret, { version: call.version, document: call.document, vars: call.vars, cluster: call.cluster });
+  const inputs = inputsKey(secret, {
+    version: call.version,
+    document: call.document,
+    vars: call.vars,
+    cluster: call.cluster,
+  });
   const learnedKey = entryKey(secret, inputs, dependencyDigest(call.env, [], [answerFile], readFile));
   return { dir, deps, call, learnedKey };
 }
@@ -74,7 +79,15 @@ describe('the entry under the key a call learned from its steps', () => {
     const older = { token: 'older-from-this-call', expirationTimestamp: at(Date.now() + 600_000) };
     // This call's fetch ends after another process, which knew the learned key, stored a newer credential under it.
     const fetch = async () => {
-      writeEntry(fs, dir, learnedKey, newer, 'other-process', Date.now(), Date.parse(newer.expirationTimestamp) + 60_000);
+      writeEntry(
+        fs,
+        dir,
+        learnedKey,
+        newer,
+        'other-process',
+        Date.now(),
+        Date.parse(newer.expirationTimestamp) + 60_000,
+      );
       return { status: older, expiresAt: Date.parse(older.expirationTimestamp) + 60_000 };
     };
     expect(await through(call, fetch, deps)).toEqual(older);
@@ -84,7 +97,9 @@ describe('the entry under the key a call learned from its steps', () => {
   it('is written when it holds nothing newer (the first repeat is a hit)', async () => {
     const { dir, deps, call, learnedKey } = setup();
     const status = { token: 'from-this-call', expirationTimestamp: at(Date.now() + 600_000) };
-    expect(await through(call, async () => ({ status, expiresAt: Date.parse(status.expirationTimestamp) + 60_000 }), deps)).toEqual(status);
+    expect(
+      await through(call, async () => ({ status, expiresAt: Date.parse(status.expirationTimestamp) + 60_000 }), deps),
+    ).toEqual(status);
     expect(readEntry(fs, dir, learnedKey, Date.now(), UID)).toEqual({ hit: true, status });
   });
 });

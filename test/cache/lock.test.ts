@@ -59,7 +59,12 @@ function plantLock(dir: string, content: string, mtime = START): string {
 }
 
 const never = () => false;
-const options = (ready: () => boolean = never, patienceMs = 60_000) => ({ deadline: START + 1_000, staleAfterMs: 35_000, patienceMs, ready });
+const options = (ready: () => boolean = never, patienceMs = 60_000) => ({
+  deadline: START + 1_000,
+  staleAfterMs: 35_000,
+  patienceMs,
+  ready,
+});
 /** What our lock says: pid, host, our deadline, and that it is not a login's. */
 const MINE = `${ME} ${HOST} ${START + 1_000} fetch\n`;
 
@@ -93,7 +98,12 @@ describe('acquire', () => {
     const path = plantLock(dir, `${ALIVE} ${HOST}\n`);
     let entryWritten = false;
     const c = clock((count) => (entryWritten = count === 3));
-    const outcome = await acquire(dir, KEY, options(() => entryWritten), c.deps);
+    const outcome = await acquire(
+      dir,
+      KEY,
+      options(() => entryWritten),
+      c.deps,
+    );
     expect(outcome).toEqual({ kind: 'ready' });
     expect(c.sleeps).toEqual([25, 25, 25]);
     expect(readFileSync(path, 'utf8')).toBe(`${ALIVE} ${HOST}\n`);
@@ -114,7 +124,10 @@ describe('acquire', () => {
     const path = plantLock(dir, `${ALIVE} ${HOST}\n`);
     const c = clock();
     const outcome = await acquire(dir, KEY, options(), c.deps);
-    expect(outcome).toEqual({ kind: 'timeout', holder: { pid: ALIVE, since: START, deadline: undefined, login: false } });
+    expect(outcome).toEqual({
+      kind: 'timeout',
+      holder: { pid: ALIVE, since: START, deadline: undefined, login: false },
+    });
     expect(c.time()).toBeLessThanOrEqual(START + 1_000);
     expect(c.time()).toBeGreaterThanOrEqual(START + 1_000 - 25);
     expect(c.sleeps.every((ms) => ms === 25)).toBe(true);
@@ -132,7 +145,8 @@ describe('acquire', () => {
     const readOnly = {
       ...fs,
       openSync: (file: string, flags: string | number, mode?: number) => {
-        if (flags === 'wx' && ++creates > 200) throw new Error('spinning: 200 attempts to create the lock without a sleep');
+        if (flags === 'wx' && ++creates > 200)
+          throw new Error('spinning: 200 attempts to create the lock without a sleep');
         return fs.openSync(file, flags, mode);
       },
       renameSync: () => {
@@ -150,7 +164,12 @@ describe('acquire', () => {
     const dir = tempDir();
     plantLock(dir, `${ALIVE} ${HOST}\n`);
     const c = clock();
-    const outcome = await acquire(dir, KEY, { deadline: START - 1, staleAfterMs: 35_000, patienceMs: 60_000, ready: never }, c.deps);
+    const outcome = await acquire(
+      dir,
+      KEY,
+      { deadline: START - 1, staleAfterMs: 35_000, patienceMs: 60_000, ready: never },
+      c.deps,
+    );
     expect(outcome).toMatchObject({ kind: 'timeout', holder: { pid: ALIVE } });
     expect(c.sleeps).toEqual([]);
   });
@@ -177,7 +196,12 @@ describe('acquire', () => {
     const dir = tempDir();
     plantLock(dir, '', START);
     const c = clock();
-    const outcome = await acquire(dir, KEY, { deadline: START + 5_000, staleAfterMs: 35_000, patienceMs: 60_000, ready: never }, c.deps);
+    const outcome = await acquire(
+      dir,
+      KEY,
+      { deadline: START + 5_000, staleAfterMs: 35_000, patienceMs: 60_000, ready: never },
+      c.deps,
+    );
     expect(outcome.kind).toBe('acquired');
     expect(c.time() - START).toBeGreaterThan(1_000);
     expect(c.time() - START).toBeLessThanOrEqual(1_025);
@@ -257,7 +281,11 @@ describe('acquire', () => {
     // Another waiter finds the new holder's lock, whose deadline is far: it waits, it does not take it too.
     utimesSync(path, waiting.time() / 1000, waiting.time() / 1000); // made just now, on the fake clock
     const other = clock();
-    const second = await acquire(dir, KEY, options(never, 5_000), { ...other.deps, pid: ALIVE, alive: (pid) => pid === ME || pid === ALIVE });
+    const second = await acquire(dir, KEY, options(never, 5_000), {
+      ...other.deps,
+      pid: ALIVE,
+      alive: (pid) => pid === ME || pid === ALIVE,
+    });
     expect(second).toMatchObject({ kind: 'timeout', holder: { pid: ME, deadline: START + 20_000 } });
     expect(readFileSync(path, 'utf8')).toBe(`${ME} ${HOST} ${START + 20_000} fetch\n`);
   });
@@ -267,7 +295,10 @@ describe('acquire', () => {
     const path = plantLock(dir, `${ALIVE} ${HOST} ${START + 2_000} fetch\n`, START - 30_000);
     const c = clock();
     const outcome = await acquire(dir, KEY, options(never, 5), c.deps);
-    expect(outcome).toEqual({ kind: 'timeout', holder: { pid: ALIVE, since: START - 30_000, deadline: START + 2_000, login: false } });
+    expect(outcome).toEqual({
+      kind: 'timeout',
+      holder: { pid: ALIVE, since: START - 30_000, deadline: START + 2_000, login: false },
+    });
     expect(readFileSync(path, 'utf8')).toBe(`${ALIVE} ${HOST} ${START + 2_000} fetch\n`);
   });
 
@@ -276,7 +307,12 @@ describe('acquire', () => {
     const path = plantLock(dir, `${ALIVE} ${HOST} ${START - 60_000} login\n`, START - 120_000);
     const c = clock();
     const seen: unknown[] = [];
-    const outcome = await acquire(dir, KEY, { ...options(), onHolder: (holder) => (seen.push(holder), START + 1_000) }, c.deps);
+    const outcome = await acquire(
+      dir,
+      KEY,
+      { ...options(), onHolder: (holder) => (seen.push(holder), START + 1_000) },
+      c.deps,
+    );
     expect(outcome).toMatchObject({ kind: 'timeout', holder: { pid: ALIVE, login: true } });
     expect(seen[0]).toEqual({ pid: ALIVE, since: START - 120_000, deadline: START - 60_000, login: true });
     expect(readFileSync(path, 'utf8')).toBe(`${ALIVE} ${HOST} ${START - 60_000} login\n`);
@@ -289,7 +325,12 @@ describe('acquire', () => {
     const login = await acquire(dir, KEY, { ...options(), login: true }, clock().deps);
     expect(readFileSync(lockPath(dir, KEY), 'utf8')).toBe(`${ME} ${HOST} ${START + 1_000} login\n`);
     const c = clock();
-    const busy = await acquire(dir, KEY, { ...options(), onHolder: () => 'leave' }, { ...c.deps, pid: ALIVE, alive: (pid) => pid === ME });
+    const busy = await acquire(
+      dir,
+      KEY,
+      { ...options(), onHolder: () => 'leave' },
+      { ...c.deps, pid: ALIVE, alive: (pid) => pid === ME },
+    );
     expect(busy).toMatchObject({ kind: 'busy', holder: { pid: ME, login: true } });
     expect(c.sleeps).toEqual([]);
     if (login.kind === 'acquired') login.lock.release();
@@ -300,7 +341,12 @@ describe('acquire', () => {
     const path = lockPath(dir, KEY);
     const waiter = () => {
       const c = clock();
-      return acquire(dir, KEY, { ...options(), deadline: START + 5_000 }, { ...c.deps, pid: ALIVE, alive: (pid) => pid === ME });
+      return acquire(
+        dir,
+        KEY,
+        { ...options(), deadline: START + 5_000 },
+        { ...c.deps, pid: ALIVE, alive: (pid) => pid === ME },
+      );
     };
     // A fetch's lock (an interactive call that only refreshes) is taken over past its deadline, as any fetch's.
     const fetching = await acquire(dir, KEY, options(), clock().deps);
@@ -322,7 +368,10 @@ describe('acquire', () => {
     expect(readFileSync(path, 'utf8')).toBe(`${ME} ${HOST} ${START + 600_000} login\n`);
     expect(statSync(path).ino).toBe(ino);
     utimesSync(path, START / 1000, START / 1000);
-    expect(await waiter()).toMatchObject({ kind: 'timeout', holder: { pid: ME, login: true, deadline: START + 600_000 } });
+    expect(await waiter()).toMatchObject({
+      kind: 'timeout',
+      holder: { pid: ME, login: true, deadline: START + 600_000 },
+    });
     mine.lock.release();
     expect(readdirSync(dir)).toEqual([]);
   });
@@ -349,18 +398,24 @@ describe('acquire', () => {
   });
 
   it.each([
-    ['refused (ENOSPC: a full file system)', () => {
-      throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
-    }],
+    [
+      'refused (ENOSPC: a full file system)',
+      () => {
+        throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+      },
+    ],
     ['short (a part of the pid written)', () => 1],
-  ])('removes a lock whose pid write is %s, and throws so that the call goes on without it', async (_name, writeSync) => {
-    const dir = tempDir();
-    const c = clock();
-    const full = { ...c.deps.fs, writeSync } as typeof c.deps.fs;
-    await expect(acquire(dir, KEY, options(), { ...c.deps, fs: full })).rejects.toMatchObject({ code: 'ENOSPC' });
-    expect(readdirSync(dir)).toEqual([]);
-    expect(c.sleeps).toEqual([]);
-  });
+  ])(
+    'removes a lock whose pid write is %s, and throws so that the call goes on without it',
+    async (_name, writeSync) => {
+      const dir = tempDir();
+      const c = clock();
+      const full = { ...c.deps.fs, writeSync } as typeof c.deps.fs;
+      await expect(acquire(dir, KEY, options(), { ...c.deps, fs: full })).rejects.toMatchObject({ code: 'ENOSPC' });
+      expect(readdirSync(dir)).toEqual([]);
+      expect(c.sleeps).toEqual([]);
+    },
+  );
 });
 
 // The fast path serves a credential in its margin window without waiting only while liveHolder

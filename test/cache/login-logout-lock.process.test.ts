@@ -11,7 +11,13 @@ import { fakeJwt, json, startTokenApi, type TokenApi } from '../helpers/token-ap
 import { pki, sandbox, spawnCli, type Sandbox } from './support.js';
 
 const PREFIX = 'webapi-credential: ';
-const NOT_INTERACTIVE = { KUBERNETES_EXEC_INFO: JSON.stringify({ kind: 'ExecCredential', apiVersion: 'client.authentication.k8s.io/v1', spec: { interactive: false } }) };
+const NOT_INTERACTIVE = {
+  KUBERNETES_EXEC_INFO: JSON.stringify({
+    kind: 'ExecCredential',
+    apiVersion: 'client.authentication.k8s.io/v1',
+    spec: { interactive: false },
+  }),
+};
 /** The seeding login's id_token lives this long: the test waits it out, so that the next call refreshes. */
 const SEED_TTL_S = 2;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -36,7 +42,11 @@ async function startIssuer(): Promise<Issuer> {
   const deviceWaiters: Array<{ n: number; resolve: () => void }> = [];
   const mint = (ttlS: number) => {
     n++;
-    const answer = { id_token: fakeJwt(Math.floor(Date.now() / 1000) + ttlS, { n }), refresh_token: `refresh-${n}-Hq2Lm9Xr`, token_type: 'Bearer' };
+    const answer = {
+      id_token: fakeJwt(Math.floor(Date.now() / 1000) + ttlS, { n }),
+      refresh_token: `refresh-${n}-Hq2Lm9Xr`,
+      token_type: 'Bearer',
+    };
     issuer.issued.push(answer.id_token, answer.refresh_token);
     return answer;
   };
@@ -46,7 +56,13 @@ async function startIssuer(): Promise<Issuer> {
       issuer.log.push('device');
       const seen = issuer.log.filter((entry) => entry === 'device').length;
       for (const waiter of deviceWaiters.filter((w) => w.n <= seen)) waiter.resolve();
-      json(response, 200, { device_code: 'device-code-Zt8Kp3', user_code: 'WDJB-MJHT', verification_uri: `${api.url}/verify`, expires_in: 120, interval: 1 });
+      json(response, 200, {
+        device_code: 'device-code-Zt8Kp3',
+        user_code: 'WDJB-MJHT',
+        verification_uri: `${api.url}/verify`,
+        expires_in: 120,
+        interval: 1,
+      });
       return;
     }
     if (request.path === '/revoke') {
@@ -89,7 +105,12 @@ async function startIssuer(): Promise<Issuer> {
       hold = { arrive, released };
       return { arrived, release };
     },
-    devices: (count) => new Promise((resolve) => (issuer.log.filter((entry) => entry === 'device').length >= count ? resolve() : deviceWaiters.push({ n: count, resolve }))),
+    devices: (count) =>
+      new Promise((resolve) =>
+        issuer.log.filter((entry) => entry === 'device').length >= count
+          ? resolve()
+          : deviceWaiters.push({ n: count, resolve }),
+      ),
   };
   return issuer;
 }
@@ -143,19 +164,28 @@ describe('login and logout hold the key lock against a refresh in another proces
       try {
         const logout = spawnCli(['logout', ...args, '--verbose'], box.env());
         // It waits on the refresher's lock (said under --verbose); without the lock it would be done already.
-        await Promise.race([logout.exited, logout.waitForStderr(`cache: waiting for process ${refresher.child.pid}, which holds the lock`)]);
+        await Promise.race([
+          logout.exited,
+          logout.waitForStderr(`cache: waiting for process ${refresher.child.pid}, which holds the lock`),
+        ]);
         refresh.release();
         const [refreshed, out] = await Promise.all([refresher.exited, logout.exited]);
         expect(refreshed.code, refresher.stderr()).toBe(0);
         expect(out.code, logout.stderr()).toBe(0);
-        expect(logout.stdout()).toBe(`logged out: removed this config's cached credential and refresh token from ${box.cacheDir}; the refresh token was revoked at ${new URL(issuer.api.url).host}\n`);
+        expect(logout.stdout()).toBe(
+          `logged out: removed this config's cached credential and refresh token from ${box.cacheDir}; the refresh token was revoked at ${new URL(issuer.api.url).host}\n`,
+        );
         const result = { code: out.code, stdout: logout.stdout(), stderr: logout.stderr() };
         expect(leaks(result, issuer.issued)).toEqual([]);
       } finally {
         refresh.release();
       }
       // The token the refresh rotated in is the one revoked, and the cache holds no refresh token.
-      expect(issuer.log).toEqual(['refresh refresh-1-Hq2Lm9Xr', 'refreshed refresh-2-Hq2Lm9Xr', 'revoke refresh-2-Hq2Lm9Xr']);
+      expect(issuer.log).toEqual([
+        'refresh refresh-1-Hq2Lm9Xr',
+        'refreshed refresh-2-Hq2Lm9Xr',
+        'revoke refresh-2-Hq2Lm9Xr',
+      ]);
       expect(held(box)).toEqual([]);
     } finally {
       await issuer.api.close();
@@ -174,7 +204,9 @@ describe('login and logout hold the key lock against a refresh in another proces
         const short = await runCli(['logout', ...args, '--timeout', '2s'], { env: box.env() });
         expect(short.code).toBe(3);
         expect(short.stdout).toBe('');
-        expect(short.stderr).toBe(`${PREFIX}logout waited --timeout 2s for process ${refresher.child.pid}, which was still fetching this config's credential: run logout again\n`);
+        expect(short.stderr).toBe(
+          `${PREFIX}logout waited --timeout 2s for process ${refresher.child.pid}, which was still fetching this config's credential: run logout again\n`,
+        );
         expect(leaks(short, issuer.issued)).toEqual([]);
         expect(issuer.log).toEqual(['refresh refresh-1-Hq2Lm9Xr']);
         expect(held(box)).toEqual(['refresh-1-Hq2Lm9Xr']);
@@ -199,7 +231,10 @@ describe('login and logout hold the key lock against a refresh in another proces
       const login = spawnCli(['login', ...args, '--verbose'], box.env());
       try {
         // Either it waits on the refresher's lock, or (without the lock) it asks for a device code at once.
-        await Promise.race([issuer.devices(1), login.waitForStderr(`cache: waiting for process ${refresher.child.pid}, which holds the lock`)]);
+        await Promise.race([
+          issuer.devices(1),
+          login.waitForStderr(`cache: waiting for process ${refresher.child.pid}, which holds the lock`),
+        ]);
       } finally {
         refresh.release();
       }
@@ -207,7 +242,12 @@ describe('login and logout hold the key lock against a refresh in another proces
       expect(refreshed.code, refresher.stderr()).toBe(0);
       expect(done.code, login.stderr()).toBe(0);
       expect(leaks({ code: done.code, stdout: login.stdout(), stderr: login.stderr() }, issuer.issued)).toEqual([]);
-      expect(issuer.log).toEqual(['refresh refresh-1-Hq2Lm9Xr', 'refreshed refresh-2-Hq2Lm9Xr', 'device', 'logged in refresh-3-Hq2Lm9Xr']);
+      expect(issuer.log).toEqual([
+        'refresh refresh-1-Hq2Lm9Xr',
+        'refreshed refresh-2-Hq2Lm9Xr',
+        'device',
+        'logged in refresh-3-Hq2Lm9Xr',
+      ]);
       expect(held(box)).toEqual(['refresh-3-Hq2Lm9Xr']);
     } finally {
       await issuer.api.close();
@@ -223,14 +263,21 @@ describe('login and logout hold the key lock against a refresh in another proces
       const login = spawnCli(['login', ...args], box.env());
       try {
         await login.waitForStderr('to log in, open ');
-        const waiting = new RegExp(`^${PREFIX}warning: waiting for the login in another terminal \\(pid ${login.child.pid}, since \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\)$`);
+        const waiting = new RegExp(
+          `^${PREFIX}warning: waiting for the login in another terminal \\(pid ${login.child.pid}, since \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\)$`,
+        );
         const inProgress = `${PREFIX}a login is in progress in another terminal (pid ${login.child.pid}): finish it there, then run again`;
         const script = await runCli([...args, '--cache', '--timeout', '3s'], { env: box.env(NOT_INTERACTIVE) });
         const logout = await runCli(['logout', ...args, '--timeout', '3s'], { env: box.env() });
         for (const result of [script, logout]) {
           expect(result.code).toBe(2);
           expect(result.stdout).toBe('');
-          expect(result.stderr.split('\n').filter((line) => line !== '').map((line) => line.replace(waiting, 'WAITING'))).toEqual(['WAITING', inProgress]);
+          expect(
+            result.stderr
+              .split('\n')
+              .filter((line) => line !== '')
+              .map((line) => line.replace(waiting, 'WAITING')),
+          ).toEqual(['WAITING', inProgress]);
           expect(leaks(result, issuer.issued)).toEqual([]);
         }
         // No refresh and no revocation: the entry holds refresh-1 until the login replaces it.

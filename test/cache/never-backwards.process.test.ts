@@ -36,7 +36,9 @@ describe.concurrent('the cache never goes backwards', () => {
       // the waiters, whose deadlines are later, never take its lock over before (SPEC Cache).
       const holder = spawnCli(['--config-inline', config, '--cache', '--timeout', '10s'], env);
       await arrived;
-      const waiters = Array.from({ length: 4 }, () => runCli(['--config-inline', config, '--cache', '--timeout', '40s'], { env, timeoutMs: 55_000 }));
+      const waiters = Array.from({ length: 4 }, () =>
+        runCli(['--config-inline', config, '--cache', '--timeout', '40s'], { env, timeoutMs: 55_000 }),
+      );
       const served = await Promise.all(waiters);
       // The hung request ends only now in a 503, after a waiter stored token-2: nothing is written over it.
       release();
@@ -64,7 +66,11 @@ describe.concurrent('the cache never goes backwards', () => {
     const box = sandbox();
     const config = cachedConfig(api, { retry: { limit: 0 }, timeout: '20s' });
     const env = box.env({ API_KEY: 'api-key-1' });
-    const results = await Promise.all(Array.from({ length: 16 }, () => runCli(['--config-inline', config, '--cache', '--timeout', '25s'], { env, timeoutMs: 40_000 })));
+    const results = await Promise.all(
+      Array.from({ length: 16 }, () =>
+        runCli(['--config-inline', config, '--cache', '--timeout', '25s'], { env, timeoutMs: 40_000 }),
+      ),
+    );
     for (const r of results) expect([r.code, r.stderr]).toEqual([0, '']);
     expect(new Set(results.map((r) => JSON.parse(r.stdout).status.token)).size).toBeLessThanOrEqual(2);
     expect(api.requests.length).toBeGreaterThanOrEqual(1);

@@ -76,7 +76,14 @@ it('a failure is not written over a credential stored between the re-read and th
     throw new RequestError('HTTP_STATUS', 'the token API answered 503', { status: 503 });
   };
   const failures = { ttlMs: 10_000, redact: (text: string) => text };
-  const served = await cached(fileStorage(dir, deps(race.fs, trace)), KEY, timing, failing, deps(race.fs, trace), failures);
+  const served = await cached(
+    fileStorage(dir, deps(race.fs, trace)),
+    KEY,
+    timing,
+    failing,
+    deps(race.fs, trace),
+    failures,
+  );
   expect(race.raced()).toBe(true);
   expect(served).toEqual(STORED);
   expect(readEntry(fs, dir, KEY, NOW, UID)).toEqual({ hit: true, status: STORED });

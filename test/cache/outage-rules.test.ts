@@ -16,9 +16,12 @@ describe('what a cached credential is served through', () => {
     expect(isOutage(answered(status))).toBe(true);
   });
 
-  it.each([400, 401, 403, 404, 407, 409, 418, 428, 430, 499, 300, 200])('an answer %i: the API said no (or something else)', (status) => {
-    expect(isOutage(answered(status))).toBe(false);
-  });
+  it.each([400, 401, 403, 404, 407, 409, 418, 428, 430, 499, 300, 200])(
+    'an answer %i: the API said no (or something else)',
+    (status) => {
+      expect(isOutage(answered(status))).toBe(false);
+    },
+  );
 
   it('tells every status the same way as the failure memory does (property)', () => {
     fc.assert(
@@ -32,9 +35,12 @@ describe('what a cached credential is served through', () => {
     expect(isOutage(new RequestError(code, 'no answer'))).toBe(true);
   });
 
-  it.each(['TLS', 'PROXY', 'HTTP_STATUS', 'STEP'])('a failure with no status that is not a missing answer (%s)', (code) => {
-    expect(isOutage(new RequestError(code, 'refused'))).toBe(false);
-  });
+  it.each(['TLS', 'PROXY', 'HTTP_STATUS', 'STEP'])(
+    'a failure with no status that is not a missing answer (%s)',
+    (code) => {
+      expect(isOutage(new RequestError(code, 'refused'))).toBe(false);
+    },
+  );
 
   it('never an unusable answer, a config error or a bug, whatever they carry', () => {
     expect(isOutage(new ResponseError('NO_TOKEN', 'no token'))).toBe(false);
@@ -44,9 +50,22 @@ describe('what a cached credential is served through', () => {
   });
 
   it('marks a remembered outage as one, and a remembered refusal not', () => {
-    expect(failureToRemember(answered(503), 60_000, 5_000, (text) => text)).toEqual({ exitCode: 3, message: 'the token API answered 503', at: 5_000, until: 15_000, outage: true });
-    expect(failureToRemember(new RequestError('TIMEOUT', 'no answer within 3s'), 60_000, 5_000, (text) => text)).toMatchObject({ outage: true });
-    expect(failureToRemember(answered(401), 60_000, 5_000, (text) => text)).toEqual({ exitCode: 3, message: 'the token API answered 401', at: 5_000, until: 65_000 });
+    expect(failureToRemember(answered(503), 60_000, 5_000, (text) => text)).toEqual({
+      exitCode: 3,
+      message: 'the token API answered 503',
+      at: 5_000,
+      until: 15_000,
+      outage: true,
+    });
+    expect(
+      failureToRemember(new RequestError('TIMEOUT', 'no answer within 3s'), 60_000, 5_000, (text) => text),
+    ).toMatchObject({ outage: true });
+    expect(failureToRemember(answered(401), 60_000, 5_000, (text) => text)).toEqual({
+      exitCode: 3,
+      message: 'the token API answered 401',
+      at: 5_000,
+      until: 65_000,
+    });
   });
 });
 
@@ -57,13 +76,17 @@ describe('a credential served through an outage', () => {
   it('is reported to expire at its real expiry when that is within a minute, in whole seconds rounded down', () => {
     const served = throughOutage({ status, expiresAt: 130_500 }, 'the token API answered 503', now);
     expect(served.status).toEqual({ token: 'tok-1', expirationTimestamp: '1970-01-01T00:02:10Z' });
-    expect(served.note).toBe('the token API answered 503; served through an outage: the cached credential, which really expires at 1970-01-01T00:02:10.500Z');
+    expect(served.note).toBe(
+      'the token API answered 503; served through an outage: the cached credential, which really expires at 1970-01-01T00:02:10.500Z',
+    );
   });
 
   it('is reported to expire a minute from now at most, so that client-go asks again', () => {
     const served = throughOutage({ status, expiresAt: 1_000_000 }, 'no answer within 3s', now);
     expect(served.status).toEqual({ token: 'tok-1', expirationTimestamp: '1970-01-01T00:02:40Z' });
-    expect(served.note).toBe('no answer within 3s; served through an outage: the cached credential, which really expires at 1970-01-01T00:16:40.000Z');
+    expect(served.note).toBe(
+      'no answer within 3s; served through an outage: the cached credential, which really expires at 1970-01-01T00:16:40.000Z',
+    );
   });
 
   it('never past its real expiry (property)', () => {

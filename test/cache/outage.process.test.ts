@@ -33,7 +33,10 @@ async function api(lifetimeS = LIFETIME_S): Promise<{ api: TokenApi; set: (mode:
 }
 
 /** The first call's credential, then a wait until its reported expiry has passed. */
-async function intoTheWindow(box: ReturnType<typeof sandbox>, config: string): Promise<{ reported: number; fetchedAt: number }> {
+async function intoTheWindow(
+  box: ReturnType<typeof sandbox>,
+  config: string,
+): Promise<{ reported: number; fetchedAt: number }> {
   const fetchedAt = Date.now();
   const first = await getToken(box, config, ['--cache']);
   expect(first.code, first.stderr).toBe(0);
@@ -42,13 +45,20 @@ async function intoTheWindow(box: ReturnType<typeof sandbox>, config: string): P
   return { reported, fetchedAt };
 }
 
-function expectServedThrough(result: { code: number | null; stdout: string; stderr: string }, failure: RegExp, fetchedAt: number, lifetimeS = LIFETIME_S): void {
+function expectServedThrough(
+  result: { code: number | null; stdout: string; stderr: string },
+  failure: RegExp,
+  fetchedAt: number,
+  lifetimeS = LIFETIME_S,
+): void {
   expect(result.code, result.stderr).toBe(0);
   const status = JSON.parse(result.stdout).status as { token: string; expirationTimestamp: string };
   expect(status.token).toBe('token-1');
   const lines = result.stderr.split('\n').filter((line) => line !== '');
   expect(lines).toHaveLength(1);
-  const said = new RegExp(`^${PREFIX}warning: (.*); served through an outage: the cached credential, which really expires at (\\S+)$`).exec(lines[0]!);
+  const said = new RegExp(
+    `^${PREFIX}warning: (.*); served through an outage: the cached credential, which really expires at (\\S+)$`,
+  ).exec(lines[0]!);
   expect(said, lines[0]).not.toBeNull();
   expect(said![1]).toMatch(failure);
   const real = Date.parse(said![2]!);
@@ -75,10 +85,16 @@ describe.concurrent('served through an outage', () => {
       expect(server.requests).toHaveLength(2);
       // The outage is remembered beside the credential: the next call (the fast path) serves it without asking.
       const again = await getToken(box, config, ['--cache']);
-      expectServedThrough(again, /^the token API answered 503.*\(remembered from \d+s ago until [0-9T:.Z-]+; webapi-credential cache clear retries now\)$/, fetchedAt);
+      expectServedThrough(
+        again,
+        /^the token API answered 503.*\(remembered from \d+s ago until [0-9T:.Z-]+; webapi-credential cache clear retries now\)$/,
+        fetchedAt,
+      );
       expect(server.requests).toHaveLength(2);
       // doctor's cache line says so.
-      const doctor = await runCli(['doctor', '--config-inline', config, '--cache'], { env: box.env({ API_KEY: 'api-key-1' }) });
+      const doctor = await runCli(['doctor', '--config-inline', config, '--cache'], {
+        env: box.env({ API_KEY: 'api-key-1' }),
+      });
       expect(doctor.stdout).toMatch(/cache.*served through an outage/);
       expect(leaks(doctor, ['api-key-1'])).toEqual([]);
     } finally {
@@ -86,14 +102,18 @@ describe.concurrent('served through an outage', () => {
     }
   }, 60_000);
 
-  it('serves the cached credential when the token API hangs past the call\'s --timeout', async () => {
+  it("serves the cached credential when the token API hangs past the call's --timeout", async () => {
     const { api: server, set } = await api();
     try {
       const box = sandbox();
       const config = cachedConfig(server, { retry: { limit: 0 } });
       const { fetchedAt } = await intoTheWindow(box, config);
       set('hang');
-      expectServedThrough(await getToken(box, config, ['--cache', '--timeout', '2s']), /^no answer from \S+ within --timeout 2s$/, fetchedAt);
+      expectServedThrough(
+        await getToken(box, config, ['--cache', '--timeout', '2s']),
+        /^no answer from \S+ within --timeout 2s$/,
+        fetchedAt,
+      );
     } finally {
       await server.close();
     }
@@ -109,10 +129,15 @@ describe.concurrent('served through an outage', () => {
       const config = cachedConfig(server, { retry: { limit: 0 } });
       const { fetchedAt } = await intoTheWindow(box, config);
       set('hang');
-      const holder = spawnCli(['--config-inline', config, '--cache', '--timeout', '30s'], box.env({ API_KEY: 'api-key-1' }));
+      const holder = spawnCli(
+        ['--config-inline', config, '--cache', '--timeout', '30s'],
+        box.env({ API_KEY: 'api-key-1' }),
+      );
       try {
         while (server.requests.length < 2) await new Promise((resolve) => setTimeout(resolve, 25));
-        const waiters = await Promise.all(Array.from({ length: 4 }, () => getToken(box, config, ['--cache', '--timeout', '4s'])));
+        const waiters = await Promise.all(
+          Array.from({ length: 4 }, () => getToken(box, config, ['--cache', '--timeout', '4s'])),
+        );
         for (const waiter of waiters) {
           expect([waiter.code, waiter.stderr]).toEqual([0, '']);
           const status = JSON.parse(waiter.stdout).status as { token: string; expirationTimestamp: string };
@@ -163,30 +188,34 @@ describe.concurrent('served through an outage', () => {
     // An outage is remembered for its Retry-After, else 10 s: the next call serves the credential from that memory.
     ['429 with a Retry-After', '429', /^the token API answered 429/, 30],
     ['408', '408', /^the token API answered 408/, 10],
-  ] as const)('serves the cached credential when the token API answers %s in the window', async (_name, mode, failure, remembersS) => {
-    const { api: server, set } = await api();
-    try {
-      const box = sandbox();
-      const config = cachedConfig(server, { retry: { limit: 0 } });
-      const { fetchedAt } = await intoTheWindow(box, config);
-      set(mode);
-      const calledAt = Date.now();
-      expectServedThrough(await getToken(box, config, ['--cache']), failure, fetchedAt);
-      expect(server.requests).toHaveLength(2);
-      const again = await getToken(box, config, ['--cache']);
-      expectServedThrough(again, failure, fetchedAt);
-      const until = Date.parse(/remembered from \d+s ago until (\S+);/.exec(again.stderr)![1]!);
-      // Remembered for the Retry-After (else 10 s), but at most until the credential served through
-      // it really expires (SPEC Cache): then one request is made, and nobody is told of a failure.
-      const real = Date.parse(/really expires at (\S+)$/m.exec(again.stderr)![1]!);
-      expect(until).toBeGreaterThanOrEqual(Math.min(calledAt + (remembersS - 1) * 1000, real - 1_000));
-      // Not slowness-bound: the failure was remembered at the plugin's clock during the first call, before this Date.now().
-      expect(until).toBeLessThanOrEqual(Math.min(Date.now() + remembersS * 1000, real));
-      expect(server.requests).toHaveLength(2);
-    } finally {
-      await server.close();
-    }
-  }, 60_000);
+  ] as const)(
+    'serves the cached credential when the token API answers %s in the window',
+    async (_name, mode, failure, remembersS) => {
+      const { api: server, set } = await api();
+      try {
+        const box = sandbox();
+        const config = cachedConfig(server, { retry: { limit: 0 } });
+        const { fetchedAt } = await intoTheWindow(box, config);
+        set(mode);
+        const calledAt = Date.now();
+        expectServedThrough(await getToken(box, config, ['--cache']), failure, fetchedAt);
+        expect(server.requests).toHaveLength(2);
+        const again = await getToken(box, config, ['--cache']);
+        expectServedThrough(again, failure, fetchedAt);
+        const until = Date.parse(/remembered from \d+s ago until (\S+);/.exec(again.stderr)![1]!);
+        // Remembered for the Retry-After (else 10 s), but at most until the credential served through
+        // it really expires (SPEC Cache): then one request is made, and nobody is told of a failure.
+        const real = Date.parse(/really expires at (\S+)$/m.exec(again.stderr)![1]!);
+        expect(until).toBeGreaterThanOrEqual(Math.min(calledAt + (remembersS - 1) * 1000, real - 1_000));
+        // Not slowness-bound: the failure was remembered at the plugin's clock during the first call, before this Date.now().
+        expect(until).toBeLessThanOrEqual(Math.min(Date.now() + remembersS * 1000, real));
+        expect(server.requests).toHaveLength(2);
+      } finally {
+        await server.close();
+      }
+    },
+    60_000,
+  );
 
   it('never serves over an unusable answer: a 200 without the token in the window is exit 4 with nothing on stdout', async () => {
     const { api: server, set } = await api();
@@ -198,7 +227,9 @@ describe.concurrent('served through an outage', () => {
       const result = await getToken(box, config, ['--cache']);
       expect(result.code).toBe(4);
       expect(result.stdout).toBe('');
-      expect(result.stderr).toBe(`${PREFIX}tokenPath $.access_token matched nothing in the response; $ has keys "token_type", "expires_in"\n`);
+      expect(result.stderr).toBe(
+        `${PREFIX}tokenPath $.access_token matched nothing in the response; $ has keys "token_type", "expires_in"\n`,
+      );
       expect(leaks(result, ['api-key-1', 'token-1'])).toEqual([]);
     } finally {
       await server.close();

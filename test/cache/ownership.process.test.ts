@@ -39,7 +39,15 @@ describe.skipIf(process.getuid?.() !== 0)('a cache directory that is not ours', 
     const { chmodSync } = await import('node:fs');
     chmodSync(dir, 0o777);
     const entry = readdirSync(dir).find((name) => name.endsWith('.json'))!;
-    writeFileSync(join(dir, entry), JSON.stringify({ apiVersion: 'webapi-credential.cache/v5', kind: 'CachedCredential', key: entry.slice(0, -5), status: { token: 'forged', expirationTimestamp: '2999-01-01T00:00:00Z' } }));
+    writeFileSync(
+      join(dir, entry),
+      JSON.stringify({
+        apiVersion: 'webapi-credential.cache/v5',
+        kind: 'CachedCredential',
+        key: entry.slice(0, -5),
+        status: { token: 'forged', expirationTimestamp: '2999-01-01T00:00:00Z' },
+      }),
+    );
     const result = await getToken(box, config, ['--cache', '--cache-dir', dir, '--verbose']);
     expect(result.stderr).not.toContain('fast path');
     expect(result.stderr).toContain(`cache: off for this call: ${dir} has mode 777; the cache needs 700\n`);

@@ -15,7 +15,8 @@ describe('dependencyDigest', () => {
   const file = join(dir, 'secret');
   writeFileSync(file, 'one');
   const read = (path: string) => readFileSync(path, 'utf8');
-  const digest = (env: Record<string, string | undefined>, files = [file]) => dependencyDigest(env, ['A', 'B'], files, read);
+  const digest = (env: Record<string, string | undefined>, files = [file]) =>
+    dependencyDigest(env, ['A', 'B'], files, read);
   const same = digest({ A: 'a', B: 'b' });
 
   it('is the same for the same values, whatever else is in the environment', () => {
@@ -60,7 +61,11 @@ describe('writeRef and readRef', () => {
     writeRef(fs, dir, REF_KEY, ref, 'u1');
     expect(readdirSync(dir)).toEqual([`${REF_KEY}.ref`]);
     expect(modeOf(join(dir, `${REF_KEY}.ref`))).toBe(0o600);
-    expect(JSON.parse(readFileSync(join(dir, `${REF_KEY}.ref`), 'utf8'))).toEqual({ apiVersion: CACHE_FORMAT, kind: 'CacheRef', ...ref });
+    expect(JSON.parse(readFileSync(join(dir, `${REF_KEY}.ref`), 'utf8'))).toEqual({
+      apiVersion: CACHE_FORMAT,
+      kind: 'CacheRef',
+      ...ref,
+    });
     expect(readRef(fs, dir, REF_KEY, uid)).toEqual(ref);
   });
 

@@ -40,7 +40,13 @@ describe('the refresh token in an entry', () => {
 
   it('is kept beside a remembered failure (an outage, with the credential served through it)', () => {
     const dir = tempDir();
-    const failure = { exitCode: 3 as const, message: 'the token API answered 503', at: EXPIRES + 1, until: EXPIRES + 10_001, outage: true };
+    const failure = {
+      exitCode: 3 as const,
+      message: 'the token API answered 503',
+      at: EXPIRES + 1,
+      until: EXPIRES + 10_001,
+      outage: true,
+    };
     writeFailure(fs, dir, KEY, failure, 'u2', EXPIRES + 1, { status: STATUS, expiresAt: EXPIRES + 60_000 }, REFRESH);
     const lookup = readEntry(fs, dir, KEY, EXPIRES + 2, UID);
     expect(lookup).toMatchObject({ hit: false, failure, stale: { status: STATUS }, refresh: REFRESH });
@@ -53,7 +59,10 @@ describe('the refresh token in an entry', () => {
     const text = readFileSync(entryPath(dir, KEY), 'utf8');
     expect(text).not.toContain(REFRESH.token);
     expect(readEntry(fs, dir, KEY, NOW, UID)).toEqual({ hit: true, status: STATUS });
-    expect(readEntry(fs, dir, KEY, EXPIRES + 1, UID)).toMatchObject({ hit: false, stale: { status: STATUS, expiresAt: EXPIRES + 60_000 } });
+    expect(readEntry(fs, dir, KEY, EXPIRES + 1, UID)).toMatchObject({
+      hit: false,
+      stale: { status: STATUS, expiresAt: EXPIRES + 60_000 },
+    });
     expect(modeOf(entryPath(dir, KEY))).toBe(0o600);
   });
 
@@ -64,8 +73,17 @@ describe('the refresh token in an entry', () => {
     const text = readFileSync(entryPath(dir, KEY), 'utf8');
     expect(text).not.toContain(REFRESH.token);
     expect(text).not.toContain(STATUS.token);
-    expect(readEntry(fs, dir, KEY, EXPIRES + 1, UID)).toEqual({ hit: false, reason: 'entry holds no usable credential' });
-    const failure = { exitCode: 3 as const, message: 'the token API answered 503', at: EXPIRES + 1, until: EXPIRES + 10_001, outage: true };
+    expect(readEntry(fs, dir, KEY, EXPIRES + 1, UID)).toEqual({
+      hit: false,
+      reason: 'entry holds no usable credential',
+    });
+    const failure = {
+      exitCode: 3 as const,
+      message: 'the token API answered 503',
+      at: EXPIRES + 1,
+      until: EXPIRES + 10_001,
+      outage: true,
+    };
     writeFailure(fs, dir, KEY, failure, 'r3', EXPIRES + 1, { status: STATUS, expiresAt: EXPIRES + 60_000 }, REFRESH);
     replaceRefresh(fs, dir, KEY, undefined, 'r4', UID, { held: REFRESH.token, refused: true });
     expect(readFileSync(entryPath(dir, KEY), 'utf8')).not.toContain(STATUS.token);
@@ -103,14 +121,24 @@ describe('the refresh token in an entry', () => {
     } as typeof fs;
     replaceRefresh(racing, dir, KEY, undefined, 'm3', UID, { held: REFRESH.token, refused: true });
     expect(wrote).toBe(true);
-    expect(readEntry(fs, dir, KEY, NOW, UID)).toEqual({ hit: true, status: { ...STATUS, token: 'id-token-2' }, refresh: newer });
+    expect(readEntry(fs, dir, KEY, NOW, UID)).toEqual({
+      hit: true,
+      status: { ...STATUS, token: 'id-token-2' },
+      refresh: newer,
+    });
     expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
   it('dropping from an entry that is not ours, or none, changes nothing', () => {
     const dir = tempDir();
     replaceRefresh(fs, dir, KEY, undefined, 'u5', UID);
-    const foreign = JSON.stringify({ apiVersion: 'webapi-credential.cache/v0', kind: 'CachedCredential', key: KEY, status: STATUS, refresh: REFRESH });
+    const foreign = JSON.stringify({
+      apiVersion: 'webapi-credential.cache/v0',
+      kind: 'CachedCredential',
+      key: KEY,
+      status: STATUS,
+      refresh: REFRESH,
+    });
     writeFileSync(entryPath(dir, KEY), foreign, { mode: 0o600 });
     replaceRefresh(fs, dir, KEY, undefined, 'u6', UID);
     expect(readFileSync(entryPath(dir, KEY), 'utf8')).toBe(foreign);
@@ -128,7 +156,18 @@ describe('the refresh token in an entry', () => {
     ['a time that is no number', { token: 'rt', at: '2030-01-01' }],
   ])('one that the cache did not write is none (%s); the credential still serves', (_name, refresh) => {
     const dir = tempDir();
-    writeFileSync(entryPath(dir, KEY), JSON.stringify({ apiVersion: CACHE_FORMAT, kind: 'CachedCredential', key: KEY, status: STATUS, expiresAt: EXPIRES, refresh }), { mode: 0o600 });
+    writeFileSync(
+      entryPath(dir, KEY),
+      JSON.stringify({
+        apiVersion: CACHE_FORMAT,
+        kind: 'CachedCredential',
+        key: KEY,
+        status: STATUS,
+        expiresAt: EXPIRES,
+        refresh,
+      }),
+      { mode: 0o600 },
+    );
     expect(readEntry(fs, dir, KEY, NOW, UID)).toEqual({ hit: true, status: STATUS });
   });
 });

@@ -32,7 +32,10 @@ describe('a relative file read from two places', () => {
     const second = await runCli(['--config', join(bob, 'cfg.json'), '--cache', '--verbose'], { env });
     expect(second.code, second.stderr).toBe(0);
     // bob's call asked the token API with bob's identity, and got its own token.
-    expect(api.requests.map((request) => new URLSearchParams(request.body).get('who'))).toEqual(['identity-of-alice', 'identity-of-bob']);
+    expect(api.requests.map((request) => new URLSearchParams(request.body).get('who'))).toEqual([
+      'identity-of-alice',
+      'identity-of-bob',
+    ]);
     expect(JSON.parse(second.stdout).status.token).toBe('token-2');
     expect(second.stderr).not.toContain('(fast path');
     expect(leaks(second, ['api-key-1', 'identity-of-bob', 'identity-of-alice'], ['token-2'])).toEqual([]);
@@ -53,7 +56,10 @@ describe('a relative file read from two places', () => {
     expect(first.code, first.stderr).toBe(0);
     const second = await runCli(['--config-inline', config, '--cache', '--verbose'], { env, cwd: bob });
     expect(second.code, second.stderr).toBe(0);
-    expect(api.requests.map((request) => new URLSearchParams(request.body).get('who'))).toEqual(['identity-of-alice', 'identity-of-bob']);
+    expect(api.requests.map((request) => new URLSearchParams(request.body).get('who'))).toEqual([
+      'identity-of-alice',
+      'identity-of-bob',
+    ]);
     expect(JSON.parse(second.stdout).status.token).toBe('token-2');
     expect(leaks(second, ['api-key-1', 'identity-of-bob', 'identity-of-alice'], ['token-2'])).toEqual([]);
     const again = await runCli(['--config-inline', config, '--cache', '--verbose'], { env, cwd: bob });

@@ -31,11 +31,16 @@ describe.concurrent('nobody waits or fails while a valid credential exists', () 
     await intoTheWindow(first.stdout);
     // The refresh hangs at the token API until the test releases it.
     const refresh = api.holdRequest(2);
-    const holder = spawnCli(['--config-inline', config, '--cache', '--timeout', '30s'], box.env({ API_KEY: 'api-key-1' }));
+    const holder = spawnCli(
+      ['--config-inline', config, '--cache', '--timeout', '30s'],
+      box.env({ API_KEY: 'api-key-1' }),
+    );
     await refresh.arrived;
     try {
       const calledAt = Date.now();
-      const waiters = await Promise.all(Array.from({ length: 3 }, () => getToken(box, config, ['--cache', '--verbose'])));
+      const waiters = await Promise.all(
+        Array.from({ length: 3 }, () => getToken(box, config, ['--cache', '--verbose'])),
+      );
       // Answered while the holder's request was still held: none of them waited on the token API.
       expect(api.requests).toHaveLength(2);
       expect(holder.child.exitCode).toBeNull();
@@ -68,12 +73,17 @@ describe.concurrent('nobody waits or fails while a valid credential exists', () 
     const box = sandbox();
     const config = cachedConfig(api, { retry: { limit: 0 } });
     const fetch = api.holdRequest(1);
-    const holder = spawnCli(['--config-inline', config, '--cache', '--timeout', '30s'], box.env({ API_KEY: 'api-key-1' }));
+    const holder = spawnCli(
+      ['--config-inline', config, '--cache', '--timeout', '30s'],
+      box.env({ API_KEY: 'api-key-1' }),
+    );
     await fetch.arrived;
     try {
       const short = await getToken(box, config, ['--cache', '--timeout', '1s']);
       expect(short.code).toBe(3);
-      expect(short.stderr).toBe(`${PREFIX}no credential within --timeout 1s: process ${holder.child.pid} was still fetching it\n`);
+      expect(short.stderr).toBe(
+        `${PREFIX}no credential within --timeout 1s: process ${holder.child.pid} was still fetching it\n`,
+      );
       expect(leaks(short, ['api-key-1'])).toEqual([]);
       expect(api.requests).toHaveLength(1);
     } finally {
@@ -86,7 +96,7 @@ describe.concurrent('nobody waits or fails while a valid credential exists', () 
     expect(api.requests).toHaveLength(1);
   }, 60_000);
 
-  it('does not take over a holder that waits out a Retry-After: the waiter gets the holder\'s credential, two requests in all', async () => {
+  it("does not take over a holder that waits out a Retry-After: the waiter gets the holder's credential, two requests in all", async () => {
     let n = 0;
     let arrive!: () => void;
     const waitingOut = new Promise<void>((resolve) => (arrive = resolve));
@@ -102,7 +112,10 @@ describe.concurrent('nobody waits or fails while a valid credential exists', () 
     try {
       const box = sandbox();
       const config = cachedConfig(api, { retry: { limit: 1 } });
-      const holder = spawnCli(['--config-inline', config, '--cache', '--timeout', '30s'], box.env({ API_KEY: 'api-key-1' }));
+      const holder = spawnCli(
+        ['--config-inline', config, '--cache', '--timeout', '30s'],
+        box.env({ API_KEY: 'api-key-1' }),
+      );
       await waitingOut;
       // The waiter's deadline (9 s) ends before the holder's: it waits on it through the 5 s the
       // holder waits out (more than half the waiter's time: the patience that took it over before).
@@ -163,7 +176,7 @@ describe.concurrent('nobody waits or fails while a valid credential exists', () 
 });
 
 describe.concurrent('one login for every terminal', () => {
-  it("says at once whose login it waits for; not interactive, it exits 2 after its patience; interactive, it waits on past its own --timeout", async () => {
+  it('says at once whose login it waits for; not interactive, it exits 2 after its patience; interactive, it waits on past its own --timeout', async () => {
     // The device endpoint never answers: the first caller holds the login's lock as long as the test wants.
     let arrive!: () => void;
     const atDevice = new Promise<void>((resolve) => (arrive = resolve));
@@ -191,21 +204,33 @@ describe.concurrent('one login for every terminal', () => {
       },
     });
     const exec = (interactive: boolean) => ({
-      KUBERNETES_EXEC_INFO: JSON.stringify({ kind: 'ExecCredential', apiVersion: 'client.authentication.k8s.io/v1', spec: { interactive } }),
+      KUBERNETES_EXEC_INFO: JSON.stringify({
+        kind: 'ExecCredential',
+        apiVersion: 'client.authentication.k8s.io/v1',
+        spec: { interactive },
+      }),
     });
     const args = ['--config-inline', config, '--cache'];
     const first = spawnCli(args, box.env(exec(true)));
     const others: ReturnType<typeof spawnCli>[] = [];
     try {
       await atDevice;
-      const waiting = new RegExp(`^${PREFIX}warning: waiting for the login in another terminal \\(pid ${first.child.pid}, since \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\)$`);
+      const waiting = new RegExp(
+        `^${PREFIX}warning: waiting for the login in another terminal \\(pid ${first.child.pid}, since \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\)$`,
+      );
       // Started first, with the shorter --timeout: were it bound by it, it would end first.
       const interactive = spawnCli([...args, '--timeout', '1s'], box.env(exec(true)));
       const script = spawnCli([...args, '--timeout', '2s'], box.env(exec(false)));
       others.push(interactive, script);
       const done = await script.exited;
       expect(done.code).toBe(2);
-      expect(script.stderr().split('\n').filter((line) => line !== '').map((line) => line.replace(waiting, 'WAITING'))).toEqual([
+      expect(
+        script
+          .stderr()
+          .split('\n')
+          .filter((line) => line !== '')
+          .map((line) => line.replace(waiting, 'WAITING')),
+      ).toEqual([
         'WAITING',
         `${PREFIX}a login is in progress in another terminal (pid ${first.child.pid}): finish it there, then run again`,
       ]);
@@ -213,7 +238,13 @@ describe.concurrent('one login for every terminal', () => {
       // The interactive one said the same at once and waits on, past its own 1 s, for the login's bound.
       await interactive.waitForStderr('waiting for the login in another terminal');
       expect(interactive.child.exitCode).toBeNull();
-      expect(interactive.stderr().split('\n').filter((line) => line !== '').map((line) => line.replace(waiting, 'WAITING'))).toEqual(['WAITING']);
+      expect(
+        interactive
+          .stderr()
+          .split('\n')
+          .filter((line) => line !== '')
+          .map((line) => line.replace(waiting, 'WAITING')),
+      ).toEqual(['WAITING']);
       // One device request: nobody else started a login.
       expect(api.requests.filter((r) => r.path === '/device')).toHaveLength(1);
     } finally {

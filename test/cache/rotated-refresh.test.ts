@@ -18,27 +18,61 @@ let api: TokenApi;
 let issued = 1;
 beforeAll(async () => {
   // Every refresh answers an opaque access token with no expires_in, and the next refresh token.
-  api = await startTokenApi((_request, response) => json(response, 200, { access_token: `opaque-${issued}`, token_type: 'Bearer', refresh_token: `refresh-R${++issued}` }), { insecure: true });
+  api = await startTokenApi(
+    (_request, response) =>
+      json(response, 200, {
+        access_token: `opaque-${issued}`,
+        token_type: 'Bearer',
+        refresh_token: `refresh-R${++issued}`,
+      }),
+    { insecure: true },
+  );
 });
 afterAll(() => api?.close());
 
 function deps(): CacheDeps {
   let n = 0;
-  return { fs, trace: () => {}, unique: () => `u${++n}`, now: () => NOW, sleep: async () => {}, pid: process.pid, alive: () => true, uid: UID, randomBytes: () => new Uint8Array(32) };
+  return {
+    fs,
+    trace: () => {},
+    unique: () => `u${++n}`,
+    now: () => NOW,
+    sleep: async () => {},
+    pid: process.pid,
+    alive: () => true,
+    uid: UID,
+    randomBytes: () => new Uint8Array(32),
+  };
 }
 
 /** A refresh as tokenPath $.access_token reads it: the answer's access_token, no expiry, its refresh_token. */
 const refreshAtApi: Fetch = async (refresh) => {
-  const answer = await fetch(`${api.url}/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refresh?.token ?? '' }) });
+  const answer = await fetch(`${api.url}/token`, {
+    method: 'POST',
+    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refresh?.token ?? '' }),
+  });
   const body = (await answer.json()) as { access_token: string; refresh_token?: string };
-  return { status: { token: body.access_token }, expiresAt: undefined, ...(body.refresh_token !== undefined ? { refreshToken: body.refresh_token } : {}) };
+  return {
+    status: { token: body.access_token },
+    expiresAt: undefined,
+    ...(body.refresh_token !== undefined ? { refreshToken: body.refresh_token } : {}),
+  };
 };
 
 it('the next refresh posts the rotated refresh token R2, never the used R1 again', async () => {
   const dir = join(mkdtempSync(join(tmpdir(), 'webapi-credential-rotated-refresh-')), 'cache');
   fs.mkdirSync(dir, { mode: 0o700 });
   // A login's entry: its credential expired, its refresh token R1.
-  writeEntry(fs, dir, KEY, { token: 'expired', expirationTimestamp: '2025-12-31T23:00:00Z' }, 'seed', NOW - 7_200_000, undefined, { token: 'refresh-R1', at: NOW - 7_200_000 });
+  writeEntry(
+    fs,
+    dir,
+    KEY,
+    { token: 'expired', expirationTimestamp: '2025-12-31T23:00:00Z' },
+    'seed',
+    NOW - 7_200_000,
+    undefined,
+    { token: 'refresh-R1', at: NOW - 7_200_000 },
+  );
   const timing = { deadline: NOW + 30_000, timeoutMs: 30_000 };
   expect(await cached(fileStorage(dir, deps()), KEY, timing, refreshAtApi, deps())).toEqual({ token: 'opaque-1' });
   // Not stored as a credential (no expiry), but the rotated refresh token is kept.
@@ -55,7 +89,11 @@ it('with no entry yet (a login whose credential has no expiry), the entry holds 
   const timing = { deadline: NOW + 30_000, timeoutMs: 30_000 };
   const first = await cached(fileStorage(dir, deps()), KEY, timing, refreshAtApi, deps());
   const lookup = readEntry(fs, dir, KEY, NOW, UID);
-  expect(lookup).toEqual({ hit: false, reason: 'entry holds no usable credential', refresh: { token: `refresh-R${issued}`, at: NOW } });
+  expect(lookup).toEqual({
+    hit: false,
+    reason: 'entry holds no usable credential',
+    refresh: { token: `refresh-R${issued}`, at: NOW },
+  });
   expect(fs.statSync(join(dir, `${KEY}.json`)).mode & 0o777).toBe(0o600);
   expect(fs.readFileSync(join(dir, `${KEY}.json`), 'utf8')).not.toContain(first.token!);
   await cached(fileStorage(dir, deps()), KEY, timing, refreshAtApi, deps());

@@ -30,10 +30,13 @@ describe('sha256Hex', () => {
 });
 
 describe('hmacSha256Hex', () => {
-  const referenceHmac = (key: Uint8Array, data: string | Uint8Array) => createHmac('sha256', key).update(data).digest('hex');
+  const referenceHmac = (key: Uint8Array, data: string | Uint8Array) =>
+    createHmac('sha256', key).update(data).digest('hex');
 
   it('gives the RFC 4231 test case 2 value', () => {
-    expect(hmacSha256Hex(Buffer.from('Jefe'), 'what do ya want for nothing?')).toBe('5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843');
+    expect(hmacSha256Hex(Buffer.from('Jefe'), 'what do ya want for nothing?')).toBe(
+      '5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843',
+    );
   });
 
   it('matches node:crypto for keys shorter than, equal to and longer than a block, and any message', () => {

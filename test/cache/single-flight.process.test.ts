@@ -4,7 +4,18 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { cachedConfig, deadPid, entryAndRef, getToken, onlyEntry, sandbox, spawnCli, tokenApis, tree, HOST_ID } from './support.js';
+import {
+  cachedConfig,
+  deadPid,
+  entryAndRef,
+  getToken,
+  onlyEntry,
+  sandbox,
+  spawnCli,
+  tokenApis,
+  tree,
+  HOST_ID,
+} from './support.js';
 
 const startApi = tokenApis();
 const PREFIX = 'webapi-credential: ';
@@ -14,7 +25,8 @@ const PREFIX = 'webapi-credential: ';
  * so under --verbose (a live holder's lock taken over, or a lock not ours gone around). Read from its
  * trace, not timed: a busy machine makes any wait long.
  */
-const waitedItsPatience = (stderr: string) => /cache: took over the lock of a live process|cache: a lock that is not ours holds the key too long/.test(stderr);
+const waitedItsPatience = (stderr: string) =>
+  /cache: took over the lock of a live process|cache: a lock that is not ours holds the key too long/.test(stderr);
 
 describe('single flight', () => {
   it('makes exactly one request for 50 parallel cold invocations, and all 50 print the same credential', async () => {
@@ -24,7 +36,9 @@ describe('single flight', () => {
     // 50 processes on two cores: the holder may read its answer long after the API sent it. Its
     // attempt must not time out and send the request again (a second request, not a broken lock).
     const config = cachedConfig(api, { timeout: '100s' });
-    const results = await Promise.all(Array.from({ length: 50 }, () => getToken(box, config, ['--cache', '--timeout', '110s'])));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => getToken(box, config, ['--cache', '--timeout', '110s'])),
+    );
 
     expect(results.map((r) => r.code)).toEqual(Array(50).fill(0));
     expect(results.map((r) => r.stderr)).toEqual(Array(50).fill(''));
@@ -42,10 +56,19 @@ describe('single flight', () => {
     const box = sandbox();
     const { generateKeyPairSync } = await import('node:crypto');
     const key = join(box.root, 'client.key');
-    writeFileSync(key, generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ format: 'pem', type: 'pkcs8' }) as string);
+    writeFileSync(
+      key,
+      generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({
+        format: 'pem',
+        type: 'pkcs8',
+      }) as string,
+    );
     const config = cachedConfig(api, {
       query: { request_id: '{{ uuid() }}', at: '{{ now() }}' },
-      headers: { Authorization: 'Bearer {{ env.API_KEY }}', 'X-Assertion': `{{ jwt({ iss: "client", aud: "api" }, file(${JSON.stringify(key)})) }}` },
+      headers: {
+        Authorization: 'Bearer {{ env.API_KEY }}',
+        'X-Assertion': `{{ jwt({ iss: "client", aud: "api" }, file(${JSON.stringify(key)})) }}`,
+      },
     });
     const results = await Promise.all(Array.from({ length: 8 }, () => getToken(box, config, ['--cache'])));
     expect(results.map((r) => r.code)).toEqual(Array(8).fill(0));
@@ -68,7 +91,9 @@ describe('single flight', () => {
     const lock = tree(box.cacheDir).find((name) => name.endsWith('.lock'));
     expect(lock).toMatch(/^[0-9a-f]{64}\.lock$/);
     // Its pid, host, deadline (its --timeout, 30 s by default, from its start) and that it is no login.
-    expect(readFileSync(join(box.cacheDir, lock!), 'utf8')).toMatch(new RegExp(`^${holder.child.pid} ${HOST_ID.replace(/[[\]]/g, '\\$&')} \\d{13} fetch\n$`));
+    expect(readFileSync(join(box.cacheDir, lock!), 'utf8')).toMatch(
+      new RegExp(`^${holder.child.pid} ${HOST_ID.replace(/[[\]]/g, '\\$&')} \\d{13} fetch\n$`),
+    );
 
     const waiter = spawnCli(['--config-inline', config, '--cache', '--verbose'], env);
     await waiter.waitForStderr(`${PREFIX}cache: miss (no entry)`);
@@ -160,7 +185,9 @@ describe('single flight', () => {
     writeFileSync(path, '');
     // A live holder (this test runner) that never finishes, whose deadline is 2 s away: the waiter,
     // with a later one, takes its lock over once that has passed (and leaves it alone before).
-    writeFileSync(join(box.cacheDir, `${key}.lock`), `${process.pid} ${HOST_ID} ${Date.now() + 2_000} fetch\n`, { mode: 0o600 });
+    writeFileSync(join(box.cacheDir, `${key}.lock`), `${process.pid} ${HOST_ID} ${Date.now() + 2_000} fetch\n`, {
+      mode: 0o600,
+    });
 
     const result = await getToken(box, config, ['--cache', '--verbose', '--timeout', '20s']);
     expect(result.code).toBe(0);

@@ -35,7 +35,8 @@ function withEntry(text: string): string {
   return dir;
 }
 
-const entry = (fields: Record<string, unknown>) => JSON.stringify({ apiVersion: CACHE_FORMAT, kind: 'CachedCredential', key: KEY, status: STATUS, ...fields });
+const entry = (fields: Record<string, unknown>) =>
+  JSON.stringify({ apiVersion: CACHE_FORMAT, kind: 'CachedCredential', key: KEY, status: STATUS, ...fields });
 
 describe('writeEntry and readEntry', () => {
   it('write an entry file of mode 0600 that reads back as a hit with the same status, and leave no temp file', () => {
@@ -54,7 +55,10 @@ describe('writeEntry and readEntry', () => {
     writeEntry(fs, dir, KEY, STATUS, 'unique-1');
     writeEntry(fs, dir, KEY, { token: 'tok-2', expirationTimestamp: EXPIRY }, 'unique-2');
     expect(readdirSync(dir)).toEqual([`${KEY}.json`]);
-    expect(readEntry(fs, dir, KEY, NOW, UID)).toEqual({ hit: true, status: { token: 'tok-2', expirationTimestamp: EXPIRY } });
+    expect(readEntry(fs, dir, KEY, NOW, UID)).toEqual({
+      hit: true,
+      status: { token: 'tok-2', expirationTimestamp: EXPIRY },
+    });
   });
 
   it('keep a client certificate credential', () => {
@@ -79,7 +83,10 @@ describe('writeEntry and readEntry', () => {
     const dir = tempDir();
     const dead = `${OTHER}.1-killed.tmp`;
     const writing = `${OTHER}.2-writing.tmp`;
-    for (const [name, ageMs] of [[dead, 11 * 60_000], [writing, 9 * 60_000]] as const) {
+    for (const [name, ageMs] of [
+      [dead, 11 * 60_000],
+      [writing, 9 * 60_000],
+    ] as const) {
       writeFileSync(join(dir, name), entry({}), { mode: 0o600 });
       utimesSync(join(dir, name), (NOW - ageMs) / 1000, (NOW - ageMs) / 1000);
     }
@@ -103,20 +110,48 @@ describe('writeEntry and readEntry', () => {
     ['null', 'null', 'entry has another format version'],
     ['a number', '42', 'entry has another format version'],
     ['a list', '[]', 'entry has another format version'],
-    ['a foreign format version', entry({ apiVersion: 'webapi-credential.cache/v1' }), 'entry has another format version'],
+    [
+      'a foreign format version',
+      entry({ apiVersion: 'webapi-credential.cache/v1' }),
+      'entry has another format version',
+    ],
     ['no format version', entry({ apiVersion: undefined }), 'entry has another format version'],
     ['another kind', entry({ kind: 'Credential' }), 'entry has another format version'],
     ['the entry of another key (a renamed file)', entry({ key: OTHER }), 'entry belongs to another key'],
     ['no status', entry({ status: undefined }), 'entry holds no usable credential'],
     ['a string status', entry({ status: 'tok-1' }), 'entry holds no usable credential'],
-    ['an empty token', entry({ status: { token: '', expirationTimestamp: EXPIRY } }), 'entry holds no usable credential'],
-    ['a number token', entry({ status: { token: 7, expirationTimestamp: EXPIRY } }), 'entry holds no usable credential'],
-    ['a certificate without its key', entry({ status: { clientCertificateData: 'CERT', expirationTimestamp: EXPIRY } }), 'entry holds no usable credential'],
+    [
+      'an empty token',
+      entry({ status: { token: '', expirationTimestamp: EXPIRY } }),
+      'entry holds no usable credential',
+    ],
+    [
+      'a number token',
+      entry({ status: { token: 7, expirationTimestamp: EXPIRY } }),
+      'entry holds no usable credential',
+    ],
+    [
+      'a certificate without its key',
+      entry({ status: { clientCertificateData: 'CERT', expirationTimestamp: EXPIRY } }),
+      'entry holds no usable credential',
+    ],
     ['no expirationTimestamp', entry({ status: { token: 'tok-1' } }), 'entry holds no usable credential'],
-    ['an unparsable expirationTimestamp', entry({ status: { token: 'tok-1', expirationTimestamp: 'tomorrow' } }), 'entry holds no usable credential'],
-    ['an expired entry', entry({ status: { token: 'tok-1', expirationTimestamp: '2020-01-01T00:00:00Z' } }), 'entry expired at 2020-01-01T00:00:00Z'],
+    [
+      'an unparsable expirationTimestamp',
+      entry({ status: { token: 'tok-1', expirationTimestamp: 'tomorrow' } }),
+      'entry holds no usable credential',
+    ],
+    [
+      'an expired entry',
+      entry({ status: { token: 'tok-1', expirationTimestamp: '2020-01-01T00:00:00Z' } }),
+      'entry expired at 2020-01-01T00:00:00Z',
+    ],
     // A valid entry padded past the bound: the size is judged on the descriptor, before any read.
-    ['an entry larger than 256 KiB', `${valid}${' '.repeat(256 * 1024)}`, `entry is not ours (${valid.length + 256 * 1024} bytes)`],
+    [
+      'an entry larger than 256 KiB',
+      `${valid}${' '.repeat(256 * 1024)}`,
+      `entry is not ours (${valid.length + 256 * 1024} bytes)`,
+    ],
   ])('miss %s, with a reason and no exception', (_name, text, reason) => {
     expect(readEntry(fs, withEntry(text), KEY, NOW, UID)).toEqual({ hit: false, reason });
   });
@@ -141,15 +176,20 @@ describe('ensureDir', () => {
     expect(modeOf(dir)).toBe(0o700);
   });
 
-  it.each([0o755, 0o750, 0o777, 0o701])('refuses an existing directory of mode %o that we own, and leaves it as it is', (mode) => {
-    const dir = join(tempDir(), 'cache');
-    mkdirSync(dir);
-    fs.chmodSync(dir, mode);
-    writeFileSync(join(dir, `${KEY}.json`), 'theirs');
-    expect(() => ensureDir(fs, dir, process.getuid!())).toThrow(`${dir} has mode ${mode.toString(8)}; the cache needs 700`);
-    expect(modeOf(dir)).toBe(mode);
-    expect(readdirSync(dir)).toEqual([`${KEY}.json`]);
-  });
+  it.each([0o755, 0o750, 0o777, 0o701])(
+    'refuses an existing directory of mode %o that we own, and leaves it as it is',
+    (mode) => {
+      const dir = join(tempDir(), 'cache');
+      mkdirSync(dir);
+      fs.chmodSync(dir, mode);
+      writeFileSync(join(dir, `${KEY}.json`), 'theirs');
+      expect(() => ensureDir(fs, dir, process.getuid!())).toThrow(
+        `${dir} has mode ${mode.toString(8)}; the cache needs 700`,
+      );
+      expect(modeOf(dir)).toBe(mode);
+      expect(readdirSync(dir)).toEqual([`${KEY}.json`]);
+    },
+  );
 
   it('throws when the path is a regular file', () => {
     const file = join(tempDir(), 'file');
@@ -160,32 +200,42 @@ describe('ensureDir', () => {
   it('throws ENOTDIR when a parent is a regular file', () => {
     const file = join(tempDir(), 'file');
     writeFileSync(file, '');
-    expect(() => ensureDir(fs, join(file, 'cache'), process.getuid!())).toThrow(expect.objectContaining({ code: 'ENOTDIR' }));
+    expect(() => ensureDir(fs, join(file, 'cache'), process.getuid!())).toThrow(
+      expect.objectContaining({ code: 'ENOTDIR' }),
+    );
   });
 
-  it.skipIf(process.getuid?.() !== 0)('refuses a directory that belongs to another user, and leaves its mode alone', () => {
-    // We run as root in CI, where chmod would succeed on anyone's directory: the owner check is what stops it.
-    const dir = join(tempDir(), 'theirs');
-    mkdirSync(dir, { mode: 0o777 });
-    fs.chmodSync(dir, 0o777);
-    fs.chownSync(dir, 4242, 4242);
-    expect(() => ensureDir(fs, dir, process.getuid!())).toThrow(`${dir} belongs to uid 4242, not to this user (uid ${process.getuid!()})`);
-    expect(modeOf(dir)).toBe(0o777);
-  });
+  it.skipIf(process.getuid?.() !== 0)(
+    'refuses a directory that belongs to another user, and leaves its mode alone',
+    () => {
+      // We run as root in CI, where chmod would succeed on anyone's directory: the owner check is what stops it.
+      const dir = join(tempDir(), 'theirs');
+      mkdirSync(dir, { mode: 0o777 });
+      fs.chmodSync(dir, 0o777);
+      fs.chownSync(dir, 4242, 4242);
+      expect(() => ensureDir(fs, dir, process.getuid!())).toThrow(
+        `${dir} belongs to uid 4242, not to this user (uid ${process.getuid!()})`,
+      );
+      expect(modeOf(dir)).toBe(0o777);
+    },
+  );
 
-  it.skipIf(process.getuid?.() !== 0)('lets the fast path read only a directory that is ours and closed to others', () => {
-    const uid = process.getuid!();
-    const ours = join(tempDir(), 'ours');
-    ensureDir(fs, ours, uid);
-    expect(privateDir(fs, ours, uid)).toBe(true);
-    fs.chmodSync(ours, 0o755);
-    expect(privateDir(fs, ours, uid)).toBe(false);
-    const theirs = join(tempDir(), 'theirs');
-    mkdirSync(theirs, { mode: 0o700 });
-    fs.chownSync(theirs, 4242, 4242);
-    expect(privateDir(fs, theirs, uid)).toBe(false);
-    expect(privateDir(fs, join(ours, 'missing'), uid)).toBe(false);
-  });
+  it.skipIf(process.getuid?.() !== 0)(
+    'lets the fast path read only a directory that is ours and closed to others',
+    () => {
+      const uid = process.getuid!();
+      const ours = join(tempDir(), 'ours');
+      ensureDir(fs, ours, uid);
+      expect(privateDir(fs, ours, uid)).toBe(true);
+      fs.chmodSync(ours, 0o755);
+      expect(privateDir(fs, ours, uid)).toBe(false);
+      const theirs = join(tempDir(), 'theirs');
+      mkdirSync(theirs, { mode: 0o700 });
+      fs.chownSync(theirs, 4242, 4242);
+      expect(privateDir(fs, theirs, uid)).toBe(false);
+      expect(privateDir(fs, join(ours, 'missing'), uid)).toBe(false);
+    },
+  );
 });
 
 // The directory stays the size of what is in use (SPEC: bounded work). Before the sweep, every write
@@ -200,7 +250,10 @@ describe('the sweep when writing', () => {
   };
   /** fs that counts the directory listings it is asked for. */
   const counting = (): { listings: number; fs: typeof fs } => {
-    const counted: { listings: number; fs: typeof fs } = { listings: 0, fs: { ...fs, readdirSync: (path: string) => (counted.listings++, fs.readdirSync(path)) } as typeof fs };
+    const counted: { listings: number; fs: typeof fs } = {
+      listings: 0,
+      fs: { ...fs, readdirSync: (path: string) => (counted.listings++, fs.readdirSync(path)) } as typeof fs,
+    };
     return counted;
   };
 
@@ -214,7 +267,9 @@ describe('the sweep when writing', () => {
     aged(dir, `${THIRD}.lock.2-killed.broken`, 11 * 60_000);
     writeEntry(fs, dir, KEY, STATUS, 'unique-1', NOW);
     // A lock is lock.ts's to recover (it knows whether its holder lives), never the sweep's.
-    expect(readdirSync(dir).sort()).toEqual([`${KEY}.json`, `${THIRD}.json`, `${THIRD}.ref`, `${OTHER}.lock`, 'hmac-key', 'notes.txt', 'swept'].sort());
+    expect(readdirSync(dir).sort()).toEqual(
+      [`${KEY}.json`, `${THIRD}.json`, `${THIRD}.ref`, `${OTHER}.lock`, 'hmac-key', 'notes.txt', 'swept'].sort(),
+    );
     expect(readEntry(fs, dir, KEY, NOW, UID)).toMatchObject({ hit: true });
   });
 
@@ -222,7 +277,8 @@ describe('the sweep when writing', () => {
     const dir = tempDir();
     mkdirSync(join(dir, `${OTHER}.json`));
     fs.symlinkSync(join(dir, 'elsewhere'), join(dir, `${THIRD}.ref`));
-    for (const name of [`${OTHER}.json`, `${THIRD}.ref`]) fs.lutimesSync(join(dir, name), (NOW - 31 * DAY) / 1000, (NOW - 31 * DAY) / 1000);
+    for (const name of [`${OTHER}.json`, `${THIRD}.ref`])
+      fs.lutimesSync(join(dir, name), (NOW - 31 * DAY) / 1000, (NOW - 31 * DAY) / 1000);
     writeEntry(fs, dir, KEY, STATUS, 'unique-1', NOW);
     expect(readdirSync(dir).sort()).toEqual([`${KEY}.json`, `${OTHER}.json`, `${THIRD}.ref`, 'swept'].sort());
   });
@@ -314,7 +370,8 @@ describe('the sweep when writing', () => {
     // The class, not one instance: 10, 1,000 and 10,000 files, the same cost once swept.
     for (const files of [10, 1_000, 10_000]) {
       const dir = tempDir();
-      for (let i = 0; i < files; i++) writeFileSync(join(dir, `${i.toString(16).padStart(64, '0')}.json`), 'x', { mode: 0o600 });
+      for (let i = 0; i < files; i++)
+        writeFileSync(join(dir, `${i.toString(16).padStart(64, '0')}.json`), 'x', { mode: 0o600 });
       const now = Date.now();
       writeEntry(fs, dir, KEY, STATUS, 'unique-0', now);
       const counted = counting();
@@ -329,7 +386,20 @@ describe('the sweep when writing', () => {
 describe('clearDir', () => {
   it('removes entries, refs, locks, temp files and the key and nothing else, and counts the credentials', () => {
     const dir = tempDir();
-    const names = [`${KEY}.json`, `${OTHER}.json`, `${KEY}.ref`, `${KEY}.lock`, `${KEY}.123-abc.tmp`, `${KEY}.lock.4-killed.broken`, 'hmac-key', 'swept', 'swept.9-dead.tmp', 'notes.txt', 'short.json', `${KEY}.json.bak`];
+    const names = [
+      `${KEY}.json`,
+      `${OTHER}.json`,
+      `${KEY}.ref`,
+      `${KEY}.lock`,
+      `${KEY}.123-abc.tmp`,
+      `${KEY}.lock.4-killed.broken`,
+      'hmac-key',
+      'swept',
+      'swept.9-dead.tmp',
+      'notes.txt',
+      'short.json',
+      `${KEY}.json.bak`,
+    ];
     for (const name of names) writeFileSync(join(dir, name), 'x');
     expect(clearDir(fs, dir, UID)).toBe(2);
     expect(readdirSync(dir).sort()).toEqual([`${KEY}.json.bak`, 'notes.txt', 'short.json']);
@@ -340,7 +410,8 @@ describe('clearDir', () => {
   it('goes on past the files that concurrent writers and lock holders removed after it listed them', () => {
     const dir = tempDir();
     const temp = `${OTHER}.7-writing.tmp`;
-    for (const name of [`${KEY}.json`, `${KEY}.lock`, temp, `${OTHER}.ref`]) writeFileSync(join(dir, name), 'x', { mode: 0o600 });
+    for (const name of [`${KEY}.json`, `${KEY}.lock`, temp, `${OTHER}.ref`])
+      writeFileSync(join(dir, name), 'x', { mode: 0o600 });
     const racing = {
       ...fs,
       readdirSync: (path: string) => {
@@ -387,7 +458,9 @@ describe('clearDir', () => {
     const dir = tempDir();
     writeFileSync(join(dir, `${KEY}.json`), 'theirs');
     fs.chownSync(dir, 4242, 4242);
-    expect(() => clearDir(fs, dir, UID)).toThrow(`${dir} belongs to uid 4242, not to this user (uid ${UID}); nothing was removed`);
+    expect(() => clearDir(fs, dir, UID)).toThrow(
+      `${dir} belongs to uid 4242, not to this user (uid ${UID}); nothing was removed`,
+    );
     expect(readdirSync(dir)).toEqual([`${KEY}.json`]);
   });
 });
@@ -400,13 +473,16 @@ describe('untrustedPath', () => {
     expect(untrustedPath(fs, join(link, 'missing', 'below'), UID!)).toBeUndefined();
   });
 
-  it.skipIf(process.getuid?.() !== 0)('refuses a way through a link of another user, who can point it elsewhere at any time', () => {
-    const dir = tempDir();
-    const link = join(tempDir(), 'link');
-    fs.symlinkSync(dir, link);
-    fs.lchownSync(link, 4242, 4242);
-    expect(untrustedPath(fs, join(link, 'cache'), UID!)).toBe(`${link} above it is a symbolic link of uid 4242`);
-  });
+  it.skipIf(process.getuid?.() !== 0)(
+    'refuses a way through a link of another user, who can point it elsewhere at any time',
+    () => {
+      const dir = tempDir();
+      const link = join(tempDir(), 'link');
+      fs.symlinkSync(dir, link);
+      fs.lchownSync(link, 4242, 4242);
+      expect(untrustedPath(fs, join(link, 'cache'), UID!)).toBe(`${link} above it is a symbolic link of uid 4242`);
+    },
+  );
 
   it('refuses a way that a link leads through a directory others can write', () => {
     const open = tempDir();
@@ -431,31 +507,60 @@ describe('defaultCacheDir', () => {
     ['XDG_CACHE_HOME with a trailing slash', { XDG_CACHE_HOME: '/x/cache/' }, '/x/cache/webapi-credential'],
     ['~/.kube/cache when XDG_CACHE_HOME is unset', {}, '/home/u/.kube/cache/webapi-credential'],
     ['~/.kube/cache when XDG_CACHE_HOME is empty', { XDG_CACHE_HOME: '' }, '/home/u/.kube/cache/webapi-credential'],
-    ['~/.kube/cache when XDG_CACHE_HOME is relative (invalid per the XDG spec)', { XDG_CACHE_HOME: 'cache' }, '/home/u/.kube/cache/webapi-credential'],
+    [
+      '~/.kube/cache when XDG_CACHE_HOME is relative (invalid per the XDG spec)',
+      { XDG_CACHE_HOME: 'cache' },
+      '/home/u/.kube/cache/webapi-credential',
+    ],
   ])('is under %s', (_name, env, expected) => {
     expect(defaultCacheDir(env, '/home/u')).toBe(expected);
   });
 });
 
 describe('a remembered failure', () => {
-  const FAILURE = { exitCode: 3 as const, message: 'the token API answered 401 Unauthorized', at: NOW - 2_000, until: NOW + 8_000 };
-  const failureEntry = (failure: Record<string, unknown>) => JSON.stringify({ apiVersion: CACHE_FORMAT, kind: 'CachedFailure', key: KEY, failure });
+  const FAILURE = {
+    exitCode: 3 as const,
+    message: 'the token API answered 401 Unauthorized',
+    at: NOW - 2_000,
+    until: NOW + 8_000,
+  };
+  const failureEntry = (failure: Record<string, unknown>) =>
+    JSON.stringify({ apiVersion: CACHE_FORMAT, kind: 'CachedFailure', key: KEY, failure });
 
   it('is written 0600 and read back as a miss that carries the failure until its time is up', () => {
     const dir = tempDir();
     writeFailure(fs, dir, KEY, FAILURE, 'unique-f');
     expect(modeOf(entryPath(dir, KEY))).toBe(0o600);
-    expect(readEntry(fs, dir, KEY, NOW, UID)).toEqual({ hit: false, reason: 'a failure is remembered', failure: FAILURE });
-    expect(readEntry(fs, dir, KEY, FAILURE.until, UID)).toEqual({ hit: false, reason: 'remembered failure expired 0s ago' });
+    expect(readEntry(fs, dir, KEY, NOW, UID)).toEqual({
+      hit: false,
+      reason: 'a failure is remembered',
+      failure: FAILURE,
+    });
+    expect(readEntry(fs, dir, KEY, FAILURE.until, UID)).toEqual({
+      hit: false,
+      reason: 'remembered failure expired 0s ago',
+    });
   });
 
   it.each<[string, Record<string, unknown>, string]>([
     ['an exit code that is not 3 or 4', { ...FAILURE, exitCode: 0 }, 'entry holds no usable failure'],
     ['no message', { ...FAILURE, message: undefined }, 'entry holds no usable failure'],
-    ['a message longer than any one line of ours', { ...FAILURE, message: 'x'.repeat(9000) }, 'entry holds no usable failure'],
+    [
+      'a message longer than any one line of ours',
+      { ...FAILURE, message: 'x'.repeat(9000) },
+      'entry holds no usable failure',
+    ],
     ['a time that is not a number', { ...FAILURE, until: '2030' }, 'entry holds no usable failure'],
-    ['a failure from the future (a clock jump)', { ...FAILURE, at: NOW + 60_000, until: NOW + 70_000 }, 'remembered failure has an impossible time'],
-    ['a failure kept longer than 5 minutes', { ...FAILURE, until: FAILURE.at + 300_001 }, 'remembered failure has an impossible time'],
+    [
+      'a failure from the future (a clock jump)',
+      { ...FAILURE, at: NOW + 60_000, until: NOW + 70_000 },
+      'remembered failure has an impossible time',
+    ],
+    [
+      'a failure kept longer than 5 minutes',
+      { ...FAILURE, until: FAILURE.at + 300_001 },
+      'remembered failure has an impossible time',
+    ],
   ])('is a plain miss with %s', (_name, failure, reason) => {
     expect(readEntry(fs, withEntry(failureEntry(failure)), KEY, NOW, UID)).toEqual({ hit: false, reason });
   });
@@ -466,14 +571,26 @@ describe('the real expiry beside the reported one (served through an outage)', (
   it('reads a credential past its reported expiry and before its real one as stale, never as a hit', () => {
     const dir = tempDir();
     writeEntry(fs, dir, KEY, STATUS, 'unique-1', undefined, reported + 60_000);
-    expect(readEntry(fs, dir, KEY, reported + 1, UID)).toEqual({ hit: false, reason: `entry expired at ${EXPIRY}`, stale: { status: STATUS, expiresAt: reported + 60_000 } });
-    expect(readEntry(fs, dir, KEY, reported + 60_000, UID)).toEqual({ hit: false, reason: `entry expired at ${EXPIRY}` });
+    expect(readEntry(fs, dir, KEY, reported + 1, UID)).toEqual({
+      hit: false,
+      reason: `entry expired at ${EXPIRY}`,
+      stale: { status: STATUS, expiresAt: reported + 60_000 },
+    });
+    expect(readEntry(fs, dir, KEY, reported + 60_000, UID)).toEqual({
+      hit: false,
+      reason: `entry expired at ${EXPIRY}`,
+    });
   });
 
   it('keeps the credential beside an outage only: a refusal remembered drops it', () => {
     const dir = tempDir();
     const stale = { status: STATUS, expiresAt: reported + 60_000 };
-    const failure = { exitCode: 3 as const, message: 'the token API answered 503', at: reported, until: reported + 10_000 };
+    const failure = {
+      exitCode: 3 as const,
+      message: 'the token API answered 503',
+      at: reported,
+      until: reported + 10_000,
+    };
     writeFailure(fs, dir, KEY, { ...failure, outage: true }, 'unique-1', undefined, stale);
     expect(readEntry(fs, dir, KEY, reported + 1, UID)).toMatchObject({ hit: false, failure: { outage: true }, stale });
     writeFailure(fs, dir, KEY, failure, 'unique-2', undefined, stale);
@@ -485,7 +602,13 @@ describe('the real expiry beside the reported one (served through an outage)', (
   // that already expired (SPEC: never in the past), so no whole second left is nothing to serve.
   it('never yields a stale credential whose served expirationTimestamp would be in the past, for any real expiry within a second and a half', () => {
     const dir = tempDir();
-    const failure = { exitCode: 3 as const, message: 'the token API answered 503', at: reported, until: reported + 10_000, outage: true };
+    const failure = {
+      exitCode: 3 as const,
+      message: 'the token API answered 503',
+      at: reported,
+      until: reported + 10_000,
+      outage: true,
+    };
     let served = 0;
     for (let nowMs = 0; nowMs < 1000; nowMs += 50) {
       for (let leftMs = 1; leftMs <= 1500; leftMs += 37) {
@@ -498,8 +621,15 @@ describe('the real expiry beside the reported one (served through an outage)', (
         for (const lookup of [expired, remembered]) {
           if (lookup.hit || !lookup.stale) continue;
           served++;
-          const at = Date.parse(throughOutage(lookup.stale, 'the token API answered 503', now).status.expirationTimestamp!);
-          expect({ nowMs, leftMs, after: at > now, notPastReal: at <= stale.expiresAt }).toEqual({ nowMs, leftMs, after: true, notPastReal: true });
+          const at = Date.parse(
+            throughOutage(lookup.stale, 'the token API answered 503', now).status.expirationTimestamp!,
+          );
+          expect({ nowMs, leftMs, after: at > now, notPastReal: at <= stale.expiresAt }).toEqual({
+            nowMs,
+            leftMs,
+            after: true,
+            notPastReal: true,
+          });
         }
       }
     }

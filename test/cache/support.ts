@@ -53,7 +53,9 @@ export function sandbox(): Sandbox {
  */
 export function tree(dir: string): string[] {
   try {
-    return (readdirSync(dir, { recursive: true }) as string[]).filter((name) => !/(^|\/)(hmac-key|swept)$/.test(name)).sort();
+    return (readdirSync(dir, { recursive: true }) as string[])
+      .filter((name) => !/(^|\/)(hmac-key|swept)$/.test(name))
+      .sort();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
@@ -68,7 +70,8 @@ export function modeOf(path: string): number {
 /** The one ref file in `dir` (the fast path's pointer to an entry, src/cache/ref.ts), parsed. */
 export function onlyRef(dir: string): { name: string; path: string; text: string; ref: Record<string, unknown> } {
   const refs = readdirSync(dir).filter((name) => name.endsWith('.ref'));
-  if (refs.length !== 1) throw new Error(`expected exactly one ref in ${dir}, found ${JSON.stringify(readdirSync(dir))}`);
+  if (refs.length !== 1)
+    throw new Error(`expected exactly one ref in ${dir}, found ${JSON.stringify(readdirSync(dir))}`);
   const name = refs[0]!;
   const path = join(dir, name);
   const text = readFileSync(path, 'utf8');
@@ -86,7 +89,8 @@ export function entryAndRef(dir: string): string[] {
 /** The one entry file in `dir` and its key; fails the test unless there is exactly one. */
 export function onlyEntry(dir: string): { key: string; path: string; text: string; entry: Record<string, unknown> } {
   const entries = readdirSync(dir).filter((name) => name.endsWith('.json'));
-  if (entries.length !== 1) throw new Error(`expected exactly one entry in ${dir}, found ${JSON.stringify(readdirSync(dir))}`);
+  if (entries.length !== 1)
+    throw new Error(`expected exactly one entry in ${dir}, found ${JSON.stringify(readdirSync(dir))}`);
   const name = entries[0]!;
   const path = join(dir, name);
   const text = readFileSync(path, 'utf8');
@@ -151,7 +155,12 @@ export function cachedConfig(api: TokenApi, extra: Record<string, unknown> = {})
 }
 
 /** get-token with `config` inline and `args`, in the sandbox, with API_KEY set unless `env` says otherwise. */
-export function getToken(box: Sandbox, config: string, args: string[] = [], env: Record<string, string | undefined> = {}): Promise<CliResult> {
+export function getToken(
+  box: Sandbox,
+  config: string,
+  args: string[] = [],
+  env: Record<string, string | undefined> = {},
+): Promise<CliResult> {
   return runCli(['--config-inline', config, ...args], { env: box.env({ API_KEY: 'api-key-1', ...env }) });
 }
 
@@ -187,7 +196,8 @@ export function spawnCli(args: string[], env: Record<string, string | undefined>
     child,
     stdout: () => stdout,
     stderr: () => stderr,
-    waitForStderr: (text) => (stderr.includes(text) ? Promise.resolve() : new Promise((resolve) => waiters.push({ text, resolve }))),
+    waitForStderr: (text) =>
+      stderr.includes(text) ? Promise.resolve() : new Promise((resolve) => waiters.push({ text, resolve })),
     exited,
   };
 }

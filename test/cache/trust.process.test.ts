@@ -3,7 +3,19 @@
 // swapped for a link, another user's file, a hard link or a FIFO were served (or hung the plugin,
 // which client-go would wait on for ever); a directory under one that others can write could be
 // swapped. Every case must fetch a fresh credential, change nothing it does not own, and end.
-import { chmodSync, chownSync, lchownSync, linkSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  lchownSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -60,36 +72,47 @@ describe('a cache directory that cannot be trusted', () => {
     expect(tree(dir)).toEqual([]);
   });
 
-  it.skipIf(!root)('is not used under a directory of another user, even one closed to others: its owner can rename what is in it', async () => {
-    const api = await startApi();
-    const box = sandbox();
-    const theirs = join(box.root, 'theirs');
-    mkdirSync(theirs);
-    chmodSync(theirs, 0o755);
-    const dir = join(theirs, 'cache');
-    mkdirSync(dir, { mode: 0o700 });
-    chownSync(theirs, 4242, 4242);
-    const config = cachedConfig(api);
-    const first = await getToken(box, config, ['--cache', '--cache-dir', dir, '--verbose']);
-    const second = await getToken(box, config, ['--cache', '--cache-dir', dir]);
-    expect(first.stderr).toContain(`cache: off for this call: ${theirs} above it belongs to uid 4242\n`);
-    expect([credentialOf(first.stdout), credentialOf(second.stdout)]).toEqual(['token-1', 'token-2']);
-    expect(tree(dir)).toEqual([]);
-  });
+  it.skipIf(!root)(
+    'is not used under a directory of another user, even one closed to others: its owner can rename what is in it',
+    async () => {
+      const api = await startApi();
+      const box = sandbox();
+      const theirs = join(box.root, 'theirs');
+      mkdirSync(theirs);
+      chmodSync(theirs, 0o755);
+      const dir = join(theirs, 'cache');
+      mkdirSync(dir, { mode: 0o700 });
+      chownSync(theirs, 4242, 4242);
+      const config = cachedConfig(api);
+      const first = await getToken(box, config, ['--cache', '--cache-dir', dir, '--verbose']);
+      const second = await getToken(box, config, ['--cache', '--cache-dir', dir]);
+      expect(first.stderr).toContain(`cache: off for this call: ${theirs} above it belongs to uid 4242\n`);
+      expect([credentialOf(first.stdout), credentialOf(second.stdout)]).toEqual(['token-1', 'token-2']);
+      expect(tree(dir)).toEqual([]);
+    },
+  );
 
-  it.skipIf(!root)('is not used, nor made, through a symbolic link of another user, who can point it elsewhere between two calls', async () => {
-    const api = await startApi();
-    const box = sandbox();
-    const target = join(box.root, 'target');
-    mkdirSync(target, { mode: 0o700 });
-    const link = join(box.root, 'their-link');
-    symlinkSync(target, link);
-    lchownSync(link, 4242, 4242);
-    const result = await getToken(box, cachedConfig(api), ['--cache', '--cache-dir', join(link, 'cache'), '--verbose']);
-    expect(result.code).toBe(0);
-    expect(result.stderr).toContain(`cache: off for this call: ${link} above it is a symbolic link of uid 4242\n`);
-    expect(readdirSync(target)).toEqual([]);
-  });
+  it.skipIf(!root)(
+    'is not used, nor made, through a symbolic link of another user, who can point it elsewhere between two calls',
+    async () => {
+      const api = await startApi();
+      const box = sandbox();
+      const target = join(box.root, 'target');
+      mkdirSync(target, { mode: 0o700 });
+      const link = join(box.root, 'their-link');
+      symlinkSync(target, link);
+      lchownSync(link, 4242, 4242);
+      const result = await getToken(box, cachedConfig(api), [
+        '--cache',
+        '--cache-dir',
+        join(link, 'cache'),
+        '--verbose',
+      ]);
+      expect(result.code).toBe(0);
+      expect(result.stderr).toContain(`cache: off for this call: ${link} above it is a symbolic link of uid 4242\n`);
+      expect(readdirSync(target)).toEqual([]);
+    },
+  );
 
   it('is not emptied by cache clear through a symbolic link planted in its place', async () => {
     const box = sandbox();
@@ -98,9 +121,16 @@ describe('a cache directory that cannot be trusted', () => {
     const names = ['a'.repeat(64) + '.json', 'hmac-key'];
     for (const name of names) writeFileSync(join(victim, name), 'precious');
     symlinkSync(victim, box.cacheDir);
-    for (const args of [['cache', 'clear'], ['cache', 'clear', '--cache-dir', box.cacheDir]]) {
+    for (const args of [
+      ['cache', 'clear'],
+      ['cache', 'clear', '--cache-dir', box.cacheDir],
+    ]) {
       const result = await runCli(args, { env: box.env() });
-      expectFailure(result, 2, `cannot clear the cache in ${box.cacheDir}: ${box.cacheDir} is a symbolic link; nothing was removed`);
+      expectFailure(
+        result,
+        2,
+        `cannot clear the cache in ${box.cacheDir}: ${box.cacheDir} is a symbolic link; nothing was removed`,
+      );
     }
     expect(readdirSync(victim).sort()).toEqual(names.sort());
   });
@@ -184,6 +214,7 @@ describe('an entry or a ref swapped for something that is not ours', () => {
     const key = readFileSync(join(box.cacheDir, 'hmac-key'), 'utf8').trim();
     expect(key).toMatch(/^[0-9a-f]{64}$/);
     expect(modeOf(join(box.cacheDir, 'hmac-key'))).toBe(0o600);
-    for (const name of tree(box.cacheDir)) expect(readFileSync(join(box.cacheDir, name), 'utf8')).not.toContain('api-key');
+    for (const name of tree(box.cacheDir))
+      expect(readFileSync(join(box.cacheDir, name), 'utf8')).not.toContain('api-key');
   });
 });

@@ -31,9 +31,19 @@ it('fetches without the lock when the lock file cannot be created, and says why 
     alive: () => true,
     randomBytes: () => new Uint8Array(32),
   };
-  const result = await cached(fileStorage(dir, deps), 'b'.repeat(64), { deadline: now + 30_000, timeoutMs: 30_000 }, async () => ({ status, expiresAt: undefined }), deps);
+  const result = await cached(
+    fileStorage(dir, deps),
+    'b'.repeat(64),
+    { deadline: now + 30_000, timeoutMs: 30_000 },
+    async () => ({ status, expiresAt: undefined }),
+    deps,
+  );
   expect(result).toEqual(status);
-  expect(lines).toEqual(['cache: miss (no entry)', 'cache: cannot lock (EACCES); fetching without the lock', 'cache: stored']);
+  expect(lines).toEqual([
+    'cache: miss (no entry)',
+    'cache: cannot lock (EACCES); fetching without the lock',
+    'cache: stored',
+  ]);
 });
 
 it('removes a lock whose pid write fails (a full file system), so that the next call does not wait on it', async () => {
@@ -64,9 +74,20 @@ it('removes a lock whose pid write fails (a full file system), so that the next 
     randomBytes: () => new Uint8Array(32),
   };
   for (let call = 0; call < 2; call++) {
-    expect(await cached(fileStorage(dir, deps), 'd'.repeat(64), { deadline: now + 30_000, timeoutMs: 30_000 }, async () => ({ status, expiresAt: undefined }), deps)).toEqual(status);
+    expect(
+      await cached(
+        fileStorage(dir, deps),
+        'd'.repeat(64),
+        { deadline: now + 30_000, timeoutMs: 30_000 },
+        async () => ({ status, expiresAt: undefined }),
+        deps,
+      ),
+    ).toEqual(status);
   }
   expect(fs.readdirSync(dir)).toEqual([]);
   expect(sleeps).toEqual([]);
-  expect(lines.filter((line) => line.startsWith('cache: cannot lock'))).toEqual(['cache: cannot lock (ENOSPC); fetching without the lock', 'cache: cannot lock (ENOSPC); fetching without the lock']);
+  expect(lines.filter((line) => line.startsWith('cache: cannot lock'))).toEqual([
+    'cache: cannot lock (ENOSPC); fetching without the lock',
+    'cache: cannot lock (ENOSPC); fetching without the lock',
+  ]);
 });

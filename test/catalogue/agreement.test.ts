@@ -21,10 +21,18 @@ afterAll(() => api.close());
 const GET_TOKEN_ONLY = ['--output', '-o', '--timeout', '--cache', '--no-cache', '--cache-dir'];
 const refusedBeforeRequest = cases
   .map((row, index) => ({ row, index }))
-  .filter(({ row }) => row.answer === undefined && row.code === 2 && !row.args('https://x.example/').some((arg) => GET_TOKEN_ONLY.includes(arg)))
+  .filter(
+    ({ row }) =>
+      row.answer === undefined &&
+      row.code === 2 &&
+      !row.args('https://x.example/').some((arg) => GET_TOKEN_ONLY.includes(arg)),
+  )
   .filter(({ row }) => !Object.keys(row.env ?? {}).some((name) => /proxy/i.test(name)));
 /** A usage error names the command it was given to. */
-const asGetToken = (result: CliResult) => ({ ...result, stderr: result.stderr.replace(/ for '(validate|render)'/, " for 'get-token'") });
+const asGetToken = (result: CliResult) => ({
+  ...result,
+  stderr: result.stderr.replace(/ for '(validate|render)'/, " for 'get-token'"),
+});
 
 // Habits of other tools and a bare shell variable: refused alike, though no catalogue row is about them.
 const HABITS = ['Bearer $API_TOKEN', 'Bearer ${API_TOKEN}', 'Bearer ${.token}', 'Bearer {.token}'];
@@ -36,40 +44,67 @@ describe('the catalogue itself', () => {
 });
 
 describe.concurrent('validate, render and the generators refuse what get-token refuses before a request', () => {
-  it.each(refusedBeforeRequest.map(({ row, index }) => [row.name, row, index] as const))('%s', async (_name, row, index) => {
-    const path = `/case/${index}`;
-    const args = row.args(`${api.url}${path}`);
-    const env = { ...SECRET_ENV, ...row.env };
-    const getToken = await runInProcess(args, { env });
-    const [validate, render] = await Promise.all([runInProcess(['validate', ...args], { env }), runInProcess(['render', ...args], { env })]);
-    expect({ code: getToken.code, stdout: getToken.stdout }).toEqual({ code: 2, stdout: '' });
-    expect(asGetToken(validate)).toEqual(getToken);
-    expect(asGetToken(render)).toEqual(getToken);
-    if (row.area !== 'exec-info' && row.env?.['KUBERNETES_EXEC_INFO'] === undefined) {
-      const ci = await runInProcess(['validate', '--allow-unset-env', ...args], { env });
-      for (const generator of [
-        ['kubeconfig', '--server', 'https://k8s.example.com'],
-        ['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'prod'],
-      ]) {
-        const result = await runInProcess([...generator, ...args], { env });
-        if (ci.code === 0) expect(result.code).toBe(0);
-        else expect({ code: result.code, stdout: result.stdout, stderr: result.stderr.replace(/ for '[a-z-]+'/, '') }).toEqual({ code: 2, stdout: '', stderr: ci.stderr.replace(/ for '[a-z-]+'/, '') });
-        expect(leaks(result, SECRETS)).toEqual([]);
+  it.each(refusedBeforeRequest.map(({ row, index }) => [row.name, row, index] as const))(
+    '%s',
+    async (_name, row, index) => {
+      const path = `/case/${index}`;
+      const args = row.args(`${api.url}${path}`);
+      const env = { ...SECRET_ENV, ...row.env };
+      const getToken = await runInProcess(args, { env });
+      const [validate, render] = await Promise.all([
+        runInProcess(['validate', ...args], { env }),
+        runInProcess(['render', ...args], { env }),
+      ]);
+      expect({ code: getToken.code, stdout: getToken.stdout }).toEqual({ code: 2, stdout: '' });
+      expect(asGetToken(validate)).toEqual(getToken);
+      expect(asGetToken(render)).toEqual(getToken);
+      if (row.area !== 'exec-info' && row.env?.['KUBERNETES_EXEC_INFO'] === undefined) {
+        const ci = await runInProcess(['validate', '--allow-unset-env', ...args], { env });
+        for (const generator of [
+          ['kubeconfig', '--server', 'https://k8s.example.com'],
+          ['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'prod'],
+        ]) {
+          const result = await runInProcess([...generator, ...args], { env });
+          if (ci.code === 0) expect(result.code).toBe(0);
+          else
+            expect({
+              code: result.code,
+              stdout: result.stdout,
+              stderr: result.stderr.replace(/ for '[a-z-]+'/, ''),
+            }).toEqual({ code: 2, stdout: '', stderr: ci.stderr.replace(/ for '[a-z-]+'/, '') });
+          expect(leaks(result, SECRETS)).toEqual([]);
+        }
       }
-    }
-    expect(leaks(getToken, SECRETS)).toEqual([]);
-    expect(api.requests.filter((r) => r.path === path)).toHaveLength(0);
-  });
+      expect(leaks(getToken, SECRETS)).toEqual([]);
+      expect(api.requests.filter((r) => r.path === path)).toHaveLength(0);
+    },
+  );
 
   it.each(HABITS)('%s in a header', async (value) => {
-    const config = JSON.stringify({ webAPIProviderConfig: { method: 'POST', url: `${api.url}/habit`, tokenPath: '$.access_token', headers: { Authorization: value } } });
+    const config = JSON.stringify({
+      webAPIProviderConfig: {
+        method: 'POST',
+        url: `${api.url}/habit`,
+        tokenPath: '$.access_token',
+        headers: { Authorization: value },
+      },
+    });
     const env = { ...SECRET_ENV, API_TOKEN: 'habit-secret-Zq7' };
-    const [getToken, validate, render] = await Promise.all([runInProcess(['--config-inline', config], { env }), runInProcess(['validate', '--config-inline', config], { env }), runInProcess(['render', '--config-inline', config], { env })]);
+    const [getToken, validate, render] = await Promise.all([
+      runInProcess(['--config-inline', config], { env }),
+      runInProcess(['validate', '--config-inline', config], { env }),
+      runInProcess(['render', '--config-inline', config], { env }),
+    ]);
     expect(getToken.code).toBe(2);
-    expect(getToken.stderr).toMatch(/^webapi-credential: config from --config-inline is invalid: webAPIProviderConfig\.headers\.Authorization: .*\{\{ env\.[A-Z_]+ \}\}.*\n$/);
+    expect(getToken.stderr).toMatch(
+      /^webapi-credential: config from --config-inline is invalid: webAPIProviderConfig\.headers\.Authorization: .*\{\{ env\.[A-Z_]+ \}\}.*\n$/,
+    );
     expect(validate).toEqual(getToken);
     expect(render).toEqual(getToken);
-    for (const generator of [['kubeconfig', '--server', 'https://k8s.example.com'], ['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'prod']]) {
+    for (const generator of [
+      ['kubeconfig', '--server', 'https://k8s.example.com'],
+      ['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'prod'],
+    ]) {
       const result = await runInProcess([...generator, '--config-inline', config], { env });
       expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 2, stdout: '' });
     }

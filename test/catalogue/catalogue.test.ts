@@ -18,7 +18,9 @@ afterAll(() => api.close());
 const PREFIX = 'webapi-credential: ';
 
 describe.concurrent('the catalogue of bad inputs', () => {
-  it.each(cases.map((row, index) => [`${row.area}: ${row.name} (${row.fault}) exits ${row.code}`, row, index] as const))('%s', async (_name, row, index) => {
+  it.each(
+    cases.map((row, index) => [`${row.area}: ${row.name} (${row.fault}) exits ${row.code}`, row, index] as const),
+  )('%s', async (_name, row, index) => {
     const url = `${api.url}/case/${index}`;
     const result = await runInProcess(row.args(url), { env: { ...SECRET_ENV, ...row.env } });
     expect({ code: result.code, stdout: result.stdout }).toEqual({ code: row.code, stdout: '' });
@@ -39,7 +41,19 @@ describe('the catalogue itself', () => {
     expect(cases.length).toBeGreaterThanOrEqual(60);
     const areas: Area[] = ['config', 'flags', 'env', 'exec-info', 'templates', 'responses'];
     expect(areas.filter((area) => !cases.some((row) => row.area === area))).toEqual([]);
-    const faults: Fault[] = ['malformed', 'truncated', 'wrong type', 'huge', 'binary', 'unicode', 'empty', 'duplicated keys', 'BOM', 'CRLF', 'NUL'];
+    const faults: Fault[] = [
+      'malformed',
+      'truncated',
+      'wrong type',
+      'huge',
+      'binary',
+      'unicode',
+      'empty',
+      'duplicated keys',
+      'BOM',
+      'CRLF',
+      'NUL',
+    ];
     expect(faults.filter((fault) => !cases.some((row) => row.fault === fault))).toEqual([]);
   });
 

@@ -40,7 +40,8 @@ describe.concurrent('the built CLI agrees with the in-process catalogue', () => 
     if (row.message instanceof RegExp) {
       // Where the row allows variation (a stack depth decides the column), both must still match it.
       expect({ code: child.code, stdout: child.stdout }).toEqual({ code: inProcess.code, stdout: inProcess.stdout });
-      for (const result of [child, inProcess]) expect(result.stderr.slice('webapi-credential: '.length, -1)).toMatch(row.message);
+      for (const result of [child, inProcess])
+        expect(result.stderr.slice('webapi-credential: '.length, -1)).toMatch(row.message);
       expect(child.stderr.split('\n')).toHaveLength(2);
     } else expect(child).toEqual(inProcess);
   });

@@ -9,7 +9,12 @@ import { document, leakedPieces, SECRETS } from './arbitraries.js';
 describe('random configs through the built CLI', () => {
   it('exit 0 or 2 from render, never 1, no secret, and what the in-process run says', async () => {
     // The first six of the in-process property's samples (same seed): child processes are the slow part.
-    const samples = fc.sample(document.map((d) => JSON.stringify(d)), { numRuns: 40, seed: 4242 }).slice(0, 6);
+    const samples = fc
+      .sample(
+        document.map((d) => JSON.stringify(d)),
+        { numRuns: 40, seed: 4242 },
+      )
+      .slice(0, 6);
     const env = { ...SECRETS };
     const children = await Promise.all(samples.map((text) => runCli(['render', '--config-inline', text], { env })));
     for (const result of children) {
@@ -17,7 +22,9 @@ describe('random configs through the built CLI', () => {
       if (result.code === 2) expect(result.stderr).toMatch(/^webapi-credential: [^\n]*\n$/);
       expect(leakedPieces(result.stdout + result.stderr)).toEqual([]);
     }
-    const inProcess = await Promise.all(samples.map((text) => runInProcess(['render', '--config-inline', text], { env })));
+    const inProcess = await Promise.all(
+      samples.map((text) => runInProcess(['render', '--config-inline', text], { env })),
+    );
     expect(children).toEqual(inProcess);
   });
 });

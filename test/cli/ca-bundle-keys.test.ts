@@ -27,8 +27,12 @@ const keyForms = [keyBody, Buffer.from(key).toString('base64').slice(40, 100)];
 const expectNoKeyBlock = (stdout: string) => {
   expect(stdout).not.toMatch(/PRIVATE KEY|UFJJVkFURSBLRVk|QUklWQVRFIEtFW|SVZBVEUgS0VZ/);
 };
-const config = JSON.stringify({ webAPIProviderConfig: { method: 'POST', url: 'https://127.0.0.1:9/token', tokenPath: '$.t', tls: { caFile: bundle } } });
-const plain = JSON.stringify({ webAPIProviderConfig: { method: 'POST', url: 'https://127.0.0.1:9/token', tokenPath: '$.t' } });
+const config = JSON.stringify({
+  webAPIProviderConfig: { method: 'POST', url: 'https://127.0.0.1:9/token', tokenPath: '$.t', tls: { caFile: bundle } },
+});
+const plain = JSON.stringify({
+  webAPIProviderConfig: { method: 'POST', url: 'https://127.0.0.1:9/token', tokenPath: '$.t' },
+});
 const label = /-----BEGIN ([A-Z ]+)-----/.exec(key)![1]!;
 
 /** The certificates of a PEM text, as the manifest must carry them. */
@@ -36,7 +40,15 @@ const certificates = (pem: string) => pem.match(/-----BEGIN CERTIFICATE-----[\s\
 
 describe('a CA bundle that holds a private key', () => {
   it('kubeconfig --ca-file: certificate-authority-data has the certificates only, and a note says so', async () => {
-    const result = await runInProcess(['kubeconfig', '--server', 'https://k8s.example.com', '--ca-file', bundle, '--config-inline', plain]);
+    const result = await runInProcess([
+      'kubeconfig',
+      '--server',
+      'https://k8s.example.com',
+      '--ca-file',
+      bundle,
+      '--config-inline',
+      plain,
+    ]);
     expect({ code: result.code, stderr: result.stderr }).toEqual({
       code: 0,
       stderr: `${PREFIX}note: --ca-file ${bundle} holds a ${label} block besides its certificates: it is not copied into the manifest, only the certificates are\n`,
@@ -49,7 +61,14 @@ describe('a CA bundle that holds a private key', () => {
   });
 
   it('kubeconfig --embed-config: tls.caFile is inlined as tls.caData without the key, with a note', async () => {
-    const result = await runInProcess(['kubeconfig', '--server', 'https://k8s.example.com', '--config-inline', config, '--embed-config']);
+    const result = await runInProcess([
+      'kubeconfig',
+      '--server',
+      'https://k8s.example.com',
+      '--config-inline',
+      config,
+      '--embed-config',
+    ]);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(
       `${PREFIX}note: webAPIProviderConfig.tls.caFile ${bundle} holds a ${label} block besides its certificates: it is not copied into the manifest, only the certificates are\n`,
@@ -59,8 +78,23 @@ describe('a CA bundle that holds a private key', () => {
   });
 
   it('argocd-secret: a tls.caData written inline is copied without the key, with a note', async () => {
-    const inline = JSON.stringify({ webAPIProviderConfig: { method: 'POST', url: 'https://127.0.0.1:9/token', tokenPath: '$.t', tls: { caData: readFileSync(bundle, 'utf8') } } });
-    const result = await runInProcess(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'prod', '--config-inline', inline]);
+    const inline = JSON.stringify({
+      webAPIProviderConfig: {
+        method: 'POST',
+        url: 'https://127.0.0.1:9/token',
+        tokenPath: '$.t',
+        tls: { caData: readFileSync(bundle, 'utf8') },
+      },
+    });
+    const result = await runInProcess([
+      'argocd-secret',
+      '--server',
+      'https://k8s.example.com',
+      '--name',
+      'prod',
+      '--config-inline',
+      inline,
+    ]);
     expect({ code: result.code, stderr: result.stderr }).toEqual({
       code: 0,
       stderr: `${PREFIX}note: webAPIProviderConfig.tls.caData holds a ${label} block besides its certificates: it is not copied into the manifest, only the certificates are\n${PREFIX}note: no --ca-file: Argo CD will trust only its system roots for the cluster's certificate (a cluster with a private CA needs --ca-file)\n`,
@@ -70,7 +104,17 @@ describe('a CA bundle that holds a private key', () => {
   });
 
   it('argocd-secret: tls.caFile is inlined without the key, with a note', async () => {
-    const result = await runInProcess(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'prod', '--config-inline', config, '--ca-file', bundle]);
+    const result = await runInProcess([
+      'argocd-secret',
+      '--server',
+      'https://k8s.example.com',
+      '--name',
+      'prod',
+      '--config-inline',
+      config,
+      '--ca-file',
+      bundle,
+    ]);
     expect(result.code).toBe(0);
     const notes = result.stderr.split('\n').filter((line) => line.includes('besides its certificates'));
     expect(notes).toEqual([
@@ -100,11 +144,17 @@ describe('readCertificateFile, the one reader of a CA file a person names', () =
 
   it('refuses a file with no certificate, and one it cannot read, naming it, with the code it is given', () => {
     writeFileSync(join(dir, 'key-only.pem'), key);
-    expect(caught(UsageError, () => readCertificateFile(join(dir, 'key-only.pem'), '--set caFile', { readFile: read }, 'SET_INVALID'))).toMatchObject({
+    expect(
+      caught(UsageError, () =>
+        readCertificateFile(join(dir, 'key-only.pem'), '--set caFile', { readFile: read }, 'SET_INVALID'),
+      ),
+    ).toMatchObject({
       code: 'SET_INVALID',
       message: `--set caFile ${join(dir, 'key-only.pem')}: expected PEM certificates`,
     });
-    expect(caught(UsageError, () => readCertificateFile(join(dir, 'absent.pem'), '--ca-file', { readFile: read }))).toMatchObject({
+    expect(
+      caught(UsageError, () => readCertificateFile(join(dir, 'absent.pem'), '--ca-file', { readFile: read })),
+    ).toMatchObject({
       code: 'CA_FILE',
       message: `--ca-file ${join(dir, 'absent.pem')}: cannot read it: no such file`,
     });

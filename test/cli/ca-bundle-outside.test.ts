@@ -19,7 +19,9 @@ const keyLines = key.split('\n').filter((line) => line.length > 40);
 const body = key.split('\n').slice(1, -2).join('\n');
 /** The key's lines, and base64 of them as certificate-authority-data would carry them. */
 const keyForms = [...keyLines, ...keyLines.map((line) => Buffer.from(line).toString('base64').slice(8, 40))];
-const plain = JSON.stringify({ webAPIProviderConfig: { method: 'POST', url: 'https://127.0.0.1:9/token', tokenPath: '$.t' } });
+const plain = JSON.stringify({
+  webAPIProviderConfig: { method: 'POST', url: 'https://127.0.0.1:9/token', tokenPath: '$.t' },
+});
 const certificates = (pem: string) => pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g);
 
 const FORMS: Record<string, string> = {
@@ -29,31 +31,61 @@ const FORMS: Record<string, string> = {
 };
 
 describe('a CA bundle with a key outside its PEM blocks', () => {
-  it.each(Object.entries(FORMS))('%s: --ca-file and --token-ca-file copy the certificates only, with a note', async (what, form) => {
-    const bundle = join(dir, `${what.replace(/\W+/g, '-')}.pem`);
-    writeFileSync(bundle, `${cert}${form}`);
-    for (const flag of ['--ca-file', '--token-ca-file']) {
-      const result = await runInProcess(['kubeconfig', '--server', 'https://k8s.example.com', flag, bundle, '--config-inline', plain]);
-      expect({ code: result.code, stderr: result.stderr }).toEqual({
-        code: 0,
-        stderr: `webapi-credential: note: ${flag} ${bundle} holds text outside the PEM blocks besides its certificates: it is not copied into the manifest, only the certificates are\n`,
-      });
-      const kubeconfig = YAML.parse(result.stdout) as { clusters: Array<{ cluster: Record<string, string> }>; users: Array<{ user: { exec: { args: string[] } } }> };
-      const data =
-        flag === '--ca-file'
-          ? Buffer.from(kubeconfig.clusters[0]!.cluster['certificate-authority-data']!, 'base64').toString()
-          : (JSON.parse(kubeconfig.users[0]!.user.exec.args[kubeconfig.users[0]!.user.exec.args.indexOf('--config-inline') + 1]!) as { webAPIProviderConfig: { tls: { caData: string } } }).webAPIProviderConfig.tls.caData;
-      expect(certificates(data)).toEqual(certificates(cert));
-      expect(leaks(result, keyForms)).toEqual([]);
-    }
-  });
+  it.each(Object.entries(FORMS))(
+    '%s: --ca-file and --token-ca-file copy the certificates only, with a note',
+    async (what, form) => {
+      const bundle = join(dir, `${what.replace(/\W+/g, '-')}.pem`);
+      writeFileSync(bundle, `${cert}${form}`);
+      for (const flag of ['--ca-file', '--token-ca-file']) {
+        const result = await runInProcess([
+          'kubeconfig',
+          '--server',
+          'https://k8s.example.com',
+          flag,
+          bundle,
+          '--config-inline',
+          plain,
+        ]);
+        expect({ code: result.code, stderr: result.stderr }).toEqual({
+          code: 0,
+          stderr: `webapi-credential: note: ${flag} ${bundle} holds text outside the PEM blocks besides its certificates: it is not copied into the manifest, only the certificates are\n`,
+        });
+        const kubeconfig = YAML.parse(result.stdout) as {
+          clusters: Array<{ cluster: Record<string, string> }>;
+          users: Array<{ user: { exec: { args: string[] } } }>;
+        };
+        const data =
+          flag === '--ca-file'
+            ? Buffer.from(kubeconfig.clusters[0]!.cluster['certificate-authority-data']!, 'base64').toString()
+            : (
+                JSON.parse(
+                  kubeconfig.users[0]!.user.exec.args[
+                    kubeconfig.users[0]!.user.exec.args.indexOf('--config-inline') + 1
+                  ]!,
+                ) as { webAPIProviderConfig: { tls: { caData: string } } }
+              ).webAPIProviderConfig.tls.caData;
+        expect(certificates(data)).toEqual(certificates(cert));
+        expect(leaks(result, keyForms)).toEqual([]);
+      }
+    },
+  );
 
   it('a bundle of certificates alone is copied as it is, with no note', async () => {
     const bundle = join(dir, 'certificates.pem');
     writeFileSync(bundle, `${cert}\n${readFileSync(pki.otherCa.certFile, 'utf8')}`);
-    const result = await runInProcess(['kubeconfig', '--server', 'https://k8s.example.com', '--ca-file', bundle, '--config-inline', plain]);
+    const result = await runInProcess([
+      'kubeconfig',
+      '--server',
+      'https://k8s.example.com',
+      '--ca-file',
+      bundle,
+      '--config-inline',
+      plain,
+    ]);
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
     const kubeconfig = YAML.parse(result.stdout) as { clusters: Array<{ cluster: Record<string, string> }> };
-    expect(Buffer.from(kubeconfig.clusters[0]!.cluster['certificate-authority-data']!, 'base64').toString()).toBe(readFileSync(bundle, 'utf8'));
+    expect(Buffer.from(kubeconfig.clusters[0]!.cluster['certificate-authority-data']!, 'base64').toString()).toBe(
+      readFileSync(bundle, 'utf8'),
+    );
   });
 });

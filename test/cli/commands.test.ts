@@ -31,25 +31,37 @@ const everywhere = (url: string, extra: Record<string, unknown> = {}) =>
     tls: { caFile: pki.ca.certFile },
     expiryPath: '$.expires_at',
     query: { key: '{{ env.FORM_SECRET }}', aud: '{{ vars.aud }}' },
-    headers: { Authorization: 'Basic {{ base64(env.API_KEY + ":" + env.FORM_SECRET) }}', 'X-File': `{{ file(${JSON.stringify(secretFile)}) }}` },
+    headers: {
+      Authorization: 'Basic {{ base64(env.API_KEY + ":" + env.FORM_SECRET) }}',
+      'X-File': `{{ file(${JSON.stringify(secretFile)}) }}`,
+    },
     form: { client_secret: '{{ env.FORM_SECRET }}', note: '{{ env.JSON_SECRET }}', grant_type: 'client_credentials' },
     ...extra,
   });
 
 const basicAuth = Buffer.from(`${SECRET.apiKey}:${SECRET.form}`).toString('base64');
-const run = (args: string[], env: Record<string, string> = {}) => runInProcess(args, { env: { ...SECRET_ENV, ...env } });
+const run = (args: string[], env: Record<string, string> = {}) =>
+  runInProcess(args, { env: { ...SECRET_ENV, ...env } });
 
 describe.concurrent('validate', () => {
   it('says the config is valid and names the request, without calling the API', async () => {
     const api = await issueToken();
     const result = await run(['validate', '--config-inline', provider(everywhere(api.url)), '--set', 'aud=spaces']);
-    expectSuccess(result, `config from --config-inline is valid: POST ${api.url}/token?key=[REDACTED]&aud=spaces\n`, '', allSecrets([basicAuth]));
+    expectSuccess(
+      result,
+      `config from --config-inline is valid: POST ${api.url}/token?key=[REDACTED]&aud=spaces\n`,
+      '',
+      allSecrets([basicAuth]),
+    );
     expect(api.requests).toHaveLength(0);
   });
 
   it('validates the config from KUBERNETES_EXEC_INFO', async () => {
     const api = await issueToken();
-    const cluster = { server: 'https://apiserver.example:6443', config: { webAPIProviderConfig: basic(`${api.url}/token`) } };
+    const cluster = {
+      server: 'https://apiserver.example:6443',
+      config: { webAPIProviderConfig: basic(`${api.url}/token`) },
+    };
     const result = await run(['validate', '--config-from-cluster'], { KUBERNETES_EXEC_INFO: execInfo(V1, cluster) });
     expectSuccess(result, `config from KUBERNETES_EXEC_INFO spec.cluster.config is valid: POST ${api.url}/token\n`);
     expect(api.requests).toHaveLength(0);
@@ -57,8 +69,16 @@ describe.concurrent('validate', () => {
 
   it('fails with exit 2 on an invalid config, without calling the API', async () => {
     const api = await issueToken();
-    const result = await run(['validate', '--config-inline', provider(basic(`${api.url}/token`, { retry: { limit: 11 } }))]);
-    expectFailure(result, 2, 'config from --config-inline is invalid: webAPIProviderConfig.retry.limit: expected an integer from 0 to 10, found number 11');
+    const result = await run([
+      'validate',
+      '--config-inline',
+      provider(basic(`${api.url}/token`, { retry: { limit: 11 } })),
+    ]);
+    expectFailure(
+      result,
+      2,
+      'config from --config-inline is invalid: webAPIProviderConfig.retry.limit: expected an integer from 0 to 10, found number 11',
+    );
     expect(api.requests).toHaveLength(0);
   });
 });
@@ -88,7 +108,9 @@ describe.concurrent('render', () => {
 
   it('prints a JSON body with its secret leaves redacted and --set values shown', async () => {
     const api = await issueToken();
-    const config = basic(`${api.url}/token`, { json: { spec: { secret: '{{ env.JSON_SECRET }}', audience: '{{ vars.aud }}' } } });
+    const config = basic(`${api.url}/token`, {
+      json: { spec: { secret: '{{ env.JSON_SECRET }}', audience: '{{ vars.aud }}' } },
+    });
     const result = await run(['render', '--config-inline', provider(config), '--set', 'aud=spaces']);
     expectSuccess(
       result,
@@ -107,7 +129,10 @@ describe.concurrent('render', () => {
 
   it('fails with exit 2 when a template reads an unset env var', async () => {
     const api = await issueToken();
-    const result = await runInProcess(['render', '--config-inline', provider(everywhere(api.url)), '--set', 'aud=spaces'], { env: { API_KEY: SECRET.apiKey } });
+    const result = await runInProcess(
+      ['render', '--config-inline', provider(everywhere(api.url)), '--set', 'aud=spaces'],
+      { env: { API_KEY: SECRET.apiKey } },
+    );
     expectFailure(
       result,
       2,
@@ -138,7 +163,9 @@ describe.concurrent('--verbose', () => {
       '  ',
       '  client_secret=[REDACTED]&note=[REDACTED]&grant_type=client_credentials',
     ]);
-    expect(lines[10]).toMatch(new RegExp(`^${PREFIX}answer 200 after \\d+ ms, ${JSON.stringify(ANSWER).length} bytes$`));
+    expect(lines[10]).toMatch(
+      new RegExp(`^${PREFIX}answer 200 after \\d+ ms, ${JSON.stringify(ANSWER).length} bytes$`),
+    );
     expect(lines.slice(11)).toEqual([`${PREFIX}credential extracted, reported to expire at 2030-01-02T03:03:05Z`, '']);
     expect(result.stderr).not.toContain(SECRET.token);
     expect(api.requests).toHaveLength(1);
@@ -151,7 +178,8 @@ describe.concurrent('--verbose', () => {
       run(['-v', '--config-inline', config, '--set', 'aud=spaces']),
       run(['--config-inline', config, '--set', 'aud=spaces']),
     ]);
-    const message = 'the token API answered 503 Service Unavailable after 2 attempts: application/json, 86 bytes (--verbose shows an excerpt)';
+    const message =
+      'the token API answered 503 Service Unavailable after 2 attempts: application/json, 86 bytes (--verbose shows an excerpt)';
     expectFailure(quiet, 3, message, allSecrets([basicAuth]));
 
     expect({ code: verbose.code, stdout: verbose.stdout }).toEqual({ code: 3, stdout: '' });
@@ -161,11 +189,17 @@ describe.concurrent('--verbose', () => {
     for (const line of verbose.stderr.trimEnd().split('\n')) expect(line).toMatch(/^(webapi-credential: | {2})/);
     expect([...verbose.stderr.matchAll(/webapi-credential: the token API answered/g)]).toHaveLength(1);
     expect(api.requests).toHaveLength(4);
-    expect(verbose.stderr.includes(SECRET.apiKey) || verbose.stderr.includes(basicAuth) || verbose.stderr.includes(SECRET.file)).toBe(false);
+    expect(
+      verbose.stderr.includes(SECRET.apiKey) ||
+        verbose.stderr.includes(basicAuth) ||
+        verbose.stderr.includes(SECRET.file),
+    ).toBe(false);
   });
 
   it('adds no stack trace to a usage error under --verbose, and shows no secret', async () => {
-    const config = provider(basic('https://token.example/token', { headers: { A: '{{ env.API_KEY }}', B: '{{ fromJson(env.API_KEY) }}' } }));
+    const config = provider(
+      basic('https://token.example/token', { headers: { A: '{{ env.API_KEY }}', B: '{{ fromJson(env.API_KEY) }}' } }),
+    );
     const result = await run(['--verbose', '--config-inline', config]);
     expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 2, stdout: '' });
     const message = `webAPIProviderConfig.headers.B: {{ fromJson(env.API_KEY) }}: fromJson() was given text that is not JSON`;

@@ -47,25 +47,52 @@ beforeAll(async () => {
 
 function complete(words: string[], env: Record<string, string> = {}): string[] {
   const program = `source ${JSON.stringify(script)}; COMP_WORDS=(${words.map((w) => JSON.stringify(w).replace(/\$/g, '\\$')).join(' ')}); COMP_CWORD=${words.length - 1}; _webapi_credential; printf '%s\\n' "\${COMPREPLY[@]}"`;
-  const result = spawnSync('bash', ['--norc', '--noprofile', '-c', program], { encoding: 'utf8', env: { PATH, HOME: join(dir, 'home'), ...env }, timeout: 20_000 });
+  const result = spawnSync('bash', ['--norc', '--noprofile', '-c', program], {
+    encoding: 'utf8',
+    env: { PATH, HOME: join(dir, 'home'), ...env },
+    timeout: 20_000,
+  });
   expect(result.stderr).toBe('');
-  return result.stdout.split('\n').filter((line) => line !== '').sort();
+  return result.stdout
+    .split('\n')
+    .filter((line) => line !== '')
+    .sort();
 }
 
 describe('bash completes values from elsewhere', () => {
   it("offers init's providers", () => {
-    expect(complete(['webapi-credential', 'init', 'keyc'])).toEqual(['keycloak', 'keycloak/client-secret-post', 'keycloak/private-key-jwt']);
-    expect(complete(['webapi-credential', 'init', 'oi'])).toEqual(['oidc', 'oidc-device', 'oidc-login', 'oidc/client-secret-post', 'oidc/private-key-jwt']);
+    expect(complete(['webapi-credential', 'init', 'keyc'])).toEqual([
+      'keycloak',
+      'keycloak/client-secret-post',
+      'keycloak/private-key-jwt',
+    ]);
+    expect(complete(['webapi-credential', 'init', 'oi'])).toEqual([
+      'oidc',
+      'oidc-device',
+      'oidc-login',
+      'oidc/client-secret-post',
+      'oidc/private-key-jwt',
+    ]);
   });
 
   it('offers the contexts of the kubeconfig on the line, only those of plain characters, and runs none of them', () => {
-    expect(complete(['webapi-credential', 'doctor', '--kubeconfig', KUBECONFIG, '--context', ''])).toEqual(['k8s.example.com:6443', 'prod', 'staging']);
-    expect(complete(['webapi-credential', 'doctor', '--kubeconfig', KUBECONFIG, '--context', 'st'])).toEqual(['staging']);
+    expect(complete(['webapi-credential', 'doctor', '--kubeconfig', KUBECONFIG, '--context', ''])).toEqual([
+      'k8s.example.com:6443',
+      'prod',
+      'staging',
+    ]);
+    expect(complete(['webapi-credential', 'doctor', '--kubeconfig', KUBECONFIG, '--context', 'st'])).toEqual([
+      'staging',
+    ]);
     expect(existsSync(PWNED)).toBe(false);
   });
 
   it("without --kubeconfig, the contexts of $KUBECONFIG's files; none from a file that is not there or not a kubeconfig", () => {
-    expect(complete(['webapi-credential', 'doctor', '--context', ''], { KUBECONFIG: `${join(dir, 'missing')}:${KUBECONFIG}` })).toEqual(['k8s.example.com:6443', 'prod', 'staging']);
+    expect(
+      complete(['webapi-credential', 'doctor', '--context', ''], {
+        KUBECONFIG: `${join(dir, 'missing')}:${KUBECONFIG}`,
+      }),
+    ).toEqual(['k8s.example.com:6443', 'prod', 'staging']);
     expect(complete(['webapi-credential', 'doctor', '--context', ''], { KUBECONFIG: script })).toEqual([]);
     expect(existsSync(HOME_CONFIG)).toBe(false);
     expect(complete(['webapi-credential', 'doctor', '--context', ''])).toEqual([]);

@@ -7,13 +7,28 @@ const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('ba
 const jwt = (claims: Record<string, unknown>) => `${part({ alg: 'RS256' })}.${part(claims)}.c2ln`;
 
 describe('describeToken', () => {
-  it('gives a JWT\'s registered claims, times as RFC 3339, and only the names of the others', () => {
-    const token = jwt({ iss: 'https://issuer', sub: 'alice', aud: ['kubernetes', 'argocd'], exp: 1_800_000_000, iat: 1_799_999_700, email: 'secret-ish@example.test', 'https://example.test/claims/groups': ['a'], [`x${'y'.repeat(60)}`]: 1 });
+  it("gives a JWT's registered claims, times as RFC 3339, and only the names of the others", () => {
+    const token = jwt({
+      iss: 'https://issuer',
+      sub: 'alice',
+      aud: ['kubernetes', 'argocd'],
+      exp: 1_800_000_000,
+      iat: 1_799_999_700,
+      email: 'secret-ish@example.test',
+      'https://example.test/claims/groups': ['a'],
+      [`x${'y'.repeat(60)}`]: 1,
+    });
     const kind = describeToken(token);
     expect(kind).toEqual({
       kind: 'JWT',
       length: token.length,
-      claims: { iss: 'https://issuer', sub: 'alice', aud: 'kubernetes,argocd', exp: '2027-01-15T08:00:00Z', iat: '2027-01-15T07:55:00Z' },
+      claims: {
+        iss: 'https://issuer',
+        sub: 'alice',
+        aud: 'kubernetes,argocd',
+        exp: '2027-01-15T08:00:00Z',
+        iat: '2027-01-15T07:55:00Z',
+      },
       otherClaims: ['email', '(2 more)'],
     });
     expect(describeTokenKind(kind)).not.toContain('secret-ish');
@@ -34,7 +49,11 @@ describe('describeToken', () => {
 });
 
 describe('the report', () => {
-  const stages = [stage('source', 'pass', 'config from --config c.yaml'), { ...stage('config', 'fail', 'env.KEY is not set\nsecond line'), exitCode: 2 as const }, stage('token API', 'skip', 'not run')];
+  const stages = [
+    stage('source', 'pass', 'config from --config c.yaml'),
+    { ...stage('config', 'fail', 'env.KEY is not set\nsecond line'), exitCode: 2 as const },
+    stage('token API', 'skip', 'not run'),
+  ];
   stages[0]!.notes.push('a note');
 
   it('is one line per stage in text, redacted, line breaks folded', () => {
@@ -44,9 +63,16 @@ describe('the report', () => {
   });
 
   it('is one JSON document with -o json', () => {
-    const document = JSON.parse(formatJson(stages, 2, (text) => text)) as { exitCode: number; stages: Array<{ name: string; exitCode?: number }> };
+    const document = JSON.parse(formatJson(stages, 2, (text) => text)) as {
+      exitCode: number;
+      stages: Array<{ name: string; exitCode?: number }>;
+    };
     expect(document.exitCode).toBe(2);
-    expect(document.stages.map((s) => [s.name, s.exitCode])).toEqual([['source', undefined], ['config', 2], ['token API', undefined]]);
+    expect(document.stages.map((s) => [s.name, s.exitCode])).toEqual([
+      ['source', undefined],
+      ['config', 2],
+      ['token API', undefined],
+    ]);
   });
 
   // A claim or a username a cluster names reaches a terminal here: an override (U+202E) or an isolate
@@ -60,7 +86,9 @@ describe('the report', () => {
   it('shows format and control characters a server named as escapes, in text', () => {
     const text = formatText(named, (t) => t);
     expect(text).not.toMatch(RAW);
-    expect(text).toBe('✓ cluster     user eve\\u202eloot\\u2066x\\u2069\\u200b\\ufeff\\udb40\\udc41\\u2028\\u009b2K\\u001b[2J\\ud800\n');
+    expect(text).toBe(
+      '✓ cluster     user eve\\u202eloot\\u2066x\\u2069\\u200b\\ufeff\\udb40\\udc41\\u2028\\u009b2K\\u001b[2J\\ud800\n',
+    );
   });
 
   it('shows them as escapes in JSON too, which read back as the text the server sent', () => {
@@ -69,4 +97,3 @@ describe('the report', () => {
     expect((JSON.parse(json) as { stages: Array<{ summary: string }> }).stages[0]!.summary).toBe(`user ${hostile}`);
   });
 });
-

@@ -15,9 +15,15 @@ describe('positiveDuration and durationFlag', () => {
     expect(durationFlag('--timeout', value)).toBe(ms);
   });
 
-  it.each(['0s', '0.0001ms', 'soon', '10', '-1s', ''])('%j is none: the fast path steps aside, the full path refuses it (exit 2)', (value) => {
-    expect(positiveDuration(value)).toBeUndefined();
-    const error = caught(UsageError, () => durationFlag('--timeout', value));
-    expect([error.code, error.message]).toEqual(['FLAG_INVALID', `--timeout ${JSON.stringify(value)}: expected a positive duration such as 10s, 500ms or 1m30s`]);
-  });
+  it.each(['0s', '0.0001ms', 'soon', '10', '-1s', ''])(
+    '%j is none: the fast path steps aside, the full path refuses it (exit 2)',
+    (value) => {
+      expect(positiveDuration(value)).toBeUndefined();
+      const error = caught(UsageError, () => durationFlag('--timeout', value));
+      expect([error.code, error.message]).toEqual([
+        'FLAG_INVALID',
+        `--timeout ${JSON.stringify(value)}: expected a positive duration such as 10s, 500ms or 1m30s`,
+      ]);
+    },
+  );
 });

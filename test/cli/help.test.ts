@@ -7,7 +7,10 @@ import { runInProcess } from '../helpers/in-process.js';
 describe('--help', () => {
   it('has examples for exactly the commands there are', async () => {
     const bash = await runInProcess(['completion', 'bash']);
-    const paths = /case "\$next" in\n\s+(.+)\) sub="\$next" ;;/.exec(bash.stdout)![1]!.split('|').map((p) => p.slice(1, -1));
+    const paths = /case "\$next" in\n\s+(.+)\) sub="\$next" ;;/
+      .exec(bash.stdout)![1]!
+      .split('|')
+      .map((p) => p.slice(1, -1));
     expect(Object.keys(EXAMPLES).sort()).toEqual(['', ...paths].sort());
   });
 
@@ -27,7 +30,9 @@ describe('--help', () => {
   it.each(Object.keys(EXAMPLES))('%j ends with its examples', async (path) => {
     const result = await runInProcess([...(path ? path.split(' ') : []), '--help']);
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
-    expect(result.stdout.endsWith(`\nExamples:\n${EXAMPLES[path]!.map((line) => `  $ ${line}`).join('\n')}\n`)).toBe(true);
+    expect(result.stdout.endsWith(`\nExamples:\n${EXAMPLES[path]!.map((line) => `  $ ${line}`).join('\n')}\n`)).toBe(
+      true,
+    );
     expect(result.stdout.startsWith(`Usage: webapi-credential ${path ? `${path} ` : ''}`)).toBe(true);
   });
 });

@@ -26,11 +26,17 @@ import {
 const pki = makePki();
 const startApi = tokenApis();
 const tls = { caFile: pki.ca.certFile };
-const issue = (body: Record<string, unknown>): Handler => (_req, res) => json(res, 200, body);
+const issue =
+  (body: Record<string, unknown>): Handler =>
+  (_req, res) =>
+    json(res, 200, body);
 const TOKEN_ONLY = { token: SECRET.token };
 
 /** Runs with the config and returns the result and the clock around the run. */
-async function timedRun(args: string[], env: Record<string, string | undefined> = {}): Promise<{ result: CliResult; before: number; after: number }> {
+async function timedRun(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<{ result: CliResult; before: number; after: number }> {
   const before = Date.now();
   const result = await runInProcess(args, { env: { ...SECRET_ENV, ...env } });
   return { result, before, after: Date.now() };
@@ -49,9 +55,19 @@ describe.concurrent('the apiVersion of the ExecCredential', () => {
   it.each([
     { when: 'KUBERNETES_EXEC_INFO is absent', env: {}, args: [], want: V1BETA1 },
     { when: 'KUBERNETES_EXEC_INFO asks for v1', env: { KUBERNETES_EXEC_INFO: execInfo(V1) }, args: [], want: V1 },
-    { when: 'KUBERNETES_EXEC_INFO asks for v1beta1', env: { KUBERNETES_EXEC_INFO: execInfo(V1BETA1) }, args: [], want: V1BETA1 },
+    {
+      when: 'KUBERNETES_EXEC_INFO asks for v1beta1',
+      env: { KUBERNETES_EXEC_INFO: execInfo(V1BETA1) },
+      args: [],
+      want: V1BETA1,
+    },
     { when: '--api-version asks for v1', env: {}, args: ['--api-version', V1], want: V1 },
-    { when: '--api-version agrees with KUBERNETES_EXEC_INFO', env: { KUBERNETES_EXEC_INFO: execInfo(V1) }, args: ['--api-version', V1], want: V1 },
+    {
+      when: '--api-version agrees with KUBERNETES_EXEC_INFO',
+      env: { KUBERNETES_EXEC_INFO: execInfo(V1) },
+      args: ['--api-version', V1],
+      want: V1,
+    },
   ])('is $want when $when', async ({ env, args, want }) => {
     const api = await startApi(issue({ access_token: SECRET.token }));
     const { result } = await timedRun(['--config-inline', provider(basic(`${api.url}/token`, { tls })), ...args], env);
@@ -61,16 +77,36 @@ describe.concurrent('the apiVersion of the ExecCredential', () => {
 
 describe.concurrent('the expirationTimestamp', () => {
   const exact = [
-    { from: 'an RFC 3339 expiryPath', body: { expires_at: '2030-01-02T03:04:05Z' }, config: { expiryPath: '$.expires_at' }, want: '2030-01-02T03:03:05Z' },
+    {
+      from: 'an RFC 3339 expiryPath',
+      body: { expires_at: '2030-01-02T03:04:05Z' },
+      config: { expiryPath: '$.expires_at' },
+      want: '2030-01-02T03:03:05Z',
+    },
     {
       from: 'an RFC 3339 expiryPath with an offset and fractions',
       body: { expires_at: '2030-01-02T05:04:05.999+02:00' },
       config: { expiryPath: '$.expires_at' },
       want: '2030-01-02T03:03:05Z',
     },
-    { from: 'an expiryPath in unix seconds', body: { exp: 1893553445 }, config: { expiryPath: '$.exp' }, want: '2030-01-02T03:03:05Z' },
-    { from: 'an expiryPath in unix milliseconds', body: { exp: 1893553445000 }, config: { expiryPath: '$.exp' }, want: '2030-01-02T03:03:05Z' },
-    { from: 'an expiryPath in unix seconds as a string', body: { exp: '1893553445' }, config: { expiryPath: '{.exp}' }, want: '2030-01-02T03:03:05Z' },
+    {
+      from: 'an expiryPath in unix seconds',
+      body: { exp: 1893553445 },
+      config: { expiryPath: '$.exp' },
+      want: '2030-01-02T03:03:05Z',
+    },
+    {
+      from: 'an expiryPath in unix milliseconds',
+      body: { exp: 1893553445000 },
+      config: { expiryPath: '$.exp' },
+      want: '2030-01-02T03:03:05Z',
+    },
+    {
+      from: 'an expiryPath in unix seconds as a string',
+      body: { exp: '1893553445' },
+      config: { expiryPath: '{.exp}' },
+      want: '2030-01-02T03:03:05Z',
+    },
     {
       from: 'an expiryPath with an expiryMargin of 5m',
       body: { expires_at: '2030-01-02T03:04:05Z' },
@@ -95,14 +131,20 @@ describe.concurrent('the expirationTimestamp', () => {
   it('prefers expiresInPath over the JWT exp claim', async () => {
     const jwt = fakeJwt(Math.floor(Date.now() / 1000) + 86_400);
     const api = await startApi(issue({ access_token: jwt, expires_in: 600 }));
-    const { result, before, after } = await timedRun(['--config-inline', provider(basic(`${api.url}/token`, { tls, expiresInPath: '$.expires_in' }))]);
+    const { result, before, after } = await timedRun([
+      '--config-inline',
+      provider(basic(`${api.url}/token`, { tls, expiresInPath: '$.expires_in' })),
+    ]);
     expectExpiryBetween(result, before + 540_000, after + 540_000);
   });
 
   it('is left out for a JWT when expiryFromJWT is false', async () => {
     const jwt = fakeJwt(Math.floor(Date.now() / 1000) + 3600);
     const api = await startApi(issue({ access_token: jwt }));
-    const { result } = await timedRun(['--config-inline', provider(basic(`${api.url}/token`, { tls, expiryFromJWT: false }))]);
+    const { result } = await timedRun([
+      '--config-inline',
+      provider(basic(`${api.url}/token`, { tls, expiryFromJWT: false })),
+    ]);
     expectSuccess(result, execCredential({ token: jwt }));
   });
 
@@ -111,13 +153,19 @@ describe.concurrent('the expirationTimestamp', () => {
     { form: 'a numeric string', expiresIn: '3600' },
   ])('comes from expires_in given as $form, counted from the call', async ({ expiresIn }) => {
     const api = await startApi(issue({ access_token: SECRET.token, expires_in: expiresIn }));
-    const { result, before, after } = await timedRun(['--config-inline', provider(basic(`${api.url}/token`, { tls, expiresInPath: '$.expires_in' }))]);
+    const { result, before, after } = await timedRun([
+      '--config-inline',
+      provider(basic(`${api.url}/token`, { tls, expiresInPath: '$.expires_in' })),
+    ]);
     expectExpiryBetween(result, before + 3_540_000, after + 3_540_000);
   });
 
   it('is half the lifetime early when that is shorter than the margin', async () => {
     const api = await startApi(issue({ access_token: SECRET.token, expires_in: 60 }));
-    const { result, before, after } = await timedRun(['--config-inline', provider(basic(`${api.url}/token`, { tls, expiresInPath: '$.expires_in' }))]);
+    const { result, before, after } = await timedRun([
+      '--config-inline',
+      provider(basic(`${api.url}/token`, { tls, expiresInPath: '$.expires_in' })),
+    ]);
     expectExpiryBetween(result, before + 30_000, after + 30_000);
   });
 });
@@ -126,12 +174,20 @@ describe.concurrent('the credential', () => {
   const cert = pki.client.cert;
   const key = pki.client.key;
   const certExpiry = rfc3339(Date.parse(new X509Certificate(cert).validTo) - 60_000);
-  const paths = { clientCertificateDataPath: '$.status.credential.clientCertificateData', clientKeyDataPath: '$.status.credential.clientKeyData' };
+  const paths = {
+    clientCertificateDataPath: '$.status.credential.clientCertificateData',
+    clientKeyDataPath: '$.status.credential.clientKeyData',
+  };
   const response = { status: { credential: { clientCertificateData: cert, clientKeyData: key } } };
 
   it('prints the bare token and a newline with --output token', async () => {
     const api = await startApi(issue({ access_token: SECRET.token, expires_in: 3600 }));
-    const { result } = await timedRun(['--config-inline', provider(basic(`${api.url}/token`, { tls, expiresInPath: '$.expires_in' })), '-o', 'token']);
+    const { result } = await timedRun([
+      '--config-inline',
+      provider(basic(`${api.url}/token`, { tls, expiresInPath: '$.expires_in' })),
+      '-o',
+      'token',
+    ]);
     expectSuccess(result, `${SECRET.token}\n`);
   });
 
@@ -139,7 +195,10 @@ describe.concurrent('the credential', () => {
     const api = await startApi(issue(response));
     const config = { method: 'POST', url: `${api.url}/token`, tls, ...paths };
     const { result } = await timedRun(['--config-inline', provider(config)]);
-    expectSuccess(result, execCredential({ clientCertificateData: cert, clientKeyData: key, expirationTimestamp: certExpiry }));
+    expectSuccess(
+      result,
+      execCredential({ clientCertificateData: cert, clientKeyData: key, expirationTimestamp: certExpiry }),
+    );
   });
 
   it('is a token and a client certificate when both kinds of path are set', async () => {
@@ -148,7 +207,12 @@ describe.concurrent('the credential', () => {
     const { result } = await timedRun(['--config-inline', provider(config)]);
     expectSuccess(
       result,
-      execCredential({ token: SECRET.token, clientCertificateData: cert, clientKeyData: key, expirationTimestamp: '2030-01-02T03:03:05Z' }),
+      execCredential({
+        token: SECRET.token,
+        clientCertificateData: cert,
+        clientKeyData: key,
+        expirationTimestamp: '2030-01-02T03:03:05Z',
+      }),
     );
   });
 });
@@ -165,12 +229,20 @@ describe.concurrent('where the config and the template values come from', () => 
 
   it('reads webAPIProviderConfig from the cluster extension in KUBERNETES_EXEC_INFO, with cluster.server in templates', async () => {
     const api = await startApi(issue({ access_token: SECRET.token }));
-    const { result } = await timedRun(['--config-from-cluster'], { KUBERNETES_EXEC_INFO: execInfo(V1, cluster(api.url)) });
+    const { result } = await timedRun(['--config-from-cluster'], {
+      KUBERNETES_EXEC_INFO: execInfo(V1, cluster(api.url)),
+    });
     expectSuccess(result, execCredential(TOKEN_ONLY, V1));
     expect(api.requests.map((r) => r.url)).toEqual(['/exec-info?audience=https%3A%2F%2Fapiserver.example%3A6443']);
   });
 
-  const sources = ['--config-inline', '--config', 'WEBAPI_CREDENTIAL_CONFIG_INLINE', 'WEBAPI_CREDENTIAL_CONFIG', 'KUBERNETES_EXEC_INFO'];
+  const sources = [
+    '--config-inline',
+    '--config',
+    'WEBAPI_CREDENTIAL_CONFIG_INLINE',
+    'WEBAPI_CREDENTIAL_CONFIG',
+    'KUBERNETES_EXEC_INFO',
+  ];
   it.each(sources.map((winner, i) => ({ winner, present: sources.slice(i) })))(
     'takes the config from $winner over the sources after it',
     async ({ winner, present }) => {
@@ -180,9 +252,14 @@ describe.concurrent('where the config and the template values come from', () => 
       const env: Record<string, string> = {};
       if (present.includes('--config-inline')) args.push('--config-inline', at('--config-inline'));
       if (present.includes('--config')) args.push('--config', writeTemp('config.json', at('--config')));
-      if (present.includes('WEBAPI_CREDENTIAL_CONFIG_INLINE')) env['WEBAPI_CREDENTIAL_CONFIG_INLINE'] = at('WEBAPI_CREDENTIAL_CONFIG_INLINE');
-      if (present.includes('WEBAPI_CREDENTIAL_CONFIG')) env['WEBAPI_CREDENTIAL_CONFIG'] = writeTemp('env.json', at('WEBAPI_CREDENTIAL_CONFIG'));
-      const exec = { ...cluster(api.url), config: { webAPIProviderConfig: basic(`${api.url}/KUBERNETES_EXEC_INFO`, { tls }) } };
+      if (present.includes('WEBAPI_CREDENTIAL_CONFIG_INLINE'))
+        env['WEBAPI_CREDENTIAL_CONFIG_INLINE'] = at('WEBAPI_CREDENTIAL_CONFIG_INLINE');
+      if (present.includes('WEBAPI_CREDENTIAL_CONFIG'))
+        env['WEBAPI_CREDENTIAL_CONFIG'] = writeTemp('env.json', at('WEBAPI_CREDENTIAL_CONFIG'));
+      const exec = {
+        ...cluster(api.url),
+        config: { webAPIProviderConfig: basic(`${api.url}/KUBERNETES_EXEC_INFO`, { tls }) },
+      };
       env['KUBERNETES_EXEC_INFO'] = execInfo(V1, exec);
       const { result } = await timedRun(args, env);
       expectSuccess(result, execCredential(TOKEN_ONLY, V1));
@@ -213,13 +290,28 @@ describe.concurrent('where the config and the template values come from', () => 
     const [request] = api.requests;
     expect(request!.url).toBe('/token?aud=spaces');
     expect(request!.headers['authorization']).toBe(`Bearer ${SECRET.apiKey}`);
-    expect(request!.body).toBe('grant_type=client_credentials&audience=upbound%3Aspaces%3Aapi&audience=upbound%3Aspaces%3Acontrolplanes');
+    expect(request!.body).toBe(
+      'grant_type=client_credentials&audience=upbound%3Aspaces%3Aapi&audience=upbound%3Aspaces%3Acontrolplanes',
+    );
   });
 
   it('passes --set values to templates, keeping every = after the first and the last of a repeated key', async () => {
     const api = await startApi(issue({ access_token: SECRET.token }));
-    const config = basic(`${api.url}/token`, { tls, method: 'GET', query: { scope: '{{ vars.scope }}', org: '{{ vars.org }}', d: '{{ vars.missing ?? "default" }}' } });
-    const { result } = await timedRun(['--config-inline', provider(config), '--set', 'scope=a=b', '--set', 'org=first', '--set', 'org=second']);
+    const config = basic(`${api.url}/token`, {
+      tls,
+      method: 'GET',
+      query: { scope: '{{ vars.scope }}', org: '{{ vars.org }}', d: '{{ vars.missing ?? "default" }}' },
+    });
+    const { result } = await timedRun([
+      '--config-inline',
+      provider(config),
+      '--set',
+      'scope=a=b',
+      '--set',
+      'org=first',
+      '--set',
+      'org=second',
+    ]);
     expectSuccess(result, execCredential(TOKEN_ONLY));
     expect(api.requests[0]!.url).toBe('/token?scope=a%3Db&org=second&d=default');
   });

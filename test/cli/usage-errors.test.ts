@@ -7,7 +7,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/in-process.js';
 import { makePki } from '../helpers/pki.js';
 import { json, type TokenApi } from '../helpers/token-api.js';
-import { SECRET, SECRET_ENV, V1, V1BETA1, allSecrets, basic, execInfo, expectFailure, expectSuccess, provider, tokenApis, writeTemp } from '../helpers/integration.js';
+import {
+  SECRET,
+  SECRET_ENV,
+  V1,
+  V1BETA1,
+  allSecrets,
+  basic,
+  execInfo,
+  expectFailure,
+  expectSuccess,
+  provider,
+  tokenApis,
+  writeTemp,
+} from '../helpers/integration.js';
 
 const pki = makePki();
 const startApi = tokenApis();
@@ -42,8 +55,12 @@ interface Case {
   message: string;
 }
 
-const withGood = (...args: string[]) => (g: string) => ['--config-inline', g, ...args];
-const inline = (config: Record<string, unknown>, ...args: string[]) => () => ['--config-inline', provider(config), ...args];
+const withGood =
+  (...args: string[]) =>
+  (g: string) => ['--config-inline', g, ...args];
+const inline =
+  (config: Record<string, unknown>, ...args: string[]) =>
+  () => ['--config-inline', provider(config), ...args];
 const url = 'https://token.example/token';
 const emptyDir = mkdtempSync(join(tmpdir(), 'webapi-credential-dir-'));
 const badYaml = writeTemp('bad.yaml', 'webAPIProviderConfig:\n  method: POST\n  url: [unclosed\n');
@@ -61,12 +78,14 @@ const cases: Case[] = [
   {
     name: 'a command close to none, listing the commands',
     args: (g: string) => ['signin', '--config-inline', g],
-    message: 'unknown command "signin"; the commands are get-token, login, logout, validate, render, cache, kubeconfig, argocd-secret, init, doctor, cluster-auth, completion (see --help)',
+    message:
+      'unknown command "signin"; the commands are get-token, login, logout, validate, render, cache, kubeconfig, argocd-secret, init, doctor, cluster-auth, completion (see --help)',
   },
   {
     name: 'a command written after its options (webapi-credential --config c.yaml login), said as such rather than as an argument too many',
     args: (g: string) => ['--config-inline', g, 'login'],
-    message: '"login" is a command: write it first and its options after it (webapi-credential login --config …) (see --help)',
+    message:
+      '"login" is a command: write it first and its options after it (webapi-credential login --config …) (see --help)',
   },
   {
     name: 'a misspelt flag, with the suggestion on the same line',
@@ -76,16 +95,46 @@ const cases: Case[] = [
   {
     name: 'an unknown --output format',
     args: withGood('--output', 'yaml'),
-    message: "option '-o, --output <format>' argument 'yaml' is invalid. Allowed choices are exec-credential, token. (see --help)",
+    message:
+      "option '-o, --output <format>' argument 'yaml' is invalid. Allowed choices are exec-credential, token. (see --help)",
   },
-  { name: 'a --timeout without a unit', args: withGood('--timeout', '10'), message: '--timeout "10": expected a positive duration such as 10s, 500ms or 1m30s' },
-  { name: 'a zero --timeout', args: withGood('--timeout', '0s'), message: '--timeout "0s": expected a positive duration such as 10s, 500ms or 1m30s' },
-  { name: 'a --set without =', args: withGood('--set', 'audience'), message: '--set "audience": expected key=value with a key of letters, digits, _ or -' },
-  { name: 'a --set without a key', args: withGood('--set', '=x'), message: '--set "=x": expected key=value with a key of letters, digits, _ or -' },
+  {
+    name: 'a --timeout without a unit',
+    args: withGood('--timeout', '10'),
+    message: '--timeout "10": expected a positive duration such as 10s, 500ms or 1m30s',
+  },
+  {
+    name: 'a zero --timeout',
+    args: withGood('--timeout', '0s'),
+    message: '--timeout "0s": expected a positive duration such as 10s, 500ms or 1m30s',
+  },
+  {
+    name: 'a --set without =',
+    args: withGood('--set', 'audience'),
+    message: '--set "audience": expected key=value with a key of letters, digits, _ or -',
+  },
+  {
+    name: 'a --set without a key',
+    args: withGood('--set', '=x'),
+    message: '--set "=x": expected key=value with a key of letters, digits, _ or -',
+  },
   { name: 'no config anywhere', args: () => [], message: NO_CONFIG },
-  { name: 'an empty WEBAPI_CREDENTIAL_CONFIG_INLINE, which counts as unset', args: () => [], env: { WEBAPI_CREDENTIAL_CONFIG_INLINE: '' }, message: NO_CONFIG },
-  { name: 'a --config file that does not exist', args: () => ['--config', '/nonexistent/config.yaml'], message: 'cannot read config /nonexistent/config.yaml: no such file' },
-  { name: 'a --config that is a directory', args: () => ['-c', emptyDir], message: `cannot read config ${emptyDir}: not a regular file` },
+  {
+    name: 'an empty WEBAPI_CREDENTIAL_CONFIG_INLINE, which counts as unset',
+    args: () => [],
+    env: { WEBAPI_CREDENTIAL_CONFIG_INLINE: '' },
+    message: NO_CONFIG,
+  },
+  {
+    name: 'a --config file that does not exist',
+    args: () => ['--config', '/nonexistent/config.yaml'],
+    message: 'cannot read config /nonexistent/config.yaml: no such file',
+  },
+  {
+    name: 'a --config that is a directory',
+    args: () => ['-c', emptyDir],
+    message: `cannot read config ${emptyDir}: not a regular file`,
+  },
   {
     name: 'a WEBAPI_CREDENTIAL_CONFIG file that does not exist',
     args: () => [],
@@ -94,23 +143,39 @@ const cases: Case[] = [
   },
   {
     name: 'a YAML config with tls: at the top of the file',
-    args: () => ['--config-inline', 'webAPIProviderConfig:\n  method: POST\n  url: https://a.example/token\n  tokenPath: $.access_token\ntls:\n  caFile: /etc/ca.pem\n'],
-    message: 'config from --config-inline is invalid: tls: unknown field at the top of the file; it belongs under webAPIProviderConfig (webAPIProviderConfig.tls)',
+    args: () => [
+      '--config-inline',
+      'webAPIProviderConfig:\n  method: POST\n  url: https://a.example/token\n  tokenPath: $.access_token\ntls:\n  caFile: /etc/ca.pem\n',
+    ],
+    message:
+      'config from --config-inline is invalid: tls: unknown field at the top of the file; it belongs under webAPIProviderConfig (webAPIProviderConfig.tls)',
   },
   {
-    name: 'a YAML config with the proposal\'s tokenPath unquoted',
-    args: () => ['--config-inline', 'webAPIProviderConfig:\n  method: POST\n  url: https://a.example/token\n  tokenPath: {.access_token}\n'],
-    message: 'config from --config-inline is invalid: webAPIProviderConfig.tokenPath: expected a string, found a map: YAML reads an unquoted {…} as one; quote it: "{.access_token}"',
+    name: "a YAML config with the proposal's tokenPath unquoted",
+    args: () => [
+      '--config-inline',
+      'webAPIProviderConfig:\n  method: POST\n  url: https://a.example/token\n  tokenPath: {.access_token}\n',
+    ],
+    message:
+      'config from --config-inline is invalid: webAPIProviderConfig.tokenPath: expected a string, found a map: YAML reads an unquoted {…} as one; quote it: "{.access_token}"',
   },
   {
     name: 'a YAML config with a header template unquoted',
-    args: () => ['--config-inline', 'webAPIProviderConfig:\n  method: POST\n  url: https://a.example/token\n  tokenPath: $.access_token\n  headers:\n    Authorization: {{ env.API_KEY }}\n'],
-    message: 'config from --config-inline is invalid: webAPIProviderConfig.headers.Authorization: expected a string, found a map: YAML reads an unquoted {…} as one; quote it',
+    args: () => [
+      '--config-inline',
+      'webAPIProviderConfig:\n  method: POST\n  url: https://a.example/token\n  tokenPath: $.access_token\n  headers:\n    Authorization: {{ env.API_KEY }}\n',
+    ],
+    message:
+      'config from --config-inline is invalid: webAPIProviderConfig.headers.Authorization: expected a string, found a map: YAML reads an unquoted {…} as one; quote it',
   },
   {
     name: 'a YAML config with a quote never closed',
-    args: () => ['--config-inline', 'webAPIProviderConfig:\n  method: POST\n  url: "https://a.example/token\n  tokenPath: $.access_token\n'],
-    message: 'config from --config-inline is not valid YAML or JSON: Missing closing "quote: it opens at line 3, column 8 and is never closed',
+    args: () => [
+      '--config-inline',
+      'webAPIProviderConfig:\n  method: POST\n  url: "https://a.example/token\n  tokenPath: $.access_token\n',
+    ],
+    message:
+      'config from --config-inline is not valid YAML or JSON: Missing closing "quote: it opens at line 3, column 8 and is never closed',
   },
   {
     name: 'a config file that is not valid YAML',
@@ -122,10 +187,22 @@ const cases: Case[] = [
     args: () => ['--config', duplicateKeys],
     message: `config from --config ${duplicateKeys} is not valid YAML or JSON: Map keys must be unique at line 3, column 3`,
   },
-  { name: 'an empty config file', args: () => ['--config', emptyFile], message: `config from --config ${emptyFile} is empty` },
+  {
+    name: 'an empty config file',
+    args: () => ['--config', emptyFile],
+    message: `config from --config ${emptyFile} is empty`,
+  },
   {
     name: 'a config with several problems, all reported in one line with their field paths',
-    args: inline({ method: 'FETCH', url, tokenPath: '$.t', tls: { caFile: 5, verify: true }, timeout: '10', body: 'x', form: { a: 'b' } }),
+    args: inline({
+      method: 'FETCH',
+      url,
+      tokenPath: '$.t',
+      tls: { caFile: 5, verify: true },
+      timeout: '10',
+      body: 'x',
+      form: { a: 'b' },
+    }),
     message:
       'config from --config-inline is invalid: ' +
       'webAPIProviderConfig.method: expected one of GET, POST, PUT, PATCH, DELETE, found string "FETCH"; ' +
@@ -137,12 +214,14 @@ const cases: Case[] = [
   {
     name: 'a config without the webAPIProviderConfig key',
     args: () => ['--config-inline', JSON.stringify({ method: 'POST' })],
-    message: 'config from --config-inline is invalid: webAPIProviderConfig: is required; method: unknown field at the top of the file; it belongs under webAPIProviderConfig (webAPIProviderConfig.method)',
+    message:
+      'config from --config-inline is invalid: webAPIProviderConfig: is required; method: unknown field at the top of the file; it belongs under webAPIProviderConfig (webAPIProviderConfig.method)',
   },
   {
     name: 'a config without tokenPath or certificate paths',
     args: inline({ method: 'POST', url }),
-    message: 'config from --config-inline is invalid: webAPIProviderConfig.tokenPath: is required (unless clientCertificateDataPath and clientKeyDataPath are both set)',
+    message:
+      'config from --config-inline is invalid: webAPIProviderConfig.tokenPath: is required (unless clientCertificateDataPath and clientKeyDataPath are both set)',
   },
   {
     name: 'an invalid JSONPath',
@@ -157,19 +236,33 @@ const cases: Case[] = [
   },
   {
     name: 'a url template that renders to http:// without allowInsecureHTTP',
-    args: inline({ method: 'POST', url: '{{ vars.url }}', tokenPath: '$.t' }, '--set', 'url=http://token.example/token'),
+    args: inline(
+      { method: 'POST', url: '{{ vars.url }}', tokenPath: '$.t' },
+      '--set',
+      'url=http://token.example/token',
+    ),
     message: 'webAPIProviderConfig.url: rendered to an http:// URL; use https:// or set allowInsecureHTTP: true',
   },
   {
     name: 'a template that reads an unset env var',
-    args: inline({ method: 'POST', url, tokenPath: '$.t', headers: { Authorization: 'Bearer {{ env.API_KEY }}', 'X-Org': '{{ env.ORG_NAME }}' } }),
+    args: inline({
+      method: 'POST',
+      url,
+      tokenPath: '$.t',
+      headers: { Authorization: 'Bearer {{ env.API_KEY }}', 'X-Org': '{{ env.ORG_NAME }}' },
+    }),
     message:
       'webAPIProviderConfig.headers.X-Org: {{ env.ORG_NAME }}: env.ORG_NAME is not set (set it in the environment or the kubeconfig exec env)',
   },
   {
     // JavaScript would send "<key>:undefined": the set secret beside the missing one stays hidden.
     name: 'a secret concatenated with an unset env var',
-    args: inline({ method: 'POST', url, tokenPath: '$.t', headers: { Authorization: 'Basic {{ base64(env.API_KEY + ":" + env.NO_SUCH_SECRET) }}' } }),
+    args: inline({
+      method: 'POST',
+      url,
+      tokenPath: '$.t',
+      headers: { Authorization: 'Basic {{ base64(env.API_KEY + ":" + env.NO_SUCH_SECRET) }}' },
+    }),
     message:
       'webAPIProviderConfig.headers.Authorization: {{ base64(env.API_KEY + ":" + env.NO_SUCH_SECRET) }}: env.NO_SUCH_SECRET is not set (set it in the environment or the kubeconfig exec env)',
   },
@@ -182,13 +275,23 @@ const cases: Case[] = [
   },
   {
     name: 'a helper given two unset values: both named, "them"',
-    args: inline({ method: 'POST', url, tokenPath: '$.t', headers: { Authorization: '{{ basicAuth(env.NO_ID + "", env.NO_SECRET) }}' } }),
+    args: inline({
+      method: 'POST',
+      url,
+      tokenPath: '$.t',
+      headers: { Authorization: '{{ basicAuth(env.NO_ID + "", env.NO_SECRET) }}' },
+    }),
     message:
       'webAPIProviderConfig.headers.Authorization: {{ basicAuth(env.NO_ID + "", env.NO_SECRET) }}: env.NO_ID, env.NO_SECRET are not set (set them in the environment or the kubeconfig exec env)',
   },
   {
     name: 'an unset var and an unset env value in one expression: each hint names its own',
-    args: inline({ method: 'POST', url, tokenPath: '$.t', query: { aud: '{{ vars.audience + "/" + vars.tenant + env.NO_SUFFIX }}' } }),
+    args: inline({
+      method: 'POST',
+      url,
+      tokenPath: '$.t',
+      query: { aud: '{{ vars.audience + "/" + vars.tenant + env.NO_SUFFIX }}' },
+    }),
     message:
       'webAPIProviderConfig.query.aud: {{ vars.audience + "/" + vars.tenant + env.NO_SUFFIX }}: vars.audience, vars.tenant, env.NO_SUFFIX are not set ' +
       '(pass --set audience=… --set tenant=…, or give a default: vars.audience ?? "…"; set env.NO_SUFFIX in the environment or the kubeconfig exec env)',
@@ -196,12 +299,14 @@ const cases: Case[] = [
   {
     name: 'a template that reads an unset var',
     args: inline({ method: 'POST', url, tokenPath: '$.t', query: { aud: '{{ vars.audience }}' } }),
-    message: 'webAPIProviderConfig.query.aud: {{ vars.audience }}: vars.audience is not set (pass --set audience=…, or give a default: vars.audience ?? "…")',
+    message:
+      'webAPIProviderConfig.query.aud: {{ vars.audience }}: vars.audience is not set (pass --set audience=…, or give a default: vars.audience ?? "…")',
   },
   {
     name: 'a template with a syntax error',
     args: inline({ method: 'POST', url, tokenPath: '$.t', body: 'key={{ env.API_KEY' }),
-    message: 'config from --config-inline is invalid: webAPIProviderConfig.body: {{ at character 5 is never closed with }}',
+    message:
+      'config from --config-inline is invalid: webAPIProviderConfig.body: {{ at character 5 is never closed with }}',
   },
   {
     name: 'a template whose error quotes a secret',
@@ -210,14 +315,25 @@ const cases: Case[] = [
   },
   {
     name: 'a file() that cannot be read',
-    args: inline({ method: 'POST', url, tokenPath: '$.t', headers: { 'X-Secret': '{{ file("/nonexistent/secret") }}' } }),
-    message: 'webAPIProviderConfig.headers.X-Secret: {{ file("/nonexistent/secret") }}: file("/nonexistent/secret") cannot be read: no such file',
+    args: inline({
+      method: 'POST',
+      url,
+      tokenPath: '$.t',
+      headers: { 'X-Secret': '{{ file("/nonexistent/secret") }}' },
+    }),
+    message:
+      'webAPIProviderConfig.headers.X-Secret: {{ file("/nonexistent/secret") }}: file("/nonexistent/secret") cannot be read: no such file',
   },
   {
     name: 'a template using cluster when KUBERNETES_EXEC_INFO has no cluster',
-    args: inline({ method: 'POST', url, tokenPath: '$.t', headers: { 'X-Secret': `{{ file(${JSON.stringify(secretFile)}) }}`, 'X-Cluster': '{{ cluster.server }}' } }),
+    args: inline({
+      method: 'POST',
+      url,
+      tokenPath: '$.t',
+      headers: { 'X-Secret': `{{ file(${JSON.stringify(secretFile)}) }}`, 'X-Cluster': '{{ cluster.server }}' },
+    }),
     message:
-      "webAPIProviderConfig.headers.X-Cluster: {{ cluster.server }}: cluster is not set (KUBERNETES_EXEC_INFO has no spec.cluster: set provideClusterInfo: true in the kubeconfig exec entry)",
+      'webAPIProviderConfig.headers.X-Cluster: {{ cluster.server }}: cluster is not set (KUBERNETES_EXEC_INFO has no spec.cluster: set provideClusterInfo: true in the kubeconfig exec entry)',
   },
   {
     name: 'a KUBERNETES_EXEC_INFO that is not JSON',
@@ -244,7 +360,11 @@ const cases: Case[] = [
   },
   {
     name: '--output token for a config that yields only a client certificate',
-    args: inline({ method: 'POST', url, clientCertificateDataPath: '$.cert', clientKeyDataPath: '$.key' }, '--output', 'token'),
+    args: inline(
+      { method: 'POST', url, clientCertificateDataPath: '$.cert', clientKeyDataPath: '$.key' },
+      '--output',
+      'token',
+    ),
     message: '--output token needs a tokenPath; this config yields a client certificate',
   },
 ];
@@ -256,8 +376,14 @@ describe.concurrent('usage and config errors exit 2 before any request', () => {
   });
 
   it('names every unset env variable, under get-token, validate and render alike, and never suggests a default for a secret', async () => {
-    const config = provider(basic(url, { headers: { Authorization: 'Bearer {{ env.API_KEY }}', 'X-Other': '{{ env.OTHER_KEY }}' } }));
-    const results = await Promise.all([runInProcess(['validate', '--config-inline', config]), runInProcess(['render', '--config-inline', config]), runInProcess(['--config-inline', config])]);
+    const config = provider(
+      basic(url, { headers: { Authorization: 'Bearer {{ env.API_KEY }}', 'X-Other': '{{ env.OTHER_KEY }}' } }),
+    );
+    const results = await Promise.all([
+      runInProcess(['validate', '--config-inline', config]),
+      runInProcess(['render', '--config-inline', config]),
+      runInProcess(['--config-inline', config]),
+    ]);
     for (const result of results) {
       expectFailure(
         result,
@@ -269,7 +395,9 @@ describe.concurrent('usage and config errors exit 2 before any request', () => {
   });
 
   it('checks the rest with a stand-in for each unset env variable under validate --allow-unset-env, and says so', async () => {
-    const config = provider(basic(url, { headers: { Authorization: 'Bearer {{ env.API_KEY }}', 'X-Other': '{{ env.OTHER_KEY }}' } }));
+    const config = provider(
+      basic(url, { headers: { Authorization: 'Bearer {{ env.API_KEY }}', 'X-Other': '{{ env.OTHER_KEY }}' } }),
+    );
     const result = await runInProcess(['validate', '--allow-unset-env', '--config-inline', config]);
     expectSuccess(
       result,
@@ -279,8 +407,15 @@ describe.concurrent('usage and config errors exit 2 before any request', () => {
   });
 
   it('names a missing --set value in the URL and the unset env values in one run, under validate, render and get-token', async () => {
-    const config = provider(basic('https://{{ vars.host }}/token', { headers: { Authorization: 'Bearer {{ env.API_KEY }}' }, form: { client_secret: '{{ env.CLIENT_SECRET }}' } }));
-    const results = await Promise.all(['validate', 'render', 'get-token'].map((command) => runInProcess([command, '--config-inline', config])));
+    const config = provider(
+      basic('https://{{ vars.host }}/token', {
+        headers: { Authorization: 'Bearer {{ env.API_KEY }}' },
+        form: { client_secret: '{{ env.CLIENT_SECRET }}' },
+      }),
+    );
+    const results = await Promise.all(
+      ['validate', 'render', 'get-token'].map((command) => runInProcess([command, '--config-inline', config])),
+    );
     for (const result of results) {
       expectFailure(
         result,
@@ -293,8 +428,14 @@ describe.concurrent('usage and config errors exit 2 before any request', () => {
   });
 
   it('still refuses under validate --allow-unset-env what is wrong besides the env, naming every missing input', async () => {
-    const config = provider(basic('https://{{ vars.host }}/token', { headers: { Authorization: 'Bearer {{ env.API_KEY }}' } }));
+    const config = provider(
+      basic('https://{{ vars.host }}/token', { headers: { Authorization: 'Bearer {{ env.API_KEY }}' } }),
+    );
     const result = await runInProcess(['validate', '--allow-unset-env', '--config-inline', config]);
-    expectFailure(result, 2, 'webAPIProviderConfig.url: {{ vars.host }}: vars.host is not set (pass --set host=…, or give a default: vars.host ?? "…")');
+    expectFailure(
+      result,
+      2,
+      'webAPIProviderConfig.url: {{ vars.host }}: vars.host is not set (pass --set host=…, or give a default: vars.host ?? "…")',
+    );
   });
 });

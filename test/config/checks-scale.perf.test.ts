@@ -51,7 +51,10 @@ const ITEMS: Record<string, Item[]> = {
     (i) => ({ field: 'json', key: `j${i}`, value: { a: ['{{ vars.a ?? "v" }}', { b: 'w' }] } }),
     (i) => ({ field: 'json', key: `j${i}`, value: [[[[`{{ zz${i} }}`]]]] }),
   ],
-  unknown: [(i) => ({ field: '', key: `tokenPat${i}`, value: 1 }), (i) => ({ field: '', key: `caFile${i}`, value: 'x' })],
+  unknown: [
+    (i) => ({ field: '', key: `tokenPat${i}`, value: 1 }),
+    (i) => ({ field: '', key: `caFile${i}`, value: 'x' }),
+  ],
 };
 
 /** A config of items drawn in turn from `pattern` until its JSON text is about `bytes` long. */
@@ -82,22 +85,32 @@ describe('config checks on large configs', () => {
           const text = config(shape, pattern, bytes);
           writeFileSync(path, text);
           const result = await runInProcess(['validate', '--config', path]);
-          expect([0, 2], `${shape} ${text.length} bytes: exit ${result.code}: ${result.stderr.slice(0, 300)}`).toContain(result.code);
+          expect(
+            [0, 2],
+            `${shape} ${text.length} bytes: exit ${result.code}: ${result.stderr.slice(0, 300)}`,
+          ).toContain(result.code);
           expect(result.stderr).not.toMatch(/internal error|RangeError|\n {4}at /);
         },
       ),
       // Sizes up to the bound, each shape many times: the largest cases are the ones that matter.
-      { numRuns: 24, examples: Object.keys(ITEMS).map((shape) => [shape, [0, 1, 2, 3, 4], MAX_BYTES] as [string, number[], number]) },
+      {
+        numRuns: 24,
+        examples: Object.keys(ITEMS).map((shape) => [shape, [0, 1, 2, 3, 4], MAX_BYTES] as [string, number[], number]),
+      },
     );
   });
 
   // From 64 KiB to 256 KiB: the quadratic checks were already 16 times slower there (the property above reads 1 MiB).
   it.each(Object.keys(ITEMS))('validate of %s items takes about linear time, from 64 KiB to 256 KiB', async (shape) => {
     let n = 0;
-    await expectLinear(async (bytes) => {
-      const path = join(dir, `linear-${shape}-${n++}.json`);
-      writeFileSync(path, config(shape, [0, 1, 2, 3, 4], bytes));
-      expect([0, 2]).toContain((await runInProcess(['validate', '--config', path])).code);
-    }, Math.round(MAX_BYTES / 16), { runs: 5 });
+    await expectLinear(
+      async (bytes) => {
+        const path = join(dir, `linear-${shape}-${n++}.json`);
+        writeFileSync(path, config(shape, [0, 1, 2, 3, 4], bytes));
+        expect([0, 2]).toContain((await runInProcess(['validate', '--config', path])).code);
+      },
+      Math.round(MAX_BYTES / 16),
+      { runs: 5 },
+    );
   });
 });

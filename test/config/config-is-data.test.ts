@@ -23,13 +23,29 @@ const EXPLOITS: Array<[string, string, string]> = [
     `urlencode.constructor("return process")().getBuiltinModule("child_process").execSync("touch ${pwned}")`,
     'calling a method (execSync) is not allowed; only the helpers can be called: urlencode, base64, base64url, base64decode, lower, upper, trim, json, fromJson, file, basicAuth, jwt, now, uuid',
   ],
-  ['a constructor reached through data', 'cluster.constructor', 'constructor is not data: only the own properties of objects and lists can be read'],
-  ['a list literal constructor', '[].constructor.constructor("return process")()', 'calling a method is not allowed; only the helpers can be called: urlencode, base64, base64url, base64decode, lower, upper, trim, json, fromJson, file, basicAuth, jwt, now, uuid'],
+  [
+    'a constructor reached through data',
+    'cluster.constructor',
+    'constructor is not data: only the own properties of objects and lists can be read',
+  ],
+  [
+    'a list literal constructor',
+    '[].constructor.constructor("return process")()',
+    'calling a method is not allowed; only the helpers can be called: urlencode, base64, base64url, base64decode, lower, upper, trim, json, fromJson, file, basicAuth, jwt, now, uuid',
+  ],
   ['__proto__', 'vars.__proto__', '__proto__ is not data: only the own properties of objects and lists can be read'],
   ['this', 'this', 'this is not supported'],
   ['an arrow function', '(() => 1)()', 'Unexpected "=" at character 4'],
-  ['require', `require("child_process").execSync("touch ${pwned}")`, 'calling a method (execSync) is not allowed; only the helpers can be called: urlencode, base64, base64url, base64decode, lower, upper, trim, json, fromJson, file, basicAuth, jwt, now, uuid'],
-  ['process.env', 'process.env.HOME', 'process is not available: a template reads only env, vars, cluster, steps and calls the helpers'],
+  [
+    'require',
+    `require("child_process").execSync("touch ${pwned}")`,
+    'calling a method (execSync) is not allowed; only the helpers can be called: urlencode, base64, base64url, base64decode, lower, upper, trim, json, fromJson, file, basicAuth, jwt, now, uuid',
+  ],
+  [
+    'process.env',
+    'process.env.HOME',
+    'process is not available: a template reads only env, vars, cluster, steps and calls the helpers',
+  ],
 ];
 
 // Nothing may be sent: an address where nothing listens would turn a sent request into exit 3.
@@ -44,12 +60,15 @@ const message = (origin: string, what: string, expression: string) =>
 
 describe('a config cannot run code', () => {
   describe.each(EXPLOITS)('%s', (_name, expression, what) => {
-    it.each([['get-token'], ['validate'], ['render']])('is refused by %s from a file, creating nothing', async (command) => {
-      const file = writeTemp('exploit.json', provider(config(expression)));
-      const result = await runInProcess([command, '--config', file]);
-      expectFailure(result, 2, message(`--config ${file}`, what, expression));
-      expect(existsSync(pwned)).toBe(false);
-    });
+    it.each([['get-token'], ['validate'], ['render']])(
+      'is refused by %s from a file, creating nothing',
+      async (command) => {
+        const file = writeTemp('exploit.json', provider(config(expression)));
+        const result = await runInProcess([command, '--config', file]);
+        expectFailure(result, 2, message(`--config ${file}`, what, expression));
+        expect(existsSync(pwned)).toBe(false);
+      },
+    );
 
     it('is refused inline, creating nothing', async () => {
       const result = await runInProcess(['--config-inline', provider(config(expression))]);
@@ -58,7 +77,12 @@ describe('a config cannot run code', () => {
     });
 
     it('is refused from the cluster entry with --config-from-cluster, creating nothing', async () => {
-      const env = { KUBERNETES_EXEC_INFO: execInfo(V1, { server: 'https://k8s.example', config: { webAPIProviderConfig: config(expression) } }) };
+      const env = {
+        KUBERNETES_EXEC_INFO: execInfo(V1, {
+          server: 'https://k8s.example',
+          config: { webAPIProviderConfig: config(expression) },
+        }),
+      };
       const result = await runInProcess(['--config-from-cluster'], { env });
       expectFailure(result, 2, message('KUBERNETES_EXEC_INFO spec.cluster.config', what, expression));
       expect(existsSync(pwned)).toBe(false);
@@ -67,10 +91,17 @@ describe('a config cannot run code', () => {
 });
 
 describe('a cluster entry cannot speak for the user', () => {
-  const benign = { method: 'POST', url: 'https://127.0.0.1:9/token', tokenPath: '$.access_token', form: { secret: '{{ env.API_KEY }}' } };
+  const benign = {
+    method: 'POST',
+    url: 'https://127.0.0.1:9/token',
+    tokenPath: '$.access_token',
+    form: { secret: '{{ env.API_KEY }}' },
+  };
 
   it('ignores a config in the cluster entry without --config-from-cluster, and names the flag', async () => {
-    const env = { KUBERNETES_EXEC_INFO: execInfo(V1, { server: 'https://k8s.example', config: { webAPIProviderConfig: benign } }) };
+    const env = {
+      KUBERNETES_EXEC_INFO: execInfo(V1, { server: 'https://k8s.example', config: { webAPIProviderConfig: benign } }),
+    };
     const result = await runInProcess([], { env });
     expectFailure(
       result,
@@ -89,7 +120,9 @@ describe('a cluster entry cannot speak for the user', () => {
   });
 
   it('says the extension is missing when the cluster came without it', async () => {
-    const result = await runInProcess(['--config-from-cluster'], { env: { KUBERNETES_EXEC_INFO: execInfo(V1, { server: 'https://k8s.example' }) } });
+    const result = await runInProcess(['--config-from-cluster'], {
+      env: { KUBERNETES_EXEC_INFO: execInfo(V1, { server: 'https://k8s.example' }) },
+    });
     expectFailure(
       result,
       2,
@@ -110,7 +143,9 @@ describe('a cluster entry cannot speak for the user', () => {
       2,
       'no config: pass --config <file> or --config-inline <yaml>, or set WEBAPI_CREDENTIAL_CONFIG or WEBAPI_CREDENTIAL_CONFIG_INLINE, or take it from the kubeconfig cluster extension client.authentication.k8s.io/exec with provideClusterInfo: true and --config-from-cluster in the exec entry (client-go sent no cluster info: the exec entry has no provideClusterInfo: true)',
     );
-    const clusterOnly = await runInProcess([], { env: { KUBERNETES_EXEC_INFO: execInfo(V1, { server: 'https://k8s.example' }) } });
+    const clusterOnly = await runInProcess([], {
+      env: { KUBERNETES_EXEC_INFO: execInfo(V1, { server: 'https://k8s.example' }) },
+    });
     expectFailure(
       clusterOnly,
       2,

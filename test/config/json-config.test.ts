@@ -33,8 +33,8 @@ describe('parseConfigText', () => {
   });
 
   it('reports a JSON duplicate key through the YAML parser, as before', async () => {
-    await expect(parseConfigText('{"webAPIProviderConfig": {"method": "POST", "method": "GET"}}', 'test')).rejects.toThrow(
-      /^config from test is not valid YAML or JSON: Map keys must be unique/,
-    );
+    await expect(
+      parseConfigText('{"webAPIProviderConfig": {"method": "POST", "method": "GET"}}', 'test'),
+    ).rejects.toThrow(/^config from test is not valid YAML or JSON: Map keys must be unique/);
   });
 });

@@ -27,7 +27,9 @@ const generatedText = JSON.stringify(generatedSchema(), null, 2) + '\n';
 describe('the committed JSON Schema', () => {
   it('equals the schema generated from the shape table', () => {
     if (process.env['UPDATE_SCHEMA'] === '1') writeFileSync(SCHEMA_FILE, generatedText);
-    expect(existsSync(SCHEMA_FILE), 'schema/webapi-credential.schema.json is missing; run with UPDATE_SCHEMA=1').toBe(true);
+    expect(existsSync(SCHEMA_FILE), 'schema/webapi-credential.schema.json is missing; run with UPDATE_SCHEMA=1').toBe(
+      true,
+    );
     expect(readFileSync(SCHEMA_FILE, 'utf8')).toBe(generatedText);
   });
 
@@ -53,9 +55,24 @@ describe('the tiny JSON Schema checker used below', () => {
     ['minLength in code points', { type: 'string', minLength: 2 }, '😀', ['$: minLength']],
     ['pattern', { type: 'string', pattern: '^a+$' }, 'ab', ['$: pattern']],
     ['minimum and maximum', { type: 'integer', minimum: 1, maximum: 2 }, 3, ['$: maximum']],
-    ['items and minItems', { type: 'array', items: { type: 'string' }, minItems: 3 }, ['a', 1], ['$: minItems', '$[1]: type']],
-    ['required and additionalProperties false', { type: 'object', properties: { a: {} }, required: ['a'], additionalProperties: false }, { b: 1 }, ['$: required a', '$: additionalProperties b']],
-    ['additionalProperties as a schema', { type: 'object', additionalProperties: { type: 'string' } }, { a: 'x', b: 2 }, ['$.b: type']],
+    [
+      'items and minItems',
+      { type: 'array', items: { type: 'string' }, minItems: 3 },
+      ['a', 1],
+      ['$: minItems', '$[1]: type'],
+    ],
+    [
+      'required and additionalProperties false',
+      { type: 'object', properties: { a: {} }, required: ['a'], additionalProperties: false },
+      { b: 1 },
+      ['$: required a', '$: additionalProperties b'],
+    ],
+    [
+      'additionalProperties as a schema',
+      { type: 'object', additionalProperties: { type: 'string' } },
+      { a: 'x', b: 2 },
+      ['$.b: type'],
+    ],
     ['oneOf with no passing branch', { oneOf: [{ type: 'string' }, { type: 'boolean' }] }, 1, ['$: oneOf']],
     ['oneOf with two passing branches', { oneOf: [{ type: 'integer' }, { minimum: 0 }] }, 1, ['$: oneOf']],
   ])('checks %s', (_name, schema, value, expected) => {
@@ -63,7 +80,9 @@ describe('the tiny JSON Schema checker used below', () => {
   });
 
   it('refuses a keyword it does not implement', () => {
-    expect(() => schemaErrors({ propertyNames: { pattern: 'x' } }, {})).toThrow('unsupported keyword propertyNames at $');
+    expect(() => schemaErrors({ propertyNames: { pattern: 'x' } }, {})).toThrow(
+      'unsupported keyword propertyNames at $',
+    );
   });
 });
 
@@ -76,7 +95,17 @@ describe('the JSON Schema and the validator', () => {
   it.each<[string, unknown]>([
     ['the minimal config', provider({})],
     ['a kubectl-style path', provider({ tokenPath: '{.status.token}' })],
-    ['a config with only certificate paths', { webAPIProviderConfig: { method: 'POST', url: 'https://a.example', clientCertificateDataPath: '$.c', clientKeyDataPath: '$.k' } }],
+    [
+      'a config with only certificate paths',
+      {
+        webAPIProviderConfig: {
+          method: 'POST',
+          url: 'https://a.example',
+          clientCertificateDataPath: '$.c',
+          clientKeyDataPath: '$.k',
+        },
+      },
+    ],
     ['a form body with a repeated key', provider({ form: { grant_type: 'client_credentials', audience: ['a', 'b'] } })],
     ['a json body that is a list', provider({ json: [{ token: '{{ env.T }}' }] })],
     [
@@ -90,7 +119,13 @@ describe('the JSON Schema and the validator', () => {
         expiryFromJWT: true,
         clientCertificateDataPath: '$.status.credential.clientCertificateData',
         clientKeyDataPath: '$.status.credential.clientKeyData',
-        tls: { caFile: '/etc/ssl/my-ca.pem', certFile: '/c.pem', keyFile: '/k.pem', serverName: 'auth.internal', insecureSkipVerify: false },
+        tls: {
+          caFile: '/etc/ssl/my-ca.pem',
+          certFile: '/c.pem',
+          keyFile: '/k.pem',
+          serverName: 'auth.internal',
+          insecureSkipVerify: false,
+        },
         allowInsecureHTTP: false,
         timeout: '10s',
         retry: { limit: 2 },
@@ -108,9 +143,17 @@ describe('the JSON Schema and the validator', () => {
     ['a document that is a list', [], ['$: type']],
     ['a missing webAPIProviderConfig', {}, ['$: required webAPIProviderConfig']],
     ['an unknown top-level key', { ...provider({}), extra: 1 }, ['$: additionalProperties extra']],
-    ['a missing url', { webAPIProviderConfig: { method: 'POST', tokenPath: '$.a' } }, ['$.webAPIProviderConfig: required url']],
+    [
+      'a missing url',
+      { webAPIProviderConfig: { method: 'POST', tokenPath: '$.a' } },
+      ['$.webAPIProviderConfig: required url'],
+    ],
     ['a lower-case method', provider({ method: 'post' }), ['$.webAPIProviderConfig.method: enum']],
-    ['an unknown provider key', provider({ tokenpath: '$.a' }), ['$.webAPIProviderConfig: additionalProperties tokenpath']],
+    [
+      'an unknown provider key',
+      provider({ tokenpath: '$.a' }),
+      ['$.webAPIProviderConfig: additionalProperties tokenpath'],
+    ],
     ['an empty tokenPath', provider({ tokenPath: '' }), ['$.webAPIProviderConfig.tokenPath: minLength']],
     ['a number as a header value', provider({ headers: { 'X-A': 1 } }), ['$.webAPIProviderConfig.headers.X-A: type']],
     ['an empty query list', provider({ query: { a: [] } }), ['$.webAPIProviderConfig.query.a: oneOf']],
@@ -119,10 +162,22 @@ describe('the JSON Schema and the validator', () => {
     ['a bare number as a timeout', provider({ timeout: 10 }), ['$.webAPIProviderConfig.timeout: type']],
     ['a duration in days', provider({ expiryMargin: '1d' }), ['$.webAPIProviderConfig.expiryMargin: pattern']],
     ['retry.limit above 10', provider({ retry: { limit: 11 } }), ['$.webAPIProviderConfig.retry.limit: maximum']],
-    ['a fractional maxResponseBytes', provider({ maxResponseBytes: 1.5 }), ['$.webAPIProviderConfig.maxResponseBytes: type']],
+    [
+      'a fractional maxResponseBytes',
+      provider({ maxResponseBytes: 1.5 }),
+      ['$.webAPIProviderConfig.maxResponseBytes: type'],
+    ],
     ['an unknown tls key', provider({ tls: { ca: '/ca' } }), ['$.webAPIProviderConfig.tls: additionalProperties ca']],
-    ['a string as cache.enabled', provider({ cache: { enabled: 'true' } }), ['$.webAPIProviderConfig.cache.enabled: type']],
-    ['a provider key named constructor', provider({ constructor: 'x' }), ['$.webAPIProviderConfig: additionalProperties constructor']],
+    [
+      'a string as cache.enabled',
+      provider({ cache: { enabled: 'true' } }),
+      ['$.webAPIProviderConfig.cache.enabled: type'],
+    ],
+    [
+      'a provider key named constructor',
+      provider({ constructor: 'x' }),
+      ['$.webAPIProviderConfig: additionalProperties constructor'],
+    ],
   ])('both reject %s', (_name, document, schemaVerdict) => {
     expect(schemaErrors(schema, document)).toEqual(schemaVerdict);
     expect(validatorAccepts(document)).toBe(false);
@@ -133,7 +188,10 @@ describe('the JSON Schema and the validator', () => {
   it.each<[string, unknown]>([
     ['two body forms', provider({ body: 'x', json: {} })],
     ['a body with GET', provider({ method: 'GET', body: 'x' })],
-    ['a missing tokenPath without certificate paths', { webAPIProviderConfig: { method: 'POST', url: 'https://a.example' } }],
+    [
+      'a missing tokenPath without certificate paths',
+      { webAPIProviderConfig: { method: 'POST', url: 'https://a.example' } },
+    ],
     ['a certificate path without a key path', provider({ clientCertificateDataPath: '$.c' })],
     ['an http:// URL', provider({ url: 'http://a.example' })],
     ['tls.caFile with tls.caData', provider({ tls: { caFile: '/ca', caData: 'PEM' } })],

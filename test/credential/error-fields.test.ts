@@ -21,9 +21,21 @@ describe('quoteSaid', () => {
 
 describe('errorSaid', () => {
   it.each<[string, unknown, ReturnType<typeof errorSaid>]>([
-    ['error and error_description', { error: 'invalid_grant', error_description: 'expired s3cret' }, { error: '"invalid_grant"', detail: { field: 'error_description', text: '"expired [REDACTED]"' } }],
-    ['error and message', { error: 'quota', message: 'too many' }, { error: '"quota"', detail: { field: 'message', text: '"too many"' } }],
-    ['error_description over message', { error: 'e', error_description: 'd', message: 'm' }, { error: '"e"', detail: { field: 'error_description', text: '"d"' } }],
+    [
+      'error and error_description',
+      { error: 'invalid_grant', error_description: 'expired s3cret' },
+      { error: '"invalid_grant"', detail: { field: 'error_description', text: '"expired [REDACTED]"' } },
+    ],
+    [
+      'error and message',
+      { error: 'quota', message: 'too many' },
+      { error: '"quota"', detail: { field: 'message', text: '"too many"' } },
+    ],
+    [
+      'error_description over message',
+      { error: 'e', error_description: 'd', message: 'm' },
+      { error: '"e"', detail: { field: 'error_description', text: '"d"' } },
+    ],
     ['error alone', { error: 'e', error_description: 7 }, { error: '"e"' }],
     ['nothing without a string error', { error: { code: 1 }, message: 'm' }, undefined],
     ['nothing of a list', [{ error: 'e' }], undefined],

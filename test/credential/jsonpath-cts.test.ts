@@ -22,12 +22,17 @@ interface CtsCase {
   invalid_selector?: boolean;
 }
 
-const cts = JSON.parse(readFileSync(new URL('../fixtures/jsonpath-cts/cts.json', import.meta.url), 'utf8')) as { tests: CtsCase[] };
+const cts = JSON.parse(readFileSync(new URL('../fixtures/jsonpath-cts/cts.json', import.meta.url), 'utf8')) as {
+  tests: CtsCase[];
+};
 const valid = cts.tests.filter((t) => !t.invalid_selector);
 const invalid = cts.tests.filter((t) => t.invalid_selector);
 
 function configWithTokenPath(selector: string) {
-  return validateProviderDocument({ webAPIProviderConfig: { method: 'POST', url: 'https://auth.example.com/token', tokenPath: selector } }, engine.check);
+  return validateProviderDocument(
+    { webAPIProviderConfig: { method: 'POST', url: 'https://auth.example.com/token', tokenPath: selector } },
+    engine.check,
+  );
 }
 
 describe('the RFC 9535 compliance test suite', () => {
@@ -42,13 +47,16 @@ describe('the RFC 9535 compliance test suite', () => {
     if (result.ok) expect(result.config.paths.token).toBe(normalizePath(t.selector));
   });
 
-  it.each(invalid.map((t) => [t.name, t] as const))('rejects the invalid selector of "%s" with an issue on tokenPath', (_name, t) => {
-    const result = configWithTokenPath(t.selector);
-    expect(result.ok).toBe(false);
-    if (!result.ok) {
-      expect(result.issues.map((i) => i.path)).toEqual(['webAPIProviderConfig.tokenPath']);
-    }
-  });
+  it.each(invalid.map((t) => [t.name, t] as const))(
+    'rejects the invalid selector of "%s" with an issue on tokenPath',
+    (_name, t) => {
+      const result = configWithTokenPath(t.selector);
+      expect(result.ok).toBe(false);
+      if (!result.ok) {
+        expect(result.issues.map((i) => i.path)).toEqual(['webAPIProviderConfig.tokenPath']);
+      }
+    },
+  );
 
   it.each(valid.map((t) => [t.name, t] as const))('selects the expected nodes for "%s"', (_name, t) => {
     const values = queryPath(normalizePath(t.selector), t.document).map((m) => m.value);
@@ -68,18 +76,24 @@ describe('the compliance suite in kubectl style', () => {
   const kubectl = (selector: string) => `{${selector.slice(1)}}`;
   const wrappable = (t: CtsCase) => /^\$[.[]/.test(t.selector);
 
-  it.each(valid.filter(wrappable).map((t) => [kubectl(t.selector), t] as const))('accepts %s and selects the same nodes', (selector, t) => {
-    const result = configWithTokenPath(selector);
-    expect(result.ok ? result.config.paths.token : result.issues).toBe(t.selector);
-    const values = queryPath(normalizePath(selector), t.document).map((m) => m.value);
-    if (t.results) expect(t.results).toContainEqual(values);
-    else expect(values).toEqual(t.result);
-  });
+  it.each(valid.filter(wrappable).map((t) => [kubectl(t.selector), t] as const))(
+    'accepts %s and selects the same nodes',
+    (selector, t) => {
+      const result = configWithTokenPath(selector);
+      expect(result.ok ? result.config.paths.token : result.issues).toBe(t.selector);
+      const values = queryPath(normalizePath(selector), t.document).map((m) => m.value);
+      if (t.results) expect(t.results).toContainEqual(values);
+      else expect(values).toEqual(t.result);
+    },
+  );
 
-  it.each(invalid.filter(wrappable).map((t) => [kubectl(t.selector), t] as const))('rejects %s like the suite rejects its selector', (selector) => {
-    const result = configWithTokenPath(selector);
-    expect(result.ok ? [] : result.issues.map((i) => i.path)).toEqual(['webAPIProviderConfig.tokenPath']);
-  });
+  it.each(invalid.filter(wrappable).map((t) => [kubectl(t.selector), t] as const))(
+    'rejects %s like the suite rejects its selector',
+    (selector) => {
+      const result = configWithTokenPath(selector);
+      expect(result.ok ? [] : result.issues.map((i) => i.path)).toEqual(['webAPIProviderConfig.tokenPath']);
+    },
+  );
 });
 
 describe('simple-path.ts against the compliance suite', () => {
@@ -93,11 +107,14 @@ describe('simple-path.ts against the compliance suite', () => {
     expect(simple.filter((t) => t.invalid_selector).map((t) => t.selector)).toEqual([]);
   });
 
-  it.each(simple.map((t) => [t.selector, t] as const))('selects for %s what the suite and json-p3 select', (_selector, t) => {
-    const values = simpleQuery(simpleSegments(t.selector)!, t.document).map((m) => m.value);
-    if (t.results) expect(t.results).toContainEqual(values);
-    else expect(values).toEqual(t.result);
-    expect(values).toEqual(fullQuery(t.selector, t.document).map((m) => m.value));
-    expect(checkPath(t.selector)).toBeUndefined();
-  });
+  it.each(simple.map((t) => [t.selector, t] as const))(
+    'selects for %s what the suite and json-p3 select',
+    (_selector, t) => {
+      const values = simpleQuery(simpleSegments(t.selector)!, t.document).map((m) => m.value);
+      if (t.results) expect(t.results).toContainEqual(values);
+      else expect(values).toEqual(t.result);
+      expect(values).toEqual(fullQuery(t.selector, t.document).map((m) => m.value));
+      expect(checkPath(t.selector)).toBeUndefined();
+    },
+  );
 });

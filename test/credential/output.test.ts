@@ -3,7 +3,14 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/errors.js';
 import { V1 } from '../../src/credential/exec-credential.js';
-import { checkOutput, DEFAULT_OUTPUT, formatOutput, OUTPUTS, OUTPUTS_DESCRIBED, outputNamed } from '../../src/credential/output/index.js';
+import {
+  checkOutput,
+  DEFAULT_OUTPUT,
+  formatOutput,
+  OUTPUTS,
+  OUTPUTS_DESCRIBED,
+  outputNamed,
+} from '../../src/credential/output/index.js';
 import { caught } from '../helpers/caught.js';
 
 const token = { token: 'tok-1', expirationTimestamp: '2030-01-01T00:00:00Z' };
@@ -26,8 +33,12 @@ describe('the output formats', () => {
   });
 
   it('exec-credential prints the ExecCredential of either kind of credential', () => {
-    expect(formatOutput('exec-credential', V1, token)).toBe(`{"apiVersion":"${V1}","kind":"ExecCredential","status":{"token":"tok-1","expirationTimestamp":"2030-01-01T00:00:00Z"}}\n`);
-    expect(formatOutput('exec-credential', V1, certificate)).toBe(`{"apiVersion":"${V1}","kind":"ExecCredential","status":{"clientCertificateData":"CERT","clientKeyData":"KEY"}}\n`);
+    expect(formatOutput('exec-credential', V1, token)).toBe(
+      `{"apiVersion":"${V1}","kind":"ExecCredential","status":{"token":"tok-1","expirationTimestamp":"2030-01-01T00:00:00Z"}}\n`,
+    );
+    expect(formatOutput('exec-credential', V1, certificate)).toBe(
+      `{"apiVersion":"${V1}","kind":"ExecCredential","status":{"clientCertificateData":"CERT","clientKeyData":"KEY"}}\n`,
+    );
   });
 
   it('token prints the bare token and a newline, and nothing for a client certificate', () => {
@@ -36,8 +47,14 @@ describe('the output formats', () => {
   });
 
   it('token refuses a config without a tokenPath before anything is sent (exit 2)', () => {
-    const error = caught(UsageError, () => checkOutput('token', { paths: { clientCertificateData: '$.cert', clientKeyData: '$.key' } }));
-    expect([error.code, error.exitCode, error.message]).toEqual(['OUTPUT_TOKEN', 2, '--output token needs a tokenPath; this config yields a client certificate']);
+    const error = caught(UsageError, () =>
+      checkOutput('token', { paths: { clientCertificateData: '$.cert', clientKeyData: '$.key' } }),
+    );
+    expect([error.code, error.exitCode, error.message]).toEqual([
+      'OUTPUT_TOKEN',
+      2,
+      '--output token needs a tokenPath; this config yields a client certificate',
+    ]);
     expect(() => checkOutput('token', { paths: { token: '$.access_token' } })).not.toThrow();
     expect(() => checkOutput('exec-credential', { paths: { clientCertificateData: '$.cert' } })).not.toThrow();
   });

@@ -16,10 +16,12 @@ const VAULT_KEY = 'hvs.CAESIJ3f9zSECRETTOKENVALUE0123456789';
 const GITHUB_LIKE_KEY = 'ghp_16C7e42F292c6912E7710c838347Ae178B4a';
 const LONG_KEY = 'averyveryverylongfieldnamethatisnotafieldname';
 
-const answer = (status: number, body: string, contentType?: string): Handler => (_req, res: ServerResponse) => {
-  res.writeHead(status, contentType ? { 'content-type': contentType } : {});
-  res.end(body);
-};
+const answer =
+  (status: number, body: string, contentType?: string): Handler =>
+  (_req, res: ServerResponse) => {
+    res.writeHead(status, contentType ? { 'content-type': contentType } : {});
+    res.end(body);
+  };
 
 interface Case {
   name: string;
@@ -31,8 +33,13 @@ interface Case {
 const cases: Case[] = [
   {
     name: 'an HTML login page',
-    handler: answer(200, '<html>\n<body><form action="/login">Sign in</form></body>\n</html>\n', 'text/html; charset=utf-8'),
-    message: 'the token API answered with an HTML page, not JSON (text/html; charset=utf-8, 65 bytes); it looks like a login or error page: url may not be the token endpoint',
+    handler: answer(
+      200,
+      '<html>\n<body><form action="/login">Sign in</form></body>\n</html>\n',
+      'text/html; charset=utf-8',
+    ),
+    message:
+      'the token API answered with an HTML page, not JSON (text/html; charset=utf-8, 65 bytes); it looks like a login or error page: url may not be the token endpoint',
   },
   {
     name: 'an empty body',
@@ -78,25 +85,30 @@ const cases: Case[] = [
   },
   {
     name: 'a tokenPath that matches nothing, naming the keys the response has and not their values',
-    handler: (_req, res) => json(res, 200, { token_type: 'Bearer', id_token: SECRET.token, refresh_token: REFRESH, expires_in: 3600 }),
-    message: 'tokenPath $.access_token matched nothing in the response; $ has keys "token_type", "id_token", "refresh_token", "expires_in"',
+    handler: (_req, res) =>
+      json(res, 200, { token_type: 'Bearer', id_token: SECRET.token, refresh_token: REFRESH, expires_in: 3600 }),
+    message:
+      'tokenPath $.access_token matched nothing in the response; $ has keys "token_type", "id_token", "refresh_token", "expires_in"',
   },
   {
     name: 'a tokenPath that matches nothing in a map keyed by token: the key is counted, not named',
     handler: (_req, res) => json(res, 200, { data: { [VAULT_KEY]: { ttl: 3600 } } }),
     config: { tokenPath: '$.data.token' },
-    message: 'tokenPath $.data.token matched nothing in the response; $.data has 1 key that does not look like a field name (not shown)',
+    message:
+      'tokenPath $.data.token matched nothing in the response; $.data has 1 key that does not look like a field name (not shown)',
   },
   {
     name: 'a tokenPath that matches nothing among field names and credential-like keys',
     handler: (_req, res) => json(res, 200, { lease_id: 'l', [GITHUB_LIKE_KEY]: 1, [LONG_KEY]: 2, 'has space': 3 }),
-    message: 'tokenPath $.access_token matched nothing in the response; $ has keys "lease_id" and 3 that do not look like field names (not shown)',
+    message:
+      'tokenPath $.access_token matched nothing in the response; $ has keys "lease_id" and 3 that do not look like field names (not shown)',
   },
   {
     name: 'a nested tokenPath that stops half way',
     handler: (_req, res) => json(res, 200, { status: { credential: { bearer: SECRET.token, refresh: REFRESH } } }),
     config: { tokenPath: '{.status.credential.token}' },
-    message: 'tokenPath $.status.credential.token matched nothing in the response; $.status.credential has keys "bearer", "refresh"',
+    message:
+      'tokenPath $.status.credential.token matched nothing in the response; $.status.credential has keys "bearer", "refresh"',
   },
   {
     name: 'a token that is a number',
@@ -117,7 +129,7 @@ const cases: Case[] = [
     name: 'a tokenPath that matches several values',
     handler: (_req, res) => json(res, 200, { tokens: [SECRET.token, REFRESH] }),
     config: { tokenPath: '$.tokens[*]' },
-    message: "tokenPath $.tokens[*] matched 2 values ($.tokens[0], $.tokens[1]); make it select exactly one",
+    message: 'tokenPath $.tokens[*] matched 2 values ($.tokens[0], $.tokens[1]); make it select exactly one',
   },
   {
     name: 'an expiry that is not a time',
@@ -141,7 +153,8 @@ const cases: Case[] = [
     name: 'a credential that has already expired',
     handler: (_req, res) => json(res, 200, { access_token: SECRET.token, expires_at: '2020-01-01T00:00:00Z' }),
     config: { expiryPath: '$.expires_at' },
-    message: /^the token API returned a credential that expired at 2020-01-01T00:00:00\.000Z \(now \d{4}-\d\d-\d\dT[\d:.]+Z\); check the API and this machine's clock$/,
+    message:
+      /^the token API returned a credential that expired at 2020-01-01T00:00:00\.000Z \(now \d{4}-\d\d-\d\dT[\d:.]+Z\); check the API and this machine's clock$/,
   },
   {
     name: 'a client certificate without its key',
@@ -154,7 +167,11 @@ const cases: Case[] = [
 describe.concurrent('unusable answers exit 4', () => {
   it.each(cases)('fails on $name', async ({ handler, config, message }) => {
     const api = await startApi(handler);
-    const full = basic(`${api.url}/token`, { tls: { caFile: pki.ca.certFile }, headers: { Authorization: 'Bearer {{ env.API_KEY }}' }, ...config });
+    const full = basic(`${api.url}/token`, {
+      tls: { caFile: pki.ca.certFile },
+      headers: { Authorization: 'Bearer {{ env.API_KEY }}' },
+      ...config,
+    });
     const result = await runInProcess(['--config-inline', provider(full)], { env: SECRET_ENV });
     expectFailure(result, 4, message, allSecrets([REFRESH, VAULT_KEY, GITHUB_LIKE_KEY, LONG_KEY, 'has space']));
     expect(api.requests).toHaveLength(1);

@@ -66,6 +66,8 @@ describe('pathEngine', () => {
   it('loads json-p3 when one path needs it, and still checks the others', async () => {
     const engine = await pathEngine(['$.a', '$.items[?@.kind == "token"].value']);
     expect(engine.check('$[?')).toMatch(/./);
-    expect(engine.query('$.items[?@.kind == "token"].value', { items: [{ kind: 'token', value: 'v' }] }).map((m) => m.value)).toEqual(['v']);
+    expect(
+      engine.query('$.items[?@.kind == "token"].value', { items: [{ kind: 'token', value: 'v' }] }).map((m) => m.value),
+    ).toEqual(['v']);
   });
 });

@@ -20,7 +20,9 @@ afterEach(async () => {
 const TOKEN = 'cluster-config-token-value';
 
 async function setup(providerConfig: (tokenUrl: string) => unknown, args: string[]) {
-  const tokenApi = await startTokenApi((_request, response) => json(response, 200, { access_token: TOKEN, expires_in: 600 }));
+  const tokenApi = await startTokenApi((_request, response) =>
+    json(response, 200, { access_token: TOKEN, expires_in: 600 }),
+  );
   const apiserver = await startApiServer({ accepts: new Set([TOKEN]) });
   open.push(tokenApi, apiserver);
   const kube: Kube = makeKube();
@@ -33,7 +35,20 @@ async function setup(providerConfig: (tokenUrl: string) => unknown, args: string
     JSON.stringify({
       apiVersion: 'v1',
       kind: 'Config',
-      users: [{ name: 'u', user: { exec: { apiVersion: 'client.authentication.k8s.io/v1', command, args: [...lead, ...args], interactiveMode: 'Never', provideClusterInfo: true } } }],
+      users: [
+        {
+          name: 'u',
+          user: {
+            exec: {
+              apiVersion: 'client.authentication.k8s.io/v1',
+              command,
+              args: [...lead, ...args],
+              interactiveMode: 'Never',
+              provideClusterInfo: true,
+            },
+          },
+        },
+      ],
       contexts: [{ name: 'c', context: { cluster: 'k', user: 'u' } }],
       'current-context': 'c',
     }),
@@ -49,7 +64,12 @@ async function setup(providerConfig: (tokenUrl: string) => unknown, args: string
           cluster: {
             server: apiserver.url,
             'certificate-authority': apiserver.caFile,
-            extensions: [{ name: 'client.authentication.k8s.io/exec', extension: { webAPIProviderConfig: providerConfig(tokenApi.url) } }],
+            extensions: [
+              {
+                name: 'client.authentication.k8s.io/exec',
+                extension: { webAPIProviderConfig: providerConfig(tokenApi.url) },
+              },
+            ],
           },
         },
       ],
@@ -58,7 +78,12 @@ async function setup(providerConfig: (tokenUrl: string) => unknown, args: string
   return { tokenApi, apiserver, kube: { ...kube, kubeconfig: `${user}:${cluster}` } };
 }
 
-const benign = (url: string) => ({ method: 'POST', url: `${url}/token`, tokenPath: '$.access_token', tls: { caFile: pki.ca.certFile } });
+const benign = (url: string) => ({
+  method: 'POST',
+  url: `${url}/token`,
+  tokenPath: '$.access_token',
+  tls: { caFile: pki.ca.certFile },
+});
 
 describeWith(KUBECTL_1_33)('a config in a second kubeconfig file, through the real kubectl', () => {
   it('is ignored without --config-from-cluster: the plugin names the flag and sends nothing', async () => {
@@ -81,12 +106,16 @@ describeWith(KUBECTL_1_33)('a config in a second kubeconfig file, through the re
     const marker = join(makeKube().dir, 'pwned');
     const exploit = (url: string) => ({
       ...benign(url),
-      headers: { 'X-Exploit': `{{ globalThis.process.getBuiltinModule("child_process").execSync("touch ${marker}") }}` },
+      headers: {
+        'X-Exploit': `{{ globalThis.process.getBuiltinModule("child_process").execSync("touch ${marker}") }}`,
+      },
     });
     const { tokenApi, kube } = await setup(exploit, ['--config-from-cluster']);
     const result = await runKubectl(KUBECTL_1_33, kube, ['get', '--raw', '/api/v1/namespaces/default/pods']);
     expect(result.code).not.toBe(0);
-    expect(result.stderr).toContain('webAPIProviderConfig.headers.X-Exploit: {{ globalThis.process.getBuiltinModule("child_process").execSync(');
+    expect(result.stderr).toContain(
+      'webAPIProviderConfig.headers.X-Exploit: {{ globalThis.process.getBuiltinModule("child_process").execSync(',
+    );
     expect(result.stderr).toContain('calling a method (execSync) is not allowed');
     expect(existsSync(marker)).toBe(false);
     expect(tokenApi.requests).toHaveLength(0);

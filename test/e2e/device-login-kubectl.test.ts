@@ -45,13 +45,22 @@ function kubeWith(interactiveMode: 'IfAvailable' | 'Never', extra: Record<string
   return writeKubeconfig(kube, {
     server: api.url,
     caFile: api.caFile,
-    exec: { apiVersion: 'client.authentication.k8s.io/v1', args: ['--config-inline', config, '--cache', '--cache-dir', join(kube.dir, 'cache')], interactiveMode },
+    exec: {
+      apiVersion: 'client.authentication.k8s.io/v1',
+      args: ['--config-inline', config, '--cache', '--cache-dir', join(kube.dir, 'cache')],
+      interactiveMode,
+    },
   });
 }
 
 /** kubectl under a pseudo-terminal: stdin, stdout and stderr are the terminal, as for a person. */
 function kubectlAtTerminal(kube: Kube, args: string[]) {
-  return atTerminal([requireKubectl(KUBECTL_1_33), ...args], { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: kube.home, KUBECONFIG: kube.kubeconfig, TERM: 'dumb' });
+  return atTerminal([requireKubectl(KUBECTL_1_33), ...args], {
+    PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+    HOME: kube.home,
+    KUBECONFIG: kube.kubeconfig,
+    TERM: 'dumb',
+  });
 }
 
 const deviceRequests = () => idp.requests.filter((r) => r.path === '/device/auth').length;
@@ -67,7 +76,8 @@ describeWith(KUBECTL_1_33, SCRIPT)('kubectl 1.33 and a person at a terminal', ()
     expect(first.code, first.output).toBe(0);
     expect(first.output).toContain('namespace/kube-system');
     expect(first.output.match(/to log in, open/g)).toHaveLength(1);
-    for (const secret of idp.issued) expect(first.output.includes(secret), 'a device code or token on the terminal').toBe(false);
+    for (const secret of idp.issued)
+      expect(first.output.includes(secret), 'a device code or token on the terminal').toBe(false);
     expect(api.requests.some((r) => r.user?.username === ACCOUNT)).toBe(true);
 
     const before = idp.requests.length;
@@ -85,7 +95,10 @@ describeWith(KUBECTL_1_33, SCRIPT)('kubectl 1.33 and a person at a terminal', ()
     expect(result.code, result.output).toBe(1);
     // kubectl runs the plugin once per attempt and shows its stderr each time: every line of ours is
     // the one line, and every other line is kubectl's own report of the exit 2.
-    const lines = result.output.replaceAll('\r\n', '\n').split('\n').filter((line) => line !== '');
+    const lines = result.output
+      .replaceAll('\r\n', '\n')
+      .split('\n')
+      .filter((line) => line !== '');
     const ours = lines.filter((line) => line.startsWith('webapi-credential: '));
     expect(ours.length).toBeGreaterThan(0);
     expect(new Set(ours)).toEqual(
@@ -93,8 +106,10 @@ describeWith(KUBECTL_1_33, SCRIPT)('kubectl 1.33 and a person at a terminal', ()
         `webapi-credential: a login is needed and nobody can answer its prompt here (client-go says the call is not interactive); log in once at a terminal: kubectl get ns (with interactiveMode: IfAvailable and --cache in the exec entry), or webapi-credential login --config-inline <this command's --config-inline> --cache --cache-dir ${join(kube.dir, 'cache')}`,
       ]),
     );
-    for (const line of lines.filter((line) => !ours.includes(line))) expect(line).toMatch(/^(E\d{4} .*|Unable to connect to the server: .*)failed with exit code 2"?$/);
-    for (const secret of idp.issued) expect(result.output.includes(secret), 'a device code or token on the terminal').toBe(false);
+    for (const line of lines.filter((line) => !ours.includes(line)))
+      expect(line).toMatch(/^(E\d{4} .*|Unable to connect to the server: .*)failed with exit code 2"?$/);
+    for (const secret of idp.issued)
+      expect(result.output.includes(secret), 'a device code or token on the terminal').toBe(false);
     expect(deviceRequests()).toBe(before);
   }, 60_000);
 
@@ -133,7 +148,7 @@ describeWith(KUBECTL_1_33, SCRIPT)('kubectl 1.33 and a person at a terminal', ()
       expect(api.requests.slice(served).some((r) => r.user?.username === ACCOUNT)).toBe(true);
       for (const secret of idp.issued) {
         expect(first.output.includes(secret), 'a device code or token on the terminal').toBe(false);
-        expect(`${later.stdout}${later.stderr}`.includes(secret), 'a token on kubectl\'s output').toBe(false);
+        expect(`${later.stdout}${later.stderr}`.includes(secret), "a token on kubectl's output").toBe(false);
       }
     } finally {
       idp.tokenTtl(600);

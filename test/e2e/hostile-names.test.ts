@@ -12,7 +12,8 @@ import { KUBECTL_1_33, requireKubectl } from '../helpers/kubectl.js';
 import { describeWith } from '../helpers/tools.js';
 import { ACCEPTED } from '../kubeconfig/hostile-names.js';
 
-const EXISTING = 'apiVersion: v1\nkind: Config\nclusters:\n- name: other\n  cluster:\n    server: https://other.example.com\ncontexts:\n- name: other\n  context: {cluster: other, user: other}\ncurrent-context: other\nusers:\n- name: other\n  user: {token: t}\n';
+const EXISTING =
+  'apiVersion: v1\nkind: Config\nclusters:\n- name: other\n  cluster:\n    server: https://other.example.com\ncontexts:\n- name: other\n  context: {cluster: other, user: other}\ncurrent-context: other\nusers:\n- name: other\n  user: {token: t}\n';
 
 interface View {
   clusters: Array<{ name: string }>;
@@ -26,16 +27,35 @@ describeWith(KUBECTL_1_33)('hostile names read back by the real kubectl 1.33', (
     const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-names-'));
     const file = join(dir, 'config');
     writeFileSync(file, EXISTING, { mode: 0o600 });
-    const merged = await runInProcess(['kubeconfig', '--server', 'https://k8s.example.com', '--name', name, '--config-inline', 'webAPIProviderConfig: {method: GET, url: "https://t.example.com", tokenPath: $.t}', '--merge', file, '--use']);
+    const merged = await runInProcess([
+      'kubeconfig',
+      '--server',
+      'https://k8s.example.com',
+      '--name',
+      name,
+      '--config-inline',
+      'webAPIProviderConfig: {method: GET, url: "https://t.example.com", tokenPath: $.t}',
+      '--merge',
+      file,
+      '--use',
+    ]);
     expect(merged.code).toBe(0);
     const printed = /^webapi-credential: added cluster, user and context (.*) to /.exec(merged.stderr)?.[1];
     expect(printed).toBe(name);
-    const view = await runCommand(requireKubectl(KUBECTL_1_33), ['config', 'view', '--raw', '-o', 'json'], { HOME: join(dir, 'home'), KUBECONFIG: file, PATH: '/usr/bin:/bin' });
+    const view = await runCommand(requireKubectl(KUBECTL_1_33), ['config', 'view', '--raw', '-o', 'json'], {
+      HOME: join(dir, 'home'),
+      KUBECONFIG: file,
+      PATH: '/usr/bin:/bin',
+    });
     expect({ code: view.code, stderr: view.stderr }).toEqual({ code: 0, stderr: '' });
     const read = JSON.parse(view.stdout) as View;
     // kubectl config view sorts the entries by name.
-    for (const section of ['clusters', 'users', 'contexts'] as const) expect(read[section].map((entry) => entry.name).sort()).toEqual([printed!, 'other'].sort());
-    expect(read.contexts.find((entry) => entry.name === printed)!.context).toMatchObject({ cluster: printed, user: printed });
+    for (const section of ['clusters', 'users', 'contexts'] as const)
+      expect(read[section].map((entry) => entry.name).sort()).toEqual([printed!, 'other'].sort());
+    expect(read.contexts.find((entry) => entry.name === printed)!.context).toMatchObject({
+      cluster: printed,
+      user: printed,
+    });
     expect(read['current-context']).toBe(printed);
   });
 });

@@ -20,8 +20,18 @@ const cluster = keycloakCluster(SECRET);
 const INSTALLED = installedDir();
 
 /** kubectl in a clean environment, as a person who exported the secret (and trusts the test CA) runs it. */
-function kubectl(kube: Kube, args: string[], path = `${INSTALLED}:${process.env['PATH'] ?? '/usr/bin:/bin'}`): Promise<CliResult> {
-  return runCommand(requireKubectl(KUBECTL_1_33), args, { PATH: path, HOME: kube.home, KUBECONFIG: kube.kubeconfig, CLIENT_SECRET: SECRET, ...TRUST_TEST_CA });
+function kubectl(
+  kube: Kube,
+  args: string[],
+  path = `${INSTALLED}:${process.env['PATH'] ?? '/usr/bin:/bin'}`,
+): Promise<CliResult> {
+  return runCommand(requireKubectl(KUBECTL_1_33), args, {
+    PATH: path,
+    HOME: kube.home,
+    KUBECONFIG: kube.kubeconfig,
+    CLIENT_SECRET: SECRET,
+    ...TRUST_TEST_CA,
+  });
 }
 
 describeWith(KUBECTL_1_33)('the kubeconfig that `webapi-credential kubeconfig` prints', () => {
@@ -32,7 +42,19 @@ describeWith(KUBECTL_1_33)('the kubeconfig that `webapi-credential kubeconfig` p
   ])('drives the real kubectl 1.33 %s', async (_how, flags) => {
     const sets = ['--set', `issuer=${cluster.tokenApi.url}/realms/platform`, '--set', 'clientId=kubectl'];
     // The operator's machine has no secret: the kubeconfig is written without it.
-    const printed = await runCli(['kubeconfig', '--server', cluster.apiserver.url, '--ca-file', cluster.apiserver.caFile, '--name', 'e2e', '--config', CONFIG, ...sets, ...flags]);
+    const printed = await runCli([
+      'kubeconfig',
+      '--server',
+      cluster.apiserver.url,
+      '--ca-file',
+      cluster.apiserver.caFile,
+      '--name',
+      'e2e',
+      '--config',
+      CONFIG,
+      ...sets,
+      ...flags,
+    ]);
     expect(printed.code, printed.stderr).toBe(0);
     const kube = makeKube();
     writeFileSync(kube.kubeconfig, printed.stdout);
@@ -40,9 +62,13 @@ describeWith(KUBECTL_1_33)('the kubeconfig that `webapi-credential kubeconfig` p
 
     const pods = await kubectl(kube, ['get', '--raw', '/api/v1/namespaces/default/pods']);
     expect({ code: pods.code, stderr: pods.stderr }).toEqual({ code: 0, stderr: '' });
-    expect((JSON.parse(pods.stdout) as { items: Array<{ metadata: { name: string } }> }).items.map((p) => p.metadata.name)).toEqual(['web-0', 'web-1']);
+    expect(
+      (JSON.parse(pods.stdout) as { items: Array<{ metadata: { name: string } }> }).items.map((p) => p.metadata.name),
+    ).toEqual(['web-0', 'web-1']);
     const whoami = await kubectl(kube, ['auth', 'whoami', '-o', 'json']);
-    expect((JSON.parse(whoami.stdout) as { status: unknown }).status).toEqual({ userInfo: { username: 'service-account-kubectl', groups: ['system:authenticated'] } });
+    expect((JSON.parse(whoami.stdout) as { status: unknown }).status).toEqual({
+      userInfo: { username: 'service-account-kubectl', groups: ['system:authenticated'] },
+    });
 
     // One token for both kubectl commands: the kubeconfig writes --cache (HOME is the run's own).
     const tokens = cluster.issued.slice(before);
@@ -55,12 +81,28 @@ describeWith(KUBECTL_1_33)('the kubeconfig that `webapi-credential kubeconfig` p
   });
 
   it('shows the installHint when webapi-credential is not on the PATH', async () => {
-    const printed = await runCli(['kubeconfig', '--server', cluster.apiserver.url, '--ca-file', cluster.apiserver.caFile, '--name', 'e2e', '--config', CONFIG, '--set', 'issuer=https://kc.example/realms/r', '--set', 'clientId=kubectl']);
+    const printed = await runCli([
+      'kubeconfig',
+      '--server',
+      cluster.apiserver.url,
+      '--ca-file',
+      cluster.apiserver.caFile,
+      '--name',
+      'e2e',
+      '--config',
+      CONFIG,
+      '--set',
+      'issuer=https://kc.example/realms/r',
+      '--set',
+      'clientId=kubectl',
+    ]);
     expect(printed.code, printed.stderr).toBe(0);
     const kube = makeKube();
     writeFileSync(kube.kubeconfig, printed.stdout);
     const result = await kubectl(kube, ['get', '--raw', '/version'], '/usr/bin:/bin');
     expect(result.code).not.toBe(0);
-    expect(result.stderr).toContain('webapi-credential was not found on the PATH: install a release binary as webapi-credential in a directory of the PATH, or npm i -g webapi-credential (Node >= 22)');
+    expect(result.stderr).toContain(
+      'webapi-credential was not found on the PATH: install a release binary as webapi-credential in a directory of the PATH, or npm i -g webapi-credential (Node >= 22)',
+    );
   });
 });

@@ -23,7 +23,14 @@ import {
 } from '../helpers/kubectl.js';
 import { makePki } from '../helpers/pki.js';
 import { describeWith } from '../helpers/tools.js';
-import { fakeJwt, json, startTokenApi, type Handler, type ReceivedRequest, type TokenApi } from '../helpers/token-api.js';
+import {
+  fakeJwt,
+  json,
+  startTokenApi,
+  type Handler,
+  type ReceivedRequest,
+  type TokenApi,
+} from '../helpers/token-api.js';
 
 const V1 = 'client.authentication.k8s.io/v1';
 const V1BETA1 = 'client.authentication.k8s.io/v1beta1';
@@ -34,7 +41,6 @@ const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
 
 const pki = makePki();
 let open: Array<{ close: () => Promise<void> }> = [];
-
 
 afterEach(async () => {
   await Promise.all(open.map((server) => server.close()));
@@ -50,9 +56,13 @@ function newKube(): Kube {
 
 const secret = (label: string) => `${label}-${randomBytes(12).toString('hex')}`;
 const basic = (id: string, password: string) => `Basic ${Buffer.from(`${id}:${password}`).toString('base64')}`;
-const podNames = (stdout: string) => (JSON.parse(stdout) as { kind: string; items: Array<{ metadata: { name: string } }> }).items.map((p) => p.metadata.name);
+const podNames = (stdout: string) =>
+  (JSON.parse(stdout) as { kind: string; items: Array<{ metadata: { name: string } }> }).items.map(
+    (p) => p.metadata.name,
+  );
 const form = (request: ReceivedRequest) => Object.fromEntries(new URLSearchParams(request.body));
-const execInfoOf = (request: ReceivedRequest) => JSON.parse(form(request)['exec_info'] ?? 'null') as Record<string, unknown>;
+const execInfoOf = (request: ReceivedRequest) =>
+  JSON.parse(form(request)['exec_info'] ?? 'null') as Record<string, unknown>;
 
 /** What kubectl printed and what both servers saw, for assertion messages. */
 function context(result: KubectlResult, setup: Setup): string {
@@ -73,7 +83,8 @@ function context(result: KubectlResult, setup: Setup): string {
  */
 function oauthHandler(clientSecret: string, issued: Set<string>): Handler {
   return (request, response) => {
-    if (request.method !== 'POST' || request.path !== '/oauth/token') return json(response, 404, { error: 'not_found' });
+    if (request.method !== 'POST' || request.path !== '/oauth/token')
+      return json(response, 404, { error: 'not_found' });
     if (request.headers.authorization !== basic(CLIENT_ID, clientSecret)) {
       return json(response, 401, { error: 'invalid_client', error_description: 'client authentication failed' });
     }
@@ -84,7 +95,10 @@ function oauthHandler(clientSecret: string, issued: Set<string>): Handler {
 }
 
 /** The plugin config for oauthHandler. */
-function oauthConfig(tokenApi: TokenApi, extraForm: Record<string, string> = {}): { webAPIProviderConfig: Record<string, unknown> } {
+function oauthConfig(
+  tokenApi: TokenApi,
+  extraForm: Record<string, string> = {},
+): { webAPIProviderConfig: Record<string, unknown> } {
   return {
     webAPIProviderConfig: {
       method: 'POST',
@@ -109,7 +123,10 @@ interface Setup {
   issued: Set<string>;
 }
 
-async function servers(handler: (issued: Set<string>) => Handler, apiserverOptions: (issued: Set<string>) => ApiServerOptions): Promise<Setup> {
+async function servers(
+  handler: (issued: Set<string>) => Handler,
+  apiserverOptions: (issued: Set<string>) => ApiServerOptions,
+): Promise<Setup> {
   const issued = new Set<string>();
   const tokenApi = await startTokenApi(handler(issued));
   open.push(tokenApi);
@@ -124,7 +141,11 @@ function kubeconfigWithConfigFile(setup: Setup, config: unknown, exec: ExecEntry
   const configFile = join(kube.dir, 'webapi-credential.json');
   writeFileSync(configFile, JSON.stringify(config, null, 2));
   const args = ['--config', configFile, ...(exec.args ?? [])];
-  return writeKubeconfig(kube, { server: setup.apiserver.url, caFile: setup.apiserver.caFile, exec: { ...exec, args } });
+  return writeKubeconfig(kube, {
+    server: setup.apiserver.url,
+    caFile: setup.apiserver.caFile,
+    exec: { ...exec, args },
+  });
 }
 
 /**
@@ -134,8 +155,15 @@ function kubeconfigWithConfigFile(setup: Setup, config: unknown, exec: ExecEntry
 async function bearerSetup(options: { user?: UserInfo; rejectAll?: boolean } = {}) {
   const clientSecret = secret('client-secret');
   const accepts = (issued: Set<string>): ApiServerOptions['accepts'] =>
-    options.rejectAll ? new Set<string>() : options.user ? (token) => (issued.has(token) ? options.user : undefined) : issued;
-  const setup = await servers((issued) => oauthHandler(clientSecret, issued), (issued) => ({ accepts: accepts(issued) }));
+    options.rejectAll
+      ? new Set<string>()
+      : options.user
+        ? (token) => (issued.has(token) ? options.user : undefined)
+        : issued;
+  const setup = await servers(
+    (issued) => oauthHandler(clientSecret, issued),
+    (issued) => ({ accepts: accepts(issued) }),
+  );
   const kube = kubeconfigWithConfigFile(setup, oauthConfig(setup.tokenApi, { scope: '{{ vars.scope }}' }), {
     apiVersion: V1,
     interactiveMode: 'Never',
@@ -170,14 +198,16 @@ describeWith(KUBECTL_1_33, KUBECTL_1_27)('kubectl runs webapi-credential from a 
     });
     // kubectl made exactly one request, authenticated with the token just issued.
     const [issued] = [...setup.issued];
-    expect(setup.apiserver.requests.map(({ method, path, auth, token, status }) => ({ method, path, auth, token, status }))).toEqual([
-      { method: 'GET', path: PODS, auth: 'bearer', token: issued, status: 200 },
-    ]);
+    expect(
+      setup.apiserver.requests.map(({ method, path, auth, token, status }) => ({ method, path, auth, token, status })),
+    ).toEqual([{ method: 'GET', path: PODS, auth: 'bearer', token: issued, status: 200 }]);
     expect(result.stdout + result.stderr).not.toContain(clientSecret);
   });
 
   it('every kubectl command runs the plugin anew and kubectl auth whoami reports the user of the issued token', async () => {
-    const { kube, ...setup } = await bearerSetup({ user: { username: 'alice@example.com', groups: ['devs', 'system:authenticated'] } });
+    const { kube, ...setup } = await bearerSetup({
+      user: { username: 'alice@example.com', groups: ['devs', 'system:authenticated'] },
+    });
 
     const first = await runKubectl(KUBECTL_1_33, kube, ['get', '--raw', PODS]);
     const second = await runKubectl(KUBECTL_1_33, kube, ['auth', 'whoami', '-o', 'json']);
@@ -195,7 +225,9 @@ describeWith(KUBECTL_1_33, KUBECTL_1_27)('kubectl runs webapi-credential from a 
     expect(setup.tokenApi.requests).toHaveLength(2);
     const tokens = [...setup.issued];
     expect(tokens).toHaveLength(2);
-    expect(setup.apiserver.requests.map(({ method, path, token, status }) => ({ method, path, token, status }))).toEqual([
+    expect(
+      setup.apiserver.requests.map(({ method, path, token, status }) => ({ method, path, token, status })),
+    ).toEqual([
       { method: 'GET', path: PODS, token: tokens[0], status: 200 },
       { method: 'POST', path: SELF_SUBJECT_REVIEWS, token: tokens[1], status: 201 },
     ]);
@@ -203,9 +235,15 @@ describeWith(KUBECTL_1_33, KUBECTL_1_27)('kubectl runs webapi-credential from a 
 
   it('kubectl 1.27 with exec apiVersion v1beta1 gets a v1beta1 credential and lists the pods', async () => {
     const clientSecret = secret('client-secret');
-    const setup = await servers((issued) => oauthHandler(clientSecret, issued), (issued) => ({ accepts: issued }));
+    const setup = await servers(
+      (issued) => oauthHandler(clientSecret, issued),
+      (issued) => ({ accepts: issued }),
+    );
     // v1beta1 needs no interactiveMode; kubectl 1.27 then decides by whether stdin is a terminal.
-    const kube = kubeconfigWithConfigFile(setup, oauthConfig(setup.tokenApi), { apiVersion: V1BETA1, env: { CLIENT_ID, CLIENT_SECRET: clientSecret } });
+    const kube = kubeconfigWithConfigFile(setup, oauthConfig(setup.tokenApi), {
+      apiVersion: V1BETA1,
+      env: { CLIENT_ID, CLIENT_SECRET: clientSecret },
+    });
 
     const result = await runKubectl(KUBECTL_1_27, kube, ['get', '--raw', PODS]);
 
@@ -214,10 +252,19 @@ describeWith(KUBECTL_1_33, KUBECTL_1_27)('kubectl runs webapi-credential from a 
     expect(podNames(result.stdout)).toEqual(['web-0', 'web-1']);
     expect(setup.tokenApi.requests).toHaveLength(1);
     expect(setup.tokenApi.requests[0]!.headers.authorization).toBe(basic(CLIENT_ID, clientSecret));
-    expect(execInfoOf(setup.tokenApi.requests[0]!)).toEqual({ kind: 'ExecCredential', apiVersion: V1BETA1, spec: { interactive: false } });
-    expect(setup.apiserver.requests.map(({ path, auth, token, userAgent }) => ({ path, auth, token, agent: userAgent?.split(' ')[0] }))).toEqual([
-      { path: PODS, auth: 'bearer', token: [...setup.issued][0], agent: 'kubectl.1.27/v1.27.16' },
-    ]);
+    expect(execInfoOf(setup.tokenApi.requests[0]!)).toEqual({
+      kind: 'ExecCredential',
+      apiVersion: V1BETA1,
+      spec: { interactive: false },
+    });
+    expect(
+      setup.apiserver.requests.map(({ path, auth, token, userAgent }) => ({
+        path,
+        auth,
+        token,
+        agent: userAgent?.split(' ')[0],
+      })),
+    ).toEqual([{ path: PODS, auth: 'bearer', token: [...setup.issued][0], agent: 'kubectl.1.27/v1.27.16' }]);
   });
 
   it('a Pinniped-style TokenCredentialRequest answer gives kubectl a client certificate that the apiserver authenticates', async () => {
@@ -225,16 +272,28 @@ describeWith(KUBECTL_1_33, KUBECTL_1_27)('kubectl runs webapi-credential from a 
     const expires = new Date(Date.now() + 5 * 60_000).toISOString().replace(/\.\d+Z$/, 'Z');
     const handler: Handler = (request, response) => {
       const body = JSON.parse(request.body) as { spec?: { token?: string } };
-      if (body.spec?.token !== upstreamToken) return json(response, 401, { kind: 'Status', status: 'Failure', reason: 'Unauthorized', code: 401 });
+      if (body.spec?.token !== upstreamToken)
+        return json(response, 401, { kind: 'Status', status: 'Failure', reason: 'Unauthorized', code: 401 });
       json(response, 201, {
         kind: 'TokenCredentialRequest',
         apiVersion: 'login.concierge.pinniped.dev/v1alpha1',
         metadata: { creationTimestamp: null },
-        spec: { authenticator: { apiGroup: 'authentication.concierge.pinniped.dev', kind: 'JWTAuthenticator', name: 'corp' } },
-        status: { credential: { expirationTimestamp: expires, clientCertificateData: pki.client.cert, clientKeyData: pki.client.key } },
+        spec: {
+          authenticator: { apiGroup: 'authentication.concierge.pinniped.dev', kind: 'JWTAuthenticator', name: 'corp' },
+        },
+        status: {
+          credential: {
+            expirationTimestamp: expires,
+            clientCertificateData: pki.client.cert,
+            clientKeyData: pki.client.key,
+          },
+        },
       });
     };
-    const setup = await servers(() => handler, () => ({ clientCa: pki.clientCa.cert }));
+    const setup = await servers(
+      () => handler,
+      () => ({ clientCa: pki.clientCa.cert }),
+    );
     const config = {
       webAPIProviderConfig: {
         method: 'POST',
@@ -242,7 +301,14 @@ describeWith(KUBECTL_1_33, KUBECTL_1_27)('kubectl runs webapi-credential from a 
         json: {
           apiVersion: 'login.concierge.pinniped.dev/v1alpha1',
           kind: 'TokenCredentialRequest',
-          spec: { token: '{{ env.UPSTREAM_TOKEN }}', authenticator: { apiGroup: 'authentication.concierge.pinniped.dev', kind: 'JWTAuthenticator', name: 'corp' } },
+          spec: {
+            token: '{{ env.UPSTREAM_TOKEN }}',
+            authenticator: {
+              apiGroup: 'authentication.concierge.pinniped.dev',
+              kind: 'JWTAuthenticator',
+              name: 'corp',
+            },
+          },
         },
         clientCertificateDataPath: '$.status.credential.clientCertificateData',
         clientKeyDataPath: '$.status.credential.clientKeyData',
@@ -250,7 +316,11 @@ describeWith(KUBECTL_1_33, KUBECTL_1_27)('kubectl runs webapi-credential from a 
         tls: { caFile: pki.ca.certFile },
       },
     };
-    const kube = kubeconfigWithConfigFile(setup, config, { apiVersion: V1, interactiveMode: 'Never', env: { UPSTREAM_TOKEN: upstreamToken } });
+    const kube = kubeconfigWithConfigFile(setup, config, {
+      apiVersion: V1,
+      interactiveMode: 'Never',
+      env: { UPSTREAM_TOKEN: upstreamToken },
+    });
 
     const pods = await runKubectl(KUBECTL_1_33, kube, ['get', '--raw', PODS]);
     const whoami = await runKubectl(KUBECTL_1_33, kube, ['auth', 'whoami', '-o', 'json']);
@@ -258,19 +328,40 @@ describeWith(KUBECTL_1_33, KUBECTL_1_27)('kubectl runs webapi-credential from a 
     expect(pods.code, context(pods, setup)).toBe(0);
     expect(podNames(pods.stdout)).toEqual(['web-0', 'web-1']);
     expect(whoami.code, context(whoami, setup)).toBe(0);
-    expect((JSON.parse(whoami.stdout) as { status: unknown }).status).toEqual({ userInfo: { username: 'test-user', groups: ['system:masters', 'system:authenticated'] } });
+    expect((JSON.parse(whoami.stdout) as { status: unknown }).status).toEqual({
+      userInfo: { username: 'test-user', groups: ['system:masters', 'system:authenticated'] },
+    });
     expect(setup.tokenApi.requests).toHaveLength(2);
     const call = setup.tokenApi.requests[0]!;
     expect(call.headers['content-type']).toBe('application/json');
     expect(JSON.parse(call.body)).toEqual({
       apiVersion: 'login.concierge.pinniped.dev/v1alpha1',
       kind: 'TokenCredentialRequest',
-      spec: { token: upstreamToken, authenticator: { apiGroup: 'authentication.concierge.pinniped.dev', kind: 'JWTAuthenticator', name: 'corp' } },
+      spec: {
+        token: upstreamToken,
+        authenticator: { apiGroup: 'authentication.concierge.pinniped.dev', kind: 'JWTAuthenticator', name: 'corp' },
+      },
     });
     // Both requests came with the client certificate and no Authorization header.
-    expect(setup.apiserver.requests.map(({ method, path, auth, token, certCN, status }) => ({ method, path, auth, token, certCN, status }))).toEqual([
+    expect(
+      setup.apiserver.requests.map(({ method, path, auth, token, certCN, status }) => ({
+        method,
+        path,
+        auth,
+        token,
+        certCN,
+        status,
+      })),
+    ).toEqual([
       { method: 'GET', path: PODS, auth: 'certificate', token: undefined, certCN: 'test-user', status: 200 },
-      { method: 'POST', path: SELF_SUBJECT_REVIEWS, auth: 'certificate', token: undefined, certCN: 'test-user', status: 201 },
+      {
+        method: 'POST',
+        path: SELF_SUBJECT_REVIEWS,
+        auth: 'certificate',
+        token: undefined,
+        certCN: 'test-user',
+        status: 201,
+      },
     ]);
     for (const result of [pods, whoami]) {
       expect(result.stderr).toBe('');
@@ -281,7 +372,10 @@ describeWith(KUBECTL_1_33, KUBECTL_1_27)('kubectl runs webapi-credential from a 
 
   it('with provideClusterInfo and no --config the plugin reads its config from the cluster extension and renders cluster.server', async () => {
     const clientSecret = secret('client-secret');
-    const setup = await servers((issued) => oauthHandler(clientSecret, issued), (issued) => ({ accepts: issued }));
+    const setup = await servers(
+      (issued) => oauthHandler(clientSecret, issued),
+      (issued) => ({ accepts: issued }),
+    );
     const config = oauthConfig(setup.tokenApi, {
       audience: '{{ cluster.server }}',
       ca: '{{ base64decode(cluster["certificate-authority-data"]) }}',
@@ -289,7 +383,13 @@ describeWith(KUBECTL_1_33, KUBECTL_1_27)('kubectl runs webapi-credential from a 
     const kube = writeKubeconfig(newKube(), {
       server: setup.apiserver.url,
       caFile: setup.apiserver.caFile,
-      exec: { apiVersion: V1, args: ['--config-from-cluster'], interactiveMode: 'Never', provideClusterInfo: true, env: { CLIENT_ID, CLIENT_SECRET: clientSecret } },
+      exec: {
+        apiVersion: V1,
+        args: ['--config-from-cluster'],
+        interactiveMode: 'Never',
+        provideClusterInfo: true,
+        env: { CLIENT_ID, CLIENT_SECRET: clientSecret },
+      },
       // Another tool's key next to ours: the plugin must ignore it.
       execExtension: { ...config, otherTool: { enabled: true } },
     });
@@ -318,18 +418,29 @@ describeWith(KUBECTL_1_33, KUBECTL_1_27)('kubectl runs webapi-credential from a 
         },
       },
     });
-    expect(setup.apiserver.requests.map(({ path, token, status }) => ({ path, token, status }))).toEqual([{ path: PODS, token: [...setup.issued][0], status: 200 }]);
+    expect(setup.apiserver.requests.map(({ path, token, status }) => ({ path, token, status }))).toEqual([
+      { path: PODS, token: [...setup.issued][0], status: 200 },
+    ]);
   });
 
   it('when the token API answers 401 kubectl fails and passes on our one-line message without the secret', async () => {
     const clientSecret = secret('client-secret');
     // A careless token API that echoes the secret it was sent: the plugin must redact it.
     const handler: Handler = (request, response) => {
-      const password = Buffer.from((request.headers.authorization ?? '').replace(/^Basic /, ''), 'base64').toString().split(':')[1];
+      const password = Buffer.from((request.headers.authorization ?? '').replace(/^Basic /, ''), 'base64')
+        .toString()
+        .split(':')[1];
       json(response, 401, { error: 'invalid_client', error_description: `client secret ${password} is revoked` });
     };
-    const setup = await servers(() => handler, () => ({}));
-    const kube = kubeconfigWithConfigFile(setup, oauthConfig(setup.tokenApi), { apiVersion: V1, interactiveMode: 'Never', env: { CLIENT_ID, CLIENT_SECRET: clientSecret } });
+    const setup = await servers(
+      () => handler,
+      () => ({}),
+    );
+    const kube = kubeconfigWithConfigFile(setup, oauthConfig(setup.tokenApi), {
+      apiVersion: V1,
+      interactiveMode: 'Never',
+      env: { CLIENT_ID, CLIENT_SECRET: clientSecret },
+    });
 
     const result = await runKubectl(KUBECTL_1_33, kube, ['get', '--raw', PODS]);
 
@@ -357,9 +468,9 @@ describeWith(KUBECTL_1_33, KUBECTL_1_27)('kubectl runs webapi-credential from a 
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe('error: You must be logged in to the server (Unauthorized)\n');
     const tokens = [...setup.issued];
-    expect(setup.apiserver.requests.map(({ method, path, auth, token, status }) => ({ method, path, auth, token, status }))).toEqual([
-      { method: 'GET', path: PODS, auth: 'none', token: tokens[0], status: 401 },
-    ]);
+    expect(
+      setup.apiserver.requests.map(({ method, path, auth, token, status }) => ({ method, path, auth, token, status })),
+    ).toEqual([{ method: 'GET', path: PODS, auth: 'none', token: tokens[0], status: 401 }]);
     // client-go answers a 401 by running the plugin again (for the next request); kubectl does not retry.
     expect(setup.tokenApi.requests).toHaveLength(2);
     expect(tokens).toHaveLength(2);

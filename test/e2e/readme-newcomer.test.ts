@@ -33,7 +33,16 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => oauth.listen(0, '127.0.0.1', resolve));
   issuer = `https://localhost:${(oauth.address() as AddressInfo).port}`;
   const provider = new Provider(issuer, {
-    clients: [{ client_id: 'kubectl', client_secret: SECRET, grant_types: ['client_credentials'], redirect_uris: [], response_types: [], token_endpoint_auth_method: 'client_secret_basic' }] as never,
+    clients: [
+      {
+        client_id: 'kubectl',
+        client_secret: SECRET,
+        grant_types: ['client_credentials'],
+        redirect_uris: [],
+        response_types: [],
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+    ] as never,
     routes: { token: '/connect/v2/issue-token' },
     features: { clientCredentials: { enabled: true }, devInteractions: { enabled: false } },
   });
@@ -59,47 +68,71 @@ afterAll(async () => {
   await Promise.all([new Promise<void>((resolve) => oauth.close(() => resolve())), apiserver.close()]);
 });
 
-describeWith(KUBECTL_1_33)("the README's first screen, line by line: init oidc with an issuer only, to kubectl get ns", () => {
-  it('leads from init oidc to kubectl get ns without a detour', async () => {
-    const readme = readFileSync(`${ROOT}README.md`, 'utf8');
-    const block = /From nothing to `kubectl get ns`[^\n]*\n\n```sh\n([\s\S]*?)```/.exec(readme)?.[1];
-    expect(block, 'the README has its first-screen block').toBeDefined();
-    const lines = block!.split('\n').filter((line) => line.trim() !== '');
-    expect(lines[1]).toMatch(/^webapi-credential init oidc --set issuer=https:\/\/login\.example\.com --set clientId=\S+ > provider\.yaml\b/);
-    expect(lines.at(-1)).toMatch(/kubectl get ns$/);
-    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-readme-'));
-    const tools = installedDir();
-    symlinkSync(requireKubectl(KUBECTL_1_33), join(tools, 'kubectl'));
-    writeFileSync(join(dir, 'ca.crt'), readFileSync(apiserver.caFile));
-    const env = { PATH: `${tools}:/usr/bin:/bin`, HOME: join(dir, 'home'), ...TRUST_TEST_CA };
-    for (const line of lines) {
-      const command = line
-        .replace(/\s+# .*$/, '')
-        .replaceAll('https://login.example.com', issuer)
-        .replaceAll('https://k8s.example.com', apiserver.url)
-        .replaceAll('CLIENT_SECRET=…', `CLIENT_SECRET='${SECRET}'`);
-      const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn('/bin/sh', ['-c', command], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-        child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-        const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-        child.on('close', (code) => {
-          clearTimeout(timer);
-          resolve({ code, stdout, stderr });
+describeWith(KUBECTL_1_33)(
+  "the README's first screen, line by line: init oidc with an issuer only, to kubectl get ns",
+  () => {
+    it('leads from init oidc to kubectl get ns without a detour', async () => {
+      const readme = readFileSync(`${ROOT}README.md`, 'utf8');
+      const block = /From nothing to `kubectl get ns`[^\n]*\n\n```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+      expect(block, 'the README has its first-screen block').toBeDefined();
+      const lines = block!.split('\n').filter((line) => line.trim() !== '');
+      expect(lines[1]).toMatch(
+        /^webapi-credential init oidc --set issuer=https:\/\/login\.example\.com --set clientId=\S+ > provider\.yaml\b/,
+      );
+      expect(lines.at(-1)).toMatch(/kubectl get ns$/);
+      const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-readme-'));
+      const tools = installedDir();
+      symlinkSync(requireKubectl(KUBECTL_1_33), join(tools, 'kubectl'));
+      writeFileSync(join(dir, 'ca.crt'), readFileSync(apiserver.caFile));
+      const env = { PATH: `${tools}:/usr/bin:/bin`, HOME: join(dir, 'home'), ...TRUST_TEST_CA };
+      for (const line of lines) {
+        const command = line
+          .replace(/\s+# .*$/, '')
+          .replaceAll('https://login.example.com', issuer)
+          .replaceAll('https://k8s.example.com', apiserver.url)
+          .replaceAll('CLIENT_SECRET=…', `CLIENT_SECRET='${SECRET}'`);
+        const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+          const child = spawn('/bin/sh', ['-c', command], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+          let stdout = '';
+          let stderr = '';
+          child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+          child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+          const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+          child.on('close', (code) => {
+            clearTimeout(timer);
+            resolve({ code, stdout, stderr });
+          });
         });
-      });
-      expect({ line, code: result.code, stderr: result.stderr.split('\n').filter((l) => !l.startsWith(PREFIX)) }).toEqual({ line, code: 0, stderr: [''] });
-      expect(leaks(result, [SECRET])).toEqual([]);
-      if (line === lines.at(-1)) expect(result.stdout.split('\n').map((l) => l.split(/\s+/)[0])).toEqual(['NAME', 'default', 'kube-system', '']);
-    }
-    // The config init wrote names the endpoint discovery found, and where it came from.
-    const provider = readFileSync(join(dir, 'provider.yaml'), 'utf8');
-    expect(provider).toContain(`# tokenUrl: the token_endpoint of the issuer ${issuer}, from ${issuer}/.well-known/openid-configuration\n`);
-    expect(provider).toContain(`  url: "${issuer}/connect/v2/issue-token"\n`);
-    // kubectl's call went through a token this server issued, and the API server saw it.
-    expect(issued.length).toBeGreaterThan(0);
-    expect(apiserver.requests.some((request) => request.auth === 'bearer' && request.user?.username === 'kubectl-client' && request.path === '/api/v1/namespaces')).toBe(true);
-  });
-});
+        expect({
+          line,
+          code: result.code,
+          stderr: result.stderr.split('\n').filter((l) => !l.startsWith(PREFIX)),
+        }).toEqual({ line, code: 0, stderr: [''] });
+        expect(leaks(result, [SECRET])).toEqual([]);
+        if (line === lines.at(-1))
+          expect(result.stdout.split('\n').map((l) => l.split(/\s+/)[0])).toEqual([
+            'NAME',
+            'default',
+            'kube-system',
+            '',
+          ]);
+      }
+      // The config init wrote names the endpoint discovery found, and where it came from.
+      const provider = readFileSync(join(dir, 'provider.yaml'), 'utf8');
+      expect(provider).toContain(
+        `# tokenUrl: the token_endpoint of the issuer ${issuer}, from ${issuer}/.well-known/openid-configuration\n`,
+      );
+      expect(provider).toContain(`  url: "${issuer}/connect/v2/issue-token"\n`);
+      // kubectl's call went through a token this server issued, and the API server saw it.
+      expect(issued.length).toBeGreaterThan(0);
+      expect(
+        apiserver.requests.some(
+          (request) =>
+            request.auth === 'bearer' &&
+            request.user?.username === 'kubectl-client' &&
+            request.path === '/api/v1/namespaces',
+        ),
+      ).toBe(true);
+    });
+  },
+);

@@ -51,7 +51,13 @@ function upstreamStandIn(): string {
         template: {
           metadata: { labels: { 'app.kubernetes.io/name': name } },
           spec: {
-            containers: [{ name, image: 'quay.io/argoproj/argocd:v3.1.0', volumeMounts: [{ name: 'argocd-home', mountPath: '/home/argocd' }] }],
+            containers: [
+              {
+                name,
+                image: 'quay.io/argoproj/argocd:v3.1.0',
+                volumeMounts: [{ name: 'argocd-home', mountPath: '/home/argocd' }],
+              },
+            ],
             volumes: [{ name: 'argocd-home', emptyDir: {} }],
           },
         },
@@ -62,7 +68,10 @@ function upstreamStandIn(): string {
 
 /** Builds examples/argocd with its upstream resource replaced by upstreamStandIn(), with the real kubectl kustomize. */
 function kustomizeBuild(): Map<string, PodSpec> {
-  const kustomization = readYaml('argocd', 'kustomization.yaml') as { resources: string[]; patches: Array<{ path: string }> };
+  const kustomization = readYaml('argocd', 'kustomization.yaml') as {
+    resources: string[];
+    patches: Array<{ path: string }>;
+  };
   const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-kustomize-'));
   for (const { path } of kustomization.patches) copyFileSync(examplePath('argocd', path), join(dir, path));
   writeFileSync(join(dir, 'upstream.yaml'), upstreamStandIn());
@@ -70,7 +79,11 @@ function kustomizeBuild(): Map<string, PodSpec> {
   const out = execFileSync(requireKubectl(KUBECTL_1_33), ['kustomize', dir], { encoding: 'utf8' });
   const specs = new Map<string, PodSpec>();
   for (const doc of YAML.parseAllDocuments(out)) {
-    const object = doc.toJS() as { kind: string; metadata: { name: string; namespace: string }; spec: { template: { spec: PodSpec } } };
+    const object = doc.toJS() as {
+      kind: string;
+      metadata: { name: string; namespace: string };
+      spec: { template: { spec: PodSpec } };
+    };
     expect(object.metadata.namespace).toBe('argocd');
     specs.set(`${object.kind}/${object.metadata.name}`, object.spec.template.spec);
   }
@@ -82,12 +95,22 @@ function expectInstalls(spec: PodSpec, main: string, keepsOwn: boolean): Contain
   expect(spec.initContainers?.map((c) => c.name)).toEqual(['install-webapi-credential']);
   const init = spec.initContainers![0]!;
   expect(init.volumeMounts).toEqual([MOUNT]);
-  expect(init.securityContext).toMatchObject({ runAsNonRoot: true, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true });
+  expect(init.securityContext).toMatchObject({
+    runAsNonRoot: true,
+    allowPrivilegeEscalation: false,
+    readOnlyRootFilesystem: true,
+  });
   const container = spec.containers.find((c) => c.name === main)!;
-  expect(container.volumeMounts).toEqual(keepsOwn ? [MOUNT, CACHE_MOUNT, { name: 'argocd-home', mountPath: '/home/argocd' }] : [MOUNT, CACHE_MOUNT]);
-  expect(spec.volumes?.find((v) => v.name === 'custom-tools')).toEqual({ name: 'custom-tools', emptyDir: { sizeLimit: '256Mi' } });
+  expect(container.volumeMounts).toEqual(
+    keepsOwn ? [MOUNT, CACHE_MOUNT, { name: 'argocd-home', mountPath: '/home/argocd' }] : [MOUNT, CACHE_MOUNT],
+  );
+  expect(spec.volumes?.find((v) => v.name === 'custom-tools')).toEqual({
+    name: 'custom-tools',
+    emptyDir: { sizeLimit: '256Mi' },
+  });
   expect(spec.volumes?.find((v) => v.name === CACHE_VOLUME.name)).toEqual(CACHE_VOLUME);
-  if (keepsOwn) expect(spec.volumes?.map((v) => v.name).sort()).toEqual(['argocd-home', 'custom-tools', 'webapi-credential-cache']);
+  if (keepsOwn)
+    expect(spec.volumes?.map((v) => v.name).sort()).toEqual(['argocd-home', 'custom-tools', 'webapi-credential-cache']);
   return init;
 }
 
@@ -105,36 +128,59 @@ describeWith(KUBECTL_1_33)('examples/argocd', () => {
   it('kubectl kustomize adds the init container and the /custom-tools volume to the application controller and the server, keeping their own', () => {
     const specs = kustomizeBuild();
     expect([...specs.keys()].sort()).toEqual(['Deployment/argocd-server', 'StatefulSet/argocd-application-controller']);
-    const controller = expectInstalls(specs.get('StatefulSet/argocd-application-controller')!, 'argocd-application-controller', true);
+    const controller = expectInstalls(
+      specs.get('StatefulSet/argocd-application-controller')!,
+      'argocd-application-controller',
+      true,
+    );
     const server = expectInstalls(specs.get('Deployment/argocd-server')!, 'argocd-server', true);
     expect(server).toEqual(controller);
   });
 
   it('the Helm values do the same through controller.* and server.*', () => {
-    const values = readYaml('argocd', 'helm-values.yaml') as Record<'controller' | 'server', { initContainers: Container[]; volumeMounts: unknown[]; volumes: PodSpec['volumes'] }>;
+    const values = readYaml('argocd', 'helm-values.yaml') as Record<
+      'controller' | 'server',
+      { initContainers: Container[]; volumeMounts: unknown[]; volumes: PodSpec['volumes'] }
+    >;
     expect(Object.keys(values)).toEqual(['controller', 'server']);
     const kustomized = kustomizeBuild().get('Deployment/argocd-server')!.initContainers![0];
-    for (const [component, main] of [['controller', 'argocd-application-controller'], ['server', 'argocd-server']] as const) {
+    for (const [component, main] of [
+      ['controller', 'argocd-application-controller'],
+      ['server', 'argocd-server'],
+    ] as const) {
       const { initContainers, volumeMounts, volumes } = values[component];
       expect(Object.keys(values[component]).sort()).toEqual(['initContainers', 'volumeMounts', 'volumes']);
-      const init = expectInstalls({ initContainers, containers: [{ name: main, volumeMounts: volumeMounts as Container['volumeMounts'] }], volumes }, main, false);
+      const init = expectInstalls(
+        {
+          initContainers,
+          containers: [{ name: main, volumeMounts: volumeMounts as Container['volumeMounts'] }],
+          volumes,
+        },
+        main,
+        false,
+      );
       expect(init).toEqual(kustomized);
     }
   });
 
   it('every example cluster secret runs the binary where the init container puts it', () => {
-    const init = (readYaml('argocd', 'patch-server.yaml') as { spec: { template: { spec: PodSpec } } }).spec.template.spec.initContainers![0]!;
+    const init = (readYaml('argocd', 'patch-server.yaml') as { spec: { template: { spec: PodSpec } } }).spec.template
+      .spec.initContainers![0]!;
     const target = `${MOUNT.mountPath}/webapi-credential`;
     expect(init.command).toEqual(['cp', '/usr/local/bin/webapi-credential', target]);
     for (const set of MANIFEST_SETS) {
       for (const file of [set.argocd, set.argocd35]) {
-        expect({ file: `${set.provider}/${file}`, command: readArgoCdSecret(set.provider, file).execProviderConfig.command }).toEqual({ file: `${set.provider}/${file}`, command: target });
+        expect({
+          file: `${set.provider}/${file}`,
+          command: readArgoCdSecret(set.provider, file).execProviderConfig.command,
+        }).toEqual({ file: `${set.provider}/${file}`, command: target });
       }
     }
   });
 
   it("copies the binary out of the image built from the repository's Dockerfile, where that image keeps it", () => {
-    const init = (readYaml('argocd', 'patch-application-controller.yaml') as { spec: { template: { spec: PodSpec } } }).spec.template.spec.initContainers![0]!;
+    const init = (readYaml('argocd', 'patch-application-controller.yaml') as { spec: { template: { spec: PodSpec } } })
+      .spec.template.spec.initContainers![0]!;
     expect(init.image).toMatch(/\/webapi-credential:\d+\.\d+\.\d+$/);
     expect(init.env).toBeUndefined();
     const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
@@ -144,13 +190,25 @@ describeWith(KUBECTL_1_33)('examples/argocd', () => {
   });
 
   it('argocd-secret --cache runs the plugin with its cache on the memory emptyDir the examples mount', async () => {
-    const result = await runCli(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'p', '--cache', '--config-inline', 'webAPIProviderConfig: {method: GET, url: "https://a.example/t", tokenPath: $.t}']);
+    const result = await runCli([
+      'argocd-secret',
+      '--server',
+      'https://k8s.example.com',
+      '--name',
+      'p',
+      '--cache',
+      '--config-inline',
+      'webAPIProviderConfig: {method: GET, url: "https://a.example/t", tokenPath: $.t}',
+    ]);
     expect(result.code).toBe(0);
     const secret = YAML.parse(result.stdout) as { stringData: { config: string } };
-    const args = (JSON.parse(secret.stringData.config) as { execProviderConfig: { args: string[] } }).execProviderConfig.args;
+    const args = (JSON.parse(secret.stringData.config) as { execProviderConfig: { args: string[] } }).execProviderConfig
+      .args;
     expect(args.slice(-3)).toEqual(['--cache', '--cache-dir', ARGOCD_CACHE_DIR]);
     expect(ARGOCD_CACHE_DIR.startsWith(`${CACHE_MOUNT.mountPath}/`)).toBe(true);
-    expect(result.stderr).toBe(`webapi-credential: note: no --ca-file: Argo CD will trust only its system roots for the cluster's certificate (a cluster with a private CA needs --ca-file)\nwebapi-credential: note: --cache-dir ${ARGOCD_CACHE_DIR} must be on a memory-backed emptyDir (medium: Memory) mounted at ${ARGOCD_CACHE_MOUNT} in argocd-application-controller and argocd-server, as examples/argocd does; elsewhere the cache is off\n`);
+    expect(result.stderr).toBe(
+      `webapi-credential: note: no --ca-file: Argo CD will trust only its system roots for the cluster's certificate (a cluster with a private CA needs --ca-file)\nwebapi-credential: note: --cache-dir ${ARGOCD_CACHE_DIR} must be on a memory-backed emptyDir (medium: Memory) mounted at ${ARGOCD_CACHE_MOUNT} in argocd-application-controller and argocd-server, as examples/argocd does; elsewhere the cache is off\n`,
+    );
   });
 
   it('the README names both files of the two ways a cluster secret can carry the config', () => {

@@ -5,7 +5,18 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { CLIENT_ASSERTION_TYPE } from '../helpers/client-assertions.js';
-import { expectExpiresIn, expectFailure, expectQuietSuccess, examplePath, mutated, pemSecrets, realHosts, run, standIns, V1 } from '../helpers/examples.js';
+import {
+  expectExpiresIn,
+  expectFailure,
+  expectQuietSuccess,
+  examplePath,
+  mutated,
+  pemSecrets,
+  realHosts,
+  run,
+  standIns,
+  V1,
+} from '../helpers/examples.js';
 import { selfSignedRsa } from '../helpers/pki.js';
 import { AKS_SCOPE, azureAd } from '../helpers/provider-apis.js';
 import { decodeJws } from '../helpers/signed-jwt.js';
@@ -24,10 +35,26 @@ async function entraId() {
   const issued: string[] = [];
   const api = await start(azureAd({ tenant: TENANT, clientId: CLIENT_ID, certificate: uploaded.cert }, issued));
   const env = await route({ 'login.microsoftonline.com': api });
-  const sets = (files: { keyFile?: string; certFile?: string } = {}) =>
-    ['--set', `tenantId=${TENANT}`, '--set', `clientId=${CLIENT_ID}`, '--set', `keyFile=${files.keyFile ?? uploaded.keyFile}`, '--set', `certFile=${files.certFile ?? uploaded.certFile}`];
-  const assertions = () => api.requests.map((r) => new URLSearchParams(r.body).get('client_assertion') ?? '').filter(Boolean);
-  return { api, issued, env, sets, assertions, secrets: () => [...pemSecrets(uploaded.key, notUploaded.key), ...assertions()] };
+  const sets = (files: { keyFile?: string; certFile?: string } = {}) => [
+    '--set',
+    `tenantId=${TENANT}`,
+    '--set',
+    `clientId=${CLIENT_ID}`,
+    '--set',
+    `keyFile=${files.keyFile ?? uploaded.keyFile}`,
+    '--set',
+    `certFile=${files.certFile ?? uploaded.certFile}`,
+  ];
+  const assertions = () =>
+    api.requests.map((r) => new URLSearchParams(r.body).get('client_assertion') ?? '').filter(Boolean);
+  return {
+    api,
+    issued,
+    env,
+    sets,
+    assertions,
+    secrets: () => [...pemSecrets(uploaded.key, notUploaded.key), ...assertions()],
+  };
 }
 
 /** The config with the client_assertion template changed by `edit`. */
@@ -37,7 +64,8 @@ const withAssertion = (edit: (template: string) => string) =>
     form['client_assertion'] = edit(form['client_assertion']!);
   });
 
-const refused = (status: string, error: string, description: string) => `the token API answered ${status}: ${JSON.stringify({ error, error_description: description })}`;
+const refused = (status: string, error: string, description: string) =>
+  `the token API answered ${status}: ${JSON.stringify({ error, error_description: description })}`;
 
 describe.concurrent('examples/entra-id-certificate', () => {
   it('config.yaml signs a fresh PS256 assertion naming the certificate by x5t#S256 and gets a token for AKS, twice in a row', async () => {
@@ -50,7 +78,10 @@ describe.concurrent('examples/entra-id-certificate', () => {
     for (const [i, result] of [first, second].entries()) {
       expectQuietSuccess(result, secrets());
       const credential = JSON.parse(result.stdout) as { apiVersion: string; status: Record<string, string> };
-      expect({ apiVersion: credential.apiVersion, token: credential.status['token'] }).toEqual({ apiVersion: V1, token: issued[i] });
+      expect({ apiVersion: credential.apiVersion, token: credential.status['token'] }).toEqual({
+        apiVersion: V1,
+        token: issued[i],
+      });
       expectExpiresIn(credential.status['expirationTimestamp'], window, 3599);
     }
     expect(api.requests.map((r) => [r.method, r.headers.host, r.path, r.headers['content-type']])).toEqual([
@@ -68,7 +99,15 @@ describe.concurrent('examples/entra-id-certificate', () => {
     const thumbprint = createHash('sha256').update(new X509Certificate(uploaded.cert).raw).digest('base64url');
     expect(a!.header).toEqual({ alg: 'PS256', typ: 'JWT', 'x5t#S256': thumbprint });
     const iat = a!.claims['iat'] as number;
-    expect(a!.claims).toEqual({ iss: CLIENT_ID, sub: CLIENT_ID, aud: TOKEN_URL, nbf: expect.any(Number), iat, exp: iat + 300, jti: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(a!.claims).toEqual({
+      iss: CLIENT_ID,
+      sub: CLIENT_ID,
+      aud: TOKEN_URL,
+      nbf: expect.any(Number),
+      iat,
+      exp: iat + 300,
+      jti: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
     // now() and jwt()'s iat read the clock apart: the same second, or the next.
     expect(iat - (a!.claims['nbf'] as number)).toBeOneOf([0, 1]);
     expect(b!.claims['jti']).not.toBe(a!.claims['jti']);
@@ -79,22 +118,51 @@ describe.concurrent('examples/entra-id-certificate', () => {
     const config = withAssertion((t) => t.replace('{ alg: "PS256", typ: "JWT", "x5t#S256":', '{ typ: "JWT", x5t:'));
     const result = await run(['--config-inline', config, ...sets()], env);
     expectQuietSuccess(result, secrets());
-    expect(decodeJws(assertions()[0]!)!.header).toEqual({ alg: 'RS256', typ: 'JWT', x5t: createHash('sha1').update(new X509Certificate(uploaded.cert).raw).digest('base64url') });
+    expect(decodeJws(assertions()[0]!)!.header).toEqual({
+      alg: 'RS256',
+      typ: 'JWT',
+      x5t: createHash('sha1').update(new X509Certificate(uploaded.cert).raw).digest('base64url'),
+    });
   });
 
   it.each<[string, { keyFile?: string; certFile?: string }, string]>([
-    ['a certificate the application does not have', { keyFile: notUploaded.keyFile, certFile: notUploaded.certFile }, 'AADSTS700027: Client assertion contains an invalid signature. [Reason - The key was not found.]'],
-    ["the uploaded certificate's thumbprint on an assertion another key signed", { keyFile: notUploaded.keyFile }, 'AADSTS700027: Client assertion contains an invalid signature. [Reason - The signature does not verify.]'],
+    [
+      'a certificate the application does not have',
+      { keyFile: notUploaded.keyFile, certFile: notUploaded.certFile },
+      'AADSTS700027: Client assertion contains an invalid signature. [Reason - The key was not found.]',
+    ],
+    [
+      "the uploaded certificate's thumbprint on an assertion another key signed",
+      { keyFile: notUploaded.keyFile },
+      'AADSTS700027: Client assertion contains an invalid signature. [Reason - The signature does not verify.]',
+    ],
   ])('the stand-in refuses %s: exit 3, 401 invalid_client', async (_what, files, description) => {
     const { env, sets, secrets } = await entraId();
     const result = await run(['--config', CONFIG, ...sets(files)], env);
-    expectFailure(result, 3, `${refused('401 Unauthorized', 'invalid_client', description)}; check vars.authorityHost, vars.certFile, vars.clientId, vars.keyFile and vars.tenantId`, secrets());
+    expectFailure(
+      result,
+      3,
+      `${refused('401 Unauthorized', 'invalid_client', description)}; check vars.authorityHost, vars.certFile, vars.clientId, vars.keyFile and vars.tenantId`,
+      secrets(),
+    );
   });
 
   it.each<[string, (template: string) => string, string]>([
-    ['an assertion issued by another application', (t) => t.replace('iss: vars.clientId,', 'iss: "11111111-1111-1111-1111-111111111111",'), "AADSTS700021: Client assertion application identifier doesn't match 'client_id' parameter."],
-    ['an assertion for another audience', (t) => t.replace('aud: tokenUrl,', 'aud: "https://login.microsoftonline.com/common/oauth2/v2.0/token",'), 'AADSTS700023: Client assertion audience claim does not match Realm issuer.'],
-    ['an expired assertion', (t) => t.replace('nbf: now() }', 'nbf: 1700000000, iat: 1700000000, exp: 1700000300 }'), 'AADSTS700024: Client assertion is not within its valid time range.'],
+    [
+      'an assertion issued by another application',
+      (t) => t.replace('iss: vars.clientId,', 'iss: "11111111-1111-1111-1111-111111111111",'),
+      "AADSTS700021: Client assertion application identifier doesn't match 'client_id' parameter.",
+    ],
+    [
+      'an assertion for another audience',
+      (t) => t.replace('aud: tokenUrl,', 'aud: "https://login.microsoftonline.com/common/oauth2/v2.0/token",'),
+      'AADSTS700023: Client assertion audience claim does not match Realm issuer.',
+    ],
+    [
+      'an expired assertion',
+      (t) => t.replace('nbf: now() }', 'nbf: 1700000000, iat: 1700000000, exp: 1700000300 }'),
+      'AADSTS700024: Client assertion is not within its valid time range.',
+    ],
   ])('the stand-in refuses %s: exit 3, 400 invalid_client', async (_what, edit, description) => {
     const { env, sets, secrets } = await entraId();
     const result = await run(['--config-inline', withAssertion(edit), ...sets()], env);
@@ -106,14 +174,21 @@ describe.concurrent('examples/entra-id-certificate', () => {
     const config = withAssertion((t) => t.replace('nbf: now() }', 'nbf: now(), jti: "pre-signed-1" }'));
     expectQuietSuccess(await run(['--config-inline', config, ...sets()], env), secrets());
     const second = await run(['--config-inline', config, ...sets()], env);
-    expectFailure(second, 3, refused('400 Bad Request', 'invalid_client', 'Client assertion was used before: its jti is not new.'), secrets());
+    expectFailure(
+      second,
+      3,
+      refused('400 Bad Request', 'invalid_client', 'Client assertion was used before: its jti is not new.'),
+      secrets(),
+    );
   });
 
   it('a certificate file that is no certificate is a config error naming jwt(), not showing the file; nothing is sent', async () => {
     const { api, env, sets, secrets } = await entraId();
     const result = await run(['--config', CONFIG, ...sets({ certFile: uploaded.keyFile })], env);
     expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 2, stdout: '' });
-    expect(result.stderr).toMatch(/^webapi-credential: webAPIProviderConfig\.form\.client_assertion: .*jwt\(\): options\["x5t#S256"\] is not a PEM certificate\n$/);
+    expect(result.stderr).toMatch(
+      /^webapi-credential: webAPIProviderConfig\.form\.client_assertion: .*jwt\(\): options\["x5t#S256"\] is not a PEM certificate\n$/,
+    );
     for (const secret of secrets()) expect(result.stderr).not.toContain(secret);
     expect(api.requests).toHaveLength(0);
   });

@@ -6,7 +6,18 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CLIENT_ASSERTION_TYPE } from '../helpers/client-assertions.js';
-import { expectExpiresIn, expectFailure, expectQuietSuccess, examplePath, mutated, pemSecrets, run, scratchFile, standIns, V1BETA1 } from '../helpers/examples.js';
+import {
+  expectExpiresIn,
+  expectFailure,
+  expectQuietSuccess,
+  examplePath,
+  mutated,
+  pemSecrets,
+  run,
+  scratchFile,
+  standIns,
+  V1BETA1,
+} from '../helpers/examples.js';
 import { keycloak } from '../helpers/provider-apis.js';
 import { decodeJws } from '../helpers/signed-jwt.js';
 
@@ -26,35 +37,82 @@ async function keycloakApi() {
 describe.concurrent('examples/keycloak', () => {
   it.each([
     // RFC 6749 §2.3.1: both parts form-encoded, then base64.
-    ['config.yaml', 'HTTP Basic', `Basic ${Buffer.from(`${CLIENT_ID}:${new URLSearchParams({ s: SECRET }).toString().slice(2)}`).toString('base64')}`, { grant_type: 'client_credentials' }],
-    ['config-client-secret-post.yaml', 'the form', undefined, { grant_type: 'client_credentials', client_id: CLIENT_ID, client_secret: SECRET }],
-  ])('%s gets a client_credentials token, the client authenticating with %s', async (file, _how, authorization, form) => {
-    const { api, issued, sets } = await keycloakApi();
-    const window = { before: Date.now(), after: 0 };
-    const result = await run(['--config', examplePath('keycloak', file), ...sets()], { CLIENT_SECRET: SECRET });
-    window.after = Date.now();
-    expectQuietSuccess(result, [SECRET]);
-    const credential = JSON.parse(result.stdout) as { apiVersion: string; kind: string; status: Record<string, string> };
-    expect({ apiVersion: credential.apiVersion, kind: credential.kind, token: credential.status['token'] }).toEqual({ apiVersion: V1BETA1, kind: 'ExecCredential', token: issued[0] });
-    expectExpiresIn(credential.status['expirationTimestamp'], window, 300);
-    const [request] = api.requests;
-    expect({ method: request?.method, path: request?.path, authorization: request?.headers.authorization, type: request?.headers['content-type'] }).toEqual({
-      method: 'POST',
-      path: `/realms/${REALM}/protocol/openid-connect/token`,
-      authorization,
-      type: 'application/x-www-form-urlencoded',
-    });
-    expect(Object.fromEntries(new URLSearchParams(request?.body))).toEqual(form);
-  });
+    [
+      'config.yaml',
+      'HTTP Basic',
+      `Basic ${Buffer.from(`${CLIENT_ID}:${new URLSearchParams({ s: SECRET }).toString().slice(2)}`).toString('base64')}`,
+      { grant_type: 'client_credentials' },
+    ],
+    [
+      'config-client-secret-post.yaml',
+      'the form',
+      undefined,
+      { grant_type: 'client_credentials', client_id: CLIENT_ID, client_secret: SECRET },
+    ],
+  ])(
+    '%s gets a client_credentials token, the client authenticating with %s',
+    async (file, _how, authorization, form) => {
+      const { api, issued, sets } = await keycloakApi();
+      const window = { before: Date.now(), after: 0 };
+      const result = await run(['--config', examplePath('keycloak', file), ...sets()], { CLIENT_SECRET: SECRET });
+      window.after = Date.now();
+      expectQuietSuccess(result, [SECRET]);
+      const credential = JSON.parse(result.stdout) as {
+        apiVersion: string;
+        kind: string;
+        status: Record<string, string>;
+      };
+      expect({ apiVersion: credential.apiVersion, kind: credential.kind, token: credential.status['token'] }).toEqual({
+        apiVersion: V1BETA1,
+        kind: 'ExecCredential',
+        token: issued[0],
+      });
+      expectExpiresIn(credential.status['expirationTimestamp'], window, 300);
+      const [request] = api.requests;
+      expect({
+        method: request?.method,
+        path: request?.path,
+        authorization: request?.headers.authorization,
+        type: request?.headers['content-type'],
+      }).toEqual({
+        method: 'POST',
+        path: `/realms/${REALM}/protocol/openid-connect/token`,
+        authorization,
+        type: 'application/x-www-form-urlencoded',
+      });
+      expect(Object.fromEntries(new URLSearchParams(request?.body))).toEqual(form);
+    },
+  );
 
   it.each<[string, (c: Record<string, unknown>) => void, string]>([
-    ['a GET', (c) => ((c['method'] = 'GET'), delete c['form']), '405 Method Not Allowed: {"error":"HTTP 405 Method Not Allowed"}'],
-    ['a JSON body', (c) => ((c['json'] = c['form']), delete c['form']), '415 Unsupported Media Type: {"error":"Cannot consume content type"}'],
-    ['the password grant', (c) => (c['form'] = { grant_type: 'password' }), '400 Bad Request: {"error":"unsupported_grant_type","error_description":"Unsupported grant_type"}'],
-    ['no client authentication', (c) => delete c['headers'], '401 Unauthorized: {"error":"unauthorized_client","error_description":"Invalid client or Invalid client credentials"}'],
+    [
+      'a GET',
+      (c) => ((c['method'] = 'GET'), delete c['form']),
+      '405 Method Not Allowed: {"error":"HTTP 405 Method Not Allowed"}',
+    ],
+    [
+      'a JSON body',
+      (c) => ((c['json'] = c['form']), delete c['form']),
+      '415 Unsupported Media Type: {"error":"Cannot consume content type"}',
+    ],
+    [
+      'the password grant',
+      (c) => (c['form'] = { grant_type: 'password' }),
+      '400 Bad Request: {"error":"unsupported_grant_type","error_description":"Unsupported grant_type"}',
+    ],
+    [
+      'no client authentication',
+      (c) => delete c['headers'],
+      '401 Unauthorized: {"error":"unauthorized_client","error_description":"Invalid client or Invalid client credentials"}',
+    ],
     [
       'both client authentication methods',
-      (c) => (c['form'] = { grant_type: 'client_credentials', client_id: '{{ vars.clientId }}', client_secret: '{{ env.CLIENT_SECRET }}' }),
+      (c) =>
+        (c['form'] = {
+          grant_type: 'client_credentials',
+          client_id: '{{ vars.clientId }}',
+          client_secret: '{{ env.CLIENT_SECRET }}',
+        }),
       '400 Bad Request: {"error":"invalid_request","error_description":"Multiple client authentication methods"}',
     ],
   ])('the stand-in refuses %s: exit 3 with its answer', async (_what, mutate, answer) => {
@@ -66,11 +124,20 @@ describe.concurrent('examples/keycloak', () => {
 
   it('the stand-in refuses another realm and a wrong secret, and the secret appears nowhere', async () => {
     const { sets } = await keycloakApi();
-    const realm = await run(['--config', examplePath('keycloak', 'config.yaml'), ...sets('other')], { CLIENT_SECRET: SECRET });
+    const realm = await run(['--config', examplePath('keycloak', 'config.yaml'), ...sets('other')], {
+      CLIENT_SECRET: SECRET,
+    });
     expectFailure(realm, 3, 'the token API answered 404 Not Found: {"error":"Realm does not exist"}', [SECRET]);
     const wrong = `${SECRET}-rotated`;
-    const secret = await run(['--config', examplePath('keycloak', 'config-client-secret-post.yaml'), ...sets()], { CLIENT_SECRET: wrong });
-    expectFailure(secret, 3, 'the token API answered 401 Unauthorized: {"error":"unauthorized_client","error_description":"Invalid client or Invalid client credentials"}; check env.CLIENT_SECRET and vars.clientId', [wrong, SECRET]);
+    const secret = await run(['--config', examplePath('keycloak', 'config-client-secret-post.yaml'), ...sets()], {
+      CLIENT_SECRET: wrong,
+    });
+    expectFailure(
+      secret,
+      3,
+      'the token API answered 401 Unauthorized: {"error":"unauthorized_client","error_description":"Invalid client or Invalid client credentials"}; check env.CLIENT_SECRET and vars.clientId',
+      [wrong, SECRET],
+    );
   });
 });
 
@@ -88,12 +155,24 @@ describe.concurrent('examples/keycloak/config-private-key-jwt.yaml', () => {
     const issued: string[] = [];
     const keys = [
       { ...client.publicKey.export({ format: 'jwk' }), kid: 'argocd-1', use: 'sig' },
-      { ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }), kid: 'argocd-0', use: 'sig' },
+      {
+        ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }),
+        kid: 'argocd-0',
+        use: 'sig',
+      },
     ];
     const api = await start(keycloak({ realm: REALM, clientId: CLIENT_ID, clientKeys: keys }, issued));
     const issuer = `${api.url}/realms/${REALM}`;
-    const sets = (keyFile = KEY_FILE) => ['--set', `issuer=${issuer}`, '--set', `clientId=${CLIENT_ID}`, '--set', `keyFile=${keyFile}`];
-    const assertions = () => api.requests.map((r) => new URLSearchParams(r.body).get('client_assertion') ?? '').filter(Boolean);
+    const sets = (keyFile = KEY_FILE) => [
+      '--set',
+      `issuer=${issuer}`,
+      '--set',
+      `clientId=${CLIENT_ID}`,
+      '--set',
+      `keyFile=${keyFile}`,
+    ];
+    const assertions = () =>
+      api.requests.map((r) => new URLSearchParams(r.body).get('client_assertion') ?? '').filter(Boolean);
     return { api, issued, issuer, sets, assertions, secrets: () => [...keySecrets, ...assertions()] };
   }
   const withAssertion = (edit: (template: string) => string) =>
@@ -105,7 +184,8 @@ describe.concurrent('examples/keycloak/config-private-key-jwt.yaml', () => {
       },
       'config-private-key-jwt.yaml',
     );
-  const refused = (description: string) => `the token API answered 400 Bad Request: ${JSON.stringify({ error: 'invalid_client', error_description: description })}`;
+  const refused = (description: string) =>
+    `the token API answered 400 Bad Request: ${JSON.stringify({ error: 'invalid_client', error_description: description })}`;
 
   it('signs a fresh ES256 assertion for the realm with the client key and gets a token, twice in a row', async () => {
     const { api, issued, issuer, sets, assertions, secrets } = await signedJwtClient();
@@ -120,22 +200,40 @@ describe.concurrent('examples/keycloak/config-private-key-jwt.yaml', () => {
       expectExpiresIn(credential.status['expirationTimestamp'], window, 300);
     }
     const request = api.requests[0]!;
-    expect({ path: request.path, authorization: request.headers.authorization, type: request.headers['content-type'] }).toEqual({
+    expect({
+      path: request.path,
+      authorization: request.headers.authorization,
+      type: request.headers['content-type'],
+    }).toEqual({
       path: `/realms/${REALM}/protocol/openid-connect/token`,
       authorization: undefined,
       type: 'application/x-www-form-urlencoded',
     });
-    expect(Object.fromEntries(new URLSearchParams(request.body))).toEqual({ grant_type: 'client_credentials', client_assertion_type: CLIENT_ASSERTION_TYPE, client_assertion: assertions()[0] });
+    expect(Object.fromEntries(new URLSearchParams(request.body))).toEqual({
+      grant_type: 'client_credentials',
+      client_assertion_type: CLIENT_ASSERTION_TYPE,
+      client_assertion: assertions()[0],
+    });
     const [a, b] = assertions().map((assertion) => decodeJws(assertion)!);
     expect(a!.header).toEqual({ alg: 'ES256' });
     const iat = a!.claims['iat'] as number;
-    expect(a!.claims).toEqual({ iss: CLIENT_ID, sub: CLIENT_ID, aud: issuer, iat, exp: iat + 300, jti: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(a!.claims).toEqual({
+      iss: CLIENT_ID,
+      sub: CLIENT_ID,
+      aud: issuer,
+      iat,
+      exp: iat + 300,
+      jti: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
     expect(b!.claims['jti']).not.toBe(a!.claims['jti']);
   });
 
   it.each<[string, (template: string) => string]>([
     ['the key named by its kid', (t) => t.replace('client.key"))', 'client.key"), { kid: "argocd-1" })')],
-    ['the token endpoint as the audience', (t) => t.replace('aud: vars.issuer }', 'aud: vars.issuer + "/protocol/openid-connect/token" }')],
+    [
+      'the token endpoint as the audience',
+      (t) => t.replace('aud: vars.issuer }', 'aud: vars.issuer + "/protocol/openid-connect/token" }'),
+    ],
   ])('the stand-in accepts %s too', async (_what, edit) => {
     const { issued, sets, secrets } = await signedJwtClient();
     const result = await run(['--config-inline', withAssertion(edit), ...sets()]);
@@ -144,9 +242,21 @@ describe.concurrent('examples/keycloak/config-private-key-jwt.yaml', () => {
   });
 
   it.each<[string, (template: string) => string, string]>([
-    ['a kid the client does not have', (t) => t.replace('client.key"))', 'client.key"), { kid: "argocd-2" })'), 'Unable to load public key'],
-    ['an assertion for another realm', (t) => t.replace('aud: vars.issuer }', 'aud: "https://keycloak.example.com/realms/master" }'), 'Invalid token audience'],
-    ['an expired assertion', (t) => t.replace('aud: vars.issuer }', 'aud: vars.issuer, iat: 1700000000, exp: 1700000300 }'), 'Token is not active'],
+    [
+      'a kid the client does not have',
+      (t) => t.replace('client.key"))', 'client.key"), { kid: "argocd-2" })'),
+      'Unable to load public key',
+    ],
+    [
+      'an assertion for another realm',
+      (t) => t.replace('aud: vars.issuer }', 'aud: "https://keycloak.example.com/realms/master" }'),
+      'Invalid token audience',
+    ],
+    [
+      'an expired assertion',
+      (t) => t.replace('aud: vars.issuer }', 'aud: vars.issuer, iat: 1700000000, exp: 1700000300 }'),
+      'Token is not active',
+    ],
   ])('the stand-in refuses %s: exit 3 with its answer', async (_what, edit, description) => {
     const { sets, secrets } = await signedJwtClient();
     const result = await run(['--config-inline', withAssertion(edit), ...sets()]);
@@ -156,7 +266,12 @@ describe.concurrent('examples/keycloak/config-private-key-jwt.yaml', () => {
   it('the stand-in refuses an assertion another key signed', async () => {
     const { sets, secrets } = await signedJwtClient();
     const result = await run(['--config', CONFIG, ...sets(OTHER_KEY_FILE)]);
-    expectFailure(result, 3, refused('Client authentication with signed JWT failed: Signature on JWT token failed validation'), secrets());
+    expectFailure(
+      result,
+      3,
+      refused('Client authentication with signed JWT failed: Signature on JWT token failed validation'),
+      secrets(),
+    );
   });
 
   it('the stand-in refuses a replayed jti: an assertion with a fixed jti works once', async () => {
@@ -168,7 +283,17 @@ describe.concurrent('examples/keycloak/config-private-key-jwt.yaml', () => {
 
   it("the stand-in refuses the client's old secret (config.yaml): a Signed JWT client has none", async () => {
     const { issuer, secrets } = await signedJwtClient();
-    const result = await run(['--config', examplePath('keycloak', 'config.yaml'), '--set', `issuer=${issuer}`, '--set', `clientId=${CLIENT_ID}`], { CLIENT_SECRET: SECRET });
+    const result = await run(
+      [
+        '--config',
+        examplePath('keycloak', 'config.yaml'),
+        '--set',
+        `issuer=${issuer}`,
+        '--set',
+        `clientId=${CLIENT_ID}`,
+      ],
+      { CLIENT_SECRET: SECRET },
+    );
     expectFailure(result, 3, refused('Parameter client_assertion_type is missing'), [SECRET, ...secrets()]);
   });
 
@@ -176,7 +301,9 @@ describe.concurrent('examples/keycloak/config-private-key-jwt.yaml', () => {
     const { api, issuer } = await signedJwtClient();
     const result = await run(['--config', CONFIG, '--set', `issuer=${issuer}`, '--set', `keyFile=${KEY_FILE}`]);
     expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 2, stdout: '' });
-    expect(result.stderr).toMatch(/^webapi-credential: webAPIProviderConfig\.form\.client_assertion: .*: vars\.clientId is not set \(pass --set clientId=…, or give a default: vars\.clientId \?\? "…"\)\n$/);
+    expect(result.stderr).toMatch(
+      /^webapi-credential: webAPIProviderConfig\.form\.client_assertion: .*: vars\.clientId is not set \(pass --set clientId=…, or give a default: vars\.clientId \?\? "…"\)\n$/,
+    );
     expect(api.requests).toHaveLength(0);
   });
 });
@@ -190,7 +317,8 @@ describe('examples/keycloak/README.md', () => {
     expect(title).toBe('# Keycloak');
     expect(readme).not.toMatch(/any OAuth 2\.0 (client credentials )?server|change the URL/i);
     expect(readme.replace(/\s+/g, ' ')).toContain('`webapi-credential init oidc --set issuer=… --set clientId=…`');
-    for (const [, target] of readme.matchAll(/\]\((\.\.\/oidc\/[^)]+)\)/g)) expect(existsSync(examplePath(`keycloak/${target}`)), target).toBe(true);
+    for (const [, target] of readme.matchAll(/\]\((\.\.\/oidc\/[^)]+)\)/g))
+      expect(existsSync(examplePath(`keycloak/${target}`)), target).toBe(true);
     expect(readme).toContain('](../oidc/README.md)');
   });
 });

@@ -63,7 +63,15 @@ export interface ApiServer {
   close: () => Promise<void>;
 }
 
-const UNAUTHORIZED = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 };
+const UNAUTHORIZED = {
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message: 'Unauthorized',
+  reason: 'Unauthorized',
+  code: 401,
+};
 
 function send(response: ServerResponse, status: number, body: unknown): void {
   response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-cache, private' });
@@ -71,7 +79,16 @@ function send(response: ServerResponse, status: number, body: unknown): void {
 }
 
 function notFound(path: string): unknown {
-  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `the server could not find the requested resource (${path})`, reason: 'NotFound', details: {}, code: 404 };
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: `the server could not find the requested resource (${path})`,
+    reason: 'NotFound',
+    details: {},
+    code: 404,
+  };
 }
 
 function podList(names: string[]): unknown {
@@ -80,7 +97,13 @@ function podList(names: string[]): unknown {
     apiVersion: 'v1',
     metadata: { resourceVersion: '1' },
     items: names.map((name, i) => ({
-      metadata: { name, namespace: 'default', uid: `00000000-0000-0000-0000-00000000000${i}`, resourceVersion: '1', creationTimestamp: '2026-01-01T00:00:00Z' },
+      metadata: {
+        name,
+        namespace: 'default',
+        uid: `00000000-0000-0000-0000-00000000000${i}`,
+        resourceVersion: '1',
+        creationTimestamp: '2026-01-01T00:00:00Z',
+      },
       spec: { containers: [{ name: 'main', image: 'registry.example/app:1' }] },
       status: { phase: 'Running' },
     })),
@@ -92,7 +115,14 @@ const CORE_RESOURCES = {
   apiVersion: 'v1',
   groupVersion: 'v1',
   resources: [
-    { name: 'namespaces', singularName: 'namespace', namespaced: false, kind: 'Namespace', verbs: ['get', 'list'], shortNames: ['ns'] },
+    {
+      name: 'namespaces',
+      singularName: 'namespace',
+      namespaced: false,
+      kind: 'Namespace',
+      verbs: ['get', 'list'],
+      shortNames: ['ns'],
+    },
     { name: 'pods', singularName: 'pod', namespaced: true, kind: 'Pod', verbs: ['get', 'list'], shortNames: ['po'] },
   ],
 };
@@ -103,14 +133,23 @@ function namespaceList(names: string[]): unknown {
     apiVersion: 'v1',
     metadata: { resourceVersion: '1' },
     items: names.map((name, i) => ({
-      metadata: { name, uid: `00000000-0000-0000-0001-00000000000${i}`, resourceVersion: '1', creationTimestamp: '2026-01-01T00:00:00Z' },
+      metadata: {
+        name,
+        uid: `00000000-0000-0000-0001-00000000000${i}`,
+        resourceVersion: '1',
+        creationTimestamp: '2026-01-01T00:00:00Z',
+      },
       spec: { finalizers: ['kubernetes'] },
       status: { phase: 'Active' },
     })),
   };
 }
 
-async function authenticate(req: IncomingMessage, options: ApiServerOptions, jwt?: (token: string) => Promise<JwtOutcome>): Promise<Pick<ApiRequest, 'auth' | 'token' | 'certCN' | 'user' | 'refused'>> {
+async function authenticate(
+  req: IncomingMessage,
+  options: ApiServerOptions,
+  jwt?: (token: string) => Promise<JwtOutcome>,
+): Promise<Pick<ApiRequest, 'auth' | 'token' | 'certCN' | 'user' | 'refused'>> {
   const header = req.headers.authorization;
   if (header !== undefined) {
     // The real apiserver tries the bearer token first and fails the request when it is rejected.
@@ -118,7 +157,10 @@ async function authenticate(req: IncomingMessage, options: ApiServerOptions, jwt
     if (!match) return { auth: 'none' };
     const token = match[1]!;
     const outcome = await jwt?.(token);
-    if (outcome) return 'user' in outcome ? { auth: 'bearer', token, user: outcome.user } : { auth: 'none', token, refused: outcome.refused };
+    if (outcome)
+      return 'user' in outcome
+        ? { auth: 'bearer', token, user: outcome.user }
+        : { auth: 'none', token, refused: outcome.refused };
     const accepts = options.accepts;
     let found: UserInfo | string | undefined;
     if (typeof accepts === 'function') found = accepts(token);
@@ -166,7 +208,14 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
         return send(res, 200, { major: '1', minor: '33', gitVersion: 'v1.33.0-standin', platform: 'linux/amd64' });
       }
       const who = await authenticate(req, options, jwt);
-      const record: ApiRequest = { method: req.method ?? '', path, ...who, status: 0, body, ...(req.headers['user-agent'] ? { userAgent: req.headers['user-agent'] } : {}) };
+      const record: ApiRequest = {
+        method: req.method ?? '',
+        path,
+        ...who,
+        status: 0,
+        body,
+        ...(req.headers['user-agent'] ? { userAgent: req.headers['user-agent'] } : {}),
+      };
       requests.push(record);
       const answer = (status: number, payload: unknown) => {
         record.status = status;
@@ -175,11 +224,19 @@ export async function startApiServer(options: ApiServerOptions = {}): Promise<Ap
       if (!who.user) return answer(401, UNAUTHORIZED);
       if (req.method === 'GET' && path === '/api/v1/namespaces/default/pods') return answer(200, podList(pods));
       // Enough discovery for `kubectl get ns`: the core group with namespaces and pods, no other group.
-      if (req.method === 'GET' && path === '/api') return answer(200, { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: req.headers.host ?? '' }] });
-      if (req.method === 'GET' && path === '/apis') return answer(200, { kind: 'APIGroupList', apiVersion: 'v1', groups: [] });
+      if (req.method === 'GET' && path === '/api')
+        return answer(200, {
+          kind: 'APIVersions',
+          versions: ['v1'],
+          serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: req.headers.host ?? '' }],
+        });
+      if (req.method === 'GET' && path === '/apis')
+        return answer(200, { kind: 'APIGroupList', apiVersion: 'v1', groups: [] });
       if (req.method === 'GET' && path === '/api/v1') return answer(200, CORE_RESOURCES);
-      if (req.method === 'GET' && path === '/api/v1/namespaces') return answer(200, namespaceList(['default', 'kube-system']));
-      const review = /^\/apis\/authentication\.k8s\.io\/(v1|v1beta1)\/selfsubjectreviews$/.exec(path)?.[1] as 'v1' | 'v1beta1' | undefined;
+      if (req.method === 'GET' && path === '/api/v1/namespaces')
+        return answer(200, namespaceList(['default', 'kube-system']));
+      const review = /^\/apis\/authentication\.k8s\.io\/(v1|v1beta1)\/selfsubjectreviews$/.exec(path)?.[1] as
+        'v1' | 'v1beta1' | undefined;
       if (req.method === 'POST' && review && (options.selfSubjectReview ?? ['v1', 'v1beta1']).includes(review)) {
         const { username, groups, uid } = who.user;
         return answer(201, {

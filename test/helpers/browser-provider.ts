@@ -49,14 +49,23 @@ export async function startBrowserProvider(pki: Pki, redirectUris: string[]): Pr
     features: { devInteractions: { enabled: true }, revocation: { enabled: true } },
     scopes: ['openid', 'offline_access'],
     findAccount: (_ctx: unknown, sub: string) => ({ accountId: sub, claims: () => ({ sub }) }),
-    ttl: { AccessToken: 600, IdToken: 600, RefreshToken: 3600, Grant: 3600, Session: 3600, Interaction: 600, AuthorizationCode: 60 },
+    ttl: {
+      AccessToken: 600,
+      IdToken: 600,
+      RefreshToken: 3600,
+      Grant: 3600,
+      Session: 3600,
+      Interaction: 600,
+      AuthorizationCode: 60,
+    },
   });
   provider.on('authorization.success', (ctx: { oidc?: { entities?: { AuthorizationCode?: { jti?: string } } } }) => {
     const code = ctx.oidc?.entities?.AuthorizationCode?.jti;
     if (code) issued.add(code);
   });
   provider.on('grant.success', (ctx: { body?: Record<string, unknown> }) => {
-    for (const name of ['access_token', 'id_token', 'refresh_token']) if (typeof ctx.body?.[name] === 'string') issued.add(ctx.body[name] as string);
+    for (const name of ['access_token', 'id_token', 'refresh_token'])
+      if (typeof ctx.body?.[name] === 'string') issued.add(ctx.body[name] as string);
   });
   const callback = provider.callback();
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -80,7 +89,13 @@ export async function startBrowserProvider(pki: Pki, redirectUris: string[]): Pr
     issued,
     isIdToken: (token) => {
       const jws = decodeJws(token);
-      return jws !== undefined && verifyJws(jws, publicKey) && jws.claims['iss'] === issuer && jws.claims['aud'] === BROWSER_CLIENT_ID && jws.claims['sub'] === BROWSER_ACCOUNT;
+      return (
+        jws !== undefined &&
+        verifyJws(jws, publicKey) &&
+        jws.claims['iss'] === issuer &&
+        jws.claims['aud'] === BROWSER_CLIENT_ID &&
+        jws.claims['sub'] === BROWSER_ACCOUNT
+      );
     },
     close: () =>
       new Promise<void>((resolve) => {

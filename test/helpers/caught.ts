@@ -10,7 +10,10 @@ export function caught<T extends Error>(type: abstract new (...args: never[]) =>
 }
 
 /** The error of class `type` that `promise` rejects with; fails the test when it resolves or rejects with another. */
-export async function rejected<T extends Error>(type: abstract new (...args: never[]) => T, promise: Promise<unknown>): Promise<T> {
+export async function rejected<T extends Error>(
+  type: abstract new (...args: never[]) => T,
+  promise: Promise<unknown>,
+): Promise<T> {
   try {
     await promise;
   } catch (error) {

@@ -32,7 +32,15 @@ export interface BrowserDriver {
   close: () => Promise<void>;
 }
 
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+];
 
 export async function startBrowserDriver(): Promise<BrowserDriver> {
   const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-browser-'));
@@ -40,7 +48,10 @@ export async function startBrowserDriver(): Promise<BrowserDriver> {
   writeFileSync(inbox, '');
   const script = join(dir, 'browser');
   // No shell reads the URL: it is written as the one argument it was given.
-  writeFileSync(script, `#!/bin/sh\necho opener-stdout-noise\necho opener-stderr-noise >&2\nprintf '%s\\n' "$1" >> '${inbox}'\n`);
+  writeFileSync(
+    script,
+    `#!/bin/sh\necho opener-stdout-noise\necho opener-stderr-noise >&2\nprintf '%s\\n' "$1" >> '${inbox}'\n`,
+  );
   chmodSync(script, 0o755);
   process.env['PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD'] = '1';
   const context: BrowserContext = await chromium.launchPersistentContext(join(dir, 'profile'), {
@@ -92,7 +103,9 @@ export async function startBrowserDriver(): Promise<BrowserDriver> {
   };
   let read = 0;
   const poll = () => {
-    const lines = readFileSync(inbox, 'utf8').split('\n').filter((line) => line !== '');
+    const lines = readFileSync(inbox, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '');
     for (const url of lines.slice(read)) {
       opened.push(url);
       void act(url, people.shift() ?? 'approve').catch((error: unknown) => {

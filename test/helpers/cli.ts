@@ -34,7 +34,10 @@ export interface RunOptions {
 
 /** A minimal environment: PATH and HOME only, plus what the test sets (as client-go would add). */
 export function baseEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
-  const env: Record<string, string> = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/root' };
+  const env: Record<string, string> = {
+    PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+    HOME: process.env['HOME'] ?? '/root',
+  };
   for (const [k, v] of Object.entries(extra)) if (v !== undefined) env[k] = v;
   return env;
 }
@@ -42,7 +45,11 @@ export function baseEnv(extra: Record<string, string | undefined> = {}): Record<
 export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
   const [command, ...lead] = cliCommand();
   return new Promise((resolve, reject) => {
-    const child = spawn(command!, [...lead, ...args], { env: baseEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'], ...(options.cwd ? { cwd: options.cwd } : {}) });
+    const child = spawn(command!, [...lead, ...args], {
+      env: baseEnv(options.env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -67,7 +74,8 @@ export function leaks(result: CliResult, secrets: string[], allowInStdout: strin
   const found: string[] = [];
   for (const secret of secrets) {
     if (result.stderr.includes(secret)) found.push(`stderr contains ${JSON.stringify(secret)}`);
-    if (!allowInStdout.includes(secret) && result.stdout.includes(secret)) found.push(`stdout contains ${JSON.stringify(secret)}`);
+    if (!allowInStdout.includes(secret) && result.stdout.includes(secret))
+      found.push(`stdout contains ${JSON.stringify(secret)}`);
   }
   return found;
 }
@@ -76,7 +84,12 @@ export function leaks(result: CliResult, secrets: string[], allowInStdout: strin
  * Runs any command with exactly `env` and no input; collects its exit code and output. Killed after
  * `killAfterMs` (a kubectl waiting on a plugin that never ends must not hold the suite).
  */
-export function runCommand(command: string, args: string[], env: Record<string, string>, killAfterMs = 15_000): Promise<CliResult> {
+export function runCommand(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  killAfterMs = 15_000,
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

@@ -26,26 +26,33 @@ export type AssertionCheck = (body: URLSearchParams, url: string) => Refusal | u
  */
 export function keycloakSignedJwt(clientId: string, keys: JsonWebKey[]): AssertionCheck {
   const fresh = replayGuard();
-  const registered = keys.map((jwk) => ({ kid: jwk.kid as string | undefined, key: createPublicKey({ key: jwk, format: 'jwk' }) }));
+  const registered = keys.map((jwk) => ({
+    kid: jwk.kid as string | undefined,
+    key: createPublicKey({ key: jwk, format: 'jwk' }),
+  }));
   const refuse = (description: string): Refusal => ({ status: 400, error: 'invalid_client', description });
   return (body, url) => {
     const type = body.get('client_assertion_type');
     if (type === null) return refuse('Parameter client_assertion_type is missing');
-    if (type !== CLIENT_ASSERTION_TYPE) return refuse(`Parameter client_assertion_type has value '${type}' but expected is '${CLIENT_ASSERTION_TYPE}'`);
+    if (type !== CLIENT_ASSERTION_TYPE)
+      return refuse(`Parameter client_assertion_type has value '${type}' but expected is '${CLIENT_ASSERTION_TYPE}'`);
     const assertion = body.get('client_assertion');
     if (assertion === null) return refuse('client_assertion parameter missing');
     const jws = decodeJws(assertion);
     if (!jws) return refuse('Client authentication with signed JWT failed: the assertion is not a JWS');
     const { sub, iss, exp, nbf, iat, jti } = jws.claims;
     if (typeof sub !== 'string') return refuse('Token sub claim is required');
-    if (body.has('client_id') && body.get('client_id') !== sub) return refuse('client_id parameter does not match sub claim');
-    if (iss !== sub || sub !== clientId) return { status: 401, error: 'unauthorized_client', description: 'Invalid client or Invalid client credentials' };
+    if (body.has('client_id') && body.get('client_id') !== sub)
+      return refuse('client_id parameter does not match sub claim');
+    if (iss !== sub || sub !== clientId)
+      return { status: 401, error: 'unauthorized_client', description: 'Invalid client or Invalid client credentials' };
     const alg = String(jws.header['alg']);
     if (alg === 'none' || alg.startsWith('HS')) return refuse('Invalid signature algorithm');
     const kid = jws.header['kid'];
     const found = kid === undefined ? registered[0] : registered.find((r) => r.kid === kid);
     if (!found) return refuse('Unable to load public key');
-    if (!verifyJws(jws, found.key)) return refuse('Client authentication with signed JWT failed: Signature on JWT token failed validation');
+    if (!verifyJws(jws, found.key))
+      return refuse('Client authentication with signed JWT failed: Signature on JWT token failed validation');
     const issuer = url.replace(/\/protocol\/openid-connect\/token$/, '');
     const aud = audiences(jws.claims);
     if (!aud.some((a) => a === issuer || a === url)) return refuse('Invalid token audience');
@@ -75,7 +82,10 @@ export function entraCertificate(clientId: string, certificatePem: string): Asse
   const refuse = (description: string, status = 401): Refusal => ({ status, error: 'invalid_client', description });
   return (body, url) => {
     if (body.get('client_assertion_type') !== CLIENT_ASSERTION_TYPE) {
-      return refuse(`AADSTS50027: JWT token is invalid or malformed. client_assertion_type must be ${CLIENT_ASSERTION_TYPE}.`, 400);
+      return refuse(
+        `AADSTS50027: JWT token is invalid or malformed. client_assertion_type must be ${CLIENT_ASSERTION_TYPE}.`,
+        400,
+      );
     }
     const jws = decodeJws(body.get('client_assertion') ?? '');
     if (!jws) return refuse('AADSTS50027: JWT token is invalid or malformed.', 400);
@@ -83,10 +93,16 @@ export function entraCertificate(clientId: string, certificatePem: string): Asse
     if (iss !== clientId || sub !== clientId || body.get('client_id') !== clientId) {
       return refuse("AADSTS700021: Client assertion application identifier doesn't match 'client_id' parameter.", 400);
     }
-    const named = jws.header['x5t#S256'] !== undefined ? jws.header['x5t#S256'] === registered['x5t#S256'] : jws.header['x5t'] === registered.x5t;
-    if (!named) return refuse('AADSTS700027: Client assertion contains an invalid signature. [Reason - The key was not found.]');
+    const named =
+      jws.header['x5t#S256'] !== undefined
+        ? jws.header['x5t#S256'] === registered['x5t#S256']
+        : jws.header['x5t'] === registered.x5t;
+    if (!named)
+      return refuse('AADSTS700027: Client assertion contains an invalid signature. [Reason - The key was not found.]');
     if (!['RS256', 'PS256'].includes(String(jws.header['alg'])) || !verifyJws(jws, key)) {
-      return refuse('AADSTS700027: Client assertion contains an invalid signature. [Reason - The signature does not verify.]');
+      return refuse(
+        'AADSTS700027: Client assertion contains an invalid signature. [Reason - The signature does not verify.]',
+      );
     }
     if (aud !== url) return refuse('AADSTS700023: Client assertion audience claim does not match Realm issuer.', 400);
     const now = nowSeconds();

@@ -66,7 +66,14 @@ export async function startDeviceProvider(pki: Pki): Promise<DeviceProvider> {
         response_types: [],
         redirect_uris: [],
       },
-      { client_id: MACHINE_ID, client_secret: MACHINE_SECRET, token_endpoint_auth_method: 'client_secret_basic', grant_types: ['client_credentials'], response_types: [], redirect_uris: [] },
+      {
+        client_id: MACHINE_ID,
+        client_secret: MACHINE_SECRET,
+        token_endpoint_auth_method: 'client_secret_basic',
+        grant_types: ['client_credentials'],
+        response_types: [],
+        redirect_uris: [],
+      },
     ] as never,
     jwks: { keys: [{ ...privateKey.export({ format: 'jwk' }), kid: 'test', alg: 'RS256', use: 'sig' }] },
     cookies: { keys: ['device-test-cookie-key'] },
@@ -82,13 +89,27 @@ export async function startDeviceProvider(pki: Pki): Promise<DeviceProvider> {
         enabled: true,
         defaultResource: () => undefined,
         useGrantedResource: () => true,
-        getResourceServerInfo: (_ctx: unknown, resource: string) => ({ scope: 'api', audience: resource, accessTokenTTL: tokenTtl, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } }),
+        getResourceServerInfo: (_ctx: unknown, resource: string) => ({
+          scope: 'api',
+          audience: resource,
+          accessTokenTTL: tokenTtl,
+          accessTokenFormat: 'jwt',
+          jwt: { sign: { alg: 'RS256' } },
+        }),
       },
     } as never,
     rotateRefreshToken: true,
     scopes: ['openid', 'offline_access'],
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
-    ttl: { DeviceCode: () => ttl, AccessToken: () => tokenTtl, IdToken: () => tokenTtl, RefreshToken: 3600, Grant: 3600, Session: 3600, Interaction: 600 },
+    ttl: {
+      DeviceCode: () => ttl,
+      AccessToken: () => tokenTtl,
+      IdToken: () => tokenTtl,
+      RefreshToken: 3600,
+      Grant: 3600,
+      Session: 3600,
+      Interaction: 600,
+    },
     findAccount: (_ctx: unknown, sub: string) => ({ accountId: sub, claims: () => ({ sub }) }),
   });
   // oidc-provider sends no interval (RFC 8628's default is 5 s): a second, so the tests poll quickly.
@@ -97,7 +118,8 @@ export async function startDeviceProvider(pki: Pki): Promise<DeviceProvider> {
     issued.add(body['device_code'] as string);
   });
   provider.on('grant.success', (ctx: { body?: Record<string, unknown> }) => {
-    for (const name of ['access_token', 'id_token', 'refresh_token']) if (typeof ctx.body?.[name] === 'string') issued.add(ctx.body[name] as string);
+    for (const name of ['access_token', 'id_token', 'refresh_token'])
+      if (typeof ctx.body?.[name] === 'string') issued.add(ctx.body[name] as string);
     if (typeof ctx.body?.['refresh_token'] === 'string') refreshTokens.push(ctx.body['refresh_token'] as string);
   });
   const callback = provider.callback();
@@ -155,7 +177,11 @@ export async function startDeviceProvider(pki: Pki): Promise<DeviceProvider> {
       return { arrived, release };
     },
     revoke: async (refreshToken) => {
-      const found = await (provider as unknown as { RefreshToken: { find: (value: string) => Promise<{ destroy: () => Promise<void> } | undefined> } }).RefreshToken.find(refreshToken);
+      const found = await (
+        provider as unknown as {
+          RefreshToken: { find: (value: string) => Promise<{ destroy: () => Promise<void> } | undefined> };
+        }
+      ).RefreshToken.find(refreshToken);
       if (!found) throw new Error('no such refresh token');
       await found.destroy();
     },
@@ -163,7 +189,13 @@ export async function startDeviceProvider(pki: Pki): Promise<DeviceProvider> {
     refreshTokens,
     isIdToken: (token) => {
       const jws = decodeJws(token);
-      return jws !== undefined && verifyJws(jws, publicKey) && jws.claims['iss'] === issuer && jws.claims['aud'] === CLIENT_ID && jws.claims['sub'] === ACCOUNT;
+      return (
+        jws !== undefined &&
+        verifyJws(jws, publicKey) &&
+        jws.claims['iss'] === issuer &&
+        jws.claims['aud'] === CLIENT_ID &&
+        jws.claims['sub'] === ACCOUNT
+      );
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
@@ -176,7 +208,12 @@ async function finishInteraction(provider: Provider, req: IncomingMessage, res: 
     const grant = new provider.Grant({ accountId: ACCOUNT, clientId: details.params.client_id });
     grant.addOIDCScope('openid offline_access');
     const grantId = await grant.save();
-    await provider.interactionFinished(req, res, { login: { accountId: ACCOUNT }, consent: { grantId } }, { mergeWithLastSubmission: false });
+    await provider.interactionFinished(
+      req,
+      res,
+      { login: { accountId: ACCOUNT }, consent: { grantId } },
+      { mergeWithLastSubmission: false },
+    );
   } catch (error) {
     res.writeHead(500);
     res.end(String(error));
@@ -188,7 +225,11 @@ class Browser {
   private readonly cookies = new Map<string, string>();
   constructor(private readonly ca: string) {}
 
-  async go(url: string, method = 'GET', form?: Record<string, string>): Promise<{ status: number; body: string; url: string }> {
+  async go(
+    url: string,
+    method = 'GET',
+    form?: Record<string, string>,
+  ): Promise<{ status: number; body: string; url: string }> {
     for (let hops = 0; hops < 10; hops++) {
       const answer = await this.once(url, method, form);
       const location = answer.location;
@@ -203,7 +244,11 @@ class Browser {
     throw new Error('too many redirects');
   }
 
-  private once(url: string, method: string, form?: Record<string, string>): Promise<{ status: number; body: string; location?: string }> {
+  private once(
+    url: string,
+    method: string,
+    form?: Record<string, string>,
+  ): Promise<{ status: number; body: string; location?: string }> {
     const body = form ? new URLSearchParams(form).toString() : undefined;
     return new Promise((resolve, reject) => {
       const req = httpsRequest(
@@ -224,7 +269,13 @@ class Browser {
           }
           let text = '';
           res.on('data', (c: Buffer) => (text += c.toString()));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, ...(res.headers.location ? { location: res.headers.location } : {}) }));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              body: text,
+              ...(res.headers.location ? { location: res.headers.location } : {}),
+            }),
+          );
         },
       );
       req.on('error', reject);
@@ -237,12 +288,21 @@ class Browser {
  * The person at the verification page: opens it, types the user_code, and confirms (approve) or
  * aborts (deny). Returns the last page, for assertion messages.
  */
-export async function actAsPerson(verificationUri: string, userCode: string, ca: string, decision: 'approve' | 'deny'): Promise<{ status: number; body: string; url: string }> {
+export async function actAsPerson(
+  verificationUri: string,
+  userCode: string,
+  ca: string,
+  decision: 'approve' | 'deny',
+): Promise<{ status: number; body: string; url: string }> {
   const browser = new Browser(ca);
   const page = await browser.go(verificationUri);
   const xsrf = /name="xsrf" value="([^"]+)"/.exec(page.body)?.[1];
   if (!xsrf) throw new Error(`no xsrf on the verification page: ${page.status} ${page.body.slice(0, 300)}`);
   const action = new URL(verificationUri);
   action.search = '';
-  return browser.go(action.toString(), 'POST', { xsrf, user_code: userCode, ...(decision === 'approve' ? { confirm: 'yes' } : { abort: 'yes' }) });
+  return browser.go(action.toString(), 'POST', {
+    xsrf,
+    user_code: userCode,
+    ...(decision === 'approve' ? { confirm: 'yes' } : { abort: 'yes' }),
+  });
 }

@@ -59,7 +59,11 @@ export function startPlugin(args: string[], env: Record<string, string> = {}): R
   // Collected before drive() wakes the prompt on the same chunk.
   child.stdout.prependListener('data', (c: Buffer) => (stdout += c.toString()));
   child.stderr.prependListener('data', (c: Buffer) => (stderr += c.toString()));
-  return drive(child, () => stderr, (code) => ({ code, stdout, stderr }));
+  return drive(
+    child,
+    () => stderr,
+    (code) => ({ code, stdout, stderr }),
+  );
 }
 
 /** `webapi-credential login` with `args`, approved by the person at the device provider's page (CA `ca`): exit 0, its result. */
@@ -79,7 +83,11 @@ export function atTerminal(command: string[], env: Record<string, string>): Term
   let output = '';
   child.stdout.prependListener('data', (c: Buffer) => (output += c.toString()));
   child.stderr.prependListener('data', (c: Buffer) => (output += c.toString()));
-  return drive(child, () => output, (code) => ({ code, output }));
+  return drive(
+    child,
+    () => output,
+    (code) => ({ code, output }),
+  );
 }
 
 /** The CLI itself under a pseudo-terminal: stdin and stderr are terminals, no exec info. */

@@ -32,11 +32,44 @@ export function exampleHostsCert(): KeyPair {
   const pki = makePki();
   const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-hosts-'));
   const san = ['DNS:localhost', 'IP:127.0.0.1', ...EXAMPLE_HOSTS.map((h) => `DNS:${h}`)].join(',');
-  writeFileSync(join(dir, 'hosts.ext'), `subjectAltName=${san}\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n`);
+  writeFileSync(
+    join(dir, 'hosts.ext'),
+    `subjectAltName=${san}\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n`,
+  );
   const openssl = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
-  openssl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'hosts.key', '-out', 'hosts.csr', '-subj', '/CN=example hosts']);
+  openssl([
+    'req',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    'hosts.key',
+    '-out',
+    'hosts.csr',
+    '-subj',
+    '/CN=example hosts',
+  ]);
   // -set_serial: no serial file next to the shared CA.
-  openssl(['x509', '-req', '-in', 'hosts.csr', '-CA', pki.ca.certFile, '-CAkey', pki.ca.keyFile, '-set_serial', `0x${randomBytes(8).toString('hex')}`, '-out', 'hosts.crt', '-extfile', 'hosts.ext', '-days', '2']);
+  openssl([
+    'x509',
+    '-req',
+    '-in',
+    'hosts.csr',
+    '-CA',
+    pki.ca.certFile,
+    '-CAkey',
+    pki.ca.keyFile,
+    '-set_serial',
+    `0x${randomBytes(8).toString('hex')}`,
+    '-out',
+    'hosts.crt',
+    '-extfile',
+    'hosts.ext',
+    '-days',
+    '2',
+  ]);
   const certFile = join(dir, 'hosts.crt');
   const keyFile = join(dir, 'hosts.key');
   cached = { cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8'), certFile, keyFile };

@@ -56,7 +56,11 @@ function manifestSet(provider: Provider, variant?: string): ManifestSet {
   };
 }
 
-export const MANIFEST_SETS: ManifestSet[] = [...PROVIDERS.map((provider) => manifestSet(provider)), manifestSet('keycloak', 'private-key-jwt'), manifestSet('vault', 'kubernetes-auth')];
+export const MANIFEST_SETS: ManifestSet[] = [
+  ...PROVIDERS.map((provider) => manifestSet(provider)),
+  manifestSet('keycloak', 'private-key-jwt'),
+  manifestSet('vault', 'kubernetes-auth'),
+];
 
 export const V1 = 'client.authentication.k8s.io/v1';
 export const V1BETA1 = 'client.authentication.k8s.io/v1beta1';
@@ -79,11 +83,23 @@ export interface ArgoCdSecret {
 
 /** An Argo CD declarative cluster secret, with stringData.config parsed as Argo CD does (JSON). */
 export function readArgoCdSecret(...parts: string[]): ArgoCdSecret {
-  const secret = readYaml(...parts) as { kind: string; metadata: ArgoCdSecret['metadata']; stringData: Record<string, string> };
+  const secret = readYaml(...parts) as {
+    kind: string;
+    metadata: ArgoCdSecret['metadata'];
+    stringData: Record<string, string>;
+  };
   expect(secret.kind).toBe('Secret');
   expect(secret.metadata.labels['argocd.argoproj.io/secret-type']).toBe('cluster');
-  const config = JSON.parse(secret.stringData['config']!) as Pick<ArgoCdSecret, 'execProviderConfig' | 'tlsClientConfig'>;
-  return { metadata: secret.metadata, name: secret.stringData['name']!, server: secret.stringData['server']!, ...config };
+  const config = JSON.parse(secret.stringData['config']!) as Pick<
+    ArgoCdSecret,
+    'execProviderConfig' | 'tlsClientConfig'
+  >;
+  return {
+    metadata: secret.metadata,
+    name: secret.stringData['name']!,
+    server: secret.stringData['server']!,
+    ...config,
+  };
 }
 
 export interface Kubeconfig {
@@ -100,7 +116,10 @@ export function readKubeconfig(text: string): Kubeconfig {
     'current-context': string;
   };
   const context = config.contexts.find((c) => c.name === config['current-context'])!.context;
-  return { server: config.clusters.find((c) => c.name === context.cluster)!.cluster.server, exec: config.users.find((u) => u.name === context.user)!.user.exec };
+  return {
+    server: config.clusters.find((c) => c.name === context.cluster)!.cluster.server,
+    exec: config.users.find((u) => u.name === context.user)!.user.exec,
+  };
 }
 
 /** Stand-ins (with the example hosts' certificate), all closed after the test file. */
@@ -127,7 +146,9 @@ export function realHosts(): (routes: Record<string, TokenApi>) => Promise<{ HTT
     await Promise.all(closers.map((close) => close()));
   });
   return async (routes) => {
-    const proxy = await startConnectProxy(Object.fromEntries(Object.entries(routes).map(([host, api]) => [host, api.port])));
+    const proxy = await startConnectProxy(
+      Object.fromEntries(Object.entries(routes).map(([host, api]) => [host, api.port])),
+    );
     closers.push(proxy.close);
     return { HTTPS_PROXY: proxy.url };
   };
@@ -149,7 +170,11 @@ export function scratchHome(): string {
 }
 
 /** The example's config with `mutate` applied, as --config-inline text. */
-export function mutated(provider: Provider, mutate: (config: Record<string, unknown>) => void, file = 'config.yaml'): string {
+export function mutated(
+  provider: Provider,
+  mutate: (config: Record<string, unknown>) => void,
+  file = 'config.yaml',
+): string {
   const document = readYaml(provider, file) as { webAPIProviderConfig: Record<string, unknown> };
   mutate(document.webAPIProviderConfig);
   return JSON.stringify(document);
@@ -174,7 +199,11 @@ export function jwtExp(token: string): number {
  * The ExecCredential printed for an expires_in answer: the plugin reads the clock between `before`
  * and `after`, and reports `lifetime` seconds minus the 60 s margin, rounded down to the second.
  */
-export function expectExpiresIn(expirationTimestamp: string | undefined, window: { before: number; after: number }, lifetimeSeconds: number): void {
+export function expectExpiresIn(
+  expirationTimestamp: string | undefined,
+  window: { before: number; after: number },
+  lifetimeSeconds: number,
+): void {
   const reported = Date.parse(expirationTimestamp ?? 'missing') / 1000;
   expect(reported).toBeGreaterThanOrEqual(Math.floor(window.before / 1000) + lifetimeSeconds - 60);
   // Not slowness-bound: `after` is read once the call returned, after the plugin read its clock.
@@ -189,7 +218,11 @@ export function pemSecrets(...pems: string[]): string[] {
 
 /** The contract of a failure: the exit code, no stdout, exactly `message` on stderr, no secret anywhere. */
 export function expectFailure(result: CliResult, code: number, message: string, secrets: string[]): void {
-  expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({ code, stdout: '', stderr: `${PREFIX}${message}\n` });
+  expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
+    code,
+    stdout: '',
+    stderr: `${PREFIX}${message}\n`,
+  });
   expect(leaks(result, secrets)).toEqual([]);
 }
 

@@ -40,7 +40,8 @@ export interface ExecCredentialStatus {
 }
 
 export async function runExecEntry(entry: ExecEntry, options: RunExecOptions): Promise<CliResult> {
-  if (entry.command !== options.plugin) throw new Error(`the exec entry runs ${entry.command}, not the plugin at ${options.plugin}`);
+  if (entry.command !== options.plugin)
+    throw new Error(`the exec entry runs ${entry.command}, not the plugin at ${options.plugin}`);
   const paths = options.paths ?? {};
   const mapped = (value: string) => {
     for (const [from, to] of Object.entries(paths)) {
@@ -49,7 +50,9 @@ export async function runExecEntry(entry: ExecEntry, options: RunExecOptions): P
     }
     return value;
   };
-  const entryEnv = Array.isArray(entry.env) ? Object.fromEntries(entry.env.map((e) => [e.name, e.value])) : (entry.env ?? {});
+  const entryEnv = Array.isArray(entry.env)
+    ? Object.fromEntries(entry.env.map((e) => [e.name, e.value]))
+    : (entry.env ?? {});
   const spec: Record<string, unknown> = { interactive: false };
   if (entry.provideClusterInfo) {
     if (!options.cluster) throw new Error('provideClusterInfo needs the cluster');
@@ -68,11 +71,15 @@ export function clientGoStatus(result: CliResult, apiVersion: string): ExecCrede
   if (result.code !== 0) throw new Error(`exec: executable failed with exit code ${result.code}: ${result.stderr}`);
   const answer = JSON.parse(result.stdout) as { apiVersion?: string; kind?: string; status?: ExecCredentialStatus };
   if (answer.kind !== 'ExecCredential') throw new Error(`decoding stdout: kind ${answer.kind}`);
-  if (answer.apiVersion !== apiVersion) throw new Error(`exec plugin is configured to use API version ${apiVersion}, plugin returned version ${answer.apiVersion}`);
+  if (answer.apiVersion !== apiVersion)
+    throw new Error(
+      `exec plugin is configured to use API version ${apiVersion}, plugin returned version ${answer.apiVersion}`,
+    );
   const status = answer.status;
   if (!status) throw new Error("exec plugin didn't return a status field");
   if (!status.token && (!status.clientCertificateData || !status.clientKeyData)) {
-    if (status.clientCertificateData || status.clientKeyData) throw new Error('exec plugin returned only certificate or key, not both');
+    if (status.clientCertificateData || status.clientKeyData)
+      throw new Error('exec plugin returned only certificate or key, not both');
     throw new Error("exec plugin didn't return a token or cert/key pair");
   }
   return status;

@@ -18,18 +18,27 @@ function median(values: number[]): number {
  * Times `work(n)` and `work(4 * n)` alternately, `runs` times each, and expects the median at 4n to stay
  * under `ratio` times the median at n. `work` (which may return a promise) checks its own result.
  */
-export async function expectLinear(work: (n: number) => unknown, n: number, { ratio = LINEAR_RATIO, runs = 3 }: { ratio?: number; runs?: number } = {}): Promise<void> {
+export async function expectLinear(
+  work: (n: number) => unknown,
+  n: number,
+  { ratio = LINEAR_RATIO, runs = 3 }: { ratio?: number; runs?: number } = {},
+): Promise<void> {
   const small: number[] = [];
   const large: number[] = [];
   // Once untimed: the first call compiles the code it runs.
   await work(n);
   for (let run = 0; run < runs; run++) {
-    for (const [size, times] of [[n, small], [4 * n, large]] as const) {
+    for (const [size, times] of [
+      [n, small],
+      [4 * n, large],
+    ] as const) {
       const started = performance.now();
       await work(size);
       times.push(performance.now() - started);
     }
   }
   const [atN, at4n] = [Math.max(median(small), FLOOR_MS), median(large)];
-  expect(at4n / atN, `median ${at4n.toFixed(1)} ms at ${4 * n} against ${atN.toFixed(1)} ms at ${n}`).toBeLessThan(ratio);
+  expect(at4n / atN, `median ${at4n.toFixed(1)} ms at ${4 * n} against ${atN.toFixed(1)} ms at ${n}`).toBeLessThan(
+    ratio,
+  );
 }

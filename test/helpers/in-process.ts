@@ -44,7 +44,11 @@ export async function runInProcess(args: string[], options: InProcessOptions = {
     ...(options.now ? { now: options.now } : {}),
     // What the built CLI says (package.json's version), so that its output and this one compare equal.
     version: '0.1.0',
-    cache: { ...real.cache, homedir: options.homedir ?? home, ...(options.fs ? { fs: options.fs(real.cache.fs) } : {}) },
+    cache: {
+      ...real.cache,
+      homedir: options.homedir ?? home,
+      ...(options.fs ? { fs: options.fs(real.cache.fs) } : {}),
+    },
   });
   return { code, stdout, stderr };
 }

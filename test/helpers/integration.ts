@@ -88,7 +88,12 @@ export async function closedPort(): Promise<number> {
  * The contract of every failure: the exit code, nothing on stdout, exactly one stderr line that is
  * `webapi-credential: <message>`, and none of the secrets anywhere.
  */
-export function expectFailure(result: CliResult, code: number, message: string | RegExp, secrets: string[] = allSecrets()): void {
+export function expectFailure(
+  result: CliResult,
+  code: number,
+  message: string | RegExp,
+  secrets: string[] = allSecrets(),
+): void {
   expect({ code: result.code, stdout: result.stdout }).toEqual({ code, stdout: '' });
   if (typeof message === 'string') expect(result.stderr).toBe(`${PREFIX}${message}\n`);
   else {
@@ -114,7 +119,11 @@ export function execCredential(status: Record<string, string>, apiVersion: strin
 
 /** KUBERNETES_EXEC_INFO as client-go sends it. */
 export function execInfo(apiVersion: string, cluster?: Record<string, unknown>): string {
-  return JSON.stringify({ apiVersion, kind: 'ExecCredential', spec: { interactive: false, ...(cluster ? { cluster } : {}) } });
+  return JSON.stringify({
+    apiVersion,
+    kind: 'ExecCredential',
+    spec: { interactive: false, ...(cluster ? { cluster } : {}) },
+  });
 }
 
 /** The cache entries in `dir` as one text: where a refresh token may be, and only there. */

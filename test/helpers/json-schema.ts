@@ -5,7 +5,20 @@ import { isDeepStrictEqual } from 'node:util';
 
 export type Schema = Record<string, unknown>;
 const ANNOTATIONS = new Set(['$schema', '$id', 'title', 'description']);
-const ASSERTIONS = new Set(['type', 'properties', 'required', 'additionalProperties', 'enum', 'pattern', 'minLength', 'minimum', 'maximum', 'oneOf', 'items', 'minItems']);
+const ASSERTIONS = new Set([
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'enum',
+  'pattern',
+  'minLength',
+  'minimum',
+  'maximum',
+  'oneOf',
+  'items',
+  'minItems',
+]);
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -35,7 +48,8 @@ function hasType(type: string, value: unknown): boolean {
 /** Every failed assertion as `path: keyword`; [] when `value` is valid. */
 export function schemaErrors(schema: Schema, value: unknown, path = '$'): string[] {
   for (const keyword of Object.keys(schema)) {
-    if (!ANNOTATIONS.has(keyword) && !ASSERTIONS.has(keyword)) throw new Error(`unsupported keyword ${keyword} at ${path}`);
+    if (!ANNOTATIONS.has(keyword) && !ASSERTIONS.has(keyword))
+      throw new Error(`unsupported keyword ${keyword} at ${path}`);
   }
   const errors: string[] = [];
   const fail = (keyword: string) => errors.push(`${path}: ${keyword}`);
@@ -43,7 +57,8 @@ export function schemaErrors(schema: Schema, value: unknown, path = '$'): string
     const types = Array.isArray(schema['type']) ? (schema['type'] as string[]) : [schema['type'] as string];
     if (!types.some((t) => hasType(t, value))) return [`${path}: type`];
   }
-  if (schema['enum'] !== undefined && !(schema['enum'] as unknown[]).some((option) => isDeepStrictEqual(option, value))) fail('enum');
+  if (schema['enum'] !== undefined && !(schema['enum'] as unknown[]).some((option) => isDeepStrictEqual(option, value)))
+    fail('enum');
   if (typeof value === 'string') {
     if (schema['minLength'] !== undefined && [...value].length < (schema['minLength'] as number)) fail('minLength');
     if (schema['pattern'] !== undefined && !new RegExp(schema['pattern'] as string, 'u').test(value)) fail('pattern');
@@ -54,19 +69,24 @@ export function schemaErrors(schema: Schema, value: unknown, path = '$'): string
   }
   if (Array.isArray(value)) {
     if (schema['minItems'] !== undefined && value.length < (schema['minItems'] as number)) fail('minItems');
-    if (schema['items'] !== undefined) value.forEach((item, i) => errors.push(...schemaErrors(schema['items'] as Schema, item, `${path}[${i}]`)));
+    if (schema['items'] !== undefined)
+      value.forEach((item, i) => errors.push(...schemaErrors(schema['items'] as Schema, item, `${path}[${i}]`)));
   }
   if (isObject(value)) {
     const properties = (schema['properties'] ?? {}) as Record<string, Schema>;
-    for (const name of (schema['required'] ?? []) as string[]) if (!Object.hasOwn(value, name)) fail(`required ${name}`);
+    for (const name of (schema['required'] ?? []) as string[])
+      if (!Object.hasOwn(value, name)) fail(`required ${name}`);
     for (const [key, item] of Object.entries(value)) {
       if (Object.hasOwn(properties, key)) errors.push(...schemaErrors(properties[key]!, item, `${path}.${key}`));
       else if (schema['additionalProperties'] === false) fail(`additionalProperties ${key}`);
-      else if (isObject(schema['additionalProperties'])) errors.push(...schemaErrors(schema['additionalProperties'], item, `${path}.${key}`));
+      else if (isObject(schema['additionalProperties']))
+        errors.push(...schemaErrors(schema['additionalProperties'], item, `${path}.${key}`));
     }
   }
   if (schema['oneOf'] !== undefined) {
-    const passing = (schema['oneOf'] as Schema[]).filter((branch) => schemaErrors(branch, value, path).length === 0).length;
+    const passing = (schema['oneOf'] as Schema[]).filter(
+      (branch) => schemaErrors(branch, value, path).length === 0,
+    ).length;
     if (passing !== 1) fail('oneOf');
   }
   return errors;

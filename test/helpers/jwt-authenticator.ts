@@ -34,7 +34,8 @@ export function jwtAuthenticators(config: AuthenticationConfiguration): (token: 
       keys.delete(url);
       return { refused: `oidc: authenticator for issuer ${url} is not initialized: ${(error as Error).message}` };
     }
-    if (header['alg'] !== 'RS256') return { refused: `oidc: verify token: unsupported signing alg ${String(header['alg'])}` };
+    if (header['alg'] !== 'RS256')
+      return { refused: `oidc: verify token: unsupported signing alg ${String(header['alg'])}` };
     const key = jwks.find((k) => header['kid'] === undefined || (k as { kid?: string }).kid === header['kid']);
     const signed = key !== undefined && verifyJws(jws, createPublicKey({ key, format: 'jwk' }));
     if (!signed) return { refused: 'oidc: verify token: failed to verify signature' };
@@ -44,23 +45,44 @@ export function jwtAuthenticators(config: AuthenticationConfiguration): (token: 
 
 function mapClaims(authenticator: JwtAuthenticator, claims: Record<string, unknown>): JwtOutcome {
   const aud = audiences(claims);
-  if (!authenticator.issuer.audiences.some((a) => aud.includes(a))) return { refused: `oidc: verify token: oidc: expected audience in ${JSON.stringify(authenticator.issuer.audiences)} got ${JSON.stringify(aud)}` };
+  if (!authenticator.issuer.audiences.some((a) => aud.includes(a)))
+    return {
+      refused: `oidc: verify token: oidc: expected audience in ${JSON.stringify(authenticator.issuer.audiences)} got ${JSON.stringify(aud)}`,
+    };
   const now = Date.now() / 1000;
-  if (typeof claims['exp'] !== 'number' || now > claims['exp']) return { refused: 'oidc: verify token: oidc: token is expired' };
-  if (typeof claims['nbf'] === 'number' && now + NBF_LEEWAY_S < claims['nbf']) return { refused: 'oidc: verify token: oidc: current time before the nbf (not before) time' };
+  if (typeof claims['exp'] !== 'number' || now > claims['exp'])
+    return { refused: 'oidc: verify token: oidc: token is expired' };
+  if (typeof claims['nbf'] === 'number' && now + NBF_LEEWAY_S < claims['nbf'])
+    return { refused: 'oidc: verify token: oidc: current time before the nbf (not before) time' };
   const { username, groups } = authenticator.claimMappings;
   const name = claims[username.claim!];
   if (typeof name !== 'string') return { refused: `oidc: parse username claims ${JSON.stringify(username.claim)}` };
   if (username.claim === 'email' && claims['email_verified'] === false) return { refused: 'oidc: email not verified' };
   const found = groups?.claim !== undefined ? claims[groups.claim] : undefined;
-  const list = typeof found === 'string' ? [found] : Array.isArray(found) ? found.filter((g): g is string => typeof g === 'string') : [];
-  return { user: { username: `${username.prefix ?? ''}${name}`, groups: [...list.map((g) => `${groups?.prefix ?? ''}${g}`), 'system:authenticated'] } };
+  const list =
+    typeof found === 'string'
+      ? [found]
+      : Array.isArray(found)
+        ? found.filter((g): g is string => typeof g === 'string')
+        : [];
+  return {
+    user: {
+      username: `${username.prefix ?? ''}${name}`,
+      groups: [...list.map((g) => `${groups?.prefix ?? ''}${g}`), 'system:authenticated'],
+    },
+  };
 }
 
 async function issuerKeys(authenticator: JwtAuthenticator): Promise<JsonWebKey[]> {
   const { url, discoveryURL, certificateAuthority } = authenticator.issuer;
-  const document = (await fetchJson(discoveryURL ?? `${url.replace(/\/+$/, '')}/.well-known/openid-configuration`, certificateAuthority)) as { issuer?: string; jwks_uri?: string };
-  if (document.issuer !== url) throw new Error(`oidc: issuer did not match the issuer returned by provider, expected ${JSON.stringify(url)} got ${JSON.stringify(document.issuer)}`);
+  const document = (await fetchJson(
+    discoveryURL ?? `${url.replace(/\/+$/, '')}/.well-known/openid-configuration`,
+    certificateAuthority,
+  )) as { issuer?: string; jwks_uri?: string };
+  if (document.issuer !== url)
+    throw new Error(
+      `oidc: issuer did not match the issuer returned by provider, expected ${JSON.stringify(url)} got ${JSON.stringify(document.issuer)}`,
+    );
   const jwks = (await fetchJson(document.jwks_uri ?? '', certificateAuthority)) as { keys?: JsonWebKey[] };
   return jwks.keys ?? [];
 }

@@ -19,7 +19,9 @@ export function keycloakCluster(secret: string): KeycloakCluster {
   let apiserver: ApiServer | undefined;
   beforeAll(async () => {
     tokenApi = await startTokenApi(keycloak({ realm: 'platform', clientId: 'kubectl', clientSecret: secret }, issued));
-    apiserver = await startApiServer({ accepts: (token) => (issued.includes(token) ? 'service-account-kubectl' : undefined) });
+    apiserver = await startApiServer({
+      accepts: (token) => (issued.includes(token) ? 'service-account-kubectl' : undefined),
+    });
   });
   afterAll(async () => {
     await Promise.all([tokenApi?.close(), apiserver?.close()]);

@@ -55,8 +55,16 @@ export function readSignature(file: Buffer): MachOSignature | undefined {
   for (let i = 0; i < file.readUInt32LE(16); i++) {
     const cmd = file.readUInt32LE(at);
     if (cmd === 0x19) {
-      const name = file.subarray(at + 8, at + 24).toString('latin1').replace(/\0+$/, '');
-      segments[name] = { at, vmsize: file.readBigUInt64LE(at + 32), fileoff: file.readBigUInt64LE(at + 40), filesize: file.readBigUInt64LE(at + 48) };
+      const name = file
+        .subarray(at + 8, at + 24)
+        .toString('latin1')
+        .replace(/\0+$/, '');
+      segments[name] = {
+        at,
+        vmsize: file.readBigUInt64LE(at + 32),
+        fileoff: file.readBigUInt64LE(at + 40),
+        filesize: file.readBigUInt64LE(at + 48),
+      };
     }
     if (cmd === 0x1d) command = at;
     at += file.readUInt32LE(at + 4);
@@ -78,9 +86,15 @@ export function readSignature(file: Buffer): MachOSignature | undefined {
   }
   const cd = blobs.get(0);
   if (!cd || cd.readUInt32BE(0) !== 0xfade0c02) throw new Error('no CodeDirectory in slot 0');
-  const [hashOffset, identOffset, nSpecialSlots, nCodeSlots] = [16, 20, 24, 28].map((o) => cd.readUInt32BE(o)) as [number, number, number, number];
+  const [hashOffset, identOffset, nSpecialSlots, nCodeSlots] = [16, 20, 24, 28].map((o) => cd.readUInt32BE(o)) as [
+    number,
+    number,
+    number,
+    number,
+  ];
   const hashSize = cd.readUInt8(36);
-  const hashes = (first: number, count: number) => Array.from({ length: count }, (_, i) => hex(cd.subarray(first + i * hashSize, first + (i + 1) * hashSize)));
+  const hashes = (first: number, count: number) =>
+    Array.from({ length: count }, (_, i) => hex(cd.subarray(first + i * hashSize, first + (i + 1) * hashSize)));
   return {
     cputype: file.readUInt32LE(4),
     filetype: file.readUInt32LE(12),
@@ -129,16 +143,20 @@ export function verifySignature(file: Buffer, signature: MachOSignature): string
   const page = 1 << cd.pageSize;
   const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
   if (cd.hashType !== 2 || cd.hashSize !== 32) failures.push(`hash type ${cd.hashType}/${cd.hashSize} is not SHA-256`);
-  if (cd.codeLimit !== signature.dataoff) failures.push(`codeLimit ${cd.codeLimit} is not the signature's offset ${signature.dataoff}`);
-  if (cd.nCodeSlots !== Math.ceil(cd.codeLimit / page)) failures.push(`${cd.nCodeSlots} code slots for ${cd.codeLimit} bytes`);
+  if (cd.codeLimit !== signature.dataoff)
+    failures.push(`codeLimit ${cd.codeLimit} is not the signature's offset ${signature.dataoff}`);
+  if (cd.nCodeSlots !== Math.ceil(cd.codeLimit / page))
+    failures.push(`${cd.nCodeSlots} code slots for ${cd.codeLimit} bytes`);
   for (let i = 0; i < cd.nCodeSlots; i++) {
     const actual = sha256(file.subarray(i * page, Math.min((i + 1) * page, cd.codeLimit)));
     if (actual !== cd.codeHashes[i]) failures.push(`page ${i}: ${actual} != ${cd.codeHashes[i]}`);
   }
   const requirements = signature.blobs.get(2);
-  if (requirements && cd.specialHashes[1] !== sha256(requirements)) failures.push('slot -2 is not the hash of the Requirements blob');
+  if (requirements && cd.specialHashes[1] !== sha256(requirements))
+    failures.push('slot -2 is not the hash of the Requirements blob');
   const linkedit = signature.segments['__LINKEDIT'];
-  if (!linkedit || linkedit.fileoff + linkedit.filesize !== BigInt(signature.dataoff + signature.datasize)) failures.push('the signature is not the end of __LINKEDIT');
+  if (!linkedit || linkedit.fileoff + linkedit.filesize !== BigInt(signature.dataoff + signature.datasize))
+    failures.push('the signature is not the end of __LINKEDIT');
   if (linkedit && linkedit.vmsize < linkedit.filesize) failures.push('__LINKEDIT maps less than its file size');
   if (signature.dataoff + signature.datasize !== file.length) failures.push('the signature is not the end of the file');
   return failures;

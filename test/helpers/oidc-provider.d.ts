@@ -7,7 +7,15 @@ declare module 'oidc-provider' {
     callback(): (request: IncomingMessage, response: ServerResponse) => void;
     on(event: string, listener: (...args: never[]) => void): this;
     interactionDetails(request: IncomingMessage, response: ServerResponse): Promise<unknown>;
-    interactionFinished(request: IncomingMessage, response: ServerResponse, result: Record<string, unknown>, options?: { mergeWithLastSubmission?: boolean }): Promise<void>;
-    Grant: new (properties: { accountId: string; clientId: string }) => { addOIDCScope(scope: string): void; save(): Promise<string> };
+    interactionFinished(
+      request: IncomingMessage,
+      response: ServerResponse,
+      result: Record<string, unknown>,
+      options?: { mergeWithLastSubmission?: boolean },
+    ): Promise<void>;
+    Grant: new (properties: { accountId: string; clientId: string }) => {
+      addOIDCScope(scope: string): void;
+      save(): Promise<string>;
+    };
   }
 }

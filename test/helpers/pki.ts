@@ -36,13 +36,68 @@ export function pair(dir: string, name: string): KeyPair {
 }
 
 function makeCa(dir: string, name: string): void {
-  openssl(dir, ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.crt`, '-days', '2', '-subj', `/CN=${name}`]);
+  openssl(dir, [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.crt`,
+    '-days',
+    '2',
+    '-subj',
+    `/CN=${name}`,
+  ]);
 }
 
-function makeLeaf(dir: string, name: string, ca: string, subject: string, san: string, usage: string, days: string[]): void {
-  writeFileSync(join(dir, `${name}.ext`), `subjectAltName=${san}\nextendedKeyUsage=${usage}\nbasicConstraints=CA:FALSE\n`);
-  openssl(dir, ['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject]);
-  openssl(dir, ['x509', '-req', '-in', `${name}.csr`, '-CA', `${ca}.crt`, '-CAkey', `${ca}.key`, '-CAcreateserial', '-out', `${name}.crt`, '-extfile', `${name}.ext`, ...days]);
+function makeLeaf(
+  dir: string,
+  name: string,
+  ca: string,
+  subject: string,
+  san: string,
+  usage: string,
+  days: string[],
+): void {
+  writeFileSync(
+    join(dir, `${name}.ext`),
+    `subjectAltName=${san}\nextendedKeyUsage=${usage}\nbasicConstraints=CA:FALSE\n`,
+  );
+  openssl(dir, [
+    'req',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.csr`,
+    '-subj',
+    subject,
+  ]);
+  openssl(dir, [
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    `${ca}.crt`,
+    '-CAkey',
+    `${ca}.key`,
+    '-CAcreateserial',
+    '-out',
+    `${name}.crt`,
+    '-extfile',
+    `${name}.ext`,
+    ...days,
+  ]);
 }
 
 // OpenSSL 3.0's x509 cannot backdate a certificate; `openssl ca` can, given a minimal database.
@@ -51,12 +106,58 @@ function makeExpired(dir: string, san: string): void {
   writeFileSync(join(dir, 'serial'), '1000\n');
   writeFileSync(
     join(dir, 'ca.cnf'),
-    ['[ca]', 'default_ca=d', '[d]', 'database=index.txt', 'new_certs_dir=.', 'serial=serial', 'default_md=sha256', 'policy=p', '[p]', 'commonName=supplied'].join('\n') + '\n',
+    [
+      '[ca]',
+      'default_ca=d',
+      '[d]',
+      'database=index.txt',
+      'new_certs_dir=.',
+      'serial=serial',
+      'default_md=sha256',
+      'policy=p',
+      '[p]',
+      'commonName=supplied',
+    ].join('\n') + '\n',
   );
-  writeFileSync(join(dir, 'expired.ext'), `subjectAltName=${san}\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n`);
-  openssl(dir, ['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'expired.key', '-out', 'expired.csr', '-subj', '/CN=localhost']);
-  openssl(dir, ['ca', '-batch', '-config', 'ca.cnf', '-keyfile', 'ca.key', '-cert', 'ca.crt', '-in', 'expired.csr', '-out', 'expired.crt', '-notext',
-    '-startdate', '20200101000000Z', '-enddate', '20200102000000Z', '-extfile', 'expired.ext']);
+  writeFileSync(
+    join(dir, 'expired.ext'),
+    `subjectAltName=${san}\nextendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n`,
+  );
+  openssl(dir, [
+    'req',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    'expired.key',
+    '-out',
+    'expired.csr',
+    '-subj',
+    '/CN=localhost',
+  ]);
+  openssl(dir, [
+    'ca',
+    '-batch',
+    '-config',
+    'ca.cnf',
+    '-keyfile',
+    'ca.key',
+    '-cert',
+    'ca.crt',
+    '-in',
+    'expired.csr',
+    '-out',
+    'expired.crt',
+    '-notext',
+    '-startdate',
+    '20200101000000Z',
+    '-enddate',
+    '20200102000000Z',
+    '-extfile',
+    'expired.ext',
+  ]);
 }
 
 let cached: Pki | undefined;
@@ -90,6 +191,20 @@ export function makePki(): Pki {
 /** A self-signed RSA certificate and its key in a directory of their own: an application's certificate credential. */
 export function selfSignedRsa(name: string): KeyPair {
   const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-cert-'));
-  openssl(dir, ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.crt`, '-days', '2', '-subj', `/CN=${name}`]);
+  openssl(dir, [
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.crt`,
+    '-days',
+    '2',
+    '-subj',
+    `/CN=${name}`,
+  ]);
   return pair(dir, name);
 }

@@ -10,7 +10,10 @@ const goJson = (value: string) =>
     .slice(1, -1)
     .replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 const htmlEscape = (value: string) =>
-  value.replace(/[&<>"'+]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '+': '&#x2B;' })[c]!);
+  value.replace(
+    /[&<>"'+]/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '+': '&#x2B;' })[c]!,
+  );
 const middle = (value: string) => Math.max(1, Math.floor(value.length / 2));
 /** Where a wrap that indents its next line cuts the value: not before a space or tab of its own, which would read as the indentation. */
 const wrapAt = (value: string) => {
@@ -29,11 +32,19 @@ export function secretEchoes(value: string): Record<string, string> {
     'lower case': value.toLowerCase(),
     'percent-encoded (encodeURIComponent)': encodeURIComponent(value),
     'percent-encoded, lower-case hex': percentLower(value),
-    'URL path encode set': new URL(`https://h/${value.replace(/[/?#\\%]/g, (c) => encodeURIComponent(c))}`).pathname.slice(1),
+    'URL path encode set': new URL(
+      `https://h/${value.replace(/[/?#\\%]/g, (c) => encodeURIComponent(c))}`,
+    ).pathname.slice(1),
     'form-encoded': new URLSearchParams({ v: value }).toString().slice(2),
     'JSON-escaped': JSON.stringify(value).slice(1, -1),
     "Go's JSON encoder": goJson(value),
-    'every character \\u-escaped': [...value].map((c) => JSON.stringify(c).slice(1, -1) === c ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : JSON.stringify(c).slice(1, -1)).join(''),
+    'every character \\u-escaped': [...value]
+      .map((c) =>
+        JSON.stringify(c).slice(1, -1) === c
+          ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
+          : JSON.stringify(c).slice(1, -1),
+      )
+      .join(''),
     'HTML-escaped': htmlEscape(value),
     'HTML decimal entities': [...value].map((c) => `&#${c.codePointAt(0)};`).join(''),
     base64: bytes.toString('base64'),
@@ -49,14 +60,20 @@ export function secretEchoes(value: string): Record<string, string> {
 }
 
 /** Every form of every secret found in stdout or stderr (stdout may hold `allowInStdout` as itself). */
-export function leakedForms(result: CliResult, secrets: readonly string[], allowInStdout: readonly string[] = []): string[] {
+export function leakedForms(
+  result: CliResult,
+  secrets: readonly string[],
+  allowInStdout: readonly string[] = [],
+): string[] {
   const found: string[] = [];
   for (const secret of secrets) {
     for (const [name, form] of Object.entries(secretEchoes(secret))) {
       // A form that only differs from the text around it by case would also match ordinary words.
       if (form.length < 6) continue;
-      if (result.stderr.includes(form)) found.push(`stderr shows ${JSON.stringify(secret)} ${name}: ${JSON.stringify(form)}`);
-      if (!allowInStdout.includes(secret) && result.stdout.includes(form)) found.push(`stdout shows ${JSON.stringify(secret)} ${name}: ${JSON.stringify(form)}`);
+      if (result.stderr.includes(form))
+        found.push(`stderr shows ${JSON.stringify(secret)} ${name}: ${JSON.stringify(form)}`);
+      if (!allowInStdout.includes(secret) && result.stdout.includes(form))
+        found.push(`stdout shows ${JSON.stringify(secret)} ${name}: ${JSON.stringify(form)}`);
     }
   }
   return found;

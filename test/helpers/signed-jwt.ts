@@ -14,7 +14,9 @@ export interface Jws {
 const object = (part: string): Record<string, unknown> | undefined => {
   try {
     const value: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -27,7 +29,12 @@ export function decodeJws(token: string): Jws | undefined {
   const header = object(parts[0]!);
   const claims = object(parts[1]!);
   if (!header || !claims) return undefined;
-  return { header, claims, signingInput: Buffer.from(`${parts[0]}.${parts[1]}`), signature: Buffer.from(parts[2]!, 'base64url') };
+  return {
+    header,
+    claims,
+    signingInput: Buffer.from(`${parts[0]}.${parts[1]}`),
+    signature: Buffer.from(parts[2]!, 'base64url'),
+  };
 }
 
 /**
@@ -37,15 +44,25 @@ export function decodeJws(token: string): Jws | undefined {
 export function verifyJws(jws: Jws, key: KeyObject): boolean {
   const alg = String(jws.header['alg']);
   try {
-    if (alg === 'EdDSA') return key.asymmetricKeyType === 'ed25519' && verify(null, jws.signingInput, key, jws.signature);
+    if (alg === 'EdDSA')
+      return key.asymmetricKeyType === 'ed25519' && verify(null, jws.signingInput, key, jws.signature);
     const match = /^(RS|PS|ES)(256|384|512)$/.exec(alg);
     if (!match) return false;
     const digest = `sha${match[2]}`;
-    if (match[1] === 'RS') return key.asymmetricKeyType === 'rsa' && verify(digest, jws.signingInput, key, jws.signature);
+    if (match[1] === 'RS')
+      return key.asymmetricKeyType === 'rsa' && verify(digest, jws.signingInput, key, jws.signature);
     if (match[1] === 'PS') {
-      return verify(digest, jws.signingInput, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: Number(match[2]) / 8 }, jws.signature);
+      return verify(
+        digest,
+        jws.signingInput,
+        { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: Number(match[2]) / 8 },
+        jws.signature,
+      );
     }
-    return key.asymmetricKeyType === 'ec' && verify(digest, jws.signingInput, { key, dsaEncoding: 'ieee-p1363' }, jws.signature);
+    return (
+      key.asymmetricKeyType === 'ec' &&
+      verify(digest, jws.signingInput, { key, dsaEncoding: 'ieee-p1363' }, jws.signature)
+    );
   } catch {
     return false;
   }

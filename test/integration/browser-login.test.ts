@@ -25,10 +25,14 @@ const dirs: string[] = [];
 /** Ports free now, for the listener and the client's registration. */
 async function freePorts(n: number): Promise<number[]> {
   const servers = await Promise.all(
-    Array.from({ length: n }, () => new Promise<Server>((resolve) => {
-      const server = createServer();
-      server.listen(0, '127.0.0.1', () => resolve(server));
-    })),
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<Server>((resolve) => {
+          const server = createServer();
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+    ),
   );
   const found = servers.map((server) => (server.address() as AddressInfo).port);
   await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
@@ -38,7 +42,10 @@ async function freePorts(n: number): Promise<number[]> {
 beforeAll(async () => {
   if (!CHROMIUM.path) return;
   ports = await freePorts(3);
-  idp = await startBrowserProvider(pki, ports.map((port) => `http://localhost:${port}`));
+  idp = await startBrowserProvider(
+    pki,
+    ports.map((port) => `http://localhost:${port}`),
+  );
   driver = await startBrowserDriver();
 }, 60_000);
 afterAll(async () => {
@@ -54,7 +61,12 @@ function config(extra: Record<string, unknown> = {}, redirectPorts = ports.slice
       form: { client_id: BROWSER_CLIENT_ID },
       tls: { caFile: pki.ca.certFile },
       login: {
-        authorizationCode: { url: `${idp.issuer}/auth`, query: { scope: 'openid offline_access', prompt: 'consent' }, issuer: idp.issuer, redirectPorts },
+        authorizationCode: {
+          url: `${idp.issuer}/auth`,
+          query: { scope: 'openid offline_access', prompt: 'consent' },
+          issuer: idp.issuer,
+          redirectPorts,
+        },
         ...extra,
       },
     },
@@ -71,7 +83,10 @@ function cacheDir(): string {
 function startLogin(args: string[], env: Record<string, string> = {}) {
   const [command, ...lead] = cliCommand();
   const started = Date.now();
-  const child = spawn(command!, [...lead, ...args], { env: baseEnv({ BROWSER: driver.script, ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command!, [...lead, ...args], {
+    env: baseEnv({ BROWSER: driver.script, ...env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   const waiting: Array<() => void> = [];
@@ -100,14 +115,21 @@ function startLogin(args: string[], env: Record<string, string> = {}) {
 }
 
 /** A request to the loopback listener as any local program (or a rebinding page) could send it. */
-function callback(port: number, target: string, host = `localhost:${port}`, method = 'GET'): Promise<{ status: number; body: string } | 'refused'> {
+function callback(
+  port: number,
+  target: string,
+  host = `localhost:${port}`,
+  method = 'GET',
+): Promise<{ status: number; body: string } | 'refused'> {
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: '127.0.0.1', port, path: target, method, headers: { host } }, (res) => {
       let body = '';
       res.on('data', (c: Buffer) => (body += c.toString()));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
     });
-    req.on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNREFUSED' || error.code === 'ECONNRESET' ? resolve('refused') : reject(error)));
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'ECONNREFUSED' || error.code === 'ECONNRESET' ? resolve('refused') : reject(error),
+    );
     req.end();
   });
 }
@@ -117,7 +139,9 @@ function secrets(): string[] {
   const fromCallbacks = driver.callbacks.flatMap(({ url }) => {
     if (url === 'error') return [];
     const params = new URL(url).searchParams;
-    return ['code', 'state'].map((name) => params.get(name)).filter((value): value is string => value !== null && value.length > 8);
+    return ['code', 'state']
+      .map((name) => params.get(name))
+      .filter((value): value is string => value !== null && value.length > 8);
   });
   const nonces = driver.opened.map((url) => new URL(url).searchParams.get('nonce')!);
   return [...idp.issued, ...fromCallbacks, ...nonces];
@@ -135,7 +159,7 @@ function leaked(result: CliResult): string[] {
 }
 
 describeWith(CHROMIUM)('a browser login with a real browser against oidc-provider', () => {
-  it('login opens the browser, the person signs in on the IdP\'s pages, the credential is cached; the next call is a hit', async () => {
+  it("login opens the browser, the person signs in on the IdP's pages, the credential is cached; the next call is a hit", async () => {
     const dir = cacheDir();
     const run = startLogin(['login', '--config-inline', config(), '--cache', '--cache-dir', dir]);
     const result = await run.done;
@@ -167,7 +191,9 @@ describeWith(CHROMIUM)('a browser login with a real browser against oidc-provide
     const dir = cacheDir();
     const result = await startLogin(['login', '--config-inline', config(), '--cache', '--cache-dir', dir]).done;
     expect(result.code, result.stderr).toBe(2);
-    expect(result.stderr).toContain('webapi-credential: the login was denied at the identity provider; run the command again to log in anew\n');
+    expect(result.stderr).toContain(
+      'webapi-credential: the login was denied at the identity provider; run the command again to log in anew\n',
+    );
     expect(leaked(result)).toEqual([]);
   }, 60_000);
 
@@ -175,7 +201,9 @@ describeWith(CHROMIUM)('a browser login with a real browser against oidc-provide
     driver.next('away');
     const result = await startLogin(['login', '--config-inline', config({ timeout: '2s' }), '--no-cache']).done;
     expect(result.code, result.stderr).toBe(2);
-    expect(result.stderr).toContain('webapi-credential: the browser did not come back within 2 seconds (login.timeout); run the command again to log in anew\n');
+    expect(result.stderr).toContain(
+      'webapi-credential: the browser did not come back within 2 seconds (login.timeout); run the command again to log in anew\n',
+    );
     expect(await callback(ports[0]!, '/')).toBe('refused');
   }, 60_000);
 
@@ -190,7 +218,9 @@ describeWith(CHROMIUM)('a browser login with a real browser against oidc-provide
     const result = await run.done;
     silent.destroy();
     expect(result.code, result.stderr).toBe(2);
-    expect(result.stderr).toContain('webapi-credential: the browser did not come back within 2 seconds (login.timeout); run the command again to log in anew\n');
+    expect(result.stderr).toContain(
+      'webapi-credential: the browser did not come back within 2 seconds (login.timeout); run the command again to log in anew\n',
+    );
     expect(await callback(port, '/')).toBe('refused');
   }, 60_000);
 
@@ -240,10 +270,27 @@ describeWith(CHROMIUM)('a browser login with a real browser against oidc-provide
     const page = await driver.page();
     await page.goto(`http://127.0.0.1:${(hostile.address() as AddressInfo).port}/`);
     // Even one that knew the state: a fetch() is no navigation, it is not taken, and its answer cannot be read.
-    for (const target of [`http://localhost:${port}/?state=guess&code=x`, `http://localhost:${port}/?state=${state}&code=x`]) {
-      const read = await page.evaluate(async (to) => fetch(to).then((r) => r.text(), (e: unknown) => `blocked: ${String(e)}`), target);
+    for (const target of [
+      `http://localhost:${port}/?state=guess&code=x`,
+      `http://localhost:${port}/?state=${state}&code=x`,
+    ]) {
+      const read = await page.evaluate(
+        async (to) =>
+          fetch(to).then(
+            (r) => r.text(),
+            (e: unknown) => `blocked: ${String(e)}`,
+          ),
+        target,
+      );
       expect(read).toMatch(/^blocked/);
-      const blind = await page.evaluate(async (to) => fetch(to, { mode: 'no-cors' }).then((r) => `opaque ${r.type} ${r.status}`, (e: unknown) => `blocked: ${String(e)}`), target);
+      const blind = await page.evaluate(
+        async (to) =>
+          fetch(to, { mode: 'no-cors' }).then(
+            (r) => `opaque ${r.type} ${r.status}`,
+            (e: unknown) => `blocked: ${String(e)}`,
+          ),
+        target,
+      );
       expect(blind).toMatch(/^(opaque opaque 0|blocked)/);
     }
     await page.close();

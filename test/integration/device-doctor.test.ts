@@ -20,7 +20,8 @@ afterAll(() => idp.close());
 
 const config = () => deviceConfig(idp.issuer, pki.ca.certFile, { provider: { expiryMargin: '8s' } });
 const deviceRequests = () => idp.requests.filter((r) => r.path === '/device/auth').length;
-const line = (result: CliResult, name: string) => result.stdout.split('\n').find((l) => l.slice(2).startsWith(`${name} `)) ?? '';
+const line = (result: CliResult, name: string) =>
+  result.stdout.split('\n').find((l) => l.slice(2).startsWith(`${name} `)) ?? '';
 
 async function loggedIn(args: string[]): Promise<number> {
   const result = await approvedLogin(args, pki.ca.cert);
@@ -37,23 +38,43 @@ describe('doctor on a login config', () => {
       const devices = deviceRequests();
       const result = await runCli(['doctor', ...args]);
       expect(result.code, result.stdout + result.stderr).toBe(0);
-      expect(result.stdout.split('\n').map((l) => l.slice(2).split(' ')[0])).toEqual(['source', 'config', 'login', 'token', 'credential', 'cache', 'cluster', '']);
-      expect(line(result, 'login')).toMatch(/^✓ login +no login run \(doctor --login logs in now at a terminal\); a refresh token held, kept \d+ s ago: it serves without a prompt once the credential expires$/);
+      expect(result.stdout.split('\n').map((l) => l.slice(2).split(' ')[0])).toEqual([
+        'source',
+        'config',
+        'login',
+        'token',
+        'credential',
+        'cache',
+        'cluster',
+        '',
+      ]);
+      expect(line(result, 'login')).toMatch(
+        /^✓ login +no login run \(doctor --login logs in now at a terminal\); a refresh token held, kept \d+ s ago: it serves without a prompt once the credential expires$/,
+      );
       expect(deviceRequests()).toBe(devices);
       expect(leaks(result, [...idp.issued])).toEqual([]);
 
       const json = await runCli(['doctor', ...args, '-o', 'json']);
-      const stages = (JSON.parse(json.stdout) as { stages: Array<{ name: string; details: Record<string, unknown> }> }).stages;
+      const stages = (JSON.parse(json.stdout) as { stages: Array<{ name: string; details: Record<string, unknown> }> })
+        .stages;
       const login = stages.find((s) => s.name === 'login')!;
-      expect(login.details).toMatchObject({ loggedIn: false, refreshed: false, refreshToken: { keptAt: expect.stringMatching(/Z$/) } });
+      expect(login.details).toMatchObject({
+        loggedIn: false,
+        refreshed: false,
+        refreshToken: { keptAt: expect.stringMatching(/Z$/) },
+      });
       expect(leaks(json, [...idp.issued])).toEqual([]);
 
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiry - Date.now() + 300)));
       const refreshed = await runCli(['doctor', ...args]);
       expect(refreshed.code, refreshed.stdout + refreshed.stderr).toBe(0);
-      expect(line(refreshed, 'login')).toMatch(/^✓ login +the credential had expired: refreshed with the refresh token the cache holds, no person needed; a refresh token held, kept \d+ s ago/);
+      expect(line(refreshed, 'login')).toMatch(
+        /^✓ login +the credential had expired: refreshed with the refresh token the cache holds, no person needed; a refresh token held, kept \d+ s ago/,
+      );
       expect(line(refreshed, 'token API')).toMatch(/^✓ token API +POST \S+\/token: 200 in /);
-      expect(line(refreshed, 'credential')).toMatch(/^✓ credential +token, JWT, .*expires at \S+Z \(in \d+ s\), reported to kubectl as \S+Z/);
+      expect(line(refreshed, 'credential')).toMatch(
+        /^✓ credential +token, JWT, .*expires at \S+Z \(in \d+ s\), reported to kubectl as \S+Z/,
+      );
       expect(deviceRequests()).toBe(devices);
       expect(leaks(refreshed, [...idp.issued])).toEqual([]);
     } finally {
@@ -66,13 +87,21 @@ describe('doctor on a login config', () => {
     const devices = deviceRequests();
     const result = await runCli(['doctor', '--config-inline', config(), '--cache', '--cache-dir', cacheDir]);
     expect(result.code).toBe(2);
-    expect(line(result, 'login')).toMatch(/^✗ login +a login is needed and nobody can answer its prompt here \(stdin or stderr is no terminal\); log in once at a terminal/);
+    expect(line(result, 'login')).toMatch(
+      /^✗ login +a login is needed and nobody can answer its prompt here \(stdin or stderr is no terminal\); log in once at a terminal/,
+    );
     expect(line(result, 'token API')).toMatch(/^– token API +not run: login failed/);
     expect(deviceRequests()).toBe(devices);
   });
 
   it('a config without login has no login stage', async () => {
-    const result = await runCli(['doctor', '--config-inline', JSON.stringify({ webAPIProviderConfig: { method: 'POST', url: 'https://localhost:1/token', tokenPath: '$.t' } }), '--timeout', '2s']);
+    const result = await runCli([
+      'doctor',
+      '--config-inline',
+      JSON.stringify({ webAPIProviderConfig: { method: 'POST', url: 'https://localhost:1/token', tokenPath: '$.t' } }),
+      '--timeout',
+      '2s',
+    ]);
     expect(result.stdout).not.toMatch(/^. login /m);
     expect(result.stdout).toMatch(/^. token API /m);
   });
@@ -92,9 +121,18 @@ describeWith(SCRIPT)('doctor --login at a terminal', () => {
   it('doctor without --login at a terminal, nobody logged in: exit 2, and the login stage points at --login', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-doctor-terminal-'));
     const devices = deviceRequests();
-    const { code: exit, output } = await cliAtTerminal(['doctor', '--config-inline', config(), '--cache', '--cache-dir', cacheDir]).done;
+    const { code: exit, output } = await cliAtTerminal([
+      'doctor',
+      '--config-inline',
+      config(),
+      '--cache',
+      '--cache-dir',
+      cacheDir,
+    ]).done;
     expect(exit, output).toBe(2);
-    expect(output).toMatch(/✗ login +a login is needed, and doctor runs none unless asked: run this doctor command again with --login to log in at this terminal \(or webapi-credential login\)\r?\n/);
+    expect(output).toMatch(
+      /✗ login +a login is needed, and doctor runs none unless asked: run this doctor command again with --login to log in at this terminal \(or webapi-credential login\)\r?\n/,
+    );
     expect(output).not.toContain('nobody can answer');
     expect(deviceRequests()).toBe(devices);
   }, 60_000);
@@ -107,11 +145,14 @@ describeWith(SCRIPT)('doctor --login at a terminal', () => {
     await actAsPerson(url, code, pki.ca.cert, 'approve');
     const { code: exit, output } = await run.done;
     expect(exit, output).toBe(0);
-    expect(output).toMatch(/✓ login +logged in now \(device authorization grant\); a refresh token held, kept \d+ s ago/);
+    expect(output).toMatch(
+      /✓ login +logged in now \(device authorization grant\); a refresh token held, kept \d+ s ago/,
+    );
     // The report does not contradict itself: the login's own token request gave the credential.
     expect(output).toMatch(/✓ token API +called by the login above: its token endpoint gave the credential\r?\n/);
     expect(output).not.toContain('not called');
     expect(deviceRequests()).toBe(devices + 1);
-    for (const secret of idp.issued) expect(output.includes(secret), 'a device code or token on the terminal').toBe(false);
+    for (const secret of idp.issued)
+      expect(output.includes(secret), 'a device code or token on the terminal').toBe(false);
   }, 60_000);
 });

@@ -23,7 +23,14 @@ beforeAll(async () => {
       arrived?.();
       return new Promise<void>(() => {});
     }
-    if (request.path === '/device') return json(response, 200, { device_code: DEVICE_CODE, user_code: 'ABCD-EFGH', verification_uri: `https://localhost:${api.port}/verify`, expires_in: 60, interval: 1 });
+    if (request.path === '/device')
+      return json(response, 200, {
+        device_code: DEVICE_CODE,
+        user_code: 'ABCD-EFGH',
+        verification_uri: `https://localhost:${api.port}/verify`,
+        expires_in: 60,
+        interval: 1,
+      });
     return json(response, 400, { error: 'authorization_pending' });
   });
 });
@@ -47,14 +54,18 @@ describe('Ctrl-C with a request of the login in flight', () => {
   it.each([
     ['the device authorization request (before the prompt)', '/device', 0],
     ['a poll of the token endpoint', '/token', 2],
-  ])('%s: exit 2 at once, cancelled, nothing cached', async (_name, path, promptLines) => {
-    const result = await interrupted(path);
-    expect(result.code).toBe(2);
-    const lines = result.stderr.trimEnd().split('\n');
-    expect(lines.length).toBe(promptLines + 1);
-    expect(lines.at(-1)).toBe('webapi-credential: the login was cancelled (Ctrl-C); nothing was cached');
-    expect(result.stdout).toBe('');
-    expect(readdirSync(result.cacheDir, { recursive: true }).filter((name) => name !== 'hmac-key')).toEqual([]);
-    expect(leaks(result, [DEVICE_CODE])).toEqual([]);
-  }, 40_000);
+  ])(
+    '%s: exit 2 at once, cancelled, nothing cached',
+    async (_name, path, promptLines) => {
+      const result = await interrupted(path);
+      expect(result.code).toBe(2);
+      const lines = result.stderr.trimEnd().split('\n');
+      expect(lines.length).toBe(promptLines + 1);
+      expect(lines.at(-1)).toBe('webapi-credential: the login was cancelled (Ctrl-C); nothing was cached');
+      expect(result.stdout).toBe('');
+      expect(readdirSync(result.cacheDir, { recursive: true }).filter((name) => name !== 'hmac-key')).toEqual([]);
+      expect(leaks(result, [DEVICE_CODE])).toEqual([]);
+    },
+    40_000,
+  );
 });

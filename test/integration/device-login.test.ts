@@ -40,8 +40,14 @@ describe('the device login against oidc-provider', () => {
     expect(result.stdout).toBe('');
     const lines = result.stderr.split('\n');
     expect(lines[0]).toBe(`webapi-credential: to log in, open ${url}`);
-    expect(lines[1]).toBe(`webapi-credential: and check that it shows the code ${code} (within 10 minutes; Ctrl-C cancels)`);
-    expect(lines[2]).toMatch(new RegExp(`^webapi-credential: logged in; the credential is good until \\S+Z, and cached in ${cacheDir}: kubectl uses it with the same config and --cache$`));
+    expect(lines[1]).toBe(
+      `webapi-credential: and check that it shows the code ${code} (within 10 minutes; Ctrl-C cancels)`,
+    );
+    expect(lines[2]).toMatch(
+      new RegExp(
+        `^webapi-credential: logged in; the credential is good until \\S+Z, and cached in ${cacheDir}: kubectl uses it with the same config and --cache$`,
+      ),
+    );
     expect(leaks(result, secrets())).toEqual([]);
 
     // kubectl's next call, with nobody at a terminal: served from the cache, no request at all.
@@ -62,7 +68,9 @@ describe('the device login against oidc-provider', () => {
     const result = await run.done;
     window.after = Date.now();
     expect(result.code, result.stderr).toBe(0);
-    const { token, expirationTimestamp } = (JSON.parse(result.stdout) as { status: { token: string; expirationTimestamp?: string } }).status;
+    const { token, expirationTimestamp } = (
+      JSON.parse(result.stdout) as { status: { token: string; expirationTimestamp?: string } }
+    ).status;
     // An opaque access token: its expiry is the answer's expires_in (600 s here), reported 60 s early,
     // from the plugin's clock between the test's two reads (not the time left now: a busy machine eats that).
     expectExpiresIn(expirationTimestamp, window, 600);
@@ -74,18 +82,21 @@ describe('the device login against oidc-provider', () => {
   it.each([
     ['no exec info and no terminal', {}, 'stdin or stderr is no terminal'],
     ['KUBERNETES_EXEC_INFO interactive: false', execInfoEnv(false), 'client-go says the call is not interactive'],
-  ])('nobody can answer (%s): exit 2 with the login command to paste, and no device request', async (_name, env, why) => {
-    const before = deviceRequests();
-    const cacheDir = mkdtempSync(join(tmpdir(), 'wc-'));
-    const result = await start(['--config-inline', loginConfig(), '--cache', '--cache-dir', cacheDir], env).done;
-    expectFailure(
-      result,
-      2,
-      `a login is needed and nobody can answer its prompt here (${why}); log in once at a terminal: kubectl get ns (with interactiveMode: IfAvailable and --cache in the exec entry), or webapi-credential login --config-inline <this command's --config-inline> --cache --cache-dir ${cacheDir}`,
-      secrets(),
-    );
-    expect(deviceRequests()).toBe(before);
-  });
+  ])(
+    'nobody can answer (%s): exit 2 with the login command to paste, and no device request',
+    async (_name, env, why) => {
+      const before = deviceRequests();
+      const cacheDir = mkdtempSync(join(tmpdir(), 'wc-'));
+      const result = await start(['--config-inline', loginConfig(), '--cache', '--cache-dir', cacheDir], env).done;
+      expectFailure(
+        result,
+        2,
+        `a login is needed and nobody can answer its prompt here (${why}); log in once at a terminal: kubectl get ns (with interactiveMode: IfAvailable and --cache in the exec entry), or webapi-credential login --config-inline <this command's --config-inline> --cache --cache-dir ${cacheDir}`,
+        secrets(),
+      );
+      expect(deviceRequests()).toBe(before);
+    },
+  );
 
   it('denied at the verification page: exit 2, one line', async () => {
     const run = start(['--config-inline', loginConfig()], execInfoEnv(true));
@@ -93,7 +104,10 @@ describe('the device login against oidc-provider', () => {
     await actAsPerson(url, code, pki.ca.cert, 'deny');
     const result = await run.done;
     expect(result.code).toBe(2);
-    expect(result.stderr.split('\n').slice(2)).toEqual(['webapi-credential: the login was denied at the identity provider; run the command again to log in anew', '']);
+    expect(result.stderr.split('\n').slice(2)).toEqual([
+      'webapi-credential: the login was denied at the identity provider; run the command again to log in anew',
+      '',
+    ]);
     expect(result.stdout).toBe('');
     expect(leaks(result, secrets())).toEqual([]);
   }, 60_000);
@@ -106,7 +120,9 @@ describe('the device login against oidc-provider', () => {
       const result = await run.done;
       expect(result.code).toBe(2);
       expect(result.stderr.split('\n').slice(1)).toEqual([
-        'webapi-credential: and check that it shows the code ' + /the code (\S+) /.exec(result.stderr)![1] + ' (within 1 minute; Ctrl-C cancels)',
+        'webapi-credential: and check that it shows the code ' +
+          /the code (\S+) /.exec(result.stderr)![1] +
+          ' (within 1 minute; Ctrl-C cancels)',
         'webapi-credential: the login code expired before it was approved; run the command again for a new code',
         '',
       ]);
@@ -119,7 +135,10 @@ describe('the device login against oidc-provider', () => {
   it('--timeout 1s does not bound the login: the person approves after 3 s, exit 0 with the credential', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-device-timeout-'));
     const started = Date.now();
-    const run = start(['--config-inline', loginConfig(), '--timeout', '1s', '--cache', '--cache-dir', cacheDir], execInfoEnv(true));
+    const run = start(
+      ['--config-inline', loginConfig(), '--timeout', '1s', '--cache', '--cache-dir', cacheDir],
+      execInfoEnv(true),
+    );
     const { url, code } = await run.prompt();
     // The person reads, opens the page and types: three times --timeout.
     await new Promise((resolve) => setTimeout(resolve, 3_000));
@@ -129,7 +148,9 @@ describe('the device login against oidc-provider', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(3_000);
     const token = (JSON.parse(result.stdout) as { status: { token: string } }).status.token;
     expect(idp.isIdToken(token)).toBe(true);
-    expect(result.stderr).toBe(`webapi-credential: to log in, open ${url}\nwebapi-credential: and check that it shows the code ${code} (within 10 minutes; Ctrl-C cancels)\n`);
+    expect(result.stderr).toBe(
+      `webapi-credential: to log in, open ${url}\nwebapi-credential: and check that it shows the code ${code} (within 10 minutes; Ctrl-C cancels)\n`,
+    );
     expect(leaks(result, secrets(), [token])).toEqual([]);
   }, 60_000);
 
@@ -153,7 +174,10 @@ describe('the device login against oidc-provider', () => {
     run.child.kill('SIGINT');
     const result = await run.done;
     expect(result.code).toBe(2);
-    expect(result.stderr.split('\n').slice(2)).toEqual(['webapi-credential: the login was cancelled (Ctrl-C); nothing was cached', '']);
+    expect(result.stderr.split('\n').slice(2)).toEqual([
+      'webapi-credential: the login was cancelled (Ctrl-C); nothing was cached',
+      '',
+    ]);
     // Approved after all, too late: nothing was kept, so the next call without a person cannot log in.
     await actAsPerson(url, code, pki.ca.cert, 'approve');
     const next = await start(['--config-inline', config, '--cache', '--cache-dir', cacheDir]).done;
@@ -178,7 +202,9 @@ describeWith(SCRIPT)('at a terminal, without kubectl', () => {
     const before = deviceRequests();
     const result = await cliAtTerminal(['doctor', '--config-inline', loginConfig()]).done;
     expect(result.code).toBe(2);
-    expect(result.output).toContain('a login is needed, and doctor runs none unless asked: run this doctor command again with --login to log in at this terminal (or webapi-credential login)');
+    expect(result.output).toContain(
+      'a login is needed, and doctor runs none unless asked: run this doctor command again with --login to log in at this terminal (or webapi-credential login)',
+    );
     expect(result.output).not.toContain('nobody can answer');
     expect(deviceRequests()).toBe(before);
   }, 60_000);

@@ -23,11 +23,16 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-const run = () => runCli(['--config-inline', standInDeviceConfig(api.port, pki.ca.certFile)], { env: execInfoEnv(true), timeoutMs: 30_000 });
+const run = () =>
+  runCli(['--config-inline', standInDeviceConfig(api.port, pki.ca.certFile)], {
+    env: execInfoEnv(true),
+    timeoutMs: 30_000,
+  });
 
 describe('the device authorization endpoint and its prompt', () => {
-  it("a 401 there names that endpoint and what the issuer wants of the client: exit 3", async () => {
-    device = (response) => json(response, 401, { error: 'invalid_client', error_description: 'client authentication failed' });
+  it('a 401 there names that endpoint and what the issuer wants of the client: exit 3', async () => {
+    device = (response) =>
+      json(response, 401, { error: 'invalid_client', error_description: 'client authentication failed' });
     const before = polls;
     const result = await run();
     expect(result.code).toBe(3);
@@ -39,8 +44,15 @@ describe('the device authorization endpoint and its prompt', () => {
     expect(polls).toBe(before);
   });
 
-  it('a page on an IDN host: shown in punycode, with a note that it is not the endpoint\'s host', async () => {
-    device = (response) => json(response, 200, { device_code: DEVICE_CODE, user_code: 'WDJB-MJHT', verification_uri: 'https://\u0456dp.example/device', expires_in: 60, interval: 1 });
+  it("a page on an IDN host: shown in punycode, with a note that it is not the endpoint's host", async () => {
+    device = (response) =>
+      json(response, 200, {
+        device_code: DEVICE_CODE,
+        user_code: 'WDJB-MJHT',
+        verification_uri: 'https://\u0456dp.example/device',
+        expires_in: 60,
+        interval: 1,
+      });
     const result = await run();
     expect(result.code).toBe(2);
     const lines = result.stderr.split('\n');
@@ -54,7 +66,13 @@ describe('the device authorization endpoint and its prompt', () => {
   });
 
   it('a user_code with a space is no code: exit 4, no prompt, no poll', async () => {
-    device = (response) => json(response, 200, { device_code: DEVICE_CODE, user_code: 'CALL 555 0100', verification_uri: `https://localhost:${api.port}/verify`, expires_in: 60 });
+    device = (response) =>
+      json(response, 200, {
+        device_code: DEVICE_CODE,
+        user_code: 'CALL 555 0100',
+        verification_uri: `https://localhost:${api.port}/verify`,
+        expires_in: 60,
+      });
     const before = polls;
     const result = await run();
     expect(result.code).toBe(4);

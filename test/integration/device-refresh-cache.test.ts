@@ -134,7 +134,11 @@ describe('the refresh token kept in the cache', () => {
     expect(one.code, one.stderr).toBe(0);
     expect(two.code, two.stderr).toBe(0);
     // It said at once whom it waits for (issue 36 item 4), and nothing else.
-    expect(two.stderr).toMatch(new RegExp(`^webapi-credential: warning: waiting for the login in another terminal \\(pid ${first.child.pid}, since \\S+Z\\)\n$`));
+    expect(two.stderr).toMatch(
+      new RegExp(
+        `^webapi-credential: warning: waiting for the login in another terminal \\(pid ${first.child.pid}, since \\S+Z\\)\n$`,
+      ),
+    );
     expect(deviceRequests()).toBe(devices + 1);
     expect(JSON.parse(two.stdout)).toEqual(JSON.parse(one.stdout));
     const token = (JSON.parse(one.stdout) as { status: { token: string } }).status.token;
@@ -142,7 +146,7 @@ describe('the refresh token kept in the cache', () => {
     expect(leaks(two, [...idp.issued], [token])).toEqual([]);
   }, 60_000);
 
-  it('a revoked refresh token when a person can answer: dropped, then one prompt, and the new login\'s refresh token kept', async () => {
+  it("a revoked refresh token when a person can answer: dropped, then one prompt, and the new login's refresh token kept", async () => {
     const { cacheDir, args, reportedExpiry } = await loggedIn();
     const held = idp.refreshTokens.at(-1)!;
     await idp.revoke(held);

@@ -36,7 +36,11 @@ function depsWith(lines: string[]): Deps {
     send,
     version: '0.1.0',
     redactor: new Redactor(),
-    login: { terminal: () => false, onInterrupt: () => () => {}, sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) },
+    login: {
+      terminal: () => false,
+      onInterrupt: () => () => {},
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    },
     cache: {
       fs,
       homedir: mkdtempSync(join(tmpdir(), 'wc-home-')),
@@ -81,13 +85,17 @@ describe('refreshCredential against oidc-provider', () => {
     expect(deps.redactor.redact(`${first.refreshToken} ${refreshed.status.token}`)).not.toContain(first.refreshToken!);
   }, 60_000);
 
-  it('a refused refresh token is exit 3 with the server\'s error, the token never in the message', async () => {
+  it("a refused refresh token is exit 3 with the server's error, the token never in the message", async () => {
     const deps = depsWith([]);
     const prepared = await prepare({ configInline: configInline() }, deps);
     const bogus = `refresh-${randomBytes(16).toString('hex')}`;
-    const error = (await refreshCredential(prepared, bogus, Date.now() + 10_000, deps).catch((e: unknown) => e)) as CredentialError;
+    const error = (await refreshCredential(prepared, bogus, Date.now() + 10_000, deps).catch(
+      (e: unknown) => e,
+    )) as CredentialError;
     expect(exitCodeFor(error)).toBe(3);
-    expect(error.message).toBe('the token endpoint refused the refresh with 400: "invalid_grant" ("grant request is invalid")');
+    expect(error.message).toBe(
+      'the token endpoint refused the refresh with 400: "invalid_grant" ("grant request is invalid")',
+    );
     expect(error.message).not.toContain(bogus);
   });
 });

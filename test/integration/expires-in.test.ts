@@ -16,7 +16,13 @@ const startApi = tokenApis();
 describe('expiresIn', () => {
   it('reports the configured lifetime less the margin, and lets the cache keep the credential', async () => {
     const api = await startApi((_request, response) => json(response, 200, { access_token: SECRET.token }));
-    const config = provider({ method: 'POST', url: `${api.url}/token`, tokenPath: '$.access_token', expiresIn: '60m', tls: { caFile: pki.ca.certFile } });
+    const config = provider({
+      method: 'POST',
+      url: `${api.url}/token`,
+      tokenPath: '$.access_token',
+      expiresIn: '60m',
+      tls: { caFile: pki.ca.certFile },
+    });
     const dir = join(mkdtempSync(join(tmpdir(), 'webapi-credential-expires-in-')), 'cache');
     const window = { before: Date.now(), after: 0 };
     const first = await runCli(['--config-inline', config, '--cache', '--cache-dir', dir], { env: SECRET_ENV });
@@ -30,8 +36,17 @@ describe('expiresIn', () => {
   });
 
   it('gives way to an expiry the answer carries', async () => {
-    const api = await startApi((_request, response) => json(response, 200, { access_token: SECRET.token, expires_in: 300 }));
-    const config = provider({ method: 'POST', url: `${api.url}/token`, tokenPath: '$.access_token', expiresInPath: '$.expires_in', expiresIn: '60m', tls: { caFile: pki.ca.certFile } });
+    const api = await startApi((_request, response) =>
+      json(response, 200, { access_token: SECRET.token, expires_in: 300 }),
+    );
+    const config = provider({
+      method: 'POST',
+      url: `${api.url}/token`,
+      tokenPath: '$.access_token',
+      expiresInPath: '$.expires_in',
+      expiresIn: '60m',
+      tls: { caFile: pki.ca.certFile },
+    });
     const window = { before: Date.now(), after: 0 };
     const result = await runCli(['--config-inline', config], { env: SECRET_ENV });
     window.after = Date.now();
@@ -41,8 +56,17 @@ describe('expiresIn', () => {
   });
 
   it('must be longer than 0s', async () => {
-    const config = provider({ method: 'POST', url: 'https://127.0.0.1:9/token', tokenPath: '$.access_token', expiresIn: '0s' });
+    const config = provider({
+      method: 'POST',
+      url: 'https://127.0.0.1:9/token',
+      tokenPath: '$.access_token',
+      expiresIn: '0s',
+    });
     const result = await runCli(['validate', '--config-inline', config], { env: SECRET_ENV });
-    expectFailure(result, 2, 'config from --config-inline is invalid: webAPIProviderConfig.expiresIn: must be longer than 0s');
+    expectFailure(
+      result,
+      2,
+      'config from --config-inline is invalid: webAPIProviderConfig.expiresIn: must be longer than 0s',
+    );
   });
 });

@@ -2,7 +2,17 @@
 // placeholder, a command without its subcommand, a token API that never answers, env variables
 // validate needs. Each as a process: exit code, the one line, no secret anywhere.
 import { execFileSync } from 'node:child_process';
-import { chownSync, lchownSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  lchownSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -18,21 +28,40 @@ describe('an env value still holding the placeholder argocd-secret wrote', () =>
   it('is exit 2 naming the variable, before any request', async () => {
     const api = await start((_request, response) => json(response, 200, { access_token: SECRET.token }));
     const sets = ['--set', `issuer=${api.url}/realms/r`, '--set', 'clientId=argocd'];
-    const generated = await runCli(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'p', '--config', 'examples/keycloak/config.yaml', ...sets]);
+    const generated = await runCli([
+      'argocd-secret',
+      '--server',
+      'https://k8s.example.com',
+      '--name',
+      'p',
+      '--config',
+      'examples/keycloak/config.yaml',
+      ...sets,
+    ]);
     expect(generated.code).toBe(0);
     const secret = YAML.parse(generated.stdout) as { stringData: { config: string } };
-    const exec = (JSON.parse(secret.stringData.config) as { execProviderConfig: { args: string[]; env: Record<string, string> } }).execProviderConfig;
+    const exec = (
+      JSON.parse(secret.stringData.config) as { execProviderConfig: { args: string[]; env: Record<string, string> } }
+    ).execProviderConfig;
     expect(exec.env).toEqual({ CLIENT_SECRET: '<CLIENT_SECRET>' });
     for (const command of [[], ['validate'], ['render']]) {
       const result = await runCli([...command, ...exec.args], { env: exec.env });
-      expectFailure(result, 2, 'env.CLIENT_SECRET still holds the placeholder <CLIENT_SECRET> that argocd-secret wrote; put the real value in the cluster secret');
+      expectFailure(
+        result,
+        2,
+        'env.CLIENT_SECRET still holds the placeholder <CLIENT_SECRET> that argocd-secret wrote; put the real value in the cluster secret',
+      );
     }
     expect(api.requests).toHaveLength(0);
   });
 
   it('names every such variable a template reads, and only those', async () => {
-    const config = provider(basic('https://127.0.0.1:9/token', { headers: { A: '{{ env.API_KEY }}', B: '{{ env.OTHER ?? "x" }}' } }));
-    const result = await runCli(['validate', '--config-inline', config], { env: { API_KEY: '<API_KEY>', OTHER: '<OTHER>', UNREAD: '<UNREAD>' } });
+    const config = provider(
+      basic('https://127.0.0.1:9/token', { headers: { A: '{{ env.API_KEY }}', B: '{{ env.OTHER ?? "x" }}' } }),
+    );
+    const result = await runCli(['validate', '--config-inline', config], {
+      env: { API_KEY: '<API_KEY>', OTHER: '<OTHER>', UNREAD: '<UNREAD>' },
+    });
     expectFailure(
       result,
       2,
@@ -43,8 +72,12 @@ describe('an env value still holding the placeholder argocd-secret wrote', () =>
 
   it('a value that merely looks like one is sent', async () => {
     const api = await start((_request, response) => json(response, 200, { access_token: SECRET.token }));
-    const config = provider(basic(`${api.url}/token`, { headers: { A: '{{ env.API_KEY }}' }, tls: { caFile: makePki().ca.certFile } }));
-    const result = await runCli(['--config-inline', config, '-o', 'token'], { env: { ...SECRET_ENV, API_KEY: '<OTHER_NAME>' } });
+    const config = provider(
+      basic(`${api.url}/token`, { headers: { A: '{{ env.API_KEY }}' }, tls: { caFile: makePki().ca.certFile } }),
+    );
+    const result = await runCli(['--config-inline', config, '-o', 'token'], {
+      env: { ...SECRET_ENV, API_KEY: '<OTHER_NAME>' },
+    });
     expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: `${SECRET.token}\n` });
     expect(api.requests[0]!.headers['a']).toBe('<OTHER_NAME>');
   });
@@ -55,7 +88,10 @@ describe('a command without its subcommand, or with an unknown one', () => {
     [['cache'], 'cache needs a subcommand: clear (see cache --help)'],
     [['cache', 'foo'], 'cache has no subcommand "foo"; it takes clear (see cache --help)'],
     [['completion'], 'completion needs a shell: bash, zsh, fish, powershell (see completion --help)'],
-    [['completion', 'tcsh'], "command-argument value 'tcsh' is invalid for argument 'shell'. Allowed choices are bash, zsh, fish, powershell. (see --help)"],
+    [
+      ['completion', 'tcsh'],
+      "command-argument value 'tcsh' is invalid for argument 'shell'. Allowed choices are bash, zsh, fish, powershell. (see --help)",
+    ],
     [['cache', 'clear', 'extra'], "too many arguments for 'clear'. Expected 0 arguments but got 1. (see --help)"],
   ])('%j is exit 2 listing what it takes', async (args, message) => {
     expectFailure(await runCli(args, { env: SECRET_ENV }), 2, message);
@@ -67,25 +103,63 @@ describe('npm run demo', () => {
     const result = await runCommand(PINNED_NODE, [`${ROOT}scripts/demo.mjs`], baseEnv());
     expect({ code: result.code, stdout: JSON.parse(result.stdout) as unknown }).toEqual({
       code: 0,
-      stdout: { apiVersion: 'client.authentication.k8s.io/v1beta1', kind: 'ExecCredential', status: { token: 'demo-token-for-kubernetes', expirationTimestamp: expect.any(String) } },
+      stdout: {
+        apiVersion: 'client.authentication.k8s.io/v1beta1',
+        kind: 'ExecCredential',
+        status: { token: 'demo-token-for-kubernetes', expirationTimestamp: expect.any(String) },
+      },
     });
     expect(result.stderr).toContain('Authorization: "{{ basicAuth(env.CLIENT_ID, env.CLIENT_SECRET) }}"');
-    expect(leaks(result, ['s3cr3t+demo:value', Buffer.from('demo-client:s3cr3t%2Bdemo%3Avalue').toString('base64')])).toEqual([]);
+    expect(
+      leaks(result, ['s3cr3t+demo:value', Buffer.from('demo-client:s3cr3t%2Bdemo%3Avalue').toString('base64')]),
+    ).toEqual([]);
   });
 });
 
 describe('kubeconfig --merge refuses what it cannot merge, and leaves the file alone', () => {
-  const args = ['kubeconfig', '--server', 'https://k8s.example.com', '--name', 'prod', '--config', 'examples/keycloak/config.yaml', '--set', 'issuer=https://kc/realms/r', '--set', 'clientId=c'];
+  const args = [
+    'kubeconfig',
+    '--server',
+    'https://k8s.example.com',
+    '--name',
+    'prod',
+    '--config',
+    'examples/keycloak/config.yaml',
+    '--set',
+    'issuer=https://kc/realms/r',
+    '--set',
+    'clientId=c',
+  ];
 
   it('--use without --merge is exit 2', async () => {
-    expectFailure(await runCli([...args, '--use'], { env: SECRET_ENV }), 2, '--use sets current-context of the kubeconfig --merge writes: add --merge');
+    expectFailure(
+      await runCli([...args, '--use'], { env: SECRET_ENV }),
+      2,
+      '--use sets current-context of the kubeconfig --merge writes: add --merge',
+    );
   });
 
   it.each([
-    ['not YAML', 'clusters: [\n', /^\S+ is not valid YAML \(.+[^:]\); fix it or choose another file with --merge <file>$/],
-    ['two YAML documents', 'apiVersion: v1\n---\nkind: Config\n', /^\S+ is not valid YAML \(it holds more than one document\); fix it or choose another file with --merge <file>$/],
-    ['a list where a kubeconfig is a mapping', '- a\n- b\n', /^\S+ is not a kubeconfig \(not a mapping\); fix it or choose another file with --merge <file>$/],
-    ['clusters that are not a list', 'clusters: {a: 1}\n', /^\S+: clusters is not a list; fix it or choose another file with --merge <file>$/],
+    [
+      'not YAML',
+      'clusters: [\n',
+      /^\S+ is not valid YAML \(.+[^:]\); fix it or choose another file with --merge <file>$/,
+    ],
+    [
+      'two YAML documents',
+      'apiVersion: v1\n---\nkind: Config\n',
+      /^\S+ is not valid YAML \(it holds more than one document\); fix it or choose another file with --merge <file>$/,
+    ],
+    [
+      'a list where a kubeconfig is a mapping',
+      '- a\n- b\n',
+      /^\S+ is not a kubeconfig \(not a mapping\); fix it or choose another file with --merge <file>$/,
+    ],
+    [
+      'clusters that are not a list',
+      'clusters: {a: 1}\n',
+      /^\S+: clusters is not a list; fix it or choose another file with --merge <file>$/,
+    ],
   ])('a file holding %s is exit 2, unchanged', async (_what, text, message) => {
     const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
     const path = join(dir, 'config');
@@ -98,14 +172,25 @@ describe('kubeconfig --merge refuses what it cannot merge, and leaves the file a
   it.each([
     ['a directory', (path: string) => mkdirSync(path), 'not a regular file'],
     ['a FIFO nobody writes to', (path: string) => execFileSync('mkfifo', [path]), 'not a regular file'],
-    ['more than 16 MiB (eight times a 1,000-cluster kubeconfig)', (path: string) => writeFileSync(path, `# ${'x'.repeat(16 << 20)}\n`), 'larger than 16 MiB'],
-  ])('a kubeconfig that is %s is exit 2 naming it, not followed or read without bound', async (_what, make, problem) => {
-    const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
-    const path = join(dir, 'config');
-    make(path);
-    expectFailure(await runCli([...args, '--merge', path], { env: SECRET_ENV }), 2, `cannot read ${path}: ${problem}`);
-    expect(readdirSync(dir)).toEqual(['config']);
-  });
+    [
+      'more than 16 MiB (eight times a 1,000-cluster kubeconfig)',
+      (path: string) => writeFileSync(path, `# ${'x'.repeat(16 << 20)}\n`),
+      'larger than 16 MiB',
+    ],
+  ])(
+    'a kubeconfig that is %s is exit 2 naming it, not followed or read without bound',
+    async (_what, make, problem) => {
+      const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
+      const path = join(dir, 'config');
+      make(path);
+      expectFailure(
+        await runCli([...args, '--merge', path], { env: SECRET_ENV }),
+        2,
+        `cannot read ${path}: ${problem}`,
+      );
+      expect(readdirSync(dir)).toEqual(['config']);
+    },
+  );
 
   it('a kubeconfig denser than one YAML token per 2 bytes is exit 2 before its parser runs, unchanged', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
@@ -116,7 +201,11 @@ describe('kubeconfig --merge refuses what it cannot merge, and leaves the file a
     // read now: the bound was one token per 8 bytes, which refused kubeconfigs without CA data (3.6).
     const text = `apiVersion: v1\nkind: Config\nclusters: [${'a,'.repeat(40_000)}a]\n`;
     writeFileSync(path, text);
-    expectFailure(await runCli([...args, '--merge', path], { env: SECRET_ENV }), 2, `${path} is too large to merge into: more than ${Math.max(10_000, Math.ceil(text.length / 2))} YAML tokens; choose another file with --merge <file>`);
+    expectFailure(
+      await runCli([...args, '--merge', path], { env: SECRET_ENV }),
+      2,
+      `${path} is too large to merge into: more than ${Math.max(10_000, Math.ceil(text.length / 2))} YAML tokens; choose another file with --merge <file>`,
+    );
     expect(readFileSync(path, 'utf8')).toBe(text);
   });
 
@@ -126,7 +215,10 @@ describe('kubeconfig --merge refuses what it cannot merge, and leaves the file a
     const preferences = `preferences: {${Array.from({ length: 12_000 }, (_, i) => `k${i}: ${i}`).join(', ')}}\n`;
     writeFileSync(path, `apiVersion: v1\nkind: Config\n${preferences}`, { mode: 0o600 });
     const result = await runCli([...args, '--merge', path], { env: SECRET_ENV });
-    expect({ code: result.code, stderr: result.stderr.split('\n').at(-2) }).toEqual({ code: 0, stderr: `webapi-credential: added cluster, user and context prod to ${path}; kubectl --context prod uses them (or --use makes it current)` });
+    expect({ code: result.code, stderr: result.stderr.split('\n').at(-2) }).toEqual({
+      code: 0,
+      stderr: `webapi-credential: added cluster, user and context prod to ${path}; kubectl --context prod uses them (or --use makes it current)`,
+    });
     expect(readFileSync(path, 'utf8')).toContain(`\n${preferences}`);
   });
 
@@ -136,10 +228,31 @@ describe('kubeconfig --merge refuses what it cannot merge, and leaves the file a
     const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
     const path = join(dir, 'config');
     const levels = Array.from({ length: 20 }, (_, i) => `    l${i + 1}: &a${i + 1} [*a${i}, *a${i}]`);
-    const text = ['apiVersion: v1', 'kind: Config', 'clusters:', '- name: prod', '  cluster:', '    server: https://old.example.com', '    extensions:', '    - name: x', '      extension:', '        l0: &a0 [x]', ...levels.map((line) => `    ${line}`), '- name: other', '  cluster: {server: https://other.example.com, bomb: *a20}', 'users: []', 'contexts: []', ''].join('\n');
+    const text = [
+      'apiVersion: v1',
+      'kind: Config',
+      'clusters:',
+      '- name: prod',
+      '  cluster:',
+      '    server: https://old.example.com',
+      '    extensions:',
+      '    - name: x',
+      '      extension:',
+      '        l0: &a0 [x]',
+      ...levels.map((line) => `    ${line}`),
+      '- name: other',
+      '  cluster: {server: https://other.example.com, bomb: *a20}',
+      'users: []',
+      'contexts: []',
+      '',
+    ].join('\n');
     writeFileSync(path, text);
     const result = await runCli([...args, '--merge', path], { env: SECRET_ENV, timeoutMs: 15_000 });
-    expectFailure(result, 2, `${path}: an alias elsewhere refers to an anchor inside an entry being replaced, and expands too far; remove the alias, or choose another file with --merge <file>`);
+    expectFailure(
+      result,
+      2,
+      `${path}: an alias elsewhere refers to an anchor inside an entry being replaced, and expands too far; remove the alias, or choose another file with --merge <file>`,
+    );
     expect(readFileSync(path, 'utf8')).toBe(text);
   });
 
@@ -164,7 +277,9 @@ describe('kubeconfig --merge refuses what it cannot merge, and leaves the file a
     );
     const result = await runCli([...args, '--merge', path], { env: SECRET_ENV });
     expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: '' });
-    const merged = YAML.parse(readFileSync(path, 'utf8')) as { clusters: Array<{ name: string; cluster: { server: string } }> };
+    const merged = YAML.parse(readFileSync(path, 'utf8')) as {
+      clusters: Array<{ name: string; cluster: { server: string } }>;
+    };
     expect(merged.clusters).toEqual([
       { name: 'prod', cluster: { server: 'https://k8s.example.com' } },
       { name: 'staging', cluster: { server: 'https://old.example.com' } },
@@ -182,7 +297,12 @@ describe('kubeconfig --merge refuses what it cannot merge, and leaves the file a
     const result = await runCli([...args, '--merge', path, '--use'], { env: SECRET_ENV });
     expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: '' });
     const written = readFileSync(path, 'utf8');
-    expect(YAML.parse(written)).toMatchObject({ apiVersion: 'v1', kind: 'Config', 'current-context': 'prod', clusters: [{ name: 'prod' }] });
+    expect(YAML.parse(written)).toMatchObject({
+      apiVersion: 'v1',
+      kind: 'Config',
+      'current-context': 'prod',
+      clusters: [{ name: 'prod' }],
+    });
     if (text.startsWith('#')) expect(written.startsWith('# my kubeconfig, empty for now\n')).toBe(true);
   });
 
@@ -190,24 +310,46 @@ describe('kubeconfig --merge refuses what it cannot merge, and leaves the file a
     const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
     const path = join(dir, 'config');
     const entry = (n: number) => [`- name: prod`, `  cluster: {server: https://old${n}.example.com}`];
-    writeFileSync(path, ['apiVersion: v1', 'kind: Config', 'clusters:', ...entry(1), '- name: other', '  cluster: {server: https://other.example.com}', ...entry(2), ''].join('\n'));
+    writeFileSync(
+      path,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'clusters:',
+        ...entry(1),
+        '- name: other',
+        '  cluster: {server: https://other.example.com}',
+        ...entry(2),
+        '',
+      ].join('\n'),
+    );
     const result = await runCli([...args, '--merge', path], { env: SECRET_ENV });
     expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: '' });
-    const merged = YAML.parse(readFileSync(path, 'utf8')) as { clusters: Array<{ name: string; cluster: { server: string } }> };
+    const merged = YAML.parse(readFileSync(path, 'utf8')) as {
+      clusters: Array<{ name: string; cluster: { server: string } }>;
+    };
     expect(merged.clusters.map((c) => [c.name, c.cluster.server])).toEqual([
       ['prod', 'https://k8s.example.com'],
       ['other', 'https://other.example.com'],
     ]);
   });
 
-  it('merges started together lose no entry: each takes kubectl\'s lock (<file>.lock) in turn', async () => {
+  it("merges started together lose no entry: each takes kubectl's lock (<file>.lock) in turn", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-merge-'));
     const path = join(dir, 'config');
     const names = ['n1', 'n2', 'n3', 'n4', 'n5', 'n6'];
-    const results = await Promise.all(names.map((name) => runCli([...args.map((arg) => (arg === 'prod' ? name : arg)), '--merge', path], { env: SECRET_ENV })));
+    const results = await Promise.all(
+      names.map((name) =>
+        runCli([...args.map((arg) => (arg === 'prod' ? name : arg)), '--merge', path], { env: SECRET_ENV }),
+      ),
+    );
     for (const result of results) expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: '' });
-    const merged = YAML.parse(readFileSync(path, 'utf8')) as Record<'clusters' | 'users' | 'contexts', Array<{ name: string }>>;
-    for (const section of ['clusters', 'users', 'contexts'] as const) expect(merged[section].map((e) => e.name).sort()).toEqual(names);
+    const merged = YAML.parse(readFileSync(path, 'utf8')) as Record<
+      'clusters' | 'users' | 'contexts',
+      Array<{ name: string }>
+    >;
+    for (const section of ['clusters', 'users', 'contexts'] as const)
+      expect(merged[section].map((e) => e.name).sort()).toEqual(names);
     expect(readdirSync(dir)).toEqual(['config']);
   });
 

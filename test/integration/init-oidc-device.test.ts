@@ -28,15 +28,23 @@ describe('init oidc-device', () => {
     const printed = await init(['--set', `issuer=${idp.issuer}`, '--set', `clientId=${CLIENT_ID}`, ...TRUST]);
     expect({ code: printed.code, stderr: printed.stderr }).toEqual({ code: 0, stderr: '' });
     const from = `${idp.issuer}/.well-known/openid-configuration`;
-    expect(printed.stdout).toContain(`# tokenUrl: the token_endpoint of the issuer ${idp.issuer}, from ${from}\n# deviceUrl: the device_authorization_endpoint of the issuer ${idp.issuer}, from ${from}\n`);
+    expect(printed.stdout).toContain(
+      `# tokenUrl: the token_endpoint of the issuer ${idp.issuer}, from ${from}\n# deviceUrl: the device_authorization_endpoint of the issuer ${idp.issuer}, from ${from}\n`,
+    );
     expect(printed.stdout).toContain(`  url: "${idp.issuer}/token"\n`);
-    expect(printed.stdout).toContain(`  login:\n    deviceAuthorization:\n      url: "${idp.issuer}/device/auth"\n      form:\n        scope: openid offline_access\n`);
+    expect(printed.stdout).toContain(
+      `  login:\n    deviceAuthorization:\n      url: "${idp.issuer}/device/auth"\n      form:\n        scope: openid offline_access\n`,
+    );
     expect(printed.stdout).toContain(`  tls:\n    caFile: ${pki.ca.certFile}\n`);
     expect(printed.stdout).not.toContain('vars.');
     const file = join(dir, 'device.yaml');
     writeFileSync(file, printed.stdout);
     const valid = await runCli(['validate', '--config', file]);
-    expect(valid).toEqual({ code: 0, stderr: '', stdout: `config from --config ${file} is valid: POST ${idp.issuer}/token\n` });
+    expect(valid).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: `config from --config ${file} is valid: POST ${idp.issuer}/token\n`,
+    });
 
     const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-init-device-cache-'));
     const run = startPlugin(['login', '--config', file, '--cache', '--cache-dir', cacheDir]);
@@ -57,15 +65,30 @@ describe('init oidc-device', () => {
   }, 60_000);
 
   it('--set scope, audience and resource (RFC 8707) go to the device authorization request', async () => {
-    const printed = await init(['--set', `issuer=${idp.issuer}`, '--set', `clientId=${CLIENT_ID}`, '--set', 'scope=openid groups offline_access', '--set', 'audience=https://k8s.example.com', '--set', 'resource=https://k8s.example.com/api', ...TRUST]);
+    const printed = await init([
+      '--set',
+      `issuer=${idp.issuer}`,
+      '--set',
+      `clientId=${CLIENT_ID}`,
+      '--set',
+      'scope=openid groups offline_access',
+      '--set',
+      'audience=https://k8s.example.com',
+      '--set',
+      'resource=https://k8s.example.com/api',
+      ...TRUST,
+    ]);
     expect({ code: printed.code, stderr: printed.stderr }).toEqual({ code: 0, stderr: '' });
-    expect(printed.stdout).toContain('      form:\n        scope: openid groups offline_access\n        audience: https://k8s.example.com\n        resource: https://k8s.example.com/api\n');
+    expect(printed.stdout).toContain(
+      '      form:\n        scope: openid groups offline_access\n        audience: https://k8s.example.com\n        resource: https://k8s.example.com/api\n',
+    );
     expect(printed.stdout).toContain(`\n  form:\n    client_id: "${CLIENT_ID}"\n  login:\n`);
   });
 
   it('a server whose discovery names no device_authorization_endpoint: exit 3, what to give instead', async () => {
     const api = await startApi((request, response) => {
-      if (request.path === '/.well-known/openid-configuration') return json(response, 200, { issuer: api.url, token_endpoint: `${api.url}/token` });
+      if (request.path === '/.well-known/openid-configuration')
+        return json(response, 200, { issuer: api.url, token_endpoint: `${api.url}/token` });
       json(response, 404, { error: 'nope' });
     });
     expectFailure(
@@ -76,7 +99,14 @@ describe('init oidc-device', () => {
   });
 
   it('--set tokenUrl and deviceUrl skip discovery; one of them alone needs the issuer', async () => {
-    const printed = await init(['--set', 'tokenUrl=https://login.example.com/token', '--set', 'deviceUrl=https://login.example.com/device', '--set', 'clientId=c']);
+    const printed = await init([
+      '--set',
+      'tokenUrl=https://login.example.com/token',
+      '--set',
+      'deviceUrl=https://login.example.com/device',
+      '--set',
+      'clientId=c',
+    ]);
     expect({ code: printed.code, stderr: printed.stderr }).toEqual({ code: 0, stderr: '' });
     expect(printed.stdout).not.toContain('# tokenUrl:');
     expect(printed.stdout).toContain('      url: "https://login.example.com/device"\n');
@@ -85,6 +115,10 @@ describe('init oidc-device', () => {
       2,
       'init oidc-device needs --set issuer=URL (or --set tokenUrl=URL and --set deviceUrl=URL): the config reads vars.deviceUrl (its header says where each is found; init oidc-device alone prints it)',
     );
-    expectFailure(await init(['--set', 'issuer=https://x.example', '--set', 'clientId=c', '--set', 'authMethod=private_key_jwt']), 2, /^--set authMethod: the oidc-device config reads no vars\.authMethod; it takes /);
+    expectFailure(
+      await init(['--set', 'issuer=https://x.example', '--set', 'clientId=c', '--set', 'authMethod=private_key_jwt']),
+      2,
+      /^--set authMethod: the oidc-device config reads no vars\.authMethod; it takes /,
+    );
   });
 });

@@ -40,7 +40,13 @@ beforeAll(async () => {
     clients: [
       { ...common, client_id: 'basic', client_secret: BASIC_SECRET, token_endpoint_auth_method: 'client_secret_basic' },
       { ...common, client_id: 'post', client_secret: POST_SECRET, token_endpoint_auth_method: 'client_secret_post' },
-      { ...common, client_id: 'jwt', token_endpoint_auth_method: 'private_key_jwt', token_endpoint_auth_signing_alg: 'RS256', jwks: { keys: [rsa.publicKey.export({ format: 'jwk' })] } },
+      {
+        ...common,
+        client_id: 'jwt',
+        token_endpoint_auth_method: 'private_key_jwt',
+        token_endpoint_auth_signing_alg: 'RS256',
+        jwks: { keys: [rsa.publicKey.export({ format: 'jwk' })] },
+      },
     ] as never,
     routes: { token: TOKEN_PATH },
     features: { clientCredentials: { enabled: true }, devInteractions: { enabled: false } },
@@ -48,7 +54,8 @@ beforeAll(async () => {
   // oidc-provider serves an issuer with a path when mounted under it.
   const callback = provider.callback();
   server.on('request', (req, res) => {
-    if (!req.url?.startsWith('/tenants/platform/') && req.url !== '/tenants/platform') return json(res, 404, { error: 'not_found' });
+    if (!req.url?.startsWith('/tenants/platform/') && req.url !== '/tenants/platform')
+      return json(res, 404, { error: 'not_found' });
     // As express's mount does it: the path below the mount point, the whole one as originalUrl.
     Object.assign(req, { originalUrl: req.url });
     req.url = req.url.slice('/tenants/platform'.length) || '/';
@@ -65,44 +72,81 @@ describe('init oidc finds the token endpoint from the issuer alone', () => {
     ['client_secret_basic', 'basic', [], { CLIENT_SECRET: BASIC_SECRET }],
     ['client_secret_post', 'post', ['--set', 'authMethod=client_secret_post'], { CLIENT_SECRET: POST_SECRET }],
     ['private_key_jwt', 'jwt', ['--set', 'authMethod=private_key_jwt', '--set', `keyFile=${keyFile}`], {}],
-  ] as const)('%s: the printed config names where its URL came from, validates, and gets a token from the server', async (_method, client, extra, env) => {
-    const printed = await init(['oidc', '--set', `issuer=${issuer}`, '--set', `clientId=${client}`, ...TRUST, ...extra]);
-    expect({ code: printed.code, stderr: printed.stderr }).toEqual({ code: 0, stderr: '' });
-    expect(printed.stdout).toContain(`# tokenUrl: the token_endpoint of the issuer ${issuer}, from ${issuer}/.well-known/openid-configuration\n`);
-    expect(printed.stdout).toContain(`  url: "${issuer}${TOKEN_PATH}"\n`);
-    expect(printed.stdout).toContain(`  tls:\n    caFile: ${pki.ca.certFile}\n`);
-    expect(printed.stdout).not.toContain('vars.');
-    const file = join(dir, `${client}.yaml`);
-    writeFileSync(file, printed.stdout);
-    const valid = await runCli(['validate', '--config', file], { env });
-    expect({ code: valid.code, stderr: valid.stderr, stdout: valid.stdout }).toEqual({ code: 0, stderr: '', stdout: `config from --config ${file} is valid: POST ${issuer}${TOKEN_PATH}\n` });
-    for (const _ of [1, 2]) {
-      const got = await runCli(['--config', file], { env });
-      expect({ code: got.code, stderr: got.stderr }).toEqual({ code: 0, stderr: '' });
-      expect(JSON.parse(got.stdout).status.token).toMatch(/^\S{20,}$/);
-      expect(leaks(got, SECRETS)).toEqual([]);
-    }
-  });
+  ] as const)(
+    '%s: the printed config names where its URL came from, validates, and gets a token from the server',
+    async (_method, client, extra, env) => {
+      const printed = await init([
+        'oidc',
+        '--set',
+        `issuer=${issuer}`,
+        '--set',
+        `clientId=${client}`,
+        ...TRUST,
+        ...extra,
+      ]);
+      expect({ code: printed.code, stderr: printed.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(printed.stdout).toContain(
+        `# tokenUrl: the token_endpoint of the issuer ${issuer}, from ${issuer}/.well-known/openid-configuration\n`,
+      );
+      expect(printed.stdout).toContain(`  url: "${issuer}${TOKEN_PATH}"\n`);
+      expect(printed.stdout).toContain(`  tls:\n    caFile: ${pki.ca.certFile}\n`);
+      expect(printed.stdout).not.toContain('vars.');
+      const file = join(dir, `${client}.yaml`);
+      writeFileSync(file, printed.stdout);
+      const valid = await runCli(['validate', '--config', file], { env });
+      expect({ code: valid.code, stderr: valid.stderr, stdout: valid.stdout }).toEqual({
+        code: 0,
+        stderr: '',
+        stdout: `config from --config ${file} is valid: POST ${issuer}${TOKEN_PATH}\n`,
+      });
+      for (const _ of [1, 2]) {
+        const got = await runCli(['--config', file], { env });
+        expect({ code: got.code, stderr: got.stderr }).toEqual({ code: 0, stderr: '' });
+        expect(JSON.parse(got.stdout).status.token).toMatch(/^\S{20,}$/);
+        expect(leaks(got, SECRETS)).toEqual([]);
+      }
+    },
+  );
 
   it('--set tokenUrl skips discovery: nothing listens, and init works offline', async () => {
     const port = await closedPort();
-    const printed = await init(['oidc', '--set', `tokenUrl=https://localhost:${port}/token`, '--set', 'clientId=basic', '--set', 'scope=api:read api:write', '--set', 'audience=https://k8s.example.com', '--set', 'resource=https://k8s.example.com/api']);
+    const printed = await init([
+      'oidc',
+      '--set',
+      `tokenUrl=https://localhost:${port}/token`,
+      '--set',
+      'clientId=basic',
+      '--set',
+      'scope=api:read api:write',
+      '--set',
+      'audience=https://k8s.example.com',
+      '--set',
+      'resource=https://k8s.example.com/api',
+    ]);
     expect({ code: printed.code, stderr: printed.stderr }).toEqual({ code: 0, stderr: '' });
     expect(printed.stdout).toContain(`  url: "https://localhost:${port}/token"\n`);
-    expect(printed.stdout).toContain('    scope: api:read api:write\n    audience: https://k8s.example.com\n    resource: https://k8s.example.com/api\n');
+    expect(printed.stdout).toContain(
+      '    scope: api:read api:write\n    audience: https://k8s.example.com\n    resource: https://k8s.example.com/api\n',
+    );
     expect(printed.stdout).not.toContain('# tokenUrl:');
   });
 
   it('falls back to RFC 8414 (oauth-authorization-server, inserted before the issuer path) when there is no openid-configuration', async () => {
     const api = await startApi((request, response) => {
-      if (request.path === '/.well-known/oauth-authorization-server/as') return json(response, 200, { issuer: `${api.url}/as`, token_endpoint: `${api.url}/as/token-here` });
+      if (request.path === '/.well-known/oauth-authorization-server/as')
+        return json(response, 200, { issuer: `${api.url}/as`, token_endpoint: `${api.url}/as/token-here` });
       json(response, 404, { error: 'nope' });
     });
     const printed = await init(['oidc', '--set', `issuer=${api.url}/as`, '--set', 'clientId=c', ...TRUST]);
     expect({ code: printed.code, stderr: printed.stderr }).toEqual({ code: 0, stderr: '' });
-    expect(printed.stdout).toContain(`# tokenUrl: the token_endpoint of the issuer ${api.url}/as, from ${api.url}/.well-known/oauth-authorization-server/as\n`);
+    expect(printed.stdout).toContain(
+      `# tokenUrl: the token_endpoint of the issuer ${api.url}/as, from ${api.url}/.well-known/oauth-authorization-server/as\n`,
+    );
     expect(printed.stdout).toContain(`  url: "${api.url}/as/token-here"\n`);
-    expect(api.requests.map((request) => request.path)).toEqual(['/as/.well-known/openid-configuration', '/.well-known/oauth-authorization-server/as']);
+    expect(api.requests.map((request) => request.path)).toEqual([
+      '/as/.well-known/openid-configuration',
+      '/.well-known/oauth-authorization-server/as',
+    ]);
   });
 });
 
@@ -127,11 +171,39 @@ describe('init oidc refusals', () => {
       'init oidc/private-key-jwt needs --set keyFile=…: the config reads vars.keyFile (its header says where each is found; init oidc/private-key-jwt alone prints it)',
       SECRETS,
     );
-    expectFailure(await init(['oidc', '--set', 'issuer=http://plain.example', '--set', 'clientId=c']), 2, '--set issuer: expected an https:// URL without query, fragment or user info, got "http://plain.example"', SECRETS);
-    expectFailure(await init(['oidc', '--set', 'issuer=https://x.example', '--set', 'clientId=c', '--set', 'authMethod=tls_client_auth']), 2, '--set authMethod="tls_client_auth": expected client_secret_basic, client_secret_post, private_key_jwt', SECRETS);
+    expectFailure(
+      await init(['oidc', '--set', 'issuer=http://plain.example', '--set', 'clientId=c']),
+      2,
+      '--set issuer: expected an https:// URL without query, fragment or user info, got "http://plain.example"',
+      SECRETS,
+    );
+    expectFailure(
+      await init([
+        'oidc',
+        '--set',
+        'issuer=https://x.example',
+        '--set',
+        'clientId=c',
+        '--set',
+        'authMethod=tls_client_auth',
+      ]),
+      2,
+      '--set authMethod="tls_client_auth": expected client_secret_basic, client_secret_post, private_key_jwt',
+      SECRETS,
+    );
     // A provider already names its method: another one given to it is refused, and init oidc named.
     expectFailure(
-      await init(['oidc/private-key-jwt', '--set', 'issuer=https://x.example', '--set', 'clientId=c', '--set', 'keyFile=/k.pem', '--set', 'authMethod=client_secret_basic']),
+      await init([
+        'oidc/private-key-jwt',
+        '--set',
+        'issuer=https://x.example',
+        '--set',
+        'clientId=c',
+        '--set',
+        'keyFile=/k.pem',
+        '--set',
+        'authMethod=client_secret_basic',
+      ]),
       2,
       '--set authMethod: oidc/private-key-jwt is private_key_jwt; give authMethod with init oidc',
       SECRETS,
@@ -161,13 +233,17 @@ describe('init oidc refusals', () => {
     expectFailure(
       await init(['oidc', '--set', `issuer=${api.url}/odd`, '--set', 'clientId=c', ...TRUST]),
       3,
-      new RegExp(`^the discovery of ${api.url}/odd failed \\(${api.url}/odd/\\.well-known/openid-configuration: its token_endpoint is not an https:// URL: "${api.url}/odd/tok\\\\nen"; .*\\); give the token endpoint with --set tokenUrl=URL instead of discovering it$`),
+      new RegExp(
+        `^the discovery of ${api.url}/odd failed \\(${api.url}/odd/\\.well-known/openid-configuration: its token_endpoint is not an https:// URL: "${api.url}/odd/tok\\\\nen"; .*\\); give the token endpoint with --set tokenUrl=URL instead of discovering it$`,
+      ),
       SECRETS,
     );
     expectFailure(
       await init(['oidc', '--set', `issuer=${api.url}/other`, '--set', 'clientId=c', ...TRUST]),
       3,
-      new RegExp(`^the discovery of ${api.url}/other failed \\(${api.url}/other/\\.well-known/openid-configuration: the document is for the issuer "https://evil\\.example", not ${api.url}/other; .*\\); give the token endpoint with --set tokenUrl=URL instead of discovering it$`),
+      new RegExp(
+        `^the discovery of ${api.url}/other failed \\(${api.url}/other/\\.well-known/openid-configuration: the document is for the issuer "https://evil\\.example", not ${api.url}/other; .*\\); give the token endpoint with --set tokenUrl=URL instead of discovering it$`,
+      ),
       SECRETS,
     );
     expectFailure(
@@ -179,17 +255,43 @@ describe('init oidc refusals', () => {
   });
 
   it('a document past the size limit and a server past --timeout fail in bounded work', async () => {
-    const big = await startApi((_request, response) => json(response, 200, { issuer: 'x', pad: 'x'.repeat(300 * 1024) }));
+    const big = await startApi((_request, response) =>
+      json(response, 200, { issuer: 'x', pad: 'x'.repeat(300 * 1024) }),
+    );
     const large = await init(['oidc', '--set', `issuer=${big.url}`, '--set', 'clientId=c', ...TRUST]);
-    expectFailure(large, 3, /^the discovery of https:\/\/localhost:\d+ failed \(.*answered with more than 262144 bytes \(a discovery document is a few kB\).*\); give the token endpoint with --set tokenUrl=URL instead of discovering it$/, SECRETS);
+    expectFailure(
+      large,
+      3,
+      /^the discovery of https:\/\/localhost:\d+ failed \(.*answered with more than 262144 bytes \(a discovery document is a few kB\).*\); give the token endpoint with --set tokenUrl=URL instead of discovering it$/,
+      SECRETS,
+    );
     const slow = await startApi(() => new Promise(() => {}));
     // The deadline ended it, as its message says (a server that never answers would hold it otherwise).
-    const late = await init(['oidc', '--set', `issuer=${slow.url}`, '--set', 'clientId=c', '--timeout', '1s', ...TRUST]);
-    expectFailure(late, 3, /^the discovery of https:\/\/localhost:\d+ failed \(.*not tried, the 1s of --timeout had passed\); give the token endpoint with --set tokenUrl=URL instead of discovering it$/, SECRETS);
+    const late = await init([
+      'oidc',
+      '--set',
+      `issuer=${slow.url}`,
+      '--set',
+      'clientId=c',
+      '--timeout',
+      '1s',
+      ...TRUST,
+    ]);
+    expectFailure(
+      late,
+      3,
+      /^the discovery of https:\/\/localhost:\d+ failed \(.*not tried, the 1s of --timeout had passed\); give the token endpoint with --set tokenUrl=URL instead of discovering it$/,
+      SECRETS,
+    );
   });
 
   it('without --set caFile the test CA is not trusted, and the message says to give it', async () => {
     const result = await init(['oidc', '--set', `issuer=${issuer}`, '--set', 'clientId=basic']);
-    expectFailure(result, 3, /^the discovery of .* failed \(.*not among the trusted CAs \(the system roots\); give --set caFile=PATH with that CA's certificate.*\); give the token endpoint with --set tokenUrl=URL instead of discovering it$/, SECRETS);
+    expectFailure(
+      result,
+      3,
+      /^the discovery of .* failed \(.*not among the trusted CAs \(the system roots\); give --set caFile=PATH with that CA's certificate.*\); give the token endpoint with --set tokenUrl=URL instead of discovering it$/,
+      SECRETS,
+    );
   });
 });

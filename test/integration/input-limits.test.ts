@@ -51,23 +51,44 @@ describe('files a config names', { timeout: 90_000 }, () => {
 
   it('refuses a FIFO as tls.caFile', async () => {
     const path = fifo('ca.fifo');
-    const { result } = await timed(['--config-inline', provider(basic('https://127.0.0.1:9/token', { tls: { caFile: path } })), '--timeout', '2s']);
+    const { result } = await timed([
+      '--config-inline',
+      provider(basic('https://127.0.0.1:9/token', { tls: { caFile: path } })),
+      '--timeout',
+      '2s',
+    ]);
     expectFailure(result, 2, `webAPIProviderConfig.tls.caFile: cannot read ${path}: not a regular file`);
   });
 
   it('refuses a FIFO given to file()', async () => {
     const path = fifo('secret.fifo');
-    const config = provider({ method: 'POST', url: 'https://127.0.0.1:9/token', tokenPath: '$.t', form: { s: `{{ file(${JSON.stringify(path)}) }}` } });
+    const config = provider({
+      method: 'POST',
+      url: 'https://127.0.0.1:9/token',
+      tokenPath: '$.t',
+      form: { s: `{{ file(${JSON.stringify(path)}) }}` },
+    });
     const { result } = await timed(['--config-inline', config, '--timeout', '2s']);
-    expectFailure(result, 2, `webAPIProviderConfig.form.s: {{ file(${JSON.stringify(path)}) }}: file(${JSON.stringify(path)}) cannot be read: not a regular file`);
+    expectFailure(
+      result,
+      2,
+      `webAPIProviderConfig.form.s: {{ file(${JSON.stringify(path)}) }}: file(${JSON.stringify(path)}) cannot be read: not a regular file`,
+    );
   });
 
   it('refuses a YAML config the parser would take minutes over, at once', async () => {
     // 30 000 keys in one mapping, 700 kB: the YAML parser took 85 s over it, whatever --timeout said.
     const path = join(dir, 'many-keys.yaml');
-    writeFileSync(path, `webAPIProviderConfig:\n  method: POST\n  url: https://127.0.0.1:9/token\n  tokenPath: $.t\n  json:\n${Array.from({ length: 30_000 }, (_, i) => `    k${i}:\n      x: 1\n`).join('')}`);
+    writeFileSync(
+      path,
+      `webAPIProviderConfig:\n  method: POST\n  url: https://127.0.0.1:9/token\n  tokenPath: $.t\n  json:\n${Array.from({ length: 30_000 }, (_, i) => `    k${i}:\n      x: 1\n`).join('')}`,
+    );
     const { result } = await timed(['--config', path, '--timeout', '2s']);
-    expectFailure(result, 2, `config from --config ${path} is too large to read as YAML: more than 10000 YAML tokens (a config has a few hundred); write it as JSON, or keep large values in files`);
+    expectFailure(
+      result,
+      2,
+      `config from --config ${path} is too large to read as YAML: more than 10000 YAML tokens (a config has a few hundred); write it as JSON, or keep large values in files`,
+    );
   });
 
   it('refuses a config nested deeper than the stack with exit 2, not a crash', async () => {
@@ -83,7 +104,13 @@ describe('files a config names', { timeout: 90_000 }, () => {
 describe('answers that would take for ever', { timeout: 90_000 }, () => {
   it('matches a catastrophic regular expression in linear time, within --timeout', async () => {
     const api = await startApi((_request, response) =>
-      json(response, 200, { items: [{ name: `${'a'.repeat(34)}c`, token: 'no' }, { name: 'aab', token: SECRET.token }], expires_in: 600 }),
+      json(response, 200, {
+        items: [
+          { name: `${'a'.repeat(34)}c`, token: 'no' },
+          { name: 'aab', token: SECRET.token },
+        ],
+        expires_in: 600,
+      }),
     );
     const config = provider(basic(`${api.url}/token`, { tls, tokenPath: "$.items[?match(@.name, '(a+)+b')].token" }));
     // A backtracking match takes 2^34 steps here (hours): it would end at --timeout with exit 3, not a token.
@@ -94,7 +121,9 @@ describe('answers that would take for ever', { timeout: 90_000 }, () => {
 
   it('reports an answer nested 400 000 deep as exit 4, not a crash', async () => {
     const deep = `{"a":${'['.repeat(400_000)}${']'.repeat(400_000)}}`;
-    const api = await startApi((_request, response) => void response.writeHead(200, { 'content-type': 'application/json' }).end(deep));
+    const api = await startApi(
+      (_request, response) => void response.writeHead(200, { 'content-type': 'application/json' }).end(deep),
+    );
     const config = provider(basic(`${api.url}/token`, { tls, tokenPath: '$..access_token' }));
     const { result } = await timed(['--config-inline', config]);
     expectFailure(result, 4, 'the token API answered JSON nested too deeply to search; check the API and the paths');
@@ -105,7 +134,9 @@ describe('answers that would take for ever', { timeout: 90_000 }, () => {
     ['hour 25', '2026-03-01T25:00:00Z', 'hour 25'],
     ['month 13', '2026-13-01T10:00:00Z', 'month 13'],
   ])('refuses an expiry on %s instead of rolling it over', async (_name, expiry, what) => {
-    const api = await startApi((_request, response) => json(response, 200, { access_token: SECRET.token, expires_at: expiry }));
+    const api = await startApi((_request, response) =>
+      json(response, 200, { access_token: SECRET.token, expires_at: expiry }),
+    );
     const config = provider(basic(`${api.url}/token`, { tls, expiryPath: '$.expires_at' }));
     const { result } = await timed(['--config-inline', config]);
     expectFailure(result, 4, `expiryPath $.expires_at matched a time that does not exist (${what})`);

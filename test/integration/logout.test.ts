@@ -18,7 +18,10 @@ const pki = makePki();
 const idp = await startDeviceProvider(pki);
 afterAll(() => idp.close());
 
-const config = (revocation: string | undefined) => deviceConfig(idp.issuer, pki.ca.certFile, { login: revocation !== undefined ? { revocation: { url: revocation } } : {} });
+const config = (revocation: string | undefined) =>
+  deviceConfig(idp.issuer, pki.ca.certFile, {
+    login: revocation !== undefined ? { revocation: { url: revocation } } : {},
+  });
 
 async function loggedIn(revocation: string | undefined): Promise<{ cacheDir: string; args: string[]; held: string }> {
   const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-logout-'));
@@ -31,20 +34,33 @@ async function loggedIn(revocation: string | undefined): Promise<{ cacheDir: str
 
 /** The issuer's word on a refresh token: the refresh grant's status and error. */
 function refreshAtIssuer(token: string): Promise<{ status: number; error?: string }> {
-  const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token, client_id: CLIENT_ID }).toString();
+  const body = new URLSearchParams({
+    grant_type: 'refresh_token',
+    refresh_token: token,
+    client_id: CLIENT_ID,
+  }).toString();
   return new Promise((resolve, reject) => {
-    const req = httpsRequest(`${idp.issuer}/token`, { method: 'POST', ca: pki.ca.cert, headers: { 'content-type': 'application/x-www-form-urlencoded' } }, (res) => {
-      let text = '';
-      res.on('data', (c: Buffer) => (text += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, ...(res.statusCode !== 200 ? { error: (JSON.parse(text) as { error: string }).error } : {}) }));
-    });
+    const req = httpsRequest(
+      `${idp.issuer}/token`,
+      { method: 'POST', ca: pki.ca.cert, headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            ...(res.statusCode !== 200 ? { error: (JSON.parse(text) as { error: string }).error } : {}),
+          }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
 }
 
 describe('logout', () => {
-  it("from a kubeconfig context: the entry removed, the refresh token revoked, and the issuer refuses it after", async () => {
+  it('from a kubeconfig context: the entry removed, the refresh token revoked, and the issuer refuses it after', async () => {
     const revocation = `${idp.issuer}/token/revocation`;
     const { cacheDir, held } = await loggedIn(revocation);
     const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-logout-kubeconfig-'));
@@ -61,7 +77,10 @@ describe('logout', () => {
         apiVersion: 'v1',
         kind: 'Config',
         clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:6443' } }],
-        users: [{ name: 'u', user: { exec } }, { name: 'other', user: { token: 'x' } }],
+        users: [
+          { name: 'u', user: { exec } },
+          { name: 'other', user: { token: 'x' } },
+        ],
         contexts: [
           { name: 'dev', context: { cluster: 'c', user: 'u' } },
           { name: 'else', context: { cluster: 'c', user: 'other' } },
@@ -72,7 +91,9 @@ describe('logout', () => {
     const result = await runCli(['logout', '--kubeconfig', kubeconfig, '--context', 'dev']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toBe('');
-    expect(result.stdout).toBe(`logged out: removed this config's cached credential and refresh token from ${cacheDir}; the refresh token was revoked at ${new URL(idp.issuer).host}\n`);
+    expect(result.stdout).toBe(
+      `logged out: removed this config's cached credential and refresh token from ${cacheDir}; the refresh token was revoked at ${new URL(idp.issuer).host}\n`,
+    );
     expect(leaks(result, [...idp.issued])).toEqual([]);
     expect(cacheEntries(cacheDir)).toBe('');
     expect(idp.requests.some((r) => r.path === '/token/revocation')).toBe(true);
@@ -87,7 +108,9 @@ describe('logout', () => {
     const { cacheDir, args, held } = await loggedIn('https://localhost:1/revoke');
     const result = await runCli(['logout', ...args, '--timeout', '10s']);
     expect(result.code).toBe(3);
-    expect(result.stdout).toBe(`logged out: removed this config's cached credential and refresh token from ${cacheDir}\n`);
+    expect(result.stdout).toBe(
+      `logged out: removed this config's cached credential and refresh token from ${cacheDir}\n`,
+    );
     expect(result.stderr).toMatch(
       /^webapi-credential: the revocation endpoint: connection to https:\/\/localhost:1\/revoke refused( after \d attempts)?: the refresh token was removed here but may still be valid at the issuer until it expires\n$/,
     );
@@ -108,16 +131,24 @@ describe('logout', () => {
   }, 60_000);
 
   it('a config without login: exit 2, nothing removed', async () => {
-    const result = await runCli(['logout', '--config-inline', JSON.stringify({ webAPIProviderConfig: { method: 'POST', url: 'https://localhost:1/token', tokenPath: '$.t' } })]);
+    const result = await runCli([
+      'logout',
+      '--config-inline',
+      JSON.stringify({ webAPIProviderConfig: { method: 'POST', url: 'https://localhost:1/token', tokenPath: '$.t' } }),
+    ]);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe('webapi-credential: logout drops the login of a config with login; this config has none (cache clear removes every cached credential)\n');
+    expect(result.stderr).toBe(
+      'webapi-credential: logout drops the login of a config with login; this config has none (cache clear removes every cached credential)\n',
+    );
   });
 
   it('a revocation URL that is no https:// URL is a config error naming the field', async () => {
     const bad = JSON.parse(config('http://idp.example/revoke')) as { webAPIProviderConfig: Record<string, unknown> };
     const result = await runCli(['validate', '--config-inline', JSON.stringify(bad)]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('webAPIProviderConfig.login.revocation.url: http:// sends the refresh token in clear text; use https:// or set allowInsecureHTTP: true');
+    expect(result.stderr).toContain(
+      'webAPIProviderConfig.login.revocation.url: http:// sends the refresh token in clear text; use https:// or set allowInsecureHTTP: true',
+    );
   });
 });

@@ -23,7 +23,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 // A library whose constructor leaves a file behind: proof that it was loaded, whatever OpenSSL then
 // makes of it (it is neither a provider nor an engine).
 const gcc = spawnSync('gcc', ['--version']).status === 0;
-if (binary && !gcc) process.stderr.write('skipped: the OPENSSL_CONF marker-library cases need gcc (apt-get install gcc); the broken-library case runs\n');
+if (binary && !gcc)
+  process.stderr.write(
+    'skipped: the OPENSSL_CONF marker-library cases need gcc (apt-get install gcc); the broken-library case runs\n',
+  );
 const marker = join(dir, 'loaded');
 function markerLibrary(): string {
   const source = join(dir, 'marker.c');
@@ -67,7 +70,12 @@ dynamic_path = ${library}
 /** `--version`, and a fetch from a local HTTPS token API with a CA file (OpenSSL's TLS at work). */
 async function runs(env: Record<string, string>) {
   const api = await startApi((_request, response) => json(response, 200, { access_token: SECRET.token }));
-  const config = writeTemp('config.json', provider(basic(`${api.url}/token`, { tls: { caFile: pki.ca.certFile }, form: { client_secret: '{{ env.FORM_SECRET }}' } })));
+  const config = writeTemp(
+    'config.json',
+    provider(
+      basic(`${api.url}/token`, { tls: { caFile: pki.ca.certFile }, form: { client_secret: '{{ env.FORM_SECRET }}' } }),
+    ),
+  );
   const version = await runCli(['--version'], { env });
   const fetched = await runCli(['--config', config], { env: { ...SECRET_ENV, ...env } });
   expect(api.requests).toHaveLength(1);
@@ -86,20 +94,23 @@ describe.skipIf(!binary)('the single executable and OPENSSL_CONF', () => {
     expect(await runs({ OPENSSL_CONF: config })).toEqual(clean);
   });
 
-  it.skipIf(!gcc)('loads no library a config names: a provider by path, by name in OPENSSL_MODULES, an engine', async () => {
-    const library = markerLibrary();
-    const configs = {
-      provider: [providerConfig(library), {}],
-      'provider found through OPENSSL_MODULES': [providerConfig('marker.so'), { OPENSSL_MODULES: dir }],
-      engine: [engineConfig(library), { OPENSSL_ENGINES: dir }],
-    } as const;
-    const clean = await runs({});
-    for (const [name, [text, extra]] of Object.entries(configs)) {
-      const config = join(dir, `${name.replace(/\W+/g, '-')}.cnf`);
-      writeFileSync(config, text);
-      rmSync(marker, { force: true });
-      expect({ name, ...(await runs({ OPENSSL_CONF: config, ...extra })) }).toEqual({ name, ...clean });
-      expect({ name, loaded: existsSync(marker) }).toEqual({ name, loaded: false });
-    }
-  });
+  it.skipIf(!gcc)(
+    'loads no library a config names: a provider by path, by name in OPENSSL_MODULES, an engine',
+    async () => {
+      const library = markerLibrary();
+      const configs = {
+        provider: [providerConfig(library), {}],
+        'provider found through OPENSSL_MODULES': [providerConfig('marker.so'), { OPENSSL_MODULES: dir }],
+        engine: [engineConfig(library), { OPENSSL_ENGINES: dir }],
+      } as const;
+      const clean = await runs({});
+      for (const [name, [text, extra]] of Object.entries(configs)) {
+        const config = join(dir, `${name.replace(/\W+/g, '-')}.cnf`);
+        writeFileSync(config, text);
+        rmSync(marker, { force: true });
+        expect({ name, ...(await runs({ OPENSSL_CONF: config, ...extra })) }).toEqual({ name, ...clean });
+        expect({ name, loaded: existsSync(marker) }).toEqual({ name, loaded: false });
+      }
+    },
+  );
 });

@@ -31,7 +31,8 @@ interface Case {
 async function run({ strings, echo, timeoutMs, delayMs = 0, extra = {} }: Case) {
   const answer = JSON.stringify({ auth: { client_token: CLIENT_TOKEN }, items: strings, ...extra });
   const api = await startApi((request, response) => {
-    if (request.path === '/login') return void response.writeHead(200, { 'content-type': 'application/json' }).end(answer);
+    if (request.path === '/login')
+      return void response.writeHead(200, { 'content-type': 'application/json' }).end(answer);
     setTimeout(() => json(response, 400, { error: 'invalid_request', error_description: echo }), delayMs);
   });
   const config = {
@@ -46,7 +47,9 @@ async function run({ strings, echo, timeoutMs, delayMs = 0, extra = {} }: Case) 
     tls: { caFile: pki.ca.certFile },
   };
   // Ample room past --timeout for a busy machine: a run still going 30 s after it is killed (no exit code).
-  const result = await runCli(['--config-inline', provider(config), '--timeout', `${timeoutMs / 1000}s`], { timeoutMs: timeoutMs + 30_000 });
+  const result = await runCli(['--config-inline', provider(config), '--timeout', `${timeoutMs / 1000}s`], {
+    timeoutMs: timeoutMs + 30_000,
+  });
   return { result, api };
 }
 
@@ -58,31 +61,43 @@ async function run({ strings, echo, timeoutMs, delayMs = 0, extra = {} }: Case) 
  */
 function expectBounded({ result }: Awaited<ReturnType<typeof run>>, secrets: string[]) {
   expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 3, stdout: '' });
-  expect(result.stderr.startsWith(PREFIX) && result.stderr.endsWith('\n') && result.stderr.split('\n').length === 2).toBe(true);
+  expect(
+    result.stderr.startsWith(PREFIX) && result.stderr.endsWith('\n') && result.stderr.split('\n').length === 2,
+  ).toBe(true);
   const stderr = result.stderr.toLowerCase();
   const shown = [CLIENT_TOKEN, ...secrets].filter(
-    (secret) => stderr.includes(secret.toLowerCase()) || stderr.includes(Buffer.from(secret).toString('hex')) || result.stderr.includes(Buffer.from(secret).toString('base64').replace(/=+$/, '')),
+    (secret) =>
+      stderr.includes(secret.toLowerCase()) ||
+      stderr.includes(Buffer.from(secret).toString('hex')) ||
+      result.stderr.includes(Buffer.from(secret).toString('base64').replace(/=+$/, '')),
   );
   expect(shown).toEqual([]);
 }
 
-const sharedPrefix = (count: number, prefix = 'aaaa') => Array.from({ length: count }, (_, i) => `${prefix}${String(i).padStart(6, '0')}`);
+const sharedPrefix = (count: number, prefix = 'aaaa') =>
+  Array.from({ length: count }, (_, i) => `${prefix}${String(i).padStart(6, '0')}`);
 const ANSWERED = /^webapi-credential: steps\.login|^webapi-credential: the token API answered 400 Bad Request: /;
 /** Either the message, redacted, or the fixed line of a message that could not be checked in time. */
 // On a loaded machine the whole-call deadline may fire first (DEADLINE): its message is cut alike.
-const ANSWERED_OR_NOT_CHECKED = new RegExp(`${ANSWERED.source}|^webapi-credential: the request failed \\((HTTP_STATUS|DEADLINE)\\); its message is not shown: it could not be checked for secrets in time\\n$`);
+const ANSWERED_OR_NOT_CHECKED = new RegExp(
+  `${ANSWERED.source}|^webapi-credential: the request failed \\((HTTP_STATUS|DEADLINE)\\); its message is not shown: it could not be checked for secrets in time\\n$`,
+);
 
 describe('redaction against step strings that share a prefix (H1)', () => {
   // The exact message needs its redaction done, whatever the load: --timeout 20s gives it room (the
   // cases with 2 s show either outcome, each ended by itself).
-  it("shows a 400 of 50 000 × 'a' checked, against 10 000 strings aaaa000000…aaaa009999", { timeout: 90_000 }, async () => {
-    const strings = sharedPrefix(10_000);
-    const outcome = await run({ strings, echo: 'a'.repeat(50_000), timeoutMs: 20_000 });
-    expectBounded(outcome, strings);
-    // Nothing in that echo is a secret: it is shown, cut to an excerpt.
-    const body = JSON.stringify({ error: 'invalid_request', error_description: 'a'.repeat(50_000) });
-    expect(outcome.result.stderr).toBe(`${PREFIX}the token API answered 400 Bad Request: ${body.slice(0, 200)}…\n`);
-  });
+  it(
+    "shows a 400 of 50 000 × 'a' checked, against 10 000 strings aaaa000000…aaaa009999",
+    { timeout: 90_000 },
+    async () => {
+      const strings = sharedPrefix(10_000);
+      const outcome = await run({ strings, echo: 'a'.repeat(50_000), timeoutMs: 20_000 });
+      expectBounded(outcome, strings);
+      // Nothing in that echo is a secret: it is shown, cut to an excerpt.
+      const body = JSON.stringify({ error: 'invalid_request', error_description: 'a'.repeat(50_000) });
+      expect(outcome.result.stderr).toBe(`${PREFIX}the token API answered 400 Bad Request: ${body.slice(0, 200)}…\n`);
+    },
+  );
 
   it.each<[string, number, number, number]>([
     ['20 000 strings, an echo of 100 kB', 20_000, 100_000, 4],
@@ -106,19 +121,31 @@ describe('redaction against step strings that share a prefix (H1)', () => {
 
 describe('redaction of other shapes of the same class', () => {
   // These two show the exact message, so their redaction must be done: --timeout 20s gives a busy machine room.
-  it("hides a 1 MB echo of 'a' against secrets that are prefixes of one another: 'aaaa', 'aaaaa', … 1 400 of them", { timeout: 90_000 }, async () => {
-    const strings = Array.from({ length: 1_400 }, (_, i) => 'a'.repeat(4 + i));
-    const outcome = await run({ strings, echo: 'a'.repeat(1_000_000), timeoutMs: 20_000 });
-    expectBounded(outcome, []);
-    expect(outcome.result.stderr).toBe(`${PREFIX}the token API answered 400 Bad Request: {"error":"invalid_request","error_description":"[REDACTED]"}\n`);
-  });
+  it(
+    "hides a 1 MB echo of 'a' against secrets that are prefixes of one another: 'aaaa', 'aaaaa', … 1 400 of them",
+    { timeout: 90_000 },
+    async () => {
+      const strings = Array.from({ length: 1_400 }, (_, i) => 'a'.repeat(4 + i));
+      const outcome = await run({ strings, echo: 'a'.repeat(1_000_000), timeoutMs: 20_000 });
+      expectBounded(outcome, []);
+      expect(outcome.result.stderr).toBe(
+        `${PREFIX}the token API answered 400 Bad Request: {"error":"invalid_request","error_description":"[REDACTED]"}\n`,
+      );
+    },
+  );
 
-  it("hides a 1 MB echo of 'abab…' against secrets that are repetitions: 'abab', 'ababab', …", { timeout: 90_000 }, async () => {
-    const strings = Array.from({ length: 700 }, (_, i) => 'ab'.repeat(2 + i));
-    const outcome = await run({ strings, echo: `x${'ab'.repeat(500_000)}y`, timeoutMs: 20_000 });
-    expectBounded(outcome, []);
-    expect(outcome.result.stderr).toBe(`${PREFIX}the token API answered 400 Bad Request: {"error":"invalid_request","error_description":"x[REDACTED]y"}\n`);
-  });
+  it(
+    "hides a 1 MB echo of 'abab…' against secrets that are repetitions: 'abab', 'ababab', …",
+    { timeout: 90_000 },
+    async () => {
+      const strings = Array.from({ length: 700 }, (_, i) => 'ab'.repeat(2 + i));
+      const outcome = await run({ strings, echo: `x${'ab'.repeat(500_000)}y`, timeoutMs: 20_000 });
+      expectBounded(outcome, []);
+      expect(outcome.result.stderr).toBe(
+        `${PREFIX}the token API answered 400 Bad Request: {"error":"invalid_request","error_description":"x[REDACTED]y"}\n`,
+      );
+    },
+  );
 
   it('hides a secret of 700 kB echoed among near-matches of it', async () => {
     const long = randomBytes(350_000).toString('hex');
@@ -132,7 +159,12 @@ describe('redaction of other shapes of the same class', () => {
   it('fails closed when redaction cannot finish by the deadline: a fixed line, exit 3, nothing unchecked shown', async () => {
     // A megabyte of distinct strings makes millions of trie nodes; the error arrives near the deadline.
     const strings = Array.from({ length: 14_000 }, () => randomBytes(36).toString('base64'));
-    const outcome = await run({ strings, echo: `${strings.join(' ')} ${'b'.repeat(200_000)}`.slice(0, 1_000_000), timeoutMs: 1_000, delayMs: 800 });
+    const outcome = await run({
+      strings,
+      echo: `${strings.join(' ')} ${'b'.repeat(200_000)}`.slice(0, 1_000_000),
+      timeoutMs: 1_000,
+      delayMs: 800,
+    });
     expectBounded(outcome, strings);
     expect(outcome.result.stderr).toMatch(ANSWERED_OR_NOT_CHECKED);
   });
@@ -142,8 +174,15 @@ describe("a step's answer is secret in every value (L5)", () => {
   it('hides a string 1 000 levels deep and a number of the answer when the API echoes them', async () => {
     let deep: unknown = 'deep-secret-Hv4Tq8';
     for (let i = 0; i < 1_000; i++) deep = { d: deep };
-    const outcome = await run({ strings: [], echo: 'deep-secret-Hv4Tq8 and 987654321', timeoutMs: 5_000, extra: { deep, pin: 987654321 } });
+    const outcome = await run({
+      strings: [],
+      echo: 'deep-secret-Hv4Tq8 and 987654321',
+      timeoutMs: 5_000,
+      extra: { deep, pin: 987654321 },
+    });
     expectBounded(outcome, ['deep-secret-Hv4Tq8', '987654321']);
-    expect(outcome.result.stderr).toBe(`${PREFIX}the token API answered 400 Bad Request: {"error":"invalid_request","error_description":"[REDACTED] and [REDACTED]"}\n`);
+    expect(outcome.result.stderr).toBe(
+      `${PREFIX}the token API answered 400 Bad Request: {"error":"invalid_request","error_description":"[REDACTED] and [REDACTED]"}\n`,
+    );
   });
 });

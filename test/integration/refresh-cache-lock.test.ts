@@ -37,13 +37,20 @@ const config = () =>
       login: { deviceAuthorization: { url: `${idp.issuer}/device/auth`, form: { scope: 'openid offline_access' } } },
     },
   });
-const exec = (interactive: boolean) => ({ KUBERNETES_EXEC_INFO: JSON.stringify({ kind: 'ExecCredential', apiVersion: 'client.authentication.k8s.io/v1', spec: { interactive } }) });
+const exec = (interactive: boolean) => ({
+  KUBERNETES_EXEC_INFO: JSON.stringify({
+    kind: 'ExecCredential',
+    apiVersion: 'client.authentication.k8s.io/v1',
+    spec: { interactive },
+  }),
+});
 const NOT_INTERACTIVE = exec(false);
 const INTERACTIVE = exec(true);
 const refreshGrants = () => idp.requests.filter((r) => r.grant === 'refresh_token').length;
 const deviceRequests = () => idp.requests.filter((r) => r.path === '/device/auth').length;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const tokenOf = (stdout: string) => (JSON.parse(stdout) as { status: { token: string; expirationTimestamp: string } }).status;
+const tokenOf = (stdout: string) =>
+  (JSON.parse(stdout) as { status: { token: string; expirationTimestamp: string } }).status;
 
 /** A person logs in once (`webapi-credential login --cache`); the entry then holds the refresh token. */
 async function loggedIn(): Promise<{ cacheDir: string; args: string[]; reportedExpiry: number }> {
@@ -85,7 +92,9 @@ describe('a refresh token kept in the cache, and the lock of who uses it', () =>
       const refreshes = refreshGrants();
       const result = await runCli([...args, '--timeout', '3s'], { env: NOT_INTERACTIVE });
       expect(result.code, result.stderr).toBe(0);
-      expect(result.stderr).toMatch(/^webapi-credential: [^\n]*; served through an outage: the cached credential, which really expires at \S+Z\n$/);
+      expect(result.stderr).toMatch(
+        /^webapi-credential: [^\n]*; served through an outage: the cached credential, which really expires at \S+Z\n$/,
+      );
       const served = tokenOf(result.stdout);
       expect(served.token).toBe(status.token);
       // The real expiry, later than the reported one: the margin window the refresh kept.
@@ -98,7 +107,7 @@ describe('a refresh token kept in the cache, and the lock of who uses it', () =>
     }
   }, 60_000);
 
-  it("the credential of a refused refresh token is never served again, by the fast path or the full one, while a login runs in another terminal: exit 2, the login-in-progress line", async () => {
+  it('the credential of a refused refresh token is never served again, by the fast path or the full one, while a login runs in another terminal: exit 2, the login-in-progress line', async () => {
     const { cacheDir, args, reportedExpiry } = await loggedIn();
     const revoked = /"token":"([^"]+)"/.exec(entries(cacheDir))![1]!;
     await idp.revoke(idp.refreshTokens.at(-1)!);
@@ -106,7 +115,9 @@ describe('a refresh token kept in the cache, and the lock of who uses it', () =>
     // In the margin window, the issuer refuses the refresh: the token is dropped, nobody can log in here.
     const refused = await runCli(args, { env: NOT_INTERACTIVE });
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/^webapi-credential: the token endpoint refused the refresh with 400: "invalid_grant" [^\n]*, so the kept refresh token was dropped; a login is needed/);
+    expect(refused.stderr).toMatch(
+      /^webapi-credential: the token endpoint refused the refresh with 400: "invalid_grant" [^\n]*, so the kept refresh token was dropped; a login is needed/,
+    );
 
     // A person starts a login in another terminal; it waits at the prompt.
     const devices = deviceRequests();
@@ -114,16 +125,26 @@ describe('a refresh token kept in the cache, and the lock of who uses it', () =>
     try {
       await login.prompt();
       expect(deviceRequests()).toBe(devices + 1);
-      const waiting = new RegExp(`^${PREFIX}warning: waiting for the login in another terminal \\(pid ${login.child.pid}, since \\S+Z\\)$`);
-      const expected = ['WAITING', `${PREFIX}a login is in progress in another terminal (pid ${login.child.pid}): finish it there, then run again`];
-      const lines = (stderr: string) => stderr.split('\n').filter((line) => line !== '').map((line) => line.replace(waiting, 'WAITING'));
+      const waiting = new RegExp(
+        `^${PREFIX}warning: waiting for the login in another terminal \\(pid ${login.child.pid}, since \\S+Z\\)$`,
+      );
+      const expected = [
+        'WAITING',
+        `${PREFIX}a login is in progress in another terminal (pid ${login.child.pid}): finish it there, then run again`,
+      ];
+      const lines = (stderr: string) =>
+        stderr
+          .split('\n')
+          .filter((line) => line !== '')
+          .map((line) => line.replace(waiting, 'WAITING'));
       const fast = await runCli([...args, '--timeout', '2s'], { env: NOT_INTERACTIVE });
       expect(fast.code, fast.stderr).toBe(2);
       expect(fast.stdout).toBe('');
       expect(lines(fast.stderr)).toEqual(expected);
       expect(leaks(fast, [...idp.issued, revoked])).toEqual([]);
       // Without a ref the fast path misses: the full path reads the entry and judges the lock itself.
-      for (const name of readdirSync(cacheDir).filter((name) => name.endsWith('.ref'))) unlinkSync(join(cacheDir, name));
+      for (const name of readdirSync(cacheDir).filter((name) => name.endsWith('.ref')))
+        unlinkSync(join(cacheDir, name));
       const full = await runCli([...args, '--timeout', '2s'], { env: NOT_INTERACTIVE });
       expect(full.code, full.stderr).toBe(2);
       expect(full.stdout).toBe('');
@@ -138,7 +159,7 @@ describe('a refresh token kept in the cache, and the lock of who uses it', () =>
     }
   }, 60_000);
 
-  it('an interactive call that only refreshes holds a fetch\'s lock: stopped (Ctrl-Z) while it refreshes, a waiter takes it over past its deadline and refreshes', async () => {
+  it("an interactive call that only refreshes holds a fetch's lock: stopped (Ctrl-Z) while it refreshes, a waiter takes it over past its deadline and refreshes", async () => {
     const { cacheDir, args, reportedExpiry } = await loggedIn();
     // Past the real expiry: nothing to serve while another refreshes.
     await past(reportedExpiry + MARGIN_MS);

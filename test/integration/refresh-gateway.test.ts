@@ -44,7 +44,9 @@ async function startGateway(upstream: string): Promise<Gateway> {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      const refresh = (req.url ?? '').startsWith('/token') && new URLSearchParams(body.toString()).get('grant_type') === 'refresh_token';
+      const refresh =
+        (req.url ?? '').startsWith('/token') &&
+        new URLSearchParams(body.toString()).get('grant_type') === 'refresh_token';
       if (refresh) refreshes++;
       const act = refresh ? queue.shift() : undefined;
       if (act && 'page' in act) {
@@ -53,29 +55,35 @@ async function startGateway(upstream: string): Promise<Gateway> {
         return;
       }
       const target = new URL(req.url ?? '/', upstream);
-      const forwarded = httpsRequest(target, { method: req.method, headers: { ...req.headers, host: target.host }, ca: pki.ca.cert }, (answer) => {
-        const parts: Buffer[] = [];
-        answer.on('data', (chunk: Buffer) => parts.push(chunk));
-        answer.on('end', () => {
-          let text = Buffer.concat(parts).toString();
-          if (act && 'strip' in act) {
-            const document = JSON.parse(text) as Record<string, unknown>;
-            delete document['id_token'];
-            text = JSON.stringify(document);
-          }
-          const reply = () => {
-            res.writeHead(answer.statusCode ?? 502, { 'content-type': answer.headers['content-type'] ?? 'application/json' });
-            res.end(text);
-          };
-          if (act && 'holdMs' in act) {
-            const timer = setTimeout(() => {
-              pending.delete(timer);
-              reply();
-            }, act.holdMs);
-            pending.add(timer);
-          } else reply();
-        });
-      });
+      const forwarded = httpsRequest(
+        target,
+        { method: req.method, headers: { ...req.headers, host: target.host }, ca: pki.ca.cert },
+        (answer) => {
+          const parts: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => parts.push(chunk));
+          answer.on('end', () => {
+            let text = Buffer.concat(parts).toString();
+            if (act && 'strip' in act) {
+              const document = JSON.parse(text) as Record<string, unknown>;
+              delete document['id_token'];
+              text = JSON.stringify(document);
+            }
+            const reply = () => {
+              res.writeHead(answer.statusCode ?? 502, {
+                'content-type': answer.headers['content-type'] ?? 'application/json',
+              });
+              res.end(text);
+            };
+            if (act && 'holdMs' in act) {
+              const timer = setTimeout(() => {
+                pending.delete(timer);
+                reply();
+              }, act.holdMs);
+              pending.add(timer);
+            } else reply();
+          });
+        },
+      );
       forwarded.on('error', () => {
         res.writeHead(502);
         res.end();
@@ -111,7 +119,10 @@ const refreshGrants = () => idp.requests.filter((r) => r.grant === 'refresh_toke
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** `webapi-credential login` (caching by default: no --cache), as a person at a terminal. */
-async function loggedIn(scope?: string, extra: string[] = []): Promise<{ cacheDir: string; args: string[]; stderr: string }> {
+async function loggedIn(
+  scope?: string,
+  extra: string[] = [],
+): Promise<{ cacheDir: string; args: string[]; stderr: string }> {
   idp.tokenTtl(12);
   const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-refresh-gateway-'));
   const text = config(undefined, scope);
@@ -129,10 +140,12 @@ async function expired(cacheDir: string): Promise<void> {
 
 const tokenOf = (stdout: string) => (JSON.parse(stdout) as { status: { token: string } }).status.token;
 
-describe('a refresh token survives every failure but the issuer\'s invalid_grant', () => {
+describe("a refresh token survives every failure but the issuer's invalid_grant", () => {
   it('login caches by default and says nothing of a missing refresh token when one came', async () => {
     const { cacheDir, stderr } = await loggedIn();
-    expect(stderr).toMatch(/^webapi-credential: to log in, open \S+\n.*\nwebapi-credential: logged in; the credential is good until \S+Z, and cached in (\S+): kubectl uses it with the same config and --cache\n$/);
+    expect(stderr).toMatch(
+      /^webapi-credential: to log in, open \S+\n.*\nwebapi-credential: logged in; the credential is good until \S+Z, and cached in (\S+): kubectl uses it with the same config and --cache\n$/,
+    );
     expect(stderr).toContain(`cached in ${cacheDir}:`);
     expect(cacheEntries(cacheDir)).toContain(idp.refreshTokens.at(-1)!);
   }, 60_000);
@@ -148,10 +161,30 @@ describe('a refresh token survives every failure but the issuer\'s invalid_grant
   it('a 404, 403, 407 or 401 page, an unusable answer, a slow answer, then invalid_grant', async () => {
     const { cacheDir, args } = await loggedIn();
     const pages = [
-      { page: 404, type: 'text/html', body: '<html><body><h1>404 Not Found</h1>nginx</body></html>', said: /^webapi-credential: the token endpoint answered 404 Not Found/ },
-      { page: 403, type: 'text/html', body: '<html><body>Forbidden: deploy in progress</body></html>', said: /^webapi-credential: the token endpoint answered 403 Forbidden/ },
-      { page: 407, type: 'text/html', body: '<html><body>Proxy Authentication Required</body></html>', said: /^webapi-credential: the token endpoint answered 407 Proxy Authentication Required/ },
-      { page: 401, type: 'application/json', body: JSON.stringify({ error: 'invalid_client', error_description: 'client authentication failed' }), said: /^webapi-credential: the token endpoint refused the refresh with 401: "invalid_client"/ },
+      {
+        page: 404,
+        type: 'text/html',
+        body: '<html><body><h1>404 Not Found</h1>nginx</body></html>',
+        said: /^webapi-credential: the token endpoint answered 404 Not Found/,
+      },
+      {
+        page: 403,
+        type: 'text/html',
+        body: '<html><body>Forbidden: deploy in progress</body></html>',
+        said: /^webapi-credential: the token endpoint answered 403 Forbidden/,
+      },
+      {
+        page: 407,
+        type: 'text/html',
+        body: '<html><body>Proxy Authentication Required</body></html>',
+        said: /^webapi-credential: the token endpoint answered 407 Proxy Authentication Required/,
+      },
+      {
+        page: 401,
+        type: 'application/json',
+        body: JSON.stringify({ error: 'invalid_client', error_description: 'client authentication failed' }),
+        said: /^webapi-credential: the token endpoint refused the refresh with 401: "invalid_client"/,
+      },
     ];
     for (const { said, ...page } of pages) {
       const held = idp.refreshTokens.at(-1)!;
@@ -171,7 +204,9 @@ describe('a refresh token survives every failure but the issuer\'s invalid_grant
       // Remembered as the ordinary rules say (cache.failureTTL 2s): served again, nothing sent.
       const recalled = await runCli(args, { env: NOT_INTERACTIVE });
       expect(recalled.code).toBe(3);
-      expect(recalled.stderr).toMatch(/\(remembered from \d+s ago until \S+Z; webapi-credential cache clear retries now\)\n$/);
+      expect(recalled.stderr).toMatch(
+        /\(remembered from \d+s ago until \S+Z; webapi-credential cache clear retries now\)\n$/,
+      );
       expect(gateway.refreshes()).toBe(atGateway + 1);
       // The gateway is well again: the next call, still not interactive, refreshes with the kept token.
       await sleep(2_100);
@@ -230,10 +265,16 @@ describe('a refresh token survives every failure but the issuer\'s invalid_grant
     const { cacheDir, args } = await loggedIn();
     const held = idp.refreshTokens.at(-1)!;
     await expired(cacheDir);
-    gateway.next({ page: 400, type: 'application/json', body: JSON.stringify({ error: 'invalid_grant', error_description: 'grant request is invalid' }) });
+    gateway.next({
+      page: 400,
+      type: 'application/json',
+      body: JSON.stringify({ error: 'invalid_grant', error_description: 'grant request is invalid' }),
+    });
     const result = await runCli(args, { env: NOT_INTERACTIVE });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^webapi-credential: the token endpoint refused the refresh with 400: "invalid_grant" \("grant request is invalid"\), so the kept refresh token was dropped; a login is needed/);
+    expect(result.stderr).toMatch(
+      /^webapi-credential: the token endpoint refused the refresh with 400: "invalid_grant" \("grant request is invalid"\), so the kept refresh token was dropped; a login is needed/,
+    );
     expect(leaks(result, [...idp.issued])).toEqual([]);
     expect(cacheEntries(cacheDir)).not.toContain(held);
   }, 60_000);

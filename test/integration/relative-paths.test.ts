@@ -25,11 +25,22 @@ function layout() {
 }
 
 const config = (url: string) =>
-  provider({ method: 'POST', url: `${url}/token`, tokenPath: '$.access_token', form: { secret: "{{ file('client-secret') }}" }, tls: { caFile: 'ca.crt' } });
+  provider({
+    method: 'POST',
+    url: `${url}/token`,
+    tokenPath: '$.access_token',
+    form: { secret: "{{ file('client-secret') }}" },
+    tls: { caFile: 'ca.crt' },
+  });
 
 describe('relative paths', () => {
   it('in a config file resolve against its directory, run from anywhere', async () => {
-    const api = await startApi((request, response) => json(response, 200, { access_token: SECRET.token, seen: new URLSearchParams(request.body).get('secret') === 'relative-secret-Vq7' }));
+    const api = await startApi((request, response) =>
+      json(response, 200, {
+        access_token: SECRET.token,
+        seen: new URLSearchParams(request.body).get('secret') === 'relative-secret-Vq7',
+      }),
+    );
     const { configDir, elsewhere } = layout();
     writeFileSync(join(configDir, 'config.json'), config(api.url));
     const result = await runCli(['--config', join(configDir, 'config.json')], { cwd: elsewhere });
@@ -49,7 +60,12 @@ describe('relative paths', () => {
   it('in an inline config resolve against the current directory, and the message names the path it tried', async () => {
     const { elsewhere } = layout();
     const result = await runCli(['--config-inline', config('https://127.0.0.1:9')], { cwd: elsewhere });
-    expectFailure(result, 2, `webAPIProviderConfig.form.secret: {{ file('client-secret') }}: file(${JSON.stringify(join(realpathSync(elsewhere), 'client-secret'))}) cannot be read: no such file`, ['relative-secret-Vq7']);
+    expectFailure(
+      result,
+      2,
+      `webAPIProviderConfig.form.secret: {{ file('client-secret') }}: file(${JSON.stringify(join(realpathSync(elsewhere), 'client-secret'))}) cannot be read: no such file`,
+      ['relative-secret-Vq7'],
+    );
   });
 
   it('do not expand ~ (no shell starts the plugin), and the message says so, in get-token and validate alike', async () => {
@@ -57,7 +73,15 @@ describe('relative paths', () => {
     const home = join(root, 'home');
     mkdirSync(home);
     writeFileSync(join(home, 'client-secret'), 'tilde-secret-Hq4\n');
-    writeFileSync(join(configDir, 'config.json'), provider({ method: 'POST', url: 'https://127.0.0.1:9/token', tokenPath: '$.access_token', form: { secret: "{{ file('~/client-secret') }}" } }));
+    writeFileSync(
+      join(configDir, 'config.json'),
+      provider({
+        method: 'POST',
+        url: 'https://127.0.0.1:9/token',
+        tokenPath: '$.access_token',
+        form: { secret: "{{ file('~/client-secret') }}" },
+      }),
+    );
     const tried = JSON.stringify(join(realpathSync(configDir), '~', 'client-secret'));
     for (const command of [[], ['validate']]) {
       const result = await runCli([...command, '--config', join(configDir, 'config.json')], { env: { HOME: home } });
@@ -71,32 +95,76 @@ describe('relative paths', () => {
   });
 
   it('from env or --set resolve against the current directory, even in a config file', async () => {
-    const api = await startApi((request, response) => json(response, 200, { access_token: new URLSearchParams(request.body).get('secret') === 'cwd-secret-Zr8' ? SECRET.token : 'wrong' }));
+    const api = await startApi((request, response) =>
+      json(response, 200, {
+        access_token: new URLSearchParams(request.body).get('secret') === 'cwd-secret-Zr8' ? SECRET.token : 'wrong',
+      }),
+    );
     const { configDir, elsewhere } = layout();
     writeFileSync(join(elsewhere, 'key'), 'cwd-secret-Zr8\n');
-    const fromEnv = provider({ method: 'POST', url: `${api.url}/token`, tokenPath: '$.access_token', form: { secret: '{{ file(env.KEY_FILE) }}' }, tls: { caFile: 'ca.crt' } });
+    const fromEnv = provider({
+      method: 'POST',
+      url: `${api.url}/token`,
+      tokenPath: '$.access_token',
+      form: { secret: '{{ file(env.KEY_FILE) }}' },
+      tls: { caFile: 'ca.crt' },
+    });
     writeFileSync(join(configDir, 'env.json'), fromEnv);
-    const byEnv = await runCli(['--config', join(configDir, 'env.json')], { cwd: elsewhere, env: { KEY_FILE: './key' } });
+    const byEnv = await runCli(['--config', join(configDir, 'env.json')], {
+      cwd: elsewhere,
+      env: { KEY_FILE: './key' },
+    });
     expect(byEnv.stderr).toBe('');
     expect(JSON.parse(byEnv.stdout).status.token).toBe(SECRET.token);
-    const fromVars = provider({ method: 'POST', url: `${api.url}/token`, tokenPath: '$.access_token', form: { secret: '{{ file(vars.keyFile) }}' }, tls: { caFile: 'ca.crt' } });
+    const fromVars = provider({
+      method: 'POST',
+      url: `${api.url}/token`,
+      tokenPath: '$.access_token',
+      form: { secret: '{{ file(vars.keyFile) }}' },
+      tls: { caFile: 'ca.crt' },
+    });
     writeFileSync(join(configDir, 'vars.json'), fromVars);
     const bySet = await runCli(['--config', join(configDir, 'vars.json'), '--set', 'keyFile=key'], { cwd: elsewhere });
     expect(JSON.parse(bySet.stdout).status.token).toBe(SECRET.token);
     copyFileSync(pki.ca.certFile, join(elsewhere, 'ca-here.crt'));
-    const tlsFromEnv = provider({ method: 'POST', url: `${api.url}/token`, tokenPath: '$.access_token', form: { secret: '{{ file(env.KEY_FILE) }}' }, tls: { caFile: '{{ env.CA_FILE }}' } });
+    const tlsFromEnv = provider({
+      method: 'POST',
+      url: `${api.url}/token`,
+      tokenPath: '$.access_token',
+      form: { secret: '{{ file(env.KEY_FILE) }}' },
+      tls: { caFile: '{{ env.CA_FILE }}' },
+    });
     writeFileSync(join(configDir, 'tls.json'), tlsFromEnv);
-    const byTls = await runCli(['--config', join(configDir, 'tls.json')], { cwd: elsewhere, env: { KEY_FILE: 'key', CA_FILE: 'ca-here.crt' } });
+    const byTls = await runCli(['--config', join(configDir, 'tls.json')], {
+      cwd: elsewhere,
+      env: { KEY_FILE: 'key', CA_FILE: 'ca-here.crt' },
+    });
     expect(byTls.stderr).toBe('');
     expect(JSON.parse(byTls.stdout).status.token).toBe(SECRET.token);
   });
 
   it('names the absolute path it tried for a relative path from env that cannot be read', async () => {
     const { configDir, elsewhere } = layout();
-    writeFileSync(join(configDir, 'env.json'), provider({ method: 'POST', url: 'https://127.0.0.1:9/token', tokenPath: '$.access_token', form: { secret: '{{ file(env.KEY_FILE) }}' } }));
+    writeFileSync(
+      join(configDir, 'env.json'),
+      provider({
+        method: 'POST',
+        url: 'https://127.0.0.1:9/token',
+        tokenPath: '$.access_token',
+        form: { secret: '{{ file(env.KEY_FILE) }}' },
+      }),
+    );
     for (const command of [['validate'], ['render'], []]) {
-      const result = await runCli([...command, '--config', join(configDir, 'env.json')], { cwd: elsewhere, env: { KEY_FILE: './key.json' } });
-      expectFailure(result, 2, `webAPIProviderConfig.form.secret: {{ file(env.KEY_FILE) }}: file(${JSON.stringify(join(realpathSync(elsewhere), 'key.json'))}) cannot be read: no such file`, []);
+      const result = await runCli([...command, '--config', join(configDir, 'env.json')], {
+        cwd: elsewhere,
+        env: { KEY_FILE: './key.json' },
+      });
+      expectFailure(
+        result,
+        2,
+        `webAPIProviderConfig.form.secret: {{ file(env.KEY_FILE) }}: file(${JSON.stringify(join(realpathSync(elsewhere), 'key.json'))}) cannot be read: no such file`,
+        [],
+      );
     }
   });
 });

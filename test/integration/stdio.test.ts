@@ -47,7 +47,10 @@ function run(args: string[], options: { stdout: string; stderr: 'pipe' | 'gone' 
   const out = openSync(options.stdout, 'w');
   const full = options.stderr === 'full' ? fullPipe() : undefined;
   return new Promise((resolve, reject) => {
-    const child = spawn(command!, [...lead, ...args], { env: baseEnv(SECRET_ENV), stdio: ['ignore', out, full?.fd ?? 'pipe'] });
+    const child = spawn(command!, [...lead, ...args], {
+      env: baseEnv(SECRET_ENV),
+      stdio: ['ignore', out, full?.fd ?? 'pipe'],
+    });
     closeSync(out);
     let stderr = '';
     // The reader is gone before the plugin writes its first line: every stderr write fails with EPIPE.
@@ -73,12 +76,18 @@ describe('a stderr whose reader is gone', () => {
     const cacheDir = join(dir, 'cache-gone');
     const out = join(dir, 'out-gone.json');
     const config = provider(basic(`${api.url}/token`, { tls, ...expiry, form: { key: '{{ env.API_KEY }}' } }));
-    const result = await run(['--config-inline', config, '-v', '--cache', '--cache-dir', cacheDir], { stdout: out, stderr: 'gone' });
+    const result = await run(['--config-inline', config, '-v', '--cache', '--cache-dir', cacheDir], {
+      stdout: out,
+      stderr: 'gone',
+    });
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout).status.token).toBe(SECRET.token);
     expect(readdirSync(cacheDir).filter((name) => name.endsWith('.lock'))).toEqual([]);
     // And the fast path, which warns on a hit with insecureSkipVerify and traces under -v.
-    const again = await run(['--config-inline', config, '-v', '--cache', '--cache-dir', cacheDir], { stdout: out, stderr: 'gone' });
+    const again = await run(['--config-inline', config, '-v', '--cache', '--cache-dir', cacheDir], {
+      stdout: out,
+      stderr: 'gone',
+    });
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout).status.token).toBe(SECRET.token);
     expect(api.requests).toHaveLength(1);
@@ -87,9 +96,18 @@ describe('a stderr whose reader is gone', () => {
   it('nor does a stderr pipe that is full and never drained: exit 0 within --timeout, the credential in the file', async () => {
     const api = await tokenApi();
     const out = join(dir, 'out-full.json');
-    const config = provider(basic(`${api.url}/token`, { tls: { ...tls, insecureSkipVerify: true }, ...expiry, form: { key: '{{ env.API_KEY }}' } }));
+    const config = provider(
+      basic(`${api.url}/token`, {
+        tls: { ...tls, insecureSkipVerify: true },
+        ...expiry,
+        form: { key: '{{ env.API_KEY }}' },
+      }),
+    );
     // A plugin that waited on the pipe would be ended by --timeout (exit 3) or by the runner (no exit code).
-    const result = await run(['--config-inline', config, '-v', '--timeout', '10s', '--cache', '--cache-dir', join(dir, 'cache-full')], { stdout: out, stderr: 'full' });
+    const result = await run(
+      ['--config-inline', config, '-v', '--timeout', '10s', '--cache', '--cache-dir', join(dir, 'cache-full')],
+      { stdout: out, stderr: 'full' },
+    );
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout).status.token).toBe(SECRET.token);
   });
@@ -111,7 +129,10 @@ describe.skipIf(!existsSync(FULL))('a stdout that cannot be written (/dev/full)'
     const api = await tokenApi();
     const config = provider(basic(`${api.url}/token`, { tls, ...expiry, form: { key: '{{ env.API_KEY }}' } }));
     const result = await run(['--config-inline', config], { stdout: FULL, stderr: 'pipe' });
-    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 2, stderr: `${PREFIX}cannot write the credential to stdout: ${ENOSPC}\n` });
+    expect({ code: result.code, stderr: result.stderr }).toEqual({
+      code: 2,
+      stderr: `${PREFIX}cannot write the credential to stdout: ${ENOSPC}\n`,
+    });
     expect(leaks(result, allSecrets())).toEqual([]);
   });
 
@@ -123,7 +144,10 @@ describe.skipIf(!existsSync(FULL))('a stdout that cannot be written (/dev/full)'
   ])('%s: one line naming stdout, exit 2', async (_name, command) => {
     const config = provider(basic('https://127.0.0.1:9/token', { form: { key: '{{ env.API_KEY }}' } }));
     const result = await run([...command, '--config-inline', config], { stdout: FULL, stderr: 'pipe' });
-    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 2, stderr: `${PREFIX}cannot write to stdout: ${ENOSPC}\n` });
+    expect({ code: result.code, stderr: result.stderr }).toEqual({
+      code: 2,
+      stderr: `${PREFIX}cannot write to stdout: ${ENOSPC}\n`,
+    });
     expect(leaks(result, allSecrets())).toEqual([]);
   });
 
@@ -131,9 +155,15 @@ describe.skipIf(!existsSync(FULL))('a stdout that cannot be written (/dev/full)'
     const api = await tokenApi();
     const cacheDir = join(dir, 'cache-full');
     const config = provider(basic(`${api.url}/token`, { tls, ...expiry }));
-    const first = await run(['--config-inline', config, '--cache', '--cache-dir', cacheDir], { stdout: join(dir, 'first.json'), stderr: 'pipe' });
+    const first = await run(['--config-inline', config, '--cache', '--cache-dir', cacheDir], {
+      stdout: join(dir, 'first.json'),
+      stderr: 'pipe',
+    });
     expect(first.code).toBe(0);
-    const result = await run(['--config-inline', config, '--cache', '--cache-dir', cacheDir, '-v'], { stdout: FULL, stderr: 'pipe' });
+    const result = await run(['--config-inline', config, '--cache', '--cache-dir', cacheDir, '-v'], {
+      stdout: FULL,
+      stderr: 'pipe',
+    });
     expect({ code: result.code, stderr: result.stderr }).toEqual({
       code: 2,
       stderr: `${PREFIX}cache: hit (fast path, ${cacheDir})\n${PREFIX}cannot write the credential to stdout: ${ENOSPC}\n`,

@@ -19,13 +19,13 @@ import {
 
 const pki = makePki();
 const startApi = tokenApis();
-const issueToken = (options?: TokenApiOptions) => startApi((_req, res) => json(res, 200, { access_token: SECRET.token }), options);
+const issueToken = (options?: TokenApiOptions) =>
+  startApi((_req, res) => json(res, 200, { access_token: SECRET.token }), options);
 const base64 = (text: string) => Buffer.from(text).toString('base64');
 /** The client key in full and one line of its body: neither may appear in any output. */
 const clientKeySecrets = allSecrets([pki.client.key, pki.client.key.split('\n')[1]!, base64(pki.client.key)]);
 const TOKEN_CREDENTIAL = execCredential({ token: SECRET.token });
-const INSECURE_WARNING =
-  `${PREFIX}warning: tls.insecureSkipVerify is set: the token API is not authenticated and the credential can be stolen in transit\n`;
+const INSECURE_WARNING = `${PREFIX}warning: tls.insecureSkipVerify is set: the token API is not authenticated and the credential can be stolen in transit\n`;
 
 const run = (config: Record<string, unknown>) => runCli(['--config-inline', provider(config)], { env: SECRET_ENV });
 
@@ -45,12 +45,21 @@ describe.concurrent('trusting the token API', () => {
     const execInfo = {
       kind: 'ExecCredential',
       apiVersion: 'client.authentication.k8s.io/v1',
-      spec: { interactive: false, cluster: { server: 'https://k8s.example.com', 'certificate-authority-data': base64(pki.ca.cert) } },
+      spec: {
+        interactive: false,
+        cluster: { server: 'https://k8s.example.com', 'certificate-authority-data': base64(pki.ca.cert) },
+      },
     };
-    const config = provider(basic(`${api.url}/token`, { tls: { caData: "{{ cluster['certificate-authority-data'] }}" } }));
-    const result = await runCli(['--config-inline', config], { env: { ...SECRET_ENV, KUBERNETES_EXEC_INFO: JSON.stringify(execInfo) } });
+    const config = provider(
+      basic(`${api.url}/token`, { tls: { caData: "{{ cluster['certificate-authority-data'] }}" } }),
+    );
+    const result = await runCli(['--config-inline', config], {
+      env: { ...SECRET_ENV, KUBERNETES_EXEC_INFO: JSON.stringify(execInfo) },
+    });
     expectSuccess(result, execCredential({ token: SECRET.token }, 'client.authentication.k8s.io/v1'));
-    const withoutCluster = await run(basic(`${api.url}/token`, { tls: { caData: "{{ cluster['certificate-authority-data'] }}" } }));
+    const withoutCluster = await run(
+      basic(`${api.url}/token`, { tls: { caData: "{{ cluster['certificate-authority-data'] }}" } }),
+    );
     expect(withoutCluster.code).toBe(2);
     expect(withoutCluster.stderr).toContain('webAPIProviderConfig.tls.caData: ');
   });
@@ -59,9 +68,12 @@ describe.concurrent('trusting the token API', () => {
     // The "system" roots here are Node's plus NODE_EXTRA_CA_CERTS, read at start-up (the single
     // binary too): a server signed by that extra CA must still verify while tls.caFile names another.
     const api = await issueToken({ serverCert: pki.untrustedServer });
-    const result = await runCli(['--config-inline', provider(basic(`${api.url}/token`, { tls: { caFile: pki.ca.certFile } }))], {
-      env: { ...SECRET_ENV, NODE_EXTRA_CA_CERTS: pki.otherCa.certFile },
-    });
+    const result = await runCli(
+      ['--config-inline', provider(basic(`${api.url}/token`, { tls: { caFile: pki.ca.certFile } }))],
+      {
+        env: { ...SECRET_ENV, NODE_EXTRA_CA_CERTS: pki.otherCa.certFile },
+      },
+    );
     expectSuccess(result, TOKEN_CREDENTIAL);
     const withoutRoots = await run(basic(`${api.url}/token`, { tls: { caFile: pki.ca.certFile } }));
     expect(withoutRoots.code).toBe(3);
@@ -69,7 +81,11 @@ describe.concurrent('trusting the token API', () => {
 
   it('connects to 127.0.0.1 and verifies a certificate for another name given as tls.serverName', async () => {
     const api = await issueToken({ serverCert: pki.wrongHost });
-    const result = await run(basic(`https://127.0.0.1:${api.port}/token`, { tls: { caFile: pki.ca.certFile, serverName: 'elsewhere.example' } }));
+    const result = await run(
+      basic(`https://127.0.0.1:${api.port}/token`, {
+        tls: { caFile: pki.ca.certFile, serverName: 'elsewhere.example' },
+      }),
+    );
     expectSuccess(result, TOKEN_CREDENTIAL);
     expect(api.requests[0]!.headers['host']).toBe(`127.0.0.1:${api.port}`);
   });
@@ -103,7 +119,9 @@ describe.concurrent('trusting the token API', () => {
       3,
       `TLS handshake with ${api.url}/token failed: the server certificate's issuer CN=other-ca is not among the trusted CAs (the system roots and tls.caData); put that CA's certificate in tls.caData (UNABLE_TO_VERIFY_LEAF_SIGNATURE)`,
     );
-    const withExtra = await runCli(['--config-inline', provider(basic(`${api.url}/token`))], { env: { ...SECRET_ENV, NODE_EXTRA_CA_CERTS: pki.ca.certFile } });
+    const withExtra = await runCli(['--config-inline', provider(basic(`${api.url}/token`))], {
+      env: { ...SECRET_ENV, NODE_EXTRA_CA_CERTS: pki.ca.certFile },
+    });
     expectFailure(
       withExtra,
       3,
@@ -115,7 +133,11 @@ describe.concurrent('trusting the token API', () => {
   it('fails with exit 3 on an expired certificate', async () => {
     const api = await issueToken({ serverCert: pki.expired });
     const result = await run(basic(`${api.url}/token`, { tls: { caFile: pki.ca.certFile } }));
-    expectFailure(result, 3, `TLS handshake with ${api.url}/token failed: the server certificate has expired (CERT_HAS_EXPIRED)`);
+    expectFailure(
+      result,
+      3,
+      `TLS handshake with ${api.url}/token failed: the server certificate has expired (CERT_HAS_EXPIRED)`,
+    );
   });
 
   it('fails with exit 3 when the certificate does not name the host', async () => {
@@ -130,7 +152,9 @@ describe.concurrent('trusting the token API', () => {
 
   it('fails with exit 3 when tls.serverName names a host the certificate is not for', async () => {
     const api = await issueToken();
-    const result = await run(basic(`${api.url}/token`, { tls: { caFile: pki.ca.certFile, serverName: 'elsewhere.example' } }));
+    const result = await run(
+      basic(`${api.url}/token`, { tls: { caFile: pki.ca.certFile, serverName: 'elsewhere.example' } }),
+    );
     expectFailure(
       result,
       3,
@@ -159,9 +183,18 @@ describe.concurrent('mutual TLS', () => {
   const startMtls = () => issueToken({ mutualTls: true });
 
   it.each([
-    { source: 'tls.certFile and tls.keyFile', tls: () => ({ certFile: pki.client.certFile, keyFile: pki.client.keyFile }) },
-    { source: 'tls.certData and tls.keyData as PEM', tls: () => ({ certData: pki.client.cert, keyData: pki.client.key }) },
-    { source: 'tls.certData and tls.keyData as base64 of PEM', tls: () => ({ certData: base64(pki.client.cert), keyData: base64(pki.client.key) }) },
+    {
+      source: 'tls.certFile and tls.keyFile',
+      tls: () => ({ certFile: pki.client.certFile, keyFile: pki.client.keyFile }),
+    },
+    {
+      source: 'tls.certData and tls.keyData as PEM',
+      tls: () => ({ certData: pki.client.cert, keyData: pki.client.key }),
+    },
+    {
+      source: 'tls.certData and tls.keyData as base64 of PEM',
+      tls: () => ({ certData: base64(pki.client.cert), keyData: base64(pki.client.key) }),
+    },
   ])('presents the client certificate from $source', async ({ tls }) => {
     const api = await startMtls();
     const result = await run(basic(`${api.url}/token`, { tls: { caFile: pki.ca.certFile, ...tls() } }));
@@ -187,14 +220,26 @@ describe.concurrent('mutual TLS', () => {
     const api = await startMtls();
     const tls = { caFile: pki.ca.certFile, certFile: pki.server.certFile, keyFile: pki.server.keyFile };
     const result = await run(basic(`${api.url}/token`, { tls, retry: { limit: 0 } }));
-    expectFailure(result, 3, `connection to ${api.url}/token reset by the server (ECONNRESET)`, allSecrets([pki.server.key]));
+    expectFailure(
+      result,
+      3,
+      `connection to ${api.url}/token reset by the server (ECONNRESET)`,
+      allSecrets([pki.server.key]),
+    );
     expect(api.requests).toHaveLength(0);
   });
 
   it('fails with exit 2, before any connection, when tls.keyFile cannot be read', async () => {
     const api = await startMtls();
-    const result = await run(basic(`${api.url}/token`, { tls: { certFile: pki.client.certFile, keyFile: '/nonexistent/client.key' } }));
-    expectFailure(result, 2, 'webAPIProviderConfig.tls.keyFile: cannot read /nonexistent/client.key: no such file', clientKeySecrets);
+    const result = await run(
+      basic(`${api.url}/token`, { tls: { certFile: pki.client.certFile, keyFile: '/nonexistent/client.key' } }),
+    );
+    expectFailure(
+      result,
+      2,
+      'webAPIProviderConfig.tls.keyFile: cannot read /nonexistent/client.key: no such file',
+      clientKeySecrets,
+    );
     expect(api.requests).toHaveLength(0);
   });
 
@@ -202,6 +247,11 @@ describe.concurrent('mutual TLS', () => {
     const api = await startMtls();
     const bogus = 'not-a-key-Jm4Wq8Zp';
     const result = await run(basic(`${api.url}/token`, { tls: { certData: pki.client.cert, keyData: bogus } }));
-    expectFailure(result, 2, 'webAPIProviderConfig.tls.keyData: expected PEM private key (or base64 of it)', allSecrets([bogus]));
+    expectFailure(
+      result,
+      2,
+      'webAPIProviderConfig.tls.keyData: expected PEM private key (or base64 of it)',
+      allSecrets([bogus]),
+    );
   });
 });

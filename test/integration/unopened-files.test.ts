@@ -40,16 +40,30 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
 describe('a FIFO named by the config is refused without being opened', () => {
   it("validate of file('ff'): exit 2, and the writer stays blocked", async () => {
     const fifo = await blockedWriter('file.fifo');
-    const config = provider({ method: 'POST', url: 'https://127.0.0.1:9/token', tokenPath: '$.t', form: { s: `{{ file(${JSON.stringify(fifo.path)}) }}` } });
+    const config = provider({
+      method: 'POST',
+      url: 'https://127.0.0.1:9/token',
+      tokenPath: '$.t',
+      form: { s: `{{ file(${JSON.stringify(fifo.path)}) }}` },
+    });
     const result = await runCli(['validate', '--config-inline', config]);
-    expectFailure(result, 2, `webAPIProviderConfig.form.s: {{ file(${JSON.stringify(fifo.path)}) }}: file(${JSON.stringify(fifo.path)}) cannot be read: not a regular file`);
+    expectFailure(
+      result,
+      2,
+      `webAPIProviderConfig.form.s: {{ file(${JSON.stringify(fifo.path)}) }}: file(${JSON.stringify(fifo.path)}) cannot be read: not a regular file`,
+    );
     await settle();
     expect(fifo.opened()).toBe(false);
   });
 
   it('validate of tls.caFile: exit 2, and the writer stays blocked', async () => {
     const fifo = await blockedWriter('ca.fifo');
-    const config = provider({ method: 'POST', url: 'https://127.0.0.1:9/token', tokenPath: '$.t', tls: { caFile: fifo.path } });
+    const config = provider({
+      method: 'POST',
+      url: 'https://127.0.0.1:9/token',
+      tokenPath: '$.t',
+      tls: { caFile: fifo.path },
+    });
     const result = await runCli(['validate', '--config-inline', config]);
     expectFailure(result, 2, `webAPIProviderConfig.tls.caFile: cannot read ${fifo.path}: not a regular file`);
     await settle();
@@ -69,7 +83,12 @@ describe('a FIFO named by the config is refused without being opened', () => {
   });
 
   it('a device is refused as not a regular file', async () => {
-    const config = provider({ method: 'POST', url: 'https://127.0.0.1:9/token', tokenPath: '$.t', tls: { caFile: '/dev/null' } });
+    const config = provider({
+      method: 'POST',
+      url: 'https://127.0.0.1:9/token',
+      tokenPath: '$.t',
+      tls: { caFile: '/dev/null' },
+    });
     const result = await runCli(['validate', '--config-inline', config]);
     expectFailure(result, 2, 'webAPIProviderConfig.tls.caFile: cannot read /dev/null: not a regular file');
   });

@@ -18,7 +18,8 @@ const entries = (name: string) => ({
   context: { cluster: name, user: name },
 });
 
-const BEFORE = 'apiVersion: v1\nclusters:\n- name: a\n  cluster: {server: https://a.example.com}\n- name: b\n  cluster: {server: https://old.example.com}\nusers: []\ncurrent-context: a\n';
+const BEFORE =
+  'apiVersion: v1\nclusters:\n- name: a\n  cluster: {server: https://a.example.com}\n- name: b\n  cluster: {server: https://old.example.com}\nusers: []\ncurrent-context: a\n';
 const OURS = {
   users: 'users:\n- name: b\n  user: {token: t}\n',
   contexts: 'contexts:\n- name: b\n  context: {cluster: b, user: b}\n',
@@ -35,20 +36,62 @@ function why(after: string, name = 'b', before = BEFORE): string | undefined {
 describe('the check of a merged kubeconfig', () => {
   it('passes the text the merge means, in any key order and style', () => {
     expect(why(RIGHT)).toBeUndefined();
-    expect(why(`current-context: "b"\n${OURS.contexts}${OURS.users}clusters: [{name: a, cluster: {server: https://a.example.com}}, {"name": "b", "cluster": {"server": "https://new.example.com"}}]\napiVersion: v1\n`)).toBeUndefined();
+    expect(
+      why(
+        `current-context: "b"\n${OURS.contexts}${OURS.users}clusters: [{name: a, cluster: {server: https://a.example.com}}, {"name": "b", "cluster": {"server": "https://new.example.com"}}]\napiVersion: v1\n`,
+      ),
+    ).toBeUndefined();
   });
 
   it.each([
-    ['not YAML', RIGHT.replace('[', '').replace('{server: https://a', '{{server: https://a'), /^it would not be valid YAML: /],
+    [
+      'not YAML',
+      RIGHT.replace('[', '').replace('{server: https://a', '{{server: https://a'),
+      /^it would not be valid YAML: /,
+    ],
     ['a key twice', `${RIGHT}kind: Config\nkind: Config\n`, /^a mapping would hold a key twice$/],
-    ['an entry it did not touch changed', RIGHT.replace('https://a.example.com', 'https://evil.example.com'), /^its clusters entry 1 would read otherwise$/],
-    ['an entry it did not touch gone', RIGHT.replace('- name: a\n  cluster: {server: https://a.example.com}\n', ''), /^its clusters would hold 1 entries, not 2$/],
-    ['entries in another order', RIGHT.replace('- name: a\n  cluster: {server: https://a.example.com}\n- name: b\n  cluster: {server: https://new.example.com}\n', '- name: b\n  cluster: {server: https://new.example.com}\n- name: a\n  cluster: {server: https://a.example.com}\n'), /^its clusters entry 1 would read otherwise$/],
-    ['ours not as meant', RIGHT.replace('https://new.example.com', 'https://other.example.com'), /^its clusters entry 2 would read otherwise$/],
-    ['ours twice', RIGHT.replace('users:\n- name: b\n  user: {token: t}\n', 'users:\n- name: b\n  user: {token: t}\n- name: b\n  user: {token: t}\n'), /^its users would hold 2 entries, not 1$/],
+    [
+      'an entry it did not touch changed',
+      RIGHT.replace('https://a.example.com', 'https://evil.example.com'),
+      /^its clusters entry 1 would read otherwise$/,
+    ],
+    [
+      'an entry it did not touch gone',
+      RIGHT.replace('- name: a\n  cluster: {server: https://a.example.com}\n', ''),
+      /^its clusters would hold 1 entries, not 2$/,
+    ],
+    [
+      'entries in another order',
+      RIGHT.replace(
+        '- name: a\n  cluster: {server: https://a.example.com}\n- name: b\n  cluster: {server: https://new.example.com}\n',
+        '- name: b\n  cluster: {server: https://new.example.com}\n- name: a\n  cluster: {server: https://a.example.com}\n',
+      ),
+      /^its clusters entry 1 would read otherwise$/,
+    ],
+    [
+      'ours not as meant',
+      RIGHT.replace('https://new.example.com', 'https://other.example.com'),
+      /^its clusters entry 2 would read otherwise$/,
+    ],
+    [
+      'ours twice',
+      RIGHT.replace(
+        'users:\n- name: b\n  user: {token: t}\n',
+        'users:\n- name: b\n  user: {token: t}\n- name: b\n  user: {token: t}\n',
+      ),
+      /^its users would hold 2 entries, not 1$/,
+    ],
     ['a top-level key gone', RIGHT.replace('apiVersion: v1\n', ''), /^its top-level key "apiVersion" would be gone$/],
-    ['a top-level key changed', RIGHT.replace('apiVersion: v1', 'apiVersion: v2'), /^its "apiVersion" would read otherwise$/],
-    ['a top-level key added', `${RIGHT}preferences: {}\n`, /^it would have a top-level key "preferences" it did not have$/],
+    [
+      'a top-level key changed',
+      RIGHT.replace('apiVersion: v1', 'apiVersion: v2'),
+      /^its "apiVersion" would read otherwise$/,
+    ],
+    [
+      'a top-level key added',
+      `${RIGHT}preferences: {}\n`,
+      /^it would have a top-level key "preferences" it did not have$/,
+    ],
     ['not a list', RIGHT.replace(OURS.users, 'users: {}\n'), /^its users would not be a list$/],
     ['not a mapping', '- a\n', /^it would not be a mapping$/],
   ])('refuses %s', (_what, after, reason) => {
@@ -60,13 +103,24 @@ describe('the check of a merged kubeconfig', () => {
     const before = BEFORE.replace(/\bb\b/g, 'on');
     const right = RIGHT.replace(/\bb\b/g, '"on"');
     expect(why(right, 'on', before)).toBeUndefined();
-    expect(why(right.replace('- name: "on"\n  cluster', '- name: on\n  cluster'), 'on', before)).toBe('its clusters entry 2 would read otherwise to kubectl');
-    expect(why(right.replace('current-context: "on"', 'current-context: on'), 'on', before)).toBe('its current-context would read otherwise to kubectl');
+    expect(why(right.replace('- name: "on"\n  cluster', '- name: on\n  cluster'), 'on', before)).toBe(
+      'its clusters entry 2 would read otherwise to kubectl',
+    );
+    expect(why(right.replace('current-context: "on"', 'current-context: on'), 'on', before)).toBe(
+      'its current-context would read otherwise to kubectl',
+    );
     // Not ours to write without --use: a plain current-context the file had is its own business.
     const doc = YAML.parseDocument('current-context: on\nclusters: []\n');
     const ids = valueIds(YAML);
     const kept = expectation(YAML, doc, nameReader(YAML, doc), ids, entries('b'), false, 'kc');
-    expect(misread(YAML, `current-context: on\nclusters: [{"name": "b", "cluster": {"server": "https://new.example.com"}}]\n${OURS.users}${OURS.contexts}`, kept, ids)).toBeUndefined();
+    expect(
+      misread(
+        YAML,
+        `current-context: on\nclusters: [{"name": "b", "cluster": {"server": "https://new.example.com"}}]\n${OURS.users}${OURS.contexts}`,
+        kept,
+        ids,
+      ),
+    ).toBeUndefined();
   });
 
   it('reads aliases by what they refer to, and in time linear in what they repeat', () => {
@@ -77,9 +131,16 @@ describe('the check of a merged kubeconfig', () => {
     // Ten anchors, each repeating the one before ten times: 10^10 strings if the aliases were copied out,
     // which would neither end before the test's timeout nor fit in memory.
     const laughs = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
-    for (let i = 1; i <= 10; i++) laughs.push(`a${i}: &a${i} [${Array.from({ length: 10 }, () => `*a${i - 1}`).join(', ')}]`);
+    for (let i = 1; i <= 10; i++)
+      laughs.push(`a${i}: &a${i} [${Array.from({ length: 10 }, () => `*a${i - 1}`).join(', ')}]`);
     const bomb = `${laughs.join('\n')}\nclusters: []\n`;
-    expect(why(`${bomb.replace('clusters: []\n', '')}clusters: [{"name": "b", "cluster": {"server": "https://new.example.com"}}]\n${OURS.users}${OURS.contexts}current-context: b\n`, 'b', bomb)).toBeUndefined();
+    expect(
+      why(
+        `${bomb.replace('clusters: []\n', '')}clusters: [{"name": "b", "cluster": {"server": "https://new.example.com"}}]\n${OURS.users}${OURS.contexts}current-context: b\n`,
+        'b',
+        bomb,
+      ),
+    ).toBeUndefined();
   });
 });
 
@@ -106,11 +167,22 @@ describe('kubeconfig --merge with the check', () => {
   const before = 'apiVersion: v1\nclusters:\n- name: a\n  cluster:\n    server: https://a.example.com\n';
 
   it('writes the rewrite, with its note, when the edits in place would read otherwise', () => {
-    const merged = mergeKubeconfig(writingWrong('https://new.example.com', 'https://wrong.example.com', false), before, entries('b'), true, 'kc');
-    expect(merged.rewritten).toBe('an edit in place would change what it says: its clusters entry 2 would read otherwise');
+    const merged = mergeKubeconfig(
+      writingWrong('https://new.example.com', 'https://wrong.example.com', false),
+      before,
+      entries('b'),
+      true,
+      'kc',
+    );
+    expect(merged.rewritten).toBe(
+      'an edit in place would change what it says: its clusters entry 2 would read otherwise',
+    );
     expect(YAML.parse(merged.text)).toEqual({
       apiVersion: 'v1',
-      clusters: [{ name: 'a', cluster: { server: 'https://a.example.com' } }, { name: 'b', cluster: { server: 'https://new.example.com' } }],
+      clusters: [
+        { name: 'a', cluster: { server: 'https://a.example.com' } },
+        { name: 'b', cluster: { server: 'https://new.example.com' } },
+      ],
       users: [{ name: 'b', user: { token: 't' } }],
       contexts: [{ name: 'b', context: { cluster: 'b', user: 'b' } }],
       'current-context': 'b',
@@ -118,11 +190,20 @@ describe('kubeconfig --merge with the check', () => {
   });
 
   it('refuses, exit 2 and one line, when every way would change what the file says', () => {
-    const error = caught(UsageError, () => mergeKubeconfig(writingWrong('https://new.example.com', 'https://wrong.example.com', true), before, entries('b'), true, 'kc'));
+    const error = caught(UsageError, () =>
+      mergeKubeconfig(
+        writingWrong('https://new.example.com', 'https://wrong.example.com', true),
+        before,
+        entries('b'),
+        true,
+        'kc',
+      ),
+    );
     expect({ code: error.code, exitCode: error.exitCode, message: error.message }).toEqual({
       code: 'KUBECONFIG_UNSAFE_MERGE',
       exitCode: 2,
-      message: 'cannot merge into kc without changing what it says (its clusters entry 2 would read otherwise); nothing was written: edit it by hand, or choose another file with --merge <file>',
+      message:
+        'cannot merge into kc without changing what it says (its clusters entry 2 would read otherwise); nothing was written: edit it by hand, or choose another file with --merge <file>',
     });
   });
 });

@@ -32,7 +32,18 @@ function mergedAs(before: string, yaml: typeof YAML = YAML): Parsed {
 
 describe('the merge reads a kubeconfig as the parser does', () => {
   it('a plain name continued on the next line is that whole name: the entry is not ours and stays', () => {
-    const before = ['apiVersion: v1', 'clusters:', `- name: ${OURS}`, '    victim', '  cluster:', '    server: https://victim.example.com', 'contexts: []', 'kind: Config', 'users: []', ''].join('\n');
+    const before = [
+      'apiVersion: v1',
+      'clusters:',
+      `- name: ${OURS}`,
+      '    victim',
+      '  cluster:',
+      '    server: https://victim.example.com',
+      'contexts: []',
+      'kind: Config',
+      'users: []',
+      '',
+    ].join('\n');
     expect((YAML.parse(before) as Parsed).clusters[0]!.name).toBe(`${OURS} victim`);
     const after = mergedAs(before);
     expect(after.clusters.map((c) => [c.name, c.cluster.server])).toEqual([
@@ -42,7 +53,16 @@ describe('the merge reads a kubeconfig as the parser does', () => {
   });
 
   it('a plain current-context continued on the next line is replaced whole', () => {
-    const before = ['apiVersion: v1', 'clusters: []', 'contexts: []', 'current-context: other', '  part', 'kind: Config', 'users: []', ''].join('\n');
+    const before = [
+      'apiVersion: v1',
+      'clusters: []',
+      'contexts: []',
+      'current-context: other',
+      '  part',
+      'kind: Config',
+      'users: []',
+      '',
+    ].join('\n');
     expect((YAML.parse(before) as Parsed)['current-context']).toBe('other part');
     expect(mergedAs(before)['current-context']).toBe(OURS);
   });
@@ -51,26 +71,44 @@ describe('the merge reads a kubeconfig as the parser does', () => {
     ['a tab after the colon', `- name:\t${OURS}`],
     ['a space before the colon', `- name : ${OURS}`],
     ['a double-quoted key', `- "name": ${OURS}`],
-    ["a single-quoted key", `- 'name': ${OURS}`],
+    ['a single-quoted key', `- 'name': ${OURS}`],
     ['an escaped key', `- "n\\x61me": ${OURS}`],
     ['an explicit key', `- ? name\n  : ${OURS}`],
-  ])('an entry of our name with %s is replaced, not doubled (kubectl refuses two entries of one name)', (_how, line) => {
-    const before = ['apiVersion: v1', 'clusters:', line, '  cluster:', '    server: https://old.example.com', 'contexts: []', 'kind: Config', 'users: []', ''].join('\n');
-    expect((YAML.parse(before) as Parsed).clusters[0]!.name).toBe(OURS);
-    const after = mergedAs(before);
-    expect(after.clusters.map((c) => [c.name, c.cluster.server])).toEqual([[OURS, 'https://ours.example.com']]);
-  });
+  ])(
+    'an entry of our name with %s is replaced, not doubled (kubectl refuses two entries of one name)',
+    (_how, line) => {
+      const before = [
+        'apiVersion: v1',
+        'clusters:',
+        line,
+        '  cluster:',
+        '    server: https://old.example.com',
+        'contexts: []',
+        'kind: Config',
+        'users: []',
+        '',
+      ].join('\n');
+      expect((YAML.parse(before) as Parsed).clusters[0]!.name).toBe(OURS);
+      const after = mergedAs(before);
+      expect(after.clusters.map((c) => [c.name, c.cluster.server])).toEqual([[OURS, 'https://ours.example.com']]);
+    },
+  );
 });
 
 describe('flow style and block scalars go to the parser', () => {
   it.each([
     ['a flow mapping', `- {name: ${OURS}, cluster: {server: https://old.example.com}}`],
     ['a flow mapping over lines', `- {name: ${OURS},\n   cluster: {server: https://old.example.com}}`],
-    ['a flow mapping with quotes and brackets in its scalars', `- {name: '${OURS}', cluster: {server: "https://old.example.com/[{"}}`],
+    [
+      'a flow mapping with quotes and brackets in its scalars',
+      `- {name: '${OURS}', cluster: {server: "https://old.example.com/[{"}}`,
+    ],
   ])('an entry of our name as %s is replaced, not doubled', (_how, item) => {
     const before = ['apiVersion: v1', 'clusters:', item, 'contexts: []', 'kind: Config', 'users: []', ''].join('\n');
     expect((YAML.parse(before) as Parsed).clusters[0]!.name).toBe(OURS);
-    expect(mergedAs(before).clusters.map((c) => [c.name, c.cluster.server])).toEqual([[OURS, 'https://ours.example.com']]);
+    expect(mergedAs(before).clusters.map((c) => [c.name, c.cluster.server])).toEqual([
+      [OURS, 'https://ours.example.com'],
+    ]);
   });
 
   it.each([
@@ -80,7 +118,10 @@ describe('flow style and block scalars go to the parser', () => {
     const before = ['apiVersion: v1', 'clusters:', item, 'contexts: []', 'kind: Config', 'users: []', ''].join('\n');
     const parsed = YAML.parse(before) as { clusters: unknown[] };
     const after = mergedAs(before) as unknown as { clusters: unknown[] };
-    expect(after.clusters).toEqual([parsed.clusters[0], { name: OURS, cluster: { server: 'https://ours.example.com' } }]);
+    expect(after.clusters).toEqual([
+      parsed.clusters[0],
+      { name: OURS, cluster: { server: 'https://ours.example.com' } },
+    ]);
   });
 });
 
@@ -89,7 +130,10 @@ describe('a quoted scalar over lines goes to the parser', () => {
   // refuses it. The scan took its lines for a clusters section and replaced the line that closed the
   // quote: the file it wrote was no YAML for kubectl either.
   it.each([
-    ['a top-level value', ['x-note: "a', 'clusters:', `- name: ${OURS}`, '  cluster:', '    server: https://hidden.example.com"']],
+    [
+      'a top-level value',
+      ['x-note: "a', 'clusters:', `- name: ${OURS}`, '  cluster:', '    server: https://hidden.example.com"'],
+    ],
     ["an entry's value", ['clusters:', '- name: other', "  note: 'a", `- name: ${OURS}`, "  cluster: {}'"]],
   ])('in %s: the merge refuses the file as the parser does, and writes nothing', (_where, body) => {
     const before = ['apiVersion: v1', 'kind: Config', 'users: []', 'contexts: []', ...body, ''].join('\n');
@@ -97,9 +141,19 @@ describe('a quoted scalar over lines goes to the parser', () => {
   });
 
   it('quoted scalars closed on their line, with quotes and brackets inside: the entry of our name replaced, the tokens counted once', () => {
-    const before = ['apiVersion: v1', 'clusters:', `- name: '${OURS}'`, `  cluster: {server: "https://old.example.com/'[{", x: 'it''s'}`, 'contexts: []', 'users: []', ''].join('\n');
+    const before = [
+      'apiVersion: v1',
+      'clusters:',
+      `- name: '${OURS}'`,
+      `  cluster: {server: "https://old.example.com/'[{", x: 'it''s'}`,
+      'contexts: []',
+      'users: []',
+      '',
+    ].join('\n');
     const { module, calls } = countingYaml();
-    expect(mergedAs(before, module).clusters.map((c) => [c.name, c.cluster.server])).toEqual([[OURS, 'https://ours.example.com']]);
+    expect(mergedAs(before, module).clusters.map((c) => [c.name, c.cluster.server])).toEqual([
+      [OURS, 'https://ours.example.com'],
+    ]);
     expect(calls.lex).toBe(1);
   });
 });
@@ -107,6 +161,8 @@ describe('a quoted scalar over lines goes to the parser', () => {
 describe('a map with keys twice', () => {
   it('a map with a key twice is still refused, as kubectl refuses it', () => {
     const text = ['apiVersion: v1', 'clusters: []', 'kind: Config', 'kind: Config', ''].join('\r\n');
-    expect(() => mergeKubeconfig(YAML, text, entries, true, 'kc')).toThrow('kc is not valid YAML (Map keys must be unique at line 4, column 1); fix it or choose another file with --merge <file>');
+    expect(() => mergeKubeconfig(YAML, text, entries, true, 'kc')).toThrow(
+      'kc is not valid YAML (Map keys must be unique at line 4, column 1); fix it or choose another file with --merge <file>',
+    );
   });
 });

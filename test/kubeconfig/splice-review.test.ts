@@ -34,7 +34,12 @@ describe('kubeconfig --merge on unusual kubeconfigs', () => {
   // Document.get gives undefined for it as for a missing key: the merge added a second key of that
   // name, and the next merge refused the file (Map keys must be unique).
   it('a key present with no value node is given a value, not written a second time', () => {
-    for (const before of ['{clusters, apiVersion: v1}\n', '{current-context, apiVersion: v1}\n', 'apiVersion: v1\n? current-context\nclusters: []\n', 'apiVersion: v1\n? clusters\n']) {
+    for (const before of [
+      '{clusters, apiVersion: v1}\n',
+      '{current-context, apiVersion: v1}\n',
+      'apiVersion: v1\n? current-context\nclusters: []\n',
+      'apiVersion: v1\n? clusters\n',
+    ]) {
       const merged = mergeKubeconfig(YAML, before, entries('b'), true, 'kc');
       const doc = YAML.parseDocument(merged.text);
       expect(doc.errors.map((error) => error.message)).toEqual([]);
@@ -50,7 +55,10 @@ describe('kubeconfig --merge on unusual kubeconfigs', () => {
   // edit in place: it is edited there now, its mark kept.
   it('after a rewrite, a second merge of the same entries is unchanged', () => {
     for (const [before, rewritten] of [
-      ['clusters:\n- name: b\n  cluster: &c {server: https://old.example.com}\n- name: d\n  cluster: *c\nusers: []\n', true],
+      [
+        'clusters:\n- name: b\n  cluster: &c {server: https://old.example.com}\n- name: d\n  cluster: *c\nusers: []\n',
+        true,
+      ],
       ['clusters: [&e {name: b, cluster: {server: https://old.example.com}}, {name: a, cluster: {}}]\n', true],
       ['\ufeffapiVersion: v1\nclusters: [{name: a, cluster: {server: https://a.example.com}}]\n', false],
       ['\ufeff{apiVersion: v1, clusters: [{name: a, cluster: {server: https://a.example.com}}]}\n', false],
@@ -61,7 +69,10 @@ describe('kubeconfig --merge on unusual kubeconfigs', () => {
       expect(first.text.startsWith('\ufeff')).toBe(before.startsWith('\ufeff'));
       // Edited in place: the mark and everything up to the entry a's end kept.
       if (!rewritten) expect(first.text.startsWith(before.slice(0, before.indexOf('}}') + 2))).toBe(true);
-      expect(mergeKubeconfig(YAML, first.text, entries('b'), true, 'kc')).toEqual({ text: first.text, outcome: 'unchanged' });
+      expect(mergeKubeconfig(YAML, first.text, entries('b'), true, 'kc')).toEqual({
+        text: first.text,
+        outcome: 'unchanged',
+      });
     }
   });
 
@@ -69,7 +80,8 @@ describe('kubeconfig --merge on unusual kubeconfigs', () => {
   // name to kubectl. The merge did not see it and appended another: kubectl 1.33 then refuses the whole
   // file (duplicate name "b" in list).
   it('an entry named through a merge key (<<) is the one replaced, not a second of that name', () => {
-    const before = 'named: &n {name: b}\nclusters:\n- <<: *n\n  cluster: {server: https://old.example.com}\n- {name: a, cluster: {}}\n';
+    const before =
+      'named: &n {name: b}\nclusters:\n- <<: *n\n  cluster: {server: https://old.example.com}\n- {name: a, cluster: {}}\n';
     const merged = mergeKubeconfig(YAML, before, entries('b'), false, 'kc');
     const clusters = (YAML.parse(merged.text, { merge: true }) as { clusters: Array<{ name: string }> }).clusters;
     expect(clusters.map((cluster) => cluster.name)).toEqual(['b', 'a']);
@@ -80,16 +92,27 @@ describe('kubeconfig --merge on unusual kubeconfigs', () => {
   // the Document rewrite replaces (an alias elsewhere into it).
   it('an entry named through a merge key, an aliased key or an alias is ours in every way', () => {
     for (const [before, rewritten] of [
-      ['clusters:\n- <<: {name: b}\n  cluster:\n    server: https://old.example.com\n- name: a\n  cluster: {}\n', false],
+      [
+        'clusters:\n- <<: {name: b}\n  cluster:\n    server: https://old.example.com\n- name: a\n  cluster: {}\n',
+        false,
+      ],
       ['clusters:\n- &k name: a\n  cluster: {}\n- *k : b\n  cluster: {server: https://old.example.com}\n', false],
-      ['named: &e {name: b, cluster: {server: https://old.example.com}}\nclusters:\n- {name: a, cluster: {}}\n- *e\n', false],
-      ['named: &n {name: b}\nclusters:\n- <<: *n\n  cluster: &c {server: https://old.example.com}\n- name: a\n  cluster: *c\n', true],
+      [
+        'named: &e {name: b, cluster: {server: https://old.example.com}}\nclusters:\n- {name: a, cluster: {}}\n- *e\n',
+        false,
+      ],
+      [
+        'named: &n {name: b}\nclusters:\n- <<: *n\n  cluster: &c {server: https://old.example.com}\n- name: a\n  cluster: *c\n',
+        true,
+      ],
     ] as const) {
       const merged = mergeKubeconfig(YAML, before, entries('b'), false, 'kc');
       expect(merged.rewritten !== undefined).toBe(rewritten);
       expect(merged.outcome).toBe('updated');
       const clusters = (YAML.parse(merged.text, { merge: true }) as { clusters: Array<{ name: string }> }).clusters;
-      expect(clusters.filter((cluster) => cluster.name === 'b')).toEqual([{ name: 'b', cluster: entries('b').cluster }]);
+      expect(clusters.filter((cluster) => cluster.name === 'b')).toEqual([
+        { name: 'b', cluster: entries('b').cluster },
+      ]);
       expect(mergeKubeconfig(YAML, merged.text, entries('b'), false, 'kc').outcome).toBe('unchanged');
     }
   });
@@ -99,10 +122,25 @@ describe('kubeconfig --merge on unusual kubeconfigs', () => {
   it('an entry whose name and merge key disagree on ours is refused, exit 2, one line', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'webapi-credential-review-'));
     const file = join(dir, 'config');
-    const before = 'named: &n {name: b}\nclusters:\n- name: a\n  <<: *n\n  cluster: {server: https://old.example.com}\n';
+    const before =
+      'named: &n {name: b}\nclusters:\n- name: a\n  <<: *n\n  cluster: {server: https://old.example.com}\n';
     writeFileSync(file, before, { mode: 0o600 });
-    const result = await runInProcess(['kubeconfig', '--server', 'https://b.example.com', '--name', 'b', '--config-inline', 'webAPIProviderConfig: {method: GET, url: "https://t.example.com", tokenPath: $.t}', '--merge', file]);
-    expect(result).toEqual({ code: 2, stdout: '', stderr: `webapi-credential: ${file}: entry 1 of clusters is named "a" and, through a merge key (<<), "b"; give it one name, or choose another file with --merge <file>\n` });
+    const result = await runInProcess([
+      'kubeconfig',
+      '--server',
+      'https://b.example.com',
+      '--name',
+      'b',
+      '--config-inline',
+      'webAPIProviderConfig: {method: GET, url: "https://t.example.com", tokenPath: $.t}',
+      '--merge',
+      file,
+    ]);
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `webapi-credential: ${file}: entry 1 of clusters is named "a" and, through a merge key (<<), "b"; give it one name, or choose another file with --merge <file>\n`,
+    });
     expect(readFileSync(file, 'utf8')).toBe(before);
   });
 
@@ -112,10 +150,24 @@ describe('kubeconfig --merge on unusual kubeconfigs', () => {
   // into Go struct field ... of type string). Both ways: the text scan's and the in-place edit's.
   it('a name YAML 1.1 reads as a boolean or a number is written quoted', () => {
     for (const name of ['on', 'no', 'y', 'Off', '1_000']) {
-      for (const before of ['clusters:\n- name: a\n  cluster:\n    server: https://a\ncurrent-context: a\n', 'clusters: [{name: a, cluster: {server: https://a}}]\ncurrent-context: a\n']) {
+      for (const before of [
+        'clusters:\n- name: a\n  cluster:\n    server: https://a\ncurrent-context: a\n',
+        'clusters: [{name: a, cluster: {server: https://a}}]\ncurrent-context: a\n',
+      ]) {
         const merged = mergeKubeconfig(YAML, before, entries(name), true, 'kc');
-        const read = YAML.parse(merged.text, { version: '1.1' }) as { clusters: Array<{ name: unknown }>; users: Array<{ name: unknown }>; contexts: Array<{ name: unknown; context: unknown }>; 'current-context': unknown };
-        expect([read.clusters[1]!.name, read.users[0]!.name, read.contexts[0]!.name, read.contexts[0]!.context, read['current-context']]).toEqual([name, name, name, { cluster: name, user: name }, name]);
+        const read = YAML.parse(merged.text, { version: '1.1' }) as {
+          clusters: Array<{ name: unknown }>;
+          users: Array<{ name: unknown }>;
+          contexts: Array<{ name: unknown; context: unknown }>;
+          'current-context': unknown;
+        };
+        expect([
+          read.clusters[1]!.name,
+          read.users[0]!.name,
+          read.contexts[0]!.name,
+          read.contexts[0]!.context,
+          read['current-context'],
+        ]).toEqual([name, name, name, { cluster: name, user: name }, name]);
       }
     }
   });
@@ -125,7 +177,10 @@ describe('kubeconfig --merge on unusual kubeconfigs', () => {
   it('an entry of ours the same but for YAML 1.1 is rewritten, quoted', () => {
     const before = `clusters: [{name: on, cluster: {server: https://new.example.com, certificate-authority-data: Q0EK}}]\ncurrent-context: on\n`;
     const merged = mergeKubeconfig(YAML, before, entries('on'), true, 'kc');
-    const read = YAML.parse(merged.text, { version: '1.1' }) as { clusters: Array<{ name: unknown }>; 'current-context': unknown };
+    const read = YAML.parse(merged.text, { version: '1.1' }) as {
+      clusters: Array<{ name: unknown }>;
+      'current-context': unknown;
+    };
     expect([read.clusters[0]!.name, read['current-context']]).toEqual(['on', 'on']);
   });
 
@@ -133,10 +188,14 @@ describe('kubeconfig --merge on unusual kubeconfigs', () => {
   // sets current-context in the plain scalar the file had, and writes a copy of the aliased value
   // from new nodes too: each of them quoted where YAML 1.1 would read another type.
   it('a rewrite quotes the name, current-context and a copy of an aliased value as YAML 1.1 needs', () => {
-    const before = 'clusters:\n- name: "on"\n  cluster: &c {server: https://a, tls-server-name: "no"}\n- name: d\n  cluster: *c\ncurrent-context: d\n';
+    const before =
+      'clusters:\n- name: "on"\n  cluster: &c {server: https://a, tls-server-name: "no"}\n- name: d\n  cluster: *c\ncurrent-context: d\n';
     const merged = mergeKubeconfig(YAML, before, entries('on'), true, 'kc');
     expect(merged.rewritten).toBeDefined();
-    const read = YAML.parse(merged.text, { version: '1.1' }) as { clusters: Array<{ name: unknown; cluster: unknown }>; 'current-context': unknown };
+    const read = YAML.parse(merged.text, { version: '1.1' }) as {
+      clusters: Array<{ name: unknown; cluster: unknown }>;
+      'current-context': unknown;
+    };
     expect(read.clusters).toEqual([
       { name: 'on', cluster: entries('on').cluster },
       { name: 'd', cluster: { server: 'https://a', 'tls-server-name': 'no' } },
@@ -152,7 +211,10 @@ describe('kubeconfig --merge on unusual kubeconfigs', () => {
     for (const head of ['', '# \tthe parser way\n']) {
       const before = `${head}users: []\nclusters:\n- name: a\n  cluster:\n    server: https://a\n    extensions: |+\n      x\n\n`;
       const merged = mergeKubeconfig(YAML, before, entries('b'), false, 'kc');
-      expect((YAML.parse(merged.text) as { clusters: Array<{ cluster: unknown }> }).clusters[0]!.cluster).toEqual({ server: 'https://a', extensions: 'x\n\n' });
+      expect((YAML.parse(merged.text) as { clusters: Array<{ cluster: unknown }> }).clusters[0]!.cluster).toEqual({
+        server: 'https://a',
+        extensions: 'x\n\n',
+      });
     }
   });
 
@@ -171,7 +233,10 @@ describe('kubeconfig --merge on unusual kubeconfigs', () => {
             `${head}clusters:\n- name: a\n  cluster:\n    server: https://a\n    extensions: ${keep}\n      x${tail}`,
             `${head}clusters:\n- name: a\n  cluster: {}\npreferences: ${keep}\n      x${tail}`,
           ]) {
-            expect([before, values(mergeKubeconfig(YAML, before, entries('b'), true, 'kc').text)]).toEqual([before, values(before)]);
+            expect([before, values(mergeKubeconfig(YAML, before, entries('b'), true, 'kc').text)]).toEqual([
+              before,
+              values(before),
+            ]);
           }
         }
       }
@@ -183,9 +248,27 @@ describe('kubeconfig to stdout', () => {
   // The name comes from the server's host by default: https://on/ is named on, which the printed
   // kubeconfig wrote plain (name: on, current-context: on), a boolean to kubectl's YAML 1.1.
   it('a name YAML 1.1 reads as a boolean is printed quoted', async () => {
-    const result = await runInProcess(['kubeconfig', '--server', 'https://on/', '--config-inline', 'webAPIProviderConfig: {method: GET, url: "https://t.example.com", tokenPath: $.t}']);
+    const result = await runInProcess([
+      'kubeconfig',
+      '--server',
+      'https://on/',
+      '--config-inline',
+      'webAPIProviderConfig: {method: GET, url: "https://t.example.com", tokenPath: $.t}',
+    ]);
     expect(result.code).toBe(0);
-    const read = YAML.parse(result.stdout, { version: '1.1' }) as { clusters: Array<{ name: unknown; cluster: { server: unknown } }>; users: Array<{ name: unknown }>; contexts: Array<{ name: unknown; context: unknown }>; 'current-context': unknown };
-    expect([read.clusters[0]!.name, read.clusters[0]!.cluster.server, read.users[0]!.name, read.contexts[0]!.name, read.contexts[0]!.context, read['current-context']]).toEqual(['on', 'https://on/', 'on', 'on', { cluster: 'on', user: 'on' }, 'on']);
+    const read = YAML.parse(result.stdout, { version: '1.1' }) as {
+      clusters: Array<{ name: unknown; cluster: { server: unknown } }>;
+      users: Array<{ name: unknown }>;
+      contexts: Array<{ name: unknown; context: unknown }>;
+      'current-context': unknown;
+    };
+    expect([
+      read.clusters[0]!.name,
+      read.clusters[0]!.cluster.server,
+      read.users[0]!.name,
+      read.contexts[0]!.name,
+      read.contexts[0]!.context,
+      read['current-context'],
+    ]).toEqual(['on', 'https://on/', 'on', 'on', { cluster: 'on', user: 'on' }, 'on']);
   });
 });

@@ -10,7 +10,12 @@ import { refreshRequest } from '../../src/login/grants/refresh.js';
 import { answerLifetimeMs, MAX_LOGIN_MS, readTokenAnswer } from '../../src/login/token.js';
 import type { RenderedRequest } from '../../src/request/build.js';
 
-const good = { device_code: 'dc-secret', user_code: 'WDJB-MJHT', verification_uri: 'https://idp.example/device', expires_in: 600 };
+const good = {
+  device_code: 'dc-secret',
+  user_code: 'WDJB-MJHT',
+  verification_uri: 'https://idp.example/device',
+  expires_in: 600,
+};
 const failure = (run: () => unknown): CredentialError => {
   try {
     run();
@@ -22,7 +27,9 @@ const failure = (run: () => unknown): CredentialError => {
 
 describe('readDeviceAuthorization', () => {
   it('reads an RFC 8628 answer, with the RFC default interval of 5 s', () => {
-    expect(readDeviceAuthorization({ ...good, verification_uri_complete: 'https://idp.example/device?user_code=WDJB-MJHT' })).toEqual({
+    expect(
+      readDeviceAuthorization({ ...good, verification_uri_complete: 'https://idp.example/device?user_code=WDJB-MJHT' }),
+    ).toEqual({
       deviceCode: 'dc-secret',
       userCode: 'WDJB-MJHT',
       verificationUri: 'https://idp.example/device',
@@ -43,7 +50,9 @@ describe('readDeviceAuthorization', () => {
   });
 
   it.each([1e3, 1e6, 1e9, 1e15, Number.MAX_SAFE_INTEGER])('expires_in %d lasts at most 15 minutes', (expiresIn) => {
-    expect(readDeviceAuthorization({ ...good, expires_in: expiresIn }).expiresInMs).toBe(Math.min(expiresIn * 1000, MAX_LOGIN_MS));
+    expect(readDeviceAuthorization({ ...good, expires_in: expiresIn }).expiresInMs).toBe(
+      Math.min(expiresIn * 1000, MAX_LOGIN_MS),
+    );
   });
 
   it.each([
@@ -55,23 +64,40 @@ describe('readDeviceAuthorization', () => {
     // A code is a code: no sentence to read aloud ("call 555-0100 first"), no look-alike letters.
     ['a user_code that is not a short code of printable ASCII without spaces', { ...good, user_code: 'WDJB MJHT' }],
     ['a user_code that is not a short code of printable ASCII without spaces', { ...good, user_code: 'WDJВ-MJHT' }],
-    ['a user_code that is not a short code of printable ASCII without spaces', { ...good, user_code: 'WDJB\u00a0MJHT' }],
-    ['a verification_uri that is not an http(s) URL a person can open', { ...good, verification_uri: 'javascript:alert(1)' }],
-    ['a verification_uri that is not an http(s) URL a person can open', { ...good, verification_uri: 'https://idp.example/\u001b]8;;x' }],
-    ['a verification_uri that is not an http(s) URL a person can open', { ...good, verification_uri: `https://idp.example/${'a'.repeat(3000)}` }],
+    [
+      'a user_code that is not a short code of printable ASCII without spaces',
+      { ...good, user_code: 'WDJB\u00a0MJHT' },
+    ],
+    [
+      'a verification_uri that is not an http(s) URL a person can open',
+      { ...good, verification_uri: 'javascript:alert(1)' },
+    ],
+    [
+      'a verification_uri that is not an http(s) URL a person can open',
+      { ...good, verification_uri: 'https://idp.example/\u001b]8;;x' },
+    ],
+    [
+      'a verification_uri that is not an http(s) URL a person can open',
+      { ...good, verification_uri: `https://idp.example/${'a'.repeat(3000)}` },
+    ],
     ['no expires_in (seconds the code lives)', { ...good, expires_in: 0 }],
     ['no expires_in (seconds the code lives)', { ...good, expires_in: 'soon' }],
   ])('refuses an answer with %s: exit 4', (what, answer) => {
     const error = failure(() => readDeviceAuthorization(answer));
     expect(exitCodeFor(error)).toBe(4);
-    expect(error.message).toBe(`the device authorization endpoint answered ${what}; check login.deviceAuthorization.url`);
+    expect(error.message).toBe(
+      `the device authorization endpoint answered ${what}; check login.deviceAuthorization.url`,
+    );
     expect(error.message).not.toContain('dc-secret');
   });
 
   it('falls back to verification_uri when verification_uri_complete is unusable', () => {
     const read = readDeviceAuthorization({ ...good, verification_uri_complete: 'https://idp.example/\u0007' });
     expect(read.verificationUriComplete).toBeUndefined();
-    expect(promptLines(read)).toEqual(['to log in, open https://idp.example/device', 'and enter the code WDJB-MJHT (within 10 minutes; Ctrl-C cancels)']);
+    expect(promptLines(read)).toEqual([
+      'to log in, open https://idp.example/device',
+      'and enter the code WDJB-MJHT (within 10 minutes; Ctrl-C cancels)',
+    ]);
   });
 });
 
@@ -84,25 +110,42 @@ describe('readTokenAnswer', () => {
   });
 
   it.each([
-    ['access_denied', 'LOGIN_DENIED', 'the login was denied at the identity provider; run the command again to log in anew'],
-    ['expired_token', 'LOGIN_EXPIRED', 'the login code expired before it was approved; run the command again for a new code'],
+    [
+      'access_denied',
+      'LOGIN_DENIED',
+      'the login was denied at the identity provider; run the command again to log in anew',
+    ],
+    [
+      'expired_token',
+      'LOGIN_EXPIRED',
+      'the login code expired before it was approved; run the command again for a new code',
+    ],
   ])('%s ends the login: exit 2', (error, code, message) => {
     const thrown = failure(() => readTokenAnswer(400, { error }, 'device_code'));
     expect([exitCodeFor(thrown), thrown.code, thrown.message]).toEqual([2, code, message]);
   });
 
   it('any other error is exit 3 naming it, cut to 200 characters and a …', () => {
-    const thrown = failure(() => readTokenAnswer(401, { error: 'invalid_client', error_description: 'd'.repeat(5000) }, 'device_code'));
+    const thrown = failure(() =>
+      readTokenAnswer(401, { error: 'invalid_client', error_description: 'd'.repeat(5000) }, 'device_code'),
+    );
     expect(exitCodeFor(thrown)).toBe(3);
-    expect(thrown.message).toBe(`the token endpoint refused the device code with 401: "invalid_client" ("${'d'.repeat(200)}…")`);
+    expect(thrown.message).toBe(
+      `the token endpoint refused the device code with 401: "invalid_client" ("${'d'.repeat(200)}…")`,
+    );
   });
 
   it('a refresh answered authorization_pending is no reason to wait: exit 3', () => {
-    expect(exitCodeFor(failure(() => readTokenAnswer(400, { error: 'authorization_pending' }, 'refresh_token')))).toBe(3);
+    expect(exitCodeFor(failure(() => readTokenAnswer(400, { error: 'authorization_pending' }, 'refresh_token')))).toBe(
+      3,
+    );
   });
 
   it('a 2xx object is the token answer', () => {
-    expect(readTokenAnswer(200, { id_token: 'x' }, 'device_code')).toEqual({ kind: 'token', document: { id_token: 'x' } });
+    expect(readTokenAnswer(200, { id_token: 'x' }, 'device_code')).toEqual({
+      kind: 'token',
+      document: { id_token: 'x' },
+    });
     expect(exitCodeFor(failure(() => readTokenAnswer(200, ['x'], 'device_code')))).toBe(4);
   });
 });
@@ -126,17 +169,31 @@ describe('the polling bounds', () => {
 });
 
 describe('the grant requests', () => {
-  const token: RenderedRequest = { method: 'POST', url: 'https://idp.example/token', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'client_id=kubectl', tls: { insecureSkipVerify: false } };
+  const token: RenderedRequest = {
+    method: 'POST',
+    url: 'https://idp.example/token',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: 'client_id=kubectl',
+    tls: { insecureSkipVerify: false },
+  };
 
-  it('a poll adds grant_type and device_code to the client\'s form; what is shown names the code', () => {
+  it("a poll adds grant_type and device_code to the client's form; what is shown names the code", () => {
     const poll = pollRequest(token, 'a+b/c=');
-    expect(poll.body).toBe('client_id=kubectl&grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Adevice_code&device_code=a%2Bb%2Fc%3D');
-    expect(poll.shown?.body).toBe('client_id=kubectl&grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Adevice_code&device_code=[device_code]');
+    expect(poll.body).toBe(
+      'client_id=kubectl&grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Adevice_code&device_code=a%2Bb%2Fc%3D',
+    );
+    expect(poll.shown?.body).toBe(
+      'client_id=kubectl&grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Adevice_code&device_code=[device_code]',
+    );
   });
 
   it('a refresh is grant_type=refresh_token with the token, against the same endpoint', () => {
     const refresh = refreshRequest({ ...token, body: undefined, headers: {} }, 'rt-1');
-    expect([refresh.url, refresh.body, refresh.headers]).toEqual(['https://idp.example/token', 'grant_type=refresh_token&refresh_token=rt-1', { 'Content-Type': 'application/x-www-form-urlencoded' }]);
+    expect([refresh.url, refresh.body, refresh.headers]).toEqual([
+      'https://idp.example/token',
+      'grant_type=refresh_token&refresh_token=rt-1',
+      { 'Content-Type': 'application/x-www-form-urlencoded' },
+    ]);
     expect(refresh.shown?.body).not.toContain('rt-1');
   });
 });
@@ -148,32 +205,71 @@ describe('KUBERNETES_EXEC_INFO spec.interactive', () => {
     [{ interactive: 'true' }, false],
     [{}, false],
   ])('%j reads as %s', (spec, interactive) => {
-    expect(readExecInfo(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', spec })).interactive === true).toBe(interactive);
+    expect(
+      readExecInfo(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', spec }))
+        .interactive === true,
+    ).toBe(interactive);
   });
 });
 
 describe('the login block of a config', () => {
-  const base = { method: 'POST', url: 'https://idp.example/token', form: { client_id: 'kubectl' }, login: { deviceAuthorization: { url: 'https://idp.example/device', form: { scope: 'openid' } } } };
-  const check = (provider: Record<string, unknown>) => validateProviderDocument({ webAPIProviderConfig: provider }, checkPath);
+  const base = {
+    method: 'POST',
+    url: 'https://idp.example/token',
+    form: { client_id: 'kubectl' },
+    login: { deviceAuthorization: { url: 'https://idp.example/device', form: { scope: 'openid' } } },
+  };
+  const check = (provider: Record<string, unknown>) =>
+    validateProviderDocument({ webAPIProviderConfig: provider }, checkPath);
 
   it('takes the id_token unless tokenPath says otherwise', () => {
     const result = check(base);
     expect(result.ok && result.config.paths.token).toBe('$.id_token');
-    expect(result.ok && result.config.login).toEqual({ deviceAuthorization: { url: 'https://idp.example/device', form: { scope: ['openid'] } }, timeoutMs: 180_000 });
+    expect(result.ok && result.config.login).toEqual({
+      deviceAuthorization: { url: 'https://idp.example/device', form: { scope: ['openid'] } },
+      timeoutMs: 180_000,
+    });
     const access = check({ ...base, tokenPath: '$.access_token' });
     expect(access.ok && access.config.paths.token).toBe('$.access_token');
   });
 
   it.each([
-    [{ method: 'GET', form: undefined }, 'webAPIProviderConfig.method: with login, the main request is the token endpoint, which takes POST (RFC 6749 §3.2)'],
-    [{ form: undefined, json: { a: 1 } }, "webAPIProviderConfig.json: with login, the token request is a form (RFC 6749 §3.2): write the client's fields under form"],
-    [{ form: { client_id: 'k', grant_type: 'x' } }, 'webAPIProviderConfig.form.grant_type: login sets grant_type for each grant (device_code, code, refresh_token); remove it'],
-    [{ login: { deviceAuthorization: { url: 'http://idp.example/device' } } }, 'webAPIProviderConfig.login.deviceAuthorization.url: http:// sends the request in clear text; use https:// or set allowInsecureHTTP: true'],
-    [{ login: { deviceAuthorization: { url: 'idp.example/device' } } }, 'webAPIProviderConfig.login.deviceAuthorization.url: expected an https:// URL, found "idp.example/device"'],
-    [{ login: { deviceAuthorization: { url: 'https://x', scope: 'a' } } }, 'webAPIProviderConfig.login.deviceAuthorization.scope: unknown field (known: url, form)'],
-    [{ login: { deviceAuthorization: { url: 'https://x', fom: { scope: 'a' } } } }, 'webAPIProviderConfig.login.deviceAuthorization.fom: unknown field; did you mean form?'],
-    [{ login: {} }, 'webAPIProviderConfig.login: names no grant: set authorizationCode (a browser), deviceAuthorization (a code to type), or both'],
-    [{ steps: [{ name: 's', method: 'GET', url: 'https://x' }] }, 'webAPIProviderConfig.steps: steps do not run with login: the token endpoint is asked directly'],
+    [
+      { method: 'GET', form: undefined },
+      'webAPIProviderConfig.method: with login, the main request is the token endpoint, which takes POST (RFC 6749 §3.2)',
+    ],
+    [
+      { form: undefined, json: { a: 1 } },
+      "webAPIProviderConfig.json: with login, the token request is a form (RFC 6749 §3.2): write the client's fields under form",
+    ],
+    [
+      { form: { client_id: 'k', grant_type: 'x' } },
+      'webAPIProviderConfig.form.grant_type: login sets grant_type for each grant (device_code, code, refresh_token); remove it',
+    ],
+    [
+      { login: { deviceAuthorization: { url: 'http://idp.example/device' } } },
+      'webAPIProviderConfig.login.deviceAuthorization.url: http:// sends the request in clear text; use https:// or set allowInsecureHTTP: true',
+    ],
+    [
+      { login: { deviceAuthorization: { url: 'idp.example/device' } } },
+      'webAPIProviderConfig.login.deviceAuthorization.url: expected an https:// URL, found "idp.example/device"',
+    ],
+    [
+      { login: { deviceAuthorization: { url: 'https://x', scope: 'a' } } },
+      'webAPIProviderConfig.login.deviceAuthorization.scope: unknown field (known: url, form)',
+    ],
+    [
+      { login: { deviceAuthorization: { url: 'https://x', fom: { scope: 'a' } } } },
+      'webAPIProviderConfig.login.deviceAuthorization.fom: unknown field; did you mean form?',
+    ],
+    [
+      { login: {} },
+      'webAPIProviderConfig.login: names no grant: set authorizationCode (a browser), deviceAuthorization (a code to type), or both',
+    ],
+    [
+      { steps: [{ name: 's', method: 'GET', url: 'https://x' }] },
+      'webAPIProviderConfig.steps: steps do not run with login: the token endpoint is asked directly',
+    ],
   ])('%j: names the field', (change, message) => {
     const result = check({ ...base, ...change });
     expect(result.ok).toBe(false);
@@ -184,12 +280,25 @@ describe('the login block of a config', () => {
 describe('kubeconfig for a login config', () => {
   it('writes interactiveMode: IfAvailable and --cache; a config without login keeps Never', async () => {
     const { runInProcess } = await import('../helpers/in-process.js');
-    const login = JSON.stringify({ webAPIProviderConfig: { method: 'POST', url: 'https://idp.example/token', form: { client_id: 'kubectl' }, login: { deviceAuthorization: { url: 'https://idp.example/device', form: { scope: 'openid' } } } } });
+    const login = JSON.stringify({
+      webAPIProviderConfig: {
+        method: 'POST',
+        url: 'https://idp.example/token',
+        form: { client_id: 'kubectl' },
+        login: { deviceAuthorization: { url: 'https://idp.example/device', form: { scope: 'openid' } } },
+      },
+    });
     const person = await runInProcess(['kubeconfig', '--server', 'https://k8s.example.com', '--config-inline', login]);
     expect(person.code, person.stderr).toBe(0);
     expect(person.stdout).toContain('interactiveMode: IfAvailable');
     expect(person.stdout).toContain('- --cache');
-    const machine = await runInProcess(['kubeconfig', '--server', 'https://k8s.example.com', '--config-inline', JSON.stringify({ webAPIProviderConfig: { method: 'GET', url: 'https://x.example/t', tokenPath: '$.t' } })]);
+    const machine = await runInProcess([
+      'kubeconfig',
+      '--server',
+      'https://k8s.example.com',
+      '--config-inline',
+      JSON.stringify({ webAPIProviderConfig: { method: 'GET', url: 'https://x.example/t', tokenPath: '$.t' } }),
+    ]);
     expect(machine.stdout).toContain('interactiveMode: Never');
   });
 });
@@ -202,16 +311,27 @@ describe('validate and render of a login config', () => {
         method: 'POST',
         url: 'https://idp.example/token',
         form: { client_id: 'kubectl' },
-        login: { deviceAuthorization: { url: 'https://idp.example/device', form: { scope: '{{ vars.scope }}', audience: '{{ env.AUDIENCE }}' } } },
+        login: {
+          deviceAuthorization: {
+            url: 'https://idp.example/device',
+            form: { scope: '{{ vars.scope }}', audience: '{{ env.AUDIENCE }}' },
+          },
+        },
       },
     });
     const result = await runInProcess(['validate', '--config-inline', config]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('webAPIProviderConfig.login.deviceAuthorization.form.scope: {{ vars.scope }}: vars.scope is not set');
+    expect(result.stderr).toContain(
+      'webAPIProviderConfig.login.deviceAuthorization.form.scope: {{ vars.scope }}: vars.scope is not set',
+    );
     const env = await runInProcess(['validate', '--config-inline', config, '--set', 'scope=openid']);
     expect(env.code).toBe(2);
-    expect(env.stderr).toContain('webAPIProviderConfig.login.deviceAuthorization.form.audience: {{ env.AUDIENCE }}: env.AUDIENCE is not set');
-    const fine = await runInProcess(['validate', '--config-inline', config, '--set', 'scope=openid'], { env: { AUDIENCE: 'k8s' } });
+    expect(env.stderr).toContain(
+      'webAPIProviderConfig.login.deviceAuthorization.form.audience: {{ env.AUDIENCE }}: env.AUDIENCE is not set',
+    );
+    const fine = await runInProcess(['validate', '--config-inline', config, '--set', 'scope=openid'], {
+      env: { AUDIENCE: 'k8s' },
+    });
     expect(fine.code, fine.stderr).toBe(0);
   });
 });
@@ -255,9 +375,15 @@ describe('render of a login config', () => {
 describe('the login command', () => {
   it('on a config without login: exit 2, one line, no request', async () => {
     const { runInProcess } = await import('../helpers/in-process.js');
-    const result = await runInProcess(['login', '--config-inline', JSON.stringify({ webAPIProviderConfig: { method: 'GET', url: 'https://127.0.0.1:1/t', tokenPath: '$.t' } })]);
+    const result = await runInProcess([
+      'login',
+      '--config-inline',
+      JSON.stringify({ webAPIProviderConfig: { method: 'GET', url: 'https://127.0.0.1:1/t', tokenPath: '$.t' } }),
+    ]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('webapi-credential: login runs the login of a config with login (authorizationCode or deviceAuthorization); this config has none (get-token asks its token API without a person)\n');
+    expect(result.stderr).toBe(
+      'webapi-credential: login runs the login of a config with login (authorizationCode or deviceAuthorization); this config has none (get-token asks its token API without a person)\n',
+    );
     expect(result.stdout).toBe('');
   });
 });

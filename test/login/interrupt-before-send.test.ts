@@ -20,7 +20,14 @@ const received: string[] = [];
 beforeAll(async () => {
   api = await startTokenApi((request, response) => {
     received.push(request.path);
-    if (request.path === '/device') return json(response, 200, { device_code: 'dc-before-send-Pq7', user_code: 'ABCD-EFGH', verification_uri: `https://localhost:${api.port}/verify`, expires_in: 30, interval: 1 });
+    if (request.path === '/device')
+      return json(response, 200, {
+        device_code: 'dc-before-send-Pq7',
+        user_code: 'ABCD-EFGH',
+        verification_uri: `https://localhost:${api.port}/verify`,
+        expires_in: 30,
+        interval: 1,
+      });
     return json(response, 400, { error: 'authorization_pending' });
   });
 });

@@ -6,7 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/in-process.js';
 
-const NOT_INTERACTIVE = JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', spec: { interactive: false } });
+const NOT_INTERACTIVE = JSON.stringify({
+  apiVersion: 'client.authentication.k8s.io/v1',
+  kind: 'ExecCredential',
+  spec: { interactive: false },
+});
 const config = JSON.stringify({
   webAPIProviderConfig: {
     method: 'POST',

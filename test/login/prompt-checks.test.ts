@@ -5,7 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { promptLines, readDeviceAuthorization } from '../../src/login/grants/device.js';
 import { isUserCode, otherHostNote } from '../../src/login/prompt-checks.js';
 
-const good = { device_code: 'dc-secret', user_code: 'WDJB-MJHT', verification_uri: 'https://idp.example/device', expires_in: 600 };
+const good = {
+  device_code: 'dc-secret',
+  user_code: 'WDJB-MJHT',
+  verification_uri: 'https://idp.example/device',
+  expires_in: 600,
+};
 
 describe('the verification page', () => {
   it('an IDN host (a homograph of the issuer) is shown in punycode', () => {
@@ -21,7 +26,10 @@ describe('the verification page', () => {
   });
 
   it('verification_uri_complete too', () => {
-    const authorization = readDeviceAuthorization({ ...good, verification_uri_complete: 'https://b\u00fccher.example/d?user_code=WDJB-MJHT' });
+    const authorization = readDeviceAuthorization({
+      ...good,
+      verification_uri_complete: 'https://b\u00fccher.example/d?user_code=WDJB-MJHT',
+    });
     expect(authorization.verificationUriComplete).toBe('https://xn--bcher-kva.example/d?user_code=WDJB-MJHT');
   });
 

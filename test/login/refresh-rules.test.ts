@@ -4,7 +4,14 @@
 import { describe, expect, it } from 'vitest';
 import { exitCodeFor, RequestError, ResponseError, UsageError } from '../../src/errors.js';
 import { atEndpoint } from '../../src/login/endpoint.js';
-import { isInvalidGrant, noIdTokenOnRefresh, noTimeToRefresh, refreshFits, RefreshRefused, refused } from '../../src/login/refresh.js';
+import {
+  isInvalidGrant,
+  noIdTokenOnRefresh,
+  noTimeToRefresh,
+  refreshFits,
+  RefreshRefused,
+  refused,
+} from '../../src/login/refresh.js';
 import { readRevocationAnswer, revocationRequest } from '../../src/login/revocation.js';
 import { SINGLE_USE_GRANTS, singleUseMayResend, singleUseTimeoutMs } from '../../src/request/retry.js';
 
@@ -28,7 +35,11 @@ describe('which refresh answer drops the refresh token', () => {
   });
 
   it('the refusal keeps its words and status, exit 3', () => {
-    const error = refused(new RequestError('LOGIN_REFUSED', 'the token endpoint refused the refresh with 400: "invalid_grant"', { status: 400 }));
+    const error = refused(
+      new RequestError('LOGIN_REFUSED', 'the token endpoint refused the refresh with 400: "invalid_grant"', {
+        status: 400,
+      }),
+    );
     expect(error).toBeInstanceOf(RefreshRefused);
     expect(error.status).toBe(400);
     expect(error.message).toBe('the token endpoint refused the refresh with 400: "invalid_grant"');
@@ -66,13 +77,19 @@ describe('whether a call has the time to start a refresh', () => {
     const error = noTimeToRefresh(4_200, 30_000);
     expect(error.code).toBe('DEADLINE');
     expect(exitCodeFor(error)).toBe(3);
-    expect(error.message).toBe('no refresh started with 4.2s of --timeout 30s left: the issuer could rotate the refresh token after this call gave up; it is kept for the next call');
+    expect(error.message).toBe(
+      'no refresh started with 4.2s of --timeout 30s left: the issuer could rotate the refresh token after this call gave up; it is kept for the next call',
+    );
   });
 });
 
 describe('a single-use grant is never sent twice once it may have reached the server', () => {
   it('the three grants are single-use', () => {
-    expect([...SINGLE_USE_GRANTS].sort()).toEqual(['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code']);
+    expect([...SINGLE_USE_GRANTS].sort()).toEqual([
+      'authorization_code',
+      'refresh_token',
+      'urn:ietf:params:oauth:grant-type:device_code',
+    ]);
   });
 
   it.each([
@@ -101,12 +118,23 @@ describe('a single-use grant is never sent twice once it may have reached the se
 
 describe('a login failure names its endpoint', () => {
   it.each([
-    ['device authorization', 'the token API answered 404 Not Found', 'the device authorization endpoint answered 404 Not Found'],
+    [
+      'device authorization',
+      'the token API answered 404 Not Found',
+      'the device authorization endpoint answered 404 Not Found',
+    ],
     ['token', 'the token API answered 403 Forbidden: denied', 'the token endpoint answered 403 Forbidden: denied'],
-    ['revocation', 'connection to https://idp.example/revoke refused', 'the revocation endpoint: connection to https://idp.example/revoke refused'],
+    [
+      'revocation',
+      'connection to https://idp.example/revoke refused',
+      'the revocation endpoint: connection to https://idp.example/revoke refused',
+    ],
     ['token', 'the token endpoint refused the refresh with 400', 'the token endpoint refused the refresh with 400'],
   ] as const)('%s: %s', (endpoint, message, said) => {
-    const error = atEndpoint(new RequestError('HTTP_STATUS', message, { status: 404, retryAfterMs: 5 }), endpoint) as RequestError;
+    const error = atEndpoint(
+      new RequestError('HTTP_STATUS', message, { status: 404, retryAfterMs: 5 }),
+      endpoint,
+    ) as RequestError;
     expect(error).toBeInstanceOf(RequestError);
     expect(error.message).toBe(said);
     expect(error.code).toBe('HTTP_STATUS');
@@ -115,7 +143,10 @@ describe('a login failure names its endpoint', () => {
   });
 
   it("the device authorization endpoint's 401 says what the issuer wants of the client", () => {
-    const error = atEndpoint(new RequestError('HTTP_STATUS', 'the token API answered 401 Unauthorized', { status: 401 }), 'device authorization') as RequestError;
+    const error = atEndpoint(
+      new RequestError('HTTP_STATUS', 'the token API answered 401 Unauthorized', { status: 401 }),
+      'device authorization',
+    ) as RequestError;
     expect(error.message).toBe(
       "the device authorization endpoint answered 401 Unauthorized; the issuer does not take this client there: make it a public client (no secret) with the device authorization grant enabled, or give the token request the client's authentication (form client_secret, an Authorization header)",
     );
@@ -123,7 +154,10 @@ describe('a login failure names its endpoint', () => {
   });
 
   it('an unusable answer stays exit 4; anything else is left as it is', () => {
-    const answer = atEndpoint(new ResponseError('RESPONSE_NOT_JSON', 'the token API answered something that is not JSON'), 'device authorization');
+    const answer = atEndpoint(
+      new ResponseError('RESPONSE_NOT_JSON', 'the token API answered something that is not JSON'),
+      'device authorization',
+    );
     expect(exitCodeFor(answer)).toBe(4);
     expect((answer as Error).message).toBe('the device authorization endpoint answered something that is not JSON');
     const usage = new UsageError('X', 'the token API is not asked');
@@ -157,7 +191,10 @@ describe('revocation (RFC 7009)', () => {
   });
 
   it('the request sends the token with its hint and shows neither value', () => {
-    const request = revocationRequest({ method: 'POST', url: 'https://idp.example/revoke', headers: {}, body: 'client_id=kubectl', tls: {} } as never, 'rt-secret');
+    const request = revocationRequest(
+      { method: 'POST', url: 'https://idp.example/revoke', headers: {}, body: 'client_id=kubectl', tls: {} } as never,
+      'rt-secret',
+    );
     expect(request.body).toBe('client_id=kubectl&token=rt-secret&token_type_hint=refresh_token');
     expect(request.shown?.body).not.toContain('rt-secret');
   });

@@ -10,12 +10,15 @@ function bashBytes(word: string): Buffer {
   const body = /^\$'(.*)'$/s.exec(word);
   if (!body) throw new Error(`not a $'…' word: ${word}`);
   const parts: Buffer[] = [];
-  body[1]!.replace(/\\x([0-9a-f]{2})|\\u([0-9a-f]{4})|\\U([0-9a-f]{8})|\\(.)|([^\\]+)/gsu, (_m, x?: string, u?: string, U?: string, c?: string, plain?: string) => {
-    if (x) parts.push(Buffer.from([parseInt(x, 16)]));
-    else if (u || U) parts.push(Buffer.from(String.fromCodePoint(parseInt((u ?? U)!, 16)), 'utf8'));
-    else parts.push(Buffer.from(c ?? plain!, 'utf8'));
-    return '';
-  });
+  body[1]!.replace(
+    /\\x([0-9a-f]{2})|\\u([0-9a-f]{4})|\\U([0-9a-f]{8})|\\(.)|([^\\]+)/gsu,
+    (_m, x?: string, u?: string, U?: string, c?: string, plain?: string) => {
+      if (x) parts.push(Buffer.from([parseInt(x, 16)]));
+      else if (u || U) parts.push(Buffer.from(String.fromCodePoint(parseInt((u ?? U)!, 16)), 'utf8'));
+      else parts.push(Buffer.from(c ?? plain!, 'utf8'));
+      return '';
+    },
+  );
   return Buffer.concat(parts);
 }
 

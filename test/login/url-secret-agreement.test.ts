@@ -16,16 +16,40 @@ function config(code: Record<string, unknown>, form: Record<string, string> = { 
       method: 'POST',
       url: 'https://idp.example/token',
       form,
-      login: { authorizationCode: { url: 'https://idp.example/authorize', query: { scope: 'openid' }, redirectPorts: [1], ...code }, timeout: '30s' },
+      login: {
+        authorizationCode: {
+          url: 'https://idp.example/authorize',
+          query: { scope: 'openid' },
+          redirectPorts: [1],
+          ...code,
+        },
+        timeout: '30s',
+      },
     },
   });
 }
 
 const CASES: Array<{ name: string; config: string; env: Record<string, string> }> = [
-  { name: 'an env secret in login.authorizationCode.query', config: config({ query: { scope: 'openid', login_hint: '{{ env.HINT }}' } }), env: { HINT } },
-  { name: "an env secret in login.authorizationCode.url's query", config: config({ url: 'https://idp.example/authorize?login_hint={{ env.HINT }}' }), env: { HINT } },
-  { name: 'a one-letter value a secret chose', config: config({ query: { scope: 'openid', prompt: '{{ env.HINT > "m" ? "a" : "b" }}' } }), env: { HINT } },
-  { name: "the token request's client_id from env, which the URL carries", config: config({}, { client_id: '{{ env.HINT }}' }), env: { HINT } },
+  {
+    name: 'an env secret in login.authorizationCode.query',
+    config: config({ query: { scope: 'openid', login_hint: '{{ env.HINT }}' } }),
+    env: { HINT },
+  },
+  {
+    name: "an env secret in login.authorizationCode.url's query",
+    config: config({ url: 'https://idp.example/authorize?login_hint={{ env.HINT }}' }),
+    env: { HINT },
+  },
+  {
+    name: 'a one-letter value a secret chose',
+    config: config({ query: { scope: 'openid', prompt: '{{ env.HINT > "m" ? "a" : "b" }}' } }),
+    env: { HINT },
+  },
+  {
+    name: "the token request's client_id from env, which the URL carries",
+    config: config({}, { client_id: '{{ env.HINT }}' }),
+    env: { HINT },
+  },
 ];
 
 describe('a secret in the browser login URL: validate, render and login say the same', () => {
@@ -42,7 +66,12 @@ describe('a secret in the browser login URL: validate, render and login say the 
   }
 
   it('validate --allow-unset-env refuses it with the secret unset (a CI gate without the secrets)', async () => {
-    const result = await runInProcess(['validate', '--allow-unset-env', '--config-inline', config({ query: { scope: 'openid', login_hint: '{{ env.HINT }}' } })]);
+    const result = await runInProcess([
+      'validate',
+      '--allow-unset-env',
+      '--config-inline',
+      config({ query: { scope: 'openid', login_hint: '{{ env.HINT }}' } }),
+    ]);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     // Refused before the stand-in is noted: the config is wrong whatever the secret holds.
@@ -64,8 +93,14 @@ describe('a secret in the browser login URL: validate, render and login say the 
   });
 
   it('plain text in the URL and query is valid, and validate shows the URL the browser gets', async () => {
-    const result = await runInProcess(['validate', '--config-inline', config({ query: { scope: 'openid', login_hint: 'alice' } })]);
+    const result = await runInProcess([
+      'validate',
+      '--config-inline',
+      config({ query: { scope: 'openid', login_hint: 'alice' } }),
+    ]);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toContain('browser login: GET https://idp.example/authorize?client_id=kubectl&scope=openid&login_hint=alice&');
+    expect(result.stdout).toContain(
+      'browser login: GET https://idp.example/authorize?client_id=kubectl&scope=openid&login_hint=alice&',
+    );
   });
 });

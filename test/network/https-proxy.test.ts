@@ -34,8 +34,17 @@ describe('an https:// proxy with an untrusted certificate', () => {
   it('is named in the error, with what to do, and the token API is not blamed', async () => {
     const api = await startApi((_request, response) => json(response, 200, { access_token: SECRET.token }));
     const port = await untrustedHttpsProxy();
-    const config = provider({ method: 'POST', url: `${api.url}/token`, tokenPath: '$.access_token', headers: { 'X-Key': '{{ env.API_KEY }}' }, tls: { caFile: pki.ca.certFile }, retry: { limit: 0 } });
-    const result = await runCli(['--config-inline', config], { env: { ...SECRET_ENV, HTTPS_PROXY: `https://localhost:${port}` } });
+    const config = provider({
+      method: 'POST',
+      url: `${api.url}/token`,
+      tokenPath: '$.access_token',
+      headers: { 'X-Key': '{{ env.API_KEY }}' },
+      tls: { caFile: pki.ca.certFile },
+      retry: { limit: 0 },
+    });
+    const result = await runCli(['--config-inline', config], {
+      env: { ...SECRET_ENV, HTTPS_PROXY: `https://localhost:${port}` },
+    });
     expectFailure(
       result,
       3,

@@ -53,7 +53,10 @@ describe.concurrent('maxResponseBytes', () => {
   ])('accepts a body of exactly maxResponseBytes and refuses one byte more, $how', async ({ chunked }) => {
     const api = await startApi((req, res) => {
       const body = bodyOf(Number(req.query.get('size')));
-      res.writeHead(200, { 'content-type': 'application/json', ...(chunked ? {} : { 'content-length': String(Buffer.byteLength(body)) }) });
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        ...(chunked ? {} : { 'content-length': String(Buffer.byteLength(body)) }),
+      });
       if (chunked) {
         for (let i = 0; i < body.length; i += 1000) res.write(body.slice(i, i + 1000));
         res.end();
@@ -99,13 +102,20 @@ describe.concurrent('slow and broken bodies', () => {
     const started = Date.now();
     const result = await call(config(`${api.url}/token`), ['--timeout', '1500ms']);
     // The whole-call deadline ended it (the message names it), not the 10 s per-attempt timeout.
-    expectFailure(result, 3, `no complete answer from ${api.url}/token within --timeout 1500ms; 200 and part of the body had arrived`);
+    expectFailure(
+      result,
+      3,
+      `no complete answer from ${api.url}/token within --timeout 1500ms; 200 and part of the body had arrived`,
+    );
     expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
   });
 
   it('ends a body that drips in at the per-attempt timeout, and retries it', async () => {
     const api = await startApi((_req, res) => drip(res));
-    const result = await call(config(`${api.url}/token`, { timeout: '600ms', retry: { limit: 1 } }), ['--timeout', '20s']);
+    const result = await call(config(`${api.url}/token`, { timeout: '600ms', retry: { limit: 1 } }), [
+      '--timeout',
+      '20s',
+    ]);
     expectFailure(
       result,
       3,
@@ -121,7 +131,11 @@ describe.concurrent('slow and broken bodies', () => {
       setTimeout(() => res.socket?.destroy(), 20);
     });
     const result = await call(config(`${api.url}/token`, { retry: { limit: 0 } }));
-    expectFailure(result, 3, `connection to ${api.url}/token reset by the server (ECONNRESET); 200 and part of the body had arrived`);
+    expectFailure(
+      result,
+      3,
+      `connection to ${api.url}/token reset by the server (ECONNRESET); 200 and part of the body had arrived`,
+    );
   });
 
   it('succeeds on a body that arrives slowly but within the limits', async () => {
@@ -143,7 +157,10 @@ describe.concurrent('slow and broken bodies', () => {
 
   it('accepts a --timeout and a per-attempt timeout longer than Node timers can hold (24.8 days)', async () => {
     const api = await startApi((_req, res) => void res.end(JSON.stringify({ access_token: SECRET.token })));
-    expectSuccess(await call(config(`${api.url}/token`, { timeout: '9999999h' }), ['--timeout', '99999999999999999999h']), CREDENTIAL);
+    expectSuccess(
+      await call(config(`${api.url}/token`, { timeout: '9999999h' }), ['--timeout', '99999999999999999999h']),
+      CREDENTIAL,
+    );
   });
 
   it('names headers that overflow what Node reads', async () => {
@@ -151,7 +168,11 @@ describe.concurrent('slow and broken bodies', () => {
       res.writeHead(200, { 'content-type': 'application/json', 'x-padding': 'p'.repeat(100_000) });
       res.end('{}');
     });
-    expectFailure(await call(config(`${api.url}/token`, { retry: { limit: 0 } })), 3, `the token API at ${api.url}/token answered with headers larger than 16 KiB (HPE_HEADER_OVERFLOW)`);
+    expectFailure(
+      await call(config(`${api.url}/token`, { retry: { limit: 0 } })),
+      3,
+      `the token API at ${api.url}/token answered with headers larger than 16 KiB (HPE_HEADER_OVERFLOW)`,
+    );
   });
 
   it('says when the server does not speak HTTP at all', async () => {
@@ -162,7 +183,11 @@ describe.concurrent('slow and broken bodies', () => {
     const { port } = server.address() as AddressInfo;
     try {
       const result = await call(config(`https://localhost:${port}/token`, { retry: { limit: 0 } }));
-      expectFailure(result, 3, `the token API at https://localhost:${port}/token answered with something that is not HTTP/1.1 (HPE_INVALID_CONSTANT)`);
+      expectFailure(
+        result,
+        3,
+        `the token API at https://localhost:${port}/token answered with something that is not HTTP/1.1 (HPE_INVALID_CONSTANT)`,
+      );
     } finally {
       server.close();
     }

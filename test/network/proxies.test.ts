@@ -5,7 +5,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { startProxy, type Proxy } from '../helpers/proxy.js';
 import type { TokenApi } from '../helpers/token-api.js';
-import { ALL_SECRETS, CREDENTIAL, SECRET, TOKEN_BODY, answer, apis, call, closedPort, config, expectFailure, expectSuccess, pki, traceLines } from './support.js';
+import {
+  ALL_SECRETS,
+  CREDENTIAL,
+  SECRET,
+  TOKEN_BODY,
+  answer,
+  apis,
+  call,
+  closedPort,
+  config,
+  expectFailure,
+  expectSuccess,
+  pki,
+  traceLines,
+} from './support.js';
 
 const startApi = apis();
 const USER = 'proxy-user';
@@ -13,13 +27,17 @@ let proxy: Proxy;
 let authProxy: Proxy;
 
 beforeAll(async () => {
-  [proxy, authProxy] = await Promise.all([startProxy(), startProxy({ auth: { user: USER, password: SECRET.proxyPassword } })]);
+  [proxy, authProxy] = await Promise.all([
+    startProxy(),
+    startProxy({ auth: { user: USER, password: SECRET.proxyPassword } }),
+  ]);
 });
 afterAll(async () => {
   await Promise.all([proxy?.close(), authProxy?.close()]);
 });
 
-const issueToken = (options?: Parameters<typeof startApi>[1]) => startApi((_req, res) => answer(res, 200, TOKEN_BODY), options);
+const issueToken = (options?: Parameters<typeof startApi>[1]) =>
+  startApi((_req, res) => answer(res, 200, TOKEN_BODY), options);
 /** The proxy credentials in every form a careless message would show them. */
 const proxySecrets = [
   ...ALL_SECRETS,
@@ -70,14 +88,18 @@ describe.concurrent('the proxy variables', () => {
 
   it('sends a plain http:// request (allowInsecureHTTP) through HTTP_PROXY in absolute form', async () => {
     const api = await issueToken({ insecure: true });
-    expectSuccess(await call(config(`${api.url}/token`, { allowInsecureHTTP: true, tls: {} }), [], { HTTP_PROXY: proxy.url }));
+    expectSuccess(
+      await call(config(`${api.url}/token`, { allowInsecureHTTP: true, tls: {} }), [], { HTTP_PROXY: proxy.url }),
+    );
     expect(proxy.requests()).toContain(`POST http://localhost:${api.port}/token`);
     expect(api.requests).toHaveLength(1);
   });
 
   it('reaches the proxy from the real environment of the built CLI', async () => {
     const api = await issueToken();
-    const result = await runCli(['--config-inline', config(`${api.url}/token`)], { env: { API_KEY: SECRET.apiKey, CLIENT_SECRET: SECRET.client, HTTPS_PROXY: proxy.url } });
+    const result = await runCli(['--config-inline', config(`${api.url}/token`)], {
+      env: { API_KEY: SECRET.apiKey, CLIENT_SECRET: SECRET.client, HTTPS_PROXY: proxy.url },
+    });
     expectSuccess(result);
     expect(tunnelled(api)).toBe(true);
   });
@@ -110,20 +132,26 @@ describe.concurrent('NO_PROXY, as curl reads it', () => {
 
   const sentence = (c: (typeof cases)[number]) =>
     `NO_PROXY=${c.noProxy(12345).replace('12345', '<port>')} ${c.bypass ? 'bypasses' : 'does not bypass'} the proxy for ${c.host}`;
-  it.each(cases.map((c) => [sentence(c), c] as const))(
-    '%s',
-    async (_name, { noProxy, host, bypass }) => {
-      const api = await issueToken();
-      const result = await call(config(`https://${host}:${api.port}/token`), [], { HTTPS_PROXY: proxy.url, NO_PROXY: noProxy(api.port) });
-      expectSuccess(result);
-      expect(api.requests).toHaveLength(1);
-      expect(tunnelled(api, proxy, host)).toBe(!bypass);
-    },
-  );
+  it.each(cases.map((c) => [sentence(c), c] as const))('%s', async (_name, { noProxy, host, bypass }) => {
+    const api = await issueToken();
+    const result = await call(config(`https://${host}:${api.port}/token`), [], {
+      HTTPS_PROXY: proxy.url,
+      NO_PROXY: noProxy(api.port),
+    });
+    expectSuccess(result);
+    expect(api.requests).toHaveLength(1);
+    expect(tunnelled(api, proxy, host)).toBe(!bypass);
+  });
 
   it('prefers no_proxy to NO_PROXY', async () => {
     const api = await issueToken();
-    expectSuccess(await call(config(`${api.url}/token`), [], { HTTPS_PROXY: proxy.url, no_proxy: 'example.com', NO_PROXY: 'localhost' }));
+    expectSuccess(
+      await call(config(`${api.url}/token`), [], {
+        HTTPS_PROXY: proxy.url,
+        no_proxy: 'example.com',
+        NO_PROXY: 'localhost',
+      }),
+    );
     expect(tunnelled(api)).toBe(true);
   });
 
@@ -133,7 +161,11 @@ describe.concurrent('NO_PROXY, as curl reads it', () => {
       res.writeHead(302, { location: `https://127.0.0.1:${target.port}/token` });
       res.end();
     });
-    const result = await call(config(`${origin.url}/start`, { method: 'GET', form: undefined, headers: {} }), ['--verbose'], { HTTPS_PROXY: proxy.url, NO_PROXY: '127.0.0.1' });
+    const result = await call(
+      config(`${origin.url}/start`, { method: 'GET', form: undefined, headers: {} }),
+      ['--verbose'],
+      { HTTPS_PROXY: proxy.url, NO_PROXY: '127.0.0.1' },
+    );
     expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: CREDENTIAL });
     expect(tunnelled(origin)).toBe(true);
     expect(tunnelled(target, proxy, '127.0.0.1')).toBe(false);
@@ -153,7 +185,9 @@ describe.concurrent('a proxy that wants credentials', () => {
     const api = await issueToken();
     const result = await call(config(`${api.url}/token`), ['--verbose'], { HTTPS_PROXY: authProxy.url });
     expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: CREDENTIAL });
-    expect(traceLines(result)).toContain(`through the proxy http://[REDACTED]@127.0.0.1:${authProxy.port} from HTTPS_PROXY to localhost:${api.port}`);
+    expect(traceLines(result)).toContain(
+      `through the proxy http://[REDACTED]@127.0.0.1:${authProxy.port} from HTTPS_PROXY to localhost:${api.port}`,
+    );
     expect(result.stderr).not.toContain(SECRET.proxyPassword);
     expect(result.stderr).not.toContain(Buffer.from(`${USER}:${SECRET.proxyPassword}`).toString('base64'));
     expect(tunnelled(api, authProxy)).toBe(true);
@@ -189,26 +223,54 @@ describe.concurrent('when the proxy is the problem', () => {
   it('names the proxy, without its password, when it refuses connections', async () => {
     const api = await issueToken();
     const port = await closedPort();
-    const result = await call(config(`${api.url}/token`, { retry: { limit: 0 } }), [], { HTTPS_PROXY: `http://${USER}:${SECRET.proxyPassword}@127.0.0.1:${port}` });
-    expectFailure(result, 3, `the proxy http://[REDACTED]@127.0.0.1:${port} (from HTTPS_PROXY) refused the connection (ECONNREFUSED)`, proxySecrets);
+    const result = await call(config(`${api.url}/token`, { retry: { limit: 0 } }), [], {
+      HTTPS_PROXY: `http://${USER}:${SECRET.proxyPassword}@127.0.0.1:${port}`,
+    });
+    expectFailure(
+      result,
+      3,
+      `the proxy http://[REDACTED]@127.0.0.1:${port} (from HTTPS_PROXY) refused the connection (ECONNREFUSED)`,
+      proxySecrets,
+    );
   });
 
   it('retries, then reports the status line, when the proxy cannot reach the token API', async () => {
     const port = await closedPort();
-    const result = await call(config(`https://localhost:${port}/token`, { retry: { limit: 1 } }), [], { HTTPS_PROXY: proxy.url });
-    expectFailure(result, 3, `the proxy http://127.0.0.1:${proxy.port} (from HTTPS_PROXY) did not open a tunnel to localhost:${port}: HTTP/1.1 500 Internal Server Error after 2 attempts`);
+    const result = await call(config(`https://localhost:${port}/token`, { retry: { limit: 1 } }), [], {
+      HTTPS_PROXY: proxy.url,
+    });
+    expectFailure(
+      result,
+      3,
+      `the proxy http://127.0.0.1:${proxy.port} (from HTTPS_PROXY) did not open a tunnel to localhost:${port}: HTTP/1.1 500 Internal Server Error after 2 attempts`,
+    );
     expect(proxy.connects().filter((c) => c === `localhost:${port}`)).toHaveLength(2);
   });
 
   it.each([
-    { value: 'socks5://user:pw-Zq81@127.0.0.1:1080', message: 'HTTPS_PROXY names a socks5:// proxy; only http:// and https:// proxies (CONNECT) are supported' },
-    { value: 'http://user:pw-Zq81@[bad', message: 'HTTPS_PROXY is not a proxy URL; expected http://[user:password@]host:port' },
-    { value: 'http://user:%zz-pw-Zq81@127.0.0.1:1', message: 'HTTPS_PROXY has a user or password with a bad %-escape; percent-encode it' },
-  ])('fails with exit 2, before any request and without showing it, on HTTPS_PROXY=$value', async ({ value, message }) => {
-    const api = await issueToken();
-    expectFailure(await call(config(`${api.url}/token`), [], { HTTPS_PROXY: value }), 2, message, [...ALL_SECRETS, 'pw-Zq81']);
-    expect(api.requests).toHaveLength(0);
-  });
+    {
+      value: 'socks5://user:pw-Zq81@127.0.0.1:1080',
+      message: 'HTTPS_PROXY names a socks5:// proxy; only http:// and https:// proxies (CONNECT) are supported',
+    },
+    {
+      value: 'http://user:pw-Zq81@[bad',
+      message: 'HTTPS_PROXY is not a proxy URL; expected http://[user:password@]host:port',
+    },
+    {
+      value: 'http://user:%zz-pw-Zq81@127.0.0.1:1',
+      message: 'HTTPS_PROXY has a user or password with a bad %-escape; percent-encode it',
+    },
+  ])(
+    'fails with exit 2, before any request and without showing it, on HTTPS_PROXY=$value',
+    async ({ value, message }) => {
+      const api = await issueToken();
+      expectFailure(await call(config(`${api.url}/token`), [], { HTTPS_PROXY: value }), 2, message, [
+        ...ALL_SECRETS,
+        'pw-Zq81',
+      ]);
+      expect(api.requests).toHaveLength(0);
+    },
+  );
 });
 
 describe.concurrent('TLS through the tunnel', () => {
@@ -225,7 +287,13 @@ describe.concurrent('TLS through the tunnel', () => {
 
   it('verifies against tls.serverName through the tunnel', async () => {
     const api = await issueToken({ serverCert: pki.wrongHost });
-    expectSuccess(await call(config(`${api.url}/token`, { tls: { caFile: pki.ca.certFile, serverName: 'elsewhere.example' } }), [], { HTTPS_PROXY: proxy.url }));
+    expectSuccess(
+      await call(
+        config(`${api.url}/token`, { tls: { caFile: pki.ca.certFile, serverName: 'elsewhere.example' } }),
+        [],
+        { HTTPS_PROXY: proxy.url },
+      ),
+    );
     expect(tunnelled(api)).toBe(true);
   });
 });

@@ -19,18 +19,25 @@ function plannedWaits(result: CliResult): Array<{ planned: number; reason: strin
 }
 
 describe.concurrent('retries', () => {
-  it.each([408, 429, 500, 502, 503, 504, 599])('retries a %i answer and takes the token from the next one', async (status) => {
-    const api = await startApi(sequence([status, 'try again']));
-    expectSuccess(await call(config(`${api.url}/token`)));
-    expect(api.requests).toHaveLength(2);
-  });
+  it.each([408, 429, 500, 502, 503, 504, 599])(
+    'retries a %i answer and takes the token from the next one',
+    async (status) => {
+      const api = await startApi(sequence([status, 'try again']));
+      expectSuccess(await call(config(`${api.url}/token`)));
+      expect(api.requests).toHaveLength(2);
+    },
+  );
 
   it.each([400, 401, 403, 404, 405, 409, 410, 413, 422, 451])('does not retry a %i answer', async (status) => {
     const api = await startApi(sequence([status, 'no']));
     const result = await call(config(`${api.url}/token`));
     // A refusal names what the credentials were made of (the header's and the form's env values).
     const check = status === 401 || status === 403 ? '; check env.API_KEY and env.CLIENT_SECRET' : '';
-    expectFailure(result, 3, `the token API answered ${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''}: application/json, 2 bytes (--verbose shows an excerpt)${check}`);
+    expectFailure(
+      result,
+      3,
+      `the token API answered ${status}${STATUS_CODES[status] ? ` ${STATUS_CODES[status]}` : ''}: application/json, 2 bytes (--verbose shows an excerpt)${check}`,
+    );
     expect(api.requests).toHaveLength(1);
   });
 
@@ -39,7 +46,9 @@ describe.concurrent('retries', () => {
     const api = await startApi(handler);
     const result = await call(config(`${api.url}/token`), ['--verbose']);
     expect(result.code).toBe(3);
-    expect(traceLines(result).at(-1)).toBe('the token API answered 503 Service Unavailable after 3 attempts: application/json, 4 bytes (--verbose shows an excerpt)');
+    expect(traceLines(result).at(-1)).toBe(
+      'the token API answered 503 Service Unavailable after 3 attempts: application/json, 4 bytes (--verbose shows an excerpt)',
+    );
     expect(api.requests).toHaveLength(3);
     // Equal jitter: 250-500 ms, then 500-1000 ms, as planned and as waited.
     const [first, second] = plannedWaits(result);
@@ -53,12 +62,18 @@ describe.concurrent('retries', () => {
 
   it('makes one attempt only with retry.limit 0', async () => {
     const api = await startApi((_req, res) => answer(res, 503, 'down'));
-    expectFailure(await call(config(`${api.url}/token`, { retry: { limit: 0 } })), 3, 'the token API answered 503 Service Unavailable: application/json, 4 bytes (--verbose shows an excerpt)');
+    expectFailure(
+      await call(config(`${api.url}/token`, { retry: { limit: 0 } })),
+      3,
+      'the token API answered 503 Service Unavailable: application/json, 4 bytes (--verbose shows an excerpt)',
+    );
     expect(api.requests).toHaveLength(1);
   });
 
   it('waits until the HTTP date a Retry-After names', async () => {
-    const { handler, gaps } = timed(sequence([429, 'slow down', { 'retry-after': new Date(Date.now() + 2000).toUTCString() }]));
+    const { handler, gaps } = timed(
+      sequence([429, 'slow down', { 'retry-after': new Date(Date.now() + 2000).toUTCString() }]),
+    );
     const api = await startApi(handler);
     const result = await call(config(`${api.url}/token`), ['--verbose']);
     expect(result.code).toBe(0);
@@ -94,7 +109,9 @@ describe.concurrent('retries', () => {
     expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 3, stdout: '' });
     // The trace ends with the message: an ordinary failure has no stack, even under --verbose.
     expect(traceLines(result).slice(-3)).toEqual([
-      expect.stringMatching(/^attempt 1 failed \(HTTP 429\) after \d+ ms; not retrying: Retry-After 61 asks for more than 60 s$/),
+      expect.stringMatching(
+        /^attempt 1 failed \(HTTP 429\) after \d+ ms; not retrying: Retry-After 61 asks for more than 60 s$/,
+      ),
       'answer 429 body (excerpt): slow down',
       'the token API answered 429 Too Many Requests: application/json, 9 bytes (--verbose shows an excerpt)',
     ]);
@@ -109,9 +126,12 @@ describe.concurrent('retries', () => {
     expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 3, stdout: '' });
     const lines = result.stderr.split('\n');
     expect(lines.pop()).toBe('');
-    expect(lines.pop()).toMatch(/^webapi-credential: the token API answered 503 Service Unavailable after \d+ attempts: application\/json, 4 bytes \(--verbose shows an excerpt\)$/);
+    expect(lines.pop()).toMatch(
+      /^webapi-credential: the token API answered 503 Service Unavailable after \d+ attempts: application\/json, 4 bytes \(--verbose shows an excerpt\)$/,
+    );
     // A wait of more than a second is said before it starts (kubectl seems hung otherwise).
-    for (const line of lines) expect(line).toMatch(/^webapi-credential: warning: the token API failed \(503\); retrying in \d(\.\d)?s$/);
+    for (const line of lines)
+      expect(line).toMatch(/^webapi-credential: warning: the token API failed \(503\); retrying in \d(\.\d)?s$/);
     // Attempts start at about 0, 0.25-0.5, 0.75-1.5, 1.75-3.5 and 3.75-7.5 s: at most five fit in 6 s
     // (fewer when the machine is busy enough to slow each one down; two unless start-up took 5 s).
     expect(result.stderr).toContain(`after ${api.requests.length} attempts`);
@@ -134,7 +154,11 @@ describe.concurrent('retries', () => {
       else answer(res, 502, 'bad gateway');
     });
     const result = await call(config(`${api.url}/token`, { retry: { limit: 2 } }));
-    expectFailure(result, 3, 'the token API answered 502 Bad Gateway after 3 attempts: application/json, 11 bytes (--verbose shows an excerpt)');
+    expectFailure(
+      result,
+      3,
+      'the token API answered 502 Bad Gateway after 3 attempts: application/json, 11 bytes (--verbose shows an excerpt)',
+    );
     expect(api.requests).toHaveLength(3);
   });
 });

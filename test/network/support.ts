@@ -6,7 +6,13 @@ import { afterAll, expect } from 'vitest';
 import { leaks, type CliResult } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { makePki } from '../helpers/pki.js';
-import { startTokenApi, type Handler, type ReceivedRequest, type TokenApi, type TokenApiOptions } from '../helpers/token-api.js';
+import {
+  startTokenApi,
+  type Handler,
+  type ReceivedRequest,
+  type TokenApi,
+  type TokenApiOptions,
+} from '../helpers/token-api.js';
 
 export const pki = makePki();
 export const PREFIX = 'webapi-credential: ';
@@ -21,7 +27,12 @@ export const SECRET = {
 export const SECRET_ENV = { API_KEY: SECRET.apiKey, CLIENT_SECRET: SECRET.client };
 export const ALL_SECRETS = Object.values(SECRET);
 
-export const CREDENTIAL = JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1beta1', kind: 'ExecCredential', status: { token: SECRET.token } }) + '\n';
+export const CREDENTIAL =
+  JSON.stringify({
+    apiVersion: 'client.authentication.k8s.io/v1beta1',
+    kind: 'ExecCredential',
+    status: { token: SECRET.token },
+  }) + '\n';
 
 /** A POST config that sends the secrets (header, form) and trusts the test CA; `extra` overrides. */
 export function config(url: string, extra: Record<string, unknown> = {}): string {
@@ -87,18 +98,32 @@ export function timed(handler: Handler): { handler: Handler; times: number[]; ga
 }
 
 /** Exit code, empty stdout, exactly one stderr line `webapi-credential: <message>`, no secret anywhere. */
-export function expectFailure(result: CliResult, code: number, message: string | RegExp, secrets: string[] = ALL_SECRETS): void {
+export function expectFailure(
+  result: CliResult,
+  code: number,
+  message: string | RegExp,
+  secrets: string[] = ALL_SECRETS,
+): void {
   expect({ code: result.code, stdout: result.stdout }).toEqual({ code, stdout: '' });
   if (typeof message === 'string') expect(result.stderr).toBe(`${PREFIX}${message}\n`);
   else {
-    expect(result.stderr.startsWith(PREFIX) && result.stderr.endsWith('\n') && result.stderr.indexOf('\n') === result.stderr.length - 1).toBe(true);
+    expect(
+      result.stderr.startsWith(PREFIX) &&
+        result.stderr.endsWith('\n') &&
+        result.stderr.indexOf('\n') === result.stderr.length - 1,
+    ).toBe(true);
     expect(result.stderr.slice(PREFIX.length, -1)).toMatch(message);
   }
   expect(leaks(result, secrets)).toEqual([]);
 }
 
 /** Exit 0, exactly `stdout`, the given stderr (none by default) and no secret but the token in stdout. */
-export function expectSuccess(result: CliResult, stdout: string = CREDENTIAL, stderr = '', secrets: string[] = ALL_SECRETS): void {
+export function expectSuccess(
+  result: CliResult,
+  stdout: string = CREDENTIAL,
+  stderr = '',
+  secrets: string[] = ALL_SECRETS,
+): void {
   expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr });
   expect(result.stdout).toBe(stdout);
   expect(leaks(result, secrets, [SECRET.token])).toEqual([]);

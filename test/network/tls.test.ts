@@ -46,7 +46,10 @@ describe.concurrent('CA bundles as people paste them', () => {
     { shape: 'PEM with CRLF line ends', caData: () => pki.ca.cert.replace(/\n/g, '\r\n') },
     { shape: 'PEM after a byte-order mark and a comment line', caData: () => `\ufeff# issued by ops\n${pki.ca.cert}` },
     { shape: 'base64 of PEM on one line', caData: () => base64(pki.ca.cert) },
-    { shape: 'base64 of PEM wrapped at 76 columns, as base64(1) prints it', caData: () => wrap(base64(pki.ca.cert), 76) + '\n' },
+    {
+      shape: 'base64 of PEM wrapped at 76 columns, as base64(1) prints it',
+      caData: () => wrap(base64(pki.ca.cert), 76) + '\n',
+    },
     { shape: 'base64 of a two-CA bundle', caData: () => base64(pki.otherCa.cert + pki.ca.cert) },
   ])('verifies the server against tls.caData given as $shape', async ({ caData }) => {
     const api = await issueToken();
@@ -57,18 +60,32 @@ describe.concurrent('CA bundles as people paste them', () => {
 describe.concurrent('TLS material that cannot work fails with exit 2 before any request', () => {
   const corrupt = pki.ca.cert.replace(/\n[A-Za-z0-9+/]{10}/, '\nAAAAAAAAAA');
   it.each([
-    { what: 'a CA block whose content is not a certificate', tls: () => ({ caData: '-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydA==\n-----END CERTIFICATE-----\n' }), message: 'webAPIProviderConfig.tls.caData: certificate 1 of 1 is not a valid X.509 certificate' },
-    { what: 'a bundle whose second certificate is corrupt', tls: () => ({ caData: pki.otherCa.cert + corrupt }), message: 'webAPIProviderConfig.tls.caData: certificate 2 of 2 is not a valid X.509 certificate' },
-    { what: 'a caFile that holds a private key', tls: () => ({ caFile: pki.ca.keyFile }), message: 'webAPIProviderConfig.tls.caFile: holds no PEM certificate (-----BEGIN CERTIFICATE-----)' },
+    {
+      what: 'a CA block whose content is not a certificate',
+      tls: () => ({ caData: '-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydA==\n-----END CERTIFICATE-----\n' }),
+      message: 'webAPIProviderConfig.tls.caData: certificate 1 of 1 is not a valid X.509 certificate',
+    },
+    {
+      what: 'a bundle whose second certificate is corrupt',
+      tls: () => ({ caData: pki.otherCa.cert + corrupt }),
+      message: 'webAPIProviderConfig.tls.caData: certificate 2 of 2 is not a valid X.509 certificate',
+    },
+    {
+      what: 'a caFile that holds a private key',
+      tls: () => ({ caFile: pki.ca.keyFile }),
+      message: 'webAPIProviderConfig.tls.caFile: holds no PEM certificate (-----BEGIN CERTIFICATE-----)',
+    },
     {
       what: 'a client key that does not belong to the certificate',
       tls: () => ({ caFile: pki.ca.certFile, certFile: pki.client.certFile, keyFile: pki.server.keyFile }),
-      message: 'webAPIProviderConfig.tls.keyFile: the private key does not belong to the certificate in webAPIProviderConfig.tls.certFile',
+      message:
+        'webAPIProviderConfig.tls.keyFile: the private key does not belong to the certificate in webAPIProviderConfig.tls.certFile',
     },
     {
       what: 'an encrypted client key',
       tls: () => ({ caFile: pki.ca.certFile, certFile: pki.client.certFile, keyFile: more.encryptedClientKeyFile }),
-      message: 'webAPIProviderConfig.tls.keyFile: the private key is encrypted; decrypt it (openssl pkey -in key.pem -out plain.pem)',
+      message:
+        'webAPIProviderConfig.tls.keyFile: the private key is encrypted; decrypt it (openssl pkey -in key.pem -out plain.pem)',
     },
     {
       what: 'a keyData that holds a certificate',
@@ -88,7 +105,12 @@ describe.concurrent('TLS material that cannot work fails with exit 2 before any 
 
   it('reports the same problem from validate, which makes no request', async () => {
     const result = await call(config('https://token.example/token', { tls: { caFile: pki.ca.keyFile } }), ['validate']);
-    expectFailure(result, 2, 'webAPIProviderConfig.tls.caFile: holds no PEM certificate (-----BEGIN CERTIFICATE-----)', keySecrets);
+    expectFailure(
+      result,
+      2,
+      'webAPIProviderConfig.tls.caFile: holds no PEM certificate (-----BEGIN CERTIFICATE-----)',
+      keySecrets,
+    );
   });
 });
 

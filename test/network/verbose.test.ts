@@ -6,7 +6,22 @@ import { createServer } from 'node:https';
 import { describe, expect, it } from 'vitest';
 import { leaks } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process.js';
-import { ALL_SECRETS, CREDENTIAL, PREFIX, SECRET, SECRET_ENV, TOKEN_BODY, answer, apis, call, closedPort, config, pki, sequence, traceLines } from './support.js';
+import {
+  ALL_SECRETS,
+  CREDENTIAL,
+  PREFIX,
+  SECRET,
+  SECRET_ENV,
+  TOKEN_BODY,
+  answer,
+  apis,
+  call,
+  closedPort,
+  config,
+  pki,
+  sequence,
+  traceLines,
+} from './support.js';
 
 const startApi = apis();
 
@@ -38,12 +53,16 @@ describe.concurrent('--verbose traces every attempt', () => {
   it('says why it does not retry when no attempt could start before the deadline', async () => {
     // The 503 comes 200 ms before the 2 s deadline: too late for even the shortest backoff (250 ms).
     let started = 0;
-    const api = await startApi((_req, res) => void setTimeout(() => answer(res, 503, 'down'), started + 1800 - Date.now()));
+    const api = await startApi(
+      (_req, res) => void setTimeout(() => answer(res, 503, 'down'), started + 1800 - Date.now()),
+    );
     started = Date.now();
     const result = await call(config(`${api.url}/token`), ['--verbose', '--timeout', '2s']);
     expect(result.code).toBe(3);
     expect(traceLines(result)).toContainEqual(
-      expect.stringMatching(/^attempt 1 failed \(HTTP 503\) after \d+ ms; not retrying: another attempt could not start before the whole-call deadline \(--timeout\)$/),
+      expect.stringMatching(
+        /^attempt 1 failed \(HTTP 503\) after \d+ ms; not retrying: another attempt could not start before the whole-call deadline \(--timeout\)$/,
+      ),
     );
     expect(api.requests).toHaveLength(1);
   });
@@ -52,13 +71,18 @@ describe.concurrent('--verbose traces every attempt', () => {
     const port = await closedPort();
     // Nothing listens for the first attempt; as soon as it has failed, a server appears that answers 503, then the token.
     let calls = 0;
-    const server = createServer({ cert: pki.server.cert, key: pki.server.key }, (_req, res) => (++calls === 1 ? answer(res, 503, 'warming up') : answer(res, 200, TOKEN_BODY)));
-    const result = await runInProcess(['--verbose', '--config-inline', config(`https://localhost:${port}/token`, { retry: { limit: 3 } })], {
-      env: SECRET_ENV,
-      onStderr: (text) => {
-        if (text.includes('attempt 1 failed (ECONNREFUSED)')) server.listen(port, '127.0.0.1');
+    const server = createServer({ cert: pki.server.cert, key: pki.server.key }, (_req, res) =>
+      ++calls === 1 ? answer(res, 503, 'warming up') : answer(res, 200, TOKEN_BODY),
+    );
+    const result = await runInProcess(
+      ['--verbose', '--config-inline', config(`https://localhost:${port}/token`, { retry: { limit: 3 } })],
+      {
+        env: SECRET_ENV,
+        onStderr: (text) => {
+          if (text.includes('attempt 1 failed (ECONNREFUSED)')) server.listen(port, '127.0.0.1');
+        },
       },
-    });
+    );
     server.closeAllConnections();
     server.close();
     expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 0, stdout: CREDENTIAL });
@@ -72,12 +96,18 @@ describe.concurrent('--verbose traces every attempt', () => {
 
   it('keeps every line prefixed or indented and every secret out, on failure as on success', async () => {
     const api = await startApi((req, res) => answer(res, 500, `echo ${req.headers['authorization']} ${req.body}`));
-    const result = await call(config(`${api.url}/token?key={{ urlencode(env.API_KEY) }}`, { retry: { limit: 1 } }), ['--verbose']);
+    const result = await call(config(`${api.url}/token?key={{ urlencode(env.API_KEY) }}`, { retry: { limit: 1 } }), [
+      '--verbose',
+    ]);
     expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 3, stdout: '' });
     for (const line of result.stderr.trimEnd().split('\n')) expect(line).toMatch(/^(webapi-credential: | {2})/);
     expect(leaks(result, ALL_SECRETS)).toEqual([]);
-    expect(result.stderr).toContain(`${PREFIX}answer 500 body (excerpt): echo Bearer [REDACTED] client_secret=[REDACTED]\n`);
-    expect(result.stderr).toContain(`${PREFIX}the token API answered 500 Internal Server Error after 2 attempts: application/json, 70 bytes (--verbose shows an excerpt)\n`);
+    expect(result.stderr).toContain(
+      `${PREFIX}answer 500 body (excerpt): echo Bearer [REDACTED] client_secret=[REDACTED]\n`,
+    );
+    expect(result.stderr).toContain(
+      `${PREFIX}the token API answered 500 Internal Server Error after 2 attempts: application/json, 70 bytes (--verbose shows an excerpt)\n`,
+    );
     expect(traceLines(result)[1]).toBe('request:');
     expect(result.stderr).toContain(`\n  POST ${api.url}/token?key=[REDACTED]\n`);
   });

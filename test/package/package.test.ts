@@ -35,11 +35,19 @@ describe('the npm package, packed and installed', () => {
     symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'));
     // npm pack runs prepack (the build) with the Node that runs npm: the pinned one.
     const npmEnv = { ...process.env, PATH: `${dirname(PINNED_NODE)}:${process.env['PATH'] ?? ''}` };
-    execFileSync('npm', ['pack', '--silent', '--pack-destination', work], { cwd: clone, env: npmEnv, stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync('npm', ['pack', '--silent', '--pack-destination', work], {
+      cwd: clone,
+      env: npmEnv,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     const tarball = readdirSync(work).find((name) => name.endsWith('.tgz'))!;
     const prefix = join(work, 'prefix');
     // No runtime dependencies (everything is bundled): the install needs no registry.
-    execFileSync('npm', ['install', '--global', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', join(work, tarball)], { env: npmEnv, stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(
+      'npm',
+      ['install', '--global', '--prefix', prefix, '--offline', '--no-audit', '--no-fund', join(work, tarball)],
+      { env: npmEnv, stdio: ['ignore', 'ignore', 'inherit'] },
+    );
     installed = join(prefix, 'bin', 'webapi-credential');
   }, 180_000);
 
@@ -47,8 +55,17 @@ describe('the npm package, packed and installed', () => {
   async function exercise(node: string) {
     const version = await run(node, ['--version']);
     expect(version.stdout).toMatch(/^webapi-credential \d+\.\d+\.\d+ \(node v\d+\.\d+\.\d+, [a-z0-9]+-[a-z0-9]+\)\n$/);
-    const api = await startApi((_request, response) => json(response, 200, { access_token: SECRET.token, expires_in: 600 }));
-    const config = provider({ method: 'POST', url: `${api.url}/token`, tokenPath: '$.access_token', expiresInPath: '$.expires_in', form: { s: '{{ env.PKG_SECRET }}' }, tls: { caFile: pki.ca.certFile } });
+    const api = await startApi((_request, response) =>
+      json(response, 200, { access_token: SECRET.token, expires_in: 600 }),
+    );
+    const config = provider({
+      method: 'POST',
+      url: `${api.url}/token`,
+      tokenPath: '$.access_token',
+      expiresInPath: '$.expires_in',
+      form: { s: '{{ env.PKG_SECRET }}' },
+      tls: { caFile: pki.ca.certFile },
+    });
     const env = { PKG_SECRET: 'package-secret-Lm3' };
     const fetched = await run(node, ['--config-inline', config], env);
     expect(fetched.stderr).toBe('');
@@ -58,7 +75,11 @@ describe('the npm package, packed and installed', () => {
     const rendered = await run(node, ['render', '--config-inline', config], env);
     expect(rendered.stdout).toContain('s=[REDACTED]');
     expect(rendered.stdout).not.toContain('package-secret-Lm3');
-    const kubeconfig = await run(node, ['kubeconfig', '--server', 'https://k8s.example', '--config-inline', config], env);
+    const kubeconfig = await run(
+      node,
+      ['kubeconfig', '--server', 'https://k8s.example', '--config-inline', config],
+      env,
+    );
     expect(kubeconfig.code).toBe(0);
     expect(kubeconfig.stdout).toContain('kind: Config');
   }
@@ -75,6 +96,10 @@ describe('the npm package, packed and installed', () => {
     const version = execFileSync(old, ['--version'], { encoding: 'utf8' }).trim();
     if (Number(version.slice(1).split('.')[0]) >= 22) return; // this machine's node is new enough: nothing to show
     const result = await run(old, ['--version']);
-    expect(result).toEqual({ code: 1, stdout: '', stderr: `webapi-credential: needs Node >= 22, this is ${version}; install a newer Node, or use the single binary\n` });
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `webapi-credential: needs Node >= 22, this is ${version}; install a newer Node, or use the single binary\n`,
+    });
   });
 });

@@ -9,7 +9,12 @@ const noCheck = () => {};
 
 /** The longest pattern ending at each index (0: none), by trying every pattern everywhere. */
 function naive(patterns: readonly string[], text: string): number[] {
-  return [...text].map((_, end) => Math.max(0, ...patterns.filter((p) => p.length <= end + 1 && text.startsWith(p, end + 1 - p.length)).map((p) => p.length)));
+  return [...text].map((_, end) =>
+    Math.max(
+      0,
+      ...patterns.filter((p) => p.length <= end + 1 && text.startsWith(p, end + 1 - p.length)).map((p) => p.length),
+    ),
+  );
 }
 
 function scanned(automaton: Automaton, text: string): number[] {
@@ -19,21 +24,25 @@ function scanned(automaton: Automaton, text: string): number[] {
 }
 
 // A small alphabet makes shared prefixes, overlaps and repetitions common.
-const word = (max: number) => fc.array(fc.constantFrom('a', 'b', 'c'), { minLength: 1, maxLength: max }).map((c) => c.join(''));
+const word = (max: number) =>
+  fc.array(fc.constantFrom('a', 'b', 'c'), { minLength: 1, maxLength: max }).map((c) => c.join(''));
 
 describe('Automaton', () => {
   it('finds the longest pattern ending at each byte, as a naive search does, across additions and scans', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.array(word(8), { maxLength: 6 }), word(60)), { minLength: 1, maxLength: 5 }), (rounds) => {
-        const automaton = new Automaton();
-        const patterns: string[] = [];
-        for (const [added, text] of rounds) {
-          for (const pattern of added) automaton.add(bytes(pattern), pattern.length, noCheck);
-          patterns.push(...added);
-          expect(scanned(automaton, text)).toEqual(naive(patterns, text));
-        }
-        expect(automaton.patterns).toBe(new Set(patterns).size);
-      }),
+      fc.property(
+        fc.array(fc.tuple(fc.array(word(8), { maxLength: 6 }), word(60)), { minLength: 1, maxLength: 5 }),
+        (rounds) => {
+          const automaton = new Automaton();
+          const patterns: string[] = [];
+          for (const [added, text] of rounds) {
+            for (const pattern of added) automaton.add(bytes(pattern), pattern.length, noCheck);
+            patterns.push(...added);
+            expect(scanned(automaton, text)).toEqual(naive(patterns, text));
+          }
+          expect(automaton.patterns).toBe(new Set(patterns).size);
+        },
+      ),
       { numRuns: 300 },
     );
   });

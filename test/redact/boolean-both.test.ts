@@ -24,7 +24,14 @@ describe('a secret boolean', () => {
     for (const flag of [true, false]) {
       const redactor = new Redactor();
       const renderer = new TemplateRenderer(
-        { env: { CFG: JSON.stringify({ flag, pin: 'x' }) }, vars: {}, cluster: undefined, readFile: () => '', nowMs: () => 0, uuid: () => '00000000-0000-4000-8000-000000000000' },
+        {
+          env: { CFG: JSON.stringify({ flag, pin: 'x' }) },
+          vars: {},
+          cluster: undefined,
+          readFile: () => '',
+          nowMs: () => 0,
+          uuid: () => '00000000-0000-4000-8000-000000000000',
+        },
         redactor,
       );
       renderer.setSteps('placeholders');

@@ -9,7 +9,8 @@ import { NOT_CHECKED, REDACTED, Redactor } from '../../src/redact/redactor.js';
 // Secrets are spelled from these, which never make four characters in a row of REDACTED or of the
 // note: whatever the output holds of a secret was not hidden.
 const ALPHABET = ['a', 'b', '0', '1'];
-const word = (min: number, max: number) => fc.array(fc.constantFrom(...ALPHABET), { minLength: min, maxLength: max }).map((c) => c.join(''));
+const word = (min: number, max: number) =>
+  fc.array(fc.constantFrom(...ALPHABET), { minLength: min, maxLength: max }).map((c) => c.join(''));
 
 interface Shape {
   name: string;
@@ -23,7 +24,9 @@ const shapes = (scale: number): fc.Arbitrary<Shape> =>
     // Many secrets that share a long prefix, in a text made of that prefix and near-matches.
     fc.tuple(word(4, 40), fc.integer({ min: 1, max: 500 * scale })).map(([prefix, count]) => {
       const secrets = Array.from({ length: count }, (_, i) => `${prefix}${i.toString(2)}`);
-      const text = Array.from({ length: 200 * scale }, (_, i) => (i % 3 === 0 ? secrets[i % count]! : prefix.slice(0, -1))).join('-');
+      const text = Array.from({ length: 200 * scale }, (_, i) =>
+        i % 3 === 0 ? secrets[i % count]! : prefix.slice(0, -1),
+      ).join('-');
       return { name: 'shared prefix', secrets, text };
     }),
     // Secrets that are prefixes of one another, in a long run of their letter.
@@ -41,14 +44,24 @@ const shapes = (scale: number): fc.Arbitrary<Shape> =>
     // Long secrets echoed whole, cut and nearly.
     fc.tuple(word(1_000, 2_000), fc.integer({ min: 1, max: 5 * scale })).map(([base, count]) => {
       const secrets = Array.from({ length: count }, (_, i) => `${base}${i}`);
-      const text = secrets.flatMap((s) => [s, s.slice(0, -2), `${s.slice(0, 500)}\n${s.slice(500)}`, s.toUpperCase()]).join(' ');
+      const text = secrets
+        .flatMap((s) => [s, s.slice(0, -2), `${s.slice(0, 500)}\n${s.slice(500)}`, s.toUpperCase()])
+        .join(' ');
       return { name: 'long secrets', secrets, text };
     }),
     // Many distinct secrets, echoed in encodings (every form in the automaton at once).
     fc.tuple(fc.array(word(6, 30), { minLength: 1, maxLength: 200 * scale })).map(([secrets]) => ({
       name: 'many forms',
       secrets,
-      text: secrets.map((s, i) => (i % 3 === 0 ? Buffer.from(s).toString('base64') : i % 3 === 1 ? Buffer.from(s).toString('hex') : encodeURIComponent(s))).join('&'),
+      text: secrets
+        .map((s, i) =>
+          i % 3 === 0
+            ? Buffer.from(s).toString('base64')
+            : i % 3 === 1
+              ? Buffer.from(s).toString('hex')
+              : encodeURIComponent(s),
+        )
+        .join('&'),
     })),
   );
 

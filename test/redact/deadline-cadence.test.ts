@@ -32,10 +32,12 @@ describe('the deadline is consulted once every 4096 steps of work', () => {
     for (const k of [1, 25]) {
       const text = bytes('x'.repeat(k * EVERY));
       // One byte added, then k × 4096 scanned: the 4096th step comes one byte before the end.
-      expect(checks((a, check) => {
-        a.add(bytes('q'), 1, check);
-        a.scan(text, text.length, () => {}, check);
-      })).toBe(k);
+      expect(
+        checks((a, check) => {
+          a.add(bytes('q'), 1, check);
+          a.scan(text, text.length, () => {}, check);
+        }),
+      ).toBe(k);
     }
   });
 
@@ -60,14 +62,24 @@ describe('the deadline is consulted once every 4096 steps of work', () => {
     const found: number[] = [];
     let consulted = 0;
     expect(() =>
-      automaton.scan(text, text.length, (end) => found.push(end), () => {
-        consulted++;
-        throw new Error('past the deadline');
-      }),
+      automaton.scan(
+        text,
+        text.length,
+        (end) => found.push(end),
+        () => {
+          consulted++;
+          throw new Error('past the deadline');
+        },
+      ),
     ).toThrow('past the deadline');
     expect(consulted).toBe(1);
     expect(found).toEqual([]);
-    automaton.scan(text, text.length, (end) => found.push(end), () => {});
+    automaton.scan(
+      text,
+      text.length,
+      (end) => found.push(end),
+      () => {},
+    );
     expect(found).toEqual([text.length - 1]);
   });
 });

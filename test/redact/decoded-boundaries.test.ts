@@ -16,14 +16,27 @@ const redactorWith = (...secrets: string[]) => {
 
 /** `s` as a strict ASCII JSON encoder writes it: every code unit outside printable ASCII as `\uXXXX`. */
 const asciiJson = (s: string) =>
-  s.replace(/[^\x20-\x7e]|["\\]/g, (c) => (c === '"' || c === '\\' ? `\\${c}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+  s.replace(/[^\x20-\x7e]|["\\]/g, (c) =>
+    c === '"' || c === '\\' ? `\\${c}` : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 
 /** `s` with every non-ASCII code point as an HTML numeric entity (hex or decimal). */
 const htmlEntities = (s: string, radix: 10 | 16) =>
-  Array.from(s, (c) => (c.codePointAt(0)! < 0x80 ? c : radix === 16 ? `&#x${c.codePointAt(0)!.toString(16).toUpperCase()};` : `&#${c.codePointAt(0)};`)).join('');
+  Array.from(s, (c) =>
+    c.codePointAt(0)! < 0x80
+      ? c
+      : radix === 16
+        ? `&#x${c.codePointAt(0)!.toString(16).toUpperCase()};`
+        : `&#${c.codePointAt(0)};`,
+  ).join('');
 
 /** `s` percent-encoded as UTF-8, every byte outside unreserved ASCII. */
-const percent = (s: string) => Array.from(Buffer.from(s, 'utf8'), (b) => (/[A-Za-z0-9_.~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+const percent = (s: string) =>
+  Array.from(Buffer.from(s, 'utf8'), (b) =>
+    /[A-Za-z0-9_.~-]/.test(String.fromCharCode(b))
+      ? String.fromCharCode(b)
+      : `%${b.toString(16).toUpperCase().padStart(2, '0')}`,
+  ).join('');
 
 describe('a secret holding a code point at the edge of a range', () => {
   const edges: Array<[string, number]> = [
@@ -41,7 +54,13 @@ describe('a secret holding a code point at the edge of a range', () => {
   it.each(edges)('hides it with %s raw, JSON-escaped, as HTML entities and percent-encoded', (_name, cp) => {
     const secret = `key-${String.fromCodePoint(cp)}-pw9`;
     const redactor = redactorWith(secret);
-    for (const form of [secret, asciiJson(secret), htmlEntities(secret, 16), htmlEntities(secret, 10), percent(secret)]) {
+    for (const form of [
+      secret,
+      asciiJson(secret),
+      htmlEntities(secret, 16),
+      htmlEntities(secret, 10),
+      percent(secret),
+    ]) {
       expect(redactor.redact(`error: "${form}" rejected`), form).toBe(`error: "${REDACTED}" rejected`);
     }
   });
@@ -63,7 +82,10 @@ describe('a secret holding a code point at the edge of a range', () => {
       fc.property(
         // Any UTF-16 code units before it, lone surrogates and line breaks included.
         fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 6 }).map((units) => String.fromCharCode(...units)),
-        fc.array(CODE_POINT, { minLength: 4, maxLength: 10 }).map((cps) => String.fromCodePoint(...cps)).filter((s) => s.trim() === s),
+        fc
+          .array(CODE_POINT, { minLength: 4, maxLength: 10 })
+          .map((cps) => String.fromCodePoint(...cps))
+          .filter((s) => s.trim() === s),
         (before, secret) => {
           const out = redactorWith(secret).redact(`${asciiJson(before)}|${asciiJson(secret)}|`);
           expect(out.endsWith(`${REDACTED}|`)).toBe(true);
@@ -118,7 +140,7 @@ describe('a broken surrogate pair next to a secret (a string cut in the middle o
 describe('a secret holding a lone surrogate (a JSON answer may: `"\\ud800"` parses to one)', () => {
   const secret = 'pw-\ud800-key';
 
-  it('is hidden JSON-escaped and as HTML numeric entities (Python\'s xmlcharrefreplace writes &#55296;)', () => {
+  it("is hidden JSON-escaped and as HTML numeric entities (Python's xmlcharrefreplace writes &#55296;)", () => {
     const redactor = redactorWith(secret);
     for (const form of ['pw-\\ud800-key', 'pw-&#55296;-key', 'pw-&#xD800;-key']) {
       expect(redactor.redact(`<p>${form}</p>`), form).toBe(`<p>${REDACTED}</p>`);
@@ -163,7 +185,8 @@ describe('escapes that are not escapes', () => {
 
   it('does not read an escape cut short at the end of the text as a character', () => {
     const redactor = redactorWith('abc-\u0001', 'xyz-\u0000');
-    for (const text of ['"abc-\\u00', '"abc-\\u0', 'xyz-\\u', 'xyz-%0', 'xyz-%']) expect(redactor.redact(text)).toBe(text);
+    for (const text of ['"abc-\\u00', '"abc-\\u0', 'xyz-\\u', 'xyz-%0', 'xyz-%'])
+      expect(redactor.redact(text)).toBe(text);
   });
 });
 
@@ -212,7 +235,9 @@ describe('a long secret spelled out with a Unicode space at the edge of its rang
     ['U+205F medium mathematical space', '\u205f'],
     ['U+2060 word joiner', '\u2060'],
   ])('is hidden with %s', (_name, space) => {
-    expect(redactorWith(SECRET).redact(`key: ${Array.from(SECRET).join(space)} (refused)`)).toBe(`key: ${REDACTED} (refused)`);
+    expect(redactorWith(SECRET).redact(`key: ${Array.from(SECRET).join(space)} (refused)`)).toBe(
+      `key: ${REDACTED} (refused)`,
+    );
   });
 
   it('is hidden spelled out with its own non-ASCII letter, but another letter in its place is another value', () => {

@@ -7,7 +7,17 @@ import { runInProcess } from '../helpers/in-process.js';
 import { makePki } from '../helpers/pki.js';
 import { leakedForms, secretEchoes } from '../helpers/secret-forms.js';
 import { json } from '../helpers/token-api.js';
-import { PREFIX, SECRET, SECRET_ENV, allSecrets, basic, closedPort, expectFailure, provider, tokenApis } from '../helpers/integration.js';
+import {
+  PREFIX,
+  SECRET,
+  SECRET_ENV,
+  allSecrets,
+  basic,
+  closedPort,
+  expectFailure,
+  provider,
+  tokenApis,
+} from '../helpers/integration.js';
 
 const pki = makePki();
 const startApi = tokenApis();
@@ -15,8 +25,10 @@ const tls = { caFile: pki.ca.certFile };
 /** Characters that each encoder treats its own way: the URL path set keeps `|`, encodes space and `^`. */
 const KEY = 'abc|def ghi^jkl&<Zq>"+/Xy9';
 const env = { ...SECRET_ENV, ECHO_KEY: KEY };
-const sendsKey = (url: string, extra: Record<string, unknown> = {}) => basic(url, { tls, headers: { 'X-Api-Key': '{{ env.ECHO_KEY }}' }, retry: { limit: 0 }, ...extra });
-const run = (config: Record<string, unknown>, args: string[] = []) => runInProcess([...args, '--config-inline', provider(config)], { env });
+const sendsKey = (url: string, extra: Record<string, unknown> = {}) =>
+  basic(url, { tls, headers: { 'X-Api-Key': '{{ env.ECHO_KEY }}' }, retry: { limit: 0 }, ...extra });
+const run = (config: Record<string, unknown>, args: string[] = []) =>
+  runInProcess([...args, '--config-inline', provider(config)], { env });
 
 /** No form of the key, nor of any secret of the suite, on either stream. */
 function expectHidden(result: CliResult, others: string[] = []): void {
@@ -30,10 +42,17 @@ describe.concurrent('a 401 that echoes the key', () => {
     const api = await startApi((_req, res) => {
       // Written by hand: JSON.stringify would re-escape what the server's own encoder chose.
       res.writeHead(401, { 'content-type': 'application/json' });
-      res.end(`{"error":"invalid_client","error_description":"key ${JSON.stringify(form).slice(1, -1)} refused","detail":"x"}`);
+      res.end(
+        `{"error":"invalid_client","error_description":"key ${JSON.stringify(form).slice(1, -1)} refused","detail":"x"}`,
+      );
     });
     const result = await run(sendsKey(`${api.url}/token`));
-    expectFailure(result, 3, 'the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"key [REDACTED] refused"}; check env.ECHO_KEY', allSecrets([KEY]));
+    expectFailure(
+      result,
+      3,
+      'the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"key [REDACTED] refused"}; check env.ECHO_KEY',
+      allSecrets([KEY]),
+    );
     expectHidden(result);
   });
 
@@ -45,7 +64,9 @@ describe.concurrent('a 401 that echoes the key', () => {
     const result = await run(sendsKey(`${api.url}/token`), ['--verbose']);
     expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 3, stdout: '' });
     expect(result.stderr).toContain(`\n${PREFIX}answer 401 body (excerpt): <p>key [REDACTED] refused</p>\n`);
-    expect(result.stderr).toContain(`\n${PREFIX}the token API answered 401 Unauthorized: text/html, ${Buffer.byteLength(`<p>key ${form} refused</p>`)} bytes (--verbose shows an excerpt); check env.ECHO_KEY\n`);
+    expect(result.stderr).toContain(
+      `\n${PREFIX}the token API answered 401 Unauthorized: text/html, ${Buffer.byteLength(`<p>key ${form} refused</p>`)} bytes (--verbose shows an excerpt); check env.ECHO_KEY\n`,
+    );
     expectHidden(result);
   });
 
@@ -55,7 +76,12 @@ describe.concurrent('a 401 that echoes the key', () => {
       res.end('{"error":"invalid_client"}');
     });
     const result = await run(sendsKey(`${api.url}/token`));
-    expectFailure(result, 3, 'the token API answered 401 Bad key [REDACTED]: {"error":"invalid_client"}; check env.ECHO_KEY', allSecrets([KEY]));
+    expectFailure(
+      result,
+      3,
+      'the token API answered 401 Bad key [REDACTED]: {"error":"invalid_client"}; check env.ECHO_KEY',
+      allSecrets([KEY]),
+    );
     expectHidden(result);
   });
 
@@ -86,7 +112,12 @@ describe.concurrent('a secret in the URL path', () => {
   it('is hidden in an error naming the URL', async () => {
     const port = await closedPort();
     const result = await run(inPath(`https://localhost:${port}`));
-    expectFailure(result, 3, `connection to https://localhost:${port}/keys/[REDACTED]/token refused`, allSecrets([KEY]));
+    expectFailure(
+      result,
+      3,
+      `connection to https://localhost:${port}/keys/[REDACTED]/token refused`,
+      allSecrets([KEY]),
+    );
     expectHidden(result);
   });
 });
@@ -112,7 +143,12 @@ describe.concurrent('a 2xx answer', () => {
   it('whose path matches nothing names the keys, never their values', async () => {
     const api = await startApi((_req, res) => json(res, 200, { token: SECRET.token, scope: 'repo-scope-value' }));
     const result = await run(sendsKey(`${api.url}/token`));
-    expectFailure(result, 4, 'tokenPath $.access_token matched nothing in the response; $ has keys "token", "scope"', allSecrets([KEY, 'repo-scope-value']));
+    expectFailure(
+      result,
+      4,
+      'tokenPath $.access_token matched nothing in the response; $ has keys "token", "scope"',
+      allSecrets([KEY, 'repo-scope-value']),
+    );
     expectHidden(result, ['repo-scope-value']);
   });
 });
@@ -127,26 +163,50 @@ describe.concurrent('a long key spelled out, reversed or cut, and a secret numbe
     ['reversed', [...chars].reverse().join('')],
     ['one character short', chars.slice(0, -1).join('')],
   ];
-  const runWith = (config: Record<string, unknown>) => runInProcess(['--config-inline', provider(config)], { env: { ...SECRET_ENV, LONG_KEY, CFG } });
+  const runWith = (config: Record<string, unknown>) =>
+    runInProcess(['--config-inline', provider(config)], { env: { ...SECRET_ENV, LONG_KEY, CFG } });
   /** No run of 6 characters of the key in any of these forms, nor the pin, on either stream. */
   const expectNoneOf = (result: CliResult) => {
     for (const [, form] of [...loose, ['as sent', LONG_KEY] as [string, string]]) {
-      for (let i = 0; i + 6 <= form.length; i += 3) expect(`${result.stdout}${result.stderr}`).not.toContain(form.slice(i, i + 6));
+      for (let i = 0; i + 6 <= form.length; i += 3)
+        expect(`${result.stdout}${result.stderr}`).not.toContain(form.slice(i, i + 6));
     }
     expect(`${result.stdout}${result.stderr}`).not.toContain('48151623');
   };
 
   it.each(loose)('hides the key %s in a JSON error field', async (_name, form) => {
-    const api = await startApi((_req, res) => json(res, 401, { error: 'invalid_client', error_description: `key ${form} refused` }));
-    const result = await runWith(basic(`${api.url}/token`, { tls, headers: { 'X-Api-Key': '{{ env.LONG_KEY }}' }, retry: { limit: 0 } }));
-    expectFailure(result, 3, 'the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"key [REDACTED] refused"}; check env.LONG_KEY', allSecrets([LONG_KEY]));
+    const api = await startApi((_req, res) =>
+      json(res, 401, { error: 'invalid_client', error_description: `key ${form} refused` }),
+    );
+    const result = await runWith(
+      basic(`${api.url}/token`, { tls, headers: { 'X-Api-Key': '{{ env.LONG_KEY }}' }, retry: { limit: 0 } }),
+    );
+    expectFailure(
+      result,
+      3,
+      'the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"key [REDACTED] refused"}; check env.LONG_KEY',
+      allSecrets([LONG_KEY]),
+    );
     expectNoneOf(result);
   });
 
   it('hides a secret number read with fromJson() that the API echoes alone', async () => {
-    const api = await startApi((_req, res) => json(res, 403, { error: 'access_denied', error_description: 'pin 48151623 is locked' }));
-    const result = await runWith(basic(`${api.url}/token`, { tls, headers: { 'X-Login': '{{ "user:" + fromJson(env.CFG).pin }}' }, retry: { limit: 0 } }));
-    expectFailure(result, 3, 'the token API answered 403 Forbidden: {"error":"access_denied","error_description":"pin [REDACTED] is locked"}; check env.CFG', allSecrets());
+    const api = await startApi((_req, res) =>
+      json(res, 403, { error: 'access_denied', error_description: 'pin 48151623 is locked' }),
+    );
+    const result = await runWith(
+      basic(`${api.url}/token`, {
+        tls,
+        headers: { 'X-Login': '{{ "user:" + fromJson(env.CFG).pin }}' },
+        retry: { limit: 0 },
+      }),
+    );
+    expectFailure(
+      result,
+      3,
+      'the token API answered 403 Forbidden: {"error":"access_denied","error_description":"pin [REDACTED] is locked"}; check env.CFG',
+      allSecrets(),
+    );
     expectNoneOf(result);
   });
 });

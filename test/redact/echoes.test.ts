@@ -96,7 +96,12 @@ describe('a long secret (a PEM key, a JWT) echoed encoded', () => {
   ])('hides %s echoed in hex, base64 and base64url', (_name, size) => {
     const key = pem(size);
     const redactor = redactorWith(key);
-    for (const echo of [Buffer.from(key).toString('hex'), Buffer.from(key).toString('base64'), Buffer.from(key).toString('base64url'), key]) {
+    for (const echo of [
+      Buffer.from(key).toString('hex'),
+      Buffer.from(key).toString('base64'),
+      Buffer.from(key).toString('base64url'),
+      key,
+    ]) {
       expect(redactor.redact(`[${echo}]`)).toBe(`[${REDACTED}]`);
     }
   });
@@ -146,7 +151,11 @@ describe('a secret inside a JWT claim (base64url)', () => {
 
 describe("a secret a server escaped twice over (Go's JSON of a URL)", () => {
   it.each<[string, string, string]>([
-    ['a query value percent-encoded, then JSON-encoded by Go', 'ab cd&ef-gh', '{"url":"https://api.example/cb?code=ab%20cd\\u0026ef-gh"}'],
+    [
+      'a query value percent-encoded, then JSON-encoded by Go',
+      'ab cd&ef-gh',
+      '{"url":"https://api.example/cb?code=ab%20cd\\u0026ef-gh"}',
+    ],
     ['percent and HTML entities', 'ab cd&ef-gh', '<a href="/cb?code=ab%20cd&amp;ef-gh">'],
     ['JSON and HTML entities', 'ab"cd&ef-gh', '{"m":"ab\\"cd&amp;ef-gh"}'],
   ])('hides %s', (_name, secret, text) => {
@@ -166,11 +175,15 @@ describe('a short secret inside Basic auth', () => {
 
   it('hides a secret of 5 bytes or more inside any Basic pair (property)', () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1, maxLength: 12 }), fc.string({ minLength: 5, maxLength: 30 }).filter((s) => s.trim() === s), (user, secret) => {
-        const encoded = Buffer.from(`${user}:${secret}`).toString('base64');
-        const out = redactorWith(secret).redact(`Basic ${encoded}`);
-        expect(out).not.toContain(innerRun(encoded, Buffer.byteLength(user) + 1, Buffer.byteLength(secret)));
-      }),
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 12 }),
+        fc.string({ minLength: 5, maxLength: 30 }).filter((s) => s.trim() === s),
+        (user, secret) => {
+          const encoded = Buffer.from(`${user}:${secret}`).toString('base64');
+          const out = redactorWith(secret).redact(`Basic ${encoded}`);
+          expect(out).not.toContain(innerRun(encoded, Buffer.byteLength(user) + 1, Buffer.byteLength(secret)));
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -188,7 +201,9 @@ describe('an emoji secret under ensure_ascii (surrogate-pair escapes)', () => {
 
   it('hides a secret that is all astral characters', () => {
     const emoji = '🔑🔒🗝️🔐';
-    const escaped = JSON.stringify(emoji).slice(1, -1).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    const escaped = JSON.stringify(emoji)
+      .slice(1, -1)
+      .replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
     expect(redactorWith(emoji).redact(`x ${escaped} y`)).toBe(`x ${REDACTED} y`);
   });
 
@@ -202,7 +217,11 @@ describe('an emoji secret under ensure_ascii (surrogate-pair escapes)', () => {
 
 describe('HTML entities the redactor does not know', () => {
   it.each<[string, string, string]>([
-    ['a named entity of a symbol', '&copy; 2026 ACME — invalid client hunter2-pass', `&copy; 2026 ACME — invalid client ${REDACTED}`],
+    [
+      'a named entity of a symbol',
+      '&copy; 2026 ACME — invalid client hunter2-pass',
+      `&copy; 2026 ACME — invalid client ${REDACTED}`,
+    ],
     ['an entity written after the secret', 'hunter2-pass&trade;', `${REDACTED}&trade;`],
     ['a code point past Unicode', '&#1114112; hunter2-pass', `&#1114112; ${REDACTED}`],
     ['a surrogate code point', '&#xD800; hunter2-pass', `&#xD800; ${REDACTED}`],
@@ -219,7 +238,11 @@ describe('HTML entities the redactor does not know', () => {
   it('decodes the named and numeric entities a secret may travel in, in any case', () => {
     const secret = 'a<b>c&d"e\'f';
     const redactor = redactorWith(secret);
-    for (const echo of ['a&lt;b&gt;c&amp;d&quot;e&apos;f', 'a&LT;b&GT;c&AMP;d&QUOT;e&#39;f', 'a&#60;b&#x3e;c&#X26;d&#34;e&#x27;f']) {
+    for (const echo of [
+      'a&lt;b&gt;c&amp;d&quot;e&apos;f',
+      'a&LT;b&GT;c&AMP;d&QUOT;e&#39;f',
+      'a&#60;b&#x3e;c&#X26;d&#34;e&#x27;f',
+    ]) {
       expect(redactor.redact(`[${echo}]`)).toBe(`[${REDACTED}]`);
     }
   });
@@ -246,13 +269,24 @@ describe('case, and the shortest secrets', () => {
   });
 
   it('hides any secret of Latin, Greek, Cyrillic or astral characters with every character \\u-escaped (property)', () => {
-    const char = fc.oneof(fc.integer({ min: 0x20, max: 0x7ff }), fc.integer({ min: 0x1f300, max: 0x1f5ff })).map((cp) => String.fromCodePoint(cp));
+    const char = fc
+      .oneof(fc.integer({ min: 0x20, max: 0x7ff }), fc.integer({ min: 0x1f300, max: 0x1f5ff }))
+      .map((cp) => String.fromCodePoint(cp));
     fc.assert(
-      fc.property(fc.array(char, { minLength: 4, maxLength: 12 }).map((chars) => chars.join('')).filter((s) => s.trim() === s), (secret) => {
-        // One escape per UTF-16 unit, as ensure_ascii writes them: an astral character is a surrogate pair.
-        const escaped = secret.split('').map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
-        expect(redactorWith(secret).redact(`"${escaped}"`)).toBe(`"${REDACTED}"`);
-      }),
+      fc.property(
+        fc
+          .array(char, { minLength: 4, maxLength: 12 })
+          .map((chars) => chars.join(''))
+          .filter((s) => s.trim() === s),
+        (secret) => {
+          // One escape per UTF-16 unit, as ensure_ascii writes them: an astral character is a surrogate pair.
+          const escaped = secret
+            .split('')
+            .map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`)
+            .join('');
+          expect(redactorWith(secret).redact(`"${escaped}"`)).toBe(`"${REDACTED}"`);
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -12,6 +12,8 @@ it.each([
 ])('escaping a redacted line never spells a secret (%s)', (_name, secret, echoed) => {
   const redactor = new Redactor();
   redactor.add(secret);
-  const shown = shownOnTerminal(`the token API said: invalid client_secret "${echoed}"`, (text) => redactor.redact(text));
+  const shown = shownOnTerminal(`the token API said: invalid client_secret "${echoed}"`, (text) =>
+    redactor.redact(text),
+  );
   expect(shown).not.toContain(secret);
 });

@@ -87,7 +87,10 @@ describe('a non-ASCII secret of 12 bytes or more, echoed loosely', () => {
       [0x4e00, 0x4e80],
       [0x1f300, 0x1f5ff],
     ];
-    const char = fc.constantFrom(...ranges).chain(([from, to]) => fc.integer({ min: from, max: to })).map((cp) => String.fromCodePoint(cp));
+    const char = fc
+      .constantFrom(...ranges)
+      .chain(([from, to]) => fc.integer({ min: from, max: to }))
+      .map((cp) => String.fromCodePoint(cp));
     const secret = fc
       .array(char, { minLength: 4, maxLength: 16 })
       .map((c) => c.join(''))
@@ -181,7 +184,8 @@ function work(text: string): number {
 }
 
 const SIZE = 64 * 1024;
-const fill = (unit: string, end = '') => unit.repeat(Math.ceil((SIZE - end.length) / unit.length)).slice(0, SIZE - end.length) + end;
+const fill = (unit: string, end = '') =>
+  unit.repeat(Math.ceil((SIZE - end.length) / unit.length)).slice(0, SIZE - end.length) + end;
 
 describe('a long text spelled out (over 16 KiB, where the compact reading is made only for a run of single characters)', () => {
   it('hides a secret spelled out to the threshold exactly: 11 single characters in a row, then a word', () => {
@@ -192,7 +196,9 @@ describe('a long text spelled out (over 16 KiB, where the compact reading is mad
 
   it('hides a secret spelled out to the threshold at the very end of the text (its last character a single one)', () => {
     expect(redactorOf(SPELLED).redact(`${FILLER} key:Z q 7 - k W 9 p ! m R 2`)).toBe(`${FILLER} key:${REDACTED}`);
-    expect(redactorOf(SPELLED).redact(`${FILLER} key:Z, q, 7, -, k, W, 9, p, !, m, R, 2`)).toBe(`${FILLER} key:${REDACTED}`);
+    expect(redactorOf(SPELLED).redact(`${FILLER} key:Z, q, 7, -, k, W, 9, p, !, m, R, 2`)).toBe(
+      `${FILLER} key:${REDACTED}`,
+    );
   });
 
   it.each<[string, string]>([

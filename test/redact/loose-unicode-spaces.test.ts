@@ -36,6 +36,8 @@ describe('a long secret spelled out with a Unicode space', () => {
   it('leaves the same spaces in ordinary text, and a shorter secret spelled out with them', () => {
     const text = `a\u00a0b\u202fc\u200bd some words\u3000here`;
     expect(redactorOf(SECRET).redact(text)).toBe(text);
-    expect(redactorOf('s3cr3t-pw').redact(Array.from('s3cr3t-pw').join('\u00a0'))).toBe(Array.from('s3cr3t-pw').join('\u00a0'));
+    expect(redactorOf('s3cr3t-pw').redact(Array.from('s3cr3t-pw').join('\u00a0'))).toBe(
+      Array.from('s3cr3t-pw').join('\u00a0'),
+    );
   });
 });

@@ -21,7 +21,9 @@ describe('a secret read with white space around it', () => {
   ])('is hidden where a server echoes it without: %s', (_name, secret) => {
     const redactor = redactorOf(secret);
     expect(redactor.redact('invalid client pw-1234.')).toBe(`invalid client ${REDACTED}.`);
-    expect(redactor.redact(`{"client_secret":"${Buffer.from('pw-1234').toString('base64')}"}`)).toBe(`{"client_secret":"${REDACTED}"}`);
+    expect(redactor.redact(`{"client_secret":"${Buffer.from('pw-1234').toString('base64')}"}`)).toBe(
+      `{"client_secret":"${REDACTED}"}`,
+    );
   });
 });
 
@@ -69,6 +71,7 @@ describe('a short secret wrapped at a line break that comes encoded, the next li
   });
 
   it('leaves the same text alone when the lines do not spell the secret', () => {
-    for (const text of ['a pw-12%0A%20%20%20%20346 b', '<p>pw-12&#10;    34</p>', 'x=pw-13%0A++++345']) expect(redactorOf(SECRET).redact(text)).toBe(text);
+    for (const text of ['a pw-12%0A%20%20%20%20346 b', '<p>pw-12&#10;    34</p>', 'x=pw-13%0A++++345'])
+      expect(redactorOf(SECRET).redact(text)).toBe(text);
   });
 });

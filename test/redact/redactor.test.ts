@@ -21,7 +21,12 @@ describe('Redactor', () => {
     ['the URL-encoded form', 'p@ss word/é', 'pw=p%40ss%20word%2F%C3%A9', 'pw=[REDACTED]'],
     ['the form-encoded form with +', 'p@ss word', 'pw=p%40ss+word', 'pw=[REDACTED]'],
     ['the form-encoded form of ! and ~', "it's (ok)!~", 'pw=it%27s+%28ok%29%21%7E', 'pw=[REDACTED]'],
-    ['the base64 form', 'alice:hunter2', 'Authorization: Basic YWxpY2U6aHVudGVyMg==', 'Authorization: Basic [REDACTED]'],
+    [
+      'the base64 form',
+      'alice:hunter2',
+      'Authorization: Basic YWxpY2U6aHVudGVyMg==',
+      'Authorization: Basic [REDACTED]',
+    ],
   ])('replaces %s', (_name, secret, text, expected) => {
     expect(redactorWith(secret).redact(text)).toBe(expected);
   });
@@ -73,7 +78,7 @@ describe('Redactor', () => {
 describe('Redactor, forms a server or a URL gives back', () => {
   const secret = 'abc|def ghi^jkl&<x>"\'+/é';
   it.each<[string, string]>([
-    ['the URL path encode set', 'https://api/v1/abc|def%20ghi%5Ejkl&%3Cx%3E%22\'+/%C3%A9'],
+    ['the URL path encode set', "https://api/v1/abc|def%20ghi%5Ejkl&%3Cx%3E%22'+/%C3%A9"],
     ['percent-encoding in lower-case hex', 'abc%7cdef%20ghi%5ejkl%26%3cx%3e%22%27%2b%2f%c3%a9'],
     ['form encoding with + for space', 'q=abc%7Cdef+ghi%5Ejkl%26%3Cx%3E%22%27%2B%2F%C3%A9'],
     ["Go's JSON encoder", '{"e":"abc|def ghi^jkl\\u0026\\u003cx\\u003e\\"\\u0027+\\/\\u00e9"}'],
@@ -126,13 +131,17 @@ describe('Redactor, forms a server or a URL gives back', () => {
     fc.assert(
       // White space around a secret is not secret (the trimmed form is registered too, and may win
       // the match, leaving an encoded leading space in view): the property is about the secret itself.
-      fc.property(fc.string({ minLength: 6, maxLength: 40 }).filter((s) => s.trim().length >= 6 && s.trim() === s), (value) => {
-        const redactor = redactorWith(value);
-        for (const [name, echo] of Object.entries(secretEchoes(value))) {
-          const out = redactor.redact(`<${echo}>`);
-          if (out !== `<${REDACTED}>`) throw new Error(`${name} form ${JSON.stringify(echo)} of ${JSON.stringify(value)} was printed: ${out}`);
-        }
-      }),
+      fc.property(
+        fc.string({ minLength: 6, maxLength: 40 }).filter((s) => s.trim().length >= 6 && s.trim() === s),
+        (value) => {
+          const redactor = redactorWith(value);
+          for (const [name, echo] of Object.entries(secretEchoes(value))) {
+            const out = redactor.redact(`<${echo}>`);
+            if (out !== `<${REDACTED}>`)
+              throw new Error(`${name} form ${JSON.stringify(echo)} of ${JSON.stringify(value)} was printed: ${out}`);
+          }
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -149,7 +158,9 @@ describe('normalise', () => {
 
   it('drops the indentation after a line break only in the indent reading, and no other white space', () => {
     expect(normalise('a b\n  \tc\r\n d \te').text).toBe('a b  \tc d \te');
-    expect(normalise('a b\n  \tc\r\n d \te', { percent: false, json: false, html: false, indent: true }).text).toBe('a bcd \te');
+    expect(normalise('a b\n  \tc\r\n d \te', { percent: false, json: false, html: false, indent: true }).text).toBe(
+      'a bcd \te',
+    );
     expect(normalise('a\\n  b', { percent: false, json: true, html: false, indent: true }).text).toBe('ab');
   });
 
@@ -167,8 +178,18 @@ describe('excerpt', () => {
 
   it.each<[string, string, number | undefined, string]>([
     ['a short body unchanged', '{"error":"invalid_client"}', undefined, '{"error":"invalid_client"}'],
-    ['a body with its secret redacted', '{"error":"bad","token":"s3cr3t-token"}', undefined, '{"error":"bad","token":"[REDACTED]"}'],
-    ['line breaks and runs of spaces folded to one space', '<html>\n  <body>\r\n\tError</body>\n</html>\n', undefined, '<html> <body> Error</body> </html>'],
+    [
+      'a body with its secret redacted',
+      '{"error":"bad","token":"s3cr3t-token"}',
+      undefined,
+      '{"error":"bad","token":"[REDACTED]"}',
+    ],
+    [
+      'line breaks and runs of spaces folded to one space',
+      '<html>\n  <body>\r\n\tError</body>\n</html>\n',
+      undefined,
+      '<html> <body> Error</body> </html>',
+    ],
     ['control characters replaced', 'a\u0000\u0007b\u007fc', undefined, 'a b c'],
     ['a long body cut with an ellipsis', 'x'.repeat(250), undefined, `${'x'.repeat(200)}…`],
     ['a body of exactly the maximum uncut', 'y'.repeat(200), undefined, 'y'.repeat(200)],

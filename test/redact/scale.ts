@@ -6,7 +6,9 @@
 import { expect } from 'vitest';
 import { Redactor } from '../../src/redact/redactor.js';
 
-export const LINEAR_SIZES: readonly number[] = process.env['WEBAPI_CREDENTIAL_MUTATION'] ? [1 << 13, 1 << 15, 1 << 17] : [1 << 17, 1 << 19, 1 << 21];
+export const LINEAR_SIZES: readonly number[] = process.env['WEBAPI_CREDENTIAL_MUTATION']
+  ? [1 << 13, 1 << 15, 1 << 17]
+  : [1 << 17, 1 << 19, 1 << 21];
 
 /** The deadline checks it takes to redact `text` holding `secrets`, which must leave it unchanged. */
 export function checksToRedact(text: string, secrets: readonly string[]): number {

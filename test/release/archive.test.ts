@@ -26,9 +26,17 @@ describe('the .tar.gz', () => {
   writeFileSync(archive, tarGz(entries, MTIME));
 
   it('lists each entry with its mode, owner 0/0, size and time, as GNU tar reads it', () => {
-    const listing = execFileSync('tar', ['--numeric-owner', '--utc', '-tvzf', archive], { encoding: 'utf8', env: { PATH: '/usr/bin:/bin', TZ: 'UTC' } });
+    const listing = execFileSync('tar', ['--numeric-owner', '--utc', '-tvzf', archive], {
+      encoding: 'utf8',
+      env: { PATH: '/usr/bin:/bin', TZ: 'UTC' },
+    });
     expect(listing).toBe(
-      ['-rwxr-xr-x 0/0          300000 2026-01-02 03:04 webapi-credential', '-rw-r--r-- 0/0              12 2026-01-02 03:04 LICENSE', '-rw-r--r-- 0/0               0 2026-01-02 03:04 README.md', ''].join('\n'),
+      [
+        '-rwxr-xr-x 0/0          300000 2026-01-02 03:04 webapi-credential',
+        '-rw-r--r-- 0/0              12 2026-01-02 03:04 LICENSE',
+        '-rw-r--r-- 0/0               0 2026-01-02 03:04 README.md',
+        '',
+      ].join('\n'),
     );
   });
 
@@ -43,7 +51,9 @@ describe('the .tar.gz', () => {
 
   it('is the same bytes every time, and refuses a name that climbs out', () => {
     expect(tarGz(entries, MTIME).equals(readFileSync(archive))).toBe(true);
-    expect(() => tarGz([{ name: '../x', data: Buffer.alloc(0), mode: 0o644 }], MTIME)).toThrow('no such tar entry name');
+    expect(() => tarGz([{ name: '../x', data: Buffer.alloc(0), mode: 0o644 }], MTIME)).toThrow(
+      'no such tar entry name',
+    );
   });
 });
 
@@ -52,9 +62,20 @@ describe('the .zip', () => {
   writeFileSync(archive, zip(entries, MTIME));
 
   it('passes unzip -t, and zipinfo shows each entry deflated, with its UNIX mode and time', () => {
-    expect(execFileSync('unzip', ['-t', archive], { encoding: 'utf8' })).toContain('No errors detected in compressed data');
-    const info = execFileSync('zipinfo', ['-T', archive], { encoding: 'utf8' }).split('\n').filter((line) => line.startsWith('-'));
-    expect(info.map((line) => line.split(/\s+/).filter((_, i) => [0, 2, 3, 4, 5, 6, 7].includes(i)).join(' '))).toEqual([
+    expect(execFileSync('unzip', ['-t', archive], { encoding: 'utf8' })).toContain(
+      'No errors detected in compressed data',
+    );
+    const info = execFileSync('zipinfo', ['-T', archive], { encoding: 'utf8' })
+      .split('\n')
+      .filter((line) => line.startsWith('-'));
+    expect(
+      info.map((line) =>
+        line
+          .split(/\s+/)
+          .filter((_, i) => [0, 2, 3, 4, 5, 6, 7].includes(i))
+          .join(' '),
+      ),
+    ).toEqual([
       '-rwxr-xr-x unx 300000 b- defN 20260102.030406 webapi-credential',
       '-rw-r--r-- unx 12 b- defN 20260102.030406 LICENSE',
       '-rw-r--r-- unx 0 b- defN 20260102.030406 README.md',
@@ -62,7 +83,9 @@ describe('the .zip', () => {
   });
 
   it('extracts to the same bytes, and is the same bytes every time', () => {
-    expect(execFileSync('unzip', ['-p', archive, 'webapi-credential'], { maxBuffer: 1 << 22 }).equals(binary)).toBe(true);
+    expect(execFileSync('unzip', ['-p', archive, 'webapi-credential'], { maxBuffer: 1 << 22 }).equals(binary)).toBe(
+      true,
+    );
     expect(execFileSync('unzip', ['-p', archive, 'LICENSE'], { encoding: 'utf8' })).toBe('MIT License\n');
     expect(zip(entries, MTIME).equals(readFileSync(archive))).toBe(true);
   });

@@ -14,8 +14,14 @@ function pickStep(dir: string): string {
   const lines = readFileSync(join(ROOT, 'Dockerfile'), 'utf8').split('\n');
   const start = lines.findIndex((line) => line.startsWith('RUN '));
   const end = lines.findIndex((line, i) => i >= start && !line.endsWith('\\'));
-  const step = lines.slice(start, end + 1).map((line) => line.replace(/\\$/, '')).join('\n').replace(/^RUN /, '');
-  return step.replace(/(^|[\s"])\/release/g, `$1${dir}/release`).replace(/ \/webapi-credential$/, ` ${dir}/out/webapi-credential`);
+  const step = lines
+    .slice(start, end + 1)
+    .map((line) => line.replace(/\\$/, ''))
+    .join('\n')
+    .replace(/^RUN /, '');
+  return step
+    .replace(/(^|[\s"])\/release/g, `$1${dir}/release`)
+    .replace(/ \/webapi-credential$/, ` ${dir}/out/webapi-credential`);
 }
 
 const work: string[] = [];
@@ -31,18 +37,33 @@ function release(files: Record<string, string>, listed: Record<string, string>) 
   mkdirSync(join(dir, 'out'));
   for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, 'release', name), content);
   const sum = (content: string) => createHash('sha256').update(content).digest('hex');
-  writeFileSync(join(dir, 'release', 'SHA256SUMS'), Object.entries(listed).map(([name, content]) => `${sum(content)}  ${name}\n`).join(''));
+  writeFileSync(
+    join(dir, 'release', 'SHA256SUMS'),
+    Object.entries(listed)
+      .map(([name, content]) => `${sum(content)}  ${name}\n`)
+      .join(''),
+  );
   return dir;
 }
 
 function pick(dir: string, arch: string) {
-  const result = spawnSync('sh', ['-c', pickStep(dir)], { env: { PATH: '/usr/bin:/bin', TARGETARCH: arch }, encoding: 'utf8' });
+  const result = spawnSync('sh', ['-c', pickStep(dir)], {
+    env: { PATH: '/usr/bin:/bin', TARGETARCH: arch },
+    encoding: 'utf8',
+  });
   const installed = join(dir, 'out', 'webapi-credential');
-  return { status: result.status, stderr: result.stderr, installed: existsSync(installed) ? readFileSync(installed, 'utf8') : undefined };
+  return {
+    status: result.status,
+    stderr: result.stderr,
+    installed: existsSync(installed) ? readFileSync(installed, 'utf8') : undefined,
+  };
 }
 
 describe("the Dockerfile's checksum step", () => {
-  const both = { 'webapi-credential-1.2.3-linux-x64': 'x64 binary', 'webapi-credential-1.2.3-linux-arm64': 'arm64 binary' };
+  const both = {
+    'webapi-credential-1.2.3-linux-x64': 'x64 binary',
+    'webapi-credential-1.2.3-linux-arm64': 'arm64 binary',
+  };
 
   it('installs the listed binary of the target arch, and only it', () => {
     const dir = release(both, both);
@@ -52,8 +73,15 @@ describe("the Dockerfile's checksum step", () => {
   });
 
   it('fails when SHA256SUMS does not list the arch (the other one listed, and an archive of it)', () => {
-    const dir = release({ ...both, 'webapi-credential-1.2.3-linux-arm64.tar.gz': 'archive' }, { 'webapi-credential-1.2.3-linux-x64': 'x64 binary', 'webapi-credential-1.2.3-linux-arm64.tar.gz': 'archive' });
-    expect(pick(dir, 'arm64')).toEqual({ status: 1, stderr: 'SHA256SUMS lists no linux-arm64 binary\n', installed: undefined });
+    const dir = release(
+      { ...both, 'webapi-credential-1.2.3-linux-arm64.tar.gz': 'archive' },
+      { 'webapi-credential-1.2.3-linux-x64': 'x64 binary', 'webapi-credential-1.2.3-linux-arm64.tar.gz': 'archive' },
+    );
+    expect(pick(dir, 'arm64')).toEqual({
+      status: 1,
+      stderr: 'SHA256SUMS lists no linux-arm64 binary\n',
+      installed: undefined,
+    });
   });
 
   it('fails when the binary is not what SHA256SUMS lists, or is missing', () => {
@@ -64,6 +92,10 @@ describe("the Dockerfile's checksum step", () => {
   });
 
   it('fails on an arch there is no binary for', () => {
-    expect(pick(release(both, both), 's390x')).toEqual({ status: 1, stderr: 'no release binary for s390x\n', installed: undefined });
+    expect(pick(release(both, both), 's390x')).toEqual({
+      status: 1,
+      stderr: 'no release binary for s390x\n',
+      installed: undefined,
+    });
   });
 });

@@ -17,8 +17,19 @@ const STAND_IN = join(ROOT, 'test', 'release', 'homebrew-stand-in.rb');
 const scratch = mkdtempSync(join(tmpdir(), 'webapi-credential-formula-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-const archive = (platform: string, least: string) => ({ url: `https://github.com/o/r/releases/download/v${PACKAGE.version}/webapi-credential-${PACKAGE.version}-${platform}.tar.gz`, sha256: '0'.repeat(64), least });
-const FORMULA = formula({ version: PACKAGE.version, description: 'Generic Kubernetes client-go exec credential plugin', homepage: 'https://github.com/o/r', license: PACKAGE.license, arm: archive('darwin-arm64', '11.0'), intel: archive('darwin-x64', '13.5') });
+const archive = (platform: string, least: string) => ({
+  url: `https://github.com/o/r/releases/download/v${PACKAGE.version}/webapi-credential-${PACKAGE.version}-${platform}.tar.gz`,
+  sha256: '0'.repeat(64),
+  least,
+});
+const FORMULA = formula({
+  version: PACKAGE.version,
+  description: 'Generic Kubernetes client-go exec credential plugin',
+  homepage: 'https://github.com/o/r',
+  license: PACKAGE.license,
+  arm: archive('darwin-arm64', '11.0'),
+  intel: archive('darwin-x64', '13.5'),
+});
 
 /** Runs the formula's `test do` with `bin` holding the binary; what the formula declares, or the failure. */
 function brewTest(text: string, binary = BINARY) {
@@ -27,7 +38,10 @@ function brewTest(text: string, binary = BINARY) {
   symlinkSync(binary, join(dir, 'bin', 'webapi-credential'));
   writeFileSync(join(dir, 'webapi-credential.rb'), text);
   // The environment Homebrew gives a test: a PATH, nothing of the caller's.
-  return spawnSync(RUBY.path!, [STAND_IN, join(dir, 'webapi-credential.rb'), join(dir, 'bin')], { encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } });
+  return spawnSync(RUBY.path!, [STAND_IN, join(dir, 'webapi-credential.rb'), join(dir, 'bin')], {
+    encoding: 'utf8',
+    env: { PATH: '/usr/bin:/bin' },
+  });
 }
 
 describeWith(RUBY)("the Homebrew formula's test do", () => {
@@ -39,11 +53,16 @@ describeWith(RUBY)("the Homebrew formula's test do", () => {
   });
 
   it('fails where the binary does not answer as it expects: the test of 0.1.0, and a binary that is not this one', () => {
-    const old = FORMULA.replace(/ {2}test do\n[\s\S]*?\n {2}end\n/, '  test do\n    assert_equal version.to_s, shell_output("#{bin}/webapi-credential --version").strip\n  end\n');
+    const old = FORMULA.replace(
+      / {2}test do\n[\s\S]*?\n {2}end\n/,
+      '  test do\n    assert_equal version.to_s, shell_output("#{bin}/webapi-credential --version").strip\n  end\n',
+    );
     expect(old).not.toBe(FORMULA);
     const run = brewTest(old);
     expect(run.status).toBe(1);
-    expect(run.stderr).toMatch(/^test do failed: expected "0\.1\.0", got "webapi-credential 0\.1\.0 \(node v24\.\d+\.\d+, linux-x64\)"\n$/);
+    expect(run.stderr).toMatch(
+      /^test do failed: expected "0\.1\.0", got "webapi-credential 0\.1\.0 \(node v24\.\d+\.\d+, linux-x64\)"\n$/,
+    );
     // A binary that names no Node nor platform.
     const bare = join(scratch, 'bare');
     writeFileSync(bare, `#!/bin/sh\necho 'webapi-credential ${PACKAGE.version}'\n`, { mode: 0o755 });

@@ -38,10 +38,29 @@ describeWith(GO)("the Mach-O signer against Go's linker (a darwin/arm64 program)
   let goSignature: MachOSignature;
 
   beforeAll(() => {
-    writeFileSync(join(work, 'main.go'), 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("signed by the linker") }\n');
+    writeFileSync(
+      join(work, 'main.go'),
+      'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("signed by the linker") }\n',
+    );
     // Offline and self-contained: no module proxy, no toolchain download, caches in the temporary directory.
-    const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: work, GOOS: 'darwin', GOARCH: 'arm64', CGO_ENABLED: '0', GO111MODULE: 'off', GOCACHE: join(work, 'cache'), GOPATH: join(work, 'gopath'), GOPROXY: 'off', GOTOOLCHAIN: 'local', GOFLAGS: '' };
-    execFileSync(GO.path!, ['build', '-o', join(work, 'hello'), join(work, 'main.go')], { cwd: work, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const env = {
+      PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+      HOME: work,
+      GOOS: 'darwin',
+      GOARCH: 'arm64',
+      CGO_ENABLED: '0',
+      GO111MODULE: 'off',
+      GOCACHE: join(work, 'cache'),
+      GOPATH: join(work, 'gopath'),
+      GOPROXY: 'off',
+      GOTOOLCHAIN: 'local',
+      GOFLAGS: '',
+    };
+    execFileSync(GO.path!, ['build', '-o', join(work, 'hello'), join(work, 'main.go')], {
+      cwd: work,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     go = readFileSync(join(work, 'hello'));
     goSignature = readSignature(go)!;
   }, 300_000);
@@ -50,7 +69,11 @@ describeWith(GO)("the Mach-O signer against Go's linker (a darwin/arm64 program)
   it("Go's own signature is what the reader expects: ad hoc, linker-signed, version 0x20400, and it verifies", () => {
     expect(goSignature.cputype).toBe(0x0100000c);
     const cd = goSignature.codeDirectory;
-    expect({ version: cd.version, flags: cd.flags, identifier: cd.identifier }).toEqual({ version: 0x20400, flags: CS_ADHOC | CS_LINKER_SIGNED, identifier: 'a.out' }); // go build links to a.out, then moves it
+    expect({ version: cd.version, flags: cd.flags, identifier: cd.identifier }).toEqual({
+      version: 0x20400,
+      flags: CS_ADHOC | CS_LINKER_SIGNED,
+      identifier: 'a.out',
+    }); // go build links to a.out, then moves it
     expect(verifySignature(go, goSignature)).toEqual([]);
   });
 
@@ -78,7 +101,13 @@ describeWith(GO)("the Mach-O signer against Go's linker (a darwin/arm64 program)
     expect([...signature.blobs.keys()]).toEqual([0, 2]);
     expect(signature.blobs.get(2)!.toString('hex')).toBe('fade0c010000000c00000000');
     const cd = signature.codeDirectory;
-    expect({ flags: cd.flags, nSpecialSlots: cd.nSpecialSlots, identifier: cd.identifier, execSegFlags: cd.execSegFlags, execSegLimit: cd.execSegLimit }).toEqual({
+    expect({
+      flags: cd.flags,
+      nSpecialSlots: cd.nSpecialSlots,
+      identifier: cd.identifier,
+      execSegFlags: cd.execSegFlags,
+      execSegLimit: cd.execSegLimit,
+    }).toEqual({
       flags: CS_ADHOC,
       nSpecialSlots: 2,
       identifier: 'webapi-credential',
@@ -99,7 +128,9 @@ describeWith(GO)("the Mach-O signer against Go's linker (a darwin/arm64 program)
   });
 
   it('refuses what it cannot sign: not a Mach-O, no room for the load command, an empty identifier', () => {
-    expect(() => adhocSign(Buffer.from('\x7fELF' + '\0'.repeat(60), 'latin1'), 'x')).toThrow('not a thin 64-bit little-endian Mach-O');
+    expect(() => adhocSign(Buffer.from('\x7fELF' + '\0'.repeat(60), 'latin1'), 'x')).toThrow(
+      'not a thin 64-bit little-endian Mach-O',
+    );
     expect(() => adhocSign(go, '')).toThrow('identifier');
     const full = unsign(go, goSignature);
     // The padding filled up to the first section: no 16 bytes left for LC_CODE_SIGNATURE.

@@ -21,8 +21,24 @@ describeWith(GO, OSSLSIGNCODE)('a PE cleaned of a stale signature directory', ()
 
   beforeAll(() => {
     writeFileSync(join(work, 'main.go'), 'package main\n\nfunc main() { println("unsigned") }\n');
-    const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: work, GOOS: 'windows', GOARCH: 'amd64', CGO_ENABLED: '0', GO111MODULE: 'off', GOCACHE: join(work, 'cache'), GOPATH: join(work, 'gopath'), GOPROXY: 'off', GOTOOLCHAIN: 'local', GOFLAGS: '' };
-    execFileSync(GO.path!, ['build', '-o', join(work, 'program.exe'), join(work, 'main.go')], { cwd: work, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const env = {
+      PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+      HOME: work,
+      GOOS: 'windows',
+      GOARCH: 'amd64',
+      CGO_ENABLED: '0',
+      GO111MODULE: 'off',
+      GOCACHE: join(work, 'cache'),
+      GOPATH: join(work, 'gopath'),
+      GOPROXY: 'off',
+      GOTOOLCHAIN: 'local',
+      GOFLAGS: '',
+    };
+    execFileSync(GO.path!, ['build', '-o', join(work, 'program.exe'), join(work, 'main.go')], {
+      cwd: work,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     program = readFileSync(join(work, 'program.exe'));
   }, 300_000);
   afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -30,7 +46,9 @@ describeWith(GO, OSSLSIGNCODE)('a PE cleaned of a stale signature directory', ()
   it("computes the checksum osslsigncode computes (Go's linker leaves it 0)", () => {
     const lines = osslVerify(join(work, 'program.exe'));
     expect(lines).toContain('Current PE checksum   : 00000000');
-    expect(lines).toContain(`Calculated PE checksum: ${peChecksum(program).toString(16).toUpperCase().padStart(8, '0')}`);
+    expect(lines).toContain(
+      `Calculated PE checksum: ${peChecksum(program).toString(16).toUpperCase().padStart(8, '0')}`,
+    );
   });
 
   it('leaves a PE with a stale security directory unsigned, with the right checksum: what osslsigncode reports', () => {
@@ -51,7 +69,9 @@ describeWith(GO, OSSLSIGNCODE)('a PE cleaned of a stale signature directory', ()
     expect(osslVerify(join(work, 'clean.exe'))).toEqual(UNSIGNED(clean.readUInt32LE(checksumAt)));
     // Nothing else changed.
     const differing = [...clean.keys()].filter((i) => clean[i] !== stale[i]);
-    expect(differing.every((i) => (i >= checksumAt && i < checksumAt + 4) || (i >= securityAt && i < securityAt + 8))).toBe(true);
+    expect(
+      differing.every((i) => (i >= checksumAt && i < checksumAt + 4) || (i >= securityAt && i < securityAt + 8)),
+    ).toBe(true);
   });
 
   it('refuses what is not a PE', () => {

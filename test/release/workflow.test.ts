@@ -19,7 +19,10 @@ interface Step {
   run?: string;
   with?: Record<string, unknown>;
 }
-const workflow = YAML.parse(readFileSync(WORKFLOW, 'utf8')) as { on: { push: { tags: string[] } }; jobs: Record<string, { steps: Step[]; permissions: Record<string, string> }> };
+const workflow = YAML.parse(readFileSync(WORKFLOW, 'utf8')) as {
+  on: { push: { tags: string[] } };
+  jobs: Record<string, { steps: Step[]; permissions: Record<string, string> }>;
+};
 const steps = Object.values(workflow.jobs).flatMap((job) => job.steps);
 const runs = steps.map((step) => step.run ?? '');
 const indexOf = (pattern: RegExp) => runs.findIndex((run) => pattern.test(run));
@@ -66,18 +69,28 @@ describe('the release workflow', () => {
 
   it('runs on a version tag: npm ci and npm test (.ci/run), then npm run release, then publishes', () => {
     expect(workflow.on.push.tags).toEqual(['v*']);
-    const order = [/\.ci\/run/, /npm run release/, /gh release create/, /npm publish/, /docker buildx build/].map(indexOf);
+    const order = [/\.ci\/run/, /npm run release/, /gh release create/, /npm publish/, /docker buildx build/].map(
+      indexOf,
+    );
     expect(order.every((index) => index >= 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     // .ci/run is npm ci then npm test, with CI=true so that no suite skips.
-    expect(execFileSync('grep', ['-E', '^(npm ci|npm test|export CI=true)', join(ROOT, '.ci', 'run')], { encoding: 'utf8' })).toBe('export CI=true\nnpm ci --no-audit --no-fund\nnpm test\n');
+    expect(
+      execFileSync('grep', ['-E', '^(npm ci|npm test|export CI=true)', join(ROOT, '.ci', 'run')], { encoding: 'utf8' }),
+    ).toBe('export CI=true\nnpm ci --no-audit --no-fund\nnpm test\n');
   });
 
   it('uploads every file of dist/release and nothing else, and publishes the tarball npm run release made, with provenance', () => {
     expect(runs[indexOf(/gh release create/)]).toMatch(/ dist\/release\/\*$/);
     expect(runs.filter((run) => run.includes('dist/release')).length).toBe(2);
-    expect(runs[indexOf(/npm publish/)]).toBe('npm publish --provenance --access public dist/release/webapi-credential-*.tgz');
-    expect(Object.values(workflow.jobs)[0]!.permissions).toMatchObject({ 'id-token': 'write', contents: 'write', packages: 'write' });
+    expect(runs[indexOf(/npm publish/)]).toBe(
+      'npm publish --provenance --access public dist/release/webapi-credential-*.tgz',
+    );
+    expect(Object.values(workflow.jobs)[0]!.permissions).toMatchObject({
+      'id-token': 'write',
+      contents: 'write',
+      packages: 'write',
+    });
   });
 
   it('attests the build provenance of every binary, archive and the SBOM, after npm run release and before publishing', () => {
@@ -87,12 +100,19 @@ describe('the release workflow', () => {
     const patterns = String(steps[at]!.with?.['subject-path']).trim().split('\n');
     expect(Object.values(workflow.jobs)[0]!.permissions).toMatchObject({ 'id-token': 'write', attestations: 'write' });
     // The patterns (shell globs) against what a release holds: every binary, archive and the SBOM, not the rest.
-    const glob = (pattern: string) => new RegExp(`^${pattern.replace('dist/release/', '').replace(/[.]/g, '\\.').replace(/\*/g, '[^/]*')}$`);
+    const glob = (pattern: string) =>
+      new RegExp(`^${pattern.replace('dist/release/', '').replace(/[.]/g, '\\.').replace(/\*/g, '[^/]*')}$`);
     const attested = (name: string) => patterns.some((pattern) => glob(pattern).test(name));
     const platforms = ['linux-x64', 'linux-arm64', 'darwin-x64', 'darwin-arm64', 'win-x64', 'win-arm64'];
-    const published = platforms.flatMap((p) => (p.startsWith('win-') ? [`webapi-credential-1.2.3-${p}.exe`, `webapi-credential-1.2.3-${p}.zip`] : [`webapi-credential-1.2.3-${p}`, `webapi-credential-1.2.3-${p}.tar.gz`]));
+    const published = platforms.flatMap((p) =>
+      p.startsWith('win-')
+        ? [`webapi-credential-1.2.3-${p}.exe`, `webapi-credential-1.2.3-${p}.zip`]
+        : [`webapi-credential-1.2.3-${p}`, `webapi-credential-1.2.3-${p}.tar.gz`],
+    );
     expect([...published, 'webapi-credential-1.2.3.cdx.json'].filter((name) => !attested(name))).toEqual([]);
-    expect(['SHA256SUMS', 'webapi-credential.rb', 'webapi-credential.json', 'webapi-credential-1.2.3.tgz'].filter(attested)).toEqual([]);
+    expect(
+      ['SHA256SUMS', 'webapi-credential.rb', 'webapi-credential.json', 'webapi-credential-1.2.3.tgz'].filter(attested),
+    ).toEqual([]);
   });
 
   it('pins every action by a full commit SHA, with the release it is named beside', () => {

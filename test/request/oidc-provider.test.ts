@@ -27,7 +27,13 @@ const rsaKeyFile = join(dir, 'rsa.pem');
 const ecKeyFile = join(dir, 'ec.pem');
 writeFileSync(rsaKeyFile, rsa.privateKey.export({ format: 'pem', type: 'pkcs1' }) as string);
 writeFileSync(ecKeyFile, ec.privateKey.export({ format: 'pem', type: 'sec1' }) as string);
-const SECRETS = [BASIC_SECRET, POST_SECRET, HMAC_SECRET, readFileSync(rsaKeyFile, 'utf8'), readFileSync(ecKeyFile, 'utf8')];
+const SECRETS = [
+  BASIC_SECRET,
+  POST_SECRET,
+  HMAC_SECRET,
+  readFileSync(rsaKeyFile, 'utf8'),
+  readFileSync(ecKeyFile, 'utf8'),
+];
 
 let server: Server;
 let issuer = '';
@@ -41,12 +47,39 @@ beforeAll(async () => {
     clients: [
       { ...common, client_id: 'basic', client_secret: BASIC_SECRET, token_endpoint_auth_method: 'client_secret_basic' },
       { ...common, client_id: 'post', client_secret: POST_SECRET, token_endpoint_auth_method: 'client_secret_post' },
-      { ...common, client_id: 'jwt-rs256', token_endpoint_auth_method: 'private_key_jwt', token_endpoint_auth_signing_alg: 'RS256', jwks: { keys: [rsa.publicKey.export({ format: 'jwk' })] } },
-      { ...common, client_id: 'jwt-es256', token_endpoint_auth_method: 'private_key_jwt', token_endpoint_auth_signing_alg: 'ES256', jwks: { keys: [ec.publicKey.export({ format: 'jwk' })] } },
-      { ...common, client_id: 'jwt-hs256', client_secret: HMAC_SECRET, token_endpoint_auth_method: 'client_secret_jwt', token_endpoint_auth_signing_alg: 'HS256' },
-      { ...common, client_id: 'resource-server', client_secret: INTROSPECT_SECRET, token_endpoint_auth_method: 'client_secret_basic' },
+      {
+        ...common,
+        client_id: 'jwt-rs256',
+        token_endpoint_auth_method: 'private_key_jwt',
+        token_endpoint_auth_signing_alg: 'RS256',
+        jwks: { keys: [rsa.publicKey.export({ format: 'jwk' })] },
+      },
+      {
+        ...common,
+        client_id: 'jwt-es256',
+        token_endpoint_auth_method: 'private_key_jwt',
+        token_endpoint_auth_signing_alg: 'ES256',
+        jwks: { keys: [ec.publicKey.export({ format: 'jwk' })] },
+      },
+      {
+        ...common,
+        client_id: 'jwt-hs256',
+        client_secret: HMAC_SECRET,
+        token_endpoint_auth_method: 'client_secret_jwt',
+        token_endpoint_auth_signing_alg: 'HS256',
+      },
+      {
+        ...common,
+        client_id: 'resource-server',
+        client_secret: INTROSPECT_SECRET,
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
     ] as never,
-    features: { clientCredentials: { enabled: true }, introspection: { enabled: true }, devInteractions: { enabled: false } },
+    features: {
+      clientCredentials: { enabled: true },
+      introspection: { enabled: true },
+      devInteractions: { enabled: false },
+    },
   });
   server.on('request', provider.callback());
 }, 30_000);
@@ -62,7 +95,10 @@ function introspect(token: string): Promise<{ active: boolean; client_id?: strin
       {
         method: 'POST',
         ca: pki.ca.cert,
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`resource-server:${INTROSPECT_SECRET}`).toString('base64')}` },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`resource-server:${INTROSPECT_SECRET}`).toString('base64')}`,
+        },
       },
       (res) => {
         let text = '';
@@ -79,8 +115,19 @@ const assertion = (client: string, key: string, options = '') =>
   `{{ jwt({ iss: "${client}", sub: "${client}", aud: "${'${issuer}'}/token" }, ${key}${options ? `, ${options}` : ''}) }}`;
 
 const configs = (): Array<[string, string, Record<string, unknown>]> => [
-  ['client_secret_basic, the secret full of + % : / = ~ and spaces, through basicAuth()', 'basic', { headers: { Authorization: '{{ basicAuth("basic", env.CLIENT_SECRET) }}' }, form: { grant_type: 'client_credentials' } }],
-  ['client_secret_post', 'post', { form: { grant_type: 'client_credentials', client_id: 'post', client_secret: '{{ env.CLIENT_SECRET }}' } }],
+  [
+    'client_secret_basic, the secret full of + % : / = ~ and spaces, through basicAuth()',
+    'basic',
+    {
+      headers: { Authorization: '{{ basicAuth("basic", env.CLIENT_SECRET) }}' },
+      form: { grant_type: 'client_credentials' },
+    },
+  ],
+  [
+    'client_secret_post',
+    'post',
+    { form: { grant_type: 'client_credentials', client_id: 'post', client_secret: '{{ env.CLIENT_SECRET }}' } },
+  ],
   ...(['jwt-rs256', 'jwt-es256'] as const).map((client): [string, string, Record<string, unknown>] => [
     `private_key_jwt (${client.slice(4).toUpperCase()})`,
     client,
@@ -120,7 +167,14 @@ describe('against oidc-provider, a real OAuth 2.0 server', () => {
   it.each([0, 1, 2, 3, 4])('gets a token the server vouches for, twice in a row (configuration %i)', async (index) => {
     const [name, client, request] = configs()[index]!;
     const config = JSON.stringify({
-      webAPIProviderConfig: { method: 'POST', url: `${issuer}/token`, tokenPath: '$.access_token', expiresInPath: '$.expires_in', tls: { caFile: pki.ca.certFile }, ...request },
+      webAPIProviderConfig: {
+        method: 'POST',
+        url: `${issuer}/token`,
+        tokenPath: '$.access_token',
+        expiresInPath: '$.expires_in',
+        tls: { caFile: pki.ca.certFile },
+        ...request,
+      },
     });
     const tokens: string[] = [];
     for (const _ of [1, 2]) {

@@ -9,21 +9,98 @@ const choose = (url: string, env: Record<string, string>) => {
 };
 
 describe('chooseProxy', () => {
-  it.each<[string, string, Record<string, string>, { proxy: string | undefined; variable: string | undefined; bypass: string | undefined }]>([
-    ['no variable means no proxy', 'https://api.example/', {}, { proxy: undefined, variable: undefined, bypass: undefined }],
-    ['HTTPS_PROXY for https', 'https://api.example/', { HTTPS_PROXY: 'http://proxy:3128' }, { proxy: 'http://proxy:3128/', variable: 'HTTPS_PROXY', bypass: undefined }],
-    ['https_proxy before HTTPS_PROXY', 'https://api.example/', { HTTPS_PROXY: 'http://upper:1', https_proxy: 'http://lower:2' }, { proxy: 'http://lower:2/', variable: 'https_proxy', bypass: undefined }],
-    ['an empty https_proxy counts as unset', 'https://api.example/', { https_proxy: ' ', HTTPS_PROXY: 'http://upper:1' }, { proxy: 'http://upper:1/', variable: 'HTTPS_PROXY', bypass: undefined }],
-    ['HTTP_PROXY is not for https', 'https://api.example/', { HTTP_PROXY: 'http://proxy:3128' }, { proxy: undefined, variable: undefined, bypass: undefined }],
-    ['ALL_PROXY after the https variables', 'https://api.example/', { ALL_PROXY: 'http://all:1' }, { proxy: 'http://all:1/', variable: 'ALL_PROXY', bypass: undefined }],
-    ['all_proxy before ALL_PROXY', 'https://api.example/', { ALL_PROXY: 'http://upper:1', all_proxy: 'http://lower:2' }, { proxy: 'http://lower:2/', variable: 'all_proxy', bypass: undefined }],
-    ['HTTPS_PROXY before all_proxy', 'https://api.example/', { all_proxy: 'http://all:1', HTTPS_PROXY: 'http://https:2' }, { proxy: 'http://https:2/', variable: 'HTTPS_PROXY', bypass: undefined }],
-    ['HTTP_PROXY for http', 'http://api.example/', { HTTP_PROXY: 'http://proxy:3128', HTTPS_PROXY: 'http://other:1' }, { proxy: 'http://proxy:3128/', variable: 'HTTP_PROXY', bypass: undefined }],
-    ['http_proxy before HTTP_PROXY', 'http://api.example/', { HTTP_PROXY: 'http://upper:1', http_proxy: 'http://lower:2' }, { proxy: 'http://lower:2/', variable: 'http_proxy', bypass: undefined }],
-    ['a NO_PROXY match', 'https://api.example/', { HTTPS_PROXY: 'http://p:1', NO_PROXY: 'example' }, { proxy: undefined, variable: 'HTTPS_PROXY', bypass: 'NO_PROXY entry "example"' }],
-    ['no_proxy before NO_PROXY', 'https://api.example/', { HTTPS_PROXY: 'http://p:1', no_proxy: 'other', NO_PROXY: 'example' }, { proxy: 'http://p:1/', variable: 'HTTPS_PROXY', bypass: undefined }],
-    ['an empty no_proxy counts as unset', 'https://api.example/', { HTTPS_PROXY: 'http://p:1', no_proxy: '', NO_PROXY: 'example' }, { proxy: undefined, variable: 'HTTPS_PROXY', bypass: 'NO_PROXY entry "example"' }],
-    ['NO_PROXY without a proxy changes nothing', 'https://api.example/', { NO_PROXY: '*' }, { proxy: undefined, variable: undefined, bypass: undefined }],
+  it.each<
+    [
+      string,
+      string,
+      Record<string, string>,
+      { proxy: string | undefined; variable: string | undefined; bypass: string | undefined },
+    ]
+  >([
+    [
+      'no variable means no proxy',
+      'https://api.example/',
+      {},
+      { proxy: undefined, variable: undefined, bypass: undefined },
+    ],
+    [
+      'HTTPS_PROXY for https',
+      'https://api.example/',
+      { HTTPS_PROXY: 'http://proxy:3128' },
+      { proxy: 'http://proxy:3128/', variable: 'HTTPS_PROXY', bypass: undefined },
+    ],
+    [
+      'https_proxy before HTTPS_PROXY',
+      'https://api.example/',
+      { HTTPS_PROXY: 'http://upper:1', https_proxy: 'http://lower:2' },
+      { proxy: 'http://lower:2/', variable: 'https_proxy', bypass: undefined },
+    ],
+    [
+      'an empty https_proxy counts as unset',
+      'https://api.example/',
+      { https_proxy: ' ', HTTPS_PROXY: 'http://upper:1' },
+      { proxy: 'http://upper:1/', variable: 'HTTPS_PROXY', bypass: undefined },
+    ],
+    [
+      'HTTP_PROXY is not for https',
+      'https://api.example/',
+      { HTTP_PROXY: 'http://proxy:3128' },
+      { proxy: undefined, variable: undefined, bypass: undefined },
+    ],
+    [
+      'ALL_PROXY after the https variables',
+      'https://api.example/',
+      { ALL_PROXY: 'http://all:1' },
+      { proxy: 'http://all:1/', variable: 'ALL_PROXY', bypass: undefined },
+    ],
+    [
+      'all_proxy before ALL_PROXY',
+      'https://api.example/',
+      { ALL_PROXY: 'http://upper:1', all_proxy: 'http://lower:2' },
+      { proxy: 'http://lower:2/', variable: 'all_proxy', bypass: undefined },
+    ],
+    [
+      'HTTPS_PROXY before all_proxy',
+      'https://api.example/',
+      { all_proxy: 'http://all:1', HTTPS_PROXY: 'http://https:2' },
+      { proxy: 'http://https:2/', variable: 'HTTPS_PROXY', bypass: undefined },
+    ],
+    [
+      'HTTP_PROXY for http',
+      'http://api.example/',
+      { HTTP_PROXY: 'http://proxy:3128', HTTPS_PROXY: 'http://other:1' },
+      { proxy: 'http://proxy:3128/', variable: 'HTTP_PROXY', bypass: undefined },
+    ],
+    [
+      'http_proxy before HTTP_PROXY',
+      'http://api.example/',
+      { HTTP_PROXY: 'http://upper:1', http_proxy: 'http://lower:2' },
+      { proxy: 'http://lower:2/', variable: 'http_proxy', bypass: undefined },
+    ],
+    [
+      'a NO_PROXY match',
+      'https://api.example/',
+      { HTTPS_PROXY: 'http://p:1', NO_PROXY: 'example' },
+      { proxy: undefined, variable: 'HTTPS_PROXY', bypass: 'NO_PROXY entry "example"' },
+    ],
+    [
+      'no_proxy before NO_PROXY',
+      'https://api.example/',
+      { HTTPS_PROXY: 'http://p:1', no_proxy: 'other', NO_PROXY: 'example' },
+      { proxy: 'http://p:1/', variable: 'HTTPS_PROXY', bypass: undefined },
+    ],
+    [
+      'an empty no_proxy counts as unset',
+      'https://api.example/',
+      { HTTPS_PROXY: 'http://p:1', no_proxy: '', NO_PROXY: 'example' },
+      { proxy: undefined, variable: 'HTTPS_PROXY', bypass: 'NO_PROXY entry "example"' },
+    ],
+    [
+      'NO_PROXY without a proxy changes nothing',
+      'https://api.example/',
+      { NO_PROXY: '*' },
+      { proxy: undefined, variable: undefined, bypass: undefined },
+    ],
   ])('%s', (_name, url, env, expected) => {
     expect(choose(url, env)).toEqual(expected);
   });
@@ -37,7 +114,11 @@ describe('parseProxyUrl', () => {
     ['no scheme and no port', 'proxy.corp', 'http://proxy.corp:1080/'],
     ['an explicit :80 stays 80', 'http://proxy.corp:80', 'http://proxy.corp/'],
     ['https:// keeps 443 by default', 'https://proxy.corp', 'https://proxy.corp/'],
-    ['credentials are kept for the Proxy-Authorization header', 'http://u:p%40ss@proxy:8080', 'http://u:p%40ss@proxy:8080/'],
+    [
+      'credentials are kept for the Proxy-Authorization header',
+      'http://u:p%40ss@proxy:8080',
+      'http://u:p%40ss@proxy:8080/',
+    ],
     ['an IPv6 proxy', 'http://[::1]:3128', 'http://[::1]:3128/'],
     ['an IPv6 proxy without a port', 'http://[::1]', 'http://[::1]:1080/'],
   ])('reads %s', (_name, value, href) => {
@@ -45,10 +126,22 @@ describe('parseProxyUrl', () => {
   });
 
   it.each<[string, string, string]>([
-    ['a socks proxy', 'socks5://u:secret-1@h:1080', 'HTTPS_PROXY names a socks5:// proxy; only http:// and https:// proxies (CONNECT) are supported'],
-    ['something that is not a URL', 'http://u:secret-1@[nope', 'HTTPS_PROXY is not a proxy URL; expected http://[user:password@]host:port'],
+    [
+      'a socks proxy',
+      'socks5://u:secret-1@h:1080',
+      'HTTPS_PROXY names a socks5:// proxy; only http:// and https:// proxies (CONNECT) are supported',
+    ],
+    [
+      'something that is not a URL',
+      'http://u:secret-1@[nope',
+      'HTTPS_PROXY is not a proxy URL; expected http://[user:password@]host:port',
+    ],
     ['a URL without a host', 'http://', 'HTTPS_PROXY is not a proxy URL; expected http://[user:password@]host:port'],
-    ['a password with a bad %-escape', 'http://u:%E0%A4%A-secret-1@h:1', 'HTTPS_PROXY has a user or password with a bad %-escape; percent-encode it'],
+    [
+      'a password with a bad %-escape',
+      'http://u:%E0%A4%A-secret-1@h:1',
+      'HTTPS_PROXY has a user or password with a bad %-escape; percent-encode it',
+    ],
   ])('refuses %s with a UsageError that does not show the value', (_name, value, message) => {
     let error: unknown;
     try {
@@ -70,7 +163,12 @@ describe('showProxy and proxySecrets', () => {
   });
 
   it('lists the password raw and decoded, and the user:password pair', () => {
-    expect(proxySecrets(new URL('http://al%20ice:p%40ss-word@proxy:3128'))).toEqual(['p%40ss-word', 'p@ss-word', 'al%20ice:p%40ss-word', 'al ice:p@ss-word']);
+    expect(proxySecrets(new URL('http://al%20ice:p%40ss-word@proxy:3128'))).toEqual([
+      'p%40ss-word',
+      'p@ss-word',
+      'al%20ice:p%40ss-word',
+      'al ice:p@ss-word',
+    ]);
     expect(proxySecrets(new URL('http://alice:plain-pw@proxy:3128'))).toEqual(['plain-pw', 'alice:plain-pw']);
     expect(proxySecrets(new URL('http://alice@proxy:3128'))).toEqual([]);
   });

@@ -4,7 +4,17 @@ import { describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/in-process.js';
 import { makePki } from '../helpers/pki.js';
 import { json, type Handler, type ReceivedRequest } from '../helpers/token-api.js';
-import { SECRET, SECRET_ENV, basic, closedPort, execCredential, expectFailure, expectSuccess, provider, tokenApis } from '../helpers/integration.js';
+import {
+  SECRET,
+  SECRET_ENV,
+  basic,
+  closedPort,
+  execCredential,
+  expectFailure,
+  expectSuccess,
+  provider,
+  tokenApis,
+} from '../helpers/integration.js';
 
 const pki = makePki();
 const startApi = tokenApis();
@@ -56,7 +66,11 @@ describe.concurrent('request failures exit 3', () => {
 
   it('fails on a host that does not resolve', async () => {
     const result = await run(sendsSecrets('https://nonexistent.invalid/token', { retry: { limit: 0 } }));
-    expectFailure(result, 3, /^cannot resolve the host of https:\/\/nonexistent\.invalid\/token \((ENOTFOUND|EAI_AGAIN)\)$/);
+    expectFailure(
+      result,
+      3,
+      /^cannot resolve the host of https:\/\/nonexistent\.invalid\/token \((ENOTFOUND|EAI_AGAIN)\)$/,
+    );
   });
 
   it('names the status and the error fields of a JSON body, not the rest of it', async () => {
@@ -73,7 +87,9 @@ describe.concurrent('request failures exit 3', () => {
   });
 
   it('redacts a secret the API echoes JSON-escaped in an error field and cuts a long message to 200 characters', async () => {
-    const api = await startApi((req, res) => json(res, 403, `{"message":${req.body},"padding":"x","error":"${'p'.repeat(400)}"}`));
+    const api = await startApi((req, res) =>
+      json(res, 403, `{"message":${req.body},"padding":"x","error":"${'p'.repeat(400)}"}`),
+    );
     const result = await run(basic(`${api.url}/token`, { tls, json: { secret: '{{ env.JSON_SECRET }}' } }));
     const redacted = `{"message":{"secret":"[REDACTED]"},"error":"${'p'.repeat(400)}"}`;
     expectFailure(result, 3, `the token API answered 403 Forbidden: ${redacted.slice(0, 200)}…; check env.JSON_SECRET`);
@@ -82,14 +98,22 @@ describe.concurrent('request failures exit 3', () => {
   it('does not retry a 4xx answer', async () => {
     const api = await startApi(sequence([400, 'bad request']));
     const result = await run(sendsSecrets(`${api.url}/token`, { retry: { limit: 2 } }));
-    expectFailure(result, 3, 'the token API answered 400 Bad Request: application/json, 11 bytes (--verbose shows an excerpt)');
+    expectFailure(
+      result,
+      3,
+      'the token API answered 400 Bad Request: application/json, 11 bytes (--verbose shows an excerpt)',
+    );
     expect(api.requests).toHaveLength(1);
   });
 
   it('retries a 5xx answer retry.limit times and then reports the attempts', async () => {
     const api = await startApi((_req, res) => json(res, 503, 'down for maintenance'));
     const result = await run(sendsSecrets(`${api.url}/token`, { retry: { limit: 2 } }));
-    expectFailure(result, 3, 'the token API answered 503 Service Unavailable after 3 attempts: application/json, 20 bytes (--verbose shows an excerpt)');
+    expectFailure(
+      result,
+      3,
+      'the token API answered 503 Service Unavailable after 3 attempts: application/json, 20 bytes (--verbose shows an excerpt)',
+    );
     expect(api.requests).toHaveLength(3);
     // The same request every time, secrets included.
     expect(new Set(api.requests.map((r) => `${r.url} ${r.body}`)).size).toBe(1);
@@ -115,14 +139,22 @@ describe.concurrent('request failures exit 3', () => {
     const api = await startApi(sequence([429, 'slow down', { 'retry-after': '30' }]));
     const result = await run(sendsSecrets(`${api.url}/token`), ['--timeout', '20s']);
     // Waiting would have run into the deadline and said so (no answer within --timeout 20s), past the test's own timeout.
-    expectFailure(result, 3, 'the token API answered 429 Too Many Requests: application/json, 9 bytes (--verbose shows an excerpt)');
+    expectFailure(
+      result,
+      3,
+      'the token API answered 429 Too Many Requests: application/json, 9 bytes (--verbose shows an excerpt)',
+    );
     expect(api.requests).toHaveLength(1);
   });
 
   it('gives up on each attempt after the per-attempt timeout and retries it', async () => {
     const api = await startApi(() => {});
     const result = await run(sendsSecrets(`${api.url}/token`, { timeout: '500ms', retry: { limit: 1 } }));
-    expectFailure(result, 3, `no answer from ${api.url}/token within the per-attempt timeout 500ms (the config's timeout) after 2 attempts`);
+    expectFailure(
+      result,
+      3,
+      `no answer from ${api.url}/token within the per-attempt timeout 500ms (the config's timeout) after 2 attempts`,
+    );
     expect(api.requests).toHaveLength(2);
   });
 
@@ -139,16 +171,31 @@ describe.concurrent('request failures exit 3', () => {
 
 describe('what a token API says about a refusal reaches a terminal', () => {
   it('as one line: its control characters, C0 and C1 (ESC, an 8-bit CSI, BEL), shown as escapes', async () => {
-    const api = await startApi((_req, res) => json(res, 401, { error: 'invalid_client', error_description: 'bad\u001b[2J\u009b2Jclient\u0007' }));
+    const api = await startApi((_req, res) =>
+      json(res, 401, { error: 'invalid_client', error_description: 'bad\u001b[2J\u009b2Jclient\u0007' }),
+    );
     const result = await run(sendsSecrets(`${api.url}/token`, { retry: { limit: 0 } }));
-    expectFailure(result, 3, 'the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"bad\\u001b[2J\\u009b2Jclient\\u0007"}; check env.API_KEY, env.FORM_SECRET and env.JSON_SECRET');
+    expectFailure(
+      result,
+      3,
+      'the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"bad\\u001b[2J\\u009b2Jclient\\u0007"}; check env.API_KEY, env.FORM_SECRET and env.JSON_SECRET',
+    );
   });
 
   it('its format characters (a bidi override, isolates, a zero-width space, a BOM) and line separators, shown as escapes', async () => {
     // "client_id admin\u202e\u2066..." would read to a person as another client than the one the server named.
-    const api = await startApi((_req, res) => json(res, 401, { error: 'invalid_client', error_description: 'client \u202enimda\u2066\u2069\u200b\ufeff\u2028x' }));
+    const api = await startApi((_req, res) =>
+      json(res, 401, {
+        error: 'invalid_client',
+        error_description: 'client \u202enimda\u2066\u2069\u200b\ufeff\u2028x',
+      }),
+    );
     const result = await run(sendsSecrets(`${api.url}/token`, { retry: { limit: 0 } }));
-    expectFailure(result, 3, 'the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"client \\u202enimda\\u2066\\u2069\\u200b x"}; check env.API_KEY, env.FORM_SECRET and env.JSON_SECRET');
+    expectFailure(
+      result,
+      3,
+      'the token API answered 401 Unauthorized: {"error":"invalid_client","error_description":"client \\u202enimda\\u2066\\u2069\\u200b x"}; check env.API_KEY, env.FORM_SECRET and env.JSON_SECRET',
+    );
     // (The BOM and the line separator are white space to the message's folding, which made them one space.)
     expect(result.stderr).not.toMatch(/[\p{Cf}\p{Zl}\p{Zp}]/u);
   });

@@ -4,7 +4,17 @@ import { describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/in-process.js';
 import { makePki } from '../helpers/pki.js';
 import { json, type TokenApi } from '../helpers/token-api.js';
-import { SECRET, SECRET_ENV, basic, execCredential, expectFailure, expectSuccess, provider, tokenApis, writeTemp } from '../helpers/integration.js';
+import {
+  SECRET,
+  SECRET_ENV,
+  basic,
+  execCredential,
+  expectFailure,
+  expectSuccess,
+  provider,
+  tokenApis,
+  writeTemp,
+} from '../helpers/integration.js';
 
 const pki = makePki();
 const startApi = tokenApis();
@@ -13,7 +23,9 @@ const ca = { caFile: pki.ca.certFile };
 
 /** Runs get-token with `config` and the secrets in the environment; expects the token back. */
 async function call(api: TokenApi, config: Record<string, unknown>, args: string[] = []) {
-  const result = await runInProcess(['--config-inline', provider({ tls: ca, ...config }), ...args], { env: SECRET_ENV });
+  const result = await runInProcess(['--config-inline', provider({ tls: ca, ...config }), ...args], {
+    env: SECRET_ENV,
+  });
   expectSuccess(result, execCredential({ token: SECRET.token }));
   expect(api.requests).toHaveLength(1);
   return api.requests[0]!;
@@ -25,7 +37,9 @@ describe.concurrent('the request the token API receives', () => {
     const body = 'grant=client_credentials&key={{ urlencode(env.FORM_SECRET) }}\n  raw "as is" {"x": 1}\t';
     const request = await call(api, basic(`${api.url}/token`, { body, headers: { 'Content-Type': 'text/plain' } }));
     expect(request.method).toBe('POST');
-    expect(request.body).toBe(`grant=client_credentials&key=${encodeURIComponent(SECRET.form)}\n  raw "as is" {"x": 1}\t`);
+    expect(request.body).toBe(
+      `grant=client_credentials&key=${encodeURIComponent(SECRET.form)}\n  raw "as is" {"x": 1}\t`,
+    );
     expect(request.headers['content-type']).toBe('text/plain');
   });
 
@@ -41,12 +55,16 @@ describe.concurrent('the request the token API receives', () => {
     const request = await call(
       api,
       basic(`${api.url}/token`, {
-        form: { grant_type: 'client_credentials', client_secret: '{{ env.FORM_SECRET }}', audience: ['a b', 'c&d=e', 'ü'] },
+        form: {
+          grant_type: 'client_credentials',
+          client_secret: '{{ env.FORM_SECRET }}',
+          audience: ['a b', 'c&d=e', 'ü'],
+        },
       }),
     );
     expect(request.headers['content-type']).toBe('application/x-www-form-urlencoded');
     expect(request.body).toBe(
-      "grant_type=client_credentials&client_secret=f0rm+p%40ss%21w0rd%7Eit%27s%28x%29*%26%3D%2BZt&audience=a+b&audience=c%26d%3De&audience=%C3%BC",
+      'grant_type=client_credentials&client_secret=f0rm+p%40ss%21w0rd%7Eit%27s%28x%29*%26%3D%2BZt&audience=a+b&audience=c%26d%3De&audience=%C3%BC',
     );
     const form = new URLSearchParams(request.body);
     expect(form.get('client_secret')).toBe(SECRET.form);
@@ -58,7 +76,16 @@ describe.concurrent('the request the token API receives', () => {
     const request = await call(
       api,
       basic(`${api.url}/token`, {
-        json: { kind: 'TokenRequest', spec: { secret: '{{ env.JSON_SECRET }}', audiences: ['{{ vars.aud }}', 'fixed'], ttl: 3600, renew: true, none: null } },
+        json: {
+          kind: 'TokenRequest',
+          spec: {
+            secret: '{{ env.JSON_SECRET }}',
+            audiences: ['{{ vars.aud }}', 'fixed'],
+            ttl: 3600,
+            renew: true,
+            none: null,
+          },
+        },
       }),
       ['--set', 'aud=aud-1'],
     );
@@ -79,7 +106,9 @@ describe.concurrent('the request the token API receives', () => {
       }),
     );
     expect(request.method).toBe('GET');
-    expect(request.url).toBe('/token?existing=1&q=a+b%26c%3Dd+%C3%BC&aud=x&aud=y+z&key=f0rm+p%40ss%21w0rd%7Eit%27s%28x%29*%26%3D%2BZt');
+    expect(request.url).toBe(
+      '/token?existing=1&q=a+b%26c%3Dd+%C3%BC&aud=x&aud=y+z&key=f0rm+p%40ss%21w0rd%7Eit%27s%28x%29*%26%3D%2BZt',
+    );
     expect(request.query.get('q')).toBe('a b&c=d ü');
     expect(request.query.getAll('aud')).toEqual(['x', 'y z']);
     expect(request.query.get('key')).toBe(SECRET.form);
@@ -91,7 +120,11 @@ describe.concurrent('the request the token API receives', () => {
     const request = await call(
       api,
       basic(`${api.url}/token`, {
-        headers: { Authorization: 'Bearer {{ env.API_KEY }}', 'X-Org': '{{ vars.org }}', Accept: 'application/vnd.token+json' },
+        headers: {
+          Authorization: 'Bearer {{ env.API_KEY }}',
+          'X-Org': '{{ vars.org }}',
+          Accept: 'application/vnd.token+json',
+        },
       }),
       ['--set', 'org=acme corp'],
     );
@@ -106,7 +139,9 @@ describe.concurrent('the request the token API receives', () => {
     const secretFile = writeTemp('org', `${SECRET.file}\n`);
     const request = await call(
       api,
-      basic(`${api.url}/{{ vars.tenant }}/token`, { headers: { 'X-Secret': `{{ file(${JSON.stringify(secretFile)}) }}` } }),
+      basic(`${api.url}/{{ vars.tenant }}/token`, {
+        headers: { 'X-Secret': `{{ file(${JSON.stringify(secretFile)}) }}` },
+      }),
       ['--set', 'tenant=team-a'],
     );
     expect(request.path).toBe('/team-a/token');
@@ -127,10 +162,11 @@ describe.concurrent('the request the token API receives', () => {
 });
 
 describe.concurrent('redirects', () => {
-  const redirectTo = (location: string, status = 302) => startApi((_req, res) => {
-    res.writeHead(status, { location });
-    res.end();
-  });
+  const redirectTo = (location: string, status = 302) =>
+    startApi((_req, res) => {
+      res.writeHead(status, { location });
+      res.end();
+    });
   const templated = { Authorization: 'Bearer {{ env.API_KEY }}', 'X-Org': '{{ vars.org }}', 'X-Fixed': 'fixed' };
 
   it('follows a same-origin redirect with every header', async () => {
@@ -139,7 +175,15 @@ describe.concurrent('redirects', () => {
       res.writeHead(307, { location: '/token' });
       res.end();
     });
-    const result = await runInProcess(['--config-inline', provider(basic(`${api.url}/old`, { tls: ca, method: 'GET', headers: templated })), '--set', 'org=acme'], { env: SECRET_ENV });
+    const result = await runInProcess(
+      [
+        '--config-inline',
+        provider(basic(`${api.url}/old`, { tls: ca, method: 'GET', headers: templated })),
+        '--set',
+        'org=acme',
+      ],
+      { env: SECRET_ENV },
+    );
     expectSuccess(result, execCredential({ token: SECRET.token }));
     expect(api.requests.map((r) => [r.path, r.headers['authorization'], r.headers['x-org']])).toEqual([
       ['/old', `Bearer ${SECRET.apiKey}`, 'acme'],
@@ -150,11 +194,23 @@ describe.concurrent('redirects', () => {
   it('drops Authorization and every templated header when a redirect changes origin', async () => {
     const target = await issueToken();
     const origin = await redirectTo(`${target.url}/token`);
-    const result = await runInProcess(['--config-inline', provider(basic(`${origin.url}/token`, { tls: ca, method: 'GET', headers: templated })), '--set', 'org=acme'], { env: SECRET_ENV });
+    const result = await runInProcess(
+      [
+        '--config-inline',
+        provider(basic(`${origin.url}/token`, { tls: ca, method: 'GET', headers: templated })),
+        '--set',
+        'org=acme',
+      ],
+      { env: SECRET_ENV },
+    );
     expectSuccess(result, execCredential({ token: SECRET.token }));
     expect(origin.requests[0]!.headers['authorization']).toBe(`Bearer ${SECRET.apiKey}`);
     const forwarded = target.requests[0]!.headers;
-    expect([forwarded['authorization'], forwarded['x-org'], forwarded['x-fixed']]).toEqual([undefined, undefined, undefined]);
+    expect([forwarded['authorization'], forwarded['x-org'], forwarded['x-fixed']]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
   it('refuses with exit 3 to resend a request body to another origin', async () => {
@@ -162,15 +218,26 @@ describe.concurrent('redirects', () => {
     const origin = await redirectTo(`${target.url}/token`, 307);
     const config = basic(`${origin.url}/token`, { tls: ca, form: { secret: '{{ env.FORM_SECRET }}' } });
     const result = await runInProcess(['--config-inline', provider(config)], { env: SECRET_ENV });
-    expectFailure(result, 3, `the token API redirected the request body to another origin (${target.url}); refusing to resend it: point url at the final location`);
+    expectFailure(
+      result,
+      3,
+      `the token API redirected the request body to another origin (${target.url}); refusing to resend it: point url at the final location`,
+    );
     expect(target.requests).toHaveLength(0);
   });
 
   it('refuses with exit 3 a redirect to plain http:// without allowInsecureHTTP', async () => {
     const target = await startApi((_req, res) => json(res, 200, { access_token: SECRET.token }), { insecure: true });
     const origin = await redirectTo(`${target.url}/token?key=abc`);
-    const result = await runInProcess(['--config-inline', provider(basic(`${origin.url}/token`, { tls: ca, method: 'GET' }))], { env: SECRET_ENV });
-    expectFailure(result, 3, `the token API redirected to http:// (${target.url}/token); refusing without allowInsecureHTTP`);
+    const result = await runInProcess(
+      ['--config-inline', provider(basic(`${origin.url}/token`, { tls: ca, method: 'GET' }))],
+      { env: SECRET_ENV },
+    );
+    expectFailure(
+      result,
+      3,
+      `the token API redirected to http:// (${target.url}/token); refusing without allowInsecureHTTP`,
+    );
     expect(target.requests).toHaveLength(0);
   });
 });

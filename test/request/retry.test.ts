@@ -1,11 +1,24 @@
 // When to try again: a pure function of the attempt, Retry-After, the clock, the deadline and a
 // random number, so every row is exact.
 import { describe, expect, it } from 'vitest';
-import { parseRetryAfter, RETRY_AFTER_CAP_MS, RETRY_STATUS_CODES, retryDelay, type RetryInput } from '../../src/request/retry.js';
+import {
+  parseRetryAfter,
+  RETRY_AFTER_CAP_MS,
+  RETRY_STATUS_CODES,
+  retryDelay,
+  type RetryInput,
+} from '../../src/request/retry.js';
 
 const NOW = Date.UTC(2026, 0, 1, 0, 0, 0);
 const FAR = NOW + 3_600_000;
-const input = (patch: Partial<RetryInput>): RetryInput => ({ attempt: 1, retryAfterMs: undefined, now: NOW, deadline: FAR, random: 0, ...patch });
+const input = (patch: Partial<RetryInput>): RetryInput => ({
+  attempt: 1,
+  retryAfterMs: undefined,
+  now: NOW,
+  deadline: FAR,
+  random: 0,
+  ...patch,
+});
 
 describe('retryDelay', () => {
   it.each<[string, Partial<RetryInput>, number]>([
@@ -21,10 +34,26 @@ describe('retryDelay', () => {
     ['Retry-After at the cap is waited for', { retryAfterMs: RETRY_AFTER_CAP_MS }, 60_000],
     ['Retry-After above the cap means do not retry', { retryAfterMs: RETRY_AFTER_CAP_MS + 1 }, 0],
     ['a retry that would start after the deadline is not made', { attempt: 3, random: 0, deadline: NOW + 1000 }, 0],
-    ['a retry that would start within 50ms of the deadline is not made', { attempt: 1, random: 0, deadline: NOW + 300 }, 0],
-    ['a retry that starts just over 50ms before the deadline is made', { attempt: 1, random: 0, deadline: NOW + 301 }, 250],
-    ['a retry with less time left than the last attempt took is not made', { attempt: 1, random: 0, deadline: NOW + 1000, lastAttemptMs: 751 }, 0],
-    ['a retry with as long left as the last attempt took, and a little, is made', { attempt: 1, random: 0, deadline: NOW + 1000, lastAttemptMs: 749 }, 250],
+    [
+      'a retry that would start within 50ms of the deadline is not made',
+      { attempt: 1, random: 0, deadline: NOW + 300 },
+      0,
+    ],
+    [
+      'a retry that starts just over 50ms before the deadline is made',
+      { attempt: 1, random: 0, deadline: NOW + 301 },
+      250,
+    ],
+    [
+      'a retry with less time left than the last attempt took is not made',
+      { attempt: 1, random: 0, deadline: NOW + 1000, lastAttemptMs: 751 },
+      0,
+    ],
+    [
+      'a retry with as long left as the last attempt took, and a little, is made',
+      { attempt: 1, random: 0, deadline: NOW + 1000, lastAttemptMs: 749 },
+      250,
+    ],
     ['a Retry-After past the deadline is not waited for', { retryAfterMs: 5000, deadline: NOW + 4000 }, 0],
     ['a deadline already passed stops retries', { deadline: NOW - 1 }, 0],
   ])('%s', (_name, patch, expected) => {

@@ -45,12 +45,22 @@ describe('a secret spelled by decided letters side by side', () => {
               : where === 'query'
                 ? { method: 'GET', url: `${base}?q=${joined}` }
                 : where === 'form'
-                  ? { method: 'POST', url: base, form: Object.fromEntries(letters.map((letter, i) => [`f${i}`, letter])) }
+                  ? {
+                      method: 'POST',
+                      url: base,
+                      form: Object.fromEntries(letters.map((letter, i) => [`f${i}`, letter])),
+                    }
                   : { method: 'POST', url: base, body: joined };
-          const result = validateProviderDocument({ webAPIProviderConfig: { let: spellingLets(secret.length), tokenPath: '$.t', ...fields } }, checkPath);
+          const result = validateProviderDocument(
+            { webAPIProviderConfig: { let: spellingLets(secret.length), tokenPath: '$.t', ...fields } },
+            checkPath,
+          );
           if (!result.ok) throw new Error(JSON.stringify(result.issues));
           const redactor = new Redactor();
-          const renderer = new TemplateRenderer({ env: { S: secret }, vars: {}, cluster: undefined, readFile: () => '', nowMs: Date.now, uuid: randomUUID }, redactor);
+          const renderer = new TemplateRenderer(
+            { env: { S: secret }, vars: {}, cluster: undefined, readFile: () => '', nowMs: Date.now, uuid: randomUUID },
+            redactor,
+          );
           renderer.setSteps('placeholders');
           await renderer.defineLets(result.config.lets);
           const request = await renderRequest(result.config, renderer, '0.0.0-test', () => '', redactor);

@@ -5,7 +5,15 @@ import { describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/in-process.js';
 import { makePki } from '../helpers/pki.js';
 import { json, type Handler } from '../helpers/token-api.js';
-import { SECRET, allSecrets, execCredential, expectFailure, expectSuccess, provider, tokenApis } from '../helpers/integration.js';
+import {
+  SECRET,
+  allSecrets,
+  execCredential,
+  expectFailure,
+  expectSuccess,
+  provider,
+  tokenApis,
+} from '../helpers/integration.js';
 
 const pki = makePki();
 const startApi = tokenApis();
@@ -22,11 +30,15 @@ function vault(overrides: { login?: Handler } = {}): Handler {
     if (request.path === '/v1/auth/kubernetes/login') {
       if (overrides.login) return overrides.login(request, response);
       const body = JSON.parse(request.body) as { role?: string; jwt?: string };
-      if (body.role !== 'argocd' || body.jwt !== SA_TOKEN) return json(response, 403, { errors: ['permission denied'] });
-      return json(response, 200, { auth: { client_token: CLIENT_TOKEN, lease_duration: 3600, policies: ['deployer'] } });
+      if (body.role !== 'argocd' || body.jwt !== SA_TOKEN)
+        return json(response, 403, { errors: ['permission denied'] });
+      return json(response, 200, {
+        auth: { client_token: CLIENT_TOKEN, lease_duration: 3600, policies: ['deployer'] },
+      });
     }
     if (request.path === '/v1/kubernetes/creds/deployer') {
-      if (request.headers['x-vault-token'] !== CLIENT_TOKEN) return json(response, 403, { errors: ['permission denied'] });
+      if (request.headers['x-vault-token'] !== CLIENT_TOKEN)
+        return json(response, 403, { errors: ['permission denied'] });
       return json(response, 200, { lease_duration: 600, data: { service_account_token: SECRET.token } });
     }
     json(response, 404, { errors: [] });
@@ -34,7 +46,14 @@ function vault(overrides: { login?: Handler } = {}): Handler {
 }
 
 const config = (url: string, extra: Record<string, unknown> = {}) => ({
-  steps: [{ name: 'login', method: 'POST', url: `${url}/v1/auth/kubernetes/login`, json: { role: 'argocd', jwt: '{{ env.SA_TOKEN }}' } }],
+  steps: [
+    {
+      name: 'login',
+      method: 'POST',
+      url: `${url}/v1/auth/kubernetes/login`,
+      json: { role: 'argocd', jwt: '{{ env.SA_TOKEN }}' },
+    },
+  ],
   method: 'POST',
   url: `${url}/v1/kubernetes/creds/deployer`,
   headers: { 'X-Vault-Token': '{{ steps.login.auth.client_token }}' },
@@ -45,7 +64,8 @@ const config = (url: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-const run = (args: string[], text: string, extraEnv: Record<string, string> = env) => runInProcess([...args, '--config-inline', text], { env: extraEnv });
+const run = (args: string[], text: string, extraEnv: Record<string, string> = env) =>
+  runInProcess([...args, '--config-inline', text], { env: extraEnv });
 
 describe('steps', () => {
   it('runs the login step, then the main request with its answer, and prints the credential', async () => {
@@ -110,7 +130,9 @@ describe('steps', () => {
 
   it('renders, validates and runs a header that passes what a step gives through a helper', async () => {
     const api = await startApi(vault());
-    const text = provider(config(api.url, { headers: { 'X-Vault-Token': '{{ trim(steps.login.auth.client_token) }}' } }));
+    const text = provider(
+      config(api.url, { headers: { 'X-Vault-Token': '{{ trim(steps.login.auth.client_token) }}' } }),
+    );
     const rendered = await run(['render'], text);
     expect({ code: rendered.code, stderr: rendered.stderr }).toEqual({ code: 0, stderr: '' });
     expect(rendered.stdout).toContain('\nX-Vault-Token: [trim(...)]\n');
@@ -133,12 +155,21 @@ describe('steps', () => {
   });
 
   it.each([
-    ['an unknown step', '{{ steps.logon.auth.client_token }}', 'steps.logon is not a step; the steps before it are login'],
+    [
+      'an unknown step',
+      '{{ steps.logon.auth.client_token }}',
+      'steps.logon is not a step; the steps before it are login',
+    ],
     ['a step read as a whole', '{{ json(steps) }}', 'name the step: steps.<name> (the steps before it are login)'],
   ])('refuses %s in the main request before any request', async (_name, template, problem) => {
     const api = await startApi(vault());
     const result = await run([], provider(config(api.url, { headers: { 'X-Vault-Token': template } })));
-    expectFailure(result, 2, `config from --config-inline is invalid: webAPIProviderConfig.headers.X-Vault-Token: ${template}: ${problem}`, secrets);
+    expectFailure(
+      result,
+      2,
+      `config from --config-inline is invalid: webAPIProviderConfig.headers.X-Vault-Token: ${template}: ${problem}`,
+      secrets,
+    );
     expect(api.requests).toHaveLength(0);
   });
 
@@ -148,7 +179,12 @@ describe('steps', () => {
       ...config(api.url),
       let: { token: 'steps.login.auth.client_token' },
       steps: [
-        { name: 'login', method: 'POST', url: `${api.url}/v1/auth/kubernetes/login`, headers: { 'X-Next': '{{ steps.exchange.token }}' } },
+        {
+          name: 'login',
+          method: 'POST',
+          url: `${api.url}/v1/auth/kubernetes/login`,
+          headers: { 'X-Next': '{{ steps.exchange.token }}' },
+        },
         { name: 'exchange', method: 'POST', url: `${api.url}/x` },
       ],
     });
@@ -166,7 +202,12 @@ describe('steps', () => {
     const api = await startApi(vault());
     const step = { name: 'login', method: 'POST', url: `${api.url}/a` };
     const result = await run(['validate'], provider({ ...config(api.url), steps: [step, step] }));
-    expectFailure(result, 2, 'config from --config-inline is invalid: webAPIProviderConfig.steps[1].name: login is the name of an earlier step; step names are unique', secrets);
+    expectFailure(
+      result,
+      2,
+      'config from --config-inline is invalid: webAPIProviderConfig.steps[1].name: login is the name of an earlier step; step names are unique',
+      secrets,
+    );
   });
 
   it('reports the missing values of every step and of the main request in one run', async () => {
@@ -185,12 +226,22 @@ describe('steps', () => {
   it('fails with exit 3 naming the step when the step is refused, and sends no main request', async () => {
     const api = await startApi(vault());
     const result = await run([], provider(config(api.url)), { SA_TOKEN: 'wrong-service-account-token' });
-    expectFailure(result, 3, `steps.login: the token API answered 403 Forbidden: {"errors":["permission denied"]}; check env.SA_TOKEN`, [...secrets, 'wrong-service-account-token']);
+    expectFailure(
+      result,
+      3,
+      `steps.login: the token API answered 403 Forbidden: {"errors":["permission denied"]}; check env.SA_TOKEN`,
+      [...secrets, 'wrong-service-account-token'],
+    );
     expect(api.requests.map((r) => r.path)).toEqual(['/v1/auth/kubernetes/login']);
   });
 
   it('fails with exit 4 naming the step when its answer is not JSON, without showing it', async () => {
-    const api = await startApi(vault({ login: (_request, response) => void response.writeHead(200, { 'content-type': 'text/plain' }).end(`token=${CLIENT_TOKEN}`) }));
+    const api = await startApi(
+      vault({
+        login: (_request, response) =>
+          void response.writeHead(200, { 'content-type': 'text/plain' }).end(`token=${CLIENT_TOKEN}`),
+      }),
+    );
     const result = await run([], provider(config(api.url)));
     expectFailure(result, 4, /^steps\.login: the token API answered with something that is not JSON/, secrets);
     expect(api.requests).toHaveLength(1);
@@ -198,24 +249,45 @@ describe('steps', () => {
 
   it('fails with exit 4, not a crash, when a template walks a step answer nested 400 000 deep', async () => {
     const deep = `{"auth":{"client_token":"${CLIENT_TOKEN}"},"data":${'['.repeat(400_000)}${']'.repeat(400_000)}}`;
-    const api = await startApi(vault({ login: (_request, response) => void response.writeHead(200, { 'content-type': 'application/json' }).end(deep) }));
+    const api = await startApi(
+      vault({
+        login: (_request, response) => void response.writeHead(200, { 'content-type': 'application/json' }).end(deep),
+      }),
+    );
     const result = await run([], provider(config(api.url, { json: { login: '{{ json(steps.login) }}' } })));
-    expectFailure(result, 4, "the templates of webAPIProviderConfig read a step's answer nested too deeply to walk; check the API and those templates", secrets);
+    expectFailure(
+      result,
+      4,
+      "the templates of webAPIProviderConfig read a step's answer nested too deeply to walk; check the API and those templates",
+      secrets,
+    );
     expect(api.requests).toHaveLength(1);
   });
 
   it('ends within --timeout when a step answers 90 000 strings, each of them a secret to hide', async () => {
     // Every string of a step's answer is a secret: a dozen forms each made it take 15-18 s here.
-    const many = JSON.stringify({ auth: { client_token: CLIENT_TOKEN }, items: Array.from({ length: 90_000 }, (_, i) => `s${i.toString(36).padStart(6, '0')}`) });
+    const many = JSON.stringify({
+      auth: { client_token: CLIENT_TOKEN },
+      items: Array.from({ length: 90_000 }, (_, i) => `s${i.toString(36).padStart(6, '0')}`),
+    });
     const api = await startApi((request, response) => {
-      if (request.path === '/v1/auth/kubernetes/login') return void response.writeHead(200, { 'content-type': 'application/json' }).end(many);
-      json(response, 400, { error: 'invalid_request', error_description: `no such role; got ${request.headers['x-vault-token']}` });
+      if (request.path === '/v1/auth/kubernetes/login')
+        return void response.writeHead(200, { 'content-type': 'application/json' }).end(many);
+      json(response, 400, {
+        error: 'invalid_request',
+        error_description: `no such role; got ${request.headers['x-vault-token']}`,
+      });
     });
     const result = await run(['--timeout', '10s'], provider(config(api.url, { retry: { limit: 0 } })));
     // On a machine too busy to make their forms by the deadline, the echo is not shown unchecked, nor is
     // a message the deadline cut short. (That the forms' work stops at the deadline: test/redact/bounded.test.ts,
     // counted in looks at a deadline the test moves.)
-    expectFailure(result, 3, /^(the token API answered 400 Bad Request: (\{"error":"invalid_request","error_description":"no such role; got \[REDACTED\]"\}|\[not shown: it could not be checked for secrets in time\])|the request failed \((HTTP_STATUS|DEADLINE)\); its message is not shown: it could not be checked for secrets in time)$/, secrets);
+    expectFailure(
+      result,
+      3,
+      /^(the token API answered 400 Bad Request: (\{"error":"invalid_request","error_description":"no such role; got \[REDACTED\]"\}|\[not shown: it could not be checked for secrets in time\])|the request failed \((HTTP_STATUS|DEADLINE)\); its message is not shown: it could not be checked for secrets in time)$/,
+      secrets,
+    );
   });
 
   it('keeps the whole call, steps included, within --timeout', async () => {
@@ -233,7 +305,12 @@ describe('steps', () => {
     const result = await run(['--timeout', '4s'], provider(config(api.url)));
     // The main request failed, not the step (the role's name shows redacted: the login answered it as a policy name),
     // by the whole-call deadline, not the 10 s per-attempt timeout (which says so instead).
-    expectFailure(result, 3, new RegExp(`^no answer from ${api.url}/v1/kubernetes/creds/\\S+ within --timeout 4s$`), secrets);
+    expectFailure(
+      result,
+      3,
+      new RegExp(`^no answer from ${api.url}/v1/kubernetes/creds/\\S+ within --timeout 4s$`),
+      secrets,
+    );
     expect(api.requests.map((r) => r.path)).toEqual(['/v1/auth/kubernetes/login', '/v1/kubernetes/creds/deployer']);
   });
 

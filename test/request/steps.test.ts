@@ -31,7 +31,9 @@ function nested(value: unknown, depth: number): unknown {
 describe("a step's answer", () => {
   it('registers a string at any depth: 100 000 arrays deep, past any stack', async () => {
     // Built the way the HTTP client builds it: JSON.parse of the answer's text.
-    const answer = JSON.parse(`{"a":${'['.repeat(100_000)}"deep-secret-Lq2"${']'.repeat(100_000)},"b":${JSON.stringify(nested('mid-secret-Rw8', 64))}}`) as unknown;
+    const answer = JSON.parse(
+      `{"a":${'['.repeat(100_000)}"deep-secret-Lq2"${']'.repeat(100_000)},"b":${JSON.stringify(nested('mid-secret-Rw8', 64))}}`,
+    ) as unknown;
     const deps = stepDeps(answer);
     await runSteps([step], deps);
     expect(deps.redactor.redact('deep-secret-Lq2 / mid-secret-Rw8')).toBe('[REDACTED] / [REDACTED]');
@@ -49,7 +51,9 @@ describe("a step's answer", () => {
     const deps = stepDeps({ items: Array.from({ length: 50_000 }, (_, i) => `item-${i}`) }, () => true);
     const failure = await runSteps([step], deps).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(RequestError);
-    expect((failure as RequestError).message).toBe('steps.login: its answer could not be taken in within the whole-call deadline (--timeout)');
+    expect((failure as RequestError).message).toBe(
+      'steps.login: its answer could not be taken in within the whole-call deadline (--timeout)',
+    );
     expect((failure as RequestError).exitCode).toBe(3);
   });
 });

@@ -10,7 +10,10 @@ import { TemplateRenderer } from '../../src/template/renderer.js';
 import { rejected } from '../helpers/caught.js';
 
 const renderer = (env: Record<string, string> = {}) =>
-  new TemplateRenderer({ env, vars: {}, cluster: undefined, readFile: () => '', nowMs: () => 0, uuid: randomUUID }, new Redactor());
+  new TemplateRenderer(
+    { env, vars: {}, cluster: undefined, readFile: () => '', nowMs: () => 0, uuid: randomUUID },
+    new Redactor(),
+  );
 
 /** The UsageError that `run` rejects with (test/helpers/caught.ts). */
 const failure = (run: () => Promise<unknown>): Promise<UsageError> => rejected(UsageError, run());
@@ -22,7 +25,12 @@ describe('the bounds of a pass', () => {
     // 999 985 = 4 000 000; a let of a literal is one step more.
     const list = (n: number) => `[${'0,'.repeat(n - 1)}0]`;
     const env = { L: list(500_000), M: list(499_990) };
-    const lets: Array<[string, string]> = [['a', 'fromJson(env.L)'], ['b', 'fromJson(env.L)'], ['c', 'fromJson(env.L)'], ['d', 'fromJson(env.M)']];
+    const lets: Array<[string, string]> = [
+      ['a', 'fromJson(env.L)'],
+      ['b', 'fromJson(env.L)'],
+      ['c', 'fromJson(env.L)'],
+      ['d', 'fromJson(env.M)'],
+    ];
     const at = renderer(env);
     await at.defineLets(lets);
     expect(() => at.finish()).not.toThrow();
@@ -32,6 +40,8 @@ describe('the bounds of a pass', () => {
       over.finish();
     });
     expect(error.code).toBe('TEMPLATE_TOO_LARGE');
-    expect(error.message).toBe('webAPIProviderConfig.let.e: {{ 1 }}: the templates take more than 4000000 steps to evaluate');
+    expect(error.message).toBe(
+      'webAPIProviderConfig.let.e: {{ 1 }}: the templates take more than 4000000 steps to evaluate',
+    );
   });
 });

@@ -12,7 +12,10 @@ import { TemplateRenderer } from '../../src/template/renderer.js';
 import { rejected } from '../helpers/caught.js';
 
 const renderer = (env: Record<string, string> = {}) =>
-  new TemplateRenderer({ env, vars: {}, cluster: undefined, readFile: () => '', nowMs: () => 0, uuid: randomUUID }, new Redactor());
+  new TemplateRenderer(
+    { env, vars: {}, cluster: undefined, readFile: () => '', nowMs: () => 0, uuid: randomUUID },
+    new Redactor(),
+  );
 
 /** The UsageError that `run` rejects with (test/helpers/caught.ts). */
 const failure = (run: () => Promise<unknown>): Promise<UsageError> => rejected(UsageError, run());
@@ -32,7 +35,9 @@ describe('the bounds of a pass', () => {
       many.finish();
     });
     expect(error.code).toBe('TEMPLATE_TOO_LARGE');
-    expect(error.message).toMatch(/^webAPIProviderConfig\.form\.f\d+: \{\{ b9 \+ "z" \}\}: the templates compute more than 16 MiB in all$/);
+    expect(error.message).toMatch(
+      /^webAPIProviderConfig\.form\.f\d+: \{\{ b9 \+ "z" \}\}: the templates compute more than 16 MiB in all$/,
+    );
   });
 
   it('takes 16 MiB computed exactly, and refuses a value more', async () => {
@@ -48,7 +53,9 @@ describe('the bounds of a pass', () => {
       over.finish();
     });
     expect(error.code).toBe('TEMPLATE_TOO_LARGE');
-    expect(error.message).toBe('webAPIProviderConfig.let.w: {{ "a" + "b" }}: the templates compute more than 16 MiB in all');
+    expect(error.message).toBe(
+      'webAPIProviderConfig.let.w: {{ "a" + "b" }}: the templates compute more than 16 MiB in all',
+    );
   });
 
   // The steps taken (4 000 000 exactly): test/template/bounds.perf.test.ts, on lists of a million items.
@@ -70,6 +77,8 @@ describe('the bounds of a pass', () => {
       over.finish();
     });
     expect(error.code).toBe('TEMPLATE_TOO_LARGE');
-    expect(error.message).toBe('webAPIProviderConfig.headers.X: {{ fromJson(env.X).a[1].k }}: the value exceeds 1 MiB (a template computes values of at most 1 MiB)');
+    expect(error.message).toBe(
+      'webAPIProviderConfig.headers.X: {{ fromJson(env.X).a[1].k }}: the value exceeds 1 MiB (a template computes values of at most 1 MiB)',
+    );
   });
 });

@@ -33,10 +33,10 @@ const OPERATIONS = [
   (a: string, b: string) => `json([${a}, ${b}, ${a}, ${b}])`,
 ];
 
-const graph = fc
-  .integer({ min: 1, max: 64 })
-  .chain((size) =>
-    fc.array(fc.tuple(fc.nat(OPERATIONS.length - 1), fc.nat(), fc.nat()), { minLength: size, maxLength: size }).map((steps) => {
+const graph = fc.integer({ min: 1, max: 64 }).chain((size) =>
+  fc
+    .array(fc.tuple(fc.nat(OPERATIONS.length - 1), fc.nat(), fc.nat()), { minLength: size, maxLength: size })
+    .map((steps) => {
       const names = ['env.S', '"lit"'];
       const lets: Array<[string, string]> = [];
       for (const [op, i, j] of steps) {
@@ -48,10 +48,13 @@ const graph = fc
       }
       return lets;
     }),
-  );
+);
 
 function renderer(redactor: Redactor): TemplateRenderer {
-  return new TemplateRenderer({ env: { S }, vars: {}, cluster: undefined, readFile: () => '', nowMs: Date.now, uuid: randomUUID }, redactor);
+  return new TemplateRenderer(
+    { env: { S }, vars: {}, cluster: undefined, readFile: () => '', nowMs: Date.now, uuid: randomUUID },
+    redactor,
+  );
 }
 
 describe('any graph of lets', () => {
@@ -67,7 +70,15 @@ describe('any graph of lets', () => {
           templates.setSteps('placeholders');
           // What is shown where it differs from what is sent (a short secret as [REDACTED]).
           const differs = (field: { sent: string; shown: string }) => (field.shown !== field.sent ? field.shown : '');
-          shown.push(differs(await templates.render(`https://example.invalid/p?q={{ json(${last}) }}&b={{ !${last} }}`, 'webAPIProviderConfig.url', 'url')));
+          shown.push(
+            differs(
+              await templates.render(
+                `https://example.invalid/p?q={{ json(${last}) }}&b={{ !${last} }}`,
+                'webAPIProviderConfig.url',
+                'url',
+              ),
+            ),
+          );
           shown.push(differs(await templates.render(`{{ json(${last}) }}`, 'webAPIProviderConfig.headers.X')));
           templates.finish();
         } catch (error) {
@@ -88,7 +99,14 @@ describe('any graph of lets', () => {
     await fc.assert(
       fc.asyncProperty(graph, async (lets) => {
         const last = lets[lets.length - 1]![0];
-        const config = { webAPIProviderConfig: { let: Object.fromEntries(lets), method: 'GET', url: `https://example.invalid/?q={{ json(${last}) }}`, tokenPath: '$.t' } };
+        const config = {
+          webAPIProviderConfig: {
+            let: Object.fromEntries(lets),
+            method: 'GET',
+            url: `https://example.invalid/?q={{ json(${last}) }}`,
+            tokenPath: '$.t',
+          },
+        };
         const result = await runInProcess(['validate', '--config-inline', JSON.stringify(config)], { env: { S } });
         expect([0, 2]).toContain(result.code);
         expect(result.stdout + result.stderr).not.toContain(S);

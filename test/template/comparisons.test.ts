@@ -10,8 +10,22 @@ import { DECIDED_FAILURE } from '../../src/template/problems.js';
 import { TemplateRenderer } from '../../src/template/renderer.js';
 import { rejected } from '../helpers/caught.js';
 
-function renderWith(env: Record<string, string>, template: string, where = 'webAPIProviderConfig.headers.X'): Promise<string> {
-  const renderer = new TemplateRenderer({ env, vars: { tier: 'gold' }, cluster: undefined, readFile: () => 'file-content-Vv2', nowMs: () => 0, uuid: randomUUID }, new Redactor());
+function renderWith(
+  env: Record<string, string>,
+  template: string,
+  where = 'webAPIProviderConfig.headers.X',
+): Promise<string> {
+  const renderer = new TemplateRenderer(
+    {
+      env,
+      vars: { tier: 'gold' },
+      cluster: undefined,
+      readFile: () => 'file-content-Vv2',
+      nowMs: () => 0,
+      uuid: randomUUID,
+    },
+    new Redactor(),
+  );
   return (async () => {
     const text = (await renderer.render(template, where)).sent;
     renderer.finish();
@@ -84,9 +98,15 @@ describe('comparisons, true and false', () => {
     ['staging', 'staging-key-Zz2'],
     ['production', 'staging-key-Zz2'],
   ])('chooses by an env value, both ways: ENV=%s sends %s', async (value, expected) => {
-    expect(await renderWith({ ENV: value }, '{{ env.ENV === "prod" ? "prod-key-Qx1" : "staging-key-Zz2" }}')).toBe(expected);
-    expect(await renderWith({ ENV: value }, '{{ env.ENV !== "prod" ? "staging-key-Zz2" : "prod-key-Qx1" }}')).toBe(expected);
-    expect(await renderWith({ ENV: value }, '{{ env.ENV == "prod" ? "prod-key-Qx1" : "staging-key-Zz2" }}')).toBe(expected);
+    expect(await renderWith({ ENV: value }, '{{ env.ENV === "prod" ? "prod-key-Qx1" : "staging-key-Zz2" }}')).toBe(
+      expected,
+    );
+    expect(await renderWith({ ENV: value }, '{{ env.ENV !== "prod" ? "staging-key-Zz2" : "prod-key-Qx1" }}')).toBe(
+      expected,
+    );
+    expect(await renderWith({ ENV: value }, '{{ env.ENV == "prod" ? "prod-key-Qx1" : "staging-key-Zz2" }}')).toBe(
+      expected,
+    );
   });
 
   it.each<[string, string, string]>([
@@ -120,7 +140,11 @@ describe('a branch a secret chose', () => {
   });
 
   it.each<[string, string, string]>([
-    ['one branch missing', '{{ env.S > "m" ? "value-a" : vars.unset }}', 'webAPIProviderConfig.headers.X: {{ env.S > "m" ? "value-a" : vars.unset }}: vars.unset is not set (pass --set unset=…, or give a default: vars.unset ?? "…")'],
+    [
+      'one branch missing',
+      '{{ env.S > "m" ? "value-a" : vars.unset }}',
+      'webAPIProviderConfig.headers.X: {{ env.S > "m" ? "value-a" : vars.unset }}: vars.unset is not set (pass --set unset=…, or give a default: vars.unset ?? "…")',
+    ],
   ])('fails with one message for either secret when it has %s', async (_name, template, message) => {
     for (const S of SECRETS) expect((await failure(renderWith({ S }, template))).message).toBe(message);
   });
@@ -141,6 +165,8 @@ describe('a branch a secret chose', () => {
     ['a key of an object', '{{ ({ a: "value-a", b: "value-b" })[env.S > "m" ? "a" : "b"] }}', ['value-b', 'value-a']],
     ['!', '{{ !(env.S > "m") ? "value-a" : "value-b" }}', ['value-a', 'value-b']],
   ])('renders the branch it chose when both are usable: %s', async (_name, template, expected) => {
-    expect([await renderWith({ S: SECRETS[0]! }, template), await renderWith({ S: SECRETS[1]! }, template)]).toEqual(expected);
+    expect([await renderWith({ S: SECRETS[0]! }, template), await renderWith({ S: SECRETS[1]! }, template)]).toEqual(
+      expected,
+    );
   });
 });

@@ -15,14 +15,28 @@ const ID = 'client-id-Qz81';
 
 function dryRun(env: Record<string, string>, withholdDecided = true) {
   const redactor = new Redactor();
-  const renderer = new TemplateRenderer({ env, vars: {}, cluster: undefined, readFile: () => '', nowMs: () => 0, uuid: () => '00000000-0000-4000-8000-000000000000', withholdDecided }, redactor);
+  const renderer = new TemplateRenderer(
+    {
+      env,
+      vars: {},
+      cluster: undefined,
+      readFile: () => '',
+      nowMs: () => 0,
+      uuid: () => '00000000-0000-4000-8000-000000000000',
+      withholdDecided,
+    },
+    redactor,
+  );
   if (withholdDecided) renderer.setSteps('placeholders');
   return { renderer, redactor };
 }
 
 /** What `render` prints of a config's token request (its steps not run), as prepare() builds it. */
 async function rendered(config: Record<string, unknown>, env: Record<string, string>): Promise<string> {
-  const result = validateProviderDocument({ webAPIProviderConfig: { method: 'GET', url: 'https://idp.example.test/token', tokenPath: '$.t', ...config } }, checkPath);
+  const result = validateProviderDocument(
+    { webAPIProviderConfig: { method: 'GET', url: 'https://idp.example.test/token', tokenPath: '$.t', ...config } },
+    checkPath,
+  );
   if (!result.ok) throw new Error(JSON.stringify(result.issues));
   const { renderer, redactor } = dryRun(env);
   await renderer.defineLets(result.config.lets);
@@ -47,7 +61,11 @@ describe('a secret that reaches a header through a value not known yet', () => {
   ])('is hidden in the URL by render, as by a run: %s', async (_name, header) => {
     const { renderer, redactor } = dryRun({ ID, S: 'zulu-S3cr3t-22' });
     await renderer.render(header, 'webAPIProviderConfig.headers.Authorization');
-    const url = await renderer.render(`https://idp.example.test/clients/{{ env.ID }}/token`, 'webAPIProviderConfig.url', 'url');
+    const url = await renderer.render(
+      `https://idp.example.test/clients/{{ env.ID }}/token`,
+      'webAPIProviderConfig.url',
+      'url',
+    );
     renderer.finish();
     expect(redactor.redact(url.shown)).toBe(`https://idp.example.test/clients/${REDACTED}/token`);
   });
@@ -56,14 +74,22 @@ describe('a secret that reaches a header through a value not known yet', () => {
     const { renderer, redactor } = dryRun({ ID, S: 'zulu-S3cr3t-22' }, false);
     renderer.setSteps({ login: { secret: 'step-secret-Jx4' } });
     await renderer.render('{{ basicAuth(env.ID, steps.login.secret) }}', 'webAPIProviderConfig.headers.Authorization');
-    const url = await renderer.render(`https://idp.example.test/clients/{{ env.ID }}/token`, 'webAPIProviderConfig.url', 'url');
+    const url = await renderer.render(
+      `https://idp.example.test/clients/{{ env.ID }}/token`,
+      'webAPIProviderConfig.url',
+      'url',
+    );
     renderer.finish();
     expect(redactor.redact(url.shown)).toBe(`https://idp.example.test/clients/${REDACTED}/token`);
   });
 
   it('a value that reaches only the URL path is shown, as SPEC says', async () => {
     const { renderer, redactor } = dryRun({ ID });
-    const url = await renderer.render(`https://idp.example.test/clients/{{ env.ID }}/token`, 'webAPIProviderConfig.url', 'url');
+    const url = await renderer.render(
+      `https://idp.example.test/clients/{{ env.ID }}/token`,
+      'webAPIProviderConfig.url',
+      'url',
+    );
     renderer.finish();
     expect(redactor.redact(url.shown)).toBe(`https://idp.example.test/clients/${ID}/token`);
   });
@@ -71,9 +97,15 @@ describe('a secret that reaches a header through a value not known yet', () => {
 
 describe('a member read by a key a secret chose', () => {
   it('a run reads the member the key names', async () => {
-    for (const [S, expected] of [['zulu-S3cr3t-22', 'gold-Vx1'], ['Alpha-S3cr3t-1', 'silver-Vx2']]) {
+    for (const [S, expected] of [
+      ['zulu-S3cr3t-22', 'gold-Vx1'],
+      ['Alpha-S3cr3t-1', 'silver-Vx2'],
+    ]) {
       const { renderer } = dryRun({ S: S! }, false);
-      const field = await renderer.render('{{ { a: "gold-Vx1", b: "silver-Vx2" }[env.S > "m" ? "a" : "b"] }}', 'webAPIProviderConfig.headers.X');
+      const field = await renderer.render(
+        '{{ { a: "gold-Vx1", b: "silver-Vx2" }[env.S > "m" ? "a" : "b"] }}',
+        'webAPIProviderConfig.headers.X',
+      );
       renderer.finish();
       expect(field.sent).toBe(expected);
     }
@@ -83,10 +115,26 @@ describe('a member read by a key a secret chose', () => {
   // for every value of the secret (an unset variable, a --set value not given) fails validate too,
   // with the same line, as the README promises ("validate refuses what get-token refuses").
   it.each([
-    ['an object from an unset variable', '{{ fromJson(env.CFG)[env.S > "m" ? "a" : "b"] }}', 'webAPIProviderConfig.headers.X: {{ fromJson(env.CFG)[env.S > "m" ? "a" : "b"] }}: env.CFG is not set (set it in the environment or the kubeconfig exec env)'],
-    ['an object inside a literal, from an unset variable', '{{ { a: fromJson(env.CFG) }.a[env.S > "m" ? "a" : "b"] }}', 'webAPIProviderConfig.headers.X: {{ { a: fromJson(env.CFG) }.a[env.S > "m" ? "a" : "b"] }}: env.CFG is not set (set it in the environment or the kubeconfig exec env)'],
-    ['a --set value not given', '{{ vars.nope[env.S > "m" ? "a" : "b"] }}', 'webAPIProviderConfig.headers.X: {{ vars.nope[env.S > "m" ? "a" : "b"] }}: vars.nope is not set (pass --set nope=…, or give a default: vars.nope ?? "…")'],
-    ['a --set value not given, read by a secret key', '{{ vars.nope[env.S] }}', 'webAPIProviderConfig.headers.X: {{ vars.nope[env.S] }}: vars.nope is not set (pass --set nope=…, or give a default: vars.nope ?? "…")'],
+    [
+      'an object from an unset variable',
+      '{{ fromJson(env.CFG)[env.S > "m" ? "a" : "b"] }}',
+      'webAPIProviderConfig.headers.X: {{ fromJson(env.CFG)[env.S > "m" ? "a" : "b"] }}: env.CFG is not set (set it in the environment or the kubeconfig exec env)',
+    ],
+    [
+      'an object inside a literal, from an unset variable',
+      '{{ { a: fromJson(env.CFG) }.a[env.S > "m" ? "a" : "b"] }}',
+      'webAPIProviderConfig.headers.X: {{ { a: fromJson(env.CFG) }.a[env.S > "m" ? "a" : "b"] }}: env.CFG is not set (set it in the environment or the kubeconfig exec env)',
+    ],
+    [
+      'a --set value not given',
+      '{{ vars.nope[env.S > "m" ? "a" : "b"] }}',
+      'webAPIProviderConfig.headers.X: {{ vars.nope[env.S > "m" ? "a" : "b"] }}: vars.nope is not set (pass --set nope=…, or give a default: vars.nope ?? "…")',
+    ],
+    [
+      'a --set value not given, read by a secret key',
+      '{{ vars.nope[env.S] }}',
+      'webAPIProviderConfig.headers.X: {{ vars.nope[env.S] }}: vars.nope is not set (pass --set nope=…, or give a default: vars.nope ?? "…")',
+    ],
     ['the cluster info, not sent', '{{ cluster.extra[env.S > "m" ? "a" : "b"] }}', DECIDED_FAILURE],
     ['the cluster info itself, not sent', '{{ cluster[env.S > "m" ? "server" : "config"] }}', DECIDED_FAILURE],
     ['the cluster info, read by a secret key', '{{ cluster[env.S] }}', DECIDED_FAILURE],
@@ -144,7 +192,9 @@ describe('a member of a value a secret chose', () => {
   it('validate and render pass its URL unchecked and show it as [REDACTED], for every value of the secret', async () => {
     for (const S of ['zulu-S3cr3t-22', 'Alpha-S3cr3t-1']) {
       const text = await rendered({ url: `{{ ${urls}.u }}`, headers: { 'X-Host': `{{ ${urls}["u"] }}` } }, { S });
-      expect(text).toBe(`GET ${REDACTED}\naccept: application/json\nuser-agent: webapi-credential/0.0.0-test\nX-Host: ${REDACTED}\n`);
+      expect(text).toBe(
+        `GET ${REDACTED}\naccept: application/json\nuser-agent: webapi-credential/0.0.0-test\nX-Host: ${REDACTED}\n`,
+      );
     }
   });
 });
@@ -166,7 +216,9 @@ describe('a member read by a key a step answers', () => {
     expect(() => renderer.finish()).not.toThrow();
     renderer.setSteps({ login: { role: 'user', pick: 'role' } });
     expect((await renderer.render(header, 'webAPIProviderConfig.headers.X-Scope')).sent).toBe('user-scope-Rq7');
-    expect((await renderer.render('{{ steps.login[steps.login.pick] }}', 'webAPIProviderConfig.headers.X-Pick')).sent).toBe('user');
+    expect(
+      (await renderer.render('{{ steps.login[steps.login.pick] }}', 'webAPIProviderConfig.headers.X-Pick')).sent,
+    ).toBe('user');
     renderer.finish();
   });
 
@@ -186,9 +238,13 @@ describe('a member read by a key a step answers', () => {
   it('env read by a name a step answers is not known before the steps run; then it is read', async () => {
     const { renderer } = dryRun({ TOKEN_A: 'token-a-value-Zx1' }, false);
     renderer.setSteps('placeholders');
-    expect((await renderer.render('{{ env[steps.login.variable] }}', 'webAPIProviderConfig.headers.X')).shown).toBe(REDACTED);
+    expect((await renderer.render('{{ env[steps.login.variable] }}', 'webAPIProviderConfig.headers.X')).shown).toBe(
+      REDACTED,
+    );
     renderer.setSteps({ login: { variable: 'TOKEN_A' } });
-    expect((await renderer.render('{{ env[steps.login.variable] }}', 'webAPIProviderConfig.headers.X')).sent).toBe('token-a-value-Zx1');
+    expect((await renderer.render('{{ env[steps.login.variable] }}', 'webAPIProviderConfig.headers.X')).sent).toBe(
+      'token-a-value-Zx1',
+    );
     renderer.finish();
   });
 
@@ -208,6 +264,8 @@ describe('a member read by a key a step answers', () => {
       await renderer.render('{{ vars.scopes[steps.login.role] }}', 'webAPIProviderConfig.headers.X-Scope');
       renderer.finish();
     });
-    expect(error.message).toBe('webAPIProviderConfig.headers.X-Scope: {{ vars.scopes[steps.login.role] }}: vars.scopes is not set (pass --set scopes=…, or give a default: vars.scopes ?? "…")');
+    expect(error.message).toBe(
+      'webAPIProviderConfig.headers.X-Scope: {{ vars.scopes[steps.login.role] }}: vars.scopes is not set (pass --set scopes=…, or give a default: vars.scopes ?? "…")',
+    );
   });
 });

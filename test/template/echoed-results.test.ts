@@ -18,7 +18,17 @@ const ENV = {
 
 async function afterRendering(template: string): Promise<{ sent: string; redactor: Redactor }> {
   const redactor = new Redactor();
-  const renderer = new TemplateRenderer({ env: ENV, vars: {}, cluster: undefined, readFile: () => 'file-content-Vv2', nowMs: () => 0, uuid: () => '00000000-0000-4000-8000-000000000000' }, redactor);
+  const renderer = new TemplateRenderer(
+    {
+      env: ENV,
+      vars: {},
+      cluster: undefined,
+      readFile: () => 'file-content-Vv2',
+      nowMs: () => 0,
+      uuid: () => '00000000-0000-4000-8000-000000000000',
+    },
+    redactor,
+  );
   const sent = (await renderer.render(template, 'webAPIProviderConfig.headers.Authorization')).sent;
   renderer.finish();
   return { sent, redactor };
@@ -42,7 +52,10 @@ describe('a secret part of a longer field, echoed alone', () => {
   });
 
   it('secret JSON with nulls in it, sent whole: each string still hidden alone', async () => {
-    for (const template of ['{{ json(fromJson(env.NULLS)) }}', '{{ json({ grant: "x", data: fromJson(env.NULLS) }) }}']) {
+    for (const template of [
+      '{{ json(fromJson(env.NULLS)) }}',
+      '{{ json({ grant: "x", data: fromJson(env.NULLS) }) }}',
+    ]) {
       const { sent, redactor } = await afterRendering(template);
       expect(sent).toContain('[null,true,"null-kept-secret-Vx1"]');
       expect(redactor.redact('bad value null-kept-secret-Vx1')).toBe(`bad value ${REDACTED}`);
@@ -61,7 +74,11 @@ describe('a secret part of a longer field, echoed alone', () => {
   });
 
   it('leaves the text of the config: a helper of config text, and the keys of an object literal', async () => {
-    const { redactor } = await afterRendering('{{ "Basic " + base64("user") + ":" + fromJson(env.CFG).name + json({ grant: "password-grant" }) }}');
-    expect(redactor.redact('user dXNlcg== password-grant cfg-user-Zq8')).toBe(`user dXNlcg== password-grant ${REDACTED}`);
+    const { redactor } = await afterRendering(
+      '{{ "Basic " + base64("user") + ":" + fromJson(env.CFG).name + json({ grant: "password-grant" }) }}',
+    );
+    expect(redactor.redact('user dXNlcg== password-grant cfg-user-Zq8')).toBe(
+      `user dXNlcg== password-grant ${REDACTED}`,
+    );
   });
 });

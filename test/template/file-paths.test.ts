@@ -20,7 +20,8 @@ const FILES: Record<string, string> = {
 function setup(env: Record<string, string> = {}, steps?: Record<string, unknown>) {
   const redactor = new Redactor();
   const tried: Array<[string, boolean | undefined]> = [];
-  const where = (path: string, fromConfig?: boolean) => (path.startsWith('/') ? path : `${fromConfig ? '/cfg' : '/cwd'}/${path}`);
+  const where = (path: string, fromConfig?: boolean) =>
+    path.startsWith('/') ? path : `${fromConfig ? '/cfg' : '/cwd'}/${path}`;
   const renderer = new TemplateRenderer(
     {
       env,
@@ -29,7 +30,8 @@ function setup(env: Record<string, string> = {}, steps?: Record<string, unknown>
       readFile: (path, fromConfig) => {
         tried.push([path, fromConfig]);
         const content = FILES[where(path, fromConfig)];
-        if (content === undefined) throw Object.assign(new Error('ENOENT: no such file or directory'), { code: 'ENOENT' });
+        if (content === undefined)
+          throw Object.assign(new Error('ENOENT: no such file or directory'), { code: 'ENOENT' });
         return content;
       },
       pathTried: where,
@@ -61,14 +63,49 @@ describe('file() paths', () => {
     ['a path built from config text only, from its directory', '{{ file("to" + "ken") }}', {}, 'token-from-config-dir'],
     ['a path from vars, from the current directory', '{{ file(vars.name) }}', {}, 'token-from-cwd'],
     ['a path from the cluster info, from the current directory', '{{ file(cluster.tokenFile) }}', {}, 'token-from-cwd'],
-    ['a path from env, from the current directory', '{{ file(env.TOKEN_FILE) }}', { TOKEN_FILE: 'token' }, 'token-from-cwd'],
-    ['a path computed from config text, from its directory', '{{ file("to" + lower("KEN")) }}', {}, 'token-from-config-dir'],
-    ['a path joined from config text and a var, from the current directory', '{{ file("" + vars.name) }}', {}, 'token-from-cwd'],
-    ['a path chosen by a var, from the current directory', '{{ file(vars.name === "token" ? "token" : "other") }}', {}, 'token-from-cwd'],
+    [
+      'a path from env, from the current directory',
+      '{{ file(env.TOKEN_FILE) }}',
+      { TOKEN_FILE: 'token' },
+      'token-from-cwd',
+    ],
+    [
+      'a path computed from config text, from its directory',
+      '{{ file("to" + lower("KEN")) }}',
+      {},
+      'token-from-config-dir',
+    ],
+    [
+      'a path joined from config text and a var, from the current directory',
+      '{{ file("" + vars.name) }}',
+      {},
+      'token-from-cwd',
+    ],
+    [
+      'a path chosen by a var, from the current directory',
+      '{{ file(vars.name === "token" ? "token" : "other") }}',
+      {},
+      'token-from-cwd',
+    ],
     // Chosen by an unset variable: the same directory as when it is set (TOKEN_FILE=token).
-    ['a default after an unset env variable, from the current directory', '{{ file(env.TOKEN_FILE ?? "token") }}', {}, 'token-from-cwd'],
-    ['a default after an unset env variable, read by name, from the current directory', '{{ file(env["TOKEN_FILE"] || "token") }}', {}, 'token-from-cwd'],
-    ['a path chosen by config text alone, from its directory', '{{ file(1 > 2 ? "other" : "token") }}', {}, 'token-from-config-dir'],
+    [
+      'a default after an unset env variable, from the current directory',
+      '{{ file(env.TOKEN_FILE ?? "token") }}',
+      {},
+      'token-from-cwd',
+    ],
+    [
+      'a default after an unset env variable, read by name, from the current directory',
+      '{{ file(env["TOKEN_FILE"] || "token") }}',
+      {},
+      'token-from-cwd',
+    ],
+    [
+      'a path chosen by config text alone, from its directory',
+      '{{ file(1 > 2 ? "other" : "token") }}',
+      {},
+      'token-from-config-dir',
+    ],
     ['a default after config text, from its directory', '{{ file(null ?? "token") }}', {}, 'token-from-config-dir'],
     // A file that names another (a mounted secret holding the path of a key) names it as env would.
     ['a path read from a file, from the current directory', '{{ file(file("where")) }}', {}, 'token-from-cwd'],
@@ -77,14 +114,20 @@ describe('file() paths', () => {
   });
 
   it('reads a path a step answered from the current directory', async () => {
-    expect(await setup({}, { login: { keyFile: 'token' } }).render('{{ file(steps.login.keyFile) }}')).toBe('token-from-cwd');
+    expect(await setup({}, { login: { keyFile: 'token' } }).render('{{ file(steps.login.keyFile) }}')).toBe(
+      'token-from-cwd',
+    );
   });
 
   it('names the path it tried when a file cannot be read', async () => {
     const template = '{{ file(vars.gone) }}';
-    expect((await failure(setup().render(template))).message).toBe(`webAPIProviderConfig.headers.X: ${template}: file("/cwd/gone") cannot be read: no such file`);
+    expect((await failure(setup().render(template))).message).toBe(
+      `webAPIProviderConfig.headers.X: ${template}: file("/cwd/gone") cannot be read: no such file`,
+    );
     const fromConfig = '{{ file("gone") }}';
-    expect((await failure(setup().render(fromConfig))).message).toBe(`webAPIProviderConfig.headers.X: ${fromConfig}: file("/cfg/gone") cannot be read: no such file`);
+    expect((await failure(setup().render(fromConfig))).message).toBe(
+      `webAPIProviderConfig.headers.X: ${fromConfig}: file("/cfg/gone") cannot be read: no such file`,
+    );
   });
 
   it("shows the URL's host read from a file, but not from a file a secret chose: which host tells the secret", async () => {

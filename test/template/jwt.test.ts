@@ -25,7 +25,10 @@ const pem = (key: KeyObject, type: 'pkcs8' | 'pkcs1' | 'sec1') => key.export({ f
 const jwk = (key: KeyObject) => key.export({ format: 'jwk' });
 
 async function verified(token: string, publicKey: KeyObject | Uint8Array, alg: string) {
-  const { payload, protectedHeader } = await jwtVerify(token, publicKey, { algorithms: [alg], currentDate: new Date(NOW) });
+  const { payload, protectedHeader } = await jwtVerify(token, publicKey, {
+    algorithms: [alg],
+    currentDate: new Date(NOW),
+  });
   return { payload, protectedHeader };
 }
 
@@ -70,8 +73,20 @@ describe('jwt() signs', () => {
     // RFC 7515 4.1.7/4.1.8: base64url of the digest of the DER, here read from the PEM by hand.
     const der = Buffer.from(certificate.replace(/-----[^-]+-----|\s/g, ''), 'base64');
     const fingerprint = (digest: string) => createHash(digest).update(der).digest('base64url');
-    const token = await signJwt(CLAIMS, pem(rsa.privateKey, 'pkcs8'), { kid: 'key-1', typ: 'JWT', x5t: certificate, 'x5t#S256': certificate, header: { cty: 'x', alg: 'none' } }, context);
-    expect(decodeProtectedHeader(token)).toEqual({ cty: 'x', kid: 'key-1', typ: 'JWT', x5t: fingerprint('sha1'), 'x5t#S256': fingerprint('sha256'), alg: 'RS256' });
+    const token = await signJwt(
+      CLAIMS,
+      pem(rsa.privateKey, 'pkcs8'),
+      { kid: 'key-1', typ: 'JWT', x5t: certificate, 'x5t#S256': certificate, header: { cty: 'x', alg: 'none' } },
+      context,
+    );
+    expect(decodeProtectedHeader(token)).toEqual({
+      cty: 'x',
+      kid: 'key-1',
+      typ: 'JWT',
+      x5t: fingerprint('sha1'),
+      'x5t#S256': fingerprint('sha256'),
+      alg: 'RS256',
+    });
     await verified(token, rsa.publicKey, 'RS256');
   });
 });
@@ -80,17 +95,83 @@ describe('jwt() refuses', () => {
   const rsaPem = pem(rsa.privateKey, 'pkcs8');
   it.each([
     ['an RSA key for ES256', CLAIMS, rsaPem, { alg: 'ES256' }, 'jwt(): the key is an RSA key; it cannot sign ES256'],
-    ['a P-256 key for ES384', CLAIMS, pem(p256.privateKey, 'sec1'), { alg: 'ES384' }, 'jwt(): the key is an EC key for ES256; it cannot sign ES384'],
-    ['an Ed25519 key for RS256', CLAIMS, pem(ed.privateKey, 'pkcs8'), { alg: 'RS256' }, 'jwt(): the key is an Ed25519 key; it cannot sign RS256'],
-    ['an unknown algorithm', CLAIMS, rsaPem, { alg: 'none' }, 'jwt(): options.alg must be one of RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, ES512, EdDSA, HS256, HS384, HS512'],
-    ['a secret without an HMAC algorithm', CLAIMS, 'just-a-secret-value', undefined, 'jwt(): the key is not a PEM private key or a JWK (for a shared secret, pass { alg: "HS256" })'],
-    ['a broken PEM', CLAIMS, '-----BEGIN PRIVATE KEY-----\nc2VjcmV0LWtleS1tYXRlcmlhbA==\n-----END PRIVATE KEY-----\n', undefined, 'jwt(): the key is not a PEM private key (PKCS#8, PKCS#1 or SEC1) or a private JWK'],
-    ['a public JWK', CLAIMS, jwk(rsa.publicKey), undefined, 'jwt(): the key is not a PEM private key (PKCS#8, PKCS#1 or SEC1) or a private JWK'],
-    ['a private key asked to sign HS256 (its text would become the secret)', CLAIMS, rsaPem, { alg: 'HS256' }, 'jwt(): HS256 signs with a shared secret, and this is a private key or a JWK'],
-    ['an HMAC algorithm without a string secret', CLAIMS, jwk(rsa.privateKey), { alg: 'HS256' }, 'jwt(): HS256 signs with a shared secret: give the secret as a string'],
-    ['claims that are not an object', 'iss', rsaPem, undefined, 'jwt() takes the claims as an object, { iss: …, aud: … }'],
-    ['a header field that would set the header\'s prototype (an own key of fromJson\'s objects)', CLAIMS, rsaPem, JSON.parse('{"header":{"__proto__":{"b64":false,"crit":["b64"]}}}'), 'jwt(): options.header.__proto__ is not a header field'],
-    ['a thumbprint of something that is no certificate', CLAIMS, rsaPem, { x5t: 'not a certificate' }, 'jwt(): options["x5t"] is not a PEM certificate'],
+    [
+      'a P-256 key for ES384',
+      CLAIMS,
+      pem(p256.privateKey, 'sec1'),
+      { alg: 'ES384' },
+      'jwt(): the key is an EC key for ES256; it cannot sign ES384',
+    ],
+    [
+      'an Ed25519 key for RS256',
+      CLAIMS,
+      pem(ed.privateKey, 'pkcs8'),
+      { alg: 'RS256' },
+      'jwt(): the key is an Ed25519 key; it cannot sign RS256',
+    ],
+    [
+      'an unknown algorithm',
+      CLAIMS,
+      rsaPem,
+      { alg: 'none' },
+      'jwt(): options.alg must be one of RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, ES512, EdDSA, HS256, HS384, HS512',
+    ],
+    [
+      'a secret without an HMAC algorithm',
+      CLAIMS,
+      'just-a-secret-value',
+      undefined,
+      'jwt(): the key is not a PEM private key or a JWK (for a shared secret, pass { alg: "HS256" })',
+    ],
+    [
+      'a broken PEM',
+      CLAIMS,
+      '-----BEGIN PRIVATE KEY-----\nc2VjcmV0LWtleS1tYXRlcmlhbA==\n-----END PRIVATE KEY-----\n',
+      undefined,
+      'jwt(): the key is not a PEM private key (PKCS#8, PKCS#1 or SEC1) or a private JWK',
+    ],
+    [
+      'a public JWK',
+      CLAIMS,
+      jwk(rsa.publicKey),
+      undefined,
+      'jwt(): the key is not a PEM private key (PKCS#8, PKCS#1 or SEC1) or a private JWK',
+    ],
+    [
+      'a private key asked to sign HS256 (its text would become the secret)',
+      CLAIMS,
+      rsaPem,
+      { alg: 'HS256' },
+      'jwt(): HS256 signs with a shared secret, and this is a private key or a JWK',
+    ],
+    [
+      'an HMAC algorithm without a string secret',
+      CLAIMS,
+      jwk(rsa.privateKey),
+      { alg: 'HS256' },
+      'jwt(): HS256 signs with a shared secret: give the secret as a string',
+    ],
+    [
+      'claims that are not an object',
+      'iss',
+      rsaPem,
+      undefined,
+      'jwt() takes the claims as an object, { iss: …, aud: … }',
+    ],
+    [
+      "a header field that would set the header's prototype (an own key of fromJson's objects)",
+      CLAIMS,
+      rsaPem,
+      JSON.parse('{"header":{"__proto__":{"b64":false,"crit":["b64"]}}}'),
+      'jwt(): options.header.__proto__ is not a header field',
+    ],
+    [
+      'a thumbprint of something that is no certificate',
+      CLAIMS,
+      rsaPem,
+      { x5t: 'not a certificate' },
+      'jwt(): options["x5t"] is not a PEM certificate',
+    ],
   ])('%s, in a message that holds no key material', async (_name, claims, key, options, message) => {
     const error = await signJwt(claims, key, options, context).then(
       () => undefined,
@@ -107,10 +188,22 @@ describe('jwt() in a template', () => {
     const redactor = new Redactor();
     const key = pem(p256.privateKey, 'pkcs8');
     const renderer = new TemplateRenderer(
-      { env: { CLIENT_ID: 'client-7' }, vars: {}, cluster: undefined, readFile: () => key, nowMs: () => NOW, uuid: context.uuid },
+      {
+        env: { CLIENT_ID: 'client-7' },
+        vars: {},
+        cluster: undefined,
+        readFile: () => key,
+        nowMs: () => NOW,
+        uuid: context.uuid,
+      },
       redactor,
     );
-    const token = (await renderer.render('{{ jwt({ iss: env.CLIENT_ID, aud: "https://idp/token" }, file("/key.pem"), { kid: "k1" }) }}', 'webAPIProviderConfig.form.client_assertion')).sent;
+    const token = (
+      await renderer.render(
+        '{{ jwt({ iss: env.CLIENT_ID, aud: "https://idp/token" }, file("/key.pem"), { kid: "k1" }) }}',
+        'webAPIProviderConfig.form.client_assertion',
+      )
+    ).sent;
     renderer.finish();
     expect((await verified(token, p256.publicKey, 'ES256')).protectedHeader).toEqual({ alg: 'ES256', kid: 'k1' });
     expect(renderer.volatile).toBe(true);
@@ -121,14 +214,22 @@ describe('jwt() in a template', () => {
   it('names jwt() and the field when the key cannot sign: exit 2 material, no key in it', async () => {
     const redactor = new Redactor();
     const key = pem(rsa.privateKey, 'pkcs8');
-    const renderer = new TemplateRenderer({ env: {}, vars: {}, cluster: undefined, readFile: () => key, nowMs: Date.now, uuid: randomUUID }, redactor);
-    await renderer.render('{{ jwt({ iss: "a" }, file("/key.pem"), { alg: "ES256" }) }}', 'webAPIProviderConfig.form.client_assertion');
+    const renderer = new TemplateRenderer(
+      { env: {}, vars: {}, cluster: undefined, readFile: () => key, nowMs: Date.now, uuid: randomUUID },
+      redactor,
+    );
+    await renderer.render(
+      '{{ jwt({ iss: "a" }, file("/key.pem"), { alg: "ES256" }) }}',
+      'webAPIProviderConfig.form.client_assertion',
+    );
     let message = '';
     try {
       renderer.finish();
     } catch (error) {
       message = (error as Error).message;
     }
-    expect(message).toBe('webAPIProviderConfig.form.client_assertion: {{ jwt({ iss: "a" }, file("/key.pem"), { alg: "ES256" }) }}: jwt(): the key is an RSA key; it cannot sign ES256');
+    expect(message).toBe(
+      'webAPIProviderConfig.form.client_assertion: {{ jwt({ iss: "a" }, file("/key.pem"), { alg: "ES256" }) }}: jwt(): the key is an RSA key; it cannot sign ES256',
+    );
   });
 });

@@ -10,7 +10,17 @@ import { rejected } from '../helpers/caught.js';
 
 function setup(env: Record<string, string> = {}) {
   const redactor = new Redactor();
-  const renderer = new TemplateRenderer({ env, vars: { tier: 'gold' }, cluster: undefined, readFile: () => 'file-content-Vv2', nowMs: () => 1_700_000_000_000, uuid: randomUUID }, redactor);
+  const renderer = new TemplateRenderer(
+    {
+      env,
+      vars: { tier: 'gold' },
+      cluster: undefined,
+      readFile: () => 'file-content-Vv2',
+      nowMs: () => 1_700_000_000_000,
+      uuid: randomUUID,
+    },
+    redactor,
+  );
   const render = async (template: string, where = 'webAPIProviderConfig.headers.X') => {
     const text = (await renderer.render(template, where)).sent;
     renderer.finish();
@@ -125,17 +135,28 @@ describe('defaults', () => {
     ['fromJson(env.S > "m" ? "0" : "1234") && 5678', ['0', '5678']],
   ])('{{ %s }} gives the default a secret chose, both ways', async (expression, expected) => {
     const results = [];
-    for (const S of ['zulu-S3cr3t-22', 'Alpha-S3cr3t-1']) results.push(await setup({ S }).render(`{{ ${expression} }}`));
+    for (const S of ['zulu-S3cr3t-22', 'Alpha-S3cr3t-1'])
+      results.push(await setup({ S }).render(`{{ ${expression} }}`));
     expect(results).toEqual(expected);
   });
 });
 
 describe('a value a helper derives from a secret', () => {
   it.each<[string, Record<string, string>, string, string]>([
-    ['the text base64decode() gives', { B64: Buffer.from('decoded-secret-Kx9').toString('base64') }, '{{ base64decode(env.B64) }}', 'decoded-secret-Kx9'],
+    [
+      'the text base64decode() gives',
+      { B64: Buffer.from('decoded-secret-Kx9').toString('base64') },
+      '{{ base64decode(env.B64) }}',
+      'decoded-secret-Kx9',
+    ],
     ['a number fromJson() reads', { PIN: '9.8765432e7' }, '{{ fromJson(env.PIN) }}', '98765432'],
     ['a boolean fromJson() reads, as its text', { FLAG: ' true ' }, '{{ fromJson(env.FLAG) }}', 'true'],
-    ['a member of JSON in a secret', { CFG: '{"client_secret":"inner-secret-Qw3"}' }, '{{ fromJson(env.CFG).client_secret }}', 'inner-secret-Qw3'],
+    [
+      'a member of JSON in a secret',
+      { CFG: '{"client_secret":"inner-secret-Qw3"}' },
+      '{{ fromJson(env.CFG).client_secret }}',
+      'inner-secret-Qw3',
+    ],
     ['upper() of a secret', { S: 'mixed-Case-Secret' }, '{{ upper(env.S) }}', 'MIXED-CASE-SECRET'],
   ])('is hidden wherever printed: %s', async (_name, env, template, value) => {
     const { render, redactor } = setup(env);

@@ -9,7 +9,17 @@ import { TemplateRenderer } from '../../src/template/renderer.js';
 import { rejected } from '../helpers/caught.js';
 
 async function failure(template: string): Promise<UsageError> {
-  const r = new TemplateRenderer({ env: { S: 'zulu-S3cr3t-22' }, vars: {}, cluster: undefined, readFile: () => '', nowMs: () => 0, uuid: () => '00000000-0000-4000-8000-000000000000' }, new Redactor());
+  const r = new TemplateRenderer(
+    {
+      env: { S: 'zulu-S3cr3t-22' },
+      vars: {},
+      cluster: undefined,
+      readFile: () => '',
+      nowMs: () => 0,
+      uuid: () => '00000000-0000-4000-8000-000000000000',
+    },
+    new Redactor(),
+  );
   try {
     await r.render(template, 'webAPIProviderConfig.headers.X');
     r.finish();
@@ -55,7 +65,17 @@ describe('&& whose left a secret decided to be null or missing, in a run', () =>
   // a secret's `&&` may be null, so the run fails with the one message that names nothing, rather
   // than send null (json()) or let a default after it (`?? "off"`) hide which value the field held.
   async function run(template: string, CFG: string) {
-    const r = new TemplateRenderer({ env: { CFG }, vars: {}, cluster: undefined, readFile: () => '', nowMs: () => 0, uuid: () => '00000000-0000-4000-8000-000000000000' }, new Redactor());
+    const r = new TemplateRenderer(
+      {
+        env: { CFG },
+        vars: {},
+        cluster: undefined,
+        readFile: () => '',
+        nowMs: () => 0,
+        uuid: () => '00000000-0000-4000-8000-000000000000',
+      },
+      new Redactor(),
+    );
     const field = await r.render(template, 'webAPIProviderConfig.headers.X');
     r.finish();
     return field.sent;

@@ -8,7 +8,14 @@ import type { CliResult } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process.js';
 
 const config = (header: string) =>
-  JSON.stringify({ webAPIProviderConfig: { method: 'POST', url: 'https://api.example.test/token', tokenPath: '$.access_token', headers: { X: header } } });
+  JSON.stringify({
+    webAPIProviderConfig: {
+      method: 'POST',
+      url: 'https://api.example.test/token',
+      tokenPath: '$.access_token',
+      headers: { X: header },
+    },
+  });
 
 /** Templates that fail for every value of S (env.UNSET, vars.nope), beside a member read by S. */
 const TEMPLATES = [
@@ -23,15 +30,23 @@ const TEMPLATES = [
 /** One value that hits a key of each object above, and values that miss. */
 const SECRETS = ['a', '0', 'zulu-S3cr3t-22', 'b'];
 
-describe.each(['validate', 'render'])('%s of a member read by a secret key, beside a value every run misses', (command) => {
-  it.each(TEMPLATES)('fails the same way for every value of the secret: %s', async (template) => {
-    const results: CliResult[] = [];
-    for (const S of SECRETS) results.push(await runInProcess([command, '--config-inline', config(template)], { env: { S, a: 'value-of-a-Qx71', CFG: '{"a":"value-of-a-Qx71"}' } }));
-    for (const result of results) {
-      expect(result.code).toBe(2);
-      expect(result.stdout).toBe('');
-      expect(result.stderr).not.toContain('value-of-a-Qx71');
-    }
-    expect(results.map((r) => r.stderr)).toEqual(results.map(() => results[1]!.stderr));
-  });
-});
+describe.each(['validate', 'render'])(
+  '%s of a member read by a secret key, beside a value every run misses',
+  (command) => {
+    it.each(TEMPLATES)('fails the same way for every value of the secret: %s', async (template) => {
+      const results: CliResult[] = [];
+      for (const S of SECRETS)
+        results.push(
+          await runInProcess([command, '--config-inline', config(template)], {
+            env: { S, a: 'value-of-a-Qx71', CFG: '{"a":"value-of-a-Qx71"}' },
+          }),
+        );
+      for (const result of results) {
+        expect(result.code).toBe(2);
+        expect(result.stdout).toBe('');
+        expect(result.stderr).not.toContain('value-of-a-Qx71');
+      }
+      expect(results.map((r) => r.stderr)).toEqual(results.map(() => results[1]!.stderr));
+    });
+  },
+);

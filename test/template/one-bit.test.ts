@@ -11,9 +11,18 @@ import { DECIDED_FAILURE } from '../../src/template/problems.js';
 const PIVOT = 'm';
 /** Templates whose failure a comparison of the secret with PIVOT decides: one branch fails, the other passes. */
 const CASES: Array<[string, Record<string, unknown>]> = [
-  ['fromJson() of text a comparison chose', { headers: { 'X-A': `{{ json(fromJson(env.S >= '${PIVOT}' ? 'x' : '1')) }}` } }],
-  ['a URL host a comparison chose', { url: `https://{{ env.S >= '${PIVOT}' ? 'api.example.test' : 'not a host' }}/token` }],
-  ['a URL made from a chosen piece', { url: `https://{{ (env.S >= '${PIVOT}' ? 'api' : 'a b') + '.example.test' }}/token` }],
+  [
+    'fromJson() of text a comparison chose',
+    { headers: { 'X-A': `{{ json(fromJson(env.S >= '${PIVOT}' ? 'x' : '1')) }}` } },
+  ],
+  [
+    'a URL host a comparison chose',
+    { url: `https://{{ env.S >= '${PIVOT}' ? 'api.example.test' : 'not a host' }}/token` },
+  ],
+  [
+    'a URL made from a chosen piece',
+    { url: `https://{{ (env.S >= '${PIVOT}' ? 'api' : 'a b') + '.example.test' }}/token` },
+  ],
   ['a header a comparison chose', { headers: { 'X-A': `{{ env.S >= '${PIVOT}' ? 'fine' : 'line\\nbreak' }}` } }],
   ['a key a comparison chose', { headers: { 'X-A': `{{ ({ a: 'x' }[env.S >= '${PIVOT}' ? 'a' : 'b']) + 'z' }}` } }],
   ['a file a comparison chose', { body: `{{ file(env.S >= '${PIVOT}' ? 'package.json' : 'no-such-file') }}` }],
@@ -21,7 +30,14 @@ const CASES: Array<[string, Record<string, unknown>]> = [
 ];
 
 const config = (fields: Record<string, unknown>) =>
-  JSON.stringify({ webAPIProviderConfig: { method: 'POST', url: 'https://api.example.test/token', tokenPath: '$.access_token', ...fields } });
+  JSON.stringify({
+    webAPIProviderConfig: {
+      method: 'POST',
+      url: 'https://api.example.test/token',
+      tokenPath: '$.access_token',
+      ...fields,
+    },
+  });
 
 /** Secrets on both sides of the pivot, of any length. */
 const secrets = fc.tuple(fc.stringMatching(/^[a-l][a-z0-9]{7,20}$/), fc.stringMatching(/^[m-z][a-z0-9]{7,20}$/));
@@ -30,16 +46,21 @@ describe.each(['validate', 'render'])('%s with a secret that decides whether a t
   it.each(CASES)('says the same for every value of the secret: %s', async (_name, fields) => {
     await fc.assert(
       fc.asyncProperty(secrets, async ([below, above]) => {
-        const [low, high] = await Promise.all([below, above].map((S) => runInProcess([command, '--config-inline', config(fields)], { env: { S } })));
+        const [low, high] = await Promise.all(
+          [below, above].map((S) => runInProcess([command, '--config-inline', config(fields)], { env: { S } })),
+        );
         expect(high).toEqual(low);
-        for (const secret of [below, above]) expect(`${low!.stdout}${low!.stderr}${high!.stdout}${high!.stderr}`).not.toContain(secret);
+        for (const secret of [below, above])
+          expect(`${low!.stdout}${low!.stderr}${high!.stdout}${high!.stderr}`).not.toContain(secret);
       }),
       { numRuns: 8 },
     );
   });
 
   it('passes, showing the value as [REDACTED], where every branch would be sent', async () => {
-    const result = await runInProcess([command, '--config-inline', config(CASES[1]![1])], { env: { S: 'zebra-secret' } });
+    const result = await runInProcess([command, '--config-inline', config(CASES[1]![1])], {
+      env: { S: 'zebra-secret' },
+    });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('https://[REDACTED]/token');
   });

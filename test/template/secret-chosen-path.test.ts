@@ -26,7 +26,9 @@ describe('a file whose path a secret chose', () => {
     const box = sandbox();
     const shown: string[] = [];
     for (const S of SECRETS) {
-      const result = await runInProcess(['doctor', '--config-inline', cachedConfig(api, fields)], { env: box.env({ API_KEY: 'api-key-1', S }) });
+      const result = await runInProcess(['doctor', '--config-inline', cachedConfig(api, fields)], {
+        env: box.env({ API_KEY: 'api-key-1', S }),
+      });
       const text = `${result.code} ${result.stdout} ${result.stderr}`;
       expect(text).not.toContain('below-the-pivot');
       expect(text).not.toContain('above-the-pivot');
@@ -39,7 +41,9 @@ describe('a file whose path a secret chose', () => {
   it('turns the cache off for that call: no ref holds the path', async () => {
     const api = await startApi();
     const box = sandbox();
-    const result = await runInProcess(['--cache', '-v', '--config-inline', cachedConfig(api, fields)], { env: box.env({ API_KEY: 'api-key-1', S: SECRETS[1] }) });
+    const result = await runInProcess(['--cache', '-v', '--config-inline', cachedConfig(api, fields)], {
+      env: box.env({ API_KEY: 'api-key-1', S: SECRETS[1] }),
+    });
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('cache: off for this call: a template reads a file whose path a secret chose');
     for (const file of tree(box.cacheDir)) {

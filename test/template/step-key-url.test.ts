@@ -7,10 +7,20 @@ import { describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/in-process.js';
 
 const config = (url: string) =>
-  JSON.stringify({ webAPIProviderConfig: { steps: [{ name: 'login', method: 'POST', url: 'https://idp.example.test/login' }], method: 'POST', url, tokenPath: '$.t' } });
+  JSON.stringify({
+    webAPIProviderConfig: {
+      steps: [{ name: 'login', method: 'POST', url: 'https://idp.example.test/login' }],
+      method: 'POST',
+      url,
+      tokenPath: '$.t',
+    },
+  });
 
 // The same for a step's answer read by a secret key: steps.login[...] whatever S holds.
-const URLS = ['https://{{ { admin: "a.example.test", user: "b.example.test" }[steps.login.role] }}/token', 'https://{{ steps.login[env.S] }}/token'];
+const URLS = [
+  'https://{{ { admin: "a.example.test", user: "b.example.test" }[steps.login.role] }}/token',
+  'https://{{ steps.login[env.S] }}/token',
+];
 
 describe.each(URLS)('a URL host read by a key a step answers: %s', (url) => {
   it.each(['validate', 'render'])('%s refuses it as get-token does, before any request', async (command) => {
@@ -20,6 +30,10 @@ describe.each(URLS)('a URL host read by a key a step answers: %s', (url) => {
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
     const checked = await runInProcess([command, '--config-inline', text], { env: { S: 'host' } });
-    expect({ code: checked.code, stdout: checked.stdout, stderr: checked.stderr }).toEqual({ code: 2, stdout: '', stderr: run.stderr });
+    expect({ code: checked.code, stdout: checked.stdout, stderr: checked.stderr }).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: run.stderr,
+    });
   });
 });

@@ -32,12 +32,18 @@ describe('env or a file read by a name a step answers, with the cache on', () =>
       expiresInPath: '$.expires_in',
       tls: { caFile: pki.ca.certFile },
     };
-    const run = (value: string) => runInProcess(['--cache', '--cache-dir', dir, '-o', 'token', '--config-inline', provider(config)], { env: { TOKEN_A: value } });
+    const run = (value: string) =>
+      runInProcess(['--cache', '--cache-dir', dir, '-o', 'token', '--config-inline', provider(config)], {
+        env: { TOKEN_A: value },
+      });
     const first = await run('first-value-Vq1');
     expect(first).toEqual({ code: 0, stdout: 'tok-first-value-Vq1\n', stderr: '' });
     const rotated = await run('second-value-Vq2');
     expect(rotated).toEqual({ code: 0, stdout: 'tok-second-value-Vq2\n', stderr: '' });
-    expect(api.requests.filter((r) => r.path === '/token').map((r) => r.headers['x-v'])).toEqual(['first-value-Vq1', 'second-value-Vq2']);
+    expect(api.requests.filter((r) => r.path === '/token').map((r) => r.headers['x-v'])).toEqual([
+      'first-value-Vq1',
+      'second-value-Vq2',
+    ]);
   });
 
   it('fetches again when the file a key a step answers chose is rotated', async () => {
@@ -52,12 +58,15 @@ describe('env or a file read by a name a step answers, with the cache on', () =>
       steps: [{ name: 'login', method: 'POST', url: `${api.url}/login`, json: { r: 'x' } }],
       method: 'GET',
       url: `${api.url}/token`,
-      headers: { 'X-V': `{{ file({ admin: ${JSON.stringify(admin)}, user: ${JSON.stringify(join(root, 'user-key'))} }[steps.login.role]) }}` },
+      headers: {
+        'X-V': `{{ file({ admin: ${JSON.stringify(admin)}, user: ${JSON.stringify(join(root, 'user-key'))} }[steps.login.role]) }}`,
+      },
       tokenPath: '$.access_token',
       expiresInPath: '$.expires_in',
       tls: { caFile: pki.ca.certFile },
     };
-    const run = () => runInProcess(['--cache', '--cache-dir', join(root, 'cache'), '-o', 'token', '--config-inline', provider(config)]);
+    const run = () =>
+      runInProcess(['--cache', '--cache-dir', join(root, 'cache'), '-o', 'token', '--config-inline', provider(config)]);
     expect(await run()).toEqual({ code: 0, stdout: 'tok-first-file-Kp1\n', stderr: '' });
     writeFileSync(admin, 'second-file-Kp2');
     expect(await run()).toEqual({ code: 0, stdout: 'tok-second-file-Kp2\n', stderr: '' });

@@ -13,11 +13,20 @@ import { DECIDED_FAILURE } from '../../src/template/problems.js';
 import { rejected } from '../helpers/caught.js';
 
 const S = 'Hunter2-S3cr3t!';
-const ENV: Record<string, string> = { S, HOST: 'api.example.test', CS: 'p@ss w0rd/x+y:z', CFG: '{"pin":4711,"deep":[[[[{"k":"deep-secret-Qx7"}]]]]}', HKEY: 'hmac-key-for-jwt-Zk81' };
+const ENV: Record<string, string> = {
+  S,
+  HOST: 'api.example.test',
+  CS: 'p@ss w0rd/x+y:z',
+  CFG: '{"pin":4711,"deep":[[[[{"k":"deep-secret-Qx7"}]]]]}',
+  HKEY: 'hmac-key-for-jwt-Zk81',
+};
 
 function setup(env: Record<string, string> = ENV, readFile: (path: string) => string = () => 'file-content-Vv2') {
   const redactor = new Redactor();
-  const renderer = new TemplateRenderer({ env, vars: {}, cluster: undefined, readFile, nowMs: () => 1_700_000_000_000, uuid: randomUUID }, redactor);
+  const renderer = new TemplateRenderer(
+    { env, vars: {}, cluster: undefined, readFile, nowMs: () => 1_700_000_000_000, uuid: randomUUID },
+    redactor,
+  );
   renderer.setSteps('placeholders');
   const render = async (template: string, where = 'webAPIProviderConfig.body', kind: FieldKind = 'value') => {
     const field = await renderer.render(template, where, kind);
@@ -40,7 +49,9 @@ describe('the evaluation budget', () => {
       await renderer.render('https://example.invalid/?x={{ a21 }}', 'webAPIProviderConfig.url', 'url');
       const error = await failure(async () => renderer.finish());
       expect(error.code).toBe('TEMPLATE_TOO_LARGE');
-      expect(error.message).toBe('webAPIProviderConfig.let.a10: {{ a9 + a9 }}: the value exceeds 1 MiB (a template computes values of at most 1 MiB)');
+      expect(error.message).toBe(
+        'webAPIProviderConfig.let.a10: {{ a9 + a9 }}: the value exceeds 1 MiB (a template computes values of at most 1 MiB)',
+      );
       expect(error.message).not.toContain(S);
     }
   });
@@ -52,7 +63,9 @@ describe('the evaluation budget', () => {
     await renderer.defineLets(lets);
     await renderer.render("https://127.0.0.1:9/?x={{ a40[0] ? 'a' : 'b' }}", 'webAPIProviderConfig.url', 'url');
     const error = await failure(async () => renderer.finish());
-    expect(error.message).toMatch(/^webAPIProviderConfig\.let\.a1\d: \{\{ \[a1\d, a1\d\] \}\}: the value exceeds 1 MiB/);
+    expect(error.message).toMatch(
+      /^webAPIProviderConfig\.let\.a1\d: \{\{ \[a1\d, a1\d\] \}\}: the value exceeds 1 MiB/,
+    );
   });
 
   it('refuses json() of a value past 1 MiB and an object literal past it', async () => {
@@ -63,7 +76,9 @@ describe('the evaluation budget', () => {
     ]);
     await renderer.render('{{ json(pair) }}', 'webAPIProviderConfig.body');
     const error = await failure(async () => renderer.finish());
-    expect(error.message).toBe('webAPIProviderConfig.let.pair: {{ { a: big, b: big } }}: the value exceeds 1 MiB (a template computes values of at most 1 MiB)');
+    expect(error.message).toBe(
+      'webAPIProviderConfig.let.pair: {{ { a: big, b: big } }}: the value exceeds 1 MiB (a template computes values of at most 1 MiB)',
+    );
   });
 });
 
@@ -76,7 +91,7 @@ describe('a value decided by a secret', () => {
     ['||', "{{ (env.S === 'x') || 'b' }}"],
     ['??', "{{ (env.S > 'm' ? 'p' : 'n') ?? 'c' }}"],
     ['a computed member', "{{ { H: 'h', x: 'x' }[lower(env.S) >= 'h' ? 'H' : 'x'] }}"],
-    ['a computed key from the secret itself', "{{ fromJson('{\"Hunter2-S3cr3t!\":\"yes\"}')[env.S] }}"],
+    ['a computed key from the secret itself', '{{ fromJson(\'{"Hunter2-S3cr3t!":"yes"}\')[env.S] }}'],
   ])('is shown as [REDACTED] in a secret field: %s', async (_name, template) => {
     const { render } = setup();
     const { shown } = await render(`q=${template}`);
@@ -92,7 +107,9 @@ describe('a value decided by a secret', () => {
   it('cannot spell a secret out one comparison at a time, in the query or the path of the URL', async () => {
     const { renderer } = setup();
     // Each character found by a binary search over printable ASCII, as a generated config would.
-    const alphabet = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).filter((c) => c !== '"' && c !== '\\');
+    const alphabet = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).filter(
+      (c) => c !== '"' && c !== '\\',
+    );
     const search = (prefix: string, chars: string[]): string => {
       if (chars.length === 1) return JSON.stringify(chars[0]);
       const middle = Math.floor(chars.length / 2);
@@ -105,7 +122,10 @@ describe('a value decided by a secret', () => {
     }
     await renderer.defineLets(lets);
     const letters = Array.from(S, (_, i) => `{{ c${i} }}`).join('.');
-    for (const template of [`https://example.invalid/?q=${letters}`, `https://example.invalid/${letters.replaceAll('.', '/')}`]) {
+    for (const template of [
+      `https://example.invalid/?q=${letters}`,
+      `https://example.invalid/${letters.replaceAll('.', '/')}`,
+    ]) {
       const { sent: text, shown } = await renderer.render(template, 'webAPIProviderConfig.url', 'url');
       renderer.finish();
       expect(text).toContain(Array.from(S).join(template.includes('?') ? '.' : '/'));
@@ -163,7 +183,12 @@ describe('a failure that a value decided by a secret caused', () => {
     const shown = new Set<string>();
     for (const secret of ['Alpha', 'zulu']) {
       const { render } = setup({ S: secret });
-      shown.add(await render(`{{ ${expression} }}`, 'webAPIProviderConfig.headers.X').then(() => 'rendered', (error: Error) => error.message));
+      shown.add(
+        await render(`{{ ${expression} }}`, 'webAPIProviderConfig.headers.X').then(
+          () => 'rendered',
+          (error: Error) => error.message,
+        ),
+      );
     }
     // Whether the pass fails is one bit a run; which of many lets failed would be one bit each.
     expect([...shown].sort()).toEqual([DECIDED_FAILURE, 'rendered']);
@@ -178,7 +203,12 @@ describe('a failure that a value decided by a secret caused', () => {
         ['c1', "{ a: 1 }[env.S > 'G' ? 'a' : 'b']"],
         ['c2', "fromJson(env.S > 'Z' ? '1' : 'x')"],
       ]);
-      messages.add(await (async () => renderer.finish())().then(() => 'fine', (error: Error) => error.message));
+      messages.add(
+        await (async () => renderer.finish())().then(
+          () => 'fine',
+          (error: Error) => error.message,
+        ),
+      );
     }
     expect([...messages]).toEqual([DECIDED_FAILURE]);
   });
@@ -193,7 +223,12 @@ describe('a failure that a value decided by a secret caused', () => {
       await renderer.defineLets(lets);
       await renderer.render('{{ sel + "z" }}', 'webAPIProviderConfig.headers.A');
       for (let i = 0; i < 40; i++) await renderer.render('{{ b9 }}', `webAPIProviderConfig.form.f${i}`);
-      messages.add(await (async () => renderer.finish())().then(() => 'fine', (error: Error) => error.message));
+      messages.add(
+        await (async () => renderer.finish())().then(
+          () => 'fine',
+          (error: Error) => error.message,
+        ),
+      );
     }
     expect([...messages]).toEqual([DECIDED_FAILURE]);
   });
@@ -204,13 +239,17 @@ describe('a failure that a value decided by a secret caused', () => {
       const { shown } = await render('{{ env[env.S] ?? "dflt-value" }}', 'webAPIProviderConfig.headers.X');
       expect(redactor.redact(shown)).toBe('[REDACTED]');
       // 'Alpha' < 'm': the key misses and || gives 'other'; 'zulu' finds 'x'. Either way a secret chose it: shown as [REDACTED].
-      expect(await render("{{ ({ a: 'x' }[env.S > 'm' ? 'a' : 'b']) || 'other' }}", 'webAPIProviderConfig.headers.Y')).toEqual({ text: secret === 'Alpha' ? 'other' : 'x', shown: '[REDACTED]' });
+      expect(
+        await render("{{ ({ a: 'x' }[env.S > 'm' ? 'a' : 'b']) || 'other' }}", 'webAPIProviderConfig.headers.Y'),
+      ).toEqual({ text: secret === 'Alpha' ? 'other' : 'x', shown: '[REDACTED]' });
     }
   });
 
   it('keeps the message that names unset env variables (both branches are read)', async () => {
     const { render } = setup({ S: 'Alpha' });
-    await expect(render("{{ env.S == 'prod' ? env.PROD_KEY : env.DEV_KEY }}")).rejects.toThrow('env.PROD_KEY, env.DEV_KEY are not set');
+    await expect(render("{{ env.S == 'prod' ? env.PROD_KEY : env.DEV_KEY }}")).rejects.toThrow(
+      'env.PROD_KEY, env.DEV_KEY are not set',
+    );
   });
 
   it('shows a step placeholder that a secret chose as [REDACTED]', async () => {
@@ -242,27 +281,44 @@ describe('where a secret is registered', () => {
 
   it('hides a value once it reaches jwt() as its key, and the JWT', async () => {
     const { renderer, redactor } = setup();
-    const url = (await renderer.render('https://example.invalid/{{ env.HKEY }}', 'webAPIProviderConfig.url', 'url')).sent;
-    const assertion = (await renderer.render('{{ jwt({ iss: "me" }, env.HKEY, { alg: "HS256" }) }}', 'webAPIProviderConfig.form.assertion')).sent;
+    const url = (await renderer.render('https://example.invalid/{{ env.HKEY }}', 'webAPIProviderConfig.url', 'url'))
+      .sent;
+    const assertion = (
+      await renderer.render(
+        '{{ jwt({ iss: "me" }, env.HKEY, { alg: "HS256" }) }}',
+        'webAPIProviderConfig.form.assertion',
+      )
+    ).sent;
     renderer.finish();
     expect(redactor.redact(`${url} ${assertion}`)).toBe('https://example.invalid/[REDACTED] [REDACTED]');
   });
 
   it('shows a URL read from a key file whose private key signs the assertion', async () => {
-    const key = JSON.stringify({ token_uri: 'https://oauth2.example.test/token', client_email: 'robot@example.test', private_key: 'hmac-private-key-Pq3' });
+    const key = JSON.stringify({
+      token_uri: 'https://oauth2.example.test/token',
+      client_email: 'robot@example.test',
+      private_key: 'hmac-private-key-Pq3',
+    });
     const { renderer, redactor } = setup(ENV, () => key);
     await renderer.defineLets([['sa', 'fromJson(file(env.HOST))']]);
     const url = (await renderer.render('{{ sa.token_uri }}', 'webAPIProviderConfig.url', 'url')).sent;
-    await renderer.render('{{ jwt({ iss: sa.client_email, aud: sa.token_uri }, sa.private_key, { alg: "HS256" }) }}', 'webAPIProviderConfig.form.assertion');
+    await renderer.render(
+      '{{ jwt({ iss: sa.client_email, aud: sa.token_uri }, sa.private_key, { alg: "HS256" }) }}',
+      'webAPIProviderConfig.form.assertion',
+    );
     renderer.finish();
-    expect(redactor.redact(`POST ${url} hmac-private-key-Pq3`)).toBe('POST https://oauth2.example.test/token [REDACTED]');
+    expect(redactor.redact(`POST ${url} hmac-private-key-Pq3`)).toBe(
+      'POST https://oauth2.example.test/token [REDACTED]',
+    );
   });
 
   it('does not register a file() path, and registers the content where it is used', async () => {
     const { renderer, redactor } = setup({ ...ENV, KEY_FILE: '/run/secrets/key-file-path' });
     await renderer.render('{{ file(env.KEY_FILE) }}', 'webAPIProviderConfig.headers.Authorization');
     renderer.finish();
-    expect(redactor.redact('/run/secrets/key-file-path file-content-Vv2')).toBe('/run/secrets/key-file-path [REDACTED]');
+    expect(redactor.redact('/run/secrets/key-file-path file-content-Vv2')).toBe(
+      '/run/secrets/key-file-path [REDACTED]',
+    );
   });
 
   it('registers numbers in their text form and strings at any depth', async () => {
@@ -281,7 +337,10 @@ describe('where a secret is registered', () => {
 
   it('names every env variable and literal file() path a template names, in every branch', async () => {
     const { renderer } = setup();
-    await renderer.render("{{ steps.login.role == 'admin' ? env.ADMIN_SECRET : env.USER_SECRET }}{{ vars.x ? file('a.pem') : env['OTHER-NAME'] }}", 'webAPIProviderConfig.form.s');
+    await renderer.render(
+      "{{ steps.login.role == 'admin' ? env.ADMIN_SECRET : env.USER_SECRET }}{{ vars.x ? file('a.pem') : env['OTHER-NAME'] }}",
+      'webAPIProviderConfig.form.s',
+    );
     expect([...renderer.envNamed].sort()).toEqual(['ADMIN_SECRET', 'OTHER-NAME', 'USER_SECRET']);
     expect([...renderer.filesNamed]).toEqual(['a.pem']);
   });
@@ -299,17 +358,42 @@ describe('where a secret is registered', () => {
 
 describe('noninterference', () => {
   // Expressions over a secret: whatever they compute, render shows the same for two secrets of one length.
-  const literal = fc.constantFrom('"a"', '"yes"', '"guessed-right"', '1', '12345678', 'true', 'null', 'null', '"H"', '"m"');
+  const literal = fc.constantFrom(
+    '"a"',
+    '"yes"',
+    '"guessed-right"',
+    '1',
+    '12345678',
+    'true',
+    'null',
+    'null',
+    '"H"',
+    '"m"',
+  );
   const expression: fc.Arbitrary<string> = fc.letrec((tie) => ({
     leaf: fc.oneof(literal, fc.constant('env.S'), fc.constant('lower(env.S)')),
     node: fc.oneof(
       { depthSize: 'small', withCrossShrink: true },
       tie('leaf') as fc.Arbitrary<string>,
-      fc.tuple(tie('node') as fc.Arbitrary<string>, fc.constantFrom('==', '!=', '<', '>=', '===', '&&', '||', '??'), tie('node') as fc.Arbitrary<string>).map(([a, op, b]) => `(${a} ${op} ${b})`),
-      fc.tuple(tie('node') as fc.Arbitrary<string>, tie('node') as fc.Arbitrary<string>, tie('node') as fc.Arbitrary<string>).map(([c, a, b]) => `(${c} ? ${a} : ${b})`),
+      fc
+        .tuple(
+          tie('node') as fc.Arbitrary<string>,
+          fc.constantFrom('==', '!=', '<', '>=', '===', '&&', '||', '??'),
+          tie('node') as fc.Arbitrary<string>,
+        )
+        .map(([a, op, b]) => `(${a} ${op} ${b})`),
+      fc
+        .tuple(
+          tie('node') as fc.Arbitrary<string>,
+          tie('node') as fc.Arbitrary<string>,
+          tie('node') as fc.Arbitrary<string>,
+        )
+        .map(([c, a, b]) => `(${c} ? ${a} : ${b})`),
       (tie('node') as fc.Arbitrary<string>).map((a) => `!${a}`),
       (tie('node') as fc.Arbitrary<string>).map((a) => `{ a: "x", b: "y" }[${a} ? "a" : "b"]`),
-      fc.tuple(tie('node') as fc.Arbitrary<string>, tie('node') as fc.Arbitrary<string>).map(([a, b]) => `(${a} + ${b})`),
+      fc
+        .tuple(tie('node') as fc.Arbitrary<string>, tie('node') as fc.Arbitrary<string>)
+        .map(([a, b]) => `(${a} + ${b})`),
       (tie('node') as fc.Arbitrary<string>).map((a) => `base64(${a})`),
       (tie('node') as fc.Arbitrary<string>).map((a) => `json([${a}])`),
       // Operations that fail for some values: whether they fail must not tell what a secret chose.

@@ -19,17 +19,25 @@ const secrets = allSecrets([S]);
 const COMMANDS = [['validate'], ['render'], []];
 
 const run = (args: string[], config: Record<string, unknown>, env: Record<string, string> = { S }) =>
-  runInProcess([...args, '--config-inline', provider(config), ...(args.length === 0 ? ['--timeout', '3s'] : [])], { env });
+  runInProcess([...args, '--config-inline', provider(config), ...(args.length === 0 ? ['--timeout', '3s'] : [])], {
+    env,
+  });
 
 describe('a value decided by a secret', () => {
-  const guessed = { method: 'GET', url: `https://example.invalid/?a={{ env.S }}&b={{ env.S == '${S}' ? 'guessed' : 'wrong' }}`, tokenPath: '$.t' };
+  const guessed = {
+    method: 'GET',
+    url: `https://example.invalid/?a={{ env.S }}&b={{ env.S == '${S}' ? 'guessed' : 'wrong' }}`,
+    tokenPath: '$.t',
+  };
 
   it('is [REDACTED] in render and validate', async () => {
     const rendered = await run(['render'], guessed);
     expect(rendered.code).toBe(0);
     expect(rendered.stdout.split('\n')[0]).toBe('GET https://example.invalid/?a=[REDACTED]&b=[REDACTED]');
     const validated = await run(['validate'], guessed);
-    expect(validated.stdout).toBe('config from --config-inline is valid: GET https://example.invalid/?a=[REDACTED]&b=[REDACTED]\n');
+    expect(validated.stdout).toBe(
+      'config from --config-inline is valid: GET https://example.invalid/?a=[REDACTED]&b=[REDACTED]\n',
+    );
     for (const result of [rendered, validated]) {
       expect(result.stdout + result.stderr).not.toContain('guessed');
       expect(result.stdout + result.stderr).not.toContain(S);
@@ -37,7 +45,9 @@ describe('a value decided by a secret', () => {
   });
 
   it('cannot be spelled out by lets that binary-search each character', async () => {
-    const alphabet = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).filter((c) => !`"'\\{}`.includes(c));
+    const alphabet = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).filter(
+      (c) => !`"'\\{}`.includes(c),
+    );
     const search = (prefix: string, chars: string[]): string => {
       if (chars.length === 1) return JSON.stringify(chars[0]);
       const middle = Math.floor(chars.length / 2);
@@ -49,7 +59,10 @@ describe('a value decided by a secret', () => {
       lets[`p${i + 1}`] = `p${i} + c${i}`;
     }
     const letters = Array.from(S, (_, i) => `{{ c${i} }}`);
-    for (const url of [`https://example.invalid/?q=${letters.join('.')}`, `https://example.invalid/${letters.join('/')}`]) {
+    for (const url of [
+      `https://example.invalid/?q=${letters.join('.')}`,
+      `https://example.invalid/${letters.join('/')}`,
+    ]) {
       for (const command of [['render'], ['validate']]) {
         const result = await run(command, { let: lets, method: 'GET', url, tokenPath: '$.t' });
         expect(result.code).toBe(0);
@@ -101,24 +114,55 @@ describe('a check of a rendered field a secret chose', () => {
   // that is no URL, http://, a header with a line break, a CA file that cannot be read. The first
   // field that failed its check was named, and told where the secret's letters cross a bound.
   const cond = (i: number) => `env.S > ${JSON.stringify(S.slice(0, i))} + 'Z'`;
-  const step = (i: number, fields: Record<string, unknown>) => ({ name: `s${i}`, method: 'GET', url: 'https://127.0.0.1:9/', ...fields });
+  const step = (i: number, fields: Record<string, unknown>) => ({
+    name: `s${i}`,
+    method: 'GET',
+    url: 'https://127.0.0.1:9/',
+    ...fields,
+  });
   const indices = Array.from(S, (_, i) => i);
   const configs: Array<[string, Record<string, unknown>]> = [
-    ['a step URL that is no URL', { steps: indices.map((i) => step(i, { url: `https://{{ ${cond(i)} ? 'okhost' : 'bad host' }}/` })) }],
-    ['a step URL with http://', { steps: indices.map((i) => step(i, { url: `{{ ${cond(i)} ? 'https' : 'http' }}://127.0.0.1:9/` })) }],
-    ['a header with a line break', { headers: Object.fromEntries(indices.map((i) => [`X${i}`, `{{ ${cond(i)} ? 'okokokok' : 'ok\nokokok' }}`])) }],
-    ['a CA file that cannot be read', { steps: indices.map((i) => step(i, { tls: { caFile: `{{ ${cond(i)} ? 'nowhere' : 'nothing' }}` } })) }],
+    [
+      'a step URL that is no URL',
+      { steps: indices.map((i) => step(i, { url: `https://{{ ${cond(i)} ? 'okhost' : 'bad host' }}/` })) },
+    ],
+    [
+      'a step URL with http://',
+      { steps: indices.map((i) => step(i, { url: `{{ ${cond(i)} ? 'https' : 'http' }}://127.0.0.1:9/` })) },
+    ],
+    [
+      'a header with a line break',
+      { headers: Object.fromEntries(indices.map((i) => [`X${i}`, `{{ ${cond(i)} ? 'okokokok' : 'ok\nokokok' }}`])) },
+    ],
+    [
+      'a CA file that cannot be read',
+      { steps: indices.map((i) => step(i, { tls: { caFile: `{{ ${cond(i)} ? 'nowhere' : 'nothing' }}` } })) },
+    ],
   ];
   it.each(configs)('names no field: %s', async (_name, fields) => {
     await expectOneWay({ method: 'GET', url: 'https://127.0.0.1:9/', tokenPath: '$.t', ...fields });
-    expectFailure(await run([], { method: 'GET', url: 'https://127.0.0.1:9/', tokenPath: '$.t', ...fields }), 2, /which template and why is not said/, secrets);
+    expectFailure(
+      await run([], { method: 'GET', url: 'https://127.0.0.1:9/', tokenPath: '$.t', ...fields }),
+      2,
+      /which template and why is not said/,
+      secrets,
+    );
   });
 });
 
 describe('urlencode() of text with a lone surrogate', () => {
   it.each(COMMANDS)('is exit 2 naming the field, not an internal error (%s)', async (...command) => {
-    const result = await run(command, { method: 'GET', url: `https://127.0.0.1:9/?a={{ urlencode(fromJson('"\\\\ud800"')) }}`, tokenPath: '$.t' });
-    expectFailure(result, 2, /^webAPIProviderConfig\.url: .*urlencode\(\) was given text with a lone surrogate/, secrets);
+    const result = await run(command, {
+      method: 'GET',
+      url: `https://127.0.0.1:9/?a={{ urlencode(fromJson('"\\\\ud800"')) }}`,
+      tokenPath: '$.t',
+    });
+    expectFailure(
+      result,
+      2,
+      /^webAPIProviderConfig\.url: .*urlencode\(\) was given text with a lone surrogate/,
+      secrets,
+    );
   });
 });
 
@@ -128,7 +172,14 @@ describe('a URL path a secret decided', () => {
     const lets: Record<string, string> = {};
     Array.from(S).forEach((_, i) => (lets[`c${i}`] = `env.S >= '${S.slice(0, i)}' + 'm' ? '${S[i]}' : 'x'`));
     const url = `http://127.0.0.1:${port}/${Array.from(S, (_, i) => `{{ c${i} }}`).join('/')}`;
-    const result = await run([], { let: lets, method: 'GET', url, allowInsecureHTTP: true, tokenPath: '$.t', retry: { limit: 0 } });
+    const result = await run([], {
+      let: lets,
+      method: 'GET',
+      url,
+      allowInsecureHTTP: true,
+      tokenPath: '$.t',
+      retry: { limit: 0 },
+    });
     expect(result.code).toBe(3);
     expect(result.stderr).not.toMatch(/H.u.n.t/);
     expect(result.stderr).toContain(`http://127.0.0.1:${port}/[REDACTED]/`);
@@ -138,7 +189,9 @@ describe('a URL path a secret decided', () => {
 describe('a secret spelled one comparison at a time, echoed by the server', () => {
   // Each letter is a value a secret decided, too short for the redactor alone: render shows each as
   // [REDACTED], but a 400 that echoes the path, the query or the body spelled the secret out.
-  const alphabet = Array.from({ length: 94 }, (_, i) => String.fromCharCode(33 + i)).filter((c) => !`"'\\{}`.includes(c));
+  const alphabet = Array.from({ length: 94 }, (_, i) => String.fromCharCode(33 + i)).filter(
+    (c) => !`"'\\{}`.includes(c),
+  );
   const search = (prefix: string, chars: string[]): string => {
     if (chars.length === 1) return JSON.stringify(chars[0]);
     const middle = Math.floor(chars.length / 2);
@@ -154,12 +207,28 @@ describe('a secret spelled one comparison at a time, echoed by the server', () =
   it.each([
     ['the path', { url: `/echo/${letters.join('/')}` }],
     ['the query', { url: `/echo?q=${letters.join('.')}` }],
-    ['the form', { url: '/echo', method: 'POST', form: Object.fromEntries(letters.map((letter, i) => [`f${i}`, letter])) }],
+    [
+      'the form',
+      { url: '/echo', method: 'POST', form: Object.fromEntries(letters.map((letter, i) => [`f${i}`, letter])) },
+    ],
     ['the body', { url: '/echo', method: 'POST', body: letters.join(',') }],
   ])('is [REDACTED] in what the server echoes of %s', async (_name, fields) => {
-    const api = await startApi((request, response) => json(response, 400, { error: 'invalid_request', error_description: `you sent ${decodeURIComponent(request.url)} ${decodeURIComponent(request.body)}` }));
+    const api = await startApi((request, response) =>
+      json(response, 400, {
+        error: 'invalid_request',
+        error_description: `you sent ${decodeURIComponent(request.url)} ${decodeURIComponent(request.body)}`,
+      }),
+    );
     // The searches are thousands of comparisons: --timeout 60s gives a busy machine room to send the request at all.
-    const result = await run(['--timeout', '60s'], { let: lets, method: 'GET', tokenPath: '$.t', tls: { caFile: pki.ca.certFile }, retry: { limit: 0 }, ...fields, url: `${api.url}${fields.url}` });
+    const result = await run(['--timeout', '60s'], {
+      let: lets,
+      method: 'GET',
+      tokenPath: '$.t',
+      tls: { caFile: pki.ca.certFile },
+      retry: { limit: 0 },
+      ...fields,
+      url: `${api.url}${fields.url}`,
+    });
     expect(api.requests.map((r) => decodeURIComponent(r.url + r.body)).join('')).toMatch(spelled);
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('you sent');
@@ -170,14 +239,33 @@ describe('a secret spelled one comparison at a time, echoed by the server', () =
 describe('the URL up to its query', () => {
   it('is shown when its host comes from env, and hidden once that value also reaches a header', async () => {
     const env = { HOST: 'api.example.test', S };
-    const shown = await run(['validate'], { method: 'POST', url: 'https://{{ env.HOST }}/oauth/token?x={{ env.S }}', tokenPath: '$.t' }, env);
-    expect(shown.stdout).toBe('config from --config-inline is valid: POST https://api.example.test/oauth/token?x=[REDACTED]\n');
-    const hidden = await run(['validate'], { method: 'POST', url: 'https://{{ env.HOST }}/oauth/token', headers: { 'X-Host': '{{ env.HOST }}' }, tokenPath: '$.t' }, env);
+    const shown = await run(
+      ['validate'],
+      { method: 'POST', url: 'https://{{ env.HOST }}/oauth/token?x={{ env.S }}', tokenPath: '$.t' },
+      env,
+    );
+    expect(shown.stdout).toBe(
+      'config from --config-inline is valid: POST https://api.example.test/oauth/token?x=[REDACTED]\n',
+    );
+    const hidden = await run(
+      ['validate'],
+      {
+        method: 'POST',
+        url: 'https://{{ env.HOST }}/oauth/token',
+        headers: { 'X-Host': '{{ env.HOST }}' },
+        tokenPath: '$.t',
+      },
+      env,
+    );
     expect(hidden.stdout).toBe('config from --config-inline is valid: POST https://[REDACTED]/oauth/token\n');
   });
 
   it('keeps a tls value from env hidden in its message', async () => {
-    const result = await run(['validate'], { method: 'POST', url: 'https://api.example.test/token', tls: { caFile: '{{ env.CA_FILE }}' }, tokenPath: '$.t' }, { CA_FILE: '/nonexistent/ca-file-Kq93.pem' });
+    const result = await run(
+      ['validate'],
+      { method: 'POST', url: 'https://api.example.test/token', tls: { caFile: '{{ env.CA_FILE }}' }, tokenPath: '$.t' },
+      { CA_FILE: '/nonexistent/ca-file-Kq93.pem' },
+    );
     expectFailure(result, 2, 'webAPIProviderConfig.tls.caFile: cannot read [REDACTED]: no such file', ['ca-file-Kq93']);
   });
 });
@@ -194,12 +282,24 @@ describe("a step's answer", () => {
 
   it('that would change the origin of a URL is exit 4 naming the step, before the request goes', async () => {
     const api = await startApi((request, response) => {
-      if (request.path === '/login') return json(response, 200, { user: `localhost:${new URL(api.url).port}/f/tok.json?` });
+      if (request.path === '/login')
+        return json(response, 200, { user: `localhost:${new URL(api.url).port}/f/tok.json?` });
       json(response, 200, { access_token: SECRET.token });
     });
     const port = new URL(api.url).port;
-    const result = await run([], withStep(api.url, { url: `https://{{ steps.login.user }}@127.0.0.1:${port}/v1/creds`, headers: { Authorization: 'Bearer {{ env.S }}' } }));
-    expectFailure(result, 4, `webAPIProviderConfig.url: what steps.login answered changes the URL's origin (scheme, userinfo, host or port) from the one the config gives (https://127.0.0.1:${port}); a step's answer decides values, never where a request goes`, secrets);
+    const result = await run(
+      [],
+      withStep(api.url, {
+        url: `https://{{ steps.login.user }}@127.0.0.1:${port}/v1/creds`,
+        headers: { Authorization: 'Bearer {{ env.S }}' },
+      }),
+    );
+    expectFailure(
+      result,
+      4,
+      `webAPIProviderConfig.url: what steps.login answered changes the URL's origin (scheme, userinfo, host or port) from the one the config gives (https://127.0.0.1:${port}); a step's answer decides values, never where a request goes`,
+      secrets,
+    );
     expect(api.requests.map((r) => r.path)).toEqual(['/login']);
   });
 
@@ -213,8 +313,16 @@ describe("a step's answer", () => {
       if (request.path === '/login') return json(response, 200, { token: value });
       json(response, 200, { access_token: SECRET.token });
     });
-    const result = await run([], withStep(api.url, { url: `${api.url}/creds`, headers: { 'X-Token': '{{ steps.login.token }}' } }));
-    expectFailure(result, 4, `webAPIProviderConfig.headers.X-Token: what steps.login answered gives it ${what}, which an HTTP header cannot carry; check the API and the template`, secrets);
+    const result = await run(
+      [],
+      withStep(api.url, { url: `${api.url}/creds`, headers: { 'X-Token': '{{ steps.login.token }}' } }),
+    );
+    expectFailure(
+      result,
+      4,
+      `webAPIProviderConfig.headers.X-Token: what steps.login answered gives it ${what}, which an HTTP header cannot carry; check the API and the template`,
+      secrets,
+    );
     expect(api.requests.map((r) => r.path)).toEqual(['/login']);
   });
 
@@ -223,7 +331,13 @@ describe("a step's answer", () => {
       if (request.path === '/login') return json(response, 200, { token: 'a\r\nX-Injected: 1' });
       json(response, 200, { access_token: SECRET.token });
     });
-    const result = await run([], withStep(api.url, { url: `${api.url}/creds`, headers: { 'X-Token': '{{ steps.login.token == "zz" ? "a" : steps.login.token }}' } }));
+    const result = await run(
+      [],
+      withStep(api.url, {
+        url: `${api.url}/creds`,
+        headers: { 'X-Token': '{{ steps.login.token == "zz" ? "a" : steps.login.token }}' },
+      }),
+    );
     expectFailure(result, 4, /which template and why is not said/, secrets);
     expect(api.requests.map((r) => r.path)).toEqual(['/login']);
   });
@@ -234,7 +348,11 @@ describe('the cache key', () => {
     let role = 'user';
     const api = await startApi((request, response) => {
       if (request.path === '/login') return json(response, 200, { role });
-      json(response, 200, { access_token: SECRET.token, expires_in: 3600, got: new URLSearchParams(request.body).get('s') });
+      json(response, 200, {
+        access_token: SECRET.token,
+        expires_in: 3600,
+        got: new URLSearchParams(request.body).get('s'),
+      });
     });
     const dir = join(mkdtempSync(join(tmpdir(), 'webapi-credential-branch-')), 'cache');
     const config = {
@@ -247,17 +365,35 @@ describe('the cache key', () => {
       tls: { caFile: pki.ca.certFile },
     };
     role = 'admin';
-    const first = await run(['--cache', '--cache-dir', dir], config, { ADMIN_SECRET: 'admin-one-Qz1', USER_SECRET: 'user-one-Wx2' });
+    const first = await run(['--cache', '--cache-dir', dir], config, {
+      ADMIN_SECRET: 'admin-one-Qz1',
+      USER_SECRET: 'user-one-Wx2',
+    });
     expect(first.code).toBe(0);
-    const rotated = await run(['--cache', '--cache-dir', dir], config, { ADMIN_SECRET: 'admin-two-Qz3', USER_SECRET: 'user-one-Wx2' });
+    const rotated = await run(['--cache', '--cache-dir', dir], config, {
+      ADMIN_SECRET: 'admin-two-Qz3',
+      USER_SECRET: 'user-one-Wx2',
+    });
     expect(rotated.code).toBe(0);
-    expect(api.requests.filter((r) => r.path === '/token').map((r) => new URLSearchParams(r.body).get('s'))).toEqual(['admin-one-Qz1', 'admin-two-Qz3']);
+    expect(api.requests.filter((r) => r.path === '/token').map((r) => new URLSearchParams(r.body).get('s'))).toEqual([
+      'admin-one-Qz1',
+      'admin-two-Qz3',
+    ]);
   });
 
   it('never writes an env name a secret gave: the cache is off for a config that reads env[env.X], and rotating that variable is fetched again', async () => {
-    const api = await startApi((request, response) => json(response, 200, { access_token: `tok-${request.headers['x-v']}`, expires_in: 3600 }));
+    const api = await startApi((request, response) =>
+      json(response, 200, { access_token: `tok-${request.headers['x-v']}`, expires_in: 3600 }),
+    );
     const dir = join(mkdtempSync(join(tmpdir(), 'webapi-credential-env-name-')), 'cache');
-    const config = { method: 'GET', url: `${api.url}/token`, headers: { 'X-V': '{{ env[env.S] ?? "none-given" }}' }, tokenPath: '$.access_token', expiresInPath: '$.expires_in', tls: { caFile: pki.ca.certFile } };
+    const config = {
+      method: 'GET',
+      url: `${api.url}/token`,
+      headers: { 'X-V': '{{ env[env.S] ?? "none-given" }}' },
+      tokenPath: '$.access_token',
+      expiresInPath: '$.expires_in',
+      tls: { caFile: pki.ca.certFile },
+    };
     const first = await run(['--cache', '--cache-dir', dir, '-o', 'token'], config, { S, [S]: 'first-Vq1' });
     expect(first.stdout).toBe('tok-first-Vq1\n');
     const rotated = await run(['--cache', '--cache-dir', dir, '-o', 'token'], config, { S, [S]: 'second-Vq2' });

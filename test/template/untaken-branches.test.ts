@@ -6,7 +6,17 @@ import { Redactor } from '../../src/redact/redactor.js';
 import { TemplateRenderer } from '../../src/template/renderer.js';
 
 function renderer(env: Record<string, string> = {}) {
-  return new TemplateRenderer({ env, vars: { tier: 'gold' }, cluster: undefined, readFile: () => '', nowMs: () => 0, uuid: () => '00000000-0000-4000-8000-000000000000' }, new Redactor());
+  return new TemplateRenderer(
+    {
+      env,
+      vars: { tier: 'gold' },
+      cluster: undefined,
+      readFile: () => '',
+      nowMs: () => 0,
+      uuid: () => '00000000-0000-4000-8000-000000000000',
+    },
+    new Redactor(),
+  );
 }
 
 async function render(template: string, env: Record<string, string> = {}, steps?: 'placeholders'): Promise<string> {
@@ -31,8 +41,12 @@ describe('a condition of config values', () => {
 
 describe('a condition a secret decides', () => {
   it('takes a branch that read an unset variable and gave its default', async () => {
-    expect(await render('{{ env.S > "m" ? (env.UNSET ?? "dflt-value") : "other" }}', { S: 'zulu-S3cr3t-22' })).toBe('dflt-value');
-    expect(await render('{{ env.S > "m" ? "other" : (env.UNSET ?? "dflt-value") }}', { S: 'Alpha-S3cr3t-1' })).toBe('dflt-value');
+    expect(await render('{{ env.S > "m" ? (env.UNSET ?? "dflt-value") : "other" }}', { S: 'zulu-S3cr3t-22' })).toBe(
+      'dflt-value',
+    );
+    expect(await render('{{ env.S > "m" ? "other" : (env.UNSET ?? "dflt-value") }}', { S: 'Alpha-S3cr3t-1' })).toBe(
+      'dflt-value',
+    );
   });
 });
 
@@ -52,7 +66,17 @@ describe('what a step will give, shown by validate and render', () => {
 describe('what a test of a secret shows in the URL', () => {
   async function shownUrl(template: string, env: Record<string, string>): Promise<string> {
     const redactor = new Redactor();
-    const r = new TemplateRenderer({ env, vars: {}, cluster: undefined, readFile: () => '', nowMs: () => 0, uuid: () => '00000000-0000-4000-8000-000000000000' }, redactor);
+    const r = new TemplateRenderer(
+      {
+        env,
+        vars: {},
+        cluster: undefined,
+        readFile: () => '',
+        nowMs: () => 0,
+        uuid: () => '00000000-0000-4000-8000-000000000000',
+      },
+      redactor,
+    );
     const field = await r.render(template, 'webAPIProviderConfig.url', 'url');
     r.finish();
     // As an error message would show it: what the renderer shows, then what the redactor hides.
@@ -61,10 +85,26 @@ describe('what a test of a secret shows in the URL', () => {
 
   // Whether a secret string is set tells nothing of what it holds: a host given or defaulted is shown.
   it.each<[string, Record<string, string>, string]>([
-    ['https://{{ env.HOST || "api.example.test" }}/token', { HOST: 'idp.example.test' }, 'https://idp.example.test/token'],
-    ['https://{{ env.HOST ?? "api.example.test" }}/token', { HOST: 'idp.example.test' }, 'https://idp.example.test/token'],
-    ['https://{{ env.HOST && "api.example.test" }}/token', { HOST: 'idp.example.test' }, 'https://api.example.test/token'],
-    ['https://{{ env.HOST ? env.HOST : "api.example.test" }}/token', { HOST: 'idp.example.test' }, 'https://idp.example.test/token'],
+    [
+      'https://{{ env.HOST || "api.example.test" }}/token',
+      { HOST: 'idp.example.test' },
+      'https://idp.example.test/token',
+    ],
+    [
+      'https://{{ env.HOST ?? "api.example.test" }}/token',
+      { HOST: 'idp.example.test' },
+      'https://idp.example.test/token',
+    ],
+    [
+      'https://{{ env.HOST && "api.example.test" }}/token',
+      { HOST: 'idp.example.test' },
+      'https://api.example.test/token',
+    ],
+    [
+      'https://{{ env.HOST ? env.HOST : "api.example.test" }}/token',
+      { HOST: 'idp.example.test' },
+      'https://idp.example.test/token',
+    ],
   ])('%s shows the host', async (template, env, shown) => {
     expect(await shownUrl(template, env)).toBe(shown);
   });

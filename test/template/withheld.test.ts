@@ -9,7 +9,18 @@ import { TemplateRenderer } from '../../src/template/renderer.js';
 import { rejected } from '../helpers/caught.js';
 
 function renderer(env: Record<string, string>, withholdDecided: boolean) {
-  return new TemplateRenderer({ env, vars: {}, cluster: undefined, readFile: () => '', nowMs: () => 0, uuid: () => '00000000-0000-4000-8000-000000000000', withholdDecided }, new Redactor());
+  return new TemplateRenderer(
+    {
+      env,
+      vars: {},
+      cluster: undefined,
+      readFile: () => '',
+      nowMs: () => 0,
+      uuid: () => '00000000-0000-4000-8000-000000000000',
+      withholdDecided,
+    },
+    new Redactor(),
+  );
 }
 
 /** The UsageError that `run` rejects with (test/helpers/caught.ts). */
@@ -36,8 +47,12 @@ describe('validate and render withhold what a secret decided', () => {
 
   it('a run reads a null out of secret JSON, and its default', async () => {
     const r = renderer({ CFG: '{"n": null, "o": {"p": null}}' }, false);
-    expect((await r.render('{{ fromJson(env.CFG).n ?? "none-given" }}', 'webAPIProviderConfig.headers.X')).sent).toBe('none-given');
-    expect((await r.render('{{ fromJson(env.CFG).o.p ?? "none-given" }}', 'webAPIProviderConfig.headers.Y')).sent).toBe('none-given');
+    expect((await r.render('{{ fromJson(env.CFG).n ?? "none-given" }}', 'webAPIProviderConfig.headers.X')).sent).toBe(
+      'none-given',
+    );
+    expect((await r.render('{{ fromJson(env.CFG).o.p ?? "none-given" }}', 'webAPIProviderConfig.headers.Y')).sent).toBe(
+      'none-given',
+    );
     r.finish();
   });
 
@@ -61,7 +76,10 @@ describe('misses, named as they are', () => {
   it.each<[string, string]>([
     ['{{ fromJson("{\\"a\\": null}").a.b }}', 'yields nothing'],
     ['{{ fromJson("{}").a.b }}', 'fromJson(…).a is not set'],
-    ['{{ ("a" + vars.unset) === "ax" }}', 'vars.unset is not set (pass --set unset=…, or give a default: vars.unset ?? "…")'],
+    [
+      '{{ ("a" + vars.unset) === "ax" }}',
+      'vars.unset is not set (pass --set unset=…, or give a default: vars.unset ?? "…")',
+    ],
   ])('%s: %s', async (template, reason) => {
     expect((await run(template)).message).toBe(`webAPIProviderConfig.headers.X: ${template}: ${reason}`);
   });

@@ -25,8 +25,15 @@ describe('askedOf', () => {
     });
   });
 
-  it('a parameter of a URL or a raw body a secret reached is the whole field\'s', () => {
-    const asked = askedOf([{ url: 'https://idp.example/token?audience=b', headers: FORM, body: 'client_id=x', secretAt: { url: 'webAPIProviderConfig.url', body: 'webAPIProviderConfig.body', query: {}, form: {} } }]);
+  it("a parameter of a URL or a raw body a secret reached is the whole field's", () => {
+    const asked = askedOf([
+      {
+        url: 'https://idp.example/token?audience=b',
+        headers: FORM,
+        body: 'client_id=x',
+        secretAt: { url: 'webAPIProviderConfig.url', body: 'webAPIProviderConfig.body', query: {}, form: {} },
+      },
+    ]);
     expect(asked).toEqual({
       audiences: [{ parameter: 'audience', value: 'b', secretFrom: 'webAPIProviderConfig.url' }],
       clientId: { value: 'x', secretFrom: 'webAPIProviderConfig.body' },

@@ -6,14 +6,18 @@ import { cacheDirOf, callInputs, rawInputs } from '../../src/use-case/call-input
 import { caught } from '../helpers/caught.js';
 
 const CONFIG = 'webAPIProviderConfig: {method: GET, url: "https://api.example/t", tokenPath: $.t}';
-const cluster = { server: 'https://k8s:6443', config: { webAPIProviderConfig: { method: 'GET', url: 'https://api.example/c', tokenPath: '$.t' } } };
+const cluster = {
+  server: 'https://k8s:6443',
+  config: { webAPIProviderConfig: { method: 'GET', url: 'https://api.example/c', tokenPath: '$.t' } },
+};
 const execInfo = (spec: object) => JSON.stringify({ apiVersion: V1, kind: 'ExecCredential', spec });
 
 function deps(env: Record<string, string | undefined> = {}, files: Record<string, string> = {}) {
   const read: string[] = [];
   const readFile = (path: string) => {
     read.push(path);
-    if (files[path] === undefined) throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' });
+    if (files[path] === undefined)
+      throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' });
     return files[path];
   };
   return { env, readFile, read, version: '1.2.3', cache: { homedir: '/home/u' } as never };
@@ -25,14 +29,29 @@ describe('callInputs', () => {
     const got = callInputs({ config: '/c.yaml', set: ['a=1'] }, d);
     expect(got.apiVersion).toBe(V1BETA1);
     expect(got.source).toEqual({ kind: 'file', path: '/c.yaml', origin: '--config /c.yaml' });
-    expect(got.ref).toEqual({ sourceKind: 'file', configText: CONFIG, vars: { a: '1' }, cluster: undefined, base: JSON.stringify(['/', process.cwd()]) });
+    expect(got.ref).toEqual({
+      sourceKind: 'file',
+      configText: CONFIG,
+      vars: { a: '1' },
+      cluster: undefined,
+      base: JSON.stringify(['/', process.cwd()]),
+    });
     expect(d.read).toEqual(['/c.yaml']);
   });
 
   it('takes an inline config as written, and the cluster info and apiVersion client-go sent', () => {
-    const got = callInputs({ configInline: CONFIG }, deps({ KUBERNETES_EXEC_INFO: execInfo({ cluster: { server: 'https://k8s:6443' } }) }));
+    const got = callInputs(
+      { configInline: CONFIG },
+      deps({ KUBERNETES_EXEC_INFO: execInfo({ cluster: { server: 'https://k8s:6443' } }) }),
+    );
     expect(got.apiVersion).toBe(V1);
-    expect(got.ref).toEqual({ sourceKind: 'text', configText: CONFIG, vars: {}, cluster: { server: 'https://k8s:6443' }, base: JSON.stringify([null, process.cwd()]) });
+    expect(got.ref).toEqual({
+      sourceKind: 'text',
+      configText: CONFIG,
+      vars: {},
+      cluster: { server: 'https://k8s:6443' },
+      base: JSON.stringify([null, process.cwd()]),
+    });
   });
 
   it('writes a config from the cluster entry as JSON: the text the cache keys', () => {
@@ -48,8 +67,12 @@ describe('callInputs', () => {
 
   it('checks the exec info before the flags and the source, as prepare always did', () => {
     const d = deps({ KUBERNETES_EXEC_INFO: '{' }, { '/c.yaml': CONFIG });
-    expect(caught(UsageError, () => callInputs({ config: '/c.yaml', apiVersion: 'v9', set: ['nokey'] }, d)).code).toBe('EXEC_INFO_INVALID');
-    expect(caught(UsageError, () => callInputs({ config: '/c.yaml', apiVersion: 'v9' }, deps())).code).toBe('API_VERSION');
+    expect(caught(UsageError, () => callInputs({ config: '/c.yaml', apiVersion: 'v9', set: ['nokey'] }, d)).code).toBe(
+      'EXEC_INFO_INVALID',
+    );
+    expect(caught(UsageError, () => callInputs({ config: '/c.yaml', apiVersion: 'v9' }, deps())).code).toBe(
+      'API_VERSION',
+    );
     expect(d.read).toEqual([]);
   });
 });
@@ -58,7 +81,14 @@ describe('rawInputs', () => {
   it('adds the cache directory, this version, --cache as given and what the key reads', () => {
     const d = deps({ XDG_CACHE_HOME: '/xdg' });
     const ref = { sourceKind: 'text', configText: CONFIG, vars: {}, cluster: undefined, base: '[null,"/"]' };
-    expect(rawInputs({ cache: true }, ref, d)).toEqual({ ...ref, dir: '/xdg/webapi-credential', version: '1.2.3', cacheFlag: true, env: d.env, readFile: d.readFile });
+    expect(rawInputs({ cache: true }, ref, d)).toEqual({
+      ...ref,
+      dir: '/xdg/webapi-credential',
+      version: '1.2.3',
+      cacheFlag: true,
+      env: d.env,
+      readFile: d.readFile,
+    });
     expect(rawInputs({ cacheDir: '/mine' }, ref, d)).toMatchObject({ dir: '/mine', cacheFlag: undefined });
   });
 

@@ -17,8 +17,19 @@ describe('doctor under --timeout', () => {
       // Never answers: the deadline ends the call.
     });
     let looks = 0;
-    const config = JSON.stringify({ webAPIProviderConfig: { method: 'POST', url: `${api.url}/token`, tokenPath: '$.access_token', headers: { A: '{{ env.DOCTOR_KEY }}' }, tls: { caFile: pki.ca.certFile } } });
-    const result = await runInProcess(['doctor', '--timeout', '1s', '--config-inline', config], { env: { DOCTOR_KEY: 'doctor-key-Vt5' }, now: () => Date.now() + looks++ });
+    const config = JSON.stringify({
+      webAPIProviderConfig: {
+        method: 'POST',
+        url: `${api.url}/token`,
+        tokenPath: '$.access_token',
+        headers: { A: '{{ env.DOCTOR_KEY }}' },
+        tls: { caFile: pki.ca.certFile },
+      },
+    });
+    const result = await runInProcess(['doctor', '--timeout', '1s', '--config-inline', config], {
+      env: { DOCTOR_KEY: 'doctor-key-Vt5' },
+      now: () => Date.now() + looks++,
+    });
     expect(result.code).toBe(3);
     expect(result.stdout).toContain(`✗ token API   no answer from ${api.url}/token within --timeout 1s\n`);
     expect(result.stdout + result.stderr).not.toContain('doctor-key-Vt5');

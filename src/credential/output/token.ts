@@ -3,6 +3,7 @@ import type { OutputFormat } from './format.js';
 
 export const bareToken: OutputFormat = {
   describes: 'the bare token',
-  refuses: (config) => (config.paths.token ? undefined : '--output token needs a tokenPath; this config yields a client certificate'),
+  refuses: (config) =>
+    config.paths.token ? undefined : '--output token needs a tokenPath; this config yields a client certificate',
   print: (status) => (status.token ? `${status.token}\n` : undefined),
 };

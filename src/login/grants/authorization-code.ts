@@ -38,13 +38,18 @@ function codeTemplates(config: ProviderConfig): Array<[string, string]> {
   if (!code) return [];
   const fields: Array<[string, string]> = [[`${CODE_ROOT}.url`, code.url]];
   for (const [name, templates] of Object.entries(code.query)) {
-    templates.forEach((template, i) => fields.push([`${CODE_ROOT}.query.${name}${templates.length > 1 ? `[${i}]` : ''}`, template]));
+    templates.forEach((template, i) =>
+      fields.push([`${CODE_ROOT}.query.${name}${templates.length > 1 ? `[${i}]` : ''}`, template]),
+    );
   }
   return fields;
 }
 
 /** The authorization URL: the config's, then the flow's parameters (RFC 6749 §4.1.1, RFC 7636 §4.3, OIDC nonce). */
-export function authorizationUrl(configured: string, flow: { redirectUri: string; state: string; nonce: string; challenge: string }): string {
+export function authorizationUrl(
+  configured: string,
+  flow: { redirectUri: string; state: string; nonce: string; challenge: string },
+): string {
   const added = new URLSearchParams({
     response_type: 'code',
     redirect_uri: flow.redirectUri,
@@ -64,7 +69,12 @@ export function authorizationUrl(configured: string, flow: { redirectUri: string
 function shownAuthorizationUrl(own: RenderedRequest, config: ProviderConfig): string {
   const code = config.login!.authorizationCode!;
   const redirectUri = `http://${code.redirectHost}:${code.redirectPorts[0]}${code.redirectPath}`;
-  return authorizationUrl((own.shown ?? own).url, { redirectUri, state: '[state]', nonce: '[nonce]', challenge: '[code_challenge]' }).replace(/%5B(state|nonce|code_challenge)%5D/g, '[$1]');
+  return authorizationUrl((own.shown ?? own).url, {
+    redirectUri,
+    state: '[state]',
+    nonce: '[nonce]',
+    challenge: '[code_challenge]',
+  }).replace(/%5B(state|nonce|code_challenge)%5D/g, '[$1]');
 }
 
 /**
@@ -75,7 +85,8 @@ function shownAuthorizationUrl(own: RenderedRequest, config: ProviderConfig): st
 function refuseSecretUrl(own: RenderedRequest, redact: (text: string) => string): void {
   // Known from the renderer's taint (a letter a comparison chose is no text the redactor looks for),
   // and from the redactor for a path shown by rule that a secret became elsewhere.
-  const tainted = own.secretAt !== undefined && (own.secretAt.url !== undefined || Object.keys(own.secretAt.query).length > 0);
+  const tainted =
+    own.secretAt !== undefined && (own.secretAt.url !== undefined || Object.keys(own.secretAt.query).length > 0);
   if (own.urlSecret === true || tainted || redact(own.url) !== own.url) {
     throw new UsageError(
       'LOGIN_URL_SECRET',
@@ -94,9 +105,11 @@ export interface Expected {
   state: string;
 }
 
-export type Callback = { kind: 'code'; code: string; iss?: string } | { kind: 'error'; error: string; description?: string };
+export type Callback =
+  { kind: 'code'; code: string; iss?: string } | { kind: 'error'; error: string; description?: string };
 
-const PAGE = (title: string, text: string) => `<!doctype html>\n<html><head><meta charset="utf-8"><title>${title}</title></head><body><p>${text}</p></body></html>\n`;
+const PAGE = (title: string, text: string) =>
+  `<!doctype html>\n<html><head><meta charset="utf-8"><title>${title}</title></head><body><p>${text}</p></body></html>\n`;
 const NOT_FOUND: LoopbackAnswer = { status: 404, body: PAGE('Not found', 'Not found.') };
 
 function escapeHtml(text: string): string {
@@ -113,8 +126,13 @@ function sameSecret(a: string, b: string): boolean {
  * redirect_uri, the state this login sent, and a code or an error) is taken and answered with a small static page
  * that shows neither the code nor the state; everything else is 404 and leaves the login waiting.
  */
-export function answerCallback(request: LoopbackRequest, expected: Expected, redact: (text: string) => string = (text) => text): { answer: LoopbackAnswer; callback?: Callback } {
-  if (request.method !== 'GET' || request.host?.toLowerCase() !== expected.host.toLowerCase()) return { answer: NOT_FOUND };
+export function answerCallback(
+  request: LoopbackRequest,
+  expected: Expected,
+  redact: (text: string) => string = (text) => text,
+): { answer: LoopbackAnswer; callback?: Callback } {
+  if (request.method !== 'GET' || request.host?.toLowerCase() !== expected.host.toLowerCase())
+    return { answer: NOT_FOUND };
   // The redirect is a navigation; a page's fetch() or <img> is not, whatever it carries.
   if (request.fetchMode !== undefined && request.fetchMode !== 'navigate') return { answer: NOT_FOUND };
   if (request.target.length > 4 * MAX_PARAMETER) return { answer: NOT_FOUND };
@@ -134,18 +152,31 @@ export function answerCallback(request: LoopbackRequest, expected: Expected, red
     // Redacted before it is cut (a cut through an echoed secret leaves a piece no redactor knows).
     const said = redact(`${error}${description !== undefined ? `: ${description}` : ''}`).slice(0, 200);
     return {
-      answer: { status: 200, body: PAGE('Login failed', `The login was not completed (${escapeHtml(said)}). You can close this tab; the terminal says what to do.`) },
+      answer: {
+        status: 200,
+        body: PAGE(
+          'Login failed',
+          `The login was not completed (${escapeHtml(said)}). You can close this tab; the terminal says what to do.`,
+        ),
+      },
       callback: { kind: 'error', error, ...(description !== undefined ? { description } : {}) },
     };
   }
   const code = one('code');
   if (code === undefined) return { answer: NOT_FOUND };
   const iss = one('iss');
-  return { answer: { status: 200, body: PAGE('Logged in', 'Logged in. You can close this tab and go back to the terminal.') }, callback: { kind: 'code', code, ...(iss !== undefined ? { iss } : {}) } };
+  return {
+    answer: { status: 200, body: PAGE('Logged in', 'Logged in. You can close this tab and go back to the terminal.') },
+    callback: { kind: 'code', code, ...(iss !== undefined ? { iss } : {}) },
+  };
 }
 
 /** The first free port of the list, listening; all taken is exit 2 naming them. */
-async function listenFirstFree(session: GrantSession, code: AuthorizationCodeConfig, handler: (port: number) => (request: LoopbackRequest) => LoopbackAnswer): Promise<{ loopback: Loopback; port: number }> {
+async function listenFirstFree(
+  session: GrantSession,
+  code: AuthorizationCodeConfig,
+  handler: (port: number) => (request: LoopbackRequest) => LoopbackAnswer,
+): Promise<{ loopback: Loopback; port: number }> {
   const listen = session.browser!.listen;
   for (const port of code.redirectPorts) {
     try {
@@ -174,7 +205,10 @@ function checkNonce(document: Record<string, unknown>, nonce: string): void {
   }
   const got = typeof claims === 'object' && claims !== null ? (claims as Record<string, unknown>)['nonce'] : undefined;
   if (typeof got !== 'string' || !sameSecret(got, nonce)) {
-    throw new ResponseError('LOGIN_NONCE', "the token endpoint answered an id_token without this login's nonce: it was not issued for this login; run the command again");
+    throw new ResponseError(
+      'LOGIN_NONCE',
+      "the token endpoint answered an id_token without this login's nonce: it was not issued for this login; run the command again",
+    );
   }
 }
 
@@ -206,7 +240,8 @@ export const authorizationCodeGrant: InteractiveGrant = {
     const code = login.authorizationCode!;
     const end = session.now() + login.timeoutMs;
     session.until(end);
-    if (!session.browser) throw new LoginError('LOGIN_NO_BROWSER', 'a browser login needs a loopback listener, which this run cannot open');
+    if (!session.browser)
+      throw new LoginError('LOGIN_NO_BROWSER', 'a browser login needs a loopback listener, which this run cannot open');
     const own = await session.own();
     session.checkpoint();
     // Rendered anew (the steps may have run): refused before anything listens or opens.
@@ -220,7 +255,11 @@ export const authorizationCodeGrant: InteractiveGrant = {
     let done = false;
     const handler = (port: number) => (request: LoopbackRequest) => {
       if (done) return NOT_FOUND;
-      const { answer, callback: got } = answerCallback(request, { host: `${code.redirectHost}:${port}`, path: code.redirectPath, state }, session.redact);
+      const { answer, callback: got } = answerCallback(
+        request,
+        { host: `${code.redirectHost}:${port}`, path: code.redirectPath, state },
+        session.redact,
+      );
       if (got) {
         done = true;
         taken(got);
@@ -239,38 +278,74 @@ export const authorizationCodeGrant: InteractiveGrant = {
           await open(opener, url);
           opened = true;
         } catch (error) {
-          session.say(`could not open a browser with ${opener[0]} (${(error as NodeJS.ErrnoException).code ?? 'failed'}): open the address below yourself`);
+          session.say(
+            `could not open a browser with ${opener[0]} (${(error as NodeJS.ErrnoException).code ?? 'failed'}): open the address below yourself`,
+          );
         }
       }
       // The URL is for the person: shown before its state and nonce become secrets, which they are for every later line.
       session.say(`to log in, open ${url}`);
-      session.say(`${opened ? 'in the browser that opened, ' : ''}within ${minutes(login.timeoutMs)} (login.timeout); Ctrl-C cancels`);
+      session.say(
+        `${opened ? 'in the browser that opened, ' : ''}within ${minutes(login.timeoutMs)} (login.timeout); Ctrl-C cancels`,
+      );
       session.secret(state);
       session.secret(nonce);
-      const got = await Promise.race([callback, session.sleep(Math.max(0, end - session.now()), waiting.signal).then(() => undefined)]);
+      const got = await Promise.race([
+        callback,
+        session.sleep(Math.max(0, end - session.now()), waiting.signal).then(() => undefined),
+      ]);
       session.checkpoint();
       if (got === undefined) {
-        throw new LoginError('LOGIN_TIMEOUT', `the browser did not come back within ${minutes(login.timeoutMs)} (login.timeout); run the command again to log in anew`);
+        throw new LoginError(
+          'LOGIN_TIMEOUT',
+          `the browser did not come back within ${minutes(login.timeoutMs)} (login.timeout); run the command again to log in anew`,
+        );
       }
       if (got.kind === 'error') {
-        if (got.error === 'access_denied') throw new LoginError('LOGIN_DENIED', 'the login was denied at the identity provider; run the command again to log in anew');
-        const description = got.description !== undefined ? ` (${quoted(session.redact(got.description).slice(0, 200))})` : '';
-        throw new LoginError('LOGIN_REFUSED', `the authorization endpoint answered ${quoted(session.redact(got.error).slice(0, 200))}${description}; check login.authorizationCode and the client's registration`);
+        if (got.error === 'access_denied')
+          throw new LoginError(
+            'LOGIN_DENIED',
+            'the login was denied at the identity provider; run the command again to log in anew',
+          );
+        const description =
+          got.description !== undefined ? ` (${quoted(session.redact(got.description).slice(0, 200))})` : '';
+        throw new LoginError(
+          'LOGIN_REFUSED',
+          `the authorization endpoint answered ${quoted(session.redact(got.error).slice(0, 200))}${description}; check login.authorizationCode and the client's registration`,
+        );
       }
       session.secret(got.code);
       // RFC 9207 §2.4: the config names the issuer when it says it sends iss; then a missing one is refused too.
       if (code.issuer !== undefined && got.iss === undefined) {
-        throw new LoginError('LOGIN_ISSUER', `the browser came back without the iss of ${code.issuer} (RFC 9207), which the issuer says it sends: nothing was exchanged`);
+        throw new LoginError(
+          'LOGIN_ISSUER',
+          `the browser came back without the iss of ${code.issuer} (RFC 9207), which the issuer says it sends: nothing was exchanged`,
+        );
       }
       if (code.issuer !== undefined && got.iss !== code.issuer) {
-        throw new LoginError('LOGIN_ISSUER', `the browser came back from the issuer ${quoted(session.redact(got.iss ?? '').slice(0, 200))}, not ${code.issuer} (RFC 9207): nothing was exchanged`);
+        throw new LoginError(
+          'LOGIN_ISSUER',
+          `the browser came back from the issuer ${quoted(session.redact(got.iss ?? '').slice(0, 200))}, not ${code.issuer} (RFC 9207): nothing was exchanged`,
+        );
       }
       // The code is single-use: one exchange.
-      const exchange = await session.token({ grant_type: CODE_GRANT, code: got.code, redirect_uri: redirectUri, code_verifier: verifier });
+      const exchange = await session.token({
+        grant_type: CODE_GRANT,
+        code: got.code,
+        redirect_uri: redirectUri,
+        code_verifier: verifier,
+      });
       session.checkpoint();
-      const { status, document } = await session.post(exchange, session.now() + config.timeoutMs, true, { endpoint: 'token', grant: CODE_GRANT });
+      const { status, document } = await session.post(exchange, session.now() + config.timeoutMs, true, {
+        endpoint: 'token',
+        grant: CODE_GRANT,
+      });
       const step = readTokenAnswer(status, document, CODE_GRANT, session.redact);
-      if (step.kind !== 'token') throw new ResponseError('LOGIN_ANSWER', 'the token endpoint answered the authorization code with a device grant error');
+      if (step.kind !== 'token')
+        throw new ResponseError(
+          'LOGIN_ANSWER',
+          'the token endpoint answered the authorization code with a device grant error',
+        );
       checkNonce(step.document, nonce);
       return step.document;
     } finally {

@@ -52,7 +52,9 @@ function deviceTemplates(config: ProviderConfig): Array<[string, string]> {
   if (!login) return [];
   const fields: Array<[string, string]> = [[`${DEVICE_ROOT}.url`, login.url]];
   for (const [name, templates] of Object.entries(login.form)) {
-    templates.forEach((template, i) => fields.push([`${DEVICE_ROOT}.form.${name}${templates.length > 1 ? `[${i}]` : ''}`, template]));
+    templates.forEach((template, i) =>
+      fields.push([`${DEVICE_ROOT}.form.${name}${templates.length > 1 ? `[${i}]` : ''}`, template]),
+    );
   }
   return fields;
 }
@@ -72,7 +74,12 @@ function webUri(value: unknown): value is string {
   try {
     const url = new URL(value);
     // https://idp.example.com@evil.example/ reads as the IdP and opens evil.example: no user info.
-    return (url.protocol === 'https:' || url.protocol === 'http:') && url.username === '' && url.password === '' && !/^[a-z]+:\/\/[^/?#\\]*@/i.test(value);
+    return (
+      (url.protocol === 'https:' || url.protocol === 'http:') &&
+      url.username === '' &&
+      url.password === '' &&
+      !/^[a-z]+:\/\/[^/?#\\]*@/i.test(value)
+    );
   } catch {
     return false;
   }
@@ -80,17 +87,33 @@ function webUri(value: unknown): value is string {
 
 /** The device authorization answer (RFC 8628 §3.2), or exit 4 naming what is wrong with it. */
 export function readDeviceAuthorization(document: unknown): DeviceAuthorization {
-  const fail = (what: string) => new ResponseError('DEVICE_AUTHORIZATION', `the device authorization endpoint answered ${what}; check login.deviceAuthorization.url`);
+  const fail = (what: string) =>
+    new ResponseError(
+      'DEVICE_AUTHORIZATION',
+      `the device authorization endpoint answered ${what}; check login.deviceAuthorization.url`,
+    );
   if (typeof document !== 'object' || document === null || Array.isArray(document)) throw fail('no JSON object');
   const answer = document as Record<string, unknown>;
   if (typeof answer['device_code'] !== 'string' || answer['device_code'] === '') throw fail('no device_code');
-  if (!isUserCode(answer['user_code'])) throw fail(answer['user_code'] === undefined ? 'no user_code' : 'a user_code that is not a short code of printable ASCII without spaces');
+  if (!isUserCode(answer['user_code']))
+    throw fail(
+      answer['user_code'] === undefined
+        ? 'no user_code'
+        : 'a user_code that is not a short code of printable ASCII without spaces',
+    );
   const uri = webUri(answer['verification_uri']) ? asciiUri(answer['verification_uri']) : undefined;
-  if (uri === undefined) throw fail(answer['verification_uri'] === undefined ? 'no verification_uri' : 'a verification_uri that is not an http(s) URL a person can open');
+  if (uri === undefined)
+    throw fail(
+      answer['verification_uri'] === undefined
+        ? 'no verification_uri'
+        : 'a verification_uri that is not an http(s) URL a person can open',
+    );
   const expiresIn = seconds(answer['expires_in']);
   if (expiresIn === undefined || expiresIn <= 0) throw fail('no expires_in (seconds the code lives)');
   const interval = seconds(answer['interval']);
-  const complete = webUri(answer['verification_uri_complete']) ? asciiUri(answer['verification_uri_complete']) : undefined;
+  const complete = webUri(answer['verification_uri_complete'])
+    ? asciiUri(answer['verification_uri_complete'])
+    : undefined;
   return {
     deviceCode: answer['device_code'],
     userCode: answer['user_code'],
@@ -98,7 +121,8 @@ export function readDeviceAuthorization(document: unknown): DeviceAuthorization 
     verificationUri: uri,
     ...(complete !== undefined ? { verificationUriComplete: complete } : {}),
     expiresInMs: Math.min(expiresIn * 1000, MAX_LOGIN_MS),
-    intervalMs: interval === undefined ? DEFAULT_INTERVAL_MS : Math.max(Math.min(interval * 1000, MAX_LOGIN_MS), MIN_INTERVAL_MS),
+    intervalMs:
+      interval === undefined ? DEFAULT_INTERVAL_MS : Math.max(Math.min(interval * 1000, MAX_LOGIN_MS), MIN_INTERVAL_MS),
   };
 }
 
@@ -112,7 +136,10 @@ export function promptLines(authorization: DeviceAuthorization, endpoint?: strin
   const page = authorization.verificationUriComplete ?? authorization.verificationUri;
   const note = endpoint !== undefined ? otherHostNote(page, endpoint) : undefined;
   const lines = authorization.verificationUriComplete
-    ? [`to log in, open ${page}`, `and check that it shows the code ${authorization.userCode} (${within}; Ctrl-C cancels)`]
+    ? [
+        `to log in, open ${page}`,
+        `and check that it shows the code ${authorization.userCode} (${within}; Ctrl-C cancels)`,
+      ]
     : [`to log in, open ${page}`, `and enter the code ${authorization.userCode} (${within}; Ctrl-C cancels)`];
   return note !== undefined ? [...lines, note] : lines;
 }
@@ -121,7 +148,6 @@ export function promptLines(authorization: DeviceAuthorization, endpoint?: strin
 export function slowedDown(intervalMs: number): number {
   return Math.min(intervalMs + SLOW_DOWN_MS, MAX_LOGIN_MS);
 }
-
 
 /** The device grant: ask for a device code, show the person where to go, poll until they approve, refuse, or the code expires. */
 export const deviceGrant: InteractiveGrant = {
@@ -134,7 +160,8 @@ export const deviceGrant: InteractiveGrant = {
   configured: (login) => login.deviceAuthorization !== undefined,
   request: deviceRequestConfig,
   templates: deviceTemplates,
-  describe: (own, token) => `# ${DEVICE_ROOT}\n${describeRequest(own)}\n# webAPIProviderConfig (polled)\n${describeRequest(pollRequest(token, 'device_code'))}`,
+  describe: (own, token) =>
+    `# ${DEVICE_ROOT}\n${describeRequest(own)}\n# webAPIProviderConfig (polled)\n${describeRequest(pollRequest(token, 'device_code'))}`,
   run: async (session) => {
     const { config } = session;
     const start = session.now();
@@ -143,7 +170,9 @@ export const deviceGrant: InteractiveGrant = {
     const deviceRequest = await session.own();
     // A Ctrl-C while the request was rendered: it is not sent.
     session.checkpoint();
-    const answer = await session.post(deviceRequest, start + config.timeoutMs * (config.retryLimit + 1), false, { endpoint: 'device authorization' });
+    const answer = await session.post(deviceRequest, start + config.timeoutMs * (config.retryLimit + 1), false, {
+      endpoint: 'device authorization',
+    });
     const authorization = readDeviceAuthorization(answer.document);
     session.secret(authorization.deviceCode);
     const end = start + authorization.expiresInMs;
@@ -160,11 +189,18 @@ export const deviceGrant: InteractiveGrant = {
       await session.sleep(Math.max(0, Math.min(interval, end - session.now())));
       // Ctrl-C during the wait: no poll after it.
       session.checkpoint();
-      if (session.now() >= end) throw new LoginError('LOGIN_EXPIRED', 'the login code expired before it was approved; run the command again for a new code');
+      if (session.now() >= end)
+        throw new LoginError(
+          'LOGIN_EXPIRED',
+          'the login code expired before it was approved; run the command again for a new code',
+        );
       // Rendered anew for each poll: a client assertion (jwt()) is single-use.
       const poll = await session.token({ grant_type: DEVICE_CODE_GRANT, device_code: authorization.deviceCode });
       session.checkpoint();
-      const { status, document } = await session.post(poll, end + config.timeoutMs, true, { endpoint: 'token', grant: DEVICE_CODE_GRANT });
+      const { status, document } = await session.post(poll, end + config.timeoutMs, true, {
+        endpoint: 'token',
+        grant: DEVICE_CODE_GRANT,
+      });
       const step = readTokenAnswer(status, document, 'device_code', session.redact);
       if (step.kind === 'slow_down') interval = slowedDown(interval);
       if (step.kind === 'token') return step.document;

@@ -31,7 +31,12 @@ export interface GrantSession {
    */
   token: (fields: Record<string, string>) => Promise<RenderedRequest>;
   /** Sends one request to `to`; with `errorsAnswer`, an OAuth error answer (400, 401) is returned to be read. Ends on Ctrl-C. */
-  post: (request: RenderedRequest, deadline: number, errorsAnswer: boolean, to: Sent) => Promise<{ status: number; document: unknown }>;
+  post: (
+    request: RenderedRequest,
+    deadline: number,
+    errorsAnswer: boolean,
+    to: Sent,
+  ) => Promise<{ status: number; document: unknown }>;
   /** Waits `ms`, or until `signal` aborts; ends on Ctrl-C (the LoginError of a cancelled login). */
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Throws the LoginError of a cancelled login once Ctrl-C was pressed: nothing is sent after it. */

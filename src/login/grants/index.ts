@@ -6,11 +6,19 @@ import { authorizationCodeGrant } from './authorization-code.js';
 import { deviceGrant } from './device.js';
 import type { GrantName, InteractiveGrant } from './grant.js';
 
-export type { BrowserSession, GrantName, TokenGrant, GrantSession, InteractiveGrant, Loopback, LoopbackAnswer, LoopbackRequest } from './grant.js';
+export type {
+  BrowserSession,
+  GrantName,
+  TokenGrant,
+  GrantSession,
+  InteractiveGrant,
+  Loopback,
+  LoopbackAnswer,
+  LoopbackRequest,
+} from './grant.js';
 
 /** Every interactive grant, in the order of preference: the browser first, the device grant for machines without one. */
 const GRANTS: readonly InteractiveGrant[] = [authorizationCodeGrant, deviceGrant];
-
 
 /** The grants this config configures. */
 export function configuredGrants(config: ProviderConfig): InteractiveGrant[] {
@@ -29,7 +37,10 @@ export function pickGrant(config: ProviderConfig, choice: { grant?: GrantName; b
     const asked = configured.find((grant) => grant.name === choice.grant);
     if (!asked) {
       const block = GRANTS.find((grant) => grant.name === choice.grant)!.root.replace('webAPIProviderConfig.', '');
-      throw new UsageError('LOGIN_GRANT_NONE', `--grant ${choice.grant}: this config has no ${block}; it logs in with ${configured.map((grant) => grant.name).join(' or ')}`);
+      throw new UsageError(
+        'LOGIN_GRANT_NONE',
+        `--grant ${choice.grant}: this config has no ${block}; it logs in with ${configured.map((grant) => grant.name).join(' or ')}`,
+      );
     }
     return asked;
   }

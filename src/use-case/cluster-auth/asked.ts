@@ -29,7 +29,9 @@ export function askedOf(requests: ReadonlyArray<Carrier | undefined>): Asked {
         return { value, ...(from !== undefined ? { secretFrom: from } : {}) };
       };
       for (const parameter of ['audience', 'resource'] as const) {
-        for (const value of params.getAll(parameter)) if (value !== '' && !asked.audiences.some((a) => a.value === value)) asked.audiences.push({ parameter, ...valueOf(parameter, value) });
+        for (const value of params.getAll(parameter))
+          if (value !== '' && !asked.audiences.some((a) => a.value === value))
+            asked.audiences.push({ parameter, ...valueOf(parameter, value) });
       }
       const clientId = params.get('client_id');
       if (clientId && asked.clientId === undefined) asked.clientId = valueOf('client_id', clientId);
@@ -38,11 +40,15 @@ export function askedOf(requests: ReadonlyArray<Carrier | undefined>): Asked {
   return asked;
 }
 
-function parameters(request: Carrier): Array<{ params: URLSearchParams; secretFrom: (name: string) => string | undefined }> {
+function parameters(
+  request: Carrier,
+): Array<{ params: URLSearchParams; secretFrom: (name: string) => string | undefined }> {
   const at = request.secretAt;
   const found: Array<{ params: URLSearchParams; secretFrom: (name: string) => string | undefined }> = [];
-  if (URL.canParse(request.url)) found.push({ params: new URL(request.url).searchParams, secretFrom: (name) => at?.query[name] ?? at?.url });
+  if (URL.canParse(request.url))
+    found.push({ params: new URL(request.url).searchParams, secretFrom: (name) => at?.query[name] ?? at?.url });
   const type = Object.entries(request.headers).find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? '';
-  if (request.body !== undefined && /^application\/x-www-form-urlencoded/i.test(type)) found.push({ params: new URLSearchParams(request.body), secretFrom: (name) => at?.form[name] ?? at?.body });
+  if (request.body !== undefined && /^application\/x-www-form-urlencoded/i.test(type))
+    found.push({ params: new URLSearchParams(request.body), secretFrom: (name) => at?.form[name] ?? at?.body });
   return found;
 }

@@ -38,15 +38,30 @@ export async function clusterAuth(flags: ClusterAuthFlags, deps: Deps): Promise<
   const deadline = deps.now() + flags.run.timeoutMs;
   const prepared = await prepare(flags.run, deps);
   const { config, request } = prepared;
-  if (!config.paths.token) throw new UsageError('CLUSTER_AUTH_CERTIFICATE', "this config's credential is a client certificate: the cluster trusts it through its client CA (kube-apiserver --client-ca-file), not a jwt authenticator");
+  if (!config.paths.token)
+    throw new UsageError(
+      'CLUSTER_AUTH_CERTIFICATE',
+      "this config's credential is a client certificate: the cluster trusts it through its client CA (kube-apiserver --client-ca-file), not a jwt authenticator",
+    );
   // A CA a secret decided or gave would be printed: two certificates or one spell a comparison out.
   // Named by its field alone: the path of a caFile a secret chose is no more shown than its text.
-  if (request.tls.caSecret) throw new UsageError('CLUSTER_AUTH_SECRET', `${request.tls.caSecret}: a secret decided or gave the CA, and cluster-auth prints no secret: give the CA with --set (caData: "{{ vars.CA }}") or a tls.caFile`);
+  if (request.tls.caSecret)
+    throw new UsageError(
+      'CLUSTER_AUTH_SECRET',
+      `${request.tls.caSecret}: a secret decided or gave the CA, and cluster-auth prints no secret: give the CA with --set (caData: "{{ vars.CA }}") or a tls.caFile`,
+    );
   // Certificates only: a key concatenated into the config's CA bundle goes into no manifest.
   const bundle = request.tls.ca !== undefined ? certificatesOnly(request.tls.ca) : undefined;
-  if (bundle && bundle.dropped.length > 0) deps.warn(`${request.tls.caFrom ?? 'tls.caData'} holds ${bundle.dropped.join(', ')} besides its certificates: only the certificates go into issuer.certificateAuthority`);
+  if (bundle && bundle.dropped.length > 0)
+    deps.warn(
+      `${request.tls.caFrom ?? 'tls.caData'} holds ${bundle.dropped.join(', ')} besides its certificates: only the certificates go into issuer.certificateAuthority`,
+    );
   const ca = bundle?.pem || undefined;
-  const discovery: DiscoveryOptions = { deadline, timeoutMs: flags.run.timeoutMs, ...(ca !== undefined ? { ca: { pem: ca, from: request.tls.caFrom ?? 'tls.caData' } } : {}) };
+  const discovery: DiscoveryOptions = {
+    deadline,
+    timeoutMs: flags.run.timeoutMs,
+    ...(ca !== undefined ? { ca: { pem: ca, from: request.tls.caFrom ?? 'tls.caData' } } : {}),
+  };
   const idToken = config.paths.token === '$.id_token';
   const asked = askedOf([request, ...prepared.logins.map((login) => login.request)]);
   // A value a secret reached or decided would be printed: the manifest is no place for it. Known from
@@ -54,56 +69,135 @@ export async function clusterAuth(flags: ClusterAuthFlags, deps: Deps): Promise<
   // boolean a comparison chose, and one run per threshold would binary-search the secret.
   const named = [...asked.audiences, ...(asked.clientId ? [{ parameter: 'client_id', ...asked.clientId }] : [])];
   for (const { parameter, secretFrom } of named) {
-    if (secretFrom !== undefined) throw new UsageError('CLUSTER_AUTH_SECRET', `${secretFrom}: a secret decided or gave the ${parameter} it asks for, and cluster-auth prints no value a secret decides: give it as text of the config or with --set`);
+    if (secretFrom !== undefined)
+      throw new UsageError(
+        'CLUSTER_AUTH_SECRET',
+        `${secretFrom}: a secret decided or gave the ${parameter} it asks for, and cluster-auth prints no value a secret decides: give it as text of the config or with --set`,
+      );
   }
   const username = { claim: flags.usernameClaim, prefix: flags.usernamePrefix };
-  const groups = flags.groupsClaim !== undefined ? { claim: flags.groupsClaim, prefix: flags.groupsPrefix ?? flags.usernamePrefix } : undefined;
+  const groups =
+    flags.groupsClaim !== undefined
+      ? { claim: flags.groupsClaim, prefix: flags.groupsPrefix ?? flags.usernamePrefix }
+      : undefined;
   let trust: Omit<ClusterTrust, 'ca' | 'bind'>;
   let bindUser = flags.bindUser;
   if (flags.fromToken) {
     const claims = await tokenClaims(prepared, flags, deps);
     const iss = claims['iss'];
-    if (typeof iss !== 'string' || iss === '') throw new ResponseError('CLUSTER_AUTH_NO_ISS', `the token has no iss claim, and a kube-apiserver takes a JWT by its issuer; its claims are ${claimNames(claims)}`);
+    if (typeof iss !== 'string' || iss === '')
+      throw new ResponseError(
+        'CLUSTER_AUTH_NO_ISS',
+        `the token has no iss claim, and a kube-apiserver takes a JWT by its issuer; its claims are ${claimNames(claims)}`,
+      );
     const aud = audiences(claims);
-    if (aud.length === 0) throw new ResponseError('CLUSTER_AUTH_NO_AUD', `the token has no aud claim, and a kube-apiserver needs one of its audiences; its claims are ${claimNames(claims)}`);
+    if (aud.length === 0)
+      throw new ResponseError(
+        'CLUSTER_AUTH_NO_AUD',
+        `the token has no aud claim, and a kube-apiserver needs one of its audiences; its claims are ${claimNames(claims)}`,
+      );
     const name = claims[username.claim];
     if (typeof name !== 'string' || name === '') {
-      throw new UsageError('CLUSTER_AUTH_NO_CLAIM', `the token has no ${username.claim} claim of a string for the username (--username-claim); its claims are ${claimNames(claims)}`);
+      throw new UsageError(
+        'CLUSTER_AUTH_NO_CLAIM',
+        `the token has no ${username.claim} claim of a string for the username (--username-claim); its claims are ${claimNames(claims)}`,
+      );
     }
-    if (groups && claims[groups.claim] === undefined) deps.warn(`the token has no ${groups.claim} claim (--groups-claim): the cluster will see this user in no group of the issuer's`);
-    for (const [what, value] of [['iss', iss], ['aud', aud.join(' ')], [username.claim, name]] as const) {
-      if (UNSHOWABLE.test(value)) throw new ResponseError('CLUSTER_AUTH_CLAIM_UNSHOWABLE', `the token's ${what} claim holds a control or format character; cluster-auth writes no such value into a manifest`);
+    if (groups && claims[groups.claim] === undefined)
+      deps.warn(
+        `the token has no ${groups.claim} claim (--groups-claim): the cluster will see this user in no group of the issuer's`,
+      );
+    for (const [what, value] of [
+      ['iss', iss],
+      ['aud', aud.join(' ')],
+      [username.claim, name],
+    ] as const) {
+      if (UNSHOWABLE.test(value))
+        throw new ResponseError(
+          'CLUSTER_AUTH_CLAIM_UNSHOWABLE',
+          `the token's ${what} claim holds a control or format character; cluster-auth writes no such value into a manifest`,
+        );
     }
     if (bindUser === true) bindUser = name;
-    trust = { issuer: iss, audiences: aud, username, ...(groups ? { groups } : {}), role: flags.role, credential: credentialWords(idToken, aud), from: 'a token this config gave (its iss, aud and claim names; the token is not shown)' };
+    trust = {
+      issuer: iss,
+      audiences: aud,
+      username,
+      ...(groups ? { groups } : {}),
+      role: flags.role,
+      credential: credentialWords(idToken, aud),
+      from: 'a token this config gave (its iss, aud and claim names; the token is not shown)',
+    };
     // A login may have taken a person minutes: the issuer's document gets a --timeout of its own.
-    const found = await openIdConfiguration(issuer(iss), { ...discovery, deadline: deps.now() + flags.run.timeoutMs }, deps);
-    if ('problem' in found) deps.warn(`the kube-apiserver reads the issuer's keys through ${found.problem.replace(/^(\S+): /, '$1, which failed here: ')}`);
+    const found = await openIdConfiguration(
+      issuer(iss),
+      { ...discovery, deadline: deps.now() + flags.run.timeoutMs },
+      deps,
+    );
+    if ('problem' in found)
+      deps.warn(
+        `the kube-apiserver reads the issuer's keys through ${found.problem.replace(/^(\S+): /, '$1, which failed here: ')}`,
+      );
   } else {
-    const iss = flags.issuer !== undefined ? await confirmIssuer(checkIssuer(flags.issuer, '--issuer'), discovery, deps) : await findIssuer(request.url, discovery, deps);
-    const aud = idToken ? (asked.clientId !== undefined ? [asked.clientId.value] : []) : asked.audiences.map((a) => a.value);
+    const iss =
+      flags.issuer !== undefined
+        ? await confirmIssuer(checkIssuer(flags.issuer, '--issuer'), discovery, deps)
+        : await findIssuer(request.url, discovery, deps);
+    const aud = idToken
+      ? asked.clientId !== undefined
+        ? [asked.clientId.value]
+        : []
+      : asked.audiences.map((a) => a.value);
     if (aud.length === 0) {
       throw new UsageError(
         'CLUSTER_AUTH_NO_AUDIENCE',
         idToken
-          ? 'cannot know the id_token\'s aud (the client id): the config names no client_id in its form or query; run cluster-auth --from-token to read it from a real token'
+          ? "cannot know the id_token's aud (the client id): the config names no client_id in its form or query; run cluster-auth --from-token to read it from a real token"
           : "cannot know the access token's aud: the config asks for no audience or resource (--set audience= or --set resource=), and without one the issuer decides it; run cluster-auth --from-token to read it from a real token",
       );
     }
-    trust = { issuer: iss, audiences: aud, username, ...(groups ? { groups } : {}), role: flags.role, credential: credentialWords(idToken, aud), from: `${iss}/.well-known/openid-configuration and the config` };
+    trust = {
+      issuer: iss,
+      audiences: aud,
+      username,
+      ...(groups ? { groups } : {}),
+      role: flags.role,
+      credential: credentialWords(idToken, aud),
+      from: `${iss}/.well-known/openid-configuration and the config`,
+    };
   }
   // The issuer's CA is the config's only when the config reaches the issuer's host through it.
   const sameHost = URL.canParse(request.url) && new URL(request.url).host === new URL(trust.issuer).host;
-  if (ca !== undefined && !sameHost) deps.warn(`the config's CA (${request.tls.caFrom ?? 'tls.caData'}) is for ${new URL(request.url).host}, not the issuer's host: issuer.certificateAuthority left out (the apiserver then trusts its system roots)`);
-  const bind: ClusterTrust['bind'] = typeof bindUser === 'string' ? { kind: 'User', name: bindUser } : flags.bindGroup !== undefined ? { kind: 'Group', name: flags.bindGroup } : undefined;
-  deps.stdout(clusterAuthManifest({ ...trust, ...(ca !== undefined && sameHost ? { ca } : {}), ...(bind ? { bind } : {}) }));
+  if (ca !== undefined && !sameHost)
+    deps.warn(
+      `the config's CA (${request.tls.caFrom ?? 'tls.caData'}) is for ${new URL(request.url).host}, not the issuer's host: issuer.certificateAuthority left out (the apiserver then trusts its system roots)`,
+    );
+  const bind: ClusterTrust['bind'] =
+    typeof bindUser === 'string'
+      ? { kind: 'User', name: bindUser }
+      : flags.bindGroup !== undefined
+        ? { kind: 'Group', name: flags.bindGroup }
+        : undefined;
+  deps.stdout(
+    clusterAuthManifest({ ...trust, ...(ca !== undefined && sameHost ? { ca } : {}), ...(bind ? { bind } : {}) }),
+  );
 }
 
 function checkFlags(flags: ClusterAuthFlags): void {
-  if (flags.bindUser !== undefined && flags.bindGroup !== undefined) throw new UsageError('FLAG_CONFLICT', 'cluster-auth binds --bind-user or --bind-group, not both');
-  if (flags.bindGroup !== undefined && flags.groupsClaim === undefined) throw new UsageError('FLAG_CONFLICT', '--bind-group needs --groups-claim: without it the cluster sees no group of the issuer\'s');
-  if (flags.bindUser === true && !flags.fromToken) throw new UsageError('FLAG_CONFLICT', '--bind-user without a name binds the user the token names: add --from-token, or give the name (--bind-user alice)');
-  if (flags.groupsPrefix !== undefined && flags.groupsClaim === undefined) throw new UsageError('FLAG_CONFLICT', '--groups-prefix needs --groups-claim');
+  if (flags.bindUser !== undefined && flags.bindGroup !== undefined)
+    throw new UsageError('FLAG_CONFLICT', 'cluster-auth binds --bind-user or --bind-group, not both');
+  if (flags.bindGroup !== undefined && flags.groupsClaim === undefined)
+    throw new UsageError(
+      'FLAG_CONFLICT',
+      "--bind-group needs --groups-claim: without it the cluster sees no group of the issuer's",
+    );
+  if (flags.bindUser === true && !flags.fromToken)
+    throw new UsageError(
+      'FLAG_CONFLICT',
+      '--bind-user without a name binds the user the token names: add --from-token, or give the name (--bind-user alice)',
+    );
+  if (flags.groupsPrefix !== undefined && flags.groupsClaim === undefined)
+    throw new UsageError('FLAG_CONFLICT', '--groups-prefix needs --groups-claim');
   const values: Array<[string, string | undefined]> = [
     ['--username-claim', flags.usernameClaim],
     ['--username-prefix', flags.usernamePrefix],
@@ -115,8 +209,10 @@ function checkFlags(flags: ClusterAuthFlags): void {
   ];
   for (const [name, value] of values) {
     if (value === undefined) continue;
-    if (UNSHOWABLE.test(value)) throw new UsageError('FLAG_INVALID', `${name}: a control or format character has no place in a manifest`);
-    if (value === '' && name !== '--username-prefix' && name !== '--groups-prefix') throw new UsageError('FLAG_INVALID', `${name} needs a value`);
+    if (UNSHOWABLE.test(value))
+      throw new UsageError('FLAG_INVALID', `${name}: a control or format character has no place in a manifest`);
+    if (value === '' && name !== '--username-prefix' && name !== '--groups-prefix')
+      throw new UsageError('FLAG_INVALID', `${name} needs a value`);
   }
 }
 
@@ -124,7 +220,10 @@ function checkFlags(flags: ClusterAuthFlags): void {
 async function tokenClaims(prepared: Prepared, flags: ClusterAuthFlags, deps: Deps): Promise<Record<string, unknown>> {
   let printed = '';
   const cache = flags.run.cache ?? (prepared.config.login ? true : undefined);
-  await getToken({ ...flags.run, output: 'token', ...(cache !== undefined ? { cache } : {}) }, { ...deps, stdout: (text) => void (printed += text) });
+  await getToken(
+    { ...flags.run, output: 'token', ...(cache !== undefined ? { cache } : {}) },
+    { ...deps, stdout: (text) => void (printed += text) },
+  );
   const token = printed.trim();
   deps.redactor.add(token);
   const claims = jwtClaims(token);
@@ -139,12 +238,16 @@ async function tokenClaims(prepared: Prepared, flags: ClusterAuthFlags, deps: De
 
 /** The names of a token's claims, as doctor shows them: names only, plain ones. */
 function claimNames(claims: Record<string, unknown>): string {
-  const names = Object.keys(claims).filter((name) => /^[A-Za-z_][\w.:-]{0,39}$/.test(name)).slice(0, 30);
+  const names = Object.keys(claims)
+    .filter((name) => /^[A-Za-z_][\w.:-]{0,39}$/.test(name))
+    .slice(0, 30);
   return names.length > 0 ? names.join(', ') : '(none)';
 }
 
 function credentialWords(idToken: boolean, aud: string[]): string {
-  return idToken ? `a person's id_token, whose aud is the client id (${aud.join(', ')})` : `an access token, whose aud is the audience or resource it was asked for (${aud.join(', ')})`;
+  return idToken
+    ? `a person's id_token, whose aud is the client id (${aud.join(', ')})`
+    : `an access token, whose aud is the audience or resource it was asked for (${aud.join(', ')})`;
 }
 
 /** A token's iss as a URL discovery can take; the apiserver's own rule (https, no query, fragment or user) refuses the rest. */
@@ -152,13 +255,20 @@ function issuer(iss: string): string {
   try {
     return checkIssuer(iss, "the token's iss");
   } catch (error) {
-    throw new ResponseError('CLUSTER_AUTH_ISS', `${(error as Error).message}: a kube-apiserver takes only an https:// issuer without query, fragment or user info`);
+    throw new ResponseError(
+      'CLUSTER_AUTH_ISS',
+      `${(error as Error).message}: a kube-apiserver takes only an https:// issuer without query, fragment or user info`,
+    );
   }
 }
 
 async function confirmIssuer(iss: string, discovery: DiscoveryOptions, deps: Deps): Promise<string> {
   const found = await openIdConfiguration(iss, discovery, deps);
-  if ('problem' in found) throw new UsageError('CLUSTER_AUTH_NO_DISCOVERY', `the kube-apiserver reads the issuer's keys through ${found.problem.replace(/^(\S+): /, '$1, which failed: ')}; fix --issuer, or run cluster-auth --from-token`);
+  if ('problem' in found)
+    throw new UsageError(
+      'CLUSTER_AUTH_NO_DISCOVERY',
+      `the kube-apiserver reads the issuer's keys through ${found.problem.replace(/^(\S+): /, '$1, which failed: ')}; fix --issuer, or run cluster-auth --from-token`,
+    );
   return found.metadata.issuer;
 }
 
@@ -167,13 +277,18 @@ async function findIssuer(tokenUrl: string, discovery: DiscoveryOptions, deps: D
   const url = new URL(tokenUrl);
   const segments = url.pathname.split('/').filter((segment) => segment !== '');
   const candidates: string[] = [];
-  for (let n = segments.length - 1; n >= 0 && candidates.length < MAX_ISSUER_CANDIDATES; n--) candidates.push(`${url.origin}${n > 0 ? `/${segments.slice(0, n).join('/')}` : ''}`);
+  for (let n = segments.length - 1; n >= 0 && candidates.length < MAX_ISSUER_CANDIDATES; n--)
+    candidates.push(`${url.origin}${n > 0 ? `/${segments.slice(0, n).join('/')}` : ''}`);
   const tried: string[] = [];
   for (const candidate of candidates) {
     if (deps.now() >= discovery.deadline) break;
     const found = await openIdConfiguration(candidate, discovery, deps);
-    if ('metadata' in found && found.metadata.token_endpoint === `${url.origin}${url.pathname}`) return found.metadata.issuer;
+    if ('metadata' in found && found.metadata.token_endpoint === `${url.origin}${url.pathname}`)
+      return found.metadata.issuer;
     tried.push(candidate);
   }
-  throw new UsageError('CLUSTER_AUTH_NO_ISSUER', `cannot know the issuer: no OpenID Connect document at ${tried.map((c) => `${c}/.well-known/openid-configuration`).join(', ') || '(none tried: --timeout passed)'} names the token endpoint ${url.origin}${url.pathname}; give it with --issuer URL, or run cluster-auth --from-token`);
+  throw new UsageError(
+    'CLUSTER_AUTH_NO_ISSUER',
+    `cannot know the issuer: no OpenID Connect document at ${tried.map((c) => `${c}/.well-known/openid-configuration`).join(', ') || '(none tried: --timeout passed)'} names the token endpoint ${url.origin}${url.pathname}; give it with --issuer URL, or run cluster-auth --from-token`,
+  );
 }

@@ -37,7 +37,8 @@ export function clusterAuthManifest(trust: ClusterTrust): string {
   const documents = [authenticationConfiguration(trust)];
   if (trust.bind) documents.push(clusterRoleBinding(trust, trust.bind));
   const texts = documents.map((document) => YAML.stringify(document, { lineWidth: 0 }));
-  if (trust.bind) texts[1] = `# kubectl apply -f <this second document>: ${bindingSubject(trust, trust.bind)} may do what ClusterRole ${trust.role} allows\n${texts[1]!}`;
+  if (trust.bind)
+    texts[1] = `# kubectl apply -f <this second document>: ${bindingSubject(trust, trust.bind)} may do what ClusterRole ${trust.role} allows\n${texts[1]!}`;
   return `${header.join('\n')}\n${texts.join('---\n')}`;
 }
 
@@ -90,13 +91,22 @@ function legacyFlags(trust: ClusterTrust): string[] {
     `--oidc-username-claim=${shellWord(trust.username.claim)}`,
     `--oidc-username-prefix=${shellWord(trust.username.prefix === '' ? '-' : trust.username.prefix)}`,
   ];
-  if (trust.groups) flags.push(`--oidc-groups-claim=${shellWord(trust.groups.claim)}`, `--oidc-groups-prefix=${shellWord(trust.groups.prefix)}`);
+  if (trust.groups)
+    flags.push(
+      `--oidc-groups-claim=${shellWord(trust.groups.claim)}`,
+      `--oidc-groups-prefix=${shellWord(trust.groups.prefix)}`,
+    );
   if (trust.ca !== undefined) flags.push('--oidc-ca-file=<a file holding the certificateAuthority below>');
   return flags;
 }
 
 function eksFields(trust: ClusterTrust): string {
-  const fields = [`issuerUrl=${trust.issuer}`, `clientId=${trust.audiences[0]!}`, `usernameClaim=${trust.username.claim}`, `usernamePrefix=${trust.username.prefix}`];
+  const fields = [
+    `issuerUrl=${trust.issuer}`,
+    `clientId=${trust.audiences[0]!}`,
+    `usernameClaim=${trust.username.claim}`,
+    `usernamePrefix=${trust.username.prefix}`,
+  ];
   if (trust.groups) fields.push(`groupsClaim=${trust.groups.claim}`, `groupsPrefix=${trust.groups.prefix}`);
   return fields.join(',');
 }

@@ -27,7 +27,11 @@ export interface DoctorProbes {
   /** Whether `path` is this program (the same file, or a copy of the single binary), and where this one is; nothing is run. */
   sameProgram?: (path: string) => { same: boolean; self: string };
   /** The cluster client (request/cluster.ts), loaded by main.ts when doctor asks. */
-  whoAmI?: (target: ClusterTarget, credential: CredentialStatus, options: { deadline: number; now: () => number }) => Promise<ClusterOutcome>;
+  whoAmI?: (
+    target: ClusterTarget,
+    credential: CredentialStatus,
+    options: { deadline: number; now: () => number },
+  ) => Promise<ClusterOutcome>;
 }
 
 /** What the command line lends doctor: argv and the report's format are cli/'s (program.ts hands them in). */
@@ -35,5 +39,10 @@ export interface DoctorSystem extends DoctorProbes {
   /** An exec entry's args as get-token's flags, or undefined when they are not get-token options this version knows. */
   execArgs: (args: string[]) => GetTokenFlags | undefined;
   /** The report in `format` (cli/doctor-report.ts), every line through `redact`. */
-  report: (format: DoctorFlags['format'], stages: Stage[], exitCode: ExitCode, redact: (text: string) => string) => string;
+  report: (
+    format: DoctorFlags['format'],
+    stages: Stage[],
+    exitCode: ExitCode,
+    redact: (text: string) => string,
+  ) => string;
 }

@@ -22,25 +22,46 @@ function trustOf(settings: RequestConfig): string {
 }
 
 function peerText(peer: TlsPeer, settings: RequestConfig): string {
-  const by = peer.trust === 'ca' ? (settings.tls.caFile !== undefined ? `tls.caFile ${settings.tls.caFile}` : 'tls.caData') : peer.trust === 'none' ? 'nothing (tls.insecureSkipVerify)' : 'the system roots';
+  const by =
+    peer.trust === 'ca'
+      ? settings.tls.caFile !== undefined
+        ? `tls.caFile ${settings.tls.caFile}`
+        : 'tls.caData'
+      : peer.trust === 'none'
+        ? 'nothing (tls.insecureSkipVerify)'
+        : 'the system roots';
   return `TLS ${peer.subject} issued by ${peer.issuer}, expires ${peer.validTo}, verified by ${by}`;
 }
 
 /** `200 in 28 ms (DNS 1, connect 2, TLS 9 ms)`: what the exchange got, and where its time went. */
 function exchangeText(x: HttpObservation): string {
   const { lookup, connect, tls, answer } = x.timings;
-  const phases = [lookup !== undefined ? `DNS ${lookup}` : '', connect !== undefined ? `connect ${connect}` : '', tls !== undefined ? `TLS ${tls}` : ''].filter((p) => p !== '');
+  const phases = [
+    lookup !== undefined ? `DNS ${lookup}` : '',
+    connect !== undefined ? `connect ${connect}` : '',
+    tls !== undefined ? `TLS ${tls}` : '',
+  ].filter((p) => p !== '');
   return `${x.status !== undefined ? x.status : (x.error ?? 'no answer')}${answer !== undefined ? ` in ${answer} ms` : ''}${phases.length > 0 ? ` (${phases.join(', ')} ms)` : ''}`;
 }
 
 /** Every step and the main request: status and time; the main request's server certificate. */
 /** `loggedIn`: a login ran now (doctor --login): its own requests gave the credential, not the cache. */
 export function tokenApiStage(sends: Send[], config: ProviderConfig, failure: unknown, loggedIn = false): Stage {
-  const settingsOf = (label: string): RequestConfig => (label === 'main' ? config : (config.steps.find((s) => s.name === label) ?? config));
+  const settingsOf = (label: string): RequestConfig =>
+    label === 'main' ? config : (config.steps.find((s) => s.name === label) ?? config);
   const requests = sends.map((send) => {
     const last = send.exchanges.at(-1);
-    const name = send.label === 'main' ? `${config.method} ${send.exchanges[0]?.url ?? config.url}` : `steps.${send.label}`;
-    return { name, label: send.label, ms: send.ms, exchanges: send.exchanges.map(exchangeText), observed: send.exchanges, tls: last?.tls, ok: send.ok };
+    const name =
+      send.label === 'main' ? `${config.method} ${send.exchanges[0]?.url ?? config.url}` : `steps.${send.label}`;
+    return {
+      name,
+      label: send.label,
+      ms: send.ms,
+      exchanges: send.exchanges.map(exchangeText),
+      observed: send.exchanges,
+      tls: last?.tls,
+      ok: send.ok,
+    };
   });
   // Each exchange (retries, redirects) with its status or error code and its timings; never a header but Date.
   const details = {
@@ -48,7 +69,13 @@ export function tokenApiStage(sends: Send[], config: ProviderConfig, failure: un
       name,
       ms,
       ok,
-      exchanges: observed.map((x) => ({ url: x.url, ...(x.status !== undefined ? { status: x.status } : {}), ...(x.error !== undefined ? { error: x.error } : {}), ...(x.date !== undefined ? { date: x.date } : {}), timings: x.timings })),
+      exchanges: observed.map((x) => ({
+        url: x.url,
+        ...(x.status !== undefined ? { status: x.status } : {}),
+        ...(x.error !== undefined ? { error: x.error } : {}),
+        ...(x.date !== undefined ? { date: x.date } : {}),
+        timings: x.timings,
+      })),
       ...(tls ? { tls } : {}),
     })),
   };
@@ -56,17 +83,31 @@ export function tokenApiStage(sends: Send[], config: ProviderConfig, failure: un
   const last = requests.at(-1);
   const certificate = last?.tls ? `; ${peerText(last.tls, settingsOf(last.label))}` : '';
   if (failure instanceof CredentialError) {
-    const line = { ...stage('token API', 'fail', failure.message, { ...details, code: failure.code }), exitCode: failure.exitCode };
+    const line = {
+      ...stage('token API', 'fail', failure.message, { ...details, code: failure.code }),
+      exitCode: failure.exitCode,
+    };
     // A certificate that failed: who sent it and what was asked to trust it. Only for a TLS failure:
     // after a 401 the handshake passed, and a note on trust would send people the wrong way.
     const tlsFailure = /^(TLS|PROXY_TLS)/.test(failure.code);
     if (!tlsFailure) return line;
-    if (last?.tls) line.notes.push(`the server sent ${last.tls.subject} issued by ${last.tls.issuer}; trusted were ${trustOf(settingsOf(last.label))}`);
-    else if (last && /CERT|SIGNATURE|ISSUER|SELF_SIGNED/.test(last.exchanges.at(-1) ?? '')) line.notes.push(`trusted were ${trustOf(settingsOf(last.label))}`);
+    if (last?.tls)
+      line.notes.push(
+        `the server sent ${last.tls.subject} issued by ${last.tls.issuer}; trusted were ${trustOf(settingsOf(last.label))}`,
+      );
+    else if (last && /CERT|SIGNATURE|ISSUER|SELF_SIGNED/.test(last.exchanges.at(-1) ?? ''))
+      line.notes.push(`trusted were ${trustOf(settingsOf(last.label))}`);
     return line;
   }
-  if (sends.length === 0 && loggedIn) return stage('token API', 'pass', 'called by the login above: its token endpoint gave the credential', details);
-  if (sends.length === 0) return stage('token API', 'skip', 'not called: the credential came from the cache (--no-cache calls the token API)', details);
+  if (sends.length === 0 && loggedIn)
+    return stage('token API', 'pass', 'called by the login above: its token endpoint gave the credential', details);
+  if (sends.length === 0)
+    return stage(
+      'token API',
+      'skip',
+      'not called: the credential came from the cache (--no-cache calls the token API)',
+      details,
+    );
   return stage('token API', 'pass', `${said}${certificate}`, details);
 }
 
@@ -87,7 +128,9 @@ export function cacheStage(events: StageEvent[], deps: Deps): Stage {
   const details: Record<string, unknown> = { dir };
   const outage = happened.find((e) => e.kind === 'outage');
   if (outage) {
-    parts.push(`served through an outage (the credential really expires at ${new Date(outage.expiresAt).toISOString()}); `);
+    parts.push(
+      `served through an outage (the credential really expires at ${new Date(outage.expiresAt).toISOString()}); `,
+    );
     details['servedThroughOutage'] = { expiresAt: new Date(outage.expiresAt).toISOString() };
   }
   if (entry.kind === 'credential') {
@@ -97,7 +140,9 @@ export function cacheStage(events: StageEvent[], deps: Deps): Stage {
   } else if (entry.kind === 'failure') {
     // Read through the same trusted reader as a credential: the message was redacted when kept.
     const { exitCode, at, until } = entry;
-    parts.push(`a failure remembered ${seconds(now - at)} ago (exit ${exitCode}), asked again in ${seconds(until - now)}; webapi-credential cache clear asks now`);
+    parts.push(
+      `a failure remembered ${seconds(now - at)} ago (exit ${exitCode}), asked again in ${seconds(until - now)}; webapi-credential cache clear asks now`,
+    );
     details['entry'] = null;
     details['failure'] = { exitCode, rememberedAt: new Date(at).toISOString(), until: new Date(until).toISOString() };
   } else {
@@ -106,7 +151,12 @@ export function cacheStage(events: StageEvent[], deps: Deps): Stage {
   }
   let said: string;
   if (lock.kind === 'held') {
-    const holder = lock.holder === 'alive' ? 'alive' : lock.holder === 'gone' ? 'gone: the next call recovers it' : 'on another host or container: recovered by its age';
+    const holder =
+      lock.holder === 'alive'
+        ? 'alive'
+        : lock.holder === 'gone'
+          ? 'gone: the next call recovers it'
+          : 'on another host or container: recovered by its age';
     said = `a lock held by pid ${lock.pid} (${holder})`;
     details['lock'] = { pid: Number.parseInt(lock.pid, 10), holder };
   } else {
@@ -124,21 +174,41 @@ export function cacheStage(events: StageEvent[], deps: Deps): Stage {
  * refreshed, and the refresh token the cache holds (and since when; never the token), which is what
  * serves once the credential expires without a person. `failure`: a login that could not happen.
  */
-export function loginStage(events: StageEvent[], how: { ran: boolean; cacheOn: boolean; failure?: CredentialError }, deps: Deps): Stage {
-  if (how.failure) return { ...stage('login', 'fail', how.failure.message, { code: how.failure.code }), exitCode: how.failure.exitCode };
+export function loginStage(
+  events: StageEvent[],
+  how: { ran: boolean; cacheOn: boolean; failure?: CredentialError },
+  deps: Deps,
+): Stage {
+  if (how.failure)
+    return {
+      ...stage('login', 'fail', how.failure.message, { code: how.failure.code }),
+      exitCode: how.failure.exitCode,
+    };
   const refreshed = !how.ran && events.some((e) => e.stage === 'send' && e.label === 'main' && e.ok);
-  const parts = [how.ran ? 'logged in now (device authorization grant)' : refreshed ? 'the credential had expired: refreshed with the refresh token the cache holds, no person needed' : 'no login run (doctor --login logs in now at a terminal)'];
+  const parts = [
+    how.ran
+      ? 'logged in now (device authorization grant)'
+      : refreshed
+        ? 'the credential had expired: refreshed with the refresh token the cache holds, no person needed'
+        : 'no login run (doctor --login logs in now at a terminal)',
+  ];
   const details: Record<string, unknown> = { loggedIn: how.ran, refreshed };
   const keyed = events.flatMap((e) => (e.stage === 'cache' && e.event.kind === 'keyed' ? [e.event] : []))[0];
   if (!how.cacheOn) {
-    parts.push('no refresh token is kept (the cache is off): each call without a credential needs a person; add --cache');
+    parts.push(
+      'no refresh token is kept (the cache is off): each call without a credential needs a person; add --cache',
+    );
   } else if (keyed) {
     const { refresh } = inspect(keyed.slot, { ...deps.cache, now: deps.now });
     if (refresh) {
-      parts.push(`a refresh token held, kept ${seconds(deps.now() - refresh.at)} ago: it serves without a prompt once the credential expires`);
+      parts.push(
+        `a refresh token held, kept ${seconds(deps.now() - refresh.at)} ago: it serves without a prompt once the credential expires`,
+      );
       details['refreshToken'] = { keptAt: new Date(refresh.at).toISOString() };
     } else {
-      parts.push('no refresh token held: once the credential expires, a person logs in again (kubectl get ns at a terminal, or webapi-credential login)');
+      parts.push(
+        'no refresh token held: once the credential expires, a person logs in again (kubectl get ns at a terminal, or webapi-credential login)',
+      );
       details['refreshToken'] = null;
     }
   }
@@ -149,7 +219,12 @@ export function loginStage(events: StageEvent[], how: { ran: boolean; cacheOn: b
 const SKEW_WARNING_MS = 30_000;
 
 /** The credential: its kind, its expiry as kubectl will read it, and this machine's clock against the token API's. */
-export function credentialStage(status: CredentialStatus, extracted: Extract<StageEvent, { stage: 'extract' }> | undefined, sends: Array<Extract<StageEvent, { stage: 'send' }>>, now: number): Stage {
+export function credentialStage(
+  status: CredentialStatus,
+  extracted: Extract<StageEvent, { stage: 'extract' }> | undefined,
+  sends: Array<Extract<StageEvent, { stage: 'send' }>>,
+  now: number,
+): Stage {
   const parts: string[] = [];
   const details: Record<string, unknown> = {};
   if (status.token !== undefined) {
@@ -162,7 +237,9 @@ export function credentialStage(status: CredentialStatus, extracted: Extract<Sta
     details['clientCertificate'] = true;
   }
   if (extracted?.expiresAt !== undefined) {
-    parts.push(`expires at ${new Date(extracted.expiresAt).toISOString()} (in ${seconds(extracted.expiresAt - now)}), reported to kubectl as ${status.expirationTimestamp}`);
+    parts.push(
+      `expires at ${new Date(extracted.expiresAt).toISOString()} (in ${seconds(extracted.expiresAt - now)}), reported to kubectl as ${status.expirationTimestamp}`,
+    );
     details['expiresAt'] = new Date(extracted.expiresAt).toISOString();
   } else if (status.expirationTimestamp) {
     parts.push(`from the cache, reported to kubectl as expiring at ${status.expirationTimestamp}`);
@@ -173,16 +250,24 @@ export function credentialStage(status: CredentialStatus, extracted: Extract<Sta
   if (extracted) details['ms'] = extracted.ms;
   const line = stage('credential', 'pass', parts.join('; '), details);
   // The main answer's Date header against this machine's clock.
-  const answer = sends.filter((e) => e.label === 'main').flatMap((e) => e.exchanges).findLast((x) => x.date !== undefined);
+  const answer = sends
+    .filter((e) => e.label === 'main')
+    .flatMap((e) => e.exchanges)
+    .findLast((x) => x.date !== undefined);
   const date = answer?.date !== undefined ? Date.parse(answer.date) : Number.NaN;
   if (answer?.receivedAt !== undefined && Number.isFinite(date)) {
     const skew = answer.receivedAt - date;
     details['clockSkewMs'] = skew;
     if (Math.abs(skew) > SKEW_WARNING_MS) {
-      line.warnings.push(`this machine's clock is ${seconds(Math.abs(skew))} ${skew > 0 ? 'ahead of' : 'behind'} the token API's (its Date header); client-go trusts the local clock to decide when a credential expires: set the time (NTP)`);
+      line.warnings.push(
+        `this machine's clock is ${seconds(Math.abs(skew))} ${skew > 0 ? 'ahead of' : 'behind'} the token API's (its Date header); client-go trusts the local clock to decide when a credential expires: set the time (NTP)`,
+      );
     } else {
       // The Date header has whole seconds, and the answer took its time: two seconds are no skew it can show.
-      line.summary += Math.abs(skew) <= 2000 ? "; this machine's clock agrees with the token API's" : `; this machine's clock is ${seconds(Math.abs(skew))} ${skew > 0 ? 'ahead of' : 'behind'} the token API's`;
+      line.summary +=
+        Math.abs(skew) <= 2000
+          ? "; this machine's clock agrees with the token API's"
+          : `; this machine's clock is ${seconds(Math.abs(skew))} ${skew > 0 ? 'ahead of' : 'behind'} the token API's`;
     }
   }
   return line;

@@ -23,14 +23,24 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
   if (flags.kubeconfig !== undefined && flags.argocdSecret !== undefined) {
     throw new UsageError('FLAG_CONFLICT', 'doctor takes --kubeconfig or --argocd-secret, not both');
   }
-  if (flags.context !== undefined && flags.kubeconfig === undefined) throw new UsageError('FLAG_CONFLICT', '--context needs --kubeconfig');
+  if (flags.context !== undefined && flags.kubeconfig === undefined)
+    throw new UsageError('FLAG_CONFLICT', '--context needs --kubeconfig');
   const given = flags.run;
-  if ((flags.kubeconfig ?? flags.argocdSecret) !== undefined && (given.config ?? given.configInline ?? given.configFromCluster ?? given.set) !== undefined) {
-    throw new UsageError('FLAG_CONFLICT', `doctor ${flags.kubeconfig !== undefined ? '--kubeconfig' : '--argocd-secret'} runs the config options of the exec entry's args; leave --config, --config-inline, --config-from-cluster and --set out`);
+  if (
+    (flags.kubeconfig ?? flags.argocdSecret) !== undefined &&
+    (given.config ?? given.configInline ?? given.configFromCluster ?? given.set) !== undefined
+  ) {
+    throw new UsageError(
+      'FLAG_CONFLICT',
+      `doctor ${flags.kubeconfig !== undefined ? '--kubeconfig' : '--argocd-secret'} runs the config options of the exec entry's args; leave --config, --config-inline, --config-from-cluster and --set out`,
+    );
   }
   // A login needs a person to answer it: at this terminal.
   if (flags.login && deps.login?.terminal() !== true) {
-    throw new UsageError('LOGIN_NO_TERMINAL', 'doctor --login runs a login, and nobody can answer its prompt here (stdin or stderr is no terminal); run it at a terminal, or leave --login out to see the login stage');
+    throw new UsageError(
+      'LOGIN_NO_TERMINAL',
+      'doctor --login runs a login, and nobody can answer its prompt here (stdin or stderr is no terminal); run it at a terminal, or leave --login out to see the login stage',
+    );
   }
   // The whole of doctor stays within --timeout, as a call does: each stage gets what is left.
   const deadline = (deps.started ?? deps.now()) + flags.run.timeoutMs;
@@ -41,7 +51,9 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
   const finish = (): ExitCode => {
     const failed = stages.find((s) => s.result === 'fail');
     const code = failed?.exitCode ?? 0;
-    for (const name of STAGES) if (!stages.some((s) => s.name === name) && (name !== 'login' || loginShown)) stages.push(stage(name, 'skip', failed ? `not run: ${failed.name} failed` : 'not run'));
+    for (const name of STAGES)
+      if (!stages.some((s) => s.name === name) && (name !== 'login' || loginShown))
+        stages.push(stage(name, 'skip', failed ? `not run: ${failed.name} failed` : 'not run'));
     stages.sort((a, b) => STAGES.indexOf(a.name) - STAGES.indexOf(b.name));
     // The report's own grace past the call's deadline, as report.ts gives a failure's line: a
     // cluster stage that ran out the --timeout would otherwise show every line as not checked.
@@ -72,42 +84,73 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
       try {
         content = deps.readFile(file);
       } catch (error) {
-        throw new UsageError('SOURCE', `cannot read ${flags.kubeconfig !== undefined ? 'kubeconfig' : 'Argo CD secret'} ${file}: ${readProblem(error)}`, { cause: error });
+        throw new UsageError(
+          'SOURCE',
+          `cannot read ${flags.kubeconfig !== undefined ? 'kubeconfig' : 'Argo CD secret'} ${file}: ${readProblem(error)}`,
+          { cause: error },
+        );
       }
-      const source = flags.kubeconfig !== undefined ? await readKubeconfigExec(content, file, flags.context) : await readArgoCdSecret(content, file);
+      const source =
+        flags.kubeconfig !== undefined
+          ? await readKubeconfigExec(content, file, flags.context)
+          : await readArgoCdSecret(content, file);
       const found = checkCommand(source, file, deps, system);
       // The same check get-token makes, here at the source: the secret's env is what to fix.
       const placeholders = placeholdersLeft(source.env);
       if (placeholders.length > 0) throw new UsageError('ENV_PLACEHOLDER', placeholderMessage(placeholders));
       const parsed = system.execArgs(source.args);
-      if (!parsed) throw new UsageError('SOURCE', `${source.origin}: its args are not get-token options this version knows; run them by hand to see which`);
+      if (!parsed)
+        throw new UsageError(
+          'SOURCE',
+          `${source.origin}: its args are not get-token options this version knows; run them by hand to see which`,
+        );
       // doctor's own --no-cache, --cache-dir and --timeout still hold: a look past a cached credential.
       const { cache, cacheDir } = flags.run;
-      run = { ...parsed, timeoutMs: flags.run.timeoutMs, ...(cache !== undefined ? { cache } : {}), ...(cacheDir !== undefined ? { cacheDir } : {}) };
+      run = {
+        ...parsed,
+        timeoutMs: flags.run.timeoutMs,
+        ...(cache !== undefined ? { cache } : {}),
+        ...(cacheDir !== undefined ? { cacheDir } : {}),
+      };
       // A secret's --cache-dir is the Argo CD containers' emptyDir: here it would make (as root) a
       // directory at the root of this machine. doctor caches in its own.
       const containerCacheDir = source.kind === 'argocd-secret' && cacheDir === undefined ? run.cacheDir : undefined;
       if (containerCacheDir !== undefined) {
         delete run.cacheDir;
-        found.notes.push(`--cache-dir ${containerCacheDir} is the Argo CD containers' emptyDir: doctor caches in its own directory here (doctor --cache-dir chooses it)`);
+        found.notes.push(
+          `--cache-dir ${containerCacheDir} is the Argo CD containers' emptyDir: doctor caches in its own directory here (doctor --cache-dir chooses it)`,
+        );
       }
-      if (source.cluster.caFile !== undefined && source.cluster.caPem === undefined) source.cluster.caPem = readCa(source.cluster.caFile, 'certificate-authority', deps);
+      if (source.cluster.caFile !== undefined && source.cluster.caPem === undefined)
+        source.cluster.caPem = readCa(source.cluster.caFile, 'certificate-authority', deps);
       caPem ??= source.cluster.caPem;
       server ??= source.cluster.server;
-      clusterTls = { ...(source.cluster.serverName !== undefined ? { serverName: source.cluster.serverName } : {}), ...(source.cluster.insecure ? { insecure: true } : {}) };
+      clusterTls = {
+        ...(source.cluster.serverName !== undefined ? { serverName: source.cluster.serverName } : {}),
+        ...(source.cluster.insecure ? { insecure: true } : {}),
+      };
       interactiveMode = source.interactiveMode;
-      if (flags.login && source.interactiveMode === 'Never') throw new UsageError('LOGIN_NEVER', `doctor --login: ${source.origin} says interactiveMode: Never, so kubectl never lets the plugin prompt; log in with webapi-credential login, or set interactiveMode: IfAvailable`);
+      if (flags.login && source.interactiveMode === 'Never')
+        throw new UsageError(
+          'LOGIN_NEVER',
+          `doctor --login: ${source.origin} says interactiveMode: Never, so kubectl never lets the plugin prompt; log in with webapi-credential login, or set interactiveMode: IfAvailable`,
+        );
       env = { ...deps.env, ...source.env, KUBERNETES_EXEC_INFO: execInfoFor(source, caPem, flags.login === true) };
       stages.push({
-        ...stage('source', 'pass', `${source.origin}: runs ${found.summary}; apiVersion ${source.apiVersion ?? '(none)'}; args ${optionNames(source.args)}; env ${Object.keys(source.env).join(', ') || '(none)'}; provideClusterInfo ${source.provideClusterInfo}${source.interactiveMode ? `; interactiveMode ${source.interactiveMode}` : ''}`, {
-          origin: source.origin,
-          command: source.command,
-          ...(found.path !== undefined ? { path: found.path } : {}),
-          apiVersion: source.apiVersion ?? null,
-          env: Object.keys(source.env),
-          provideClusterInfo: source.provideClusterInfo,
-          ...(source.interactiveMode ? { interactiveMode: source.interactiveMode } : {}),
-        }),
+        ...stage(
+          'source',
+          'pass',
+          `${source.origin}: runs ${found.summary}; apiVersion ${source.apiVersion ?? '(none)'}; args ${optionNames(source.args)}; env ${Object.keys(source.env).join(', ') || '(none)'}; provideClusterInfo ${source.provideClusterInfo}${source.interactiveMode ? `; interactiveMode ${source.interactiveMode}` : ''}`,
+          {
+            origin: source.origin,
+            command: source.command,
+            ...(found.path !== undefined ? { path: found.path } : {}),
+            apiVersion: source.apiVersion ?? null,
+            env: Object.keys(source.env),
+            provideClusterInfo: source.provideClusterInfo,
+            ...(source.interactiveMode ? { interactiveMode: source.interactiveMode } : {}),
+          },
+        ),
         notes: found.notes,
       });
     } else {
@@ -132,7 +175,16 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
   };
   let failure: unknown;
   try {
-    await getToken({ ...run, output: 'exec-credential', timeoutMs: flags.run.timeoutMs, deadline: deps.now() + left(), ...(flags.login ? { login: true } : {}) }, runDeps);
+    await getToken(
+      {
+        ...run,
+        output: 'exec-credential',
+        timeoutMs: flags.run.timeoutMs,
+        deadline: deps.now() + left(),
+        ...(flags.login ? { login: true } : {}),
+      },
+      runDeps,
+    );
   } catch (error) {
     if (!(error instanceof CredentialError)) throw error;
     failure = error;
@@ -142,26 +194,47 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
   const { config, dependencies } = prepared.prepared;
   const envRead = dependencies.env.filter((name) => name !== 'KUBERNETES_EXEC_INFO');
   stages.push(
-    stage('config', 'pass', `valid (${prepared.prepared.origin}); ${envRead.length > 0 ? `env ${envRead.join(', ')} set` : 'reads no env'}; ${dependencies.files.length > 0 ? `files ${dependencies.files.join(', ')} readable` : 'reads no files'}`, {
-      origin: prepared.prepared.origin,
-      env: dependencies.env,
-      files: dependencies.files,
-      steps: config.steps.map((s) => s.name),
-      ms: prepared.ms,
-    }),
+    stage(
+      'config',
+      'pass',
+      `valid (${prepared.prepared.origin}); ${envRead.length > 0 ? `env ${envRead.join(', ')} set` : 'reads no env'}; ${dependencies.files.length > 0 ? `files ${dependencies.files.join(', ')} readable` : 'reads no files'}`,
+      {
+        origin: prepared.prepared.origin,
+        env: dependencies.env,
+        files: dependencies.files,
+        steps: config.steps.map((s) => s.name),
+        ms: prepared.ms,
+      },
+    ),
   );
   const cacheOn = run.cache ?? config.cacheEnabled;
   if (config.login || flags.login) {
     loginShown = true;
     // A login that could not happen (nobody to answer, refused, expired, Ctrl-C, no login in the config): exit 2, here.
-    const loginFailure = failure instanceof CredentialError && failure.exitCode === 2 ? atTerminal(failure, flags.login === true, interactiveMode, deps) : undefined;
-    const line = loginStage(events, { ran: flags.login === true && loginFailure === undefined, cacheOn, ...(loginFailure ? { failure: loginFailure } : {}) }, deps);
+    const loginFailure =
+      failure instanceof CredentialError && failure.exitCode === 2
+        ? atTerminal(failure, flags.login === true, interactiveMode, deps)
+        : undefined;
+    const line = loginStage(
+      events,
+      {
+        ran: flags.login === true && loginFailure === undefined,
+        cacheOn,
+        ...(loginFailure ? { failure: loginFailure } : {}),
+      },
+      deps,
+    );
     stages.push(line);
     if (line.result === 'fail') return finish();
   }
   const sends = events.filter((e): e is Extract<StageEvent, { stage: 'send' }> => e.stage === 'send');
   const mainAnswered = sends.some((e) => e.label === 'main' && e.ok);
-  const api = tokenApiStage(sends, config, failure !== undefined && !mainAnswered ? failure : undefined, flags.login === true && failure === undefined);
+  const api = tokenApiStage(
+    sends,
+    config,
+    failure !== undefined && !mainAnswered ? failure : undefined,
+    flags.login === true && failure === undefined,
+  );
   stages.push(api);
   if (api.result === 'fail') return finish();
   if (failure !== undefined) return fail('credential', failure);
@@ -172,7 +245,13 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
   const { status } = printed;
   const extracted = events.find((e) => e.stage === 'extract');
   const credential = credentialStage(status, extracted, sends, deps.now());
-  const missing = status.token !== undefined ? notCarried(status.token, askedOf([prepared.prepared.request, ...prepared.prepared.logins.map((login) => login.request)])) : undefined;
+  const missing =
+    status.token !== undefined
+      ? notCarried(
+          status.token,
+          askedOf([prepared.prepared.request, ...prepared.prepared.logins.map((login) => login.request)]),
+        )
+      : undefined;
   if (missing) credential.warnings.push(missing);
   stages.push(credential);
 
@@ -182,19 +261,32 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
 
   // 6. cluster
   if (server === undefined) {
-    stages.push(stage('cluster', 'skip', 'no server known: pass --server (and --ca-file), --kubeconfig or --argocd-secret'));
+    stages.push(
+      stage('cluster', 'skip', 'no server known: pass --server (and --ca-file), --kubeconfig or --argocd-secret'),
+    );
     return finish();
   }
   try {
     if (!/^https:\/\/[^/?#]+/i.test(server) || !URL.canParse(server)) {
-      throw new UsageError('SERVER_INVALID', `the cluster's server ${JSON.stringify(server)} is not an https:// URL: doctor asks only an API server it can authenticate`);
+      throw new UsageError(
+        'SERVER_INVALID',
+        `the cluster's server ${JSON.stringify(server)} is not an https:// URL: doctor asks only an API server it can authenticate`,
+      );
     }
     const whoAmI = system.whoAmI;
     if (!whoAmI) throw new Error('doctor needs the cluster client');
-    const tls = { ...(caPem !== undefined ? { ca: caPem } : {}), ...(clusterTls.serverName !== undefined ? { serverName: clusterTls.serverName } : {}), insecureSkipVerify: clusterTls.insecure === true };
+    const tls = {
+      ...(caPem !== undefined ? { ca: caPem } : {}),
+      ...(clusterTls.serverName !== undefined ? { serverName: clusterTls.serverName } : {}),
+      insecureSkipVerify: clusterTls.insecure === true,
+    };
     const who = await whoAmI({ server, tls }, status, { deadline, now: deps.now });
-    const user = who.user ? `user ${who.user.username}${who.user.uid ? ` (uid ${who.user.uid})` : ''}, groups ${who.user.groups.join(', ') || '(none)'} (${who.reviewApi} SelfSubjectReview)` : 'the credential was not refused';
-    const certificate = who.tls ? `; TLS ${who.tls.subject} issued by ${who.tls.issuer}, expires ${who.tls.validTo}` : '';
+    const user = who.user
+      ? `user ${who.user.username}${who.user.uid ? ` (uid ${who.user.uid})` : ''}, groups ${who.user.groups.join(', ') || '(none)'} (${who.reviewApi} SelfSubjectReview)`
+      : 'the credential was not refused';
+    const certificate = who.tls
+      ? `; TLS ${who.tls.subject} issued by ${who.tls.issuer}, expires ${who.tls.validTo}`
+      : '';
     const line = stage('cluster', 'pass', `${server}${who.version ? ` (${who.version})` : ''}: ${user}${certificate}`, {
       server,
       ...(who.version ? { version: who.version } : {}),
@@ -203,7 +295,12 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
     line.notes.push(...who.notes);
     stages.push(line);
   } catch (error) {
-    return fail('cluster', error instanceof RequestError && error.code === 'CLUSTER_UNAUTHORIZED' && status.token !== undefined ? refusedToken(error, status.token) : error);
+    return fail(
+      'cluster',
+      error instanceof RequestError && error.code === 'CLUSTER_UNAUTHORIZED' && status.token !== undefined
+        ? refusedToken(error, status.token)
+        : error,
+    );
   }
   return finish();
 }
@@ -233,9 +330,18 @@ function refusedToken(error: RequestError, token: string): RequestError {
  * doctor runs no login unless --login asks: at a terminal, a login that is needed is what --login is
  * for, not "nobody can answer" (a person is right there). Elsewhere the failure is said as it is.
  */
-function atTerminal(failure: CredentialError, login: boolean, interactiveMode: string | undefined, deps: Deps): CredentialError {
-  if (login || failure.code !== 'LOGIN_NEEDED' || interactiveMode === 'Never' || deps.login?.terminal() !== true) return failure;
-  return new UsageError('LOGIN_NEEDED', 'a login is needed, and doctor runs none unless asked: run this doctor command again with --login to log in at this terminal (or webapi-credential login)');
+function atTerminal(
+  failure: CredentialError,
+  login: boolean,
+  interactiveMode: string | undefined,
+  deps: Deps,
+): CredentialError {
+  if (login || failure.code !== 'LOGIN_NEEDED' || interactiveMode === 'Never' || deps.login?.terminal() !== true)
+    return failure;
+  return new UsageError(
+    'LOGIN_NEEDED',
+    'a login is needed, and doctor runs none unless asked: run this doctor command again with --login to log in at this terminal (or webapi-credential login)',
+  );
 }
 
 /** The cluster's CA: its certificates (a key in the file is left out: doctor only connects with it). */

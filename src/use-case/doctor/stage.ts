@@ -20,7 +20,12 @@ export interface Stage {
   exitCode?: ExitCode;
 }
 
-export function stage(name: StageName, result: Stage['result'], summary: string, details: Record<string, unknown> = {}): Stage {
+export function stage(
+  name: StageName,
+  result: Stage['result'],
+  summary: string,
+  details: Record<string, unknown> = {},
+): Stage {
   return { name, result, summary, warnings: [], notes: [], details };
 }
 
@@ -44,13 +49,24 @@ export function describeToken(token: string): TokenKind {
     for (const name of NAMED_CLAIMS) {
       const value = entries[name];
       if (value === undefined) continue;
-      if (TIME_CLAIMS.has(name) && typeof value === 'number' && Number.isFinite(value) && Math.abs(value) < 253402300800) claims[name] = new Date(value * 1000).toISOString().replace(/\.000Z$/, 'Z');
+      if (
+        TIME_CLAIMS.has(name) &&
+        typeof value === 'number' &&
+        Number.isFinite(value) &&
+        Math.abs(value) < 253402300800
+      )
+        claims[name] = new Date(value * 1000).toISOString().replace(/\.000Z$/, 'Z');
       else claims[name] = (Array.isArray(value) ? value.map(String).join(',') : String(value)).slice(0, 200);
     }
     const others = Object.keys(entries).filter((name) => !(NAMED_CLAIMS as readonly string[]).includes(name));
     const shown = others.filter((name) => /^[A-Za-z_][\w.:-]{0,39}$/.test(name)).slice(0, 30);
     const unnamed = others.length - shown.length;
-    return { kind: 'JWT', length: token.length, claims, otherClaims: unnamed > 0 ? [...shown, `(${unnamed} more)`] : shown };
+    return {
+      kind: 'JWT',
+      length: token.length,
+      claims,
+      otherClaims: unnamed > 0 ? [...shown, `(${unnamed} more)`] : shown,
+    };
   }
   return { kind: 'opaque', length: token.length };
 }

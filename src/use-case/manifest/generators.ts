@@ -11,7 +11,16 @@ import { envPlaceholder } from '../../config/env-placeholder.js';
 import { V1, V1BETA1 } from '../../credential/exec-credential.js';
 import type { Deps } from '../deps.js';
 import { check, inlineTlsFiles, type ManifestFlags } from './manifest-input.js';
-import { ARGOCD_CACHE_DIR, ARGOCD_CACHE_MOUNT, buildArgoCdClusterSecret, buildKubeconfig, defaultName, INSTALLED_NAME, kubeconfigEntries, type ExecPlugin } from './manifests.js';
+import {
+  ARGOCD_CACHE_DIR,
+  ARGOCD_CACHE_MOUNT,
+  buildArgoCdClusterSecret,
+  buildKubeconfig,
+  defaultName,
+  INSTALLED_NAME,
+  kubeconfigEntries,
+  type ExecPlugin,
+} from './manifests.js';
 
 export interface KubeconfigFlags extends ManifestFlags {
   /** Adds --cache to the exec entry (a person's kubectl runs the plugin on every command). */
@@ -57,7 +66,14 @@ export async function kubeconfig(flags: KubeconfigFlags, cwd: string, deps: Deps
   // own: its relative paths mean the one kubectl runs in. The TLS files of an embedded one are data now.
   if (flags.embedConfig || checked.source.kind === 'text') {
     const relative = checked.relativeFiles.filter((path) => !inlinedPaths.has(path));
-    if (relative.length > 0) notes.push(relativeNote(relative, `in ${flags.embedConfig ? 'an embedded' : 'an inline'} config`, 'the directory kubectl runs in'));
+    if (relative.length > 0)
+      notes.push(
+        relativeNote(
+          relative,
+          `in ${flags.embedConfig ? 'an embedded' : 'an inline'} config`,
+          'the directory kubectl runs in',
+        ),
+      );
   }
   const plugin: ExecPlugin = {
     command,
@@ -68,18 +84,31 @@ export async function kubeconfig(flags: KubeconfigFlags, cwd: string, deps: Deps
   };
   const name = flags.name ?? entryName(checked.server);
   refuseHostileName(name, checked.server);
-  const input = { name, server: checked.server, ...(checked.caData !== undefined ? { caData: checked.caData } : {}), plugin };
+  const input = {
+    name,
+    server: checked.server,
+    ...(checked.caData !== undefined ? { caData: checked.caData } : {}),
+    plugin,
+  };
   // --kuberc: the kuberc read and checked before the kubeconfig is written (kubeconfig/kuberc.ts).
-  const allowInKuberc = flags.kuberc ? await (await import('../../kubeconfig/kuberc.js')).planKuberc(command, cwd, deps) : undefined;
+  const allowInKuberc = flags.kuberc
+    ? await (await import('../../kubeconfig/kuberc.js')).planKuberc(command, cwd, deps)
+    : undefined;
   if (flags.merge !== undefined) {
     const path = mergeTarget(flags.merge, cwd, deps);
     const entries = kubeconfigEntries(input);
     const YAML = (await import('yaml')).default;
     let merged: Merged | undefined;
     const written = await withKubeconfigLock(path, deps, () =>
-      writeMerged(path, (existing) => (merged = mergeKubeconfig(YAML, existing, entries, flags.use === true, path)).text, deps),
+      writeMerged(
+        path,
+        (existing) => (merged = mergeKubeconfig(YAML, existing, entries, flags.use === true, path)).text,
+        deps,
+      ),
     );
-    const next = flags.use ? `current-context is ${name}` : `kubectl --context ${name} uses them (or --use makes it current)`;
+    const next = flags.use
+      ? `current-context is ${name}`
+      : `kubectl --context ${name} uses them (or --use makes it current)`;
     const what = `cluster, user and context ${name}`;
     const outcome = merged!.outcome;
     // The file written, which a link may have led to: the report names it.
@@ -92,16 +121,26 @@ export async function kubeconfig(flags: KubeconfigFlags, cwd: string, deps: Deps
           : `unchanged: ${what} in ${file}; ${next}`,
     );
     // Never silently: the rest of the file kept its bytes unless this note says otherwise.
-    if (merged!.rewritten !== undefined) notes.push(`note: ${written.file} was rewritten whole, not edited in place (${merged!.rewritten}): its formatting and comment spacing may have changed`);
+    if (merged!.rewritten !== undefined)
+      notes.push(
+        `note: ${written.file} was rewritten whole, not edited in place (${merged!.rewritten}): its formatting and comment spacing may have changed`,
+      );
     if (written.narrowedFrom !== undefined) {
-      notes.push(`note: ${written.file} was mode ${octal(written.narrowedFrom)}, readable or writable by others: it is 0600 now, as a file holding credentials should be`);
+      notes.push(
+        `note: ${written.file} was mode ${octal(written.narrowedFrom)}, readable or writable by others: it is 0600 now, as a file holding credentials should be`,
+      );
     }
     if (allowInKuberc) notes.push(allowInKuberc());
   } else deps.stdout(await toYaml(buildKubeconfig(input)));
   // Without the cache nothing keeps the login's credential: kubectl would prompt the person on every call.
-  if (plugin.login && !flags.cache) notes.push('note: this config logs a person in and --no-cache keeps nothing: every kubectl call would ask to log in again; leave out --no-cache');
+  if (plugin.login && !flags.cache)
+    notes.push(
+      'note: this config logs a person in and --no-cache keeps nothing: every kubectl call would ask to log in again; leave out --no-cache',
+    );
   if (checked.envNames.length > 0) {
-    notes.unshift(`note: kubectl must pass ${names(checked.envNames)} to the plugin: export ${checked.envNames.length === 1 ? 'it' : 'them'} where kubectl runs, or add users[].user.exec.env entries`);
+    notes.unshift(
+      `note: kubectl must pass ${names(checked.envNames)} to the plugin: export ${checked.envNames.length === 1 ? 'it' : 'them'} where kubectl runs, or add users[].user.exec.env entries`,
+    );
   }
   return notes;
 }
@@ -115,7 +154,12 @@ function hasLogin(document: unknown): boolean {
 function refuseHostileName(name: string | undefined, server: string | undefined): void {
   const why = name === undefined ? undefined : hostileName(name);
   if (why === undefined) return;
-  throw new UsageError('NAME_INVALID', server === undefined ? `--name ${why}: choose a name without control, format or line-break characters` : `the name taken from --server ${why}: give one with --name`);
+  throw new UsageError(
+    'NAME_INVALID',
+    server === undefined
+      ? `--name ${why}: choose a name without control, format or line-break characters`
+      : `the name taken from --server ${why}: give one with --name`,
+  );
 }
 
 /** A kubeconfig entry's default name: the server's host, with its port unless 443, so that two clusters on one host never share one. */
@@ -151,7 +195,9 @@ export async function argoCdSecret(flags: ArgoCdSecretFlags, deps: Deps): Promis
   // The config travels in the secret, never a path on this machine: TLS files go in as data.
   const inlined = inlineTlsFiles(checked, deps, elsewhere);
   // One line of JSON: a reviewer reads it as it is, without flow YAML or escapes three layers deep.
-  const configArgs = flags.embedConfig ? ['--config-from-cluster'] : ['--config-inline', JSON.stringify(inlined.document)];
+  const configArgs = flags.embedConfig
+    ? ['--config-from-cluster']
+    : ['--config-inline', JSON.stringify(inlined.document)];
   const manifest = buildArgoCdClusterSecret({
     name: flags.name ?? defaultName(checked.server),
     server: checked.server,
@@ -169,13 +215,20 @@ export async function argoCdSecret(flags: ArgoCdSecretFlags, deps: Deps): Promis
   const notes: string[] = [...checked.notes];
   if (checked.envNames.length > 0) {
     const one = checked.envNames.length === 1;
-    notes.push(`note: replace the placeholder${one ? '' : 's'} of ${names(checked.envNames)} in execProviderConfig.env with the real value${one ? '' : 's'}; this command never prints secrets`);
+    notes.push(
+      `note: replace the placeholder${one ? '' : 's'} of ${names(checked.envNames)} in execProviderConfig.env with the real value${one ? '' : 's'}; this command never prints secrets`,
+    );
   }
   for (const note of inlined.notes) notes.push(note);
   // Argo CD verifies the cluster against its system roots when the secret has no caData: a private CA's cluster fails every sync.
-  if (checked.caData === undefined) notes.push("note: no --ca-file: Argo CD will trust only its system roots for the cluster's certificate (a cluster with a private CA needs --ca-file)");
+  if (checked.caData === undefined)
+    notes.push(
+      "note: no --ca-file: Argo CD will trust only its system roots for the cluster's certificate (a cluster with a private CA needs --ca-file)",
+    );
   if (flags.cache) {
-    notes.push(`note: --cache-dir ${ARGOCD_CACHE_DIR} must be on a memory-backed emptyDir (medium: Memory) mounted at ${ARGOCD_CACHE_MOUNT} in argocd-application-controller and argocd-server, as examples/argocd does; elsewhere the cache is off`);
+    notes.push(
+      `note: --cache-dir ${ARGOCD_CACHE_DIR} must be on a memory-backed emptyDir (medium: Memory) mounted at ${ARGOCD_CACHE_MOUNT} in argocd-application-controller and argocd-server, as examples/argocd does; elsewhere the cache is off`,
+    );
   }
   // What file() reads (and a TLS file not found here) is read in the Argo CD containers; a relative
   // path there means their working directory, not this config's.
@@ -183,12 +236,17 @@ export async function argoCdSecret(flags: ArgoCdSecretFlags, deps: Deps): Promis
   // Sets, not lists: a config of 20 000 steps with TLS files made a scan per path quadratic.
   const inlinedPaths = new Set(inlined.paths);
   const relative = checked.relativeFiles.filter((path) => !inlinedPaths.has(path));
-  const notInPod = new Set([...inlined.resolved, ...relative.map((path) => (base !== undefined ? join(base, path) : path))]);
+  const notInPod = new Set([
+    ...inlined.resolved,
+    ...relative.map((path) => (base !== undefined ? join(base, path) : path)),
+  ]);
   const inPod = [...new Set([...checked.files, ...elsewhere])].filter((path) => !notInPod.has(path));
   if (inPod.length > 0) {
     const notFound = new Set(elsewhere);
     const missing = inPod.filter((path) => notFound.has(path));
-    notes.push(`note: ${names(inPod)} must exist in the Argo CD containers${missing.length === inPod.length ? ' (not found here)' : missing.length > 0 ? ` (${names(missing)} not found here)` : ''}`);
+    notes.push(
+      `note: ${names(inPod)} must exist in the Argo CD containers${missing.length === inPod.length ? ' (not found here)' : missing.length > 0 ? ` (${names(missing)} not found here)` : ''}`,
+    );
   }
   if (relative.length > 0) notes.push(relativeNote(relative, 'in the Argo CD containers', 'their working directory'));
   return notes;

@@ -61,7 +61,10 @@ export function inlineTlsFiles(checked: Checked, deps: Deps, elsewhere: string[]
   const missing = new Set(elsewhere);
   const provider = document.webAPIProviderConfig;
   const steps = Array.isArray(provider['steps']) ? (provider['steps'] as Array<Record<string, unknown>>) : [];
-  for (const [request, root] of [[provider, 'webAPIProviderConfig'], ...steps.map((step, i) => [step, `webAPIProviderConfig.steps[${i}]`] as const)] as const) {
+  for (const [request, root] of [
+    [provider, 'webAPIProviderConfig'],
+    ...steps.map((step, i) => [step, `webAPIProviderConfig.steps[${i}]`] as const),
+  ] as const) {
     const tls = request['tls'];
     if (typeof tls !== 'object' || tls === null) continue;
     const fields = tls as Record<string, unknown>;
@@ -90,12 +93,17 @@ export function inlineTlsFiles(checked: Checked, deps: Deps, elsewhere: string[]
         if (note) result.notes.push(note);
       }
       // The same place in the mapping, under the data name.
-      const entries = Object.entries(fields).map(([key, value]): [string, unknown] => (key === file ? [data, content] : [key, value]));
+      const entries = Object.entries(fields).map(([key, value]): [string, unknown] =>
+        key === file ? [data, content] : [key, value],
+      );
       for (const key of Object.keys(fields)) delete fields[key];
       Object.assign(fields, Object.fromEntries(entries));
       result.paths.push(path);
       result.resolved.push(resolvedPath);
-      if (file === 'keyFile') result.notes.push(`note: ${root}.tls.keyFile ${path} is inlined as tls.keyData: the manifest holds its private key, keep it as secret as the file`);
+      if (file === 'keyFile')
+        result.notes.push(
+          `note: ${root}.tls.keyFile ${path} is inlined as tls.keyData: the manifest holds its private key, keep it as secret as the file`,
+        );
     }
   }
   return result;
@@ -105,11 +113,19 @@ export function inlineTlsFiles(checked: Checked, deps: Deps, elsewhere: string[]
 const ELSEWHERE = '-----BEGIN CERTIFICATE-----\nZWxzZXdoZXJl\n-----END CERTIFICATE-----\n';
 
 /** Validates and renders as the plugin will; with `elsewhere`, missing files are collected there instead of failing. */
-export async function check(flags: ManifestFlags, defaultApiVersion: string, deps: Deps, elsewhere?: string[]): Promise<Checked> {
+export async function check(
+  flags: ManifestFlags,
+  defaultApiVersion: string,
+  deps: Deps,
+  elsewhere?: string[],
+): Promise<Checked> {
   const server = serverUrl(flags.server);
   const apiVersion = flags.apiVersion ?? defaultApiVersion;
   if (apiVersion !== V1 && apiVersion !== V1BETA1) {
-    throw new UsageError('API_VERSION', `--api-version ${JSON.stringify(apiVersion)} is not supported; use ${V1} or ${V1BETA1}`);
+    throw new UsageError(
+      'API_VERSION',
+      `--api-version ${JSON.stringify(apiVersion)} is not supported; use ${V1} or ${V1BETA1}`,
+    );
   }
   const notes: string[] = [];
   const caData = flags.caFile === undefined ? undefined : readCa(flags.caFile, deps, notes);
@@ -126,7 +142,9 @@ export async function check(flags: ManifestFlags, defaultApiVersion: string, dep
     try {
       text = deps.readFile(selected.path);
     } catch (error) {
-      throw new UsageError('CONFIG_UNREADABLE', `cannot read config ${selected.path}: ${readProblem(error)}`, { cause: error });
+      throw new UsageError('CONFIG_UNREADABLE', `cannot read config ${selected.path}: ${readProblem(error)}`, {
+        cause: error,
+      });
     }
   }
   const document = await parseConfigText(text, selected.origin);
@@ -139,8 +157,14 @@ export async function check(flags: ManifestFlags, defaultApiVersion: string, dep
     runFlags = { ...rest, configInline: source.text };
   }
   // Validate and render as the plugin will run: with spec.cluster only when the manifest sends it.
-  const cluster = { server, ...(caData !== undefined ? { 'certificate-authority-data': caData } : {}), config: document };
-  const execInfo = flags.embedConfig ? JSON.stringify({ apiVersion, kind: 'ExecCredential', spec: { interactive: false, cluster } }) : undefined;
+  const cluster = {
+    server,
+    ...(caData !== undefined ? { 'certificate-authority-data': caData } : {}),
+    config: document,
+  };
+  const execInfo = flags.embedConfig
+    ? JSON.stringify({ apiVersion, kind: 'ExecCredential', spec: { interactive: false, cluster } })
+    : undefined;
   const readFile = (path: string) => {
     // A TLS path rendered from an unset env value names a file of the machine that will run the plugin.
     if (path.includes('[env.')) return ELSEWHERE;
@@ -155,9 +179,14 @@ export async function check(flags: ManifestFlags, defaultApiVersion: string, dep
   };
   // The shape and the templates are checked, never the secret values: an unset env value renders as
   // a placeholder, and its name is listed for the manifest's reader.
-  const prepared = await prepare({ ...runFlags, apiVersion, unsetEnvAsPlaceholder: true, withholdDecided: true }, { ...deps, readFile, env: { ...deps.env, KUBERNETES_EXEC_INFO: execInfo } });
+  const prepared = await prepare(
+    { ...runFlags, apiVersion, unsetEnvAsPlaceholder: true, withholdDecided: true },
+    { ...deps, readFile, env: { ...deps.env, KUBERNETES_EXEC_INFO: execInfo } },
+  );
   const needed = new Set(prepared.envNeeded);
-  const envNames = prepared.dependencies.env.filter((name) => name !== 'KUBERNETES_EXEC_INFO' && (deps.env[name] !== undefined || needed.has(name)));
+  const envNames = prepared.dependencies.env.filter(
+    (name) => name !== 'KUBERNETES_EXEC_INFO' && (deps.env[name] !== undefined || needed.has(name)),
+  );
   const setArgs = (flags.set ?? []).flatMap((pair) => ['--set', pair]);
   return {
     server,
@@ -180,7 +209,11 @@ function serverUrl(text: string): string {
   } catch {
     url = undefined;
   }
-  if (url?.protocol !== 'https:') throw new UsageError('SERVER_INVALID', `--server ${JSON.stringify(text)}: expected the https:// URL of the Kubernetes API server`);
+  if (url?.protocol !== 'https:')
+    throw new UsageError(
+      'SERVER_INVALID',
+      `--server ${JSON.stringify(text)}: expected the https:// URL of the Kubernetes API server`,
+    );
   return text;
 }
 
@@ -205,7 +238,11 @@ function withTokenCa(document: unknown, pem: string, path: string): void {
   const tls = fields['tls'] === undefined ? {} : fields['tls'];
   if (typeof tls !== 'object' || tls === null || Array.isArray(tls)) return;
   const given = (['caFile', 'caData'] as const).find((key) => (tls as Record<string, unknown>)[key] !== undefined);
-  if (given) throw new UsageError('CA_FILE', `--token-ca-file ${path}: the config gives the token API's CA already (webAPIProviderConfig.tls.${given}); keep one of them`);
+  if (given)
+    throw new UsageError(
+      'CA_FILE',
+      `--token-ca-file ${path}: the config gives the token API's CA already (webAPIProviderConfig.tls.${given}); keep one of them`,
+    );
   fields['tls'] = { ...tls, caData: pem };
 }
 
@@ -213,6 +250,11 @@ function withTokenCa(document: unknown, pem: string, path: string): void {
 function droppedNote(what: string, dropped: string[]): string | undefined {
   if (dropped.length === 0) return undefined;
   const labels = [...new Set(dropped)];
-  const blocks = labels.length === 1 && dropped.length === 1 ? (labels[0] === OUTSIDE ? OUTSIDE : `a ${labels[0]} block`) : `${dropped.length} blocks that are no certificates (${labels.slice(0, 5).join(', ')})`;
+  const blocks =
+    labels.length === 1 && dropped.length === 1
+      ? labels[0] === OUTSIDE
+        ? OUTSIDE
+        : `a ${labels[0]} block`
+      : `${dropped.length} blocks that are no certificates (${labels.slice(0, 5).join(', ')})`;
   return `note: ${what} holds ${blocks} besides its certificates: it is not copied into the manifest, only the certificates are`;
 }

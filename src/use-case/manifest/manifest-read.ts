@@ -76,7 +76,9 @@ export async function readKubeconfigExec(content: string, path: string, context?
     if (name !== undefined) env[name] = text(record(item)?.['value']) ?? '';
   }
   const cluster = named(document['clusters'], clusterName, 'cluster') ?? {};
-  const extension = Array.isArray(cluster['extensions']) ? cluster['extensions'].map(record).find((entry) => entry?.['name'] === EXEC_EXTENSION) : undefined;
+  const extension = Array.isArray(cluster['extensions'])
+    ? cluster['extensions'].map(record).find((entry) => entry?.['name'] === EXEC_EXTENSION)
+    : undefined;
   const caPath = text(cluster['certificate-authority']);
   const interactiveMode = text(exec['interactiveMode']);
   const server = text(cluster['server']);

@@ -48,11 +48,17 @@ export function buildKubeconfig(input: KubeconfigInput): Record<string, unknown>
 }
 
 /** The cluster, user and context of the kubeconfig, each under `name`: what --merge writes. */
-export function kubeconfigEntries(input: KubeconfigInput): { name: string; cluster: Record<string, unknown>; user: Record<string, unknown>; context: Record<string, unknown> } {
+export function kubeconfigEntries(input: KubeconfigInput): {
+  name: string;
+  cluster: Record<string, unknown>;
+  user: Record<string, unknown>;
+  context: Record<string, unknown>;
+} {
   const { name, plugin } = input;
   const cluster: Record<string, unknown> = { server: input.server };
   if (input.caData !== undefined) cluster['certificate-authority-data'] = input.caData;
-  if (plugin.embeddedConfig !== undefined) cluster['extensions'] = [{ name: EXEC_EXTENSION, extension: plugin.embeddedConfig }];
+  if (plugin.embeddedConfig !== undefined)
+    cluster['extensions'] = [{ name: EXEC_EXTENSION, extension: plugin.embeddedConfig }];
   const exec: Record<string, unknown> = {
     apiVersion: plugin.apiVersion,
     command: plugin.command,

@@ -29,7 +29,10 @@ describe('argocd-secret of a login config', () => {
     ['--config', ['--config', file]],
     ['--config --embed-config --cache', ['--config', file, '--embed-config', '--cache']],
   ])('%s: exit 2, no manifest, no secret', async (_name, args) => {
-    const result = await runInProcess(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'prod', ...args], { env: { CLIENT_SECRET: SECRET } });
+    const result = await runInProcess(
+      ['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'prod', ...args],
+      { env: { CLIENT_SECRET: SECRET } },
+    );
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toBe(MESSAGE);
@@ -37,8 +40,21 @@ describe('argocd-secret of a login config', () => {
   });
 
   it('the same config without login is written (the refusal is about login alone)', async () => {
-    const plain = { webAPIProviderConfig: { ...login.webAPIProviderConfig, login: undefined, tokenPath: '$.access_token' } };
-    const result = await runInProcess(['argocd-secret', '--server', 'https://k8s.example.com', '--name', 'prod', '--config-inline', JSON.stringify(plain)], { env: { CLIENT_SECRET: SECRET } });
+    const plain = {
+      webAPIProviderConfig: { ...login.webAPIProviderConfig, login: undefined, tokenPath: '$.access_token' },
+    };
+    const result = await runInProcess(
+      [
+        'argocd-secret',
+        '--server',
+        'https://k8s.example.com',
+        '--name',
+        'prod',
+        '--config-inline',
+        JSON.stringify(plain),
+      ],
+      { env: { CLIENT_SECRET: SECRET } },
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('kind: Secret');
   });
@@ -46,11 +62,21 @@ describe('argocd-secret of a login config', () => {
 
 describe('kubeconfig --no-cache of a login config', () => {
   it('a note says every kubectl call would log in again; with the cache, no such note', async () => {
-    const args = ['kubeconfig', '--server', 'https://k8s.example.com', '--name', 'prod', '--config-inline', JSON.stringify(login)];
+    const args = [
+      'kubeconfig',
+      '--server',
+      'https://k8s.example.com',
+      '--name',
+      'prod',
+      '--config-inline',
+      JSON.stringify(login),
+    ];
     const without = await runInProcess([...args, '--no-cache'], { env: { CLIENT_SECRET: SECRET } });
     expect(without.code).toBe(0);
     expect(without.stdout).toContain('interactiveMode: IfAvailable');
-    expect(without.stderr).toContain('webapi-credential: note: this config logs a person in and --no-cache keeps nothing: every kubectl call would ask to log in again; leave out --no-cache\n');
+    expect(without.stderr).toContain(
+      'webapi-credential: note: this config logs a person in and --no-cache keeps nothing: every kubectl call would ask to log in again; leave out --no-cache\n',
+    );
     const cached = await runInProcess(args, { env: { CLIENT_SECRET: SECRET } });
     expect(cached.code).toBe(0);
     expect(cached.stderr).not.toContain('--no-cache');

@@ -1,8 +1,15 @@
 // The manifests `kubeconfig` and `argocd-secret` print: plain objects, built without I/O.
 import { describe, expect, it } from 'vitest';
-import { buildArgoCdClusterSecret, buildKubeconfig, defaultName, resourceName } from '../../../src/use-case/manifest/manifests.js';
+import {
+  buildArgoCdClusterSecret,
+  buildKubeconfig,
+  defaultName,
+  resourceName,
+} from '../../../src/use-case/manifest/manifests.js';
 
-const DOCUMENT = { webAPIProviderConfig: { method: 'POST', url: 'https://auth.example.com/token', tokenPath: '$.access_token' } };
+const DOCUMENT = {
+  webAPIProviderConfig: { method: 'POST', url: 'https://auth.example.com/token', tokenPath: '$.access_token' },
+};
 const V1 = 'client.authentication.k8s.io/v1';
 const V1BETA1 = 'client.authentication.k8s.io/v1beta1';
 
@@ -18,7 +25,9 @@ describe('buildKubeconfig', () => {
     ).toEqual({
       apiVersion: 'v1',
       kind: 'Config',
-      clusters: [{ name: 'prod', cluster: { server: 'https://k8s.example.com', 'certificate-authority-data': 'Q0E=' } }],
+      clusters: [
+        { name: 'prod', cluster: { server: 'https://k8s.example.com', 'certificate-authority-data': 'Q0E=' } },
+      ],
       users: [
         {
           name: 'prod',
@@ -28,7 +37,8 @@ describe('buildKubeconfig', () => {
               command: 'webapi-credential',
               args: ['--config', '/etc/wc.yaml'],
               interactiveMode: 'Never',
-              installHint: 'webapi-credential was not found on the PATH: install a release binary as webapi-credential in a directory of the PATH, or npm i -g webapi-credential (Node >= 22)',
+              installHint:
+                'webapi-credential was not found on the PATH: install a release binary as webapi-credential in a directory of the PATH, or npm i -g webapi-credential (Node >= 22)',
             },
           },
         },
@@ -39,19 +49,36 @@ describe('buildKubeconfig', () => {
   });
 
   it.each([
-    ['/opt/tools/webapi-credential', 'webapi-credential was not found at /opt/tools/webapi-credential: install it there, or write this kubeconfig again with webapi-credential kubeconfig --command <path>'],
-    ['C:\\tools\\webapi-credential.exe', 'webapi-credential was not found at C:\\tools\\webapi-credential.exe: install it there, or write this kubeconfig again with webapi-credential kubeconfig --command <path>'],
+    [
+      '/opt/tools/webapi-credential',
+      'webapi-credential was not found at /opt/tools/webapi-credential: install it there, or write this kubeconfig again with webapi-credential kubeconfig --command <path>',
+    ],
+    [
+      'C:\\tools\\webapi-credential.exe',
+      'webapi-credential was not found at C:\\tools\\webapi-credential.exe: install it there, or write this kubeconfig again with webapi-credential kubeconfig --command <path>',
+    ],
   ])('an installHint for the path %s says where', (command, hint) => {
-    const kubeconfig = buildKubeconfig({ name: 'p', server: 'https://k', plugin: { command, args: [], apiVersion: V1 } }) as { users: Array<{ user: { exec: Record<string, unknown> } }> };
+    const kubeconfig = buildKubeconfig({
+      name: 'p',
+      server: 'https://k',
+      plugin: { command, args: [], apiVersion: V1 },
+    }) as { users: Array<{ user: { exec: Record<string, unknown> } }> };
     expect(kubeconfig.users[0]!.user.exec['installHint']).toBe(hint);
   });
 
   it('puts an embedded config in the cluster extension client-go hands to the plugin, with provideClusterInfo', () => {
-    const kubeconfig = buildKubeconfig({ name: 'p', server: 'https://k', plugin: { command: '/bin/wc', args: [], apiVersion: V1, embeddedConfig: DOCUMENT } }) as {
+    const kubeconfig = buildKubeconfig({
+      name: 'p',
+      server: 'https://k',
+      plugin: { command: '/bin/wc', args: [], apiVersion: V1, embeddedConfig: DOCUMENT },
+    }) as {
       clusters: Array<{ cluster: Record<string, unknown> }>;
       users: Array<{ user: { exec: Record<string, unknown> } }>;
     };
-    expect(kubeconfig.clusters[0]!.cluster).toEqual({ server: 'https://k', extensions: [{ name: 'client.authentication.k8s.io/exec', extension: DOCUMENT }] });
+    expect(kubeconfig.clusters[0]!.cluster).toEqual({
+      server: 'https://k',
+      extensions: [{ name: 'client.authentication.k8s.io/exec', extension: DOCUMENT }],
+    });
     expect(kubeconfig.users[0]!.user.exec['provideClusterInfo']).toBe(true);
   });
 });
@@ -66,10 +93,17 @@ describe('buildArgoCdClusterSecret', () => {
       plugin: { command: '/custom-tools/webapi-credential', args: ['--config-inline', '{a: 1}'], apiVersion: V1BETA1 },
       env: { CLIENT_SECRET: '<CLIENT_SECRET>' },
     }) as { stringData: Record<string, string> } & Record<string, unknown>;
-    expect({ ...secret, stringData: { ...secret.stringData, config: JSON.parse(secret.stringData['config']!) } }).toEqual({
+    expect({
+      ...secret,
+      stringData: { ...secret.stringData, config: JSON.parse(secret.stringData['config']!) },
+    }).toEqual({
       apiVersion: 'v1',
       kind: 'Secret',
-      metadata: { name: 'cluster-prod-eu', namespace: 'argocd', labels: { 'argocd.argoproj.io/secret-type': 'cluster' } },
+      metadata: {
+        name: 'cluster-prod-eu',
+        namespace: 'argocd',
+        labels: { 'argocd.argoproj.io/secret-type': 'cluster' },
+      },
       type: 'Opaque',
       stringData: {
         name: 'Prod EU',
@@ -80,7 +114,8 @@ describe('buildArgoCdClusterSecret', () => {
             args: ['--config-inline', '{a: 1}'],
             env: { CLIENT_SECRET: '<CLIENT_SECRET>' },
             apiVersion: V1BETA1,
-            installHint: 'webapi-credential must be installed at /custom-tools/webapi-credential in argocd-server and argocd-application-controller (see examples/argocd)',
+            installHint:
+              'webapi-credential must be installed at /custom-tools/webapi-credential in argocd-server and argocd-application-controller (see examples/argocd)',
           },
           tlsClientConfig: { caData: 'Q0E=' },
         },
@@ -103,7 +138,8 @@ describe('buildArgoCdClusterSecret', () => {
         args: [],
         env: {},
         apiVersion: V1,
-        installHint: 'webapi-credential must be installed at /t/wc in argocd-server and argocd-application-controller (see examples/argocd)',
+        installHint:
+          'webapi-credential must be installed at /t/wc in argocd-server and argocd-application-controller (see examples/argocd)',
         provideClusterInfo: true,
         config: DOCUMENT,
       },

@@ -35,13 +35,22 @@ export function callInputs(flags: RequestFlags, deps: Pick<Deps, 'env' | 'readFi
         : readConfig(source.path, deps);
   // Where prepare resolves a relative path (a config file's directory, else the current one): the
   // same text elsewhere reads other files. Absolute both, as the process sees them now.
-  const base = JSON.stringify([source.kind === 'file' ? resolve(dirname(source.path)) : null, resolve('.')]);
+  const base = JSON.stringify([source.kind === 'file' ? resolved(dirname(source.path)) : null, resolved('.')]);
   return {
     execInfo,
     apiVersion,
     source,
     ref: { sourceKind: source.kind, configText, vars, cluster: execInfo.cluster, base },
   };
+}
+
+/** `path` made absolute, or null when the current directory is gone (removed under us): no relative path resolves then. */
+function resolved(path: string): string | null {
+  try {
+    return resolve(path);
+  } catch {
+    return null;
+  }
 }
 
 function readConfig(path: string, deps: Pick<Deps, 'readFile'>): string {

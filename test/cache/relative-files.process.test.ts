@@ -2,10 +2,11 @@
 // the key). The same config text in two directories, or the same inline config and env run from two
 // directories, reads two identities: each must get its own credential, never the other's through the
 // fast path (its ref names the files it resolved the first time), and a hit from where it was stored.
+import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { leaks, runCli } from '../helpers/cli.js';
+import { baseEnv, cliCommand, leaks, runCli, type CliResult } from '../helpers/cli.js';
 import { cachedConfig, sandbox, tokenApis } from './support.js';
 
 const startApi = tokenApis();
@@ -19,6 +20,22 @@ function twoPlaces(root: string, config?: string): [string, string] {
     if (config !== undefined) writeFileSync(join(dir, 'cfg.json'), config);
     return dir;
   }) as [string, string];
+}
+
+/** `command` run by a shell that enters `dir` and removes it first: process.cwd() fails in it. */
+function inRemovedDirectory(dir: string, command: string[], env: Record<string, string>): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('/bin/sh', ['-c', 'cd "$1" && rmdir "$1" && shift && exec "$@"', 'sh', dir, ...command], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }
 
 describe('a relative file read from two places', () => {
@@ -67,5 +84,25 @@ describe('a relative file read from two places', () => {
     expect(JSON.parse(again.stdout).status.token).toBe('token-2');
     expect(again.stderr).toContain('(fast path');
     expect(api.requests).toHaveLength(2);
+  }, 60_000);
+
+  it('from a current directory that was removed under it: a config of absolute paths is fetched, then served from the cache', async () => {
+    const api = await startApi((n) => ({ access_token: `token-${n}`, expires_in: 3600 }));
+    const box = sandbox();
+    const gone = join(box.root, 'gone');
+    const config = cachedConfig(api);
+    for (const expected of ['token-1', 'token-1']) {
+      mkdirSync(gone);
+      // A shell that enters the directory and removes it, then runs the plugin there (a kubectl run
+      // from a tree another process deleted): process.cwd() fails in it.
+      const ran = await inRemovedDirectory(
+        gone,
+        [...cliCommand(), '--config-inline', config, '--cache'],
+        baseEnv(box.env({ API_KEY: 'api-key-1' })),
+      );
+      expect(ran.code, ran.stderr).toBe(0);
+      expect(JSON.parse(ran.stdout).status.token).toBe(expected);
+    }
+    expect(api.requests).toHaveLength(1);
   }, 60_000);
 });

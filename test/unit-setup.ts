@@ -6,7 +6,13 @@ import { createRequire, syncBuiltinESMExports } from 'node:module';
 const FIXTURE_TOOLS = new Set(['openssl']);
 const childProcess = createRequire(import.meta.url)('node:child_process') as Record<string, unknown>;
 
-for (const name of ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork']) {
+// The unit tier shares its workers between files (vitest.config.ts, isolate: false): wrapped once per worker.
+const WRAPPED = Symbol.for('webapi-credential.unit-tier.child-process');
+const names = (childProcess as Record<symbol, unknown>)[WRAPPED]
+  ? []
+  : ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork'];
+(childProcess as Record<symbol, unknown>)[WRAPPED] = true;
+for (const name of names) {
   const real = childProcess[name] as (...args: unknown[]) => unknown;
   childProcess[name] = function (this: unknown, command: unknown, ...rest: unknown[]) {
     // exec and execSync take a shell line: its first word is the program.

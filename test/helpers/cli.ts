@@ -42,6 +42,17 @@ export function baseEnv(extra: Record<string, string | undefined> = {}): Record<
   return env;
 }
 
+/**
+ * When runCli gives up on a CLI that hangs: 20 s, or 10 s past a longer --timeout the call is given (a
+ * plugin that keeps its --timeout ends by then however busy the machine; 50 callers given 110 s were
+ * killed at 20 s at a load of 15).
+ */
+function killAfter(args: string[]): number {
+  const given = /^(\d+)(ms|s|m)$/.exec(args[args.indexOf('--timeout') + 1] ?? '');
+  const ms = given ? Number(given[1]) * { ms: 1, s: 1_000, m: 60_000 }[given[2] as 'ms' | 's' | 'm'] : 0;
+  return Math.max(20_000, ms + 10_000);
+}
+
 export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
   const [command, ...lead] = cliCommand();
   return new Promise((resolve, reject) => {
@@ -54,7 +65,7 @@ export function runCli(args: string[], options: RunOptions = {}): Promise<CliRes
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? killAfter(args));
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);

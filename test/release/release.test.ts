@@ -89,7 +89,10 @@ function newestSource(): number {
     cwd: ROOT,
     encoding: 'utf8',
   });
+  // And the commit: the archives are dated by it, so a release made before a commit is stale.
+  const committed = Number(execFileSync('git', ['log', '-1', '--format=%ct'], { cwd: ROOT, encoding: 'utf8' })) * 1000;
   return Math.max(
+    committed,
     ...out
       .trim()
       .split('\n')

@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { baseEnv, cliCommand, leaks, runCli, type CliResult } from '../helpers/cli.js';
+import { json, startTokenApi } from '../helpers/token-api.js';
 import { cachedConfig, sandbox, tokenApis } from './support.js';
 
 const startApi = tokenApis();
@@ -84,6 +85,47 @@ describe('a relative file read from two places', () => {
     expect(JSON.parse(again.stdout).status.token).toBe('token-2');
     expect(again.stderr).toContain('(fast path');
     expect(api.requests).toHaveLength(2);
+  }, 60_000);
+
+  // A path a step answers, relative to the current directory: where it resolves is known only after
+  // the steps ran, so the key made before them cannot hold it. Each place gets its own credential, and
+  // a rotated file misses whether the last call was a fetch or a hit.
+  it('a path a step answers, relative to the current directory, run from two directories: each its own credential, a rotation misses', async () => {
+    let issued = 0;
+    const api = await startTokenApi((request, response) => {
+      if (request.path === '/login') return json(response, 200, { path: './identity.txt' });
+      // Which identity the token API was sent, said in the token without the identity itself.
+      const who = { 'identity-of-alice': 'alice', 'identity-of-bob': 'bob', rotated: 'rotated' }[
+        new URLSearchParams(request.body).get('who')!.trim()
+      ];
+      json(response, 200, { access_token: `token-${++issued}-${who}`, expires_in: 3600 });
+    });
+    try {
+      const box = sandbox();
+      const [alice, bob] = twoPlaces(box.root);
+      const config = cachedConfig(api, {
+        steps: [{ name: 'login', method: 'POST', url: `${api.url}/login`, json: { r: 'x' } }],
+        form: { who: '{{ file(steps.login.path) }}' },
+      });
+      const env = box.env({ API_KEY: 'api-key-1' });
+      const token = async (cwd: string) => {
+        const result = await runCli(['--config-inline', config, '--cache'], { env, cwd });
+        expect(result.code, result.stderr).toBe(0);
+        expect(leaks(result, ['api-key-1', 'identity-of-alice', 'identity-of-bob'])).toEqual([]);
+        return (JSON.parse(result.stdout) as { status: { token: string } }).status.token;
+      };
+      expect(await token(alice)).toBe('token-1-alice');
+      expect(await token(alice)).toBe('token-1-alice');
+      // Not alice's credential: the key made before the steps ran held neither her file nor her place.
+      expect(await token(bob)).toBe('token-2-bob');
+      expect(await token(bob)).toBe('token-2-bob');
+      writeFileSync(join(bob, 'identity.txt'), 'rotated\n');
+      expect(await token(bob)).toBe('token-3-rotated');
+      expect(await token(bob)).toBe('token-3-rotated');
+      expect(await token(alice)).toMatch(/^token-\d-alice$/);
+    } finally {
+      await api.close();
+    }
   }, 60_000);
 
   it('from a current directory that was removed under it: a config of absolute paths is fetched, then served from the cache', async () => {

@@ -19,7 +19,7 @@ export async function throughCache(call: CacheCall, fetch: Fetch, deps: CacheDep
   const keys = secret ? keysOf(secret, call, storage, report) : undefined;
   if (!secret || !keys) return (await fetch()).status;
   const { dir } = call;
-  const { ref, inputs, key, used } = keys;
+  const { ref, inputs, key, used, base } = keys;
   report({ kind: 'keyed', slot: { dir, key } });
   // Whether this call asked the token API (its steps ran), and what it got.
   let asked = false;
@@ -34,12 +34,14 @@ export async function throughCache(call: CacheCall, fetch: Fetch, deps: CacheDep
       // Lets the next call find this entry (a credential or a failure) without parsing and rendering
       // (ref.ts), with what this call read: after a fetch, what the steps' answers made the templates
       // read this time (not added to the last ref's: a path an answer names anew each time would grow
-      // the list, and the files each call hashes, without end); after a hit, what the key was made of.
+      // the list, and the files each call hashes, without end); after a hit, what the key was made of,
+      // with the place it was made for.
+      const place = asked ? baseOf(call) : base;
       storage.writeRef(ref, {
         inputs,
         ...(asked ? call.readSoFar() : used),
         insecure: call.insecure,
-        ...(baseOf(call) !== undefined ? { base: call.base } : {}),
+        ...(place !== undefined ? { base: place } : {}),
       });
     } catch (error) {
       report({
@@ -125,7 +127,7 @@ function keysOf(
   call: CacheCall,
   storage: Storage,
   report: (event: CacheEvent) => void,
-): { ref: string; inputs: string; key: string; used: Reads } | undefined {
+): { ref: string; inputs: string; key: string; used: Reads; base: string | undefined } | undefined {
   if (call.envNamedBySecret) {
     // The name is a secret: a ref would hold it in clear, and a key without it would serve a credential that variable no longer gives.
     report({ kind: 'off', text: 'off for this call: a template reads env by a name that a secret gives (env[env.X])' });
@@ -146,12 +148,14 @@ function keysOf(
     });
     // What a step's answer made the templates read last time (file(steps.x.path)) is known only from
     // the ref that run wrote: keyed by it too, a rotated file misses (SPEC "Cache").
-    // Only a ref written from where this call's relative paths resolve: another place's files are not ours.
     const known = storage.readRef(ref);
-    const used =
-      known?.inputs === inputs && known.base === baseOf(call) ? union(call.dependencies, known) : call.dependencies;
-    const key = entryKey(secret, inputs, dependencyDigest(call.env, used.env, used.files, call.readFile, baseOf(call)));
-    return { ref, inputs, key, used };
+    // Keyed by where relative paths resolve once this call names one, or the ref's run read one: a path
+    // a step answers is read only after the steps, so only the ref knows it is relative. The ref is
+    // joined only where it was written: another place's files are not ours.
+    const base = baseOf(call) ?? (known?.base !== undefined ? call.base : undefined);
+    const used = known?.inputs === inputs && known.base === base ? union(call.dependencies, known) : call.dependencies;
+    const key = entryKey(secret, inputs, dependencyDigest(call.env, used.env, used.files, call.readFile, base));
+    return { ref, inputs, key, used, base };
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     report({

@@ -259,6 +259,7 @@ async function runGrant(
     trace: deps.trace,
     secret: (value) => deps.redactor.add(value),
     redact: (text) => deps.redactor.redact(text),
+    holdsSecret: (text) => deps.redactor.tryRedactFrame(text) !== text,
     randomBytes: deps.cache.randomBytes,
     ...(browser ? { browser } : {}),
   };

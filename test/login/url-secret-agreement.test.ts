@@ -92,6 +92,22 @@ describe('a secret in the browser login URL: validate, render and login say the 
     expect(leaks(result, [HINT])).toEqual([]);
   });
 
+  // A word a secret decided, elsewhere in the config, that the plain URL happens to hold: the check
+  // looks for the values read, never the values decided, or its refusal would say which way it went.
+  it("a word a secret decided in the token request's form, which the plain URL holds: the same answer for either decision", async () => {
+    const text = config({}, { client_id: 'kubectl', mode: '{{ env.HINT < "m" ? "authorize" : "zzzzzzzz" }}' });
+    const seen = [];
+    for (const hint of ['abc-login-hint-1', 'xyz-login-hint-2']) {
+      for (const command of [['validate'], ['get-token', '--no-cache', '--timeout', '2s']]) {
+        const result = await runInProcess([...command, '--config-inline', text], { env: { HINT: hint } });
+        expect(result.stderr).not.toBe(REFUSED);
+        expect(leaks(result, [hint])).toEqual([]);
+        seen.push({ command: command[0], code: result.code, stdout: result.stdout, stderr: result.stderr });
+      }
+    }
+    expect(seen.slice(2)).toEqual(seen.slice(0, 2));
+  });
+
   it('plain text in the URL and query is valid, and validate shows the URL the browser gets', async () => {
     const result = await runInProcess([
       'validate',

@@ -82,12 +82,13 @@ function shownAuthorizationUrl(own: RenderedRequest, config: ProviderConfig): st
  * logs: nothing a secret gave may be in it. The one check of it, when the config loads (validate,
  * render, every command) and when the login runs.
  */
-function refuseSecretUrl(own: RenderedRequest, redact: (text: string) => string): void {
+function refuseSecretUrl(own: RenderedRequest, holdsSecret: (text: string) => boolean): void {
   // Known from the renderer's taint (a letter a comparison chose is no text the redactor looks for),
-  // and from the redactor for a path shown by rule that a secret became elsewhere.
+  // and from the values read for a path shown by rule that a secret became elsewhere (never from the
+  // words a secret decided: the refusal itself would say which way it went).
   const tainted =
     own.secretAt !== undefined && (own.secretAt.url !== undefined || Object.keys(own.secretAt.query).length > 0);
-  if (own.urlSecret === true || tainted || redact(own.url) !== own.url) {
+  if (own.urlSecret === true || tainted || holdsSecret(own.url)) {
     throw new UsageError(
       'LOGIN_URL_SECRET',
       "login.authorizationCode puts a secret in the browser's URL, where the process list, the browser's history and the identity provider's logs show it: give its url and query as plain text (a client secret belongs in the token request's form)",
@@ -245,7 +246,7 @@ export const authorizationCodeGrant: InteractiveGrant = {
     const own = await session.own();
     session.checkpoint();
     // Rendered anew (the steps may have run): refused before anything listens or opens.
-    refuseSecretUrl(own, session.redact);
+    refuseSecretUrl(own, session.holdsSecret);
     const random = () => Buffer.from(session.randomBytes()).toString('base64url');
     const [state, nonce, verifier] = [random(), random(), random()];
     const challenge = createHash('sha256').update(verifier).digest('base64url');

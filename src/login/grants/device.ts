@@ -181,7 +181,7 @@ export const deviceGrant: InteractiveGrant = {
     // link nobody can open: the prompt names verification_uri and the code to enter instead.
     const complete = authorization.verificationUriComplete;
     const { verificationUriComplete: _dropped, ...plain } = authorization;
-    const shown = complete !== undefined && session.redact(complete) !== complete ? plain : authorization;
+    const shown = complete !== undefined && session.holdsSecret(complete) ? plain : authorization;
     for (const line of promptLines(shown, deviceRequest.url)) session.say(line);
     let interval = authorization.intervalMs;
     for (;;) {

@@ -50,6 +50,11 @@ export interface GrantSession {
   /** Registers a value that must never be shown. */
   secret: (value: string) => void;
   redact: (text: string) => string;
+  /**
+   * Whether `text` holds a value read as a secret (true when it cannot be checked in time), for a
+   * decision: values a secret decided are not looked for, since what the decision does would show them.
+   */
+  holdsSecret: (text: string) => boolean;
   /** 32 random bytes from a cryptographic source (state, nonce, PKCE verifier). */
   randomBytes: () => Uint8Array;
   /** What a browser login takes from the process; absent where none can run (a test without one). */
@@ -103,7 +108,7 @@ export interface InteractiveGrant {
   /** Its own templates as [field path, text], checked when the config loads (the inherited ones are the token request's). */
   templates: (config: ProviderConfig) => Array<[string, string]>;
   /** Refuses its own request as rendered when the grant cannot run it (exit 2): when the config loads, and before it runs. */
-  check?: (own: RenderedRequest, redact: (text: string) => string) => void;
+  check?: (own: RenderedRequest, holdsSecret: (text: string) => boolean) => void;
   /** What render shows: its own request as rendered, and the token request with its fields (secrets as their names). */
   describe: (own: RenderedRequest, token: RenderedRequest, config: ProviderConfig) => string;
   /** What validate adds to its line, if anything: where the person is sent. */

@@ -144,14 +144,16 @@ export const TLS_HINTS: Record<string, string> = {
  * `the server certificate is for DNS:auth.internal, IP Address:10.0.0.7, not 127.0.0.1`: the names
  * it holds (Node's checkServerIdentity keeps the peer certificate on its error), so the fix shows.
  */
-function nameMismatch(failure: Failure): string {
+function nameMismatch(failure: Failure, shownHost: string): string {
   const cause = failure.cause as
     { cert?: { subjectaltname?: unknown; subject?: { CN?: unknown } }; host?: unknown } | undefined;
   const altNames = typeof cause?.cert?.subjectaltname === 'string' ? cause.cert.subjectaltname : undefined;
   const commonName =
     typeof cause?.cert?.subject?.CN === 'string' ? `CN=${cause.cert.subject.CN} (no subjectAltName)` : undefined;
   const names = altNames ?? commonName;
-  const host = typeof cause?.host === 'string' ? cause.host : failure.url.hostname;
+  // The name checked, as the URL is shown when it is the URL's own host (tls.serverName may name another).
+  const checked = typeof cause?.host === 'string' ? cause.host : failure.url.hostname;
+  const host = checked === failure.url.hostname ? shownHost : checked;
   if (names === undefined) return TLS_HINTS['ERR_TLS_CERT_ALTNAME_INVALID']!;
   const shown = names.length > 300 ? `${names.slice(0, 300)}…` : names;
   return `the server certificate is for ${shown}, not ${host}; fix url or set tls.serverName to one of those names`;
@@ -210,7 +212,16 @@ export function toRequestError(
   // Every message below is the plugin's frame (framed: the reporter does not search it for the values
   // a secret decided), its parts that may echo what was sent redacted here in full: the request's own
   // URL is the one shown (a value a secret decided is [REDACTED] there), a redirect's is the server's.
-  const url = ownUrl(failure.url, request) ?? redact(stripQuery(failure.url));
+  const own = ownUrl(failure.url, request);
+  const url = own ?? redact(stripQuery(failure.url));
+  // Its origin and host as shown too: a letter a secret chose in the host is [REDACTED] there, and is
+  // too short for the redactor to find anywhere.
+  const origin =
+    own !== undefined
+      ? own.replace(/^([^:/]+:\/\/[^/]*)[\s\S]*$/, '$1')
+      : redact(`${failure.url.protocol}//${failure.url.host}`);
+  const host = origin.replace(/^[^:/]+:\/\//, '');
+  const hostname = host.replace(/:\d+$/, '');
   const code = failure.code;
   const noAnswer = failure.partialStatus !== undefined ? 'no complete answer' : 'no answer';
   const arriving =
@@ -241,7 +252,7 @@ export function toRequestError(
       const hint = status === 407 || status === 401 ? `; check the user and password in ${route.variable}` : '';
       return new RequestError(
         'PROXY',
-        `${proxy} did not open a tunnel to ${redact(failure.url.host)}: ${redact(statusLine)}${hint}${tries}`,
+        `${proxy} did not open a tunnel to ${host}: ${redact(statusLine)}${hint}${tries}`,
         { cause: failure, framed: true },
       );
     }
@@ -276,10 +287,14 @@ export function toRequestError(
     );
   }
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
-    return new RequestError('TLS', `TLS handshake with ${url} failed: ${redact(nameMismatch(failure))} (${code})`, {
-      cause: failure,
-      framed: true,
-    });
+    return new RequestError(
+      'TLS',
+      `TLS handshake with ${url} failed: ${redact(nameMismatch(failure, hostname))} (${code})`,
+      {
+        cause: failure,
+        framed: true,
+      },
+    );
   }
   const hint = TLS_HINTS[code];
   if (hint)
@@ -289,10 +304,9 @@ export function toRequestError(
     });
   // OpenSSL reads the first bytes of an HTTP answer as a TLS record: "wrong version number".
   if (/wrong version number|packet length too long|http request/i.test(failure.message)) {
-    const origin = `${failure.url.protocol}//${failure.url.host}`;
     return new RequestError(
       'TLS_PLAIN_HTTP',
-      `the server at ${redact(origin)} answered in plain HTTP, not TLS: use http:// with allowInsecureHTTP, or the TLS port${tries}`,
+      `the server at ${origin} answered in plain HTTP, not TLS: use http:// with allowInsecureHTTP, or the TLS port${tries}`,
       { cause: failure, framed: true },
     );
   }

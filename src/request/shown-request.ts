@@ -91,3 +91,15 @@ export function shownRequest(request: ShownRequest, fields: ShownFields): ShownR
   const plain = (text: string) => text.replaceAll('%5BREDACTED%5D', '[REDACTED]');
   return { url: plain(url), headers, ...(fields.body !== undefined ? { body: plain(fields.body.shown) } : {}) };
 }
+
+/**
+ * `text` with the request's URL as shown where it names it as sent (whole, or up to its query): a
+ * message or doctor's report names it as `render` shows it, a short secret in it (a letter a comparison
+ * chose) [REDACTED], which the redactor alone could not find.
+ */
+export function withShownUrl(request: { url: string; shown?: ShownRequest }): (text: string) => string {
+  const { shown } = request;
+  if (!shown) return (text) => text;
+  const beforeQuery = (url: string) => url.split(/[?#]/)[0]!;
+  return (text) => text.replaceAll(request.url, shown.url).replaceAll(beforeQuery(request.url), beforeQuery(shown.url));
+}

@@ -6,6 +6,7 @@ import type { CredentialStatus } from '../credential/exec-credential.js';
 import { checkOutput, formatOutput } from '../credential/output/index.js';
 import { extractCredential, parseResponseBody } from '../credential/extract.js';
 import { describeRequest, renderRequest, requestRoot, templateFields, type RenderedRequest } from '../request/build.js';
+import { withShownUrl } from '../request/shown-request.js';
 import { checkHint, credentialInputs } from '../template/inputs.js';
 import { runSteps } from '../request/steps.js';
 import type { HttpObservation } from '../request/observe-http.js';
@@ -96,13 +97,7 @@ async function fetchCredential(
   const { config, paths, renderer, readFile } = prepared;
   const call = async (request: RenderedRequest, settings: RequestConfig) => {
     deps.trace(`request:\n${describeRequest(request)}`, true);
-    // A message names the URL as `render` shows it: a short secret in its path (a letter a
-    // comparison chose) is [REDACTED] there, which the redactor alone could not find.
-    const { shown } = request;
-    const view = shown
-      ? (text: string) =>
-          text.replaceAll(request.url, shown.url).replaceAll(beforeQuery(request.url), beforeQuery(shown.url))
-      : (text: string) => text;
+    const view = withShownUrl(request);
     const observe = deps.observe;
     const exchanges: HttpObservation[] = [];
     const started = deps.now();
@@ -112,7 +107,10 @@ async function fetchCredential(
       .send(request, {
         // The whole call, steps included, stays within --timeout.
         ...sendOptions(settings, deadline, deps, (text) => deps.redactor.redact(view(text))),
-        ...(observe ? { observe: (exchange: HttpObservation) => exchanges.push(exchange) } : {}),
+        // doctor's report names each URL as shown too (a redirect's is the server's, redacted there).
+        ...(observe
+          ? { observe: (exchange: HttpObservation) => exchanges.push({ ...exchange, url: view(exchange.url) }) }
+          : {}),
         wholeTimeoutMs,
         announce: deps.warn,
       })
@@ -221,8 +219,4 @@ function refusedSays(
     status: error.status,
     retryAfterMs: error.retryAfterMs,
   });
-}
-
-function beforeQuery(url: string): string {
-  return url.split(/[?#]/)[0]!;
 }

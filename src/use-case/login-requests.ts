@@ -5,6 +5,7 @@ import type { RequestConfig } from '../config/schema.js';
 import { parseResponseBody } from '../credential/extract.js';
 import { describeRequest, renderRequest, type RenderedRequest } from '../request/build.js';
 import { SINGLE_USE_GRANTS } from '../request/retry.js';
+import { withShownUrl } from '../request/shown-request.js';
 import { atEndpoint, type Endpoint } from '../login/endpoint.js';
 import type { HttpObservation } from '../request/observe-http.js';
 import type { Deps } from './deps.js';
@@ -44,13 +45,17 @@ export async function post(
   const { config } = prepared;
   deps.trace(`request:\n${describeRequest(request)}`, true);
   const exchanges: HttpObservation[] = [];
+  const shown = withShownUrl(request);
   const started = deps.now();
   const watch = observed !== undefined ? deps.observe : undefined;
   const sent = (ok: boolean) => watch?.({ stage: 'send', label: observed!, ms: deps.now() - started, ok, exchanges });
   const response = await deps
     .send(request, {
       ...sendOptions(config, deadline, deps),
-      ...(watch ? { observe: (exchange: HttpObservation) => exchanges.push(exchange) } : {}),
+      // Each URL as shown (a redirect's is the server's, redacted where the report is).
+      ...(watch
+        ? { observe: (exchange: HttpObservation) => exchanges.push({ ...exchange, url: shown(exchange.url) }) }
+        : {}),
       ...(errorsAnswer ? { answerStatuses: [400, 401] } : {}),
       ...(grant !== undefined && SINGLE_USE_GRANTS.includes(grant) ? { singleUse: true } : {}),
       ...(signal ? { signal } : {}),

@@ -169,7 +169,8 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
     request: buildRequest(settings, loginFields[i]!, deps.version, readFile, deps.redactor, grant.root),
   }));
   // What a login would refuse when it runs is refused now: validate and render say it as the login would.
-  for (const { grant, request: own } of logins) grant.check?.(own, (text) => deps.redactor.tryRedactFrame(text) !== text);
+  for (const { grant, request: own } of logins)
+    grant.check?.(own, (text) => deps.redactor.tryRedactFrame(text) !== text);
   // Every env name and file a template names, in every branch, not only those this run read: a
   // branch that a step's answer decides reads another next time (SPEC "Cache").
   const named = [...renderer.filesNamed].map((path) => resolvePath(path));

@@ -83,8 +83,12 @@ export function lookupFast(raw: RawInputs, now: number, deps: Omit<LockDeps, 'no
   // In the margin window while another process refreshes it: served at once, as the full path would
   // (cache.ts), without loading it: a waiter costs a hit (stale-while-revalidate).
   const holder = lookup.stale ? storage.holder(key) : undefined;
-  if (lookup.stale && holder) {
-    const { status, text } = whileRefreshing(lookup.stale, holder.pid, now);
+  // Read again once the holder is found: what was read before it may be what the holder has since
+  // dropped (an invalid_grant takes the credential with it), as the full path reads under the lock.
+  const held = holder ? storage.read(key, now) : undefined;
+  if (held?.hit) return { kind: 'hit', status: held.status, insecure: ref.insecure };
+  if (holder && held?.stale && !held.failure) {
+    const { status, text } = whileRefreshing(held.stale, holder.pid, now);
     return { kind: 'hit', status, insecure: ref.insecure, trace: text };
   }
   return undefined;

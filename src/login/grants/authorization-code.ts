@@ -85,9 +85,8 @@ function shownAuthorizationUrl(own: RenderedRequest, config: ProviderConfig): st
 function refuseSecretUrl(own: RenderedRequest, redact: (text: string) => string): void {
   // Known from the renderer's taint (a letter a comparison chose is no text the redactor looks for),
   // and from the redactor for a path shown by rule that a secret became elsewhere.
-  const tainted =
-    own.secretAt !== undefined && (own.secretAt.url !== undefined || Object.keys(own.secretAt.query).length > 0);
-  if (own.urlSecret === true || tainted || redact(own.url) !== own.url) {
+  const at = own.secretAt;
+  if (at?.url !== undefined || Object.keys(at?.query ?? {}).length > 0 || redact(own.url) !== own.url) {
     throw new UsageError(
       'LOGIN_URL_SECRET',
       "login.authorizationCode puts a secret in the browser's URL, where the process list, the browser's history and the identity provider's logs show it: give its url and query as plain text (a client secret belongs in the token request's form)",

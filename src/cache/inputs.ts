@@ -1,5 +1,6 @@
 // What the cache is told of a call and what it tells doctor back: the types of its face (index.ts).
 import type { CacheEvent } from './events.js';
+import type { RefInputs } from './key.js';
 
 /** The env names and files a credential's templates read. */
 export interface Reads {
@@ -7,17 +8,12 @@ export interface Reads {
   files: string[];
 }
 
-/** What the cache needs to know of a call, raw (before any parsing): all the fast path has. */
-export interface RawInputs {
+/**
+ * What the cache needs to know of a call, raw (before any parsing): all the fast path has. The ref's
+ * key is made of its RefInputs.
+ */
+export interface RawInputs extends RefInputs {
   dir: string;
-  version: string;
-  sourceKind: string;
-  configText: string;
-  vars: Record<string, string>;
-  /** The cluster info, when the templates read `cluster` (else undefined: a fleet shares one credential). */
-  cluster: Record<string, unknown> | undefined;
-  /** --cache / --no-cache as given. */
-  cacheFlag: boolean | undefined;
   /**
    * Where a relative path resolves from: the config file's directory (or none) and the current
    * directory. Not in the ref's name; a ref whose files were relative holds it, and is used only from there.

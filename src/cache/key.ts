@@ -9,12 +9,15 @@ import { hmacSha256Hex } from './sha256.js';
 /** Bumped whenever the entry format or the key inputs change: old entries then simply miss. */
 export const CACHE_FORMAT = 'webapi-credential.cache/v5';
 
+/** What a ref's key is made of: the raw inputs of a call (inputs.ts RawInputs) that name its config. */
 export interface RefInputs {
   version: string;
   sourceKind: string;
   configText: string;
   vars: Record<string, string>;
+  /** The cluster info, when the templates read `cluster` (else undefined: a fleet shares one credential). */
   cluster: Record<string, unknown> | undefined;
+  /** --cache / --no-cache as given. */
   cacheFlag: boolean | undefined;
 }
 

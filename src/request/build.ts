@@ -31,9 +31,10 @@ export interface RenderedRequest {
    * find (a boolean, a letter a comparison chose) reached a field: it is [REDACTED] there.
    */
   shown?: ShownRequest;
-  /** A secret reached the URL (its query, a value a secret chose), a placeholder of one included: no URL to give a browser. */
-  urlSecret?: true;
-  /** The fields that carry parameters which a secret reached or decided (a request the plugin makes itself has none). */
+  /**
+   * The fields that carry parameters which a secret reached or decided, a placeholder of one included
+   * (a request the plugin makes itself has none): `url` or `query` says that no URL goes to a browser.
+   */
   secretAt?: SecretAt;
 }
 
@@ -49,9 +50,9 @@ export interface SecretAt {
   form: Record<string, string>;
 }
 
-/** Whether a secret reached the field or decided any of its text. */
+/** Whether a secret reached the field (a placeholder of one included) or decided any of its text. */
 function tainted(field: RenderedField): boolean {
-  return field.secrets.length > 0 || field.read.decided;
+  return field.read.secret || field.read.decided;
 }
 
 const ROOT = 'webAPIProviderConfig';
@@ -241,14 +242,12 @@ export function buildRequest(
     }
     headers[name] = field.sent;
   }
-  const urlSecret = fields.url.read.secret || fields.query.some(([, field]) => field.read.secret);
   const request: RenderedRequest = {
     method: config.method,
     url: url?.toString() ?? fields.url.sent,
     headers,
     ...(fields.body !== undefined ? { body: fields.body.sent } : {}),
     tls,
-    ...(urlSecret ? { urlSecret: true as const } : {}),
     secretAt: fields.secretAt,
   };
   if (differs(fields)) {

@@ -3,7 +3,7 @@
 // §6 for a refresh token the cache keeps. get-token calls loginCredential() on a miss; the `login`
 // command (login-command.ts) runs get-token with a login now.
 import { resolve } from 'node:path';
-import { ResponseError, RequestError, UNSHOWABLE, type CredentialError } from '../errors.js';
+import { ResponseError, RequestError, type CredentialError } from '../errors.js';
 import { selectSource } from '../config/load.js';
 import { readExecInfo, type CredentialStatus } from '../credential/exec-credential.js';
 import { extractCredential } from '../credential/extract.js';
@@ -36,6 +36,7 @@ import {
 import type { Deps, GetTokenFlags } from './deps.js';
 import type { Prepared } from './prepare.js';
 import { named, post, render } from './login-requests.js';
+import { shellWord } from './shell-word.js';
 
 export interface LoginResult {
   status: CredentialStatus;
@@ -128,24 +129,6 @@ export function loginCommandLine(
   if (flags.cacheDir !== undefined && resolve(flags.cacheDir) !== defaultCacheDir(env, homedir))
     words.push('--cache-dir', word(resolve(flags.cacheDir)));
   return words.join(' ');
-}
-
-/** A word as a POSIX shell reads it back: plain, '…', or bash's $'…' when it holds a control or format character. */
-export function shellWord(word: string): string {
-  if (/^[\w@%+=:,./-]+$/.test(word)) return word;
-  if (!UNSHOWABLE.test(word)) return `'${word.replaceAll("'", "'\\''")}'`;
-  const escaped = [...word].map((c) => {
-    if (c === '\\' || c === "'") return `\\${c}`;
-    if (!UNSHOWABLE.test(c)) return c;
-    const code = c.codePointAt(0)!;
-    // \xHH is one byte to the shell, not a character: only ASCII is written so; from U+0080, \u.
-    return code < 0x80
-      ? `\\x${code.toString(16).padStart(2, '0')}`
-      : code <= 0xffff
-        ? `\\u${code.toString(16).padStart(4, '0')}`
-        : `\\U${code.toString(16).padStart(8, '0')}`;
-  });
-  return `$'${escaped.join('')}'`;
 }
 
 /** Whether a person can answer a prompt: client-go's spec.interactive, else (no exec info) terminals on stdin and stderr. */

@@ -179,7 +179,11 @@ describe('acquire', () => {
     ['our own pid, which is not us since we have not taken it (a pid reused)', `${ME} ${HOST}\n`, START],
     ['a live pid but older than staleAfterMs (a hung or pid-reused holder)', `${ALIVE} ${HOST}\n`, START - 35_001],
     ['a pid of another host, older than staleAfterMs', `${ALIVE} another-host\n`, START - 35_001],
-    ['a modification time in the future (a clock jump, or a planted lock)', `${ALIVE} ${HOST}\n`, START + 60_000],
+    [
+      "another host's lock with a modification time in the future (a clock jump, or a planted lock)",
+      `${ALIVE} another-host\n`,
+      START + 60_000,
+    ],
     ['no pid, written more than a second ago (killed between create and write)', '', START - 1_001],
     ['garbage instead of a pid, written more than a second ago', 'x\n', START - 1_001],
   ])('recovers a lock holding %s and takes it without waiting', async (_name, content, mtime) => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { leaks, runCli } from '../helpers/cli.js';
 import { fakeJwt, json, startTokenApi, type TokenApi } from '../helpers/token-api.js';
-import { pki, sandbox, spawnCli, type Sandbox } from './support.js';
+import { pki, sandbox, spawnCli, type Sandbox, type Spawned } from './support.js';
 
 const PREFIX = 'webapi-credential: ';
 const NOT_INTERACTIVE = {
@@ -152,145 +152,155 @@ function held(box: Sandbox): string[] {
   return found;
 }
 
+/** `run` with an issuer and a cache in which a person logged in once; the issuer is closed after. */
+async function afterLogin(run: (issuer: Issuer, box: Sandbox, args: string[]) => Promise<void>): Promise<void> {
+  const issuer = await startIssuer();
+  try {
+    const box = sandbox();
+    await run(issuer, box, await loggedIn(issuer, box));
+  } finally {
+    await issuer.api.close();
+  }
+}
+
+/**
+ * A call in another process (not interactive) whose refresh the issuer holds: it holds the key's lock
+ * while `during` runs, and its refresh is answered at `release()` or once `during` ends, whatever it threw.
+ */
+async function whileRefreshHeld(
+  issuer: Issuer,
+  box: Sandbox,
+  args: string[],
+  during: (refresher: Spawned, release: () => void) => Promise<void>,
+): Promise<Spawned> {
+  const refresh = issuer.holdRefresh();
+  const refresher = spawnCli([...args, '--cache'], box.env(NOT_INTERACTIVE));
+  await refresh.arrived;
+  try {
+    await during(refresher, refresh.release);
+  } finally {
+    refresh.release();
+  }
+  return refresher;
+}
+
 describe('login and logout hold the key lock against a refresh in another process', () => {
-  it('logout waits for a refresh in flight, then revokes the token that refresh rotated in and removes the entry: the refresh cannot store it back', async () => {
-    const issuer = await startIssuer();
-    const box = sandbox();
-    try {
-      const args = await loggedIn(issuer, box);
-      const refresh = issuer.holdRefresh();
-      const refresher = spawnCli([...args, '--cache'], box.env(NOT_INTERACTIVE));
-      await refresh.arrived;
-      try {
-        const logout = spawnCli(['logout', ...args, '--verbose'], box.env());
-        // It waits on the refresher's lock (said under --verbose); without the lock it would be done already.
-        await Promise.race([
-          logout.exited,
-          logout.waitForStderr(`cache: waiting for process ${refresher.child.pid}, which holds the lock`),
-        ]);
-        refresh.release();
-        const [refreshed, out] = await Promise.all([refresher.exited, logout.exited]);
-        expect(refreshed.code, refresher.stderr()).toBe(0);
-        expect(out.code, logout.stderr()).toBe(0);
-        expect(logout.stdout()).toBe(
-          `logged out: removed this config's cached credential and refresh token from ${box.cacheDir}; the refresh token was revoked at ${new URL(issuer.api.url).host}\n`,
-        );
-        const result = { code: out.code, stdout: logout.stdout(), stderr: logout.stderr() };
-        expect(leaks(result, issuer.issued)).toEqual([]);
-      } finally {
-        refresh.release();
-      }
-      // The token the refresh rotated in is the one revoked, and the cache holds no refresh token.
-      expect(issuer.log).toEqual([
-        'refresh refresh-1-Hq2Lm9Xr',
-        'refreshed refresh-2-Hq2Lm9Xr',
-        'revoke refresh-2-Hq2Lm9Xr',
-      ]);
-      expect(held(box)).toEqual([]);
-    } finally {
-      await issuer.api.close();
-    }
-  }, 60_000);
-
-  it("a logout whose --timeout ends before the refresh's deadline: exit 3 naming the holder, nothing revoked, the entry as it was", async () => {
-    const issuer = await startIssuer();
-    const box = sandbox();
-    try {
-      const args = await loggedIn(issuer, box);
-      const refresh = issuer.holdRefresh();
-      const refresher = spawnCli([...args, '--cache'], box.env(NOT_INTERACTIVE));
-      await refresh.arrived;
-      try {
-        const short = await runCli(['logout', ...args, '--timeout', '2s'], { env: box.env() });
-        expect(short.code).toBe(3);
-        expect(short.stdout).toBe('');
-        expect(short.stderr).toBe(
-          `${PREFIX}logout waited --timeout 2s for process ${refresher.child.pid}, which was still fetching this config's credential: run logout again\n`,
-        );
-        expect(leaks(short, issuer.issued)).toEqual([]);
-        expect(issuer.log).toEqual(['refresh refresh-1-Hq2Lm9Xr']);
-        expect(held(box)).toEqual(['refresh-1-Hq2Lm9Xr']);
-      } finally {
-        refresh.release();
-      }
-      expect((await refresher.exited).code, refresher.stderr()).toBe(0);
-      expect(held(box)).toEqual(['refresh-2-Hq2Lm9Xr']);
-    } finally {
-      await issuer.api.close();
-    }
-  }, 60_000);
-
-  it('login waits for a refresh in flight before it starts its own login', async () => {
-    const issuer = await startIssuer();
-    const box = sandbox();
-    try {
-      const args = await loggedIn(issuer, box);
-      const refresh = issuer.holdRefresh();
-      const refresher = spawnCli([...args, '--cache'], box.env(NOT_INTERACTIVE));
-      await refresh.arrived;
-      const login = spawnCli(['login', ...args, '--verbose'], box.env());
-      try {
-        // Either it waits on the refresher's lock, or (without the lock) it asks for a device code at once.
-        await Promise.race([
-          issuer.devices(1),
-          login.waitForStderr(`cache: waiting for process ${refresher.child.pid}, which holds the lock`),
-        ]);
-      } finally {
-        refresh.release();
-      }
-      const [refreshed, done] = await Promise.all([refresher.exited, login.exited]);
-      expect(refreshed.code, refresher.stderr()).toBe(0);
-      expect(done.code, login.stderr()).toBe(0);
-      expect(leaks({ code: done.code, stdout: login.stdout(), stderr: login.stderr() }, issuer.issued)).toEqual([]);
-      expect(issuer.log).toEqual([
-        'refresh refresh-1-Hq2Lm9Xr',
-        'refreshed refresh-2-Hq2Lm9Xr',
-        'device',
-        'logged in refresh-3-Hq2Lm9Xr',
-      ]);
-      expect(held(box)).toEqual(['refresh-3-Hq2Lm9Xr']);
-    } finally {
-      await issuer.api.close();
-    }
-  }, 60_000);
-
-  it("a call and a logout while login waits on the person: neither refreshes with the entry's refresh token, each says a login is in progress", async () => {
-    const issuer = await startIssuer();
-    const box = sandbox();
-    try {
-      const args = await loggedIn(issuer, box);
-      issuer.approved = false;
-      const login = spawnCli(['login', ...args], box.env());
-      try {
-        await login.waitForStderr('to log in, open ');
-        const waiting = new RegExp(
-          `^${PREFIX}warning: waiting for the login in another terminal \\(pid ${login.child.pid}, since \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\)$`,
-        );
-        const inProgress = `${PREFIX}a login is in progress in another terminal (pid ${login.child.pid}): finish it there, then run again`;
-        const script = await runCli([...args, '--cache', '--timeout', '3s'], { env: box.env(NOT_INTERACTIVE) });
-        const logout = await runCli(['logout', ...args, '--timeout', '3s'], { env: box.env() });
-        for (const result of [script, logout]) {
-          expect(result.code).toBe(2);
-          expect(result.stdout).toBe('');
-          expect(
-            result.stderr
-              .split('\n')
-              .filter((line) => line !== '')
-              .map((line) => line.replace(waiting, 'WAITING')),
-          ).toEqual(['WAITING', inProgress]);
+  it(
+    'logout waits for a refresh in flight, then revokes the token that refresh rotated in and removes the entry: the refresh cannot store it back',
+    () =>
+      afterLogin(async (issuer, box, args) => {
+        await whileRefreshHeld(issuer, box, args, async (refresher, release) => {
+          const logout = spawnCli(['logout', ...args, '--verbose'], box.env());
+          // It waits on the refresher's lock (said under --verbose); without the lock it would be done already.
+          await Promise.race([
+            logout.exited,
+            logout.waitForStderr(`cache: waiting for process ${refresher.child.pid}, which holds the lock`),
+          ]);
+          release();
+          const [refreshed, out] = await Promise.all([refresher.exited, logout.exited]);
+          expect(refreshed.code, refresher.stderr()).toBe(0);
+          expect(out.code, logout.stderr()).toBe(0);
+          expect(logout.stdout()).toBe(
+            `logged out: removed this config's cached credential and refresh token from ${box.cacheDir}; the refresh token was revoked at ${new URL(issuer.api.url).host}\n`,
+          );
+          const result = { code: out.code, stdout: logout.stdout(), stderr: logout.stderr() };
           expect(leaks(result, issuer.issued)).toEqual([]);
+        });
+        // The token the refresh rotated in is the one revoked, and the cache holds no refresh token.
+        expect(issuer.log).toEqual([
+          'refresh refresh-1-Hq2Lm9Xr',
+          'refreshed refresh-2-Hq2Lm9Xr',
+          'revoke refresh-2-Hq2Lm9Xr',
+        ]);
+        expect(held(box)).toEqual([]);
+      }),
+    60_000,
+  );
+
+  it(
+    "a logout whose --timeout ends before the refresh's deadline: exit 3 naming the holder, nothing revoked, the entry as it was",
+    () =>
+      afterLogin(async (issuer, box, args) => {
+        const refresher = await whileRefreshHeld(issuer, box, args, async (refresher) => {
+          const short = await runCli(['logout', ...args, '--timeout', '2s'], { env: box.env() });
+          expect(short.code).toBe(3);
+          expect(short.stdout).toBe('');
+          expect(short.stderr).toBe(
+            `${PREFIX}logout waited --timeout 2s for process ${refresher.child.pid}, which was still fetching this config's credential: run logout again\n`,
+          );
+          expect(leaks(short, issuer.issued)).toEqual([]);
+          expect(issuer.log).toEqual(['refresh refresh-1-Hq2Lm9Xr']);
+          expect(held(box)).toEqual(['refresh-1-Hq2Lm9Xr']);
+        });
+        expect((await refresher.exited).code, refresher.stderr()).toBe(0);
+        expect(held(box)).toEqual(['refresh-2-Hq2Lm9Xr']);
+      }),
+    60_000,
+  );
+
+  it(
+    'login waits for a refresh in flight before it starts its own login',
+    () =>
+      afterLogin(async (issuer, box, args) => {
+        let login!: Spawned;
+        const refresher = await whileRefreshHeld(issuer, box, args, async (refresher) => {
+          login = spawnCli(['login', ...args, '--verbose'], box.env());
+          // Either it waits on the refresher's lock, or (without the lock) it asks for a device code at once.
+          await Promise.race([
+            issuer.devices(1),
+            login.waitForStderr(`cache: waiting for process ${refresher.child.pid}, which holds the lock`),
+          ]);
+        });
+        const [refreshed, done] = await Promise.all([refresher.exited, login.exited]);
+        expect(refreshed.code, refresher.stderr()).toBe(0);
+        expect(done.code, login.stderr()).toBe(0);
+        expect(leaks({ code: done.code, stdout: login.stdout(), stderr: login.stderr() }, issuer.issued)).toEqual([]);
+        expect(issuer.log).toEqual([
+          'refresh refresh-1-Hq2Lm9Xr',
+          'refreshed refresh-2-Hq2Lm9Xr',
+          'device',
+          'logged in refresh-3-Hq2Lm9Xr',
+        ]);
+        expect(held(box)).toEqual(['refresh-3-Hq2Lm9Xr']);
+      }),
+    60_000,
+  );
+
+  it(
+    "a call and a logout while login waits on the person: neither refreshes with the entry's refresh token, each says a login is in progress",
+    () =>
+      afterLogin(async (issuer, box, args) => {
+        issuer.approved = false;
+        const login = spawnCli(['login', ...args], box.env());
+        try {
+          await login.waitForStderr('to log in, open ');
+          const waiting = new RegExp(
+            `^${PREFIX}warning: waiting for the login in another terminal \\(pid ${login.child.pid}, since \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\)$`,
+          );
+          const inProgress = `${PREFIX}a login is in progress in another terminal (pid ${login.child.pid}): finish it there, then run again`;
+          const script = await runCli([...args, '--cache', '--timeout', '3s'], { env: box.env(NOT_INTERACTIVE) });
+          const logout = await runCli(['logout', ...args, '--timeout', '3s'], { env: box.env() });
+          for (const result of [script, logout]) {
+            expect(result.code).toBe(2);
+            expect(result.stdout).toBe('');
+            expect(
+              result.stderr
+                .split('\n')
+                .filter((line) => line !== '')
+                .map((line) => line.replace(waiting, 'WAITING')),
+            ).toEqual(['WAITING', inProgress]);
+            expect(leaks(result, issuer.issued)).toEqual([]);
+          }
+          // No refresh and no revocation: the entry holds refresh-1 until the login replaces it.
+          expect(issuer.log).toEqual(['device']);
+          expect(held(box)).toEqual(['refresh-1-Hq2Lm9Xr']);
+        } finally {
+          issuer.approved = true;
         }
-        // No refresh and no revocation: the entry holds refresh-1 until the login replaces it.
-        expect(issuer.log).toEqual(['device']);
-        expect(held(box)).toEqual(['refresh-1-Hq2Lm9Xr']);
-      } finally {
-        issuer.approved = true;
-      }
-      expect((await login.exited).code, login.stderr()).toBe(0);
-      expect(issuer.log).toEqual(['device', 'logged in refresh-2-Hq2Lm9Xr']);
-      expect(held(box)).toEqual(['refresh-2-Hq2Lm9Xr']);
-    } finally {
-      await issuer.api.close();
-    }
-  }, 60_000);
+        expect((await login.exited).code, login.stderr()).toBe(0);
+        expect(issuer.log).toEqual(['device', 'logged in refresh-2-Hq2Lm9Xr']);
+        expect(held(box)).toEqual(['refresh-2-Hq2Lm9Xr']);
+      }),
+    60_000,
+  );
 });

@@ -4,8 +4,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { shellWord } from '../../src/use-case/login.js';
+import { describe, it } from 'vitest';
+import { shellWord } from '../../src/use-case/shell-word.js';
 import { expectFailure } from '../helpers/integration.js';
 import { runInProcess } from '../helpers/in-process.js';
 
@@ -112,19 +112,5 @@ describe('the refusal when nobody can answer names a login command to paste', ()
       `${NEEDED}webapi-credential login --config ${shellWord(file)} --set $'scope=openid\\x0aprofile\\u202e' --cache`,
       [SECRET],
     );
-  });
-});
-
-describe('shellWord', () => {
-  it.each([
-    ['plain', '/home/me/.kube/oidc.yaml', '/home/me/.kube/oidc.yaml'],
-    ['empty', '', "''"],
-    ['a space', 'a b', "'a b'"],
-    ['a quote', "it's", "'it'\\''s'"],
-    ['shell characters', '$HOME;`x`|*~', "'$HOME;`x`|*~'"],
-    ['a tab and a quote', "a\tb'", "$'a\\x09b\\''"],
-    ['a tag character', 'a\u{e0041}', "$'a\\U000e0041'"],
-  ])('%s', (_name, word, quoted) => {
-    expect(shellWord(word)).toBe(quoted);
   });
 });

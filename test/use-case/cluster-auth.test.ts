@@ -235,6 +235,19 @@ describe('cluster-auth from discovery and the config', () => {
     });
   });
 
+  // A step's answer is a placeholder before the steps run ("[steps.login.aud]"): the manifest once
+  // carried that text as the audience the cluster should trust.
+  it("an audience a step's answer gives is exit 2 naming the field: it is a secret, and unknown until the steps run", async () => {
+    const config = JSON.parse(machine({ audience: '{{ steps.login.aud }}' }));
+    config.webAPIProviderConfig.steps = [{ name: 'login', method: 'GET', url: `${idp.issuer}/aud` }];
+    const result = await runInProcess(['cluster-auth', '--config-inline', JSON.stringify(config)], { env });
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `${PREFIX}webAPIProviderConfig.form.audience: a secret decided or gave the audience it asks for, and cluster-auth prints no value a secret decides: give it as text of the config or with --set\n`,
+    });
+  });
+
   it('what it cannot know is exit 2, naming it and --from-token', async () => {
     const noAudience = await runInProcess(['cluster-auth', '--config-inline', machine()], { env });
     expect(noAudience).toEqual({

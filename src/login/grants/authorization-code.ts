@@ -86,9 +86,8 @@ function refuseSecretUrl(own: RenderedRequest, holdsSecret: (text: string) => bo
   // Known from the renderer's taint (a letter a comparison chose is no text the redactor looks for),
   // and from the values read for a path shown by rule that a secret became elsewhere (never from the
   // words a secret decided: the refusal itself would say which way it went).
-  const tainted =
-    own.secretAt !== undefined && (own.secretAt.url !== undefined || Object.keys(own.secretAt.query).length > 0);
-  if (own.urlSecret === true || tainted || holdsSecret(own.url)) {
+  const at = own.secretAt;
+  if (at?.url !== undefined || Object.keys(at?.query ?? {}).length > 0 || holdsSecret(own.url)) {
     throw new UsageError(
       'LOGIN_URL_SECRET',
       "login.authorizationCode puts a secret in the browser's URL, where the process list, the browser's history and the identity provider's logs show it: give its url and query as plain text (a client secret belongs in the token request's form)",

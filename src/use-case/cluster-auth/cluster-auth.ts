@@ -80,7 +80,8 @@ export async function clusterAuth(flags: ClusterAuthFlags, deps: Deps): Promise<
     flags.groupsClaim !== undefined
       ? { claim: flags.groupsClaim, prefix: flags.groupsPrefix ?? flags.usernamePrefix }
       : undefined;
-  let trust: Omit<ClusterTrust, 'ca' | 'bind'>;
+  /** The issuer and audiences, from a token or from the issuer's document and the config, and which. */
+  let learned: Pick<ClusterTrust, 'issuer' | 'audiences' | 'from'>;
   let bindUser = flags.bindUser;
   if (flags.fromToken) {
     const claims = await tokenClaims(prepared, flags, deps);
@@ -119,13 +120,9 @@ export async function clusterAuth(flags: ClusterAuthFlags, deps: Deps): Promise<
         );
     }
     if (bindUser === true) bindUser = name;
-    trust = {
+    learned = {
       issuer: iss,
       audiences: aud,
-      username,
-      ...(groups ? { groups } : {}),
-      role: flags.role,
-      credential: credentialWords(idToken, aud),
       from: 'a token this config gave (its iss, aud and claim names; the token is not shown)',
     };
     // A login may have taken a person minutes: the issuer's document gets a --timeout of its own.
@@ -156,16 +153,15 @@ export async function clusterAuth(flags: ClusterAuthFlags, deps: Deps): Promise<
           : "cannot know the access token's aud: the config asks for no audience or resource (--set audience= or --set resource=), and without one the issuer decides it; run cluster-auth --from-token to read it from a real token",
       );
     }
-    trust = {
-      issuer: iss,
-      audiences: aud,
-      username,
-      ...(groups ? { groups } : {}),
-      role: flags.role,
-      credential: credentialWords(idToken, aud),
-      from: `${iss}/.well-known/openid-configuration and the config`,
-    };
+    learned = { issuer: iss, audiences: aud, from: `${iss}/.well-known/openid-configuration and the config` };
   }
+  const trust: Omit<ClusterTrust, 'ca' | 'bind'> = {
+    ...learned,
+    username,
+    ...(groups ? { groups } : {}),
+    role: flags.role,
+    credential: credentialWords(idToken, learned.audiences),
+  };
   // The issuer's CA is the config's only when the config reaches the issuer's host through it.
   const sameHost = URL.canParse(request.url) && new URL(request.url).host === new URL(trust.issuer).host;
   if (ca !== undefined && !sameHost)

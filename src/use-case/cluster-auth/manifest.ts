@@ -3,6 +3,7 @@
 // --oidc-* flags and EKS's identity provider fields in comments, and a ClusterRoleBinding when asked.
 // Pure: the values were checked by cluster-auth.ts (no control character reaches a comment).
 import YAML from 'yaml';
+import { shellWord } from '../shell-word.js';
 
 export interface ClusterTrust {
   /** The issuer exactly as the token's `iss` spells it: the apiserver compares it byte for byte. */
@@ -109,9 +110,4 @@ function eksFields(trust: ClusterTrust): string {
   ];
   if (trust.groups) fields.push(`groupsClaim=${trust.groups.claim}`, `groupsPrefix=${trust.groups.prefix}`);
   return fields.join(',');
-}
-
-/** A value as one shell word: as it is when plain, else single-quoted. */
-function shellWord(value: string): string {
-  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }

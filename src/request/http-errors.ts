@@ -120,7 +120,7 @@ export function errorBodySummary(
   const refusal = status === 401 || status === 403;
   const page = !refusal && looksLikeHtml(contentType, body.subarray(0, 512).toString('utf8')) ? `; ${HTML_HINT}` : '';
   return {
-    summary: `${describeBody(contentType, body.length)}${page} (--verbose shows an excerpt)`,
+    summary: `${describeBody(contentType, body.length, redact)}${page} (--verbose shows an excerpt)`,
     verboseExcerpt: bodyExcerpt(body, redact),
   };
 }

@@ -68,7 +68,9 @@ export async function post(
   try {
     return {
       status: response.status,
-      document: parseResponseBody(response.body, response.contentType, response.bytes),
+      document: parseResponseBody(response.body, response.contentType, response.bytes, (text) =>
+        deps.redactor.redact(text),
+      ),
     };
   } catch (error) {
     if (response.status >= 200 && response.status <= 299) throw error;
@@ -76,7 +78,7 @@ export async function post(
     throw new RequestError(
       'HTTP_STATUS',
       `the token endpoint answered ${response.status}: ${(error as CredentialError).message}`,
-      { status: response.status },
+      { status: response.status, framed: (error as CredentialError).framed },
     );
   }
 }

@@ -64,6 +64,7 @@ export async function loginWithRefresh(
   asking?: () => void,
 ): Promise<Fetched> {
   let refused: string | undefined;
+  let refusedFramed = false;
   if (refresh && !flags.login) {
     const whole = flags.timeoutMs ?? Number.POSITIVE_INFINITY;
     if (!refreshFits(deps.now(), deadline, prepared.config.timeoutMs, whole))
@@ -74,7 +75,8 @@ export async function loginWithRefresh(
       if (!(error instanceof RefreshRefused)) throw error;
       refresh.drop();
       refused = (error as CredentialError).message;
-      deps.trace(`the refresh token was refused (${refused}): dropped; a login is needed`);
+      refusedFramed = error.framed;
+      deps.trace(`the refresh token was refused (${refused}): dropped; a login is needed`, error.framed);
     }
   }
   try {
@@ -82,7 +84,9 @@ export async function loginWithRefresh(
   } catch (error) {
     // Nobody to log in: the line says why the kept refresh token no longer serves.
     if (refused !== undefined && error instanceof LoginError && error.code === 'LOGIN_NEEDED') {
-      throw new LoginError('LOGIN_NEEDED', `${refused}, so the kept refresh token was dropped; ${error.message}`);
+      throw new LoginError('LOGIN_NEEDED', `${refused}, so the kept refresh token was dropped; ${error.message}`, {
+        framed: refusedFramed && error.framed,
+      });
     }
     throw error;
   }
@@ -359,8 +363,11 @@ function credentialIn(
   deps.observe?.({ stage: 'extract', ms: deps.now() - extracting, status, expiresAt });
   const refreshToken = refreshTokenOf(document);
   deps.observe?.({ stage: 'login', grant, refreshToken: refreshToken !== undefined });
+  // The plugin's frame; the time comes of the answer, redacted where it is put in.
+  const expiry = status.expirationTimestamp;
   deps.trace(
-    `logged in${status.expirationTimestamp ? `, credential reported to expire at ${status.expirationTimestamp}` : ''}${refreshToken ? ', with a refresh token' : ''}`,
+    `logged in${expiry ? `, credential reported to expire at ${deps.redactor.redact(expiry)}` : ''}${refreshToken ? ', with a refresh token' : ''}`,
+    true,
   );
   return { status, ...(expiresAt !== undefined ? { expiresAt } : {}), ...(refreshToken ? { refreshToken } : {}) };
 }

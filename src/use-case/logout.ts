@@ -143,12 +143,14 @@ async function revoke(prepared: Prepared, url: string, token: string, deadline: 
   deps.trace(`request:\n${describeRequest(request)}`, true);
   const response = await deps.send(request, {
     ...sendOptions(config, deadline, deps),
-    announce: deps.warn,
+    announce: (line) => deps.warn(line, true),
     answerStatuses: [400, 401],
   });
   let document: unknown;
   try {
-    document = parseResponseBody(response.body, response.contentType, response.bytes);
+    document = parseResponseBody(response.body, response.contentType, response.bytes, (text) =>
+      deps.redactor.redact(text),
+    );
   } catch {
     // An error page that is no JSON: its status says enough.
   }

@@ -7,7 +7,7 @@ import type { Deps } from '../deps.js';
 import type { StageEvent } from '../observe.js';
 import type { HttpObservation, TlsPeer } from '../../request/observe-http.js';
 import { inspect } from '../../cache/index.js';
-import { describeToken, describeTokenKind, seconds, stage, type Stage } from './stage.js';
+import { describeToken, describeTokenKind, failedStage, seconds, stage, type Stage } from './stage.js';
 import type { CredentialStatus } from '../../credential/exec-credential.js';
 
 type Send = Extract<StageEvent, { stage: 'send' }>;
@@ -83,10 +83,7 @@ export function tokenApiStage(sends: Send[], config: ProviderConfig, failure: un
   const last = requests.at(-1);
   const certificate = last?.tls ? `; ${peerText(last.tls, settingsOf(last.label))}` : '';
   if (failure instanceof CredentialError) {
-    const line = {
-      ...stage('token API', 'fail', failure.message, { ...details, code: failure.code }),
-      exitCode: failure.exitCode,
-    };
+    const line = failedStage('token API', failure, details);
     // A certificate that failed: who sent it and what was asked to trust it. Only for a TLS failure:
     // after a 401 the handshake passed, and a note on trust would send people the wrong way.
     const tlsFailure = /^(TLS|PROXY_TLS)/.test(failure.code);
@@ -100,13 +97,20 @@ export function tokenApiStage(sends: Send[], config: ProviderConfig, failure: un
     return line;
   }
   if (sends.length === 0 && loggedIn)
-    return stage('token API', 'pass', 'called by the login above: its token endpoint gave the credential', details);
+    return stage(
+      'token API',
+      'pass',
+      'called by the login above: its token endpoint gave the credential',
+      details,
+      true,
+    );
   if (sends.length === 0)
     return stage(
       'token API',
       'skip',
       'not called: the credential came from the cache (--no-cache calls the token API)',
       details,
+      true,
     );
   return stage('token API', 'pass', `${said}${certificate}`, details);
 }
@@ -179,11 +183,7 @@ export function loginStage(
   how: { ran: boolean; cacheOn: boolean; failure?: CredentialError },
   deps: Deps,
 ): Stage {
-  if (how.failure)
-    return {
-      ...stage('login', 'fail', how.failure.message, { code: how.failure.code }),
-      exitCode: how.failure.exitCode,
-    };
+  if (how.failure) return failedStage('login', how.failure);
   const refreshed = !how.ran && events.some((e) => e.stage === 'send' && e.label === 'main' && e.ok);
   const parts = [
     how.ran

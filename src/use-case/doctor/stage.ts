@@ -1,6 +1,6 @@
 // What doctor found, stage by stage, as the report prints it (cli/doctor-report.ts formats it), and
 // the credential described without showing it.
-import type { ExitCode } from '../../errors.js';
+import type { CredentialError, ExitCode } from '../../errors.js';
 import { jwtClaims } from '../../credential/jwt-claims.js';
 
 /** `login` is shown for a config with login only (doctor.ts). */
@@ -18,6 +18,11 @@ export interface Stage {
   details: Record<string, unknown>;
   /** The failing stage's exit code. */
   exitCode?: ExitCode;
+  /**
+   * The summary is the plugin's frame, its echoes redacted where they were put in (a failure's
+   * CredentialError.framed message): the report does not search it for the values a secret decided.
+   */
+  framed?: boolean;
 }
 
 export function stage(
@@ -25,8 +30,18 @@ export function stage(
   result: Stage['result'],
   summary: string,
   details: Record<string, unknown> = {},
+  /** The summary is the plugin's own words and the config's names (Stage.framed). */
+  framed = false,
 ): Stage {
-  return { name, result, summary, warnings: [], notes: [], details };
+  return { name, result, summary, warnings: [], notes: [], details, ...(framed ? { framed } : {}) };
+}
+
+/** A stage that failed with `error`: its message, framed as the error is (CredentialError.framed), and its codes. */
+export function failedStage(name: StageName, error: CredentialError, details: Record<string, unknown> = {}): Stage {
+  return {
+    ...stage(name, 'fail', error.message, { ...details, code: error.code }, error.framed),
+    exitCode: error.exitCode,
+  };
 }
 
 const NAMED_CLAIMS = ['iss', 'sub', 'aud', 'exp', 'iat', 'nbf'] as const;

@@ -352,3 +352,22 @@ export function describeRequest(request: RenderedRequest): string {
 export function shownUrl(request: RenderedRequest): string {
   return request.shown?.url ?? request.url;
 }
+
+/**
+ * The request's own URL up to its query as shown (userinfo dropped), when `url` is that URL (up to
+ * its query) and not a redirect's: the plugin's frame, a value a secret decided [REDACTED] in it.
+ */
+export function ownUrl(url: URL, request: RenderedRequest): string | undefined {
+  if (!URL.canParse(request.url)) return undefined;
+  const own = new URL(request.url);
+  if (`${own.origin}${own.pathname}` !== `${url.origin}${url.pathname}`) return undefined;
+  return shownUrl(request)
+    .replace(/[?#][\s\S]*$/, '')
+    .replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^@/?#]*@/, '$1');
+}
+
+/** An exchange as doctor keeps it: the request's own URL in its shown form (`shown`), another hop's as it was. */
+export function asShown<T extends { url: string; shown?: boolean }>(exchange: T, request: RenderedRequest): T {
+  const own = URL.canParse(exchange.url) ? ownUrl(new URL(exchange.url), request) : undefined;
+  return own === undefined ? exchange : { ...exchange, url: own, shown: true };
+}

@@ -5,7 +5,14 @@ import type { RequestConfig, StepConfig } from '../config/schema.js';
 import type { CredentialStatus } from '../credential/exec-credential.js';
 import { checkOutput, formatOutput } from '../credential/output/index.js';
 import { extractCredential, parseResponseBody } from '../credential/extract.js';
-import { describeRequest, renderRequest, requestRoot, templateFields, type RenderedRequest } from '../request/build.js';
+import {
+  asShown,
+  describeRequest,
+  renderRequest,
+  requestRoot,
+  templateFields,
+  type RenderedRequest,
+} from '../request/build.js';
 import { checkHint, credentialInputs } from '../template/inputs.js';
 import { runSteps } from '../request/steps.js';
 import type { HttpObservation } from '../request/observe-http.js';
@@ -112,7 +119,7 @@ async function fetchCredential(
       .send(request, {
         // The whole call, steps included, stays within --timeout.
         ...sendOptions(settings, deadline, deps, (text) => deps.redactor.redact(view(text))),
-        ...(observe ? { observe: (exchange: HttpObservation) => exchanges.push(exchange) } : {}),
+        ...(observe ? { observe: (exchange: HttpObservation) => exchanges.push(asShown(exchange, request)) } : {}),
         wholeTimeoutMs,
         announce: (line) => deps.warn(line, true),
       })

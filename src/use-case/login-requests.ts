@@ -3,7 +3,7 @@
 import { RequestError, type CredentialError } from '../errors.js';
 import type { RequestConfig } from '../config/schema.js';
 import { parseResponseBody } from '../credential/extract.js';
-import { describeRequest, renderRequest, type RenderedRequest } from '../request/build.js';
+import { asShown, describeRequest, renderRequest, type RenderedRequest } from '../request/build.js';
 import { SINGLE_USE_GRANTS } from '../request/retry.js';
 import { atEndpoint, type Endpoint } from '../login/endpoint.js';
 import type { HttpObservation } from '../request/observe-http.js';
@@ -50,7 +50,7 @@ export async function post(
   const response = await deps
     .send(request, {
       ...sendOptions(config, deadline, deps),
-      ...(watch ? { observe: (exchange: HttpObservation) => exchanges.push(exchange) } : {}),
+      ...(watch ? { observe: (exchange: HttpObservation) => exchanges.push(asShown(exchange, request)) } : {}),
       ...(errorsAnswer ? { answerStatuses: [400, 401] } : {}),
       ...(grant !== undefined && SINGLE_USE_GRANTS.includes(grant) ? { singleUse: true } : {}),
       ...(signal ? { signal } : {}),

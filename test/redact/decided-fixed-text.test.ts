@@ -215,6 +215,50 @@ describe("doctor's report", () => {
   });
 });
 
+describe("doctor's report of a credential", () => {
+  /**
+   * What two runs may not share: times in ms, the home each has, and the skew between the token API's
+   * Date header and the clock this test stands still.
+   */
+  const comparable = (stdout: string) =>
+    stdout
+      .replaceAll(/\d+ ms/g, 'N ms')
+      .replaceAll(/(DNS|connect|TLS) \d+/g, '$1 N')
+      .replaceAll(/"(ms|answer|lookup|connect|clockSkewMs)": -?\d+/g, '"$1": N')
+      .replaceAll(/"date": "[^"]*"/g, '"date": D')
+      .replaceAll(/\/tmp\/[^/]+\/\.kube/g, 'HOME/.kube')
+      .replace(/this machine's clock is \d+ s (behind|ahead of)/, 'skew');
+
+  it.each([
+    ['token', 'other'],
+    ['entry', 'other'],
+    ['expires', 'other'],
+    ['/token', 'other'],
+  ])('reads the same whether the secret chose %s or %s, as text and as JSON', async (yes, no) => {
+    for (const format of ['text', 'json']) {
+      const [first, second] = await bothWays(
+        [
+          'doctor',
+          '--config-inline',
+          config(yes, no, { expiresInPath: '$.expires_in', cache: { enabled: true } }),
+          '-o',
+          format,
+        ],
+        answering(200, { access_token: 'tok-doctor-4242', expires_in: 3600 }),
+      );
+      expect(first!.code, first!.stderr).toBe(0);
+      expect(first!.stdout).not.toContain('[REDACTED]');
+      expect(comparable(second!.stdout)).toBe(comparable(first!.stdout));
+      if (format === 'json') continue;
+      expect(comparable(first!.stdout).split('\n').slice(2, 5)).toEqual([
+        `✓ token API   POST ${api.url}/token: 200 in N ms (DNS N, connect N ms)`,
+        "✓ credential  token, opaque, 15 characters; expires at 2026-03-01T13:00:00.000Z (in 3600 s), reported to kubectl as 2026-03-01T12:59:00Z; warning: skew the token API's (its Date header); client-go trusts the local clock to decide when a credential expires: set the time (NTP)",
+        '✓ cache       HOME/.kube/cache/webapi-credential: entry expires in 3540 s (2026-03-01T12:59:00Z); no lock; note: miss (no entry); note: stored',
+      ]);
+    }
+  });
+});
+
 describe('the --verbose trace', () => {
   /** A time in ms is the one thing two runs may not share. */
   const timeless = (result: CliResult) => ({ ...result, stderr: result.stderr.replace(/\d+ ms/g, 'N ms') });

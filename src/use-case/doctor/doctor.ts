@@ -241,6 +241,7 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
     config,
     failure !== undefined && !mainAnswered ? failure : undefined,
     flags.login === true && failure === undefined,
+    (text) => deps.redactor.redact(text),
   );
   stages.push(api);
   if (api.result === 'fail') return finish();
@@ -251,12 +252,13 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
   if (!printed) throw new Error('get-token ended without a credential');
   const { status } = printed;
   const extracted = events.find((e) => e.stage === 'extract');
-  const credential = credentialStage(status, extracted, sends, deps.now());
+  const credential = credentialStage(status, extracted, sends, deps.now(), (text) => deps.redactor.redact(text));
   const missing =
     status.token !== undefined
       ? notCarried(
           status.token,
           askedOf([prepared.prepared.request, ...prepared.prepared.logins.map((login) => login.request)]),
+          (text) => deps.redactor.redact(text),
         )
       : undefined;
   if (missing) credential.warnings.push(missing);
@@ -319,7 +321,8 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
 }
 
 /** The asked audience or resource that the token's aud lacks, said with what it carries instead. */
-function notCarried(token: string, asked: Asked): string | undefined {
+/** A warning of the credential's stage, the plugin's frame: the token's aud (what the answer gave) put in through `redact`. */
+function notCarried(token: string, asked: Asked, redact: (text: string) => string): string | undefined {
   const claims = jwtClaims(token);
   // One a secret decided is not compared: whether the token carries it would tell the secret.
   const shown = asked.audiences.filter((a) => a.secretFrom === undefined);
@@ -327,7 +330,7 @@ function notCarried(token: string, asked: Asked): string | undefined {
   const aud = audiences(claims);
   const lacking = shown.filter((a) => !aud.includes(a.value));
   if (lacking.length === 0) return undefined;
-  return `the config asked for ${lacking.map((a) => `${a.parameter} ${a.value}`).join(' and ')}, which the token does not carry (its aud: ${aud.join(', ') || '(none)'}): an id_token's aud is the client id; for an access token, oidc-provider, AD FS, Entra ID v1 and PingFederate read resource, Auth0 reads audience`;
+  return `the config asked for ${lacking.map((a) => `${a.parameter} ${a.value}`).join(' and ')}, which the token does not carry (its aud: ${aud.length > 0 ? redact(aud.join(', ')) : '(none)'}): an id_token's aud is the client id; for an access token, oidc-provider, AD FS, Entra ID v1 and PingFederate read resource, Auth0 reads audience`;
 }
 
 /** A 401 with a JWT: the iss and aud the cluster refused, and the command that prints what it must trust. */

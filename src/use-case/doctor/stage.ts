@@ -19,8 +19,9 @@ export interface Stage {
   /** The failing stage's exit code. */
   exitCode?: ExitCode;
   /**
-   * The summary is the plugin's frame, its echoes redacted where they were put in (a failure's
-   * CredentialError.framed message): the report does not search it for the values a secret decided.
+   * The summary, warnings, notes and details are the plugin's frame, their echoes redacted where they
+   * were put in (a failure's CredentialError.framed message, the cache's lines): the report does not
+   * search them for the values a secret decided.
    */
   framed?: boolean;
 }
@@ -86,10 +87,11 @@ export function describeToken(token: string): TokenKind {
   return { kind: 'opaque', length: token.length };
 }
 
-export function describeTokenKind(kind: TokenKind): string {
+/** The kind in words: the plugin's frame, with what the token says (its claims' values, other claims' names) put in through `redact`. */
+export function describeTokenKind(kind: TokenKind, redact: (text: string) => string): string {
   if (kind.kind === 'opaque') return `token, opaque, ${kind.length} characters`;
-  const claims = Object.entries(kind.claims ?? {}).map(([name, value]) => `${name} ${value}`);
-  const others = kind.otherClaims?.length ? `; other claims: ${kind.otherClaims.join(', ')}` : '';
+  const claims = Object.entries(kind.claims ?? {}).map(([name, value]) => `${name} ${redact(value)}`);
+  const others = kind.otherClaims?.length ? `; other claims: ${redact(kind.otherClaims.join(', '))}` : '';
   return `token, JWT, ${kind.length} characters${claims.length > 0 ? `: ${claims.join(', ')}` : ''}${others}`;
 }
 

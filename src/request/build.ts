@@ -194,7 +194,8 @@ export function buildRequest(
     try {
       return check();
     } catch (error) {
-      if (error instanceof UsageError) throw new UsageError('TEMPLATE_DECIDED', DECIDED_FAILURE);
+      // Fixed words and the config's names: the plugin's frame (CredentialError.framed), as below.
+      if (error instanceof UsageError) throw new UsageError('TEMPLATE_DECIDED', DECIDED_FAILURE, { framed: true });
       throw error;
     }
   };
@@ -229,15 +230,18 @@ export function buildRequest(
       const steps = field.read.steps;
       if (field.read.decided)
         throw steps.length > 0
-          ? new ResponseError('STEP_VALUE_INVALID', DECIDED_FAILURE)
-          : new UsageError('TEMPLATE_DECIDED', DECIDED_FAILURE);
+          ? new ResponseError('STEP_VALUE_INVALID', DECIDED_FAILURE, { framed: true })
+          : new UsageError('TEMPLATE_DECIDED', DECIDED_FAILURE, { framed: true });
       if (steps.length > 0) {
         throw new ResponseError(
           'STEP_VALUE_INVALID',
           `${where}: what ${steps.map((step) => `steps.${step}`).join(', ')} answered gives it ${problem.what}, which an HTTP header cannot carry; check the API and the template`,
+          { framed: true },
         );
       }
-      throw new UsageError('HEADER_INVALID', `${where}: rendered value contains ${problem.what}${problem.hint}`);
+      throw new UsageError('HEADER_INVALID', `${where}: rendered value contains ${problem.what}${problem.hint}`, {
+        framed: true,
+      });
     }
     headers[name] = field.sent;
   }
@@ -266,12 +270,13 @@ function checkedUrl(config: RequestConfig, text: string, root: string): URL | un
   } catch {
     // `render` shows a URL that a step will give as its placeholder; the generators one from an unset env value.
     if (!text.startsWith('[steps.') && !text.startsWith('[env.'))
-      throw new UsageError('URL_INVALID', `${root}.url: rendered to something that is not a URL`);
+      throw new UsageError('URL_INVALID', `${root}.url: rendered to something that is not a URL`, { framed: true });
   }
   if (url?.protocol === 'http:' && !config.allowInsecureHTTP) {
     throw new UsageError(
       'URL_INSECURE',
       `${root}.url: rendered to an http:// URL; use https:// or set allowInsecureHTTP: true`,
+      { framed: true },
     );
   }
   if (url && url.protocol !== 'https:' && url.protocol !== 'http:') {

@@ -37,6 +37,7 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
     throw new UsageError(
       'LOGIN_NONE',
       'login runs the login of a config with login (authorizationCode or deviceAuthorization); this config has none (get-token asks its token API without a person)',
+      { framed: true },
     );
   if (request.tls.insecureSkipVerify) deps.warn(INSECURE_SKIP_VERIFY_WARNING, true);
   const fetch: Fetch = async (refresh, asking) => {
@@ -154,6 +155,7 @@ async function fetchCredential(
         throw new ResponseError(
           'RESPONSE_TOO_DEEP',
           `the templates of ${root ?? requestRoot()} read a step's answer nested too deeply to walk; check the API and those templates`,
+          { framed: true },
         );
       }
       throw error;
@@ -179,6 +181,7 @@ async function fetchCredential(
     throw new ResponseError(
       'RESPONSE_NOT_OBJECT',
       `the token API answered JSON ${document === null ? 'null' : typeof document}, expected an object`,
+      { framed: true },
     );
   }
   let status: CredentialStatus;

@@ -152,6 +152,28 @@ describe('errors about the answer', () => {
   });
 });
 
+describe('errors about the request a secret decided', () => {
+  it.each([
+    ['template', 'other'],
+    ['secret', 'plain'],
+    ['branch', 'other'],
+  ])('a header a secret made invalid reads the same whether the secret chose %s or %s', async (yes, no) => {
+    const bad = JSON.parse(config(yes, no)) as { webAPIProviderConfig: { headers: Record<string, string> } };
+    bad.webAPIProviderConfig.headers['X-Bad'] = "{{ env.SECRET < vars.t ? 'one\\ntwo' : 'two\\none' }}";
+    const [first, second] = await bothWays(
+      ['get-token', '--config-inline', JSON.stringify(bad), '--no-cache'],
+      answering(200, { access_token: 'tok-never-4242' }),
+    );
+    expect(first).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'webapi-credential: a template that compares or looks up by a value from env, file() or steps fails for the value it holds; which template and why is not said, as that would tell the secret: give every branch and key a value that each use accepts\n',
+    });
+    expect(second).toEqual(first);
+  });
+});
+
 describe("the cache's lines", () => {
   const cached = (yes: string, no: string) =>
     config(yes, no, { expiresInPath: '$.expires_in', cache: { enabled: true, failureTTL: '5m' } });

@@ -176,6 +176,7 @@ export async function loginCredential(
     throw new LoginError(
       'LOGIN_NEEDED',
       'login: client-go says the call is not interactive (interactiveMode: Never, as Argo CD sets), so nobody can answer the prompt; run webapi-credential login at a terminal, not from an exec entry',
+      { framed: true },
     );
   }
   if (!flags.login && !isInteractive(deps)) {
@@ -226,7 +227,8 @@ async function runGrant(
   deps.redactor.setDeadline(() => deps.now() >= end + config.timeoutMs);
   const controller = new AbortController();
   const stop = deps.login?.onInterrupt(() => controller.abort()) ?? (() => {});
-  const cancelled = () => new LoginError('LOGIN_INTERRUPTED', 'the login was cancelled (Ctrl-C); nothing was cached');
+  const cancelled = () =>
+    new LoginError('LOGIN_INTERRUPTED', 'the login was cancelled (Ctrl-C); nothing was cached', { framed: true });
   const interrupted = new Promise<never>((_, reject) => {
     controller.signal.addEventListener('abort', () => reject(cancelled()), { once: true });
   });
@@ -299,7 +301,9 @@ export async function refreshCredential(
     throw error instanceof RequestError && isInvalidGrant(status, document) ? refused(error) : error;
   }
   if (step.kind !== 'token')
-    throw new ResponseError('REFRESH_ANSWER', 'the token endpoint answered a refresh with a device grant error');
+    throw new ResponseError('REFRESH_ANSWER', 'the token endpoint answered a refresh with a device grant error', {
+      framed: true,
+    });
   const result = credentialOf(step.document, prepared, deps, 'refresh_token');
   // Its real expiry kept, as a login's: the cache serves its margin window (through an outage,
   // while another refreshes). A server that rotates nothing keeps the old refresh token valid (RFC 6749 §6).
@@ -349,6 +353,7 @@ function credentialIn(
     throw new ResponseError(
       'NO_ID_TOKEN',
       `the token endpoint answered no id_token: add openid to ${scopeField}, or set tokenPath: $.access_token`,
+      { framed: true },
     );
   }
   const lifetime = answerLifetimeMs(document);

@@ -42,6 +42,7 @@ export async function logout(
     throw new UsageError(
       'LOGIN_NONE',
       'logout drops the login of a config with login; this config has none (cache clear removes every cached credential)',
+      { framed: true },
     );
   const call = cacheCall(prepared, run, deadline, callDeps);
   const cacheDeps: CacheDeps = { ...deps.cache, now: deps.now, trace: deps.trace, warn: deps.warn };

@@ -80,6 +80,7 @@ export async function logout(
       {
         cause: error,
         status: error.status,
+        framed: error.framed,
       },
     );
   }

@@ -6,6 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { reporter } from '../../src/cli/report.js';
 import { readTokenAnswer } from '../../src/login/token.js';
 import { readDeviceAuthorization } from '../../src/login/grants/device.js';
+import { atEndpoint } from '../../src/login/endpoint.js';
+import { RequestError } from '../../src/errors.js';
 import { Redactor } from '../../src/redact/redactor.js';
 
 /** The line the CLI prints for what `fail` throws, with `decided` the word a secret chose. */
@@ -61,6 +63,24 @@ describe("a login's messages read the same whichever word a secret decided", () 
       'webapi-credential: the login was denied at the identity provider; run the command again to log in anew\n',
     );
     expect(reported(no, deny)).toBe(first);
+  });
+
+  it.each([
+    ['endpoint', 'other'],
+    ['answered', 'other'],
+  ])("an HTTP failure said again naming the login's endpoint, whether the secret chose %s or %s", (yes, no) => {
+    const failed = (redact: (text: string) => string) => {
+      throw atEndpoint(
+        new RequestError('HTTP_STATUS', `the token API answered 503 ${redact('Service Unavailable')}`, {
+          status: 503,
+          framed: true,
+        }),
+        'revocation',
+      );
+    };
+    const first = reported(yes, failed);
+    expect(first).toBe('webapi-credential: the revocation endpoint answered 503 Service Unavailable\n');
+    expect(reported(no, failed)).toBe(first);
   });
 
   it.each([

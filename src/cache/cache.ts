@@ -10,6 +10,7 @@ import {
   isOutage,
   recalled,
   rememberedMessage,
+  shownMessage,
   throughOutage,
   whileRefreshing,
 } from './failure.js';
@@ -20,7 +21,11 @@ import { keptRefreshToken } from './kept-refresh.js';
 
 export interface CacheDeps extends LockDeps {
   fs: CacheFs;
-  trace: (line: string) => void;
+  /**
+   * The cache's lines are the plugin's frame (framed: fixed words, times, pids, codes, the cache's
+   * own paths), or a failure's message redacted as it would be shown (FailureMemory.redact).
+   */
+  trace: (line: string, framed?: boolean) => void;
   /** A name part no other process will pick for its temp file. */
   unique: () => string;
   /** This process's uid (undefined where there is none): the cache directory must be its own. */
@@ -28,7 +33,7 @@ export interface CacheDeps extends LockDeps {
   /** 32 random bytes, for the key of the keyed hashes. */
   randomBytes: () => Uint8Array;
   /** A line for people on stderr (served through an outage); the trace when absent. */
-  warn?: (line: string) => void;
+  warn?: (line: string, framed?: boolean) => void;
 }
 
 /** What a fetch gives the cache: the credential and its real expiry (ms; the reported one is earlier). */
@@ -78,7 +83,8 @@ export function openCache(
 /** How the call's failures are remembered (cache/failure.ts): what to keep of one, 0 ms for nothing. */
 export interface FailureMemory {
   ttlMs: number;
-  redact: (text: string) => string;
+  /** The call's redaction of a message; `framed`: the plugin's frame (CredentialError.framed), checked for the secrets read. */
+  redact: (text: string, framed: boolean) => string;
 }
 
 /**
@@ -138,7 +144,7 @@ export async function cached(
   /** A credential in its margin window, served through an outage: a note on stderr, and an event. */
   const servedThrough = (stale: Stale, message: string): CredentialStatus => {
     const { status, note } = throughOutage(stale, message, deps.now());
-    (deps.warn ?? deps.trace)(note);
+    (deps.warn ?? deps.trace)(note, true);
     report({
       kind: 'outage',
       expiresAt: stale.expiresAt,
@@ -223,7 +229,7 @@ export async function cached(
           report({ kind: 'note', text: `cannot remember the failure (${errorCode(writeError)})` });
         }
       } else if (rotated !== undefined && held) keepRefresh(storage, key, held, report, { held: inEntry });
-      if (stale) return servedThrough(stale, failures.redact((error as Error).message));
+      if (stale) return servedThrough(stale, shownMessage(error, failures));
       throw error;
     }
     store(fetched, held);
@@ -303,6 +309,7 @@ export async function cached(
       throw new UsageError(
         'LOGIN_IN_PROGRESS',
         `a login is in progress in another terminal (pid ${holder.pid ?? '?'}): finish it there, then run again`,
+        { framed: true },
       );
     }
     // Our deadline, not the API's state: never remembered (failure.ts isDeadline). The holder lives
@@ -311,9 +318,10 @@ export async function cached(
     const error = new RequestError(
       'DEADLINE',
       `no credential within --timeout ${timing.timeoutMs / 1000}s: ${who} was still fetching it`,
+      { framed: true },
     );
     const current = storage.read(key, deps.now());
-    if (!current.hit && current.stale) return servedThrough(current.stale, failures.redact(error.message));
+    if (!current.hit && current.stale) return servedThrough(current.stale, shownMessage(error, failures));
     throw error;
   }
   if (outcome.kind === 'timeout' || outcome.kind === 'unlockable' || outcome.kind === 'busy') {

@@ -26,11 +26,12 @@ export type CacheEvent =
 
 /** The trace line of an event and the event itself, to whoever listens. */
 export function reporter(
-  trace: (line: string) => void,
+  trace: (line: string, framed?: boolean) => void,
   observe: ((event: CacheEvent) => void) | undefined,
 ): (event: CacheEvent) => void {
   return (event) => {
-    if (event.text !== undefined) trace(`cache: ${event.text}`);
+    // The plugin's frame: an event's text holds fixed words, times, pids, codes and the cache's paths.
+    if (event.text !== undefined) trace(`cache: ${event.text}`, true);
     observe?.(event);
   };
 }

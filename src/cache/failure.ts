@@ -4,7 +4,7 @@
 // A refusal or an unusable answer is served again for cache.failureTTL; an outage for its Retry-After
 // or 10 s, whichever is longer, at most 5 min. Only exit 3 and 4 are remembered: a usage or config
 // error never reaches the network, and a bug is not the token API's answer.
-import { shownOnTerminal, RequestError, ResponseError, type CredentialError } from '../errors.js';
+import { shownOnTerminal, CredentialError, RequestError, ResponseError } from '../errors.js';
 import type { CredentialStatus } from '../credential/exec-credential.js';
 import { MAX_FAILURE_MESSAGE, MAX_FAILURE_MS, type RememberedFailure, type Stale } from './store.js';
 
@@ -18,7 +18,7 @@ export function failureToRemember(
   error: unknown,
   failureTtlMs: number,
   now: number,
-  redact: (text: string) => string,
+  redact: (text: string, framed: boolean) => string,
 ): RememberedFailure | undefined {
   if (failureTtlMs <= 0) return undefined;
   // The caller's own --timeout ran out: its deadline, not the API's state. One caller's short
@@ -32,10 +32,10 @@ export function failureToRemember(
     const outage = status === undefined || status >= 500 || status === 408 || status === 429;
     forMs = outage ? Math.max(error.retryAfterMs ?? 0, OUTAGE_MIN_MS) : failureTtlMs;
   } else return undefined;
-  const exitCode = (error as CredentialError).exitCode as 3 | 4;
+  const exitCode = error.exitCode as 3 | 4;
   // Cut to what the reader takes: a longer message (a long URL) was stored and never served, and
   // its failure was asked again on every call. It is redacted before it is cut.
-  const message = shownOnTerminal(error.message, redact);
+  const message = shownMessage(error, { redact });
   const kept = message.length > MAX_FAILURE_MESSAGE ? `${message.slice(0, MAX_FAILURE_MESSAGE - 1)}…` : message;
   return {
     exitCode,
@@ -66,6 +66,16 @@ export function isDeadline(error: unknown): boolean {
   return error instanceof RequestError && error.code === 'DEADLINE';
 }
 
+/**
+ * An error's message as the reporter shows it: a framed one (the plugin's frame, its echoes redacted
+ * where they were put in) checked for the secrets read, any other for every value. Kept or re-worded
+ * by the cache, it is then the frame of the line that holds it.
+ */
+export function shownMessage(error: unknown, memory: { redact: (text: string, framed: boolean) => string }): string {
+  const framed = error instanceof CredentialError && error.framed;
+  return shownOnTerminal(error instanceof Error ? error.message : String(error), (text) => memory.redact(text, framed));
+}
+
 /** The remembered message as served: it says it is one, until when, and how to ask again at once. */
 export function rememberedMessage(failure: RememberedFailure, now: number): string {
   const ago = Math.max(0, Math.round((now - failure.at) / 1000));
@@ -73,12 +83,16 @@ export function rememberedMessage(failure: RememberedFailure, now: number): stri
   return `${failure.message} (remembered from ${ago}s ago until ${until}; webapi-credential cache clear retries now)`;
 }
 
-/** The error a remembered failure is served as: same exit code, the remembered message. */
+/**
+ * The error a remembered failure is served as: same exit code, the remembered message. The plugin's
+ * frame: the message was redacted as it was shown when kept (shownMessage), and the same inputs
+ * make the same key, so a value a secret decided was redacted in what echoed it then.
+ */
 export function recalled(failure: RememberedFailure, now: number): CredentialError {
   const message = rememberedMessage(failure, now);
   return failure.exitCode === 4
-    ? new ResponseError('REMEMBERED_FAILURE', message)
-    : new RequestError('REMEMBERED_FAILURE', message);
+    ? new ResponseError('REMEMBERED_FAILURE', message, { framed: true })
+    : new RequestError('REMEMBERED_FAILURE', message, { framed: true });
 }
 
 /** Served through an outage, a credential is reported as expiring this soon at most: client-go asks again. */

@@ -50,7 +50,8 @@ export interface CacheCall extends RawInputs {
   holdMs?: number;
   /** How failures are remembered: cache.failureTTL (0: not at all) and the call's redactor. */
   failureTtlMs: number;
-  redact: (text: string) => string;
+  /** `framed`: a message of the plugin's frame (CredentialError.framed), checked for the secrets read only. */
+  redact: (text: string, framed: boolean) => string;
   observe?: (event: CacheEvent) => void;
 }
 

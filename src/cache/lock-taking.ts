@@ -6,7 +6,10 @@ import type { Storage } from './storage.js';
 import type { CacheEvent } from './events.js';
 
 /** What taking a lock needs of the cache's deps (cache.ts CacheDeps). */
-type TakingDeps = LockDeps & { trace: (line: string) => void; warn?: (line: string) => void };
+type TakingDeps = LockDeps & {
+  trace: (line: string, framed?: boolean) => void;
+  warn?: (line: string, framed?: boolean) => void;
+};
 
 /** Longest a lock that is not ours (planted) is waited on, and at most half the caller's time. */
 const MAX_PATIENCE_MS = 10_000;
@@ -60,6 +63,7 @@ export function lockOptions(
         const since = new Date(holder.since).toISOString().replace(/\.\d{3}Z$/, 'Z');
         (deps.warn ?? deps.trace)(
           `waiting for the login in another terminal (pid ${holder.pid ?? '?'}, since ${since})`,
+          true,
         );
       }
       // Interactive, we wait as long as that login may (a person there is typing); else our own time.
@@ -102,11 +106,13 @@ export async function underLock<T>(
       throw new UsageError(
         'LOGIN_IN_PROGRESS',
         `a login is in progress in another terminal (pid ${pid ?? '?'}): finish it there, then run again`,
+        { framed: true },
       );
     const who = pid !== undefined ? `process ${pid}` : 'another process';
     throw new RequestError(
       'DEADLINE',
       `${command} waited --timeout ${timing.timeoutMs / 1000}s for ${who}, which was still fetching this config's credential: run ${command} again`,
+      { framed: true },
     );
   }
   if (outcome.kind === 'timeout' || outcome.kind === 'busy')

@@ -75,7 +75,7 @@ export function reporter(deps: ReporterDeps): Reporter {
     line,
     useCaseDeps: (verbose) => ({
       ...deps,
-      warn: (text) => line(`warning: ${text}`),
+      warn: (text, framed) => line(`warning: ${text}`, framed),
       say: line,
       trace: verbose ? line : () => {},
     }),

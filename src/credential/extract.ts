@@ -9,6 +9,19 @@ import { errorSaid } from './error-fields.js';
 
 export type Query = (path: string, document: unknown) => Match[];
 
+/** What redacts a part of a message that the answer gave (it may echo what was sent): the call's redactor. */
+type Redact = (text: string) => string;
+
+/**
+ * Every message about the answer is the plugin's frame (CredentialError.framed): the config's paths and
+ * fixed words, with each part the answer gave (a key, a location, a number, a content type) redacted
+ * in full where it is put in. The frame is then not searched for the values a secret decided, so a
+ * word of it ("token", "expires", "login") reads the same whichever word a secret chose.
+ */
+function answerError(code: string, message: string): ResponseError {
+  return new ResponseError(code, message, { framed: true });
+}
+
 export interface Extracted {
   status: CredentialStatus;
   /** The real expiry (ms since epoch), before the margin; undefined when unknown. */
@@ -19,18 +32,20 @@ export interface Extracted {
  * A 2xx body is never shown, not even under --verbose: it may hold the credential in a form nobody
  * registered as secret (`access_token=gho_…&scope=repo`), so only its type and size are named.
  */
-export function parseResponseBody(text: string, contentType: string | undefined, bytes: number): unknown {
+export function parseResponseBody(
+  text: string,
+  contentType: string | undefined,
+  bytes: number,
+  redact: Redact,
+): unknown {
   const source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   try {
     return JSON.parse(source);
   } catch {
-    const what = source.trim() === '' ? 'an empty body' : describeBody(contentType, bytes);
+    const what = source.trim() === '' ? 'an empty body' : describeBody(contentType, bytes, redact);
     if (looksLikeHtml(contentType, source))
-      throw new ResponseError(
-        'RESPONSE_HTML',
-        `the token API answered with an HTML page, not JSON (${what}); ${HTML_HINT}`,
-      );
-    throw new ResponseError('RESPONSE_NOT_JSON', `the token API answered with something that is not JSON (${what})`);
+      throw answerError('RESPONSE_HTML', `the token API answered with an HTML page, not JSON (${what}); ${HTML_HINT}`);
+    throw answerError('RESPONSE_NOT_JSON', `the token API answered with something that is not JSON (${what})`);
   }
 }
 
@@ -43,9 +58,9 @@ export function looksLikeHtml(contentType: string | undefined, text: string): bo
   return /^\s*<(!doctype\s+html|html)[\s>]/i.test(text.slice(0, 512));
 }
 
-/** A body named by its type and size alone, for messages that must not show it. */
-export function describeBody(contentType: string | undefined, bytes: number): string {
-  return `${contentType ?? 'no content-type'}, ${bytes} bytes`;
+/** A body named by its type (the server's word, redacted) and size alone, for messages that must not show it. */
+export function describeBody(contentType: string | undefined, bytes: number, redact: Redact): string {
+  return `${contentType === undefined ? 'no content-type' : redact(contentType)}, ${bytes} bytes`;
 }
 
 export function extractCredential(
@@ -54,26 +69,34 @@ export function extractCredential(
   query: Query,
   now: number,
   /** The request's redaction: what the API says of itself is redacted before it is cut. */
-  redact: (text: string) => string,
+  redact: Redact,
 ): Extracted {
   const { paths } = config;
   const status: CredentialStatus = {};
   if (paths.token) {
     try {
-      status.token = single(document, paths.token, 'tokenPath', query);
+      status.token = single(document, paths.token, 'tokenPath', query, redact);
     } catch (error) {
       throw apiSaidWhy(document, paths.token, redact) ?? error;
     }
   }
   if (paths.clientCertificateData && paths.clientKeyData) {
-    status.clientCertificateData = single(document, paths.clientCertificateData, 'clientCertificateDataPath', query);
-    status.clientKeyData = single(document, paths.clientKeyData, 'clientKeyDataPath', query);
+    status.clientCertificateData = single(
+      document,
+      paths.clientCertificateData,
+      'clientCertificateDataPath',
+      query,
+      redact,
+    );
+    status.clientKeyData = single(document, paths.clientKeyData, 'clientKeyDataPath', query, redact);
   }
 
   let expiresAt: number | undefined;
-  if (paths.expiry) expiresAt = parseExpiry(one(document, paths.expiry, 'expiryPath', query), paths.expiry);
+  if (paths.expiry)
+    expiresAt = parseExpiry(one(document, paths.expiry, 'expiryPath', query, redact), paths.expiry, redact);
   else if (paths.expiresIn)
-    expiresAt = now + parseExpiresIn(one(document, paths.expiresIn, 'expiresInPath', query), paths.expiresIn);
+    expiresAt =
+      now + parseExpiresIn(one(document, paths.expiresIn, 'expiresInPath', query, redact), paths.expiresIn, redact);
   else if (config.expiryFromJWT && status.token) expiresAt = jwtExpiry(status.token);
   if (expiresAt === undefined && status.clientCertificateData)
     expiresAt = certificateExpiry(status.clientCertificateData);
@@ -87,17 +110,14 @@ export function extractCredential(
       : paths.expiresIn
         ? `expiresInPath ${paths.expiresIn} matched`
         : 'expiresIn gives';
-    throw new ResponseError(
-      'EXPIRY_UNPARSABLE',
-      `${source} an expiry past the year 9999, which no timestamp can carry`,
-    );
+    throw answerError('EXPIRY_UNPARSABLE', `${source} an expiry past the year 9999, which no timestamp can carry`);
   }
   if (expiresAt !== undefined) {
     const reported = reportedExpiry(expiresAt, now, config.expiryMarginMs);
     if (reported === undefined) {
-      throw new ResponseError(
+      throw answerError(
         'CREDENTIAL_EXPIRED',
-        `the token API returned a credential that expired at ${new Date(expiresAt).toISOString()} (now ${new Date(now).toISOString()}); check the API and this machine's clock`,
+        `the token API returned a credential that expired at ${redact(new Date(expiresAt).toISOString())} (now ${new Date(now).toISOString()}); check the API and this machine's clock`,
       );
     }
     status.expirationTimestamp = reported;
@@ -125,36 +145,37 @@ export function reportedExpiry(expiresAt: number, now: number, marginMs: number)
   return new Date(reported).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-function one(document: unknown, path: string, field: string, query: Query): unknown {
+function one(document: unknown, path: string, field: string, query: Query, redact: Redact): unknown {
   const matches = query(path, document);
   if (matches.length === 0) {
-    throw new ResponseError(
+    throw answerError(
       'PATH_NO_MATCH',
-      `${field} ${path} matched nothing in the response; ${describeKeys(document, path)}`,
+      `${field} ${path} matched nothing in the response; ${describeKeys(document, path, redact)}`,
     );
   }
   if (matches.length > 1) {
-    throw new ResponseError(
+    const where = matches
+      .slice(0, 3)
+      .map((m) => redact(m.location))
+      .join(', ');
+    throw answerError(
       'PATH_AMBIGUOUS',
-      `${field} ${path} matched ${matches.length} values (${matches
-        .slice(0, 3)
-        .map((m) => m.location)
-        .join(', ')}${matches.length > 3 ? ', …' : ''}); make it select exactly one`,
+      `${field} ${path} matched ${matches.length} values (${where}${matches.length > 3 ? ', …' : ''}); make it select exactly one`,
     );
   }
   return matches[0]!.value;
 }
 
-function single(document: unknown, path: string, field: string, query: Query): string {
-  const value = one(document, path, field, query);
+function single(document: unknown, path: string, field: string, query: Query, redact: Redact): string {
+  const value = one(document, path, field, query, redact);
   if (typeof value !== 'string') {
-    throw new ResponseError('PATH_NOT_STRING', `${field} ${path} matched ${kind(value)}, expected a non-empty string`);
+    throw answerError('PATH_NOT_STRING', `${field} ${path} matched ${kind(value)}, expected a non-empty string`);
   }
-  if (value.trim() === '') throw new ResponseError('PATH_EMPTY', `${field} ${path} matched an empty string`);
+  if (value.trim() === '') throw answerError('PATH_EMPTY', `${field} ${path} matched an empty string`);
   // client-go sends the token in an Authorization header, where Go refuses control characters; a
   // PEM certificate or key is multi-line by nature.
   if (field === 'tokenPath' && /[\u0000-\u0008\u000a-\u001f\u007f]/.test(value)) {
-    throw new ResponseError(
+    throw answerError(
       'PATH_NOT_TOKEN',
       `${field} ${path} matched a string with control characters (a line break?), which cannot be sent as a bearer token`,
     );
@@ -167,11 +188,11 @@ function single(document: unknown, path: string, field: string, query: Query): s
  * with 200 by some servers, a gateway's `{"error": …, "message": …}`): the API says why, so its
  * `error` and `error_description` (or `message`) are shown (error-fields.ts).
  */
-function apiSaidWhy(document: unknown, path: string, redact: (text: string) => string): ResponseError | undefined {
+function apiSaidWhy(document: unknown, path: string, redact: Redact): ResponseError | undefined {
   const said = errorSaid(document, redact);
   if (!said) return undefined;
   const detail = said.detail ? `, ${said.detail.field} ${said.detail.text}` : '';
-  return new ResponseError(
+  return answerError(
     'RESPONSE_ERROR',
     `the token API answered without a token (tokenPath ${path} matched nothing), saying error ${said.error}${detail}`,
   );
@@ -183,8 +204,11 @@ function kind(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
-/** Names the keys at the deepest point the path reached, never their values. */
-export function describeKeys(document: unknown, path: string): string {
+/**
+ * Names the keys at the deepest point the path reached, never their values. The place is the path's
+ * own (the config's); the keys are the answer's, redacted in full (a server may echo what was sent as a key).
+ */
+export function describeKeys(document: unknown, path: string, redact: Redact): string {
   let node = document;
   let at = '$';
   // Follow the leading names and indexes only: skipping `[0]` or `[*]` would claim a place the path never reaches.
@@ -212,7 +236,7 @@ export function describeKeys(document: unknown, path: string): string {
     if (names.length === 0) return `${at} has ${counted} key${counted === 1 ? '' : 's'} that ${other} (not shown)`;
     const shown = names.slice(0, 20).map((k) => JSON.stringify(k));
     const more = names.length > 20 ? ` and ${names.length - 20} more` : '';
-    return `${at} has keys ${shown.join(', ')}${more}${counted > 0 ? ` and ${counted} that ${other} (not shown)` : ''}`;
+    return `${at} has keys ${redact(shown.join(', '))}${more}${counted > 0 ? ` and ${counted} that ${other} (not shown)` : ''}`;
   }
   return `${at} is ${kind(node)}`;
 }
@@ -228,13 +252,13 @@ function looksLikeFieldName(key: string): boolean {
   return /^[A-Za-z_][A-Za-z0-9_-]{0,39}$/.test(key) && (key.match(/[0-9]/g)?.length ?? 0) <= 4;
 }
 
-export function parseExpiry(value: unknown, path: string): number {
+export function parseExpiry(value: unknown, path: string, redact: Redact): number {
   if (typeof value === 'number' && Number.isFinite(value) && value > 0) {
     // Unix seconds until the year 33658; anything larger is milliseconds.
     return value >= 1e12 ? value : value * 1000;
   }
   if (typeof value === 'string') {
-    if (/^\d+(\.\d+)?$/.test(value.trim())) return parseExpiry(Number(value), path);
+    if (/^\d+(\.\d+)?$/.test(value.trim())) return parseExpiry(Number(value), path, redact);
     const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-](\d{2}):(\d{2}))$/.exec(
       value.trim(),
     );
@@ -242,13 +266,13 @@ export function parseExpiry(value: unknown, path: string): number {
       const parsed = Date.parse(value.trim());
       // Date.parse rolls 2026-02-30 over to March 2: a date that does not exist is no expiry.
       if (Number.isFinite(parsed) && realDate(rfc3339)) return parsed;
-      throw new ResponseError(
+      throw answerError(
         'EXPIRY_UNPARSABLE',
-        `expiryPath ${path} matched a time that does not exist (${describeImpossible(rfc3339)})`,
+        `expiryPath ${path} matched a time that does not exist (${describeImpossible(rfc3339, redact)})`,
       );
     }
   }
-  throw new ResponseError(
+  throw answerError(
     'EXPIRY_UNPARSABLE',
     `expiryPath ${path} matched ${kind(value)} that is neither an RFC 3339 time nor unix seconds/milliseconds`,
   );
@@ -272,22 +296,22 @@ function realDate(m: RegExpExecArray): boolean {
   );
 }
 
-function describeImpossible(m: RegExpExecArray): string {
+function describeImpossible(m: RegExpExecArray, redact: Redact): string {
   const [month, day, hour, minute] = [2, 3, 4, 5].map((i) => Number(m[i]));
-  if (month! < 1 || month! > 12) return `month ${m[2]}`;
-  if (hour! > 23) return `hour ${m[4]}`;
-  if (minute! > 59) return `minute ${m[5]}`;
-  if (day! < 1 || day! > 28) return `day ${m[3]} of month ${m[2]}`;
+  if (month! < 1 || month! > 12) return `month ${redact(m[2]!)}`;
+  if (hour! > 23) return `hour ${redact(m[4]!)}`;
+  if (minute! > 59) return `minute ${redact(m[5]!)}`;
+  if (day! < 1 || day! > 28) return `day ${redact(m[3]!)} of month ${redact(m[2]!)}`;
   return 'its offset is out of range';
 }
 
-export function parseExpiresIn(value: unknown, path: string): number {
+export function parseExpiresIn(value: unknown, path: string, redact: Redact): number {
   const seconds = typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value;
   if (typeof seconds === 'number' && Number.isFinite(seconds) && seconds > 0) return seconds * 1000;
   // A number is shown: no credential field is a number, and -30 or 0 says at once what went wrong.
   // A string may be anything (a token at the wrong path): only its kind.
-  const found = typeof value === 'number' ? `the number ${String(value)}` : kind(value);
-  throw new ResponseError(
+  const found = typeof value === 'number' ? `the number ${redact(String(value))}` : kind(value);
+  throw answerError(
     'EXPIRY_UNPARSABLE',
     `expiresInPath ${path} matched ${found}, expected a positive number of seconds`,
   );

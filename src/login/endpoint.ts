@@ -22,9 +22,12 @@ export function atEndpoint(error: unknown, endpoint: Endpoint): unknown {
     endpoint === 'device authorization' && error instanceof RequestError && error.status === 401
       ? `; ${DEVICE_401_HINT}`
       : '';
-  if (error instanceof ResponseError) return new ResponseError(error.code, `${said}${hint}`, { cause: error });
+  // The endpoint's name and the hint are fixed words: a framed message stays the frame.
+  const { framed } = error;
+  if (error instanceof ResponseError) return new ResponseError(error.code, `${said}${hint}`, { cause: error, framed });
   return new RequestError(error.code, `${said}${hint}`, {
     cause: error,
+    framed,
     status: error.status,
     retryAfterMs: error.retryAfterMs,
   });

@@ -19,7 +19,7 @@ export function isInvalidGrant(status: number, document: unknown): boolean {
 
 /** The refusal as the error that drops the token: the same words and status as the one read. */
 export function refused(error: RequestError): RefreshRefused {
-  return new RefreshRefused(error.code, error.message, { status: error.status, cause: error });
+  return new RefreshRefused(error.code, error.message, { status: error.status, cause: error, framed: error.framed });
 }
 
 /**

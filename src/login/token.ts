@@ -67,7 +67,9 @@ export function readTokenAnswer(
       : undefined;
   if (status >= 200 && status <= 299) {
     if (!answer)
-      throw new ResponseError('RESPONSE_NOT_OBJECT', 'the token endpoint answered JSON that is not an object');
+      throw new ResponseError('RESPONSE_NOT_OBJECT', 'the token endpoint answered JSON that is not an object', {
+        framed: true,
+      });
     return { kind: 'token', document: answer };
   }
   const error = typeof answer?.['error'] === 'string' ? answer['error'] : undefined;
@@ -78,11 +80,13 @@ export function readTokenAnswer(
       throw new LoginError(
         'LOGIN_DENIED',
         'the login was denied at the identity provider; run the command again to log in anew',
+        { framed: true },
       );
     if (error === 'expired_token')
       throw new LoginError(
         'LOGIN_EXPIRED',
         'the login code expired before it was approved; run the command again for a new code',
+        { framed: true },
       );
   }
   const words = errorSaid(answer, redact);
@@ -93,7 +97,11 @@ export function readTokenAnswer(
       : grant === 'authorization_code'
         ? 'the authorization code'
         : 'the device code';
-  throw new RequestError('LOGIN_REFUSED', `the token endpoint refused ${what} with ${status}${said}`, { status });
+  // The plugin's frame: what the API said is redacted in full where it is put in (errorSaid).
+  throw new RequestError('LOGIN_REFUSED', `the token endpoint refused ${what} with ${status}${said}`, {
+    status,
+    framed: true,
+  });
 }
 
 /** The refresh token of a token answer, when it holds one: kept by the cache (SPEC "Interactive login"). */

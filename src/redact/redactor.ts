@@ -154,6 +154,11 @@ export class Redactor {
     }
   }
 
+  /** tryRedactFrame(), or what redact() prints instead of a text that could not be checked. */
+  redactFrame(text: string): string {
+    return this.tryRedactFrame(text) ?? (this.failedFor === 'time' ? NOT_CHECKED : NOT_READABLE);
+  }
+
   /** Why the last text that could not be checked was not: the deadline, or a text too large to read. */
   failedFor: 'time' | 'size' | undefined;
 

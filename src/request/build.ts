@@ -195,7 +195,8 @@ export function buildRequest(
     try {
       return check();
     } catch (error) {
-      if (error instanceof UsageError) throw new UsageError('TEMPLATE_DECIDED', DECIDED_FAILURE);
+      // Fixed words and the config's names: the plugin's frame (CredentialError.framed), as below.
+      if (error instanceof UsageError) throw new UsageError('TEMPLATE_DECIDED', DECIDED_FAILURE, { framed: true });
       throw error;
     }
   };
@@ -230,15 +231,18 @@ export function buildRequest(
       const steps = field.read.steps;
       if (field.read.decided)
         throw steps.length > 0
-          ? new ResponseError('STEP_VALUE_INVALID', DECIDED_FAILURE)
-          : new UsageError('TEMPLATE_DECIDED', DECIDED_FAILURE);
+          ? new ResponseError('STEP_VALUE_INVALID', DECIDED_FAILURE, { framed: true })
+          : new UsageError('TEMPLATE_DECIDED', DECIDED_FAILURE, { framed: true });
       if (steps.length > 0) {
         throw new ResponseError(
           'STEP_VALUE_INVALID',
           `${where}: what ${steps.map((step) => `steps.${step}`).join(', ')} answered gives it ${problem.what}, which an HTTP header cannot carry; check the API and the template`,
+          { framed: true },
         );
       }
-      throw new UsageError('HEADER_INVALID', `${where}: rendered value contains ${problem.what}${problem.hint}`);
+      throw new UsageError('HEADER_INVALID', `${where}: rendered value contains ${problem.what}${problem.hint}`, {
+        framed: true,
+      });
     }
     headers[name] = field.sent;
   }
@@ -265,12 +269,13 @@ function checkedUrl(config: RequestConfig, text: string, root: string): URL | un
   } catch {
     // `render` shows a URL that a step will give as its placeholder; the generators one from an unset env value.
     if (!text.startsWith('[steps.') && !text.startsWith('[env.'))
-      throw new UsageError('URL_INVALID', `${root}.url: rendered to something that is not a URL`);
+      throw new UsageError('URL_INVALID', `${root}.url: rendered to something that is not a URL`, { framed: true });
   }
   if (url?.protocol === 'http:' && !config.allowInsecureHTTP) {
     throw new UsageError(
       'URL_INSECURE',
       `${root}.url: rendered to an http:// URL; use https:// or set allowInsecureHTTP: true`,
+      { framed: true },
     );
   }
   if (url && url.protocol !== 'https:' && url.protocol !== 'http:') {
@@ -350,4 +355,23 @@ export function describeRequest(request: RenderedRequest): string {
 /** The URL as `validate` shows it. */
 export function shownUrl(request: RenderedRequest): string {
   return request.shown?.url ?? request.url;
+}
+
+/**
+ * The request's own URL up to its query as shown (userinfo dropped), when `url` is that URL (up to
+ * its query) and not a redirect's: the plugin's frame, a value a secret decided [REDACTED] in it.
+ */
+export function ownUrl(url: URL, request: RenderedRequest): string | undefined {
+  if (!URL.canParse(request.url)) return undefined;
+  const own = new URL(request.url);
+  if (`${own.origin}${own.pathname}` !== `${url.origin}${url.pathname}`) return undefined;
+  return shownUrl(request)
+    .replace(/[?#][\s\S]*$/, '')
+    .replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^@/?#]*@/, '$1');
+}
+
+/** An exchange as doctor keeps it: the request's own URL in its shown form (`shown`), another hop's as it was. */
+export function asShown<T extends { url: string; shown?: boolean }>(exchange: T, request: RenderedRequest): T {
+  const own = URL.canParse(exchange.url) ? ownUrl(new URL(exchange.url), request) : undefined;
+  return own === undefined ? exchange : { ...exchange, url: own, shown: true };
 }

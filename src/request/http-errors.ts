@@ -6,7 +6,7 @@ import { describeBody, HTML_HINT, looksLikeHtml } from '../credential/extract.js
 import { ERROR_FIELDS } from '../credential/error-fields.js';
 import { showProxy, type ProxyChoice } from './proxy.js';
 import { excerpt } from '../redact/redactor.js';
-import type { RenderedRequest } from './build.js';
+import { ownUrl, type RenderedRequest } from './build.js';
 
 export const MAX_REDIRECTS = 5;
 
@@ -120,7 +120,7 @@ export function errorBodySummary(
   const refusal = status === 401 || status === 403;
   const page = !refusal && looksLikeHtml(contentType, body.subarray(0, 512).toString('utf8')) ? `; ${HTML_HINT}` : '';
   return {
-    summary: `${describeBody(contentType, body.length)}${page} (--verbose shows an excerpt)`,
+    summary: `${describeBody(contentType, body.length, redact)}${page} (--verbose shows an excerpt)`,
     verboseExcerpt: bodyExcerpt(body, redact),
   };
 }
@@ -352,12 +352,4 @@ export function toRequestError(
     `request to ${url} failed: ${redact(failure.message.split('\n')[0] ?? '')}${code ? ` (${code})` : ''}${tries}`,
     { cause: failure, framed: true },
   );
-}
-
-/** The request's own URL up to its query as shown (userinfo dropped), when the failure is of that URL and not of a redirect's. */
-function ownUrl(failed: URL, request: RenderedRequest): string | undefined {
-  if (!URL.canParse(request.url) || stripQuery(new URL(request.url)) !== stripQuery(failed)) return undefined;
-  return (request.shown?.url ?? request.url)
-    .replace(/[?#][\s\S]*$/, '')
-    .replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)[^@/?#]*@/, '$1');
 }

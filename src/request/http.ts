@@ -47,6 +47,11 @@ export interface HttpOptions {
   env: Record<string, string | undefined>;
   now: () => number;
   random: () => number;
+  /**
+   * The trace of the exchange. Each line (and each announcement) is the plugin's frame: fixed words,
+   * statuses, sizes, times, with every part the server or a library gave redacted where it is put in,
+   * so that the caller does not search it for the values a secret decided (Deps.trace's `framed`).
+   */
   log: (line: string) => void;
   /** A wait of more than a second is said on stderr before it starts, verbose or not: kubectl seems hung otherwise. */
   announce?: (line: string) => void;
@@ -263,13 +268,14 @@ function traceRetry(
   if (delay === 0) {
     const why =
       retryAfter !== undefined && (retryAfter.ms ?? 0) > RETRY_AFTER_CAP_MS
-        ? `Retry-After ${retryAfter.said} asks for more than ${RETRY_AFTER_CAP_MS / 1000} s`
+        ? `Retry-After ${options.redact(retryAfter.said)} asks for more than ${RETRY_AFTER_CAP_MS / 1000} s`
         : 'another attempt could not start before the whole-call deadline (--timeout)';
     options.log(`attempt ${attempt} failed (${options.redact(failure)}) after ${took} ms; not retrying: ${why}`);
     return;
   }
   options.log(`attempt ${attempt} failed (${options.redact(failure)}); retrying`);
-  const reason = retryAfter?.ms !== undefined ? `Retry-After ${retryAfter.said}` : 'backoff with jitter';
+  const reason =
+    retryAfter?.ms !== undefined ? `Retry-After ${options.redact(retryAfter.said)}` : 'backoff with jitter';
   options.log(`attempt ${attempt} took ${took} ms; attempt ${attempt + 1} in ${delay} ms (${reason})`);
 }
 
@@ -316,6 +322,7 @@ async function attemptOnce(
       throw new RequestError(
         'REDIRECT_REFUSED',
         `the token API redirected to http:// (${redact(stripQuery(next))}); refusing without allowInsecureHTTP`,
+        { framed: true },
       );
     }
     // 303 means "GET the answer there"; 301/302/307/308 repeat the request as it was.
@@ -329,6 +336,7 @@ async function attemptOnce(
         throw new RequestError(
           'REDIRECT_REFUSED',
           `the token API redirected the request body to another origin (${redact(next.origin)}); refusing to resend it: point url at the final location`,
+          { framed: true },
         );
       }
       const templated = options.templatedHeaders.map((name) => name.toLowerCase());

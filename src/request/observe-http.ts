@@ -18,8 +18,10 @@ export interface TlsPeer {
 }
 
 export interface HttpObservation {
-  /** The URL of this hop without its query; the caller redacts what it shows. */
+  /** The URL of this hop without its query; the caller redacts what it shows, unless `shown`. */
   url: string;
+  /** `url` is the request's own as shown (build.ts ownUrl): the plugin's frame, not redacted again. */
+  shown?: boolean;
   status?: number;
   /** The answer's Date header, and this machine's clock when the answer arrived (the clock skew). */
   date?: string;

@@ -14,7 +14,7 @@ export interface StepDeps {
   /** Sends one request and returns its parsed JSON answer. */
   call: (request: RenderedRequest, step: StepConfig) => Promise<unknown>;
   redactor: Redactor;
-  trace: (line: string) => void;
+  trace: (line: string, framed?: boolean) => void;
   /** Whether the whole-call deadline has passed. */
   expired: () => boolean;
 }
@@ -25,13 +25,14 @@ export async function runSteps(steps: readonly StepConfig[], deps: StepDeps): Pr
   const answers: Record<string, unknown> = {};
   for (const step of steps) {
     renderer.setSteps(answers);
-    deps.trace(`steps.${step.name}`);
+    deps.trace(`steps.${step.name}`, true);
     try {
       const answer = await deps.call(await deps.render(step, requestRoot(step)), step);
       if (answer === null || typeof answer !== 'object') {
         throw new ResponseError(
           'RESPONSE_NOT_OBJECT',
           `the token API answered JSON ${answer === null ? 'null' : typeof answer}, expected an object`,
+          { framed: true },
         );
       }
       // Whatever a step answers may be a credential: every string of it is a secret.
@@ -55,7 +56,11 @@ function registerAnswer(answer: unknown, redactor: Redactor, expired: () => bool
   const stack: unknown[] = [answer];
   for (let visited = 1; stack.length > 0; visited++) {
     if ((visited & 0xfff) === 0 && expired()) {
-      throw new RequestError('DEADLINE', 'its answer could not be taken in within the whole-call deadline (--timeout)');
+      throw new RequestError(
+        'DEADLINE',
+        'its answer could not be taken in within the whole-call deadline (--timeout)',
+        { framed: true },
+      );
     }
     const value = stack.pop();
     if (typeof value === 'string') redactor.add(value);

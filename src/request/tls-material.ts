@@ -82,7 +82,8 @@ export function loadTls(
       if (data.includes('-----BEGIN')) return data;
       const decoded = Buffer.from(data.trim(), 'base64').toString('utf8');
       if (decoded.includes('-----BEGIN')) return decoded;
-      throw new UsageError('TLS_DATA', `${root}.tls.${name}: expected PEM ${kind} (or base64 of it)`);
+      // Field names and fixed words: the plugin's frame (CredentialError.framed), as the messages below.
+      throw new UsageError('TLS_DATA', `${root}.tls.${name}: expected PEM ${kind} (or base64 of it)`, { framed: true });
     });
   const material: TlsMaterial = { insecureSkipVerify: rendered.insecureSkipVerify === true };
   if (tls.caFile !== undefined) material.ca = pem('caFile', read('caFile', tls.caFile), 'certificates');
@@ -125,6 +126,7 @@ export function loadTls(
         throw new UsageError(
           'TLS_DATA',
           `${at(keyField)}: the private key does not belong to the certificate in ${at(cert)}`,
+          { framed: true },
         );
       }),
     );
@@ -137,7 +139,9 @@ function certificates(field: string, pem: string): X509Certificate[] {
   const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
   // OpenSSL's TRUSTED CERTIFICATE blocks are for Node to read, not X509Certificate: let them through.
   if (blocks.length === 0 && !pem.includes('-----BEGIN TRUSTED CERTIFICATE-----')) {
-    throw new UsageError('TLS_DATA', `${field}: holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+    throw new UsageError('TLS_DATA', `${field}: holds no PEM certificate (-----BEGIN CERTIFICATE-----)`, {
+      framed: true,
+    });
   }
   return blocks.map((block, i) => {
     try {
@@ -146,6 +150,7 @@ function certificates(field: string, pem: string): X509Certificate[] {
       throw new UsageError(
         'TLS_DATA',
         `${field}: certificate ${i + 1} of ${blocks.length} is not a valid X.509 certificate`,
+        { framed: true },
       );
     }
   });
@@ -162,6 +167,7 @@ function privateKey(field: string, pem: string): KeyObject {
       encrypted
         ? `${field}: the private key is encrypted; decrypt it (openssl pkey -in key.pem -out plain.pem)`
         : `${field}: is not a readable PEM private key`,
+      { framed: true },
     );
   }
 }

@@ -13,8 +13,8 @@ export interface Deps {
   /** A regular file of at most 1 MiB (`maxBytes` for a kubeconfig, which may hold a thousand clusters). */
   readFile: (path: string, maxBytes?: number) => string;
   stdout: (text: string) => void;
-  /** One line for people; the caller adds the prefix and the newline and redacts. */
-  warn: (line: string) => void;
+  /** One line for people; the caller adds the prefix and the newline and redacts (`framed`: as trace's). */
+  warn: (line: string, framed?: boolean) => void;
   /** --verbose trace; a no-op otherwise. `framed`: the line is the plugin's own frame (CredentialError.framed), the request as shown. */
   trace: (line: string, framed?: boolean) => void;
   now: () => number;

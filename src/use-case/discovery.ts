@@ -137,7 +137,7 @@ async function fetchDocument(
       env: deps.env,
       now: deps.now,
       random: deps.random,
-      log: deps.trace,
+      log: (line) => deps.trace(line, true),
       redact: (text) => deps.redactor.redact(text),
     },
   );

@@ -5,8 +5,15 @@ import type { RequestConfig, StepConfig } from '../config/schema.js';
 import type { CredentialStatus } from '../credential/exec-credential.js';
 import { checkOutput, formatOutput } from '../credential/output/index.js';
 import { extractCredential, parseResponseBody } from '../credential/extract.js';
-import { describeRequest, renderRequest, requestRoot, templateFields, type RenderedRequest } from '../request/build.js';
 import { withShownUrl } from '../request/shown-request.js';
+import {
+  asShown,
+  describeRequest,
+  renderRequest,
+  requestRoot,
+  templateFields,
+  type RenderedRequest,
+} from '../request/build.js';
 import { checkHint, credentialInputs } from '../template/inputs.js';
 import { runSteps } from '../request/steps.js';
 import type { HttpObservation } from '../request/observe-http.js';
@@ -31,8 +38,9 @@ export async function getToken(flags: GetTokenFlags, deps: Deps): Promise<void> 
     throw new UsageError(
       'LOGIN_NONE',
       'login runs the login of a config with login (authorizationCode or deviceAuthorization); this config has none (get-token asks its token API without a person)',
+      { framed: true },
     );
-  if (request.tls.insecureSkipVerify) deps.warn(INSECURE_SKIP_VERIFY_WARNING);
+  if (request.tls.insecureSkipVerify) deps.warn(INSECURE_SKIP_VERIFY_WARNING, true);
   const fetch: Fetch = async (refresh, asking) => {
     // A login config: the refresh token the cache holds first, else a device login (login.ts).
     if (config.login) return loginWithRefresh(prepared, flags, deadline, refresh, deps, asking);
@@ -82,7 +90,7 @@ export function cacheCall(prepared: Prepared, flags: GetTokenFlags, deadline: nu
     // second caller neither takes it over nor prompts too. Only a call that may prompt asks anyone.
     ...(config.login && (flags.login === true || isInteractive(deps)) ? { holdMs: loginBoundMs(config) } : {}),
     failureTtlMs: config.cacheFailureTtlMs,
-    redact: (text) => deps.redactor.redact(text),
+    redact: (text, framed) => (framed ? deps.redactor.redactFrame(text) : deps.redactor.redact(text)),
     ...(deps.observe ? { observe: (event: CacheEvent) => deps.observe?.({ stage: 'cache', event }) } : {}),
   };
 }
@@ -107,12 +115,9 @@ async function fetchCredential(
       .send(request, {
         // The whole call, steps included, stays within --timeout.
         ...sendOptions(settings, deadline, deps, (text) => deps.redactor.redact(view(text))),
-        // doctor's report names each URL as shown too (a redirect's is the server's, redacted there).
-        ...(observe
-          ? { observe: (exchange: HttpObservation) => exchanges.push({ ...exchange, url: view(exchange.url) }) }
-          : {}),
+        ...(observe ? { observe: (exchange: HttpObservation) => exchanges.push(asShown(exchange, request)) } : {}),
         wholeTimeoutMs,
-        announce: deps.warn,
+        announce: (line) => deps.warn(line, true),
       })
       .then(
         (answer) => {
@@ -129,7 +134,7 @@ async function fetchCredential(
           );
         },
       );
-    return parseResponseBody(response.body, response.contentType, response.bytes);
+    return parseResponseBody(response.body, response.contentType, response.bytes, (text) => deps.redactor.redact(text));
   };
 
   // Each template ran on placeholders when the config loaded; now it walks what the steps answered.
@@ -145,6 +150,7 @@ async function fetchCredential(
         throw new ResponseError(
           'RESPONSE_TOO_DEEP',
           `the templates of ${root ?? requestRoot()} read a step's answer nested too deeply to walk; check the API and those templates`,
+          { framed: true },
         );
       }
       throw error;
@@ -170,6 +176,7 @@ async function fetchCredential(
     throw new ResponseError(
       'RESPONSE_NOT_OBJECT',
       `the token API answered JSON ${document === null ? 'null' : typeof document}, expected an object`,
+      { framed: true },
     );
   }
   let status: CredentialStatus;
@@ -186,13 +193,17 @@ async function fetchCredential(
       throw new ResponseError(
         'RESPONSE_TOO_DEEP',
         'the token API answered JSON nested too deeply to search; check the API and the paths',
+        { framed: true },
       );
     throw error;
   }
   deps.redactor.add(status.token);
   deps.redactor.add(status.clientKeyData);
+  // The plugin's frame; the time comes of the answer, redacted where it is put in.
+  const expiry = status.expirationTimestamp;
   deps.trace(
-    `credential extracted${status.expirationTimestamp ? `, reported to expire at ${status.expirationTimestamp}` : ', no expiry known'}`,
+    `credential extracted${expiry ? `, reported to expire at ${deps.redactor.redact(expiry)}` : ', no expiry known'}`,
+    true,
   );
   return { status, expiresAt };
 }
@@ -214,7 +225,9 @@ function refusedSays(
     .map(([, template]) => template);
   const hint = checkHint(credentialInputs(lets, templates));
   if (hint === '') return error;
+  // The hint names the config's inputs: the frame stays the frame.
   return new RequestError(error.code, `${error.message}${hint}`, {
+    framed: error.framed,
     cause: error.cause,
     status: error.status,
     retryAfterMs: error.retryAfterMs,

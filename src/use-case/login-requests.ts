@@ -3,9 +3,8 @@
 import { RequestError, type CredentialError } from '../errors.js';
 import type { RequestConfig } from '../config/schema.js';
 import { parseResponseBody } from '../credential/extract.js';
-import { describeRequest, renderRequest, type RenderedRequest } from '../request/build.js';
+import { asShown, describeRequest, renderRequest, type RenderedRequest } from '../request/build.js';
 import { SINGLE_USE_GRANTS } from '../request/retry.js';
-import { withShownUrl } from '../request/shown-request.js';
 import { atEndpoint, type Endpoint } from '../login/endpoint.js';
 import type { HttpObservation } from '../request/observe-http.js';
 import type { Deps } from './deps.js';
@@ -45,17 +44,13 @@ export async function post(
   const { config } = prepared;
   deps.trace(`request:\n${describeRequest(request)}`, true);
   const exchanges: HttpObservation[] = [];
-  const shown = withShownUrl(request);
   const started = deps.now();
   const watch = observed !== undefined ? deps.observe : undefined;
   const sent = (ok: boolean) => watch?.({ stage: 'send', label: observed!, ms: deps.now() - started, ok, exchanges });
   const response = await deps
     .send(request, {
       ...sendOptions(config, deadline, deps),
-      // Each URL as shown (a redirect's is the server's, redacted where the report is).
-      ...(watch
-        ? { observe: (exchange: HttpObservation) => exchanges.push({ ...exchange, url: shown(exchange.url) }) }
-        : {}),
+      ...(watch ? { observe: (exchange: HttpObservation) => exchanges.push(asShown(exchange, request)) } : {}),
       ...(errorsAnswer ? { answerStatuses: [400, 401] } : {}),
       ...(grant !== undefined && SINGLE_USE_GRANTS.includes(grant) ? { singleUse: true } : {}),
       ...(signal ? { signal } : {}),
@@ -73,7 +68,9 @@ export async function post(
   try {
     return {
       status: response.status,
-      document: parseResponseBody(response.body, response.contentType, response.bytes),
+      document: parseResponseBody(response.body, response.contentType, response.bytes, (text) =>
+        deps.redactor.redact(text),
+      ),
     };
   } catch (error) {
     if (response.status >= 200 && response.status <= 299) throw error;
@@ -81,7 +78,7 @@ export async function post(
     throw new RequestError(
       'HTTP_STATUS',
       `the token endpoint answered ${response.status}: ${(error as CredentialError).message}`,
-      { status: response.status },
+      { status: response.status, framed: (error as CredentialError).framed },
     );
   }
 }

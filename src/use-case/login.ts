@@ -65,6 +65,7 @@ export async function loginWithRefresh(
   asking?: () => void,
 ): Promise<Fetched> {
   let refused: string | undefined;
+  let refusedFramed = false;
   if (refresh && !flags.login) {
     const whole = flags.timeoutMs ?? Number.POSITIVE_INFINITY;
     if (!refreshFits(deps.now(), deadline, prepared.config.timeoutMs, whole))
@@ -75,7 +76,8 @@ export async function loginWithRefresh(
       if (!(error instanceof RefreshRefused)) throw error;
       refresh.drop();
       refused = (error as CredentialError).message;
-      deps.trace(`the refresh token was refused (${refused}): dropped; a login is needed`);
+      refusedFramed = error.framed;
+      deps.trace(`the refresh token was refused (${refused}): dropped; a login is needed`, error.framed);
     }
   }
   try {
@@ -83,7 +85,9 @@ export async function loginWithRefresh(
   } catch (error) {
     // Nobody to log in: the line says why the kept refresh token no longer serves.
     if (refused !== undefined && error instanceof LoginError && error.code === 'LOGIN_NEEDED') {
-      throw new LoginError('LOGIN_NEEDED', `${refused}, so the kept refresh token was dropped; ${error.message}`);
+      throw new LoginError('LOGIN_NEEDED', `${refused}, so the kept refresh token was dropped; ${error.message}`, {
+        framed: refusedFramed && error.framed,
+      });
     }
     throw error;
   }
@@ -155,6 +159,7 @@ export async function loginCredential(
     throw new LoginError(
       'LOGIN_NEEDED',
       'login: client-go says the call is not interactive (interactiveMode: Never, as Argo CD sets), so nobody can answer the prompt; run webapi-credential login at a terminal, not from an exec entry',
+      { framed: true },
     );
   }
   if (!flags.login && !isInteractive(deps)) {
@@ -205,7 +210,8 @@ async function runGrant(
   deps.redactor.setDeadline(() => deps.now() >= end + config.timeoutMs);
   const controller = new AbortController();
   const stop = deps.login?.onInterrupt(() => controller.abort()) ?? (() => {});
-  const cancelled = () => new LoginError('LOGIN_INTERRUPTED', 'the login was cancelled (Ctrl-C); nothing was cached');
+  const cancelled = () =>
+    new LoginError('LOGIN_INTERRUPTED', 'the login was cancelled (Ctrl-C); nothing was cached', { framed: true });
   const interrupted = new Promise<never>((_, reject) => {
     controller.signal.addEventListener('abort', () => reject(cancelled()), { once: true });
   });
@@ -279,7 +285,9 @@ export async function refreshCredential(
     throw error instanceof RequestError && isInvalidGrant(status, document) ? refused(error) : error;
   }
   if (step.kind !== 'token')
-    throw new ResponseError('REFRESH_ANSWER', 'the token endpoint answered a refresh with a device grant error');
+    throw new ResponseError('REFRESH_ANSWER', 'the token endpoint answered a refresh with a device grant error', {
+      framed: true,
+    });
   const result = credentialOf(step.document, prepared, deps, 'refresh_token');
   // Its real expiry kept, as a login's: the cache serves its margin window (through an outage,
   // while another refreshes). A server that rotates nothing keeps the old refresh token valid (RFC 6749 §6).
@@ -329,6 +337,7 @@ function credentialIn(
     throw new ResponseError(
       'NO_ID_TOKEN',
       `the token endpoint answered no id_token: add openid to ${scopeField}, or set tokenPath: $.access_token`,
+      { framed: true },
     );
   }
   const lifetime = answerLifetimeMs(document);
@@ -343,8 +352,11 @@ function credentialIn(
   deps.observe?.({ stage: 'extract', ms: deps.now() - extracting, status, expiresAt });
   const refreshToken = refreshTokenOf(document);
   deps.observe?.({ stage: 'login', grant, refreshToken: refreshToken !== undefined });
+  // The plugin's frame; the time comes of the answer, redacted where it is put in.
+  const expiry = status.expirationTimestamp;
   deps.trace(
-    `logged in${status.expirationTimestamp ? `, credential reported to expire at ${status.expirationTimestamp}` : ''}${refreshToken ? ', with a refresh token' : ''}`,
+    `logged in${expiry ? `, credential reported to expire at ${deps.redactor.redact(expiry)}` : ''}${refreshToken ? ', with a refresh token' : ''}`,
+    true,
   );
   return { status, ...(expiresAt !== undefined ? { expiresAt } : {}), ...(refreshToken ? { refreshToken } : {}) };
 }

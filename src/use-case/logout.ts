@@ -42,6 +42,7 @@ export async function logout(
     throw new UsageError(
       'LOGIN_NONE',
       'logout drops the login of a config with login; this config has none (cache clear removes every cached credential)',
+      { framed: true },
     );
   const call = cacheCall(prepared, run, deadline, callDeps);
   const cacheDeps: CacheDeps = { ...deps.cache, now: deps.now, trace: deps.trace, warn: deps.warn };
@@ -79,6 +80,7 @@ export async function logout(
       {
         cause: error,
         status: error.status,
+        framed: error.framed,
       },
     );
   }
@@ -143,12 +145,14 @@ async function revoke(prepared: Prepared, url: string, token: string, deadline: 
   deps.trace(`request:\n${describeRequest(request)}`, true);
   const response = await deps.send(request, {
     ...sendOptions(config, deadline, deps),
-    announce: deps.warn,
+    announce: (line) => deps.warn(line, true),
     answerStatuses: [400, 401],
   });
   let document: unknown;
   try {
-    document = parseResponseBody(response.body, response.contentType, response.bytes);
+    document = parseResponseBody(response.body, response.contentType, response.bytes, (text) =>
+      deps.redactor.redact(text),
+    );
   } catch {
     // An error page that is no JSON: its status says enough.
   }

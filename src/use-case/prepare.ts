@@ -93,7 +93,7 @@ async function prepareConfig(flags: RequestFlags, deps: Deps): Promise<Prepared>
   // get-token refuses to send a bare `$API_TOKEN`, so validate, render and the generators refuse it
   // too, with the same line: a CI gate built on validate must not pass a config the plugin refuses.
   if (habits.length > 0) throw new ConfigError(habits, source.origin, 'TEMPLATE_HABIT');
-  deps.trace(`config from ${source.origin}`);
+  deps.trace(`config from ${source.origin}`, true);
 
   const filesRead = new Set<string>();
   const relativeFiles = new Set<string>();

@@ -21,7 +21,8 @@ export function sendOptions(
     env: deps.env,
     now: deps.now,
     random: deps.random,
-    log: deps.trace,
+    // The client's lines are the plugin's frame, their echoes redacted where put in (HttpOptions.log).
+    log: (line) => deps.trace(line, true),
     redact,
     secret: (value) => deps.redactor.add(value),
   };

@@ -375,7 +375,7 @@ describe('response parsing and extraction, for any answer', () => {
           for (const secret of SECRET_VALUES) redactor.add(secret);
           let parsed: unknown;
           try {
-            parsed = parseResponseBody(text, contentType, Buffer.byteLength(text));
+            parsed = parseResponseBody(text, contentType, Buffer.byteLength(text), (t) => redactor.redact(t));
           } catch (error) {
             outcomes.refused++;
             expect(error).toBeInstanceOf(ResponseError);

@@ -6,6 +6,7 @@ import { describeToken, describeTokenKind, stage } from '../../src/use-case/doct
 const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const jwt = (claims: Record<string, unknown>) => `${part({ alg: 'RS256' })}.${part(claims)}.c2ln`;
 
+const both = (redact: (text: string) => string) => ({ redact, redactFrame: redact });
 describe('describeToken', () => {
   it("gives a JWT's registered claims, times as RFC 3339, and only the names of the others", () => {
     const token = jwt({
@@ -31,7 +32,7 @@ describe('describeToken', () => {
       },
       otherClaims: ['email', '(2 more)'],
     });
-    expect(describeTokenKind(kind)).not.toContain('secret-ish');
+    expect(describeTokenKind(kind, (t) => t)).not.toContain('secret-ish');
   });
 
   it.each([
@@ -40,7 +41,7 @@ describe('describeToken', () => {
     ['a JWT whose payload is an array', `${part({})}.${part([1])}.x`],
   ])('gives only the length of %s', (_what, token) => {
     expect(describeToken(token)).toEqual({ kind: 'opaque', length: token.length });
-    expect(describeTokenKind(describeToken(token))).toBe(`token, opaque, ${token.length} characters`);
+    expect(describeTokenKind(describeToken(token), (t) => t)).toBe(`token, opaque, ${token.length} characters`);
   });
 
   it('shows an exp past what a date can carry as written, cut', () => {
@@ -57,13 +58,24 @@ describe('the report', () => {
   stages[0]!.notes.push('a note');
 
   it('is one line per stage in text, redacted, line breaks folded', () => {
-    expect(formatText(stages, (text) => text.replace('KEY', '[REDACTED]'))).toBe(
+    expect(
+      formatText(
+        stages,
+        both((text) => text.replace('KEY', '[REDACTED]')),
+      ),
+    ).toBe(
       '✓ source      config from --config c.yaml; note: a note\n✗ config      env.[REDACTED] is not set second line\n– token API   not run\n',
     );
   });
 
   it('is one JSON document with -o json', () => {
-    const document = JSON.parse(formatJson(stages, 2, (text) => text)) as {
+    const document = JSON.parse(
+      formatJson(
+        stages,
+        2,
+        both((text) => text),
+      ),
+    ) as {
       exitCode: number;
       stages: Array<{ name: string; exitCode?: number }>;
     };
@@ -84,7 +96,10 @@ describe('the report', () => {
   const RAW = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/u;
 
   it('shows format and control characters a server named as escapes, in text', () => {
-    const text = formatText(named, (t) => t);
+    const text = formatText(
+      named,
+      both((t) => t),
+    );
     expect(text).not.toMatch(RAW);
     expect(text).toBe(
       '✓ cluster     user eve\\u202eloot\\u2066x\\u2069\\u200b\\ufeff\\udb40\\udc41\\u2028\\u009b2K\\u001b[2J\\ud800\n',
@@ -92,7 +107,11 @@ describe('the report', () => {
   });
 
   it('shows them as escapes in JSON too, which read back as the text the server sent', () => {
-    const json = formatJson(named, 0, (t) => t);
+    const json = formatJson(
+      named,
+      0,
+      both((t) => t),
+    );
     expect(json).not.toMatch(RAW);
     expect((JSON.parse(json) as { stages: Array<{ summary: string }> }).stages[0]!.summary).toBe(`user ${hostile}`);
   });

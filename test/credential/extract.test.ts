@@ -478,7 +478,7 @@ describe('parseExpiry', () => {
     ['unix seconds as a string', String(NOW / SEC), NOW],
     ['unix milliseconds as a string', String(NOW), NOW],
   ])('reads %s', (_name, value, expected) => {
-    expect(parseExpiry(value, '$.exp')).toBe(expected);
+    expect(parseExpiry(value, '$.exp', asIs)).toBe(expected);
   });
 
   const neither = (what: string) =>
@@ -541,7 +541,7 @@ describe('parseExpiry', () => {
     ['a time after other text', 'on 2026-01-01T00:00:00Z', neither('a string')],
     ['a time before other text', '2026-01-01T00:00:00Z or later', neither('a string')],
   ])('refuses %s, saying why', (_name, value, message) => {
-    const error = caught(ResponseError, () => parseExpiry(value, '$.exp'));
+    const error = caught(ResponseError, () => parseExpiry(value, '$.exp', asIs));
     expect(error.code).toBe('EXPIRY_UNPARSABLE');
     expect(error.message).toBe(message);
   });
@@ -554,7 +554,7 @@ describe('parseExpiry', () => {
     ['unix seconds with two decimals, as a string', '1767225600.25', NOW + 250],
     ['unix seconds as a string with spaces around', ' 1767225600 ', NOW],
   ])('reads %s', (_name, value, expected) => {
-    expect(parseExpiry(value, '$.exp')).toBe(expected);
+    expect(parseExpiry(value, '$.exp', asIs)).toBe(expected);
   });
 });
 
@@ -566,7 +566,7 @@ describe('parseExpiresIn', () => {
     ['a numeric string with spaces', ' 60 ', 60_000],
     ['a numeric string with two decimals', '1.25', 1250],
   ])('reads %s', (_name, value, expected) => {
-    expect(parseExpiresIn(value, '$.expires_in')).toBe(expected);
+    expect(parseExpiresIn(value, '$.expires_in', asIs)).toBe(expected);
   });
 
   // What Number() would read as seconds but no API means as seconds: taken, it would make a
@@ -588,7 +588,7 @@ describe('parseExpiresIn', () => {
     ['null', null, 'null'],
     ['an object', { seconds: 60 }, 'an object'],
   ])('refuses %s, saying what it matched', (_name, value, what) => {
-    const error = caught(ResponseError, () => parseExpiresIn(value, '$.expires_in'));
+    const error = caught(ResponseError, () => parseExpiresIn(value, '$.expires_in', asIs));
     expect(error.code).toBe('EXPIRY_UNPARSABLE');
     expect(error.message).toBe(`expiresInPath $.expires_in matched ${what}, expected a positive number of seconds`);
   });
@@ -645,7 +645,7 @@ describe('describeKeys', () => {
     ['the root keys for a descendant path', { a: { b: 1 } }, '$..token', '$ has keys "a"'],
     ['no inherited member as a key', {}, '$.constructor.name', '$ is an empty object'],
   ])('names %s', (_name, document, path, expected) => {
-    expect(describeKeys(document, path)).toBe(expected);
+    expect(describeKeys(document, path, asIs)).toBe(expected);
   });
 });
 
@@ -655,7 +655,7 @@ describe('parseResponseBody', () => {
     ['JSON after a byte order mark', '\ufeff{"a":1}', { a: 1 }],
     ['a bare string', '"t"', 't'],
   ])('parses %s', (_name, text, expected) => {
-    expect(parseResponseBody(text, 'application/json', text.length)).toEqual(expected);
+    expect(parseResponseBody(text, 'application/json', text.length, asIs)).toEqual(expected);
   });
 
   it.each<[string, string, string | undefined, string]>([
@@ -678,7 +678,7 @@ describe('parseResponseBody', () => {
       'the token API answered with something that is not JSON (an empty body)',
     ],
   ])('refuses %s', (_name, text, contentType, message) => {
-    const error = caught(ResponseError, () => parseResponseBody(text, contentType, text.length));
+    const error = caught(ResponseError, () => parseResponseBody(text, contentType, text.length, asIs));
     expect(error.code).toBe(message.includes('HTML') ? 'RESPONSE_HTML' : 'RESPONSE_NOT_JSON');
     expect(error.message).toBe(message);
   });
@@ -689,6 +689,7 @@ describe('parseResponseBody', () => {
         'access_token=gho_16C7e42F292c6912E7710c838347Ae178B4a&scope=repo',
         'application/x-www-form-urlencoded',
         66,
+        asIs,
       ),
     );
     expect(error.message).toBe(
@@ -850,7 +851,7 @@ describe('keys that may be credentials', () => {
       '$ has keys "ok" and 2 that do not look like field names (not shown)',
     ],
   ])('names none of them: %s', (_name, document, expected) => {
-    expect(describeKeys(document, '$.access_token')).toBe(expected);
+    expect(describeKeys(document, '$.access_token', asIs)).toBe(expected);
     const error = caught(ResponseError, () =>
       extractCredential(document, config({ token: '$.access_token' }), queryPath, NOW, asIs),
     );
@@ -859,7 +860,7 @@ describe('keys that may be credentials', () => {
 
   it('names exactly 20 keys without "more"', () => {
     const document = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`k${i}`, i]));
-    expect(describeKeys(document, '$.x')).toBe(
+    expect(describeKeys(document, '$.x', asIs)).toBe(
       `$ has keys ${Array.from({ length: 20 }, (_, i) => `"k${i}"`).join(', ')}`,
     );
   });
@@ -888,7 +889,7 @@ describe('keys that may be credentials', () => {
       '$.data has keys "undefined"',
     ],
   ])('walks %s', (_name, document, path, expected) => {
-    expect(describeKeys(document, path)).toBe(expected);
+    expect(describeKeys(document, path, asIs)).toBe(expected);
   });
 });
 

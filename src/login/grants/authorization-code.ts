@@ -190,6 +190,7 @@ async function listenFirstFree(
   throw new LoginError(
     'LOGIN_PORTS_TAKEN',
     `every port of login.authorizationCode.redirectPorts is taken on the loopback address (${code.redirectPorts.join(', ')}); free one, or add a port the identity provider accepts in its redirect URIs`,
+    { framed: true },
   );
 }
 
@@ -208,6 +209,7 @@ function checkNonce(document: Record<string, unknown>, nonce: string): void {
     throw new ResponseError(
       'LOGIN_NONCE',
       "the token endpoint answered an id_token without this login's nonce: it was not issued for this login; run the command again",
+      { framed: true },
     );
   }
 }
@@ -241,7 +243,11 @@ export const authorizationCodeGrant: InteractiveGrant = {
     const end = session.now() + login.timeoutMs;
     session.until(end);
     if (!session.browser)
-      throw new LoginError('LOGIN_NO_BROWSER', 'a browser login needs a loopback listener, which this run cannot open');
+      throw new LoginError(
+        'LOGIN_NO_BROWSER',
+        'a browser login needs a loopback listener, which this run cannot open',
+        { framed: true },
+      );
     const own = await session.own();
     session.checkpoint();
     // Rendered anew (the steps may have run): refused before anything listens or opens.
@@ -299,6 +305,7 @@ export const authorizationCodeGrant: InteractiveGrant = {
         throw new LoginError(
           'LOGIN_TIMEOUT',
           `the browser did not come back within ${minutes(login.timeoutMs)} (login.timeout); run the command again to log in anew`,
+          { framed: true },
         );
       }
       if (got.kind === 'error') {
@@ -306,12 +313,14 @@ export const authorizationCodeGrant: InteractiveGrant = {
           throw new LoginError(
             'LOGIN_DENIED',
             'the login was denied at the identity provider; run the command again to log in anew',
+            { framed: true },
           );
         const description =
           got.description !== undefined ? ` (${quoted(session.redact(got.description).slice(0, 200))})` : '';
         throw new LoginError(
           'LOGIN_REFUSED',
           `the authorization endpoint answered ${quoted(session.redact(got.error).slice(0, 200))}${description}; check login.authorizationCode and the client's registration`,
+          { framed: true },
         );
       }
       session.secret(got.code);
@@ -320,12 +329,14 @@ export const authorizationCodeGrant: InteractiveGrant = {
         throw new LoginError(
           'LOGIN_ISSUER',
           `the browser came back without the iss of ${code.issuer} (RFC 9207), which the issuer says it sends: nothing was exchanged`,
+          { framed: true },
         );
       }
       if (code.issuer !== undefined && got.iss !== code.issuer) {
         throw new LoginError(
           'LOGIN_ISSUER',
           `the browser came back from the issuer ${quoted(session.redact(got.iss ?? '').slice(0, 200))}, not ${code.issuer} (RFC 9207): nothing was exchanged`,
+          { framed: true },
         );
       }
       // The code is single-use: one exchange.
@@ -345,6 +356,7 @@ export const authorizationCodeGrant: InteractiveGrant = {
         throw new ResponseError(
           'LOGIN_ANSWER',
           'the token endpoint answered the authorization code with a device grant error',
+          { framed: true },
         );
       checkNonce(step.document, nonce);
       return step.document;

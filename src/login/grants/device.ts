@@ -91,6 +91,7 @@ export function readDeviceAuthorization(document: unknown): DeviceAuthorization 
     new ResponseError(
       'DEVICE_AUTHORIZATION',
       `the device authorization endpoint answered ${what}; check login.deviceAuthorization.url`,
+      { framed: true },
     );
   if (typeof document !== 'object' || document === null || Array.isArray(document)) throw fail('no JSON object');
   const answer = document as Record<string, unknown>;
@@ -193,6 +194,7 @@ export const deviceGrant: InteractiveGrant = {
         throw new LoginError(
           'LOGIN_EXPIRED',
           'the login code expired before it was approved; run the command again for a new code',
+          { framed: true },
         );
       // Rendered anew for each poll: a client assertion (jwt()) is single-use.
       const poll = await session.token({ grant_type: DEVICE_CODE_GRANT, device_code: authorization.deviceCode });

@@ -38,11 +38,11 @@ export interface DoctorProbes {
 export interface DoctorSystem extends DoctorProbes {
   /** An exec entry's args as get-token's flags, or undefined when they are not get-token options this version knows. */
   execArgs: (args: string[]) => GetTokenFlags | undefined;
-  /** The report in `format` (cli/doctor-report.ts), every line through `redact`. */
+  /** The report in `format` (cli/doctor-report.ts): its frame through `redactFrame`, what the stages found through `redact`. */
   report: (
     format: DoctorFlags['format'],
     stages: Stage[],
     exitCode: ExitCode,
-    redact: (text: string) => string,
+    redaction: { redact: (text: string) => string; redactFrame: (text: string) => string },
   ) => string;
 }

@@ -7,7 +7,7 @@ import type { Deps } from '../deps.js';
 import type { StageEvent } from '../observe.js';
 import type { HttpObservation, TlsPeer } from '../../request/observe-http.js';
 import { inspect } from '../../cache/index.js';
-import { describeToken, describeTokenKind, seconds, stage, type Stage } from './stage.js';
+import { describeToken, describeTokenKind, failedStage, seconds, stage, type Stage } from './stage.js';
 import type { CredentialStatus } from '../../credential/exec-credential.js';
 
 type Send = Extract<StageEvent, { stage: 'send' }>;
@@ -19,6 +19,11 @@ function trustOf(settings: RequestConfig): string {
   if (tls.caFile !== undefined) return `the system roots plus tls.caFile ${tls.caFile}`;
   if (tls.caData !== undefined) return 'the system roots plus tls.caData';
   return 'the system roots';
+}
+
+/** A server's certificate as a framed line puts it in: what the server sent redacted in full. */
+function shownPeer(peer: TlsPeer, redact: (text: string) => string): TlsPeer {
+  return { ...peer, subject: redact(peer.subject), issuer: redact(peer.issuer), validTo: redact(peer.validTo) };
 }
 
 function peerText(peer: TlsPeer, settings: RequestConfig): string {
@@ -34,32 +39,43 @@ function peerText(peer: TlsPeer, settings: RequestConfig): string {
 }
 
 /** `200 in 28 ms (DNS 1, connect 2, TLS 9 ms)`: what the exchange got, and where its time went. */
-function exchangeText(x: HttpObservation): string {
+function exchangeText(x: HttpObservation, redact: (text: string) => string): string {
   const { lookup, connect, tls, answer } = x.timings;
   const phases = [
     lookup !== undefined ? `DNS ${lookup}` : '',
     connect !== undefined ? `connect ${connect}` : '',
     tls !== undefined ? `TLS ${tls}` : '',
   ].filter((p) => p !== '');
-  return `${x.status !== undefined ? x.status : (x.error ?? 'no answer')}${answer !== undefined ? ` in ${answer} ms` : ''}${phases.length > 0 ? ` (${phases.join(', ')} ms)` : ''}`;
+  return `${x.status !== undefined ? x.status : x.error !== undefined ? redact(x.error) : 'no answer'}${answer !== undefined ? ` in ${answer} ms` : ''}${phases.length > 0 ? ` (${phases.join(', ')} ms)` : ''}`;
 }
 
 /** Every step and the main request: status and time; the main request's server certificate. */
 /** `loggedIn`: a login ran now (doctor --login): its own requests gave the credential, not the cache. */
-export function tokenApiStage(sends: Send[], config: ProviderConfig, failure: unknown, loggedIn = false): Stage {
+export function tokenApiStage(
+  sends: Send[],
+  config: ProviderConfig,
+  failure: unknown,
+  loggedIn: boolean,
+  /** The run's redaction of what a server gave, put into a framed line (Stage.framed). */
+  redact: (text: string) => string,
+): Stage {
   const settingsOf = (label: string): RequestConfig =>
     label === 'main' ? config : (config.steps.find((s) => s.name === label) ?? config);
+  // The stage is the plugin's frame (Stage.framed): the request's own URL as shown, and everything a
+  // server gave (another hop's URL, an error code, its Date, its certificate) redacted in full here.
+  const urlOf = (x: HttpObservation) => (x.shown ? x.url : redact(x.url));
   const requests = sends.map((send) => {
     const last = send.exchanges.at(-1);
+    const first = send.exchanges[0];
     const name =
-      send.label === 'main' ? `${config.method} ${send.exchanges[0]?.url ?? config.url}` : `steps.${send.label}`;
+      send.label === 'main' ? `${config.method} ${first ? urlOf(first) : config.url}` : `steps.${send.label}`;
     return {
       name,
       label: send.label,
       ms: send.ms,
-      exchanges: send.exchanges.map(exchangeText),
+      exchanges: send.exchanges.map((x) => exchangeText(x, redact)),
       observed: send.exchanges,
-      tls: last?.tls,
+      tls: last?.tls ? shownPeer(last.tls, redact) : undefined,
       ok: send.ok,
     };
   });
@@ -70,10 +86,10 @@ export function tokenApiStage(sends: Send[], config: ProviderConfig, failure: un
       ms,
       ok,
       exchanges: observed.map((x) => ({
-        url: x.url,
+        url: urlOf(x),
         ...(x.status !== undefined ? { status: x.status } : {}),
-        ...(x.error !== undefined ? { error: x.error } : {}),
-        ...(x.date !== undefined ? { date: x.date } : {}),
+        ...(x.error !== undefined ? { error: redact(x.error) } : {}),
+        ...(x.date !== undefined ? { date: redact(x.date) } : {}),
         timings: x.timings,
       })),
       ...(tls ? { tls } : {}),
@@ -83,10 +99,7 @@ export function tokenApiStage(sends: Send[], config: ProviderConfig, failure: un
   const last = requests.at(-1);
   const certificate = last?.tls ? `; ${peerText(last.tls, settingsOf(last.label))}` : '';
   if (failure instanceof CredentialError) {
-    const line = {
-      ...stage('token API', 'fail', failure.message, { ...details, code: failure.code }),
-      exitCode: failure.exitCode,
-    };
+    const line = failedStage('token API', failure, details);
     // A certificate that failed: who sent it and what was asked to trust it. Only for a TLS failure:
     // after a 401 the handshake passed, and a note on trust would send people the wrong way.
     const tlsFailure = /^(TLS|PROXY_TLS)/.test(failure.code);
@@ -95,20 +108,27 @@ export function tokenApiStage(sends: Send[], config: ProviderConfig, failure: un
       line.notes.push(
         `the server sent ${last.tls.subject} issued by ${last.tls.issuer}; trusted were ${trustOf(settingsOf(last.label))}`,
       );
-    else if (last && /CERT|SIGNATURE|ISSUER|SELF_SIGNED/.test(last.exchanges.at(-1) ?? ''))
+    else if (last && /CERT|SIGNATURE|ISSUER|SELF_SIGNED/.test(last.observed.at(-1)?.error ?? ''))
       line.notes.push(`trusted were ${trustOf(settingsOf(last.label))}`);
     return line;
   }
   if (sends.length === 0 && loggedIn)
-    return stage('token API', 'pass', 'called by the login above: its token endpoint gave the credential', details);
+    return stage(
+      'token API',
+      'pass',
+      'called by the login above: its token endpoint gave the credential',
+      details,
+      true,
+    );
   if (sends.length === 0)
     return stage(
       'token API',
       'skip',
       'not called: the credential came from the cache (--no-cache calls the token API)',
       details,
+      true,
     );
-  return stage('token API', 'pass', `${said}${certificate}`, details);
+  return stage('token API', 'pass', `${said}${certificate}`, details, true);
 }
 
 /** What the cache did for the call (its events), then the entry and the lock of the call's key as the cache reads them. */
@@ -117,7 +137,7 @@ export function cacheStage(events: StageEvent[], deps: Deps): Stage {
   const notes = happened.flatMap((e) => (e.text !== undefined ? [e.text] : []));
   const keyed = happened.find((e) => e.kind === 'keyed');
   if (!keyed) {
-    const line = stage('cache', 'pass', 'on, but not used for this call: every call goes to the token API');
+    const line = stage('cache', 'pass', 'on, but not used for this call: every call goes to the token API', {}, true);
     line.warnings.push(...notes);
     return line;
   }
@@ -164,7 +184,8 @@ export function cacheStage(events: StageEvent[], deps: Deps): Stage {
     details['lock'] = null;
   }
   parts.push(`; ${said}`);
-  const line = stage('cache', 'pass', parts.join(''), details);
+  // The plugin's frame: fixed words, the cache's own directory, times and pids (as its trace lines are).
+  const line = stage('cache', 'pass', parts.join(''), details, true);
   line.notes.push(...notes);
   return line;
 }
@@ -179,11 +200,7 @@ export function loginStage(
   how: { ran: boolean; cacheOn: boolean; failure?: CredentialError },
   deps: Deps,
 ): Stage {
-  if (how.failure)
-    return {
-      ...stage('login', 'fail', how.failure.message, { code: how.failure.code }),
-      exitCode: how.failure.exitCode,
-    };
+  if (how.failure) return failedStage('login', how.failure);
   const refreshed = !how.ran && events.some((e) => e.stage === 'send' && e.label === 'main' && e.ok);
   const parts = [
     how.ran
@@ -224,13 +241,21 @@ export function credentialStage(
   extracted: Extract<StageEvent, { stage: 'extract' }> | undefined,
   sends: Array<Extract<StageEvent, { stage: 'send' }>>,
   now: number,
+  /** The run's redaction of what the answer gave: the summary is the plugin's frame (Stage.framed). */
+  redact: (text: string) => string,
 ): Stage {
   const parts: string[] = [];
   const details: Record<string, unknown> = {};
   if (status.token !== undefined) {
     const kind = describeToken(status.token);
-    parts.push(describeTokenKind(kind));
-    details['token'] = kind;
+    parts.push(describeTokenKind(kind, redact));
+    details['token'] = {
+      ...kind,
+      ...(kind.claims
+        ? { claims: Object.fromEntries(Object.entries(kind.claims).map(([name, value]) => [name, redact(value)])) }
+        : {}),
+      ...(kind.otherClaims ? { otherClaims: kind.otherClaims.map(redact) } : {}),
+    };
   }
   if (status.clientCertificateData !== undefined) {
     parts.push('a client certificate and key');
@@ -238,17 +263,17 @@ export function credentialStage(
   }
   if (extracted?.expiresAt !== undefined) {
     parts.push(
-      `expires at ${new Date(extracted.expiresAt).toISOString()} (in ${seconds(extracted.expiresAt - now)}), reported to kubectl as ${status.expirationTimestamp}`,
+      `expires at ${redact(new Date(extracted.expiresAt).toISOString())} (in ${seconds(extracted.expiresAt - now)}), reported to kubectl as ${redact(status.expirationTimestamp ?? '')}`,
     );
-    details['expiresAt'] = new Date(extracted.expiresAt).toISOString();
+    details['expiresAt'] = redact(new Date(extracted.expiresAt).toISOString());
   } else if (status.expirationTimestamp) {
-    parts.push(`from the cache, reported to kubectl as expiring at ${status.expirationTimestamp}`);
+    parts.push(`from the cache, reported to kubectl as expiring at ${redact(status.expirationTimestamp)}`);
   } else {
     parts.push('no expiry known: kubectl runs the plugin again only after a 401');
   }
-  if (status.expirationTimestamp) details['expirationTimestamp'] = status.expirationTimestamp;
+  if (status.expirationTimestamp) details['expirationTimestamp'] = redact(status.expirationTimestamp);
   if (extracted) details['ms'] = extracted.ms;
-  const line = stage('credential', 'pass', parts.join('; '), details);
+  const line = stage('credential', 'pass', parts.join('; '), details, true);
   // The main answer's Date header against this machine's clock.
   const answer = sends
     .filter((e) => e.label === 'main')

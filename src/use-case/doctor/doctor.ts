@@ -14,7 +14,7 @@ import { getToken } from '../get-token.js';
 import { readCertificateFile } from '../certificates.js';
 import { execInfoFor, readArgoCdSecret, readKubeconfigExec } from '../manifest/manifest-read.js';
 import { REPORT_GRACE_MS } from '../../redact/redactor.js';
-import { stage, STAGES, type Stage } from './stage.js';
+import { failedStage, stage, STAGES, type Stage } from './stage.js';
 import { cacheStage, credentialStage, loginStage, tokenApiStage } from './doctor-stages.js';
 import { checkCommand, optionNames } from './exec-command.js';
 import type { DoctorFlags, DoctorSystem } from './deps.js';
@@ -53,19 +53,24 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
     const code = failed?.exitCode ?? 0;
     for (const name of STAGES)
       if (!stages.some((s) => s.name === name) && (name !== 'login' || loginShown))
-        stages.push(stage(name, 'skip', failed ? `not run: ${failed.name} failed` : 'not run'));
+        stages.push(stage(name, 'skip', failed ? `not run: ${failed.name} failed` : 'not run', {}, true));
     stages.sort((a, b) => STAGES.indexOf(a.name) - STAGES.indexOf(b.name));
     // The report's own grace past the call's deadline, as report.ts gives a failure's line: a
     // cluster stage that ran out the --timeout would otherwise show every line as not checked.
     const until = deps.now() + REPORT_GRACE_MS;
     deps.redactor.graceAfterDeadline(() => deps.now() >= until);
-    const redact = (text: string) => deps.redactor.redact(text);
-    deps.stdout(system.report(flags.format, stages, code, redact));
+    const { redactor } = deps;
+    deps.stdout(
+      system.report(flags.format, stages, code, {
+        redact: (text) => redactor.redact(text),
+        redactFrame: (text) => redactor.redactFrame(text),
+      }),
+    );
     return code;
   };
   const fail = (name: Stage['name'], error: unknown): ExitCode => {
     if (!(error instanceof CredentialError)) throw error;
-    stages.push({ ...stage(name, 'fail', error.message, { code: error.code }), exitCode: error.exitCode });
+    stages.push(failedStage(name, error));
     return finish();
   };
 
@@ -155,7 +160,7 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
       });
     } else {
       const chosen = selectSource(run, env, readExecInfo(env['KUBERNETES_EXEC_INFO']).cluster);
-      stages.push(stage('source', 'pass', `config from ${chosen.origin}`, { origin: chosen.origin }));
+      stages.push(stage('source', 'pass', `config from ${chosen.origin}`, { origin: chosen.origin }, true));
     }
   } catch (error) {
     return fail('source', error);
@@ -197,6 +202,7 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
     stage(
       'config',
       'pass',
+      // The plugin's words and the config's names: its frame.
       `valid (${prepared.prepared.origin}); ${envRead.length > 0 ? `env ${envRead.join(', ')} set` : 'reads no env'}; ${dependencies.files.length > 0 ? `files ${dependencies.files.join(', ')} readable` : 'reads no files'}`,
       {
         origin: prepared.prepared.origin,
@@ -205,6 +211,7 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
         steps: config.steps.map((s) => s.name),
         ms: prepared.ms,
       },
+      true,
     ),
   );
   const cacheOn = run.cache ?? config.cacheEnabled;
@@ -234,6 +241,7 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
     config,
     failure !== undefined && !mainAnswered ? failure : undefined,
     flags.login === true && failure === undefined,
+    (text) => deps.redactor.redact(text),
   );
   stages.push(api);
   if (api.result === 'fail') return finish();
@@ -244,12 +252,13 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
   if (!printed) throw new Error('get-token ended without a credential');
   const { status } = printed;
   const extracted = events.find((e) => e.stage === 'extract');
-  const credential = credentialStage(status, extracted, sends, deps.now());
+  const credential = credentialStage(status, extracted, sends, deps.now(), (text) => deps.redactor.redact(text));
   const missing =
     status.token !== undefined
       ? notCarried(
           status.token,
           askedOf([prepared.prepared.request, ...prepared.prepared.logins.map((login) => login.request)]),
+          (text) => deps.redactor.redact(text),
         )
       : undefined;
   if (missing) credential.warnings.push(missing);
@@ -257,12 +266,18 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
 
   // 5. cache
   if (cacheOn) stages.push(cacheStage(events, deps));
-  else stages.push(stage('cache', 'skip', 'off (--cache or cache.enabled turns it on)'));
+  else stages.push(stage('cache', 'skip', 'off (--cache or cache.enabled turns it on)', {}, true));
 
   // 6. cluster
   if (server === undefined) {
     stages.push(
-      stage('cluster', 'skip', 'no server known: pass --server (and --ca-file), --kubeconfig or --argocd-secret'),
+      stage(
+        'cluster',
+        'skip',
+        'no server known: pass --server (and --ca-file), --kubeconfig or --argocd-secret',
+        {},
+        true,
+      ),
     );
     return finish();
   }
@@ -306,7 +321,8 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
 }
 
 /** The asked audience or resource that the token's aud lacks, said with what it carries instead. */
-function notCarried(token: string, asked: Asked): string | undefined {
+/** A warning of the credential's stage, the plugin's frame: the token's aud (what the answer gave) put in through `redact`. */
+function notCarried(token: string, asked: Asked, redact: (text: string) => string): string | undefined {
   const claims = jwtClaims(token);
   // One a secret decided is not compared: whether the token carries it would tell the secret.
   const shown = asked.audiences.filter((a) => a.secretFrom === undefined);
@@ -314,7 +330,7 @@ function notCarried(token: string, asked: Asked): string | undefined {
   const aud = audiences(claims);
   const lacking = shown.filter((a) => !aud.includes(a.value));
   if (lacking.length === 0) return undefined;
-  return `the config asked for ${lacking.map((a) => `${a.parameter} ${a.value}`).join(' and ')}, which the token does not carry (its aud: ${aud.join(', ') || '(none)'}): an id_token's aud is the client id; for an access token, oidc-provider, AD FS, Entra ID v1 and PingFederate read resource, Auth0 reads audience`;
+  return `the config asked for ${lacking.map((a) => `${a.parameter} ${a.value}`).join(' and ')}, which the token does not carry (its aud: ${aud.length > 0 ? redact(aud.join(', ')) : '(none)'}): an id_token's aud is the client id; for an access token, oidc-provider, AD FS, Entra ID v1 and PingFederate read resource, Auth0 reads audience`;
 }
 
 /** A 401 with a JWT: the iss and aud the cluster refused, and the command that prints what it must trust. */

@@ -1,6 +1,6 @@
 // What doctor found, stage by stage, as the report prints it (cli/doctor-report.ts formats it), and
 // the credential described without showing it.
-import type { ExitCode } from '../../errors.js';
+import type { CredentialError, ExitCode } from '../../errors.js';
 import { jwtClaims } from '../../credential/jwt-claims.js';
 
 /** `login` is shown for a config with login only (doctor.ts). */
@@ -18,6 +18,12 @@ export interface Stage {
   details: Record<string, unknown>;
   /** The failing stage's exit code. */
   exitCode?: ExitCode;
+  /**
+   * The summary, warnings, notes and details are the plugin's frame, their echoes redacted where they
+   * were put in (a failure's CredentialError.framed message, the cache's lines): the report does not
+   * search them for the values a secret decided.
+   */
+  framed?: boolean;
 }
 
 export function stage(
@@ -25,8 +31,18 @@ export function stage(
   result: Stage['result'],
   summary: string,
   details: Record<string, unknown> = {},
+  /** The summary is the plugin's own words and the config's names (Stage.framed). */
+  framed = false,
 ): Stage {
-  return { name, result, summary, warnings: [], notes: [], details };
+  return { name, result, summary, warnings: [], notes: [], details, ...(framed ? { framed } : {}) };
+}
+
+/** A stage that failed with `error`: its message, framed as the error is (CredentialError.framed), and its codes. */
+export function failedStage(name: StageName, error: CredentialError, details: Record<string, unknown> = {}): Stage {
+  return {
+    ...stage(name, 'fail', error.message, { ...details, code: error.code }, error.framed),
+    exitCode: error.exitCode,
+  };
 }
 
 const NAMED_CLAIMS = ['iss', 'sub', 'aud', 'exp', 'iat', 'nbf'] as const;
@@ -71,10 +87,11 @@ export function describeToken(token: string): TokenKind {
   return { kind: 'opaque', length: token.length };
 }
 
-export function describeTokenKind(kind: TokenKind): string {
+/** The kind in words: the plugin's frame, with what the token says (its claims' values, other claims' names) put in through `redact`. */
+export function describeTokenKind(kind: TokenKind, redact: (text: string) => string): string {
   if (kind.kind === 'opaque') return `token, opaque, ${kind.length} characters`;
-  const claims = Object.entries(kind.claims ?? {}).map(([name, value]) => `${name} ${value}`);
-  const others = kind.otherClaims?.length ? `; other claims: ${kind.otherClaims.join(', ')}` : '';
+  const claims = Object.entries(kind.claims ?? {}).map(([name, value]) => `${name} ${redact(value)}`);
+  const others = kind.otherClaims?.length ? `; other claims: ${redact(kind.otherClaims.join(', '))}` : '';
   return `token, JWT, ${kind.length} characters${claims.length > 0 ? `: ${claims.join(', ')}` : ''}${others}`;
 }
 

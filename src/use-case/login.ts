@@ -170,6 +170,8 @@ export async function loginCredential(
     throw new LoginError(
       'LOGIN_NEEDED',
       `a login is needed and nobody can answer its prompt here (${why}); log in once at a terminal: kubectl get ns (with interactiveMode: IfAvailable and --cache in the exec entry), or ${loginCommandLine(flags, deps.env, deps.cache.homedir, (text) => deps.redactor.redact(text))}`,
+      // Our own words; the command line is redacted where it is put in.
+      { framed: true },
     );
   }
   const opener = deps.login?.opener?.(deps.env);

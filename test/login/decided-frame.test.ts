@@ -95,3 +95,31 @@ describe("a login's messages read the same whichever word a secret decided", () 
     expect(reported(no, read)).toBe(first);
   });
 });
+
+describe('the line of a login nobody can answer reads the same whichever word a secret decided', () => {
+  it.each([
+    ['nobody', 'zzzzzz'],
+    ['terminal', 'zzzzzz'],
+  ])('whether the secret chose %s or %s', async (yes, no) => {
+    const { runInProcess } = await import('../helpers/in-process.js');
+    const config = JSON.stringify({
+      webAPIProviderConfig: {
+        method: 'POST',
+        url: 'https://idp.example/token',
+        form: { client_id: 'kubectl', mode: `{{ env.S < "m" ? "${yes}" : "${no}" }}` },
+        login: { deviceAuthorization: { url: 'https://idp.example/device' } },
+      },
+    });
+    const seen = [];
+    for (const S of ['abc-secret-5511', 'xyz-secret-5512']) {
+      const result = await runInProcess(['get-token', '--config-inline', config], { env: { S } });
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(
+        /^webapi-credential: a login is needed and nobody can answer its prompt here \(stdin or stderr is no terminal\); log in once at a terminal/,
+      );
+      seen.push(result.stderr);
+    }
+    expect(seen[1]).toBe(seen[0]);
+  });
+});

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leaks, type CliResult } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process.js';
 import { json, startTokenApi, type Handler, type TokenApi } from '../helpers/token-api.js';
+import { startApiServer } from '../helpers/apiserver.js';
 
 const SECRET = 'hunter2-decides-31337';
 const NOW = Date.parse('2026-03-01T12:00:00Z');
@@ -237,20 +238,20 @@ describe("doctor's report", () => {
   });
 });
 
-describe("doctor's report of a credential", () => {
-  /**
-   * What two runs may not share: times in ms, the home each has, and the skew between the token API's
-   * Date header and the clock this test stands still.
-   */
-  const comparable = (stdout: string) =>
-    stdout
-      .replaceAll(/\d+ ms/g, 'N ms')
-      .replaceAll(/(DNS|connect|TLS) \d+/g, '$1 N')
-      .replaceAll(/"(ms|answer|lookup|connect|clockSkewMs)": -?\d+/g, '"$1": N')
-      .replaceAll(/"date": "[^"]*"/g, '"date": D')
-      .replaceAll(/\/tmp\/[^/]+\/\.kube/g, 'HOME/.kube')
-      .replace(/this machine's clock is \d+ s (behind|ahead of)/, 'skew');
+/**
+ * What two runs may not share: times in ms, the home each has, and the skew between the token API's
+ * Date header and the clock this test stands still.
+ */
+const comparable = (stdout: string) =>
+  stdout
+    .replaceAll(/\d+ ms/g, 'N ms')
+    .replaceAll(/(DNS|connect|TLS) \d+/g, '$1 N')
+    .replaceAll(/"(ms|answer|lookup|connect|clockSkewMs)": -?\d+/g, '"$1": N')
+    .replaceAll(/"date": "[^"]*"/g, '"date": D')
+    .replaceAll(/\/tmp\/[^/]+\/\.kube/g, 'HOME/.kube')
+    .replace(/this machine's clock is \d+ s (behind|ahead of)/, 'skew');
 
+describe("doctor's report of a credential", () => {
   it.each([
     ['token', 'other'],
     ['entry', 'other'],
@@ -308,5 +309,40 @@ describe('the --verbose trace', () => {
     expect(first!.stderr).toContain('webapi-credential: cache: stored\n');
     expect(first!.stderr.match(/\[REDACTED\]/g)).toHaveLength(1);
     expect(timeless(second!)).toEqual(timeless(first!));
+  });
+});
+
+describe("doctor's cluster line", () => {
+  it.each([
+    ['user', 'other'],
+    ['groups', 'other'],
+  ])('reads the same whether the secret chose %s or %s, as text and as JSON', async (yes, no) => {
+    const cluster = await startApiServer({
+      accepts: (token) => (token === 'tok-doctor-4242' ? { username: 'alice', groups: ['dev'] } : undefined),
+    });
+    try {
+      for (const format of ['text', 'json']) {
+        const [first, second] = await bothWays(
+          [
+            'doctor',
+            '--config-inline',
+            config(yes, no),
+            '--server',
+            cluster.url,
+            '--ca-file',
+            cluster.caFile,
+            '-o',
+            format,
+          ],
+          answering(200, { access_token: 'tok-doctor-4242', expires_in: 3600 }),
+        );
+        expect(first!.code, first!.stderr).toBe(0);
+        expect(comparable(second!.stdout)).toBe(comparable(first!.stdout));
+        if (format === 'text')
+          expect(first!.stdout).toMatch(/✓ cluster +https:\/\/\S+ \([^)]*\): user alice, groups dev \(/);
+      }
+    } finally {
+      await cluster.close();
+    }
   });
 });

@@ -296,17 +296,34 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
       insecureSkipVerify: clusterTls.insecure === true,
     };
     const who = await whoAmI({ server, tls }, status, { deadline, now: deps.now });
+    // The plugin's frame (Stage.framed): what the kubeconfig and the cluster gave redacted in full
+    // where it is put in, the fixed words not searched for a word a secret decided ("user", "groups").
+    const r = (text: string) => deps.redactor.redact(text);
     const user = who.user
-      ? `user ${who.user.username}${who.user.uid ? ` (uid ${who.user.uid})` : ''}, groups ${who.user.groups.join(', ') || '(none)'} (${who.reviewApi} SelfSubjectReview)`
+      ? {
+          username: r(who.user.username),
+          ...(who.user.uid ? { uid: r(who.user.uid) } : {}),
+          groups: who.user.groups.map(r),
+        }
+      : undefined;
+    const said = user
+      ? `user ${user.username}${user.uid ? ` (uid ${user.uid})` : ''}, groups ${user.groups.join(', ') || '(none)'} (${who.reviewApi} SelfSubjectReview)`
       : 'the credential was not refused';
     const certificate = who.tls
-      ? `; TLS ${who.tls.subject} issued by ${who.tls.issuer}, expires ${who.tls.validTo}`
+      ? `; TLS ${r(who.tls.subject)} issued by ${r(who.tls.issuer)}, expires ${r(who.tls.validTo)}`
       : '';
-    const line = stage('cluster', 'pass', `${server}${who.version ? ` (${who.version})` : ''}: ${user}${certificate}`, {
-      server,
-      ...(who.version ? { version: who.version } : {}),
-      ...(who.user ? { user: who.user, reviewApi: who.reviewApi } : {}),
-    });
+    const version = who.version ? r(who.version) : undefined;
+    const line = stage(
+      'cluster',
+      'pass',
+      `${r(server)}${version ? ` (${version})` : ''}: ${said}${certificate}`,
+      {
+        server: r(server),
+        ...(version ? { version } : {}),
+        ...(user ? { user, reviewApi: who.reviewApi } : {}),
+      },
+      true,
+    );
     line.notes.push(...who.notes);
     stages.push(line);
   } catch (error) {

@@ -51,8 +51,7 @@ describe.concurrent('nobody waits or fails while a valid credential exists', () 
         const given = Date.parse(status.expirationTimestamp);
         // Not slowness-bound: the real expiry is a lifetime after the plugin's fetch, and fetchedAt was read once that call returned.
         expect(given).toBeLessThanOrEqual(fetchedAt + LIFETIME_S * 1000);
-        // Not slowness-bound: at most a minute after the waiter read its clock, which was before this Date.now().
-        expect(given).toBeLessThanOrEqual(Date.now() + 60_000);
+        // (Within a minute of the waiter's clock: moot for a 20 s lifetime; outage-rules.test.ts pins it on a clock held still.)
         expect(given).toBeGreaterThan(calledAt - 1_000);
         expect(waiter.stderr).toContain(`${PREFIX}cache: served the cached credential, valid until `);
         // By the fast path: a waiter costs what a hit costs (no config parser, no HTTP client loaded).

@@ -145,6 +145,12 @@ assetScript(require, 'fast').runInThisContext()(exports, require, module);
 // compiles the asset, so commander's functions in it cost every fetch (~5 % of its instructions).
 // Each run starts from the cached data the runs before made and adds what it compiled. It answers a
 // local HTTP token API of its own. argv: the JSON of {assets, caches (in and out), dir, run}.
+// V8's tiers above the interpreter (Sparkplug, Maglev, Turbofan) run while an asset runs: each
+// compiles a function once it has run enough, and leaves a mark on it that the cached data keeps. How
+// often a function runs depends on timing (a reply's chunks, a loop that waits), so two releases made
+// on a busy machine differed in four bytes of it (test/release/code-cache.test.ts). The assets run on
+// the interpreter alone; the flags are V8's defaults whenever a Script is made or its data taken, as
+// the flag hash a cache must match is of the flags at that moment, and a rejected cache fails the build.
 const TRAINING = `const { assets, caches, dir, run } = JSON.parse(process.argv[1]);
 const fs = require('node:fs');
 const vm = require('node:vm');
@@ -156,11 +162,19 @@ const sea = {
     return encoding ? bytes.toString(encoding) : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length);
   },
 };
+const v8 = require('node:v8');
+const tiers = (on) => v8.setFlagsFromString(['sparkplug', 'maglev', 'turbofan'].map((t) => (on ? '--' : '--no-') + t).join(' '));
 class Script extends vm.Script {
   constructor(source, options) {
+    tiers(true);
     super(source, options);
+    if (options.cachedData && this.cachedDataRejected) throw new Error('V8 rejected the cached data of ' + options.filename);
+    tiers(false);
     const name = options.filename.replace(/^sea-asset:|\\.cjs$/g, '');
-    process.on('exit', () => fs.writeFileSync(caches[name + '.out'], this.createCachedData()));
+    process.on('exit', () => {
+      tiers(true);
+      fs.writeFileSync(caches[name + '.out'], this.createCachedData());
+    });
   }
 }
 const trainingRequire = (id) => (id === 'node:sea' ? sea : id === 'node:vm' ? { ...vm, Script } : require(id));

@@ -287,6 +287,7 @@ export async function cached(
           servable = !now.hit && !now.failure ? now.stale : undefined;
           return servable !== undefined;
         },
+        report,
       }),
     );
   } catch (error) {

@@ -1,6 +1,6 @@
 // `webapi-credential logout`: the entry of the config it is given (its credential, refresh token and
-// remembered failure) removed from the cache, and the refresh token revoked at login.revocation.url
-// first when the config has one (RFC 7009). The config is the flags', or a kubeconfig context's exec
+// remembered failure) removed from the cache, then the refresh token it held revoked at
+// login.revocation.url when the config has one (RFC 7009). The config is the flags', or a kubeconfig context's exec
 // entry read as doctor reads it (nothing there runs). A failed revocation is exit 3, said after the
 // local entry is gone: the person is logged out here either way, and told the issuer may not know.
 import { readProblem, RequestError, UsageError } from '../errors.js';

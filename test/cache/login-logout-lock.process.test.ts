@@ -1,7 +1,7 @@
 // `login` and `logout` take the key's lock (SPEC "Cache", "Interactive login"), the CLI as separate
 // processes against a real HTTPS token API that stands in for the issuer: a device grant, refresh
-// tokens rotated on every answer, RFC 7009 revocation. A refresh held open at the token API holds the
-// lock; what the other process did meanwhile is told by the order in which the API saw the requests
+// tokens rotated on every answer, RFC 7009 revocation. A refresh (or a revocation) held open at the
+// token API holds the lock; what the other process did meanwhile is told by the order in which the API saw the requests
 // and by what the cache holds afterwards, never by the clock.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,15 +30,36 @@ interface Issuer {
   issued: string[];
   /** Whether the person approved: until then, the device code's poll is authorization_pending. */
   approved: boolean;
-  /** The next refresh grant waits at the issuer until `release()`; `arrived` once it is there. */
+  /** How long the id_token of a login lives. */
+  loginTtlS: number;
+  /** The next refresh grant (or revocation) waits at the issuer until `release()`; `arrived` once it is there. */
   holdRefresh: () => { arrived: Promise<void>; release: () => void };
+  holdRevoke: () => { arrived: Promise<void>; release: () => void };
   /** Resolves once the issuer saw `n` device requests. */
   devices: (n: number) => Promise<void>;
 }
 
 async function startIssuer(): Promise<Issuer> {
   let n = 0;
-  let hold: { arrive: () => void; released: Promise<void> } | undefined;
+  type Hold = { arrive: () => void; released: Promise<void> };
+  const holds: { refresh?: Hold | undefined; revoke?: Hold | undefined } = {};
+  /** The hold set for `kind`, taken (the next request of that kind waits on it). */
+  const take = async (kind: 'refresh' | 'revoke') => {
+    const held = holds[kind];
+    holds[kind] = undefined;
+    if (held) {
+      held.arrive();
+      await held.released;
+    }
+  };
+  const holdOf = (kind: 'refresh' | 'revoke') => () => {
+    let arrive!: () => void;
+    let release!: () => void;
+    const arrived = new Promise<void>((resolve) => (arrive = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    holds[kind] = { arrive, released };
+    return { arrived, release };
+  };
   const deviceWaiters: Array<{ n: number; resolve: () => void }> = [];
   const mint = (ttlS: number) => {
     n++;
@@ -67,18 +88,14 @@ async function startIssuer(): Promise<Issuer> {
     }
     if (request.path === '/revoke') {
       issuer.log.push(`revoke ${form.get('token')}`);
+      await take('revoke');
       response.writeHead(200);
       response.end();
       return;
     }
     if (form.get('grant_type') === 'refresh_token') {
       issuer.log.push(`refresh ${form.get('refresh_token')}`);
-      const held = hold;
-      hold = undefined;
-      if (held) {
-        held.arrive();
-        await held.released;
-      }
+      await take('refresh');
       const answer = mint(600);
       issuer.log.push(`refreshed ${answer.refresh_token}`);
       json(response, 200, answer);
@@ -88,7 +105,7 @@ async function startIssuer(): Promise<Issuer> {
       json(response, 400, { error: 'authorization_pending' });
       return;
     }
-    const answer = mint(SEED_TTL_S);
+    const answer = mint(issuer.loginTtlS);
     issuer.log.push(`logged in ${answer.refresh_token}`);
     json(response, 200, answer);
   });
@@ -97,14 +114,9 @@ async function startIssuer(): Promise<Issuer> {
     log: [],
     issued: [],
     approved: true,
-    holdRefresh: () => {
-      let arrive!: () => void;
-      let release!: () => void;
-      const arrived = new Promise<void>((resolve) => (arrive = resolve));
-      const released = new Promise<void>((resolve) => (release = resolve));
-      hold = { arrive, released };
-      return { arrived, release };
-    },
+    loginTtlS: SEED_TTL_S,
+    holdRefresh: holdOf('refresh'),
+    holdRevoke: holdOf('revoke'),
     devices: (count) =>
       new Promise((resolve) =>
         issuer.log.filter((entry) => entry === 'device').length >= count
@@ -303,4 +315,40 @@ describe('login and logout hold the key lock against a refresh in another proces
       }),
     60_000,
   );
+
+  it('a call while logout revokes is not served the credential being logged out: it waits for the lock, then needs a login', async () => {
+    const issuer = await startIssuer();
+    try {
+      issuer.loginTtlS = 600;
+      const box = sandbox();
+      const args = ['--config-inline', configOf(issuer.api), '--cache-dir', box.cacheDir];
+      const seeded = await runCli(['login', ...args], { env: box.env() });
+      expect(seeded.code, seeded.stderr).toBe(0);
+      const revocation = issuer.holdRevoke();
+      const logout = spawnCli(['logout', ...args], box.env());
+      let call!: Spawned;
+      try {
+        await revocation.arrived;
+        // The credential is live for ten minutes: a call that read the entry now would print it at once.
+        call = spawnCli([...args, '--cache', '--verbose'], box.env(NOT_INTERACTIVE));
+        await Promise.race([
+          call.exited,
+          call.waitForStderr(`cache: waiting for process ${logout.child.pid}, which holds the lock`),
+        ]);
+      } finally {
+        revocation.release();
+      }
+      const [out, done] = await Promise.all([logout.exited, call.exited]);
+      expect(out.code, logout.stderr()).toBe(0);
+      expect(call.stdout()).toBe('');
+      expect(done.code).toBe(2);
+      expect(call.stderr()).toMatch(/a login is needed/);
+      const result = { code: done.code, stdout: call.stdout(), stderr: call.stderr() };
+      expect(leaks(result, issuer.issued)).toEqual([]);
+      expect(issuer.log).toEqual(['device', 'logged in refresh-1-Hq2Lm9Xr', 'revoke refresh-1-Hq2Lm9Xr']);
+      expect(held(box)).toEqual([]);
+    } finally {
+      await issuer.api.close();
+    }
+  }, 60_000);
 });

@@ -14,17 +14,21 @@ const PREFIX = 'webapi-credential: ';
 
 describe.concurrent('a deadline failure is not remembered', () => {
   it('serves a caller with a long --timeout after a caller with a short one gave up, concurrently and after it', async () => {
-    const api = await startApi(undefined, 2_500);
+    const api = await startApi();
     const box = sandbox();
     const config = cachedConfig(api);
-    const short = getToken(box, config, ['--cache', '--timeout', '1s']);
-    // The long caller starts while the short one holds the lock and waits on it.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The short caller's request is held at the API until it gave up; the long caller starts once the
+    // short one holds the lock and waits on the API (not after a guess of how long a start takes).
+    const held = api.holdRequest(1);
+    const short = getToken(box, config, ['--cache', '--timeout', '3s']);
+    await Promise.race([held.arrived, short]);
     const long = getToken(box, config, ['--cache', '--timeout', '20s']);
-    const [first, second] = await Promise.all([short, long]);
+    const first = await short;
+    held.release();
+    const second = await long;
 
     expect(first.code).toBe(3);
-    expect(first.stderr).toMatch(new RegExp(`^${PREFIX}no answer from \\S+ within --timeout 1s\\n$`));
+    expect(first.stderr).toMatch(new RegExp(`^${PREFIX}no answer from \\S+ within --timeout 3s\\n$`));
     expect(second.code, second.stderr).toBe(0);
     expect(second.stderr).toBe('');
     expect(JSON.parse(second.stdout).status.token).toMatch(/^token-\d$/);

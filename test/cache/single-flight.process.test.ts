@@ -96,9 +96,8 @@ describe('single flight', () => {
     );
 
     const waiter = spawnCli(['--config-inline', config, '--cache', '--verbose'], env);
-    await waiter.waitForStderr(`${PREFIX}cache: miss (no entry)`);
-    // The waiter is polling the lock now; it must not have fetched.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The waiter says it polls the lock (under --verbose): it must not have fetched.
+    await waiter.waitForStderr(`${PREFIX}cache: waiting for process ${holder.child.pid}, which holds the lock until `);
     expect(api.requests).toHaveLength(1);
 
     holder.child.kill('SIGKILL');
@@ -185,15 +184,15 @@ describe('single flight', () => {
     writeFileSync(path, '');
     // A live holder (this test runner) that never finishes, whose deadline is 2 s away: the waiter,
     // with a later one, takes its lock over once that has passed (and leaves it alone before).
-    writeFileSync(join(box.cacheDir, `${key}.lock`), `${process.pid} ${HOST_ID} ${Date.now() + 2_000} fetch\n`, {
-      mode: 0o600,
-    });
+    const until = Date.now() + 2_000;
+    writeFileSync(join(box.cacheDir, `${key}.lock`), `${process.pid} ${HOST_ID} ${until} fetch\n`, { mode: 0o600 });
 
     const result = await getToken(box, config, ['--cache', '--verbose', '--timeout', '20s']);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout).status.token).toBe('token-2');
     expect(result.stderr.split('\n').filter((line) => line.startsWith(`${PREFIX}cache:`))).toEqual([
       `${PREFIX}cache: miss (entry is corrupt or truncated)`,
+      `${PREFIX}cache: waiting for process ${process.pid}, which holds the lock until ${new Date(until).toISOString()}`,
       `${PREFIX}cache: took over the lock of a live process whose own deadline had passed`,
       `${PREFIX}cache: stored`,
     ]);

@@ -43,13 +43,14 @@ export function baseEnv(extra: Record<string, string | undefined> = {}): Record<
 }
 
 /**
- * When runCli gives up on a CLI that hangs: 20 s, or 10 s past a longer --timeout the call is given (a
- * plugin that keeps its --timeout ends by then however busy the machine; 50 callers given 110 s were
- * killed at 20 s at a load of 15).
+ * When runCli gives up on a CLI that hangs: 20 s, or 10 s past a longer --timeout the call is given, or
+ * past the default 30 s when it is given none (a plugin that keeps its --timeout ends by then however
+ * busy the machine; 50 callers given 110 s were killed at 20 s at a load of 15, and a validate of a
+ * 200 000-item literal at 20 s in a CI-like run beside other work).
  */
 function killAfter(args: string[]): number {
   const given = /^(\d+)(ms|s|m)$/.exec(args[args.indexOf('--timeout') + 1] ?? '');
-  const ms = given ? Number(given[1]) * { ms: 1, s: 1_000, m: 60_000 }[given[2] as 'ms' | 's' | 'm'] : 0;
+  const ms = given ? Number(given[1]) * { ms: 1, s: 1_000, m: 60_000 }[given[2] as 'ms' | 's' | 'm'] : 30_000;
   return Math.max(20_000, ms + 10_000);
 }
 

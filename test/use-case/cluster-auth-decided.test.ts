@@ -16,9 +16,13 @@ const PREFIX = 'webapi-credential: ';
 const pki = makePki();
 let idp: DeviceProvider;
 let api: TokenApi;
-/** The claims the token API's JWT holds; `echo` adds a claim named by the header the config decided. */
+/**
+ * The claims the token API's JWT holds; `echo` adds a claim named by the header the config decided,
+ * `echoIss` makes that header the host of the iss (with `echoIss` as its scheme).
+ */
 let claims: Record<string, unknown> = {};
 let echo = false;
+let echoIss: string | undefined;
 beforeAll(async () => {
   idp = await startDeviceProvider(pki);
   // A token API with no discovery document, answering a JWT of the claims a test sets.
@@ -28,6 +32,7 @@ beforeAll(async () => {
           access_token: fakeJwt(Math.floor(Date.now() / 1000) + 600, {
             ...claims,
             ...(echo ? { [String(request.headers['x-word'])]: 'x' } : {}),
+            ...(echoIss ? { iss: `${echoIss}://${String(request.headers['x-word'])}.example.test` } : {}),
           }),
         })
       : json(response, 404, { error: 'not_found' }),
@@ -217,5 +222,28 @@ describe('cluster-auth --from-token reads the same whichever word a secret decid
     ]);
     expect(first!.stderr).not.toContain('[REDACTED]');
     expect(second).toEqual(first);
+  });
+
+  it('an iss that echoes what was sent is [REDACTED] where a message puts it in, the words around it the same', async () => {
+    claims = { aud: 'a' };
+    try {
+      echoIss = 'https';
+      const [first, second] = await bothWays(['--config-inline', fake('echoone', 'echotwo'), '--from-token']);
+      expect(first!.code, first!.stderr).toBe(0);
+      expect(first!.stderr.split('\n')[0]).toMatch(
+        /^webapi-credential: warning: the kube-apiserver reads the issuer's keys through https:\/\/\[REDACTED\]\.example\.test\/\.well-known\/openid-configuration, which failed here: cannot resolve the host of it \(E[A-Z_]+\)$/,
+      );
+      expect(second!.stderr).toEqual(first!.stderr);
+      echoIss = 'http';
+      const [plain, other] = await bothWays(['--config-inline', fake('echoone', 'echotwo'), '--from-token']);
+      expect(plain).toEqual({
+        code: 4,
+        stdout: '',
+        stderr: `${PREFIX}the token's iss: expected an https:// URL without query, fragment or user info, got "http://[REDACTED].example.test": a kube-apiserver takes only an https:// issuer without query, fragment or user info\n`,
+      });
+      expect(other).toEqual(plain);
+    } finally {
+      echoIss = undefined;
+    }
   });
 });

@@ -141,6 +141,9 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
           `doctor --login: ${source.origin} says interactiveMode: Never, so kubectl never lets the plugin prompt; log in with webapi-credential login, or set interactiveMode: IfAvailable`,
         );
       env = { ...deps.env, ...source.env, KUBERNETES_EXEC_INFO: execInfoFor(source, caPem, flags.login === true) };
+      // The plugin's frame (Stage.framed): the file's and its entry's names, the command found, option
+      // and env names. Nothing here was rendered, so nothing a secret decided; the values read are still
+      // hidden from the whole report (formatReport's redactFrame).
       stages.push({
         ...stage(
           'source',
@@ -155,6 +158,7 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
             provideClusterInfo: source.provideClusterInfo,
             ...(source.interactiveMode ? { interactiveMode: source.interactiveMode } : {}),
           },
+          true,
         ),
         notes: found.notes,
       });

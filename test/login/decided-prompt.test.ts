@@ -3,6 +3,9 @@
 // code) is redacted in full where it is put in. End to end in process, a person said to be at the
 // terminal (client-go's spec.interactive), against a real local device authorization endpoint that
 // denies the login once polled.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execInfoEnv, standInDeviceConfig } from '../helpers/device-config.js';
 import { leaks, type CliResult } from '../helpers/cli.js';
@@ -15,6 +18,9 @@ const pki = makePki();
 let api: TokenApi;
 /** The verification page's path: `echo` puts the word the config decided there. */
 let echo = false;
+/** The token endpoint approves the login at its first poll (else it is denied). */
+let approve = false;
+const NOW = Date.parse('2026-03-01T12:00:00Z');
 
 beforeAll(async () => {
   api = await startTokenApi((request, response) => {
@@ -28,14 +34,18 @@ beforeAll(async () => {
         interval: 1,
       });
     }
-    return json(response, 400, { error: 'access_denied' });
+    return approve
+      ? json(response, 200, { access_token: 'tok-login-4242-Xy', expires_in: 3600 })
+      : json(response, 400, { error: 'access_denied' });
   });
 });
 afterAll(() => api?.close());
 
-async function bothWays(yes: string, no: string): Promise<CliResult[]> {
+async function bothWays(yes: string, no: string, command: string[] = ['get-token']): Promise<CliResult[]> {
   const config = standInDeviceConfig(api.port, pki.ca.certFile, {
     form: { client_id: 'kubectl' },
+    tokenPath: '$.access_token',
+    expiresInPath: '$.expires_in',
   });
   // The device authorization request carries the word a secret decided.
   const parsed = JSON.parse(config) as {
@@ -48,8 +58,9 @@ async function bothWays(yes: string, no: string): Promise<CliResult[]> {
   const results: CliResult[] = [];
   for (const t of ['a', 'z'])
     results.push(
-      await runInProcess(['get-token', '--config-inline', JSON.stringify(parsed), '--set', `t=${t}`], {
+      await runInProcess([...command, '--config-inline', JSON.stringify(parsed), '--set', `t=${t}`], {
         env: { SECRET, ...execInfoEnv(true) },
+        now: () => NOW,
       }),
     );
   for (const result of results) expect(leaks(result, [SECRET])).toEqual([]);
@@ -88,4 +99,30 @@ describe("a device login's prompt reads the same whichever word a secret decided
       echo = false;
     }
   }, 20_000);
+
+  it.each([
+    ['logged', 'other'],
+    ['cached', 'other'],
+    ['good', 'other'],
+    ['refresh', 'other'],
+  ])(
+    "login's closing lines, whether the secret chose %s or %s",
+    async (yes, no) => {
+      const cacheDir = mkdtempSync(join(tmpdir(), 'decided-prompt-'));
+      approve = true;
+      try {
+        const [first, second] = await bothWays(yes, no, ['login', '--cache-dir', cacheDir]);
+        expect(first!.code, first!.stderr).toBe(0);
+        expect(first!.stderr.split('\n').slice(-3)).toEqual([
+          `webapi-credential: logged in; the credential is good until 2026-03-01T12:59:00Z, and cached in ${cacheDir}: kubectl uses it with the same config and --cache`,
+          'webapi-credential: no refresh token came back (the issuer may not have granted offline_access, or gives none to this client): a new login is needed when the credential expires at 2026-03-01T12:59:00Z',
+          '',
+        ]);
+        expect(second).toEqual(first);
+      } finally {
+        approve = false;
+      }
+    },
+    20_000,
+  );
 });

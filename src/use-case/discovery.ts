@@ -208,11 +208,12 @@ function isHttpsUrl(value: unknown): value is string {
   }
 }
 
+/** A value of the server's document as text: it is no secret, but it may be anything. */
 function textOf(value: unknown): string {
   return typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
 }
 
-/** A value of the server's document, shown short (redacted first: a cut secret is no longer found). */
+/** That text shown short, redacted first: a secret cut in two is no longer found. */
 function shortText(text: string): string {
   return text.length > 100 ? `${text.slice(0, 100)}…` : text;
 }

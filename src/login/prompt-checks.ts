@@ -28,7 +28,11 @@ export function asciiUri(uri: string): string | undefined {
  * endpoint's, or undefined when the hosts are the same. Not a refusal: some issuers keep the page
  * elsewhere (microsoft.com/devicelogin for login.microsoftonline.com).
  */
-export function otherHostNote(verificationUri: string, endpoint: string): string | undefined {
+export function otherHostNote(
+  verificationUri: string,
+  endpoint: string,
+  redact: (text: string) => string = (text) => text,
+): string | undefined {
   let page: string;
   let asked: string;
   try {
@@ -38,5 +42,6 @@ export function otherHostNote(verificationUri: string, endpoint: string): string
     return undefined;
   }
   if (page === asked) return undefined;
-  return `note: that page is on ${page}, not on ${asked} (the device authorization endpoint's host): open it only if ${page} is your identity provider's`;
+  const [shown, own] = [redact(page), redact(asked)];
+  return `note: that page is on ${shown}, not on ${own} (the device authorization endpoint's host): open it only if ${shown} is your identity provider's`;
 }

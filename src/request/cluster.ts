@@ -30,12 +30,22 @@ interface Answer {
 }
 
 const MAX_BYTES = 1024 * 1024;
+
+/**
+ * The whole exchange's deadline, and how what the kubeconfig gave (the server's URL) is put into a
+ * message: each error here is the plugin's frame (CredentialError.framed), that URL redacted in full.
+ */
+export interface ClusterOptions {
+  deadline: number;
+  now: () => number;
+  redact: (text: string) => string;
+}
 const REVIEW_APIS = ['authentication.k8s.io/v1', 'authentication.k8s.io/v1beta1'];
 
 export async function whoAmI(
   target: ClusterTarget,
   credential: CredentialStatus,
-  options: { deadline: number; now: () => number },
+  options: ClusterOptions,
 ): Promise<ClusterOutcome> {
   const base = target.server.replace(/\/+$/, '');
   const outcome: ClusterOutcome = { notes: [] };
@@ -76,7 +86,8 @@ export async function whoAmI(
     if (review.status === 401) {
       throw new RequestError(
         'CLUSTER_UNAUTHORIZED',
-        `the cluster does not accept this credential (401 Unauthorized from ${url}): check that its audience, issuer and expiry are what the cluster's authenticator expects (--oidc-* flags, structured authentication, a token webhook)`,
+        `the cluster does not accept this credential (401 Unauthorized from ${options.redact(url)}): check that its audience, issuer and expiry are what the cluster's authenticator expects (--oidc-* flags, structured authentication, a token webhook)`,
+        { framed: true },
       );
     }
     if (review.status === 403) {
@@ -84,7 +95,9 @@ export async function whoAmI(
       return outcome;
     }
     if (review.status < 200 || review.status > 299)
-      throw new RequestError('CLUSTER_STATUS', `the cluster answered ${review.status} to POST ${url}`);
+      throw new RequestError('CLUSTER_STATUS', `the cluster answered ${review.status} to POST ${options.redact(url)}`, {
+        framed: true,
+      });
     const info =
       (parse(review.body) as { status?: { userInfo?: Record<string, unknown> } } | undefined)?.status?.userInfo ?? {};
     const groups = Array.isArray(info['groups'])
@@ -118,7 +131,7 @@ function exchange(
   headers: Record<string, string>,
   body: string | undefined,
   tls: TlsMaterial,
-  options: { deadline: number; now: () => number },
+  options: ClusterOptions,
   onPeer?: (peer: TlsPeer) => void,
 ): Promise<Answer> {
   const target = new URL(url);
@@ -139,7 +152,7 @@ function exchange(
       clearTimeout(timer);
       request.destroy();
       agent.destroy();
-      reject(Object.assign(clusterError(target, code), { code }));
+      reject(Object.assign(clusterError(target, code, options.redact), { code }));
     };
     const request = https.request(target, { method, headers, agent }, (response) => {
       const chunks: Buffer[] = [];
@@ -163,27 +176,35 @@ function exchange(
   return watcher.follow(exchanged);
 }
 
-function clusterError(target: URL, code: string): RequestError {
-  const where = `${target.origin}${target.pathname}`;
+function clusterError(target: URL, code: string, redact: (text: string) => string): RequestError {
+  const where = redact(`${target.origin}${target.pathname}`);
+  const framed = { framed: true } as const;
   if (code === 'DEADLINE')
     return new RequestError(
       'CLUSTER_DEADLINE',
       `no answer from the cluster at ${where} within the deadline (--timeout)`,
+      framed,
     );
   if (code === 'ECONNREFUSED')
-    return new RequestError('CLUSTER_CONNECT', `connection to the cluster at ${where} refused: check the server URL`);
+    return new RequestError(
+      'CLUSTER_CONNECT',
+      `connection to the cluster at ${where} refused: check the server URL`,
+      framed,
+    );
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
     return new RequestError(
       'CLUSTER_DNS',
       `cannot resolve the cluster's host in ${where} (${code}): check the server URL`,
+      framed,
     );
   if (code === 'TOO_LARGE')
-    return new RequestError('CLUSTER_ANSWER', `the cluster at ${where} answered more than 1 MiB`);
+    return new RequestError('CLUSTER_ANSWER', `the cluster at ${where} answered more than 1 MiB`, framed);
   if (/CERT|SIGNATURE|ISSUER|SELF_SIGNED|ALTNAME/.test(code)) {
     return new RequestError(
       'CLUSTER_TLS',
       `TLS handshake with the cluster at ${where} failed (${code}): check the cluster's CA (certificate-authority-data, caData, --ca-file) and server name`,
+      framed,
     );
   }
-  return new RequestError('CLUSTER_REQUEST', `request to the cluster at ${where} failed (${code})`);
+  return new RequestError('CLUSTER_REQUEST', `request to the cluster at ${where} failed (${code})`, framed);
 }

@@ -33,8 +33,8 @@ export interface Deps {
   cache: Omit<CacheDeps, 'trace' | 'now'> & { homedir: string };
   /** doctor's view of the stages, like `trace` for people (use-case/observe.ts); absent on a normal call. */
   observe?: (event: StageEvent) => void;
-  /** A line for people without the warning's prefix (a login's prompt); redacted like every line. */
-  say?: (line: string) => void;
+  /** A line for people without the warning's prefix (a login's prompt); redacted like every line (`framed`: as trace's). */
+  say?: (line: string, framed?: boolean) => void;
   /** What an interactive login takes from the process (main.ts); absent, no login is interactive. */
   login?: LoginDeps;
 }

@@ -30,7 +30,15 @@ export interface DiscoveryOptions {
   timeoutMs: number;
   /** PEM CA certificates added to the system roots, and where they came from (`caFile /path`). */
   ca?: { pem: string; from: string };
+  /**
+   * The issuer as a message shows it, when it is what a server gave (a token's iss, which may echo what
+   * was sent): redacted in full there, while the words around it are the plugin's frame
+   * (CredentialError.framed). An issuer the person or the config gave is shown as it is.
+   */
+  showIssuer?: (issuer: string) => string;
 }
+
+const OPENID_CONFIGURATION = '/.well-known/openid-configuration';
 
 /** Far above any real document (a few kB), far below what could hurt. */
 export const MAX_DISCOVERY_BYTES = 256 * 1024;
@@ -48,18 +56,25 @@ export function discoveryUrls(issuer: string): string[] {
   return [...new Set(urls)];
 }
 
-/** An issuer as discovery takes it: an https:// URL without query or fragment (OIDC Discovery §3, RFC 8414 §2). */
-export function checkIssuer(issuer: string, name = '--set issuer'): string {
+/**
+ * An issuer as discovery takes it: an https:// URL without query or fragment (OIDC Discovery §3, RFC
+ * 8414 §2). Its messages are the plugin's frame (CredentialError.framed): the issuer is a flag's, or
+ * shown as `show` shows what a server gave.
+ */
+export function checkIssuer(issuer: string, name = '--set issuer', show = (text: string) => text): string {
   let url: URL;
   try {
     url = new URL(issuer);
   } catch {
-    throw new UsageError('SET_INVALID', `${name}: expected an https:// URL, got ${JSON.stringify(issuer)}`);
+    throw new UsageError('SET_INVALID', `${name}: expected an https:// URL, got ${show(JSON.stringify(issuer))}`, {
+      framed: true,
+    });
   }
   if (url.protocol !== 'https:' || url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
     throw new UsageError(
       'SET_INVALID',
-      `${name}: expected an https:// URL without query, fragment or user info, got ${JSON.stringify(issuer)}`,
+      `${name}: expected an https:// URL without query, fragment or user info, got ${show(JSON.stringify(issuer))}`,
+      { framed: true },
     );
   }
   return issuer;
@@ -77,12 +92,12 @@ export async function discover(issuer: string, options: DiscoveryOptions, deps: 
       continue;
     }
     try {
-      const metadata = await fetchDocument(url, issuer, options, deps);
+      const metadata = await fetchDocument({ url }, issuer, options, deps);
       return { metadata, from: url };
     } catch (error) {
       if (!(error instanceof RequestError) && !(error instanceof ResponseError) && !(error instanceof DocumentProblem))
         throw error;
-      failures.push(`${url}: ${reason(error, url)}`);
+      failures.push(`${url}: ${reason(error.message, url, url)}`);
     }
   }
   throw new RequestError(
@@ -95,7 +110,9 @@ class DocumentProblem extends Error {}
 
 /**
  * The OpenID Connect document at exactly `<issuer>/.well-known/openid-configuration`, the one a
- * kube-apiserver reads (it tries no other), or why it could not be had.
+ * kube-apiserver reads (it tries no other), or why it could not be had: the plugin's frame
+ * (CredentialError.framed), what the server said redacted in full where it is put in, the issuer as
+ * options.showIssuer shows it.
  */
 export async function openIdConfiguration(
   issuer: string,
@@ -103,27 +120,35 @@ export async function openIdConfiguration(
   deps: Deps,
 ): Promise<{ metadata: ServerMetadata } | { problem: string }> {
   const url = discoveryUrls(issuer)[0]!;
+  const shown = options.showIssuer
+    ? `${options.showIssuer(url.slice(0, -OPENID_CONFIGURATION.length))}${OPENID_CONFIGURATION}`
+    : url;
   try {
-    return { metadata: await fetchDocument(url, issuer, options, deps) };
+    return { metadata: await fetchDocument({ url, shown }, issuer, options, deps) };
   } catch (error) {
     if (!(error instanceof RequestError) && !(error instanceof ResponseError) && !(error instanceof DocumentProblem))
       throw error;
-    return { problem: `${url}: ${reason(error, url)}` };
+    // The HTTP client's errors are framed (the request's own URL as shown); any other is redacted in full.
+    const framed = error instanceof DocumentProblem || error.framed;
+    return { problem: `${shown}: ${reason(framed ? error.message : deps.redactor.redact(error.message), url, shown)}` };
   }
 }
 
 async function fetchDocument(
-  url: string,
+  { url, shown = url }: { url: string; shown?: string },
   issuer: string,
   options: DiscoveryOptions,
   deps: Deps,
 ): Promise<ServerMetadata> {
+  const headers = { accept: 'application/json' };
   const response = await deps.send(
     {
       method: 'GET',
       url,
-      headers: { accept: 'application/json' },
+      headers,
       tls: { insecureSkipVerify: false, ...(options.ca ? { ca: options.ca.pem, caFrom: options.ca.from } : {}) },
+      // The HTTP client's messages name the request's own URL as shown.
+      ...(shown !== url ? { shown: { url: shown, headers } } : {}),
     },
     {
       timeoutMs: Math.max(1, options.deadline - deps.now()),
@@ -152,10 +177,12 @@ async function fetchDocument(
   if (typeof document !== 'object' || document === null || Array.isArray(document))
     throw new DocumentProblem('answered JSON that is not an object');
   const metadata = document as Record<string, unknown>;
+  // What the document says may echo what was sent: redacted in full where it is put in.
+  const said = (value: unknown) => JSON.stringify(shortText(deps.redactor.redact(textOf(value))));
   // OIDC Discovery §4.3, RFC 8414 §3.3: a document for another issuer must not be used.
   if (typeof metadata['issuer'] !== 'string' || metadata['issuer'].replace(/\/+$/, '') !== issuer.replace(/\/+$/, '')) {
     throw new DocumentProblem(
-      `the document is for the issuer ${JSON.stringify(shortText(metadata['issuer']))}, not ${issuer}`,
+      `the document is for the issuer ${said(metadata['issuer'])}, not ${options.showIssuer?.(issuer) ?? issuer}`,
     );
   }
   for (const field of [
@@ -166,7 +193,7 @@ async function fetchDocument(
   ]) {
     const value = metadata[field];
     if (value !== undefined && !isHttpsUrl(value))
-      throw new DocumentProblem(`its ${field} is not an https:// URL: ${JSON.stringify(shortText(value))}`);
+      throw new DocumentProblem(`its ${field} is not an https:// URL: ${said(value)}`);
   }
   return metadata as ServerMetadata;
 }
@@ -181,15 +208,21 @@ function isHttpsUrl(value: unknown): value is string {
   }
 }
 
-/** A value of the server's document, shown short: it is no secret, but it may be anything. */
-function shortText(value: unknown): string {
-  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+/** A value of the server's document as text: it is no secret, but it may be anything. */
+function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+}
+
+/** That text shown short, redacted first: a secret cut in two is no longer found. */
+function shortText(text: string): string {
   return text.length > 100 ? `${text.slice(0, 100)}…` : text;
 }
 
-/** Why one URL failed, in the words of the HTTP client, for discovery rather than the token API. */
-function reason(error: Error, url: string): string {
-  return error.message
+/** Why one URL failed (the message of `error`), in the words of the HTTP client, for discovery rather than the token API. */
+function reason(message: string, url: string, shown: string): string {
+  return message
+    .replaceAll(` to ${shown}`, '')
+    .replaceAll(shown, 'it')
     .replaceAll(` to ${url}`, '')
     .replaceAll(url, 'it')
     .replace(/^the token API answered /, 'answered ')

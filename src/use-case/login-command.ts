@@ -24,9 +24,14 @@ export async function runLogin(flags: GetTokenFlags, deps: Deps): Promise<void> 
     { ...flags, cache: flags.cache ?? true, output: 'exec-credential', login: true },
     { ...deps, stdout: (text) => void (printed += text), observe },
   );
-  const expiry = (JSON.parse(printed) as { status: CredentialStatus }).status.expirationTimestamp;
+  // The plugin's frame (CredentialError.framed): a word of it a secret decided reads the same whichever
+  // it chose. The expiry is what the answer gave: redacted in full where it is put in; the cache's
+  // directory is the flags' or the home's.
+  const shown = deps.say ?? deps.warn;
+  const say = (line: string) => shown(line, true);
+  const given = (JSON.parse(printed) as { status: CredentialStatus }).status.expirationTimestamp;
+  const expiry = given !== undefined ? deps.redactor.redact(given) : undefined;
   const good = expiry ? `; the credential is good until ${expiry}` : '';
-  const say = deps.say ?? deps.warn;
   say(
     cacheDir !== undefined
       ? `logged in${good}, and cached in ${cacheDir}: kubectl uses it with the same config and --cache`

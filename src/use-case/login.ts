@@ -246,7 +246,7 @@ async function runGrant(
     },
     until: (ms) => void (end = ms),
     now: deps.now,
-    say: (line) => (deps.say ?? deps.warn)(line),
+    say: (line, framed) => (deps.say ?? deps.warn)(line, framed),
     trace: deps.trace,
     secret: (value) => deps.redactor.add(value),
     redact: (text) => deps.redactor.redact(text),

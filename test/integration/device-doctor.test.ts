@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { leaks, runCli, type CliResult } from '../helpers/cli.js';
+import { baseEnv, leaks, runCli, type CliResult } from '../helpers/cli.js';
 import { deviceConfig } from '../helpers/device-config.js';
 import { actAsPerson, startDeviceProvider } from '../helpers/device-provider.js';
 import { approvedLogin, cliAtTerminal } from '../helpers/device-run.js';
@@ -136,6 +136,33 @@ describeWith(SCRIPT)('doctor --login at a terminal', () => {
     expect(output).not.toContain('nobody can answer');
     expect(deviceRequests()).toBe(devices);
   }, 60_000);
+
+  // Its words are the plugin's frame: a word of them a comparison in the config chose reads the same.
+  it.each([
+    ['login', 'other'],
+    ['terminal', 'other'],
+  ])(
+    'that login stage reads the same whether a secret chose %s or %s',
+    async (yes, no) => {
+      const decided = deviceConfig(idp.issuer, pki.ca.certFile, {
+        provider: { headers: { 'X-Word': `{{ env.SECRET < vars.t ? '${yes}' : '${no}' }}` } },
+      });
+      const lines: string[] = [];
+      for (const t of ['a', 'z']) {
+        const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-doctor-terminal-'));
+        const { code: exit, output } = await cliAtTerminal(
+          ['doctor', '--config-inline', decided, '--set', `t=${t}`, '--cache', '--cache-dir', cacheDir],
+          baseEnv({ TERM: 'dumb', SECRET: 'hunter2-decides-31337' }),
+        ).done;
+        expect(exit, output).toBe(2);
+        expect(output).not.toContain('hunter2-decides-31337');
+        lines.push(/✗ login .*/.exec(output)?.[0] ?? '');
+      }
+      expect(lines[0]).toMatch(/^✗ login +a login is needed, and doctor runs none unless asked: /);
+      expect(lines[1]).toBe(lines[0]);
+    },
+    60_000,
+  );
 
   it('logs in now (the person approves), caches the refresh token, and reports it', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-doctor-login-'));

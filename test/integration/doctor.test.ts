@@ -449,6 +449,36 @@ describe('doctor with what the generators wrote', () => {
     expectClean(result);
   });
 
+  // Its words are the plugin's frame: were a word of them that a comparison in the config chose
+  // ("runs", "version") read [REDACTED] for one secret and not another, each run would tell one bit.
+  it.each([
+    ['runs', 'other'],
+    ['version', 'other'],
+  ])('the source line reads the same whether the secret chose %s or %s', async (yes, no) => {
+    const file = configFile({
+      headers: { 'x-api-key': '{{ env.API_KEY }}', 'X-Word': `{{ env.API_KEY < env.T ? '${yes}' : '${no}' }}` },
+    });
+    const printed = await runCli(
+      ['kubeconfig', '--server', apiserver.url, '--ca-file', apiserver.caFile, '--config', file, '--name', 'doctor'],
+      { env: { API_KEY, T: 'a' } },
+    );
+    expect(printed.code, printed.stderr).toBe(0);
+    const kubeconfig = writeTemp('kubeconfig.yaml', printed.stdout);
+    const sources: string[] = [];
+    for (const T of ['a', 'z']) {
+      const result = await doctor(['--kubeconfig', kubeconfig], { API_KEY, T, PATH: `${INSTALLED}:${SYSTEM_PATH}` });
+      expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+      expectClean(result);
+      sources.push(line(result, 'source'));
+    }
+    expect(sources[0]).toMatch(
+      new RegExp(
+        `^✓ source +kubeconfig ${kubeconfig}, context doctor \\(user doctor\\): runs ${INSTALLED}/webapi-credential \\(version [^)]+\\); apiVersion client.authentication.k8s.io/v1; args --config --cache; env \\(none\\); provideClusterInfo false; interactiveMode Never$`,
+      ),
+    );
+    expect(sources[1]).toBe(sources[0]);
+  });
+
   it('passes for a kubeconfig with the config embedded (provideClusterInfo)', async () => {
     const kubeconfig = writeTemp('kubeconfig.yaml', await generated('kubeconfig', ['--embed-config']));
     const result = await doctor(['--kubeconfig', kubeconfig, '--context', 'doctor'], {

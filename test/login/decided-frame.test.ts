@@ -123,3 +123,33 @@ describe('the line of a login nobody can answer reads the same whichever word a 
     expect(seen[1]).toBe(seen[0]);
   });
 });
+
+describe("doctor's login stage reads the same whichever word a secret decided", () => {
+  /** The stage's line as doctor's report prints it, with `decided` the word a secret chose. */
+  async function printed(decided: string, refreshed: boolean): Promise<string> {
+    const { loginStage } = await import('../../src/use-case/doctor/doctor-stages.js');
+    const { formatText } = await import('../../src/cli/doctor-report.js');
+    const redactor = new Redactor();
+    redactor.add('hunter2-read-31337');
+    redactor.addDecided(decided);
+    const events = refreshed ? [{ stage: 'send' as const, label: 'main', ms: 1, ok: true, exchanges: [] }] : [];
+    const line = loginStage(events, { ran: false, cacheOn: false }, {} as never);
+    return formatText([line], {
+      redact: (text) => redactor.redact(text),
+      redactFrame: (text) => redactor.redactFrame(text),
+    });
+  }
+
+  it.each([
+    ['login', 'other', false],
+    ['terminal', 'other', false],
+    ['refresh', 'other', true],
+    ['expired', 'other', true],
+  ])('whether the secret chose %s or %s', async (yes, no, refreshed) => {
+    const first = await printed(yes, refreshed);
+    expect(first).toBe(
+      `✓ login       ${refreshed ? 'the credential had expired: refreshed with the refresh token the cache holds, no person needed' : 'no login run (doctor --login logs in now at a terminal)'}; no refresh token is kept (the cache is off): each call without a credential needs a person; add --cache\n`,
+    );
+    expect(await printed(no, refreshed)).toBe(first);
+  });
+});

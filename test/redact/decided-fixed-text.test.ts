@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leaks, type CliResult } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process.js';
-import { json, startTokenApi, type Handler, type TokenApi } from '../helpers/token-api.js';
+import { fakeJwt, json, startTokenApi, type Handler, type TokenApi } from '../helpers/token-api.js';
+import { closedPort } from '../helpers/integration.js';
 import { startApiServer } from '../helpers/apiserver.js';
 
 const SECRET = 'hunter2-decides-31337';
@@ -344,5 +345,64 @@ describe("doctor's cluster line", () => {
     } finally {
       await cluster.close();
     }
+  });
+});
+
+describe("doctor's cluster stage when it fails", () => {
+  const clusterLine = (result: CliResult) => result.stdout.split('\n').find((l) => l.startsWith('✗ cluster')) ?? '';
+  /** The two runs print the same, times in ms and the clock's skew aside. */
+  const expectSame = (first: CliResult, second: CliResult) =>
+    expect({ ...second, stdout: comparable(second.stdout) }).toEqual({ ...first, stdout: comparable(first.stdout) });
+
+  it.each([
+    ['cluster', 'other'],
+    ['accept', 'other'],
+    ['audience', 'other'],
+  ])('a refused credential reads the same whether the secret chose %s or %s', async (yes, no) => {
+    const cluster = await startApiServer({ accepts: () => undefined });
+    try {
+      const token = fakeJwt(Math.floor(NOW / 1000) + 3600, { iss: 'https://issuer.example.test', aud: 'kubernetes' });
+      const [first, second] = await bothWays(
+        ['doctor', '--config-inline', config(yes, no), '--server', cluster.url, '--ca-file', cluster.caFile],
+        answering(200, { access_token: token, expires_in: 3600 }),
+      );
+      expect(first!.code).toBe(3);
+      expect(clusterLine(first!)).toBe(
+        `✗ cluster     the cluster does not accept this credential (401 Unauthorized from ${cluster.url}/apis/authentication.k8s.io/v1/selfsubjectreviews): check that its audience, issuer and expiry are what the cluster's authenticator expects (--oidc-* flags, structured authentication, a token webhook); the token's iss is https://issuer.example.test and its aud kubernetes: webapi-credential cluster-auth --from-token (with this config) prints what the cluster must trust for them`,
+      );
+      expectSame(first!, second!);
+    } finally {
+      await cluster.close();
+    }
+  });
+
+  it.each([
+    ['refused', 'other'],
+    ['server', 'other'],
+  ])('a cluster that refuses the connection reads the same whether the secret chose %s or %s', async (yes, no) => {
+    const [first, second] = await bothWays(
+      ['doctor', '--config-inline', config(yes, no), '--server', `https://127.0.0.1:${await closedPort()}`],
+      answering(200, { access_token: 'tok-doctor-4242', expires_in: 3600 }),
+    );
+    expect(first!.code).toBe(3);
+    expect(clusterLine(first!)).toMatch(
+      /^✗ cluster {5}connection to the cluster at https:\/\/127\.0\.0\.1:\d+\/version refused: check the server URL$/,
+    );
+    expectSame(first!, second!);
+  });
+
+  it.each([
+    ['server', 'other'],
+    ['authenticate', 'other'],
+  ])('a server that is no https:// URL reads the same whether the secret chose %s or %s', async (yes, no) => {
+    const [first, second] = await bothWays(
+      ['doctor', '--config-inline', config(yes, no), '--server', 'http://127.0.0.1:1'],
+      answering(200, { access_token: 'tok-doctor-4242', expires_in: 3600 }),
+    );
+    expect(first!.code).toBe(2);
+    expect(clusterLine(first!)).toBe(
+      '✗ cluster     the cluster\'s server "http://127.0.0.1:1" is not an https:// URL: doctor asks only an API server it can authenticate',
+    );
+    expectSame(first!, second!);
   });
 });

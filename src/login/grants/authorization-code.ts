@@ -284,15 +284,19 @@ export const authorizationCodeGrant: InteractiveGrant = {
           await open(opener, url);
           opened = true;
         } catch (error) {
+          // The opener is this machine's ($BROWSER), the code Node's: the plugin's frame.
           session.say(
             `could not open a browser with ${opener[0]} (${(error as NodeJS.ErrnoException).code ?? 'failed'}): open the address below yourself`,
+            true,
           );
         }
       }
       // The URL is for the person: shown before its state and nonce become secrets, which they are for every later line.
-      session.say(`to log in, open ${url}`);
+      // The plugin's frame: the URL redacted in full where it is put in.
+      session.say(`to log in, open ${session.redact(url)}`, true);
       session.say(
         `${opened ? 'in the browser that opened, ' : ''}within ${minutes(login.timeoutMs)} (login.timeout); Ctrl-C cancels`,
+        true,
       );
       session.secret(state);
       session.secret(nonce);

@@ -130,18 +130,22 @@ export function readDeviceAuthorization(document: unknown): DeviceAuthorization 
 /**
  * What a person reads on stderr: where to go and the code to check or type. Neither is a secret.
  * With `endpoint` (the device authorization request's URL), a page on another host is pointed out.
+ * The lines are the plugin's frame: what the identity provider gave (the page, the code, its host)
+ * goes in through `redact`, in full (it may echo what was sent).
  */
-export function promptLines(authorization: DeviceAuthorization, endpoint?: string): string[] {
+export function promptLines(
+  authorization: DeviceAuthorization,
+  endpoint?: string,
+  redact: (text: string) => string = (text) => text,
+): string[] {
   const minutes = Math.max(1, Math.round(authorization.expiresInMs / 60_000));
   const within = `within ${minutes} minute${minutes === 1 ? '' : 's'}`;
   const page = authorization.verificationUriComplete ?? authorization.verificationUri;
-  const note = endpoint !== undefined ? otherHostNote(page, endpoint) : undefined;
+  const note = endpoint !== undefined ? otherHostNote(page, endpoint, redact) : undefined;
+  const [shown, code] = [redact(page), redact(authorization.userCode)];
   const lines = authorization.verificationUriComplete
-    ? [
-        `to log in, open ${page}`,
-        `and check that it shows the code ${authorization.userCode} (${within}; Ctrl-C cancels)`,
-      ]
-    : [`to log in, open ${page}`, `and enter the code ${authorization.userCode} (${within}; Ctrl-C cancels)`];
+    ? [`to log in, open ${shown}`, `and check that it shows the code ${code} (${within}; Ctrl-C cancels)`]
+    : [`to log in, open ${shown}`, `and enter the code ${code} (${within}; Ctrl-C cancels)`];
   return note !== undefined ? [...lines, note] : lines;
 }
 
@@ -183,7 +187,7 @@ export const deviceGrant: InteractiveGrant = {
     const complete = authorization.verificationUriComplete;
     const { verificationUriComplete: _dropped, ...plain } = authorization;
     const shown = complete !== undefined && session.holdsSecret(complete) ? plain : authorization;
-    for (const line of promptLines(shown, deviceRequest.url)) session.say(line);
+    for (const line of promptLines(shown, deviceRequest.url, session.redact)) session.say(line, true);
     let interval = authorization.intervalMs;
     for (;;) {
       // RFC 8628 §3.5: the interval is waited before each request, the first one included.

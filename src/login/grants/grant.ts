@@ -44,8 +44,11 @@ export interface GrantSession {
   /** The login ends at `end` (ms): a message checked for secrets may take until then too. */
   until: (end: number) => void;
   now: () => number;
-  /** A line for the person at the terminal (stderr), redacted. */
-  say: (line: string) => void;
+  /**
+   * A line for the person at the terminal (stderr), redacted. `framed`: it is the plugin's frame
+   * (CredentialError.framed), what the identity provider gave redacted in full where it is put in.
+   */
+  say: (line: string, framed?: boolean) => void;
   trace: (line: string) => void;
   /** Registers a value that must never be shown. */
   secret: (value: string) => void;

@@ -2,7 +2,7 @@
 // command line lends it (the reading of argv, the report's format), so that use-case/ never imports cli/.
 import type { ExitCode } from '../../errors.js';
 import type { CredentialStatus } from '../../credential/exec-credential.js';
-import type { ClusterOutcome, ClusterTarget } from '../../request/cluster.js';
+import type { ClusterOptions, ClusterOutcome, ClusterTarget } from '../../request/cluster.js';
 import type { GetTokenFlags } from '../deps.js';
 import type { Stage } from './stage.js';
 
@@ -27,11 +27,7 @@ export interface DoctorProbes {
   /** Whether `path` is this program (the same file, or a copy of the single binary), and where this one is; nothing is run. */
   sameProgram?: (path: string) => { same: boolean; self: string };
   /** The cluster client (request/cluster.ts), loaded by main.ts when doctor asks. */
-  whoAmI?: (
-    target: ClusterTarget,
-    credential: CredentialStatus,
-    options: { deadline: number; now: () => number },
-  ) => Promise<ClusterOutcome>;
+  whoAmI?: (target: ClusterTarget, credential: CredentialStatus, options: ClusterOptions) => Promise<ClusterOutcome>;
 }
 
 /** What the command line lends doctor: argv and the report's format are cli/'s (program.ts hands them in). */

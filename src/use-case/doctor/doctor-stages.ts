@@ -229,7 +229,8 @@ export function loginStage(
       details['refreshToken'] = null;
     }
   }
-  return stage('login', 'pass', parts.join('; '), details);
+  // Fixed words, a number of seconds and the time the cache kept: the plugin's frame (Stage.framed).
+  return stage('login', 'pass', parts.join('; '), details, true);
 }
 
 /** client-go trusts this machine's clock: past this, the expiry it computes can be off. */

@@ -141,6 +141,9 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
           `doctor --login: ${source.origin} says interactiveMode: Never, so kubectl never lets the plugin prompt; log in with webapi-credential login, or set interactiveMode: IfAvailable`,
         );
       env = { ...deps.env, ...source.env, KUBERNETES_EXEC_INFO: execInfoFor(source, caPem, flags.login === true) };
+      // The plugin's frame (Stage.framed): the file's and its entry's names, the command found, option
+      // and env names. Nothing here was rendered, so nothing a secret decided; the values read are still
+      // hidden from the whole report (formatReport's redactFrame).
       stages.push({
         ...stage(
           'source',
@@ -155,6 +158,7 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
             provideClusterInfo: source.provideClusterInfo,
             ...(source.interactiveMode ? { interactiveMode: source.interactiveMode } : {}),
           },
+          true,
         ),
         notes: found.notes,
       });
@@ -281,11 +285,15 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
     );
     return finish();
   }
+  // The plugin's frame (Stage.framed, CredentialError.framed): what the kubeconfig and the cluster gave
+  // redacted in full where it is put in, the fixed words not searched for a word a secret decided.
+  const r = (text: string) => deps.redactor.redact(text);
   try {
     if (!/^https:\/\/[^/?#]+/i.test(server) || !URL.canParse(server)) {
       throw new UsageError(
         'SERVER_INVALID',
-        `the cluster's server ${JSON.stringify(server)} is not an https:// URL: doctor asks only an API server it can authenticate`,
+        `the cluster's server ${r(JSON.stringify(server))} is not an https:// URL: doctor asks only an API server it can authenticate`,
+        { framed: true },
       );
     }
     const whoAmI = system.whoAmI;
@@ -295,10 +303,7 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
       ...(clusterTls.serverName !== undefined ? { serverName: clusterTls.serverName } : {}),
       insecureSkipVerify: clusterTls.insecure === true,
     };
-    const who = await whoAmI({ server, tls }, status, { deadline, now: deps.now });
-    // The plugin's frame (Stage.framed): what the kubeconfig and the cluster gave redacted in full
-    // where it is put in, the fixed words not searched for a word a secret decided ("user", "groups").
-    const r = (text: string) => deps.redactor.redact(text);
+    const who = await whoAmI({ server, tls }, status, { deadline, now: deps.now, redact: r });
     const user = who.user
       ? {
           username: r(who.user.username),
@@ -330,7 +335,7 @@ export async function doctor(flags: DoctorFlags, deps: Deps, system: DoctorSyste
     return fail(
       'cluster',
       error instanceof RequestError && error.code === 'CLUSTER_UNAUTHORIZED' && status.token !== undefined
-        ? refusedToken(error, status.token)
+        ? refusedToken(error, status.token, r)
         : error,
     );
   }
@@ -351,12 +356,14 @@ function notCarried(token: string, asked: Asked, redact: (text: string) => strin
 }
 
 /** A 401 with a JWT: the iss and aud the cluster refused, and the command that prints what it must trust. */
-function refusedToken(error: RequestError, token: string): RequestError {
+function refusedToken(error: RequestError, token: string, redact: (text: string) => string): RequestError {
   const claims = jwtClaims(token);
   if (!claims) return error;
-  const iss = typeof claims['iss'] === 'string' ? claims['iss'] : '(none)';
-  const said = `${error.message}; the token's iss is ${iss} and its aud ${audiences(claims).join(', ') || '(none)'}: webapi-credential cluster-auth --from-token (with this config) prints what the cluster must trust for them`;
-  return new RequestError(error.code, said, { cause: error });
+  // The token's claims are what the token API gave: redacted in full where they are put in.
+  const iss = typeof claims['iss'] === 'string' ? redact(claims['iss']) : '(none)';
+  const aud = audiences(claims).map(redact).join(', ') || '(none)';
+  const said = `${error.message}; the token's iss is ${iss} and its aud ${aud}: webapi-credential cluster-auth --from-token (with this config) prints what the cluster must trust for them`;
+  return new RequestError(error.code, said, { cause: error, framed: error.framed });
 }
 
 /**
@@ -374,6 +381,7 @@ function atTerminal(
   return new UsageError(
     'LOGIN_NEEDED',
     'a login is needed, and doctor runs none unless asked: run this doctor command again with --login to log in at this terminal (or webapi-credential login)',
+    { framed: true },
   );
 }
 

@@ -1,0 +1,249 @@
+// cluster-auth's own words read the same whichever word a secret decided (docs/redaction.md, "Values
+// a secret decided, and the plugin's own words"): were a word of its fixed text that a comparison in
+// the config chose shown as [REDACTED] for one secret and not for the other, each run would tell one
+// bit, and a chain of comparisons spells the secret out. Each case runs the same command with two
+// thresholds on either side of the secret, so that each word is chosen once, against real local HTTPS
+// servers; what a server gave is still redacted in full where it is put in.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { leaks, type CliResult } from '../helpers/cli.js';
+import { runInProcess } from '../helpers/in-process.js';
+import { MACHINE_ID, MACHINE_SECRET, startDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
+import { fakeJwt, json, startTokenApi, type TokenApi } from '../helpers/token-api.js';
+import { makePki } from '../helpers/pki.js';
+
+const SECRET = 'hunter2-decides-31337';
+const PREFIX = 'webapi-credential: ';
+const pki = makePki();
+let idp: DeviceProvider;
+let api: TokenApi;
+/**
+ * The claims the token API's JWT holds; `echo` adds a claim named by the header the config decided,
+ * `echoIss` makes that header the host of the iss (with `echoIss` as its scheme).
+ */
+let claims: Record<string, unknown> = {};
+let echo = false;
+let echoIss: string | undefined;
+beforeAll(async () => {
+  idp = await startDeviceProvider(pki);
+  // A token API with no discovery document, answering a JWT of the claims a test sets.
+  api = await startTokenApi((request, response) =>
+    request.path === '/token'
+      ? json(response, 200, {
+          access_token: fakeJwt(Math.floor(Date.now() / 1000) + 600, {
+            ...claims,
+            ...(echo ? { [String(request.headers['x-word'])]: 'x' } : {}),
+            ...(echoIss ? { iss: `${echoIss}://${String(request.headers['x-word'])}.example.test` } : {}),
+          }),
+        })
+      : json(response, 404, { error: 'not_found' }),
+  );
+}, 30_000);
+afterAll(async () => {
+  await Promise.all([idp?.close(), api?.close()]);
+});
+
+const decides = (yes: string, no: string) => `{{ env.SECRET < vars.t ? '${yes}' : '${no}' }}`;
+
+/** The device provider's client credentials, with a header a secret decided. */
+const machine = (yes: string, no: string, form: Record<string, string> = {}) =>
+  JSON.stringify({
+    webAPIProviderConfig: {
+      method: 'POST',
+      url: `${idp.issuer}/token`,
+      headers: { Authorization: `{{ basicAuth("${MACHINE_ID}", env.CLIENT_SECRET) }}`, 'X-Word': decides(yes, no) },
+      form: { grant_type: 'client_credentials', ...form },
+      tokenPath: '$.access_token',
+      tls: { caFile: pki.ca.certFile },
+    },
+  });
+/** The token API of this file, with a header a secret decided. */
+const fake = (yes: string, no: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    webAPIProviderConfig: {
+      method: 'POST',
+      url: `${api.url}/token`,
+      headers: { 'X-Word': decides(yes, no) },
+      tokenPath: '$.access_token',
+      tls: { caFile: pki.ca.certFile },
+      ...extra,
+    },
+  });
+
+/** The same command with each threshold (the secret is between them): each word is chosen once. */
+async function bothWays(args: string[]): Promise<CliResult[]> {
+  const results: CliResult[] = [];
+  for (const t of ['a', 'z'])
+    results.push(
+      await runInProcess(['cluster-auth', ...args, '--set', `t=${t}`], {
+        env: { SECRET, CLIENT_SECRET: MACHINE_SECRET },
+      }),
+    );
+  for (const result of results) expect(leaks(result, [SECRET, MACHINE_SECRET])).toEqual([]);
+  return results;
+}
+
+describe("cluster-auth's errors read the same whichever word a secret decided", () => {
+  it.each([
+    ['token', 'other'],
+    ['audience', 'other'],
+  ])('an aud it cannot know, whether the secret chose %s or %s', async (yes, no) => {
+    const [first, second] = await bothWays(['--config-inline', machine(yes, no)]);
+    expect(first).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `${PREFIX}cannot know the access token's aud: the config asks for no audience or resource (--set audience= or --set resource=), and without one the issuer decides it; run cluster-auth --from-token to read it from a real token\n`,
+    });
+    expect(second).toEqual(first);
+  });
+
+  it.each([
+    ['names', 'other'],
+    ['endpoint', 'other'],
+  ])('an issuer it cannot find, whether the secret chose %s or %s', async (yes, no) => {
+    const [first, second] = await bothWays([
+      '--config-inline',
+      fake(yes, no, { form: { resource: 'https://kubernetes.example.test' } }),
+    ]);
+    expect(first).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `${PREFIX}cannot know the issuer: no OpenID Connect document at ${api.url}/.well-known/openid-configuration names the token endpoint ${api.url}/token; give it with --issuer URL, or run cluster-auth --from-token\n`,
+    });
+    expect(second).toEqual(first);
+  });
+
+  it.each([
+    ['failed', 'other'],
+    ['issuer', 'other'],
+  ])('an --issuer without a document, whether the secret chose %s or %s', async (yes, no) => {
+    const [first, second] = await bothWays([
+      '--config-inline',
+      fake(yes, no, { form: { resource: 'https://kubernetes.example.test' } }),
+      '--issuer',
+      api.url,
+    ]);
+    expect(first).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `${PREFIX}the kube-apiserver reads the issuer's keys through ${api.url}/.well-known/openid-configuration, which failed: answered 404 Not Found: {"error":"not_found"}; fix --issuer, or run cluster-auth --from-token\n`,
+    });
+    expect(second).toEqual(first);
+  });
+
+  it.each([
+    ['certificate', 'other'],
+    ['cluster', 'other'],
+  ])('a client certificate credential, whether the secret chose %s or %s', async (yes, no) => {
+    const config = JSON.parse(fake(yes, no)) as { webAPIProviderConfig: Record<string, unknown> };
+    delete config.webAPIProviderConfig['tokenPath'];
+    Object.assign(config.webAPIProviderConfig, { clientCertificateDataPath: '$.c', clientKeyDataPath: '$.k' });
+    const [first, second] = await bothWays(['--config-inline', JSON.stringify(config)]);
+    expect(first).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `${PREFIX}this config's credential is a client certificate: the cluster trusts it through its client CA (kube-apiserver --client-ca-file), not a jwt authenticator\n`,
+    });
+    expect(second).toEqual(first);
+  });
+
+  it('a token endpoint whose path a secret decided is refused, the same whichever it chose: the issuer found from it would be printed', async () => {
+    const config = JSON.parse(fake('one', 'two', { form: { resource: 'https://kubernetes.example.test' } })) as {
+      webAPIProviderConfig: Record<string, unknown>;
+    };
+    config.webAPIProviderConfig['url'] = `${api.url}/${decides('t', 'u')}/token`;
+    const [first, second] = await bothWays(['--config-inline', JSON.stringify(config)]);
+    expect(first).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `${PREFIX}webAPIProviderConfig.url: a secret decided or gave the token endpoint's URL, and cluster-auth would print the issuer found from it: give it with --issuer URL, or run cluster-auth --from-token\n`,
+    });
+    expect(second).toEqual(first);
+  });
+});
+
+describe('cluster-auth --from-token reads the same whichever word a secret decided', () => {
+  it.each([
+    ['claims', 'other'],
+    ['issuer', 'other'],
+  ])(
+    'a token without iss, whether the secret chose %s or %s; a claim named as the header was is [REDACTED]',
+    async (yes, no) => {
+      claims = { aud: 'a' };
+      echo = true;
+      try {
+        const [first, second] = await bothWays(['--config-inline', fake(yes, no), '--from-token']);
+        expect(first).toEqual({
+          code: 4,
+          stdout: '',
+          stderr: `${PREFIX}the token has no iss claim, and a kube-apiserver takes a JWT by its issuer; its claims are sub, exp, aud, [REDACTED]\n`,
+        });
+        expect(second).toEqual(first);
+      } finally {
+        echo = false;
+      }
+    },
+  );
+
+  it.each([
+    ['expected', 'other'],
+    ['query', 'other'],
+  ])('an iss that is no https URL, whether the secret chose %s or %s', async (yes, no) => {
+    claims = { iss: 'http://idp.example.test', aud: 'a' };
+    const [first, second] = await bothWays(['--config-inline', fake(yes, no), '--from-token']);
+    expect(first).toEqual({
+      code: 4,
+      stdout: '',
+      stderr: `${PREFIX}the token's iss: expected an https:// URL without query, fragment or user info, got "http://idp.example.test": a kube-apiserver takes only an https:// issuer without query, fragment or user info\n`,
+    });
+    expect(second).toEqual(first);
+  });
+
+  it.each([
+    ['group', 'other'],
+    ['keys', 'other'],
+    ['host', 'other'],
+  ])('its warnings, whether the secret chose %s or %s, and the manifest', async (yes, no) => {
+    claims = { iss: 'https://idp.example.test', aud: 'a', groups: undefined };
+    const [first, second] = await bothWays([
+      '--config-inline',
+      fake(yes, no),
+      '--from-token',
+      '--groups-claim',
+      'groups',
+    ]);
+    expect(first!.code, first!.stderr).toBe(0);
+    expect(
+      first!.stderr.split('\n').map((line) => line.replace(/, which failed here: .*/, ', which failed here: …')),
+    ).toEqual([
+      `${PREFIX}warning: the token has no groups claim (--groups-claim): the cluster will see this user in no group of the issuer's`,
+      `${PREFIX}warning: the kube-apiserver reads the issuer's keys through https://idp.example.test/.well-known/openid-configuration, which failed here: …`,
+      `${PREFIX}warning: the config's CA (tls.caFile ${pki.ca.certFile}) is for ${new URL(api.url).host}, not the issuer's host: issuer.certificateAuthority left out (the apiserver then trusts its system roots)`,
+      '',
+    ]);
+    expect(first!.stderr).not.toContain('[REDACTED]');
+    expect(second).toEqual(first);
+  });
+
+  it('an iss that echoes what was sent is [REDACTED] where a message puts it in, the words around it the same', async () => {
+    claims = { aud: 'a' };
+    try {
+      echoIss = 'https';
+      const [first, second] = await bothWays(['--config-inline', fake('echoone', 'echotwo'), '--from-token']);
+      expect(first!.code, first!.stderr).toBe(0);
+      expect(first!.stderr.split('\n')[0]).toMatch(
+        /^webapi-credential: warning: the kube-apiserver reads the issuer's keys through https:\/\/\[REDACTED\]\.example\.test\/\.well-known\/openid-configuration, which failed here: cannot resolve the host of it \(E[A-Z_]+\)$/,
+      );
+      expect(second!.stderr).toEqual(first!.stderr);
+      echoIss = 'http';
+      const [plain, other] = await bothWays(['--config-inline', fake('echoone', 'echotwo'), '--from-token']);
+      expect(plain).toEqual({
+        code: 4,
+        stdout: '',
+        stderr: `${PREFIX}the token's iss: expected an https:// URL without query, fragment or user info, got "http://[REDACTED].example.test": a kube-apiserver takes only an https:// issuer without query, fragment or user info\n`,
+      });
+      expect(other).toEqual(plain);
+    } finally {
+      echoIss = undefined;
+    }
+  });
+});

@@ -23,20 +23,28 @@ let api: TokenApi;
 let claims: Record<string, unknown> = {};
 let echo = false;
 let echoIss: string | undefined;
+/** The iss is this server with the header as its path, and its document there answers no JSON, the header in its content type. */
+let echoDocument = false;
 beforeAll(async () => {
   idp = await startDeviceProvider(pki);
   // A token API with no discovery document, answering a JWT of the claims a test sets.
-  api = await startTokenApi((request, response) =>
-    request.path === '/token'
+  api = await startTokenApi((request, response) => {
+    if (echoDocument && request.path.endsWith('/.well-known/openid-configuration')) {
+      const word = request.path.split('/')[1] ?? '';
+      response.writeHead(200, { 'content-type': `text/plain; charset=${word}` });
+      return void response.end('no json');
+    }
+    return request.path === '/token'
       ? json(response, 200, {
           access_token: fakeJwt(Math.floor(Date.now() / 1000) + 600, {
             ...claims,
             ...(echo ? { [String(request.headers['x-word'])]: 'x' } : {}),
             ...(echoIss ? { iss: `${echoIss}://${String(request.headers['x-word'])}.example.test` } : {}),
+            ...(echoDocument ? { iss: `${api.url}/${String(request.headers['x-word'])}` } : {}),
           }),
         })
-      : json(response, 404, { error: 'not_found' }),
-  );
+      : json(response, 404, { error: 'not_found' });
+  });
 }, 30_000);
 afterAll(async () => {
   await Promise.all([idp?.close(), api?.close()]);
@@ -244,6 +252,21 @@ describe('cluster-auth --from-token reads the same whichever word a secret decid
       expect(other).toEqual(plain);
     } finally {
       echoIss = undefined;
+    }
+  });
+
+  it("an issuer's document whose content type echoes what was sent is [REDACTED] there, the words around it the same", async () => {
+    claims = { aud: 'a' };
+    echoDocument = true;
+    try {
+      const [first, second] = await bothWays(['--config-inline', fake('echoone', 'echotwo'), '--from-token']);
+      expect(first!.code, first!.stderr).toBe(0);
+      expect(first!.stderr.split('\n')[0]).toBe(
+        `${PREFIX}warning: the kube-apiserver reads the issuer's keys through ${api.url}/[REDACTED]/.well-known/openid-configuration, which failed here: answered 200 with no JSON (text/plain; charset=[REDACTED], 7 bytes)`,
+      );
+      expect(second!.stderr).toEqual(first!.stderr);
+    } finally {
+      echoDocument = false;
     }
   });
 });

@@ -169,6 +169,21 @@ describe("cluster-auth's errors read the same whichever word a secret decided", 
   });
 });
 
+describe("cluster-auth's choice of the issuer's CA does not tell the host a secret decided", () => {
+  it("the token endpoint's host a secret chose: the warning and the manifest are the same whichever it chose", async () => {
+    const config = JSON.parse(machine('one', 'two', { resource: 'https://kubernetes.example.test' })) as {
+      webAPIProviderConfig: Record<string, unknown>;
+    };
+    // Only with --issuer: cluster-auth sends no token request, so the host need not answer.
+    config.webAPIProviderConfig['url'] =
+      `https://${decides('localhost', 'elsewhere.example.test')}:${new URL(idp.issuer).port}/token`;
+    const [first, second] = await bothWays(['--config-inline', JSON.stringify(config), '--issuer', idp.issuer]);
+    expect(first!.code, first!.stderr).toBe(0);
+    expect(first!.stderr).toContain('[REDACTED]');
+    expect(second).toEqual(first);
+  });
+});
+
 describe('cluster-auth --from-token reads the same whichever word a secret decided', () => {
   it.each([
     ['claims', 'other'],

@@ -169,6 +169,42 @@ describe("cluster-auth's errors read the same whichever word a secret decided", 
   });
 });
 
+describe('cluster-auth refuses an audience or client id a secret decided whatever it chose', () => {
+  const refused = (field: string, parameter: string) =>
+    `${PREFIX}${field}: a secret decided or gave the ${parameter} it asks for, and cluster-auth prints no value a secret decides: give it as text of the config or with --set\n`;
+
+  it('an empty audience', async () => {
+    const [first, second] = await bothWays([
+      '--config-inline',
+      machine('one', 'two', { audience: decides('', 'https://k8s.example.test'), resource: 'https://r.example.test' }),
+      '--issuer',
+      idp.issuer,
+    ]);
+    expect(first).toEqual({ code: 2, stdout: '', stderr: refused('webAPIProviderConfig.form.audience', 'audience') });
+    expect(second).toEqual(first);
+  });
+
+  it('an audience the query asks for already', async () => {
+    const config = JSON.parse(
+      machine('one', 'two', { audience: decides('https://k8s.example.test', 'https://other.example.test') }),
+    ) as { webAPIProviderConfig: Record<string, unknown> };
+    config.webAPIProviderConfig['query'] = { audience: 'https://k8s.example.test' };
+    const [first, second] = await bothWays(['--config-inline', JSON.stringify(config), '--issuer', idp.issuer]);
+    expect(first).toEqual({ code: 2, stdout: '', stderr: refused('webAPIProviderConfig.form.audience', 'audience') });
+    expect(second).toEqual(first);
+  });
+
+  it('an empty client id', async () => {
+    const config = JSON.parse(machine('one', 'two', { client_id: decides('', 'kubectl') })) as {
+      webAPIProviderConfig: Record<string, unknown>;
+    };
+    config.webAPIProviderConfig['tokenPath'] = '$.id_token';
+    const [first, second] = await bothWays(['--config-inline', JSON.stringify(config), '--issuer', idp.issuer]);
+    expect(first).toEqual({ code: 2, stdout: '', stderr: refused('webAPIProviderConfig.form.client_id', 'client_id') });
+    expect(second).toEqual(first);
+  });
+});
+
 describe("cluster-auth's choice of the issuer's CA does not tell the host a secret decided", () => {
   it("the token endpoint's host a secret chose: the warning and the manifest are the same whichever it chose", async () => {
     const config = JSON.parse(machine('one', 'two', { resource: 'https://kubernetes.example.test' })) as {

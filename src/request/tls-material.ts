@@ -66,13 +66,15 @@ export function loadTls(
   for (const name of TLS_TEMPLATES)
     if (fields[name] !== undefined && !fields[name].read.withheld) tls[name] = fields[name].sent;
   const at = (name: TlsTemplate) => `${root}.tls.${name}`;
+  // A path as messages name it: a secret read too short for the redactor to find is [REDACTED] there.
+  const shown = (name: TlsTemplate) => fields[name]?.shown ?? tls[name];
   const read = (name: TlsTemplate, path: string) =>
     checked(fields[name], at(name), () => {
       try {
         // A path from env or vars, relative, means the current directory.
         return readFile(path, fields[name]?.read.outside !== true);
       } catch (error) {
-        throw new UsageError('TLS_FILE', `${root}.tls.${name}: cannot read ${path}: ${readProblem(error)}`, {
+        throw new UsageError('TLS_FILE', `${at(name)}: cannot read ${shown(name)}: ${readProblem(error)}`, {
           cause: error,
         });
       }
@@ -88,7 +90,8 @@ export function loadTls(
   const material: TlsMaterial = { insecureSkipVerify: rendered.insecureSkipVerify === true };
   if (tls.caFile !== undefined) material.ca = pem('caFile', read('caFile', tls.caFile), 'certificates');
   if (tls.caData !== undefined) material.ca = pem('caData', tls.caData, 'certificates');
-  if (material.ca !== undefined) material.caFrom = tls.caData !== undefined ? 'tls.caData' : `tls.caFile ${tls.caFile}`;
+  if (material.ca !== undefined)
+    material.caFrom = tls.caData !== undefined ? 'tls.caData' : `tls.caFile ${shown('caFile')}`;
   const caField = tls.caData !== undefined ? fields.caData : fields.caFile;
   if (
     material.ca !== undefined &&

@@ -170,9 +170,9 @@ async function fetchDocument(
   try {
     document = JSON.parse(response.body);
   } catch {
-    throw new DocumentProblem(
-      `answered ${response.status} with no JSON (${response.contentType ?? 'no content type'}, ${response.bytes} bytes)`,
-    );
+    // The content type is what the server said, and may echo what was sent: redacted in full where it is put in.
+    const type = response.contentType !== undefined ? deps.redactor.redact(response.contentType) : 'no content type';
+    throw new DocumentProblem(`answered ${response.status} with no JSON (${type}, ${response.bytes} bytes)`);
   }
   if (typeof document !== 'object' || document === null || Array.isArray(document))
     throw new DocumentProblem('answered JSON that is not an object');

@@ -23,20 +23,28 @@ let api: TokenApi;
 let claims: Record<string, unknown> = {};
 let echo = false;
 let echoIss: string | undefined;
+/** The iss is this server with the header as its path, and its document there answers no JSON, the header in its content type. */
+let echoDocument = false;
 beforeAll(async () => {
   idp = await startDeviceProvider(pki);
   // A token API with no discovery document, answering a JWT of the claims a test sets.
-  api = await startTokenApi((request, response) =>
-    request.path === '/token'
+  api = await startTokenApi((request, response) => {
+    if (echoDocument && request.path.endsWith('/.well-known/openid-configuration')) {
+      const word = request.path.split('/')[1] ?? '';
+      response.writeHead(200, { 'content-type': `text/plain; charset=${word}` });
+      return void response.end('no json');
+    }
+    return request.path === '/token'
       ? json(response, 200, {
           access_token: fakeJwt(Math.floor(Date.now() / 1000) + 600, {
             ...claims,
             ...(echo ? { [String(request.headers['x-word'])]: 'x' } : {}),
             ...(echoIss ? { iss: `${echoIss}://${String(request.headers['x-word'])}.example.test` } : {}),
+            ...(echoDocument ? { iss: `${api.url}/${String(request.headers['x-word'])}` } : {}),
           }),
         })
-      : json(response, 404, { error: 'not_found' }),
-  );
+      : json(response, 404, { error: 'not_found' });
+  });
 }, 30_000);
 afterAll(async () => {
   await Promise.all([idp?.close(), api?.close()]);
@@ -161,6 +169,57 @@ describe("cluster-auth's errors read the same whichever word a secret decided", 
   });
 });
 
+describe('cluster-auth refuses an audience or client id a secret decided whatever it chose', () => {
+  const refused = (field: string, parameter: string) =>
+    `${PREFIX}${field}: a secret decided or gave the ${parameter} it asks for, and cluster-auth prints no value a secret decides: give it as text of the config or with --set\n`;
+
+  it('an empty audience', async () => {
+    const [first, second] = await bothWays([
+      '--config-inline',
+      machine('one', 'two', { audience: decides('', 'https://k8s.example.test'), resource: 'https://r.example.test' }),
+      '--issuer',
+      idp.issuer,
+    ]);
+    expect(first).toEqual({ code: 2, stdout: '', stderr: refused('webAPIProviderConfig.form.audience', 'audience') });
+    expect(second).toEqual(first);
+  });
+
+  it('an audience the query asks for already', async () => {
+    const config = JSON.parse(
+      machine('one', 'two', { audience: decides('https://k8s.example.test', 'https://other.example.test') }),
+    ) as { webAPIProviderConfig: Record<string, unknown> };
+    config.webAPIProviderConfig['query'] = { audience: 'https://k8s.example.test' };
+    const [first, second] = await bothWays(['--config-inline', JSON.stringify(config), '--issuer', idp.issuer]);
+    expect(first).toEqual({ code: 2, stdout: '', stderr: refused('webAPIProviderConfig.form.audience', 'audience') });
+    expect(second).toEqual(first);
+  });
+
+  it('an empty client id', async () => {
+    const config = JSON.parse(machine('one', 'two', { client_id: decides('', 'kubectl') })) as {
+      webAPIProviderConfig: Record<string, unknown>;
+    };
+    config.webAPIProviderConfig['tokenPath'] = '$.id_token';
+    const [first, second] = await bothWays(['--config-inline', JSON.stringify(config), '--issuer', idp.issuer]);
+    expect(first).toEqual({ code: 2, stdout: '', stderr: refused('webAPIProviderConfig.form.client_id', 'client_id') });
+    expect(second).toEqual(first);
+  });
+});
+
+describe("cluster-auth's choice of the issuer's CA does not tell the host a secret decided", () => {
+  it("the token endpoint's host a secret chose: the warning and the manifest are the same whichever it chose", async () => {
+    const config = JSON.parse(machine('one', 'two', { resource: 'https://kubernetes.example.test' })) as {
+      webAPIProviderConfig: Record<string, unknown>;
+    };
+    // Only with --issuer: cluster-auth sends no token request, so the host need not answer.
+    config.webAPIProviderConfig['url'] =
+      `https://${decides('localhost', 'elsewhere.example.test')}:${new URL(idp.issuer).port}/token`;
+    const [first, second] = await bothWays(['--config-inline', JSON.stringify(config), '--issuer', idp.issuer]);
+    expect(first!.code, first!.stderr).toBe(0);
+    expect(first!.stderr).toContain('[REDACTED]');
+    expect(second).toEqual(first);
+  });
+});
+
 describe('cluster-auth --from-token reads the same whichever word a secret decided', () => {
   it.each([
     ['claims', 'other'],
@@ -244,6 +303,21 @@ describe('cluster-auth --from-token reads the same whichever word a secret decid
       expect(other).toEqual(plain);
     } finally {
       echoIss = undefined;
+    }
+  });
+
+  it("an issuer's document whose content type echoes what was sent is [REDACTED] there, the words around it the same", async () => {
+    claims = { aud: 'a' };
+    echoDocument = true;
+    try {
+      const [first, second] = await bothWays(['--config-inline', fake('echoone', 'echotwo'), '--from-token']);
+      expect(first!.code, first!.stderr).toBe(0);
+      expect(first!.stderr.split('\n')[0]).toBe(
+        `${PREFIX}warning: the kube-apiserver reads the issuer's keys through ${api.url}/[REDACTED]/.well-known/openid-configuration, which failed here: answered 200 with no JSON (text/plain; charset=[REDACTED], 7 bytes)`,
+      );
+      expect(second!.stderr).toEqual(first!.stderr);
+    } finally {
+      echoDocument = false;
     }
   });
 });

@@ -3,7 +3,7 @@
 // network of its own: it runs through the session use-case/login.ts gives it.
 import { ResponseError, UNSHOWABLE } from '../../errors.js';
 import type { ProviderConfig, RequestConfig } from '../../config/schema.js';
-import { describeRequest, type RenderedRequest } from '../../request/build.js';
+import { describeRequest, shownUrl, type RenderedRequest } from '../../request/build.js';
 import { LoginError, MAX_LOGIN_MS, readTokenAnswer, seconds, withGrant } from '../token.js';
 import { asciiUri, isUserCode, otherHostNote } from '../prompt-checks.js';
 import type { InteractiveGrant } from './grant.js';
@@ -131,17 +131,19 @@ export function readDeviceAuthorization(document: unknown): DeviceAuthorization 
  * What a person reads on stderr: where to go and the code to check or type. Neither is a secret.
  * With `endpoint` (the device authorization request's URL), a page on another host is pointed out.
  * The lines are the plugin's frame: what the identity provider gave (the page, the code, its host)
- * goes in through `redact`, in full (it may echo what was sent).
+ * goes in through `redact`, in full (it may echo what was sent); the endpoint's host as `shownEndpoint`
+ * shows it (otherHostNote).
  */
 export function promptLines(
   authorization: DeviceAuthorization,
   endpoint?: string,
   redact: (text: string) => string = (text) => text,
+  shownEndpoint = endpoint,
 ): string[] {
   const minutes = Math.max(1, Math.round(authorization.expiresInMs / 60_000));
   const within = `within ${minutes} minute${minutes === 1 ? '' : 's'}`;
   const page = authorization.verificationUriComplete ?? authorization.verificationUri;
-  const note = endpoint !== undefined ? otherHostNote(page, endpoint, redact) : undefined;
+  const note = endpoint !== undefined ? otherHostNote(page, endpoint, redact, shownEndpoint) : undefined;
   const [shown, code] = [redact(page), redact(authorization.userCode)];
   const lines = authorization.verificationUriComplete
     ? [`to log in, open ${shown}`, `and check that it shows the code ${code} (${within}; Ctrl-C cancels)`]
@@ -187,7 +189,8 @@ export const deviceGrant: InteractiveGrant = {
     const complete = authorization.verificationUriComplete;
     const { verificationUriComplete: _dropped, ...plain } = authorization;
     const shown = complete !== undefined && session.holdsSecret(complete) ? plain : authorization;
-    for (const line of promptLines(shown, deviceRequest.url, session.redact)) session.say(line, true);
+    for (const line of promptLines(shown, deviceRequest.url, session.redact, shownUrl(deviceRequest)))
+      session.say(line, true);
     let interval = authorization.intervalMs;
     for (;;) {
       // RFC 8628 §3.5: the interval is waited before each request, the first one included.

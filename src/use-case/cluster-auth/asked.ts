@@ -28,13 +28,23 @@ export function askedOf(requests: ReadonlyArray<Carrier | undefined>): Asked {
         const from = secretFrom(name);
         return { value, ...(from !== undefined ? { secretFrom: from } : {}) };
       };
+      // One a secret reached or decided is kept whatever it holds, empty or asked for already: whether
+      // it were dropped would tell what it holds (cluster-auth refuses it; doctor compares none of it).
       for (const parameter of ['audience', 'resource'] as const) {
-        for (const value of params.getAll(parameter))
-          if (value !== '' && !asked.audiences.some((a) => a.value === value))
-            asked.audiences.push({ parameter, ...valueOf(parameter, value) });
+        for (const value of params.getAll(parameter)) {
+          const kept = valueOf(parameter, value);
+          if (
+            kept.secretFrom !== undefined ||
+            (value !== '' && !asked.audiences.some((a) => a.secretFrom === undefined && a.value === value))
+          )
+            asked.audiences.push({ parameter, ...kept });
+        }
       }
       const clientId = params.get('client_id');
-      if (clientId && asked.clientId === undefined) asked.clientId = valueOf('client_id', clientId);
+      if (clientId !== null && asked.clientId === undefined) {
+        const kept = valueOf('client_id', clientId);
+        if (clientId !== '' || kept.secretFrom !== undefined) asked.clientId = kept;
+      }
     }
   }
   return asked;

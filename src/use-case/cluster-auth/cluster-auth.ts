@@ -14,6 +14,7 @@ import { askedOf } from './asked.js';
 import { certificatesOnly } from '../certificates.js';
 import { requestRoot, shownUrl, type RenderedRequest } from '../../request/build.js';
 import { clusterAuthManifest, type ClusterTrust } from './manifest.js';
+import { REDACTED } from '../../redact/redactor.js';
 
 export interface ClusterAuthFlags {
   /** The config and how to run it: get-token's flags. */
@@ -183,12 +184,15 @@ export async function clusterAuth(flags: ClusterAuthFlags, deps: Deps): Promise<
     role: flags.role,
     credential: credentialWords(idToken, learned.audiences),
   };
-  // The issuer's CA is the config's only when the config reaches the issuer's host through it.
-  const sameHost = URL.canParse(request.url) && new URL(request.url).host === new URL(trust.issuer).host;
-  // The host as the URL is shown: a letter a secret chose there is [REDACTED] (build.ts shownUrl).
+  // The issuer's CA is the config's only when the config reaches the issuer's host through it. The host
+  // as the URL is shown: a letter a secret chose there is [REDACTED] (build.ts shownUrl), and such a
+  // host is not taken for the issuer's, or whether the CA went in would tell which host it chose.
+  const host = shownHost(request);
+  const sameHost =
+    !host.includes(REDACTED) && URL.canParse(request.url) && new URL(request.url).host === new URL(trust.issuer).host;
   if (ca !== undefined && !sameHost)
     warn(
-      `the config's CA (${request.tls.caFrom ?? 'tls.caData'}) is for ${shownHost(request)}, not the issuer's host: issuer.certificateAuthority left out (the apiserver then trusts its system roots)`,
+      `the config's CA (${request.tls.caFrom ?? 'tls.caData'}) is for ${host}, not the issuer's host: issuer.certificateAuthority left out (the apiserver then trusts its system roots)`,
     );
   const bind: ClusterTrust['bind'] =
     typeof bindUser === 'string'

@@ -205,6 +205,35 @@ describe('cluster-auth refuses an audience or client id a secret decided whateve
   });
 });
 
+describe('cluster-auth reads the parameters a request carries without a secret deciding which', () => {
+  // A secret that decides whether the URL's query or a raw form body holds an audience at all: read
+  // from the text as sent, one secret got a manifest and the other a refusal. Read from the text as
+  // shown (each value a secret reached or decided [REDACTED]), both find the same parameters.
+  it('a query a secret decided in the URL', async () => {
+    const config = JSON.parse(machine('one', 'two', { resource: 'https://r.example.test' })) as {
+      webAPIProviderConfig: Record<string, unknown>;
+    };
+    config.webAPIProviderConfig['url'] = `${idp.issuer}/token${decides('?audience=https://k8s.example.test', '')}`;
+    const [first, second] = await bothWays(['--config-inline', JSON.stringify(config), '--issuer', idp.issuer]);
+    expect(first!.stdout).not.toContain('k8s.example.test');
+    expect(second).toEqual(first);
+  });
+
+  it('a raw form body a secret decided part of', async () => {
+    const config = JSON.parse(machine('one', 'two')) as { webAPIProviderConfig: Record<string, unknown> };
+    delete config.webAPIProviderConfig['form'];
+    config.webAPIProviderConfig['headers'] = {
+      ...(config.webAPIProviderConfig['headers'] as Record<string, string>),
+      'Content-Type': 'application/x-www-form-urlencoded',
+    };
+    config.webAPIProviderConfig['body'] =
+      `grant_type=client_credentials&resource=https://r.example.test${decides('&audience=https://k8s.example.test', '')}`;
+    const [first, second] = await bothWays(['--config-inline', JSON.stringify(config), '--issuer', idp.issuer]);
+    expect(first!.stdout).not.toContain('k8s.example.test');
+    expect(second).toEqual(first);
+  });
+});
+
 describe("cluster-auth's choice of the issuer's CA does not tell the host a secret decided", () => {
   it("the token endpoint's host a secret chose: the warning and the manifest are the same whichever it chose", async () => {
     const config = JSON.parse(machine('one', 'two', { resource: 'https://kubernetes.example.test' })) as {

@@ -16,7 +16,7 @@ export interface Asked {
   clientId?: AskedValue;
 }
 
-type Carrier = Pick<RenderedRequest, 'url' | 'headers' | 'body' | 'secretAt'>;
+type Carrier = Pick<RenderedRequest, 'url' | 'headers' | 'body' | 'secretAt' | 'shown'>;
 
 /** The parameters of `requests` (the token request, and a login's device authorization request): query and form body. */
 export function askedOf(requests: ReadonlyArray<Carrier | undefined>): Asked {
@@ -54,11 +54,16 @@ function parameters(
   request: Carrier,
 ): Array<{ params: URLSearchParams; secretFrom: (name: string) => string | undefined }> {
   const at = request.secretAt;
+  // Read from the request as shown, where each value a secret reached or decided is [REDACTED]: which
+  // parameters it carries is then the same whatever the secret holds. As sent, a secret that decided
+  // whether the query or a raw form body holds an `audience` at all (or a secret read whose value holds
+  // `&audience=`) made cluster-auth print a manifest for one secret and refuse for another.
+  const { url, headers, body } = request.shown ?? request;
   const found: Array<{ params: URLSearchParams; secretFrom: (name: string) => string | undefined }> = [];
-  if (URL.canParse(request.url))
-    found.push({ params: new URL(request.url).searchParams, secretFrom: (name) => at?.query[name] ?? at?.url });
-  const type = Object.entries(request.headers).find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? '';
-  if (request.body !== undefined && /^application\/x-www-form-urlencoded/i.test(type))
-    found.push({ params: new URLSearchParams(request.body), secretFrom: (name) => at?.form[name] ?? at?.body });
+  if (URL.canParse(url))
+    found.push({ params: new URL(url).searchParams, secretFrom: (name) => at?.query[name] ?? at?.url });
+  const type = Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? '';
+  if (body !== undefined && /^application\/x-www-form-urlencoded/i.test(type))
+    found.push({ params: new URLSearchParams(body), secretFrom: (name) => at?.form[name] ?? at?.body });
   return found;
 }

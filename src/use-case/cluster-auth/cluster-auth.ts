@@ -192,7 +192,9 @@ export async function clusterAuth(flags: ClusterAuthFlags, deps: Deps): Promise<
     !host.includes(REDACTED) && URL.canParse(request.url) && new URL(request.url).host === new URL(trust.issuer).host;
   if (ca !== undefined && !sameHost)
     warn(
-      `the config's CA (${request.tls.caFrom ?? 'tls.caData'}) is for ${host}, not the issuer's host: issuer.certificateAuthority left out (the apiserver then trusts its system roots)`,
+      host.includes(REDACTED)
+        ? `the config's CA (${request.tls.caFrom ?? 'tls.caData'}) is for a host a secret chose (${host}), which cluster-auth does not take for the issuer's: issuer.certificateAuthority left out (the apiserver then trusts its system roots)`
+        : `the config's CA (${request.tls.caFrom ?? 'tls.caData'}) is for ${host}, not the issuer's host: issuer.certificateAuthority left out (the apiserver then trusts its system roots)`,
     );
   const bind: ClusterTrust['bind'] =
     typeof bindUser === 'string'

@@ -1,6 +1,7 @@
 // Shared pieces of the integration suite (test/integration/): the secrets every test plants, config
 // builders, token APIs that are closed after the file, and the assertions every error test makes.
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect } from 'vitest';
@@ -77,11 +78,26 @@ export function tokenApis(): (handler: Handler, options?: TokenApiOptions) => Pr
   };
 }
 
-/** A port nothing listens on: a server is started and closed again. */
+/**
+ * A loopback port nothing listens on, and nothing will while the test runs: one below the ephemeral
+ * range (32768 and up on Linux, 49152 on macOS and Windows) that listen(0) draws from, found free by
+ * binding it. A port freed by closing a server was taken by the next server a concurrent test started,
+ * and the "closed" port answered (a CI-like run got a credential through it).
+ */
 export async function closedPort(): Promise<number> {
-  const api = await startTokenApi(() => {});
-  await api.close();
-  return api.port;
+  for (let tries = 0; tries < 100; tries++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    const server = createServer();
+    const bound = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (bound) {
+      await new Promise((resolve) => server.close(resolve));
+      return port;
+    }
+  }
+  throw new Error('no free loopback port below 32000 in 100 tries');
 }
 
 /**

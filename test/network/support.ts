@@ -137,9 +137,4 @@ export function traceLines(result: CliResult): string[] {
     .map((line) => line.slice(PREFIX.length));
 }
 
-/** A loopback port nothing listens on. */
-export async function closedPort(): Promise<number> {
-  const api = await startTokenApi(() => {});
-  await api.close();
-  return api.port;
-}
+export { closedPort } from '../helpers/integration.js';

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leaks } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process.js';
+import { closedPort } from '../helpers/integration.js';
 
 const SECRET = 'hunter2-decides-31337';
 /** A port nothing listens on: its connection is refused. */
@@ -17,10 +18,7 @@ let echo: Server;
 let echoPort: number;
 
 beforeAll(async () => {
-  const free = createServer();
-  await new Promise<void>((resolve) => free.listen(0, '127.0.0.1', resolve));
-  closed = (free.address() as AddressInfo).port;
-  await new Promise((resolve) => free.close(resolve));
+  closed = await closedPort();
   echo = createServer((request, response) => {
     response.writeHead(400, { 'content-type': 'application/json' });
     response.end(

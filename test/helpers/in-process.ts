@@ -24,6 +24,11 @@ export interface InProcessOptions {
   onStderr?: (text: string) => void;
   /** The home directory the program sees (~/.kube/…, the cache's default): a scratch one by default. */
   homedir?: string;
+  /**
+   * The login's waits (a device grant's poll interval): ended at once when a test's server answers the
+   * first poll, so that a table of logins costs no second per case. Real ones by default.
+   */
+  loginSleep?: (ms: number) => Promise<void>;
   /** Wraps the file system the program's writers use (the cache, kubeconfig and kuberc), to make one of its calls fail. */
   fs?: (real: CliDeps['cache']['fs']) => CliDeps['cache']['fs'];
 }
@@ -42,6 +47,7 @@ export async function runInProcess(args: string[], options: InProcessOptions = {
       options.onStderr?.(text);
     },
     ...(options.now ? { now: options.now } : {}),
+    ...(options.loginSleep ? { login: { ...real.login!, sleep: options.loginSleep } } : {}),
     // What the built CLI says (package.json's version), so that its output and this one compare equal.
     version: '0.1.0',
     cache: {

@@ -78,7 +78,10 @@ describe('end to end, a token endpoint that echoes what it was sent', () => {
       const config = standInDeviceConfig(api.port, pki.ca.certFile, {
         form: { client_id: 'kubectl', client_secret: '{{ env.CLIENT_SECRET }}' },
       });
-      const result = await runInProcess(['--config-inline', config], { env: { CLIENT_SECRET, ...execInfoEnv(true) } });
+      const result = await runInProcess(['--config-inline', config], {
+        env: { CLIENT_SECRET, ...execInfoEnv(true) },
+        loginSleep: () => Promise.resolve(),
+      });
       expect(result.code).toBe(3);
       expect(result.stderr.trimEnd().split('\n').at(-1)).toMatch(
         /^webapi-credential: the token endpoint refused the device code with 400: "invalid_grant" \("x{190}/,

@@ -55,7 +55,8 @@ function makeCa(dir: string, name: string): void {
   ]);
 }
 
-function makeLeaf(
+/** A leaf `${name}.crt`/`.key` in `dir`, for `san` (openssl's subjectAltName), signed by the CA `${ca}` there. */
+export function makeLeaf(
   dir: string,
   name: string,
   ca: string,

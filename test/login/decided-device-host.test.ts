@@ -7,13 +7,11 @@
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execInfoEnv } from '../helpers/device-config.js';
 import { leaks, type CliResult } from '../helpers/cli.js';
 import { runInProcess } from '../helpers/in-process.js';
-import { makePki, openssl } from '../helpers/pki.js';
+import { makeLeaf, makePki, pair } from '../helpers/pki.js';
 
 const SECRET = 'hunter2-decides-31337';
 const pki = makePki();
@@ -25,44 +23,9 @@ const NOW = Date.parse('2026-03-01T12:00:00Z');
 
 /** A server certificate of the test CA for both loopback addresses. */
 function twoLoopbacks(): { cert: string; key: string } {
-  const san = join(pki.dir, 'two-loopbacks.ext');
-  writeFileSync(san, 'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:127.0.0.2\nextendedKeyUsage=serverAuth\n');
-  openssl(pki.dir, [
-    'req',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:prime256v1',
-    '-nodes',
-    '-keyout',
-    'two-loopbacks.key',
-    '-out',
-    'two-loopbacks.csr',
-    '-subj',
-    '/CN=localhost',
-  ]);
-  openssl(pki.dir, [
-    'x509',
-    '-req',
-    '-in',
-    'two-loopbacks.csr',
-    '-CA',
-    'ca.crt',
-    '-CAkey',
-    'ca.key',
-    '-set_serial',
-    '4242',
-    '-days',
-    '2',
-    '-out',
-    'two-loopbacks.crt',
-    '-extfile',
-    san,
-  ]);
-  return {
-    cert: readFileSync(join(pki.dir, 'two-loopbacks.crt'), 'utf8'),
-    key: readFileSync(join(pki.dir, 'two-loopbacks.key'), 'utf8'),
-  };
+  const san = 'DNS:localhost,IP:127.0.0.1,IP:127.0.0.2';
+  makeLeaf(pki.dir, 'two-loopbacks', 'ca', '/CN=localhost', san, 'serverAuth', ['-days', '2']);
+  return pair(pki.dir, 'two-loopbacks');
 }
 
 /** The device endpoint names a page on `pageHost`; the token endpoint denies the login at its first poll. */

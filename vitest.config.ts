@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
-import { BIN_TESTS, PERF_TESTS, PROCESS_TESTS } from './test/tiers.js';
+import { BIN_TESTS, PERF_TESTS, PROCESS_TESTS, RELEASE_TESTS } from './test/tiers.js';
 
 // `node_modules/.bin/vitest` started by hand runs on the system Node (20 here), where the code under
 // test behaves differently (no proxy support in https.Agent): refuse rather than mislead.
@@ -55,10 +55,12 @@ export default defineConfig({
         test: {
           name: 'binary',
           include: PROCESS_TESTS,
-          exclude: [...configDefaults.exclude, ...BIN_TESTS],
+          exclude: [...configDefaults.exclude, ...BIN_TESTS, ...RELEASE_TESTS],
           env: { WEBAPI_CREDENTIAL_BIN: binary },
         },
       },
+      // The release tier (npm run test:release; .ci/run runs it after npm test): every platform's release.
+      { extends: true, test: { name: 'release', include: RELEASE_TESTS } },
     ],
   },
 });

@@ -17,6 +17,15 @@ export const PROCESS_TESTS = [`test/{${PROCESS_DIRS.join(',')}}/**/*.test.ts`, '
  */
 export const BIN_TESTS = ['test/package/**/*.test.ts', 'test/cache/hot-path.process.test.ts'];
 
+/**
+ * The release tier (`npm run test:release`, vitest project `release`): `npm run release` itself, six
+ * ~100 MB executables of every platform, released twice and run under qemu, Wine and buildah. It is
+ * a process test like the others, but it tests the release pipeline rather than the code (which the
+ * binary project tests on this machine's binary) and alone takes longer than the rest of the suite
+ * on two cores: `.ci/run` runs it after `npm test`, and the release workflow through `.ci/run`.
+ */
+export const RELEASE_TESTS = ['test/release/release.test.ts'];
+
 /** vitest glob of the perf tier (`npm run test:perf`): the large inputs, timed against each other. */
 export const PERF_TESTS = ['test/**/*.perf.test.ts'];
 

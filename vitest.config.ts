@@ -18,9 +18,16 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Integration tests spawn the CLI and kubectl; two workers suit the 2-core CI machines.
+    // Integration tests spawn the CLI and kubectl; two workers suit the 2-core CI machines (four were
+    // no faster: 526 s against 508 s of npm test's tiers, the suite is CPU-bound).
     pool: 'forks',
     maxWorkers: 2,
+    // Files share a worker's modules: no test leaves module state behind (no vi.mock, no fake timers,
+    // no stubbed env; test/unit-setup.ts wraps child_process once per unit worker). Each file importing
+    // the helpers, oidc-provider and playwright-core again cost 93 s of CPU in npm test's tiers on two
+    // quiet cores; shared, 24 s (npm test's vitest 508 s before, 446 s after; the unit tier alone: its
+    // 121 files took 92 s isolated, 28-32 s shared).
+    isolate: false,
     projects: [
       // The unit tier (npm run test:unit): every test that runs in this process, no child process and
       // no binary (test/tiers.ts says which files; test/tiers.test.ts and test/unit-setup.ts keep them so).
@@ -34,10 +41,6 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, ...PROCESS_TESTS, ...PERF_TESTS],
           setupFiles: ['test/unit-setup.ts'],
           testTimeout: 180_000,
-          // Its files share a worker's modules: the same 121 files took 92 s isolated (51 s of it
-          // importing the same modules again) and 28-32 s shared, in order and shuffled. A test here
-          // leaves no module state behind; test/unit-setup.ts wraps child_process once per worker.
-          isolate: false,
         },
       },
       // The perf tier (npm run test:perf): in-process like the unit tier, the large inputs whose time

@@ -123,7 +123,10 @@ describe('a verification_uri_complete that carries the device code', () => {
     async (_name, uri) => {
       complete = uri;
       const config = standInDeviceConfig(api.port, pki.ca.certFile);
-      const result = await runInProcess(['--config-inline', config], { env: execInfoEnv(true) });
+      const result = await runInProcess(['--config-inline', config], {
+        env: execInfoEnv(true),
+        loginSleep: () => Promise.resolve(),
+      });
       expect(result.code).toBe(2);
       expect(result.stderr.split('\n').slice(0, 2)).toEqual([
         `webapi-credential: to log in, open https://localhost:${api.port}/verify`,

@@ -17,10 +17,10 @@ mkdirSync(out, { recursive: true });
 const sources = await bundle(out);
 // Stripped: the symbols are a sixth of the binary and nothing at run time reads them (docs/release.md).
 const strip = spawnSync('sh', ['-c', 'command -v strip']).status === 0 ? 'strip' : undefined;
-inject({
+await inject({
   node: process.execPath,
   binary,
-  blobFile: blob(process.execPath, sources, `${out}sea-prep.blob`, true),
+  blobFile: await blob(process.execPath, sources, `${out}sea-prep.blob`, true),
   strip,
 });
 process.stderr.write(`built ${binary} (webapi-credential ${version}, ${process.version})\n`);

@@ -4,4 +4,10 @@ export interface SeaSources {
   assets: Record<string, string>;
 }
 /** The SEA blob of `sources`, made by `node`, with the assets' V8 code cache when `codeCache`. */
-export function blob(node: string, sources: SeaSources, output: string, codeCache: boolean, windows?: boolean): string;
+export function blob(
+  node: string,
+  sources: SeaSources,
+  output: string,
+  codeCache: boolean,
+  windows?: boolean,
+): Promise<string>;

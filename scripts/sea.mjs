@@ -2,7 +2,7 @@
 // SEA blob made from them by a Node of the target's exact version, and postject's injection. Used by
 // build-binary.mjs (this machine's binary) and release.mjs (every platform npm ships a Node for).
 import { build } from 'esbuild';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
@@ -280,13 +280,20 @@ export async function bundle(out, target = 'node24') {
 }
 
 // Both tools are chatty on success (postject warns about ELF notes it leaves alone): show their
-// output only when they fail.
-export function quietly(command, args, env = process.env, cwd = undefined) {
-  const result = spawnSync(command, args, { encoding: 'utf8', env, cwd });
-  if (result.status !== 0) {
-    process.stderr.write(result.stdout + result.stderr);
-    throw new Error(`${[command, ...args].join(' ')} failed with exit code ${result.status}`);
-  }
+// output only when they fail. Asynchronous, so that a release makes two platforms' binaries at once.
+function quietly(command, args, env = process.env, cwd = undefined) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    for (const stream of [child.stdout, child.stderr])
+      stream.setEncoding('utf8').on('data', (text) => (output += text));
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      if (code === 0) return resolve();
+      process.stderr.write(output);
+      reject(new Error(`${[command, ...args].join(' ')} failed with ${signal ?? `exit code ${code}`}`));
+    });
+  });
 }
 
 // OpenSSL reads its config file in Node's start-up, before our first line, from OPENSSL_CONF (else
@@ -315,7 +322,7 @@ const SEEDED = ['--random-seed=1'];
  * Node's). The V8 code cache fits only that arch and that very binary: `codeCache` where they match.
  * `windows`: the target runs on Windows (the path of its null device differs).
  */
-export function blob(node, { main, assets }, output, codeCache, windows = process.platform === 'win32') {
+export async function blob(node, { main, assets }, output, codeCache, windows = process.platform === 'win32') {
   const config = `${output}.json`;
   if (codeCache) {
     // The assets' cached data, made by the same Node (TRAINING).
@@ -327,7 +334,7 @@ export function blob(node, { main, assets }, output, codeCache, windows = proces
         rmSync(out['fast.out'], { force: true });
         rmSync(out['full.out'], { force: true });
         // The builder's environment (a KUBERNETES_EXEC_INFO, a cache directory) must not steer the runs.
-        quietly(
+        await quietly(
           node,
           [...SEEDED, '-e', TRAINING, JSON.stringify({ assets, caches: { ...caches, ...out }, dir, run })],
           { PATH: process.env.PATH ?? '', HOME: dir },
@@ -362,17 +369,17 @@ export function blob(node, { main, assets }, output, codeCache, windows = proces
       execArgv: [`--openssl-config=${windows ? EMPTY_OPENSSL_CONFIG.windows : EMPTY_OPENSSL_CONFIG.posix}`],
     }),
   );
-  quietly(node, [...SEEDED, '--experimental-sea-config', local(config)], process.env, here);
+  await quietly(node, [...SEEDED, '--experimental-sea-config', local(config)], process.env, here);
   return output;
 }
 
 /** Copies `node` to `binary` (stripped with `strip` when given) and injects the blob. */
-export function inject({ node, binary, blobFile, strip, macho }) {
+export async function inject({ node, binary, blobFile, strip, macho }) {
   rmSync(binary, { force: true });
   copyFileSync(node, binary);
   chmodSync(binary, 0o755);
-  if (strip) quietly(strip, ['--strip-all', binary]);
-  quietly(process.execPath, [
+  if (strip) await quietly(strip, ['--strip-all', binary]);
+  await quietly(process.execPath, [
     `${root}node_modules/postject/dist/cli.js`,
     binary,
     'NODE_SEA_BLOB',

@@ -27,7 +27,7 @@ const FAST = `(function (exports, require, module) {
   new (require('node:vm').Script)(getAsset('full.cjs', 'utf8'), { filename: 'sea-asset:full.cjs' }).runInThisContext();
 })`;
 
-it("the assets' code cache is the same bytes however often the training ran a function", () => {
+it("the assets' code cache is the same bytes however often the training ran a function", async () => {
   const sources = {
     main: join(work, 'cli.cjs'),
     assets: { 'fast.cjs': join(work, 'fast.cjs'), 'full.cjs': join(work, 'full.cjs') },
@@ -40,7 +40,7 @@ it("the assets' code cache is the same bytes however often the training ran a fu
   try {
     for (const [i, extra] of [':/a', ':/ab'].entries()) {
       process.env['PATH'] = path + extra;
-      blob(process.execPath, sources, join(work, `${i}.blob`), true, false);
+      await blob(process.execPath, sources, join(work, `${i}.blob`), true, false);
       caches.push(readFileSync(join(work, `${i}.blob.fast.cache`)));
     }
   } finally {

@@ -22,8 +22,9 @@ export default defineConfig({
     // no faster: 526 s against 508 s of npm test's tiers, the suite is CPU-bound).
     pool: 'forks',
     maxWorkers: 2,
-    // Files share a worker's modules: no test leaves module state behind (no vi.mock, no fake timers,
-    // no stubbed env; test/unit-setup.ts wraps child_process once per unit worker). Each file importing
+    // Files share a worker's modules (a worker only runs files of its own project): no test leaves
+    // module state behind (no vi.mock, no fake timers; the one env change, code-cache.test.ts's PATH,
+    // is put back; test/unit-setup.ts wraps child_process once per unit or perf worker). Each file importing
     // the helpers, oidc-provider and playwright-core again cost 93 s of CPU in npm test's tiers on two
     // quiet cores; shared, 24 s (npm test's vitest 508 s before, 446 s after; the unit tier alone: its
     // 121 files took 92 s isolated, 28-32 s shared).

@@ -201,12 +201,22 @@ async function build(target) {
 // platforms at a time: each is mostly a child process (the blob's maker, postject), and two made the
 // six binaries in 66 s instead of 82 on the 2-core machine. A Node package is fetched by one synchronous call,
 // so two targets never unpack the same one at once. The order is the targets', whichever ends first.
+// After a failure neither worker takes another target, and the release fails once both have stopped:
+// no child process of the other's is left writing into dist/ after this one has exited.
 const made = [];
 const queue = targets.map((target, index) => ({ target, index }));
+let failure;
 const worker = async () => {
-  for (let next = queue.shift(); next; next = queue.shift()) made[next.index] = await build(next.target);
+  for (let next = queue.shift(); next && !failure; next = queue.shift()) {
+    try {
+      made[next.index] = await build(next.target);
+    } catch (error) {
+      failure ??= error;
+    }
+  }
 };
 await Promise.all([worker(), worker()]);
+if (failure) throw failure;
 writeFileSync(join(cache, 'targets.json'), JSON.stringify(made, null, 2) + '\n');
 
 // The archives: what a package manager (Homebrew, Scoop, krew) takes, ~3 times smaller. The same bytes

@@ -254,6 +254,9 @@ export async function bundle(out, target = 'node24') {
   const lazy = [];
   const fast = { ...options, entryPoints: [`${root}src/main.ts`], outfile: assets['fast.cjs'] };
   const first = await build({ ...fast, write: false, plugins: [lazyAssets, mainSplit(lazy, [])] });
+  // In the order of their names, not in the order esbuild's parallel resolution found them: each
+  // one's number is in fast.cjs and full.cjs, and a release must be the same bytes every time.
+  lazy.sort();
   const shared = files(first.metafile).filter((input) => input !== 'src/main.ts');
   const built = await build({ ...fast, plugins: [lazyAssets, mainSplit(lazy, shared)] });
   const inputs = files(built.metafile);

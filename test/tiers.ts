@@ -22,9 +22,16 @@ export const BIN_TESTS = ['test/package/**/*.test.ts', 'test/cache/hot-path.proc
  * ~100 MB executables of every platform, released twice and run under qemu, Wine and buildah. It is
  * a process test like the others, but it tests the release pipeline rather than the code (which the
  * binary project tests on this machine's binary) and alone takes longer than the rest of the suite
- * on two cores: `.ci/run` runs it after `npm test`, and the release workflow through `.ci/run`.
+ * on two cores: `.ci/run` runs it after `npm test`, and the release workflow through `.ci/run`. With it
+ * go the checks of the release's own tools against Go's cross-builds (the Mach-O signer against Go's
+ * linker, the PE cleaner on a windows/amd64 program): building Go's runtime for another platform is
+ * 25 s of CPU, a twentieth of npm test's, to test scripts/ that only `npm run release` runs.
  */
-export const RELEASE_TESTS = ['test/release/release.test.ts'];
+export const RELEASE_TESTS = [
+  'test/release/release.test.ts',
+  'test/release/macho-sign.test.ts',
+  'test/release/pe-clean.test.ts',
+];
 
 /** vitest glob of the perf tier (`npm run test:perf`): the large inputs, timed against each other. */
 export const PERF_TESTS = ['test/**/*.perf.test.ts'];

@@ -1,0 +1,36 @@
+// `npm test`: the binary first (the process tier runs it), then the type check and the lint beside
+// vitest rather than before it. They are 37 s of CPU, and vitest leaves a core idle while one of its
+// files waits on a token's expiry; one after the other they held the suite back 25 s on two cores.
+// Their output is kept and shown when one fails, which stops the suite: a type error ends `npm test`
+// as it did before, without the suite's minutes. Arguments go to vitest (`npm test -- test/cli`).
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const node = process.execPath;
+// Set by npm for the scripts it runs: its own CLI, so that no shell (nor npm.cmd) is needed.
+const npm = process.env.npm_execpath;
+
+function run(args, { quiet = false } = {}) {
+  const child = spawn(node, args, { cwd: root, stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+  const output = [];
+  if (quiet) for (const stream of [child.stdout, child.stderr]) stream.on('data', (chunk) => output.push(chunk));
+  const exited = new Promise((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+  return { child, exited, output: () => Buffer.concat(output).toString() };
+}
+
+if (!npm) throw new Error('run the suite with npm test (npm_execpath is not set)');
+if ((await run([npm, 'run', 'build:binary', '--silent']).exited) !== 0) process.exit(1);
+
+const vitest = run(['node_modules/vitest/vitest.mjs', 'run', '--project', '!release', ...process.argv.slice(2)]);
+const checks = [
+  ['tsc --noEmit', run(['node_modules/typescript/bin/tsc', '--noEmit'], { quiet: true })],
+  ['npm run lint', run([npm, 'run', 'lint', '--silent'], { quiet: true })],
+];
+const failed = (
+  await Promise.all(checks.map(async ([name, check]) => ((await check.exited) === 0 ? undefined : [name, check])))
+).filter((entry) => entry !== undefined);
+if (failed.length > 0) vitest.child.kill();
+const suite = await vitest.exited;
+for (const [name, check] of failed) process.stderr.write(`\n${name} failed:\n${check.output()}`);
+process.exit(failed.length > 0 || suite !== 0 ? 1 : 0);

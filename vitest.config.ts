@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
+import { examplesDefine } from './scripts/examples.mjs';
 import { BIN_TESTS, PERF_TESTS, PROCESS_TESTS, RELEASE_TESTS } from './test/tiers.js';
 
 // `node_modules/.bin/vitest` started by hand runs on the system Node (20 here), where the code under
@@ -14,7 +15,12 @@ const binary = fileURLToPath(new URL('./dist/webapi-credential', import.meta.url
 
 export default defineConfig({
   // __START__: src/main.ts, imported by test/helpers/in-process.ts for its real deps, must not run the CLI.
-  define: { __VERSION__: JSON.stringify('0.0.0-test'), __START__: 'false' },
+  // __EXAMPLES__: init's providers, embedded from examples/ as the build embeds them (scripts/build.mjs).
+  define: {
+    __VERSION__: JSON.stringify('0.0.0-test'),
+    __START__: 'false',
+    __EXAMPLES__: examplesDefine(new URL('./', import.meta.url)),
+  },
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -8,7 +8,7 @@
 import { mkdtempSync, readFileSync, readdirSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it, onTestFinished, type ExpectStatic } from 'vitest';
+import { describe, it, type TestContext } from 'vitest';
 import { leaks, runCli } from '../helpers/cli.js';
 import { CLIENT_ID } from '../helpers/device-config.js';
 import { actAsPerson, startDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
@@ -37,8 +37,9 @@ const tokenOf = (stdout: string) =>
 /**
  * A test's own issuer (closed when the test ends): the tests run at once, each waiting out its own
  * tokens' expiry, so none reads another's request counts or sets another's failures, holds or lifetimes.
+ * The test's context gives expect and onTestFinished: the global ones cannot tell concurrent tests apart.
  */
-async function issuer(expect: ExpectStatic) {
+async function issuer({ expect, onTestFinished }: TestContext) {
   const idp: DeviceProvider = await startDeviceProvider(pki);
   onTestFinished(() => idp.close());
   const config = JSON.stringify({
@@ -84,10 +85,9 @@ function entries(cacheDir: string): string {
 }
 
 describe.concurrent('a refresh token kept in the cache, and the lock of who uses it', () => {
-  it('a refreshed credential keeps its real expiry: past its reported one, an outage is served through, as for a fetched one', async ({
-    expect,
-  }) => {
-    const { idp, refreshGrants, loggedIn, past } = await issuer(expect);
+  it('a refreshed credential keeps its real expiry: past its reported one, an outage is served through, as for a fetched one', async (context) => {
+    const { expect } = context;
+    const { idp, refreshGrants, loggedIn, past } = await issuer(context);
     const { args, reportedExpiry } = await loggedIn();
     await past(reportedExpiry);
     const refreshed = await runCli(args, { env: NOT_INTERACTIVE });
@@ -114,10 +114,9 @@ describe.concurrent('a refresh token kept in the cache, and the lock of who uses
     }
   }, 60_000);
 
-  it('the credential of a refused refresh token is never served again, by the fast path or the full one, while a login runs in another terminal: exit 2, the login-in-progress line', async ({
-    expect,
-  }) => {
-    const { idp, deviceRequests, loggedIn, past } = await issuer(expect);
+  it('the credential of a refused refresh token is never served again, by the fast path or the full one, while a login runs in another terminal: exit 2, the login-in-progress line', async (context) => {
+    const { expect } = context;
+    const { idp, deviceRequests, loggedIn, past } = await issuer(context);
     const { cacheDir, args, reportedExpiry } = await loggedIn();
     const revoked = /"token":"([^"]+)"/.exec(entries(cacheDir))![1]!;
     await idp.revoke(idp.refreshTokens.at(-1)!);
@@ -169,10 +168,9 @@ describe.concurrent('a refresh token kept in the cache, and the lock of who uses
     }
   }, 60_000);
 
-  it("an interactive call that only refreshes holds a fetch's lock: stopped (Ctrl-Z) while it refreshes, a waiter takes it over past its deadline and refreshes", async ({
-    expect,
-  }) => {
-    const { idp, refreshGrants, deviceRequests, loggedIn, past } = await issuer(expect);
+  it("an interactive call that only refreshes holds a fetch's lock: stopped (Ctrl-Z) while it refreshes, a waiter takes it over past its deadline and refreshes", async (context) => {
+    const { expect } = context;
+    const { idp, refreshGrants, deviceRequests, loggedIn, past } = await issuer(context);
     const { cacheDir, args, reportedExpiry } = await loggedIn();
     // Past the real expiry: nothing to serve while another refreshes.
     await past(reportedExpiry + MARGIN_MS);

@@ -5,7 +5,7 @@
 // and by what the cache holds afterwards, never by the clock.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, it, type ExpectStatic } from 'vitest';
 import { leaks, runCli } from '../helpers/cli.js';
 import { fakeJwt, json, startTokenApi, type TokenApi } from '../helpers/token-api.js';
 import { pki, sandbox, spawnCli, type Sandbox, type Spawned } from './support.js';
@@ -144,7 +144,7 @@ function configOf(api: TokenApi): string {
 }
 
 /** A person logged in once (`login`, cached); its credential expired since: the next call refreshes with refresh-1. */
-async function loggedIn(issuer: Issuer, box: Sandbox): Promise<string[]> {
+async function loggedIn(expect: ExpectStatic, issuer: Issuer, box: Sandbox): Promise<string[]> {
   const args = ['--config-inline', configOf(issuer.api), '--cache-dir', box.cacheDir];
   const seeded = await runCli(['login', ...args], { env: box.env() });
   expect(seeded.code, seeded.stderr).toBe(0);
@@ -164,12 +164,19 @@ function held(box: Sandbox): string[] {
   return found;
 }
 
-/** `run` with an issuer and a cache in which a person logged in once; the issuer is closed after. */
-async function afterLogin(run: (issuer: Issuer, box: Sandbox, args: string[]) => Promise<void>): Promise<void> {
+/**
+ * `run` with an issuer and a cache of its own in which a person logged in once; the issuer is closed
+ * after. The tests run at once (each waits out its own seeding login's id_token): none reads another's
+ * log or sets another's holds.
+ */
+async function afterLogin(
+  expect: ExpectStatic,
+  run: (issuer: Issuer, box: Sandbox, args: string[]) => Promise<void>,
+): Promise<void> {
   const issuer = await startIssuer();
   try {
     const box = sandbox();
-    await run(issuer, box, await loggedIn(issuer, box));
+    await run(issuer, box, await loggedIn(expect, issuer, box));
   } finally {
     await issuer.api.close();
   }
@@ -196,11 +203,11 @@ async function whileRefreshHeld(
   return refresher;
 }
 
-describe('login and logout hold the key lock against a refresh in another process', () => {
+describe.concurrent('login and logout hold the key lock against a refresh in another process', () => {
   it(
     'logout waits for a refresh in flight, then revokes the token that refresh rotated in and removes the entry: the refresh cannot store it back',
-    () =>
-      afterLogin(async (issuer, box, args) => {
+    ({ expect }) =>
+      afterLogin(expect, async (issuer, box, args) => {
         await whileRefreshHeld(issuer, box, args, async (refresher, release) => {
           const logout = spawnCli(['logout', ...args, '--verbose'], box.env());
           // It waits on the refresher's lock (said under --verbose); without the lock it would be done already.
@@ -231,8 +238,8 @@ describe('login and logout hold the key lock against a refresh in another proces
 
   it(
     "a logout whose --timeout ends before the refresh's deadline: exit 3 naming the holder, nothing revoked, the entry as it was",
-    () =>
-      afterLogin(async (issuer, box, args) => {
+    ({ expect }) =>
+      afterLogin(expect, async (issuer, box, args) => {
         const refresher = await whileRefreshHeld(issuer, box, args, async (refresher) => {
           const short = await runCli(['logout', ...args, '--timeout', '2s'], { env: box.env() });
           expect(short.code).toBe(3);
@@ -252,8 +259,8 @@ describe('login and logout hold the key lock against a refresh in another proces
 
   it(
     'login waits for a refresh in flight before it starts its own login',
-    () =>
-      afterLogin(async (issuer, box, args) => {
+    ({ expect }) =>
+      afterLogin(expect, async (issuer, box, args) => {
         let login!: Spawned;
         const refresher = await whileRefreshHeld(issuer, box, args, async (refresher) => {
           login = spawnCli(['login', ...args, '--verbose'], box.env());
@@ -280,8 +287,8 @@ describe('login and logout hold the key lock against a refresh in another proces
 
   it(
     "a call and a logout while login waits on the person: neither refreshes with the entry's refresh token, each says a login is in progress",
-    () =>
-      afterLogin(async (issuer, box, args) => {
+    ({ expect }) =>
+      afterLogin(expect, async (issuer, box, args) => {
         issuer.approved = false;
         const login = spawnCli(['login', ...args], box.env());
         try {
@@ -290,8 +297,11 @@ describe('login and logout hold the key lock against a refresh in another proces
             `^${PREFIX}warning: waiting for the login in another terminal \\(pid ${login.child.pid}, since \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ\\)$`,
           );
           const inProgress = `${PREFIX}a login is in progress in another terminal (pid ${login.child.pid}): finish it there, then run again`;
-          const script = await runCli([...args, '--cache', '--timeout', '3s'], { env: box.env(NOT_INTERACTIVE) });
-          const logout = await runCli(['logout', ...args, '--timeout', '3s'], { env: box.env() });
+          // Both at once: each only waits on the login's lock (neither creates one while it lives).
+          const [script, logout] = await Promise.all([
+            runCli([...args, '--cache', '--timeout', '3s'], { env: box.env(NOT_INTERACTIVE) }),
+            runCli(['logout', ...args, '--timeout', '3s'], { env: box.env() }),
+          ]);
           for (const result of [script, logout]) {
             expect(result.code).toBe(2);
             expect(result.stdout).toBe('');
@@ -316,7 +326,9 @@ describe('login and logout hold the key lock against a refresh in another proces
     60_000,
   );
 
-  it('a call while logout revokes is not served the credential being logged out: it waits for the lock, then needs a login', async () => {
+  it('a call while logout revokes is not served the credential being logged out: it waits for the lock, then needs a login', async ({
+    expect,
+  }) => {
     const issuer = await startIssuer();
     try {
       issuer.loginTtlS = 600;

@@ -8,7 +8,7 @@
 import { mkdtempSync, readFileSync, readdirSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, it, type TestContext } from 'vitest';
 import { leaks, runCli } from '../helpers/cli.js';
 import { CLIENT_ID } from '../helpers/device-config.js';
 import { actAsPerson, startDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
@@ -16,27 +16,11 @@ import { startPlugin } from '../helpers/device-run.js';
 import { makePki } from '../helpers/pki.js';
 
 const pki = makePki();
-let idp: DeviceProvider;
-beforeAll(async () => {
-  idp = await startDeviceProvider(pki);
-}, 30_000);
-afterAll(() => idp.close());
 
 /** id_tokens of 12 s reported 8 s early: 4 s served as they are, then 8 s in the margin window. */
 const TOKEN_TTL_S = 12;
 const MARGIN_MS = 8_000;
 const PREFIX = 'webapi-credential: ';
-const config = () =>
-  JSON.stringify({
-    webAPIProviderConfig: {
-      method: 'POST',
-      url: `${idp.issuer}/token`,
-      form: { client_id: CLIENT_ID },
-      tls: { caFile: pki.ca.certFile },
-      expiryMargin: '8s',
-      login: { deviceAuthorization: { url: `${idp.issuer}/device/auth`, form: { scope: 'openid offline_access' } } },
-    },
-  });
 const exec = (interactive: boolean) => ({
   KUBERNETES_EXEC_INFO: JSON.stringify({
     kind: 'ExecCredential',
@@ -46,24 +30,50 @@ const exec = (interactive: boolean) => ({
 });
 const NOT_INTERACTIVE = exec(false);
 const INTERACTIVE = exec(true);
-const refreshGrants = () => idp.requests.filter((r) => r.grant === 'refresh_token').length;
-const deviceRequests = () => idp.requests.filter((r) => r.path === '/device/auth').length;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const tokenOf = (stdout: string) =>
   (JSON.parse(stdout) as { status: { token: string; expirationTimestamp: string } }).status;
 
-/** A person logs in once (`webapi-credential login --cache`); the entry then holds the refresh token. */
-async function loggedIn(): Promise<{ cacheDir: string; args: string[]; reportedExpiry: number }> {
-  idp.tokenTtl(TOKEN_TTL_S);
-  const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-refresh-lock-'));
-  const args = ['--config-inline', config(), '--cache', '--cache-dir', cacheDir];
-  const run = startPlugin(['login', ...args]);
-  const { url, code } = await run.prompt();
-  await actAsPerson(url, code, pki.ca.cert, 'approve');
-  const result = await run.done;
-  expect(result.code, result.stderr).toBe(0);
-  const until = /good until (\S+Z)/.exec(result.stderr)?.[1];
-  return { cacheDir, args, reportedExpiry: Date.parse(until ?? '') };
+/**
+ * A test's own issuer (closed when the test ends): the tests run at once, each waiting out its own
+ * tokens' expiry, so none reads another's request counts or sets another's failures, holds or lifetimes.
+ * The test's context gives expect and onTestFinished: the global ones cannot tell concurrent tests apart.
+ */
+async function issuer({ expect, onTestFinished }: TestContext) {
+  const idp: DeviceProvider = await startDeviceProvider(pki);
+  onTestFinished(() => idp.close());
+  const config = JSON.stringify({
+    webAPIProviderConfig: {
+      method: 'POST',
+      url: `${idp.issuer}/token`,
+      form: { client_id: CLIENT_ID },
+      tls: { caFile: pki.ca.certFile },
+      expiryMargin: '8s',
+      login: { deviceAuthorization: { url: `${idp.issuer}/device/auth`, form: { scope: 'openid offline_access' } } },
+    },
+  });
+  return {
+    idp,
+    refreshGrants: () => idp.requests.filter((r) => r.grant === 'refresh_token').length,
+    deviceRequests: () => idp.requests.filter((r) => r.path === '/device/auth').length,
+    /** A person logs in once (`webapi-credential login --cache`); the entry then holds the refresh token. */
+    loggedIn: async (): Promise<{ cacheDir: string; args: string[]; reportedExpiry: number }> => {
+      idp.tokenTtl(TOKEN_TTL_S);
+      const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-refresh-lock-'));
+      const args = ['--config-inline', config, '--cache', '--cache-dir', cacheDir];
+      const run = startPlugin(['login', ...args]);
+      const { url, code } = await run.prompt();
+      await actAsPerson(url, code, pki.ca.cert, 'approve');
+      const result = await run.done;
+      expect(result.code, result.stderr).toBe(0);
+      const until = /good until (\S+Z)/.exec(result.stderr)?.[1];
+      return { cacheDir, args, reportedExpiry: Date.parse(until ?? '') };
+    },
+    past: async (time: number): Promise<void> => {
+      expect(Number.isFinite(time)).toBe(true);
+      await sleep(Math.max(0, time - Date.now() + 300));
+    },
+  };
 }
 
 /** The entries' files as text (the test's own directory). */
@@ -74,13 +84,10 @@ function entries(cacheDir: string): string {
     .join('\n');
 }
 
-async function past(time: number): Promise<void> {
-  expect(Number.isFinite(time)).toBe(true);
-  await sleep(Math.max(0, time - Date.now() + 300));
-}
-
-describe('a refresh token kept in the cache, and the lock of who uses it', () => {
-  it('a refreshed credential keeps its real expiry: past its reported one, an outage is served through, as for a fetched one', async () => {
+describe.concurrent('a refresh token kept in the cache, and the lock of who uses it', () => {
+  it('a refreshed credential keeps its real expiry: past its reported one, an outage is served through, as for a fetched one', async (context) => {
+    const { expect } = context;
+    const { idp, refreshGrants, loggedIn, past } = await issuer(context);
     const { args, reportedExpiry } = await loggedIn();
     await past(reportedExpiry);
     const refreshed = await runCli(args, { env: NOT_INTERACTIVE });
@@ -107,7 +114,9 @@ describe('a refresh token kept in the cache, and the lock of who uses it', () =>
     }
   }, 60_000);
 
-  it('the credential of a refused refresh token is never served again, by the fast path or the full one, while a login runs in another terminal: exit 2, the login-in-progress line', async () => {
+  it('the credential of a refused refresh token is never served again, by the fast path or the full one, while a login runs in another terminal: exit 2, the login-in-progress line', async (context) => {
+    const { expect } = context;
+    const { idp, deviceRequests, loggedIn, past } = await issuer(context);
     const { cacheDir, args, reportedExpiry } = await loggedIn();
     const revoked = /"token":"([^"]+)"/.exec(entries(cacheDir))![1]!;
     await idp.revoke(idp.refreshTokens.at(-1)!);
@@ -159,7 +168,9 @@ describe('a refresh token kept in the cache, and the lock of who uses it', () =>
     }
   }, 60_000);
 
-  it("an interactive call that only refreshes holds a fetch's lock: stopped (Ctrl-Z) while it refreshes, a waiter takes it over past its deadline and refreshes", async () => {
+  it("an interactive call that only refreshes holds a fetch's lock: stopped (Ctrl-Z) while it refreshes, a waiter takes it over past its deadline and refreshes", async (context) => {
+    const { expect } = context;
+    const { idp, refreshGrants, deviceRequests, loggedIn, past } = await issuer(context);
     const { cacheDir, args, reportedExpiry } = await loggedIn();
     // Past the real expiry: nothing to serve while another refreshes.
     await past(reportedExpiry + MARGIN_MS);

@@ -3,49 +3,70 @@
 // a prompt; a refused refresh (revoked) drops the token and is exit 2 with the line a person needs;
 // an outage during the refresh is served through, the token kept. The server counts the device
 // requests and the refresh grants; no device code, token or refresh token is on stdout or stderr but
-// the credential on stdout.
+// the credential on stdout. The tests run concurrently, so that their waits (a token's expiry, a
+// person who takes their time) overlap: each has an issuer of its own (its counters, token lifetime and
+// refresh failures its own), closed when it ends.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, it, type TestContext } from 'vitest';
 import { leaks, runCli } from '../helpers/cli.js';
 import { deviceConfig, execInfoEnv } from '../helpers/device-config.js';
-import { actAsPerson, startDeviceProvider } from '../helpers/device-provider.js';
+import { actAsPerson, startDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
 import { approvedLogin, startPlugin } from '../helpers/device-run.js';
 import { cacheEntries } from '../helpers/integration.js';
 import { makePki } from '../helpers/pki.js';
 
 const pki = makePki();
-const idp = await startDeviceProvider(pki);
-afterAll(() => idp.close());
 
 /** id_tokens of 12 s reported 8 s early: a cached credential is served for 4 s, then refreshed. */
 const TOKEN_TTL_S = 12;
-const config = () => deviceConfig(idp.issuer, pki.ca.certFile, { provider: { expiryMargin: '8s' } });
 const NOT_INTERACTIVE = execInfoEnv(false);
 const INTERACTIVE = execInfoEnv(true);
-const deviceRequests = () => idp.requests.filter((r) => r.path === '/device/auth').length;
-const refreshGrants = () => idp.requests.filter((r) => r.grant === 'refresh_token').length;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A person logs in once (`webapi-credential login --cache`); the entry then holds the refresh token. */
-async function loggedIn(): Promise<{ cacheDir: string; args: string[]; reportedExpiry: number }> {
-  idp.tokenTtl(TOKEN_TTL_S);
-  const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-refresh-cache-'));
-  const args = ['--config-inline', config(), '--cache', '--cache-dir', cacheDir];
-  const result = await approvedLogin(args, pki.ca.cert);
-  expect(leaks(result, [...idp.issued])).toEqual([]);
-  const until = /good until (\S+Z)/.exec(result.stderr)?.[1];
-  return { cacheDir, args, reportedExpiry: Date.parse(until ?? '') };
+interface World {
+  idp: DeviceProvider;
+  /** The arguments of a call with the config and the cache in `cacheDir`. */
+  argsFor: (cacheDir: string) => string[];
+  deviceRequests: () => number;
+  refreshGrants: () => number;
+  /** A person logs in once (`webapi-credential login --cache`); the entry then holds the refresh token. */
+  loggedIn: () => Promise<{ cacheDir: string; args: string[]; reportedExpiry: number }>;
+  pastReportedExpiry: (expiry: number) => Promise<void>;
 }
 
-async function pastReportedExpiry(expiry: number): Promise<void> {
-  expect(Number.isFinite(expiry)).toBe(true);
-  await sleep(Math.max(0, expiry - Date.now() + 300));
+/** An issuer for one test alone, closed when it ends. */
+async function world({ expect, onTestFinished }: TestContext): Promise<World> {
+  const idp = await startDeviceProvider(pki);
+  onTestFinished(() => idp.close());
+  const config = deviceConfig(idp.issuer, pki.ca.certFile, { provider: { expiryMargin: '8s' } });
+  const argsFor = (cacheDir: string) => ['--config-inline', config, '--cache', '--cache-dir', cacheDir];
+  return {
+    idp,
+    argsFor,
+    deviceRequests: () => idp.requests.filter((r) => r.path === '/device/auth').length,
+    refreshGrants: () => idp.requests.filter((r) => r.grant === 'refresh_token').length,
+    loggedIn: async () => {
+      idp.tokenTtl(TOKEN_TTL_S);
+      const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-refresh-cache-'));
+      const args = argsFor(cacheDir);
+      const result = await approvedLogin(args, pki.ca.cert);
+      expect(leaks(result, [...idp.issued])).toEqual([]);
+      const until = /good until (\S+Z)/.exec(result.stderr)?.[1];
+      return { cacheDir, args, reportedExpiry: Date.parse(until ?? '') };
+    },
+    pastReportedExpiry: async (expiry) => {
+      expect(Number.isFinite(expiry)).toBe(true);
+      await sleep(Math.max(0, expiry - Date.now() + 300));
+    },
+  };
 }
 
-describe('the refresh token kept in the cache', () => {
-  it('an expired credential is refreshed in a call that is not interactive: no prompt, one refresh grant, the new id_token', async () => {
+describe.concurrent('the refresh token kept in the cache', () => {
+  it('an expired credential is refreshed in a call that is not interactive: no prompt, one refresh grant, the new id_token', async (t) => {
+    const { expect } = t;
+    const { idp, deviceRequests, refreshGrants, loggedIn, pastReportedExpiry } = await world(t);
     const { cacheDir, args, reportedExpiry } = await loggedIn();
     const first = idp.refreshTokens.at(-1)!;
     expect(cacheEntries(cacheDir)).toContain(first);
@@ -68,7 +89,9 @@ describe('the refresh token kept in the cache', () => {
     expect(refreshGrants()).toBe(refreshes + 1);
   }, 60_000);
 
-  it('a revoked refresh token in a call that is not interactive: exit 2 with the log-in-once line, the token dropped, no device request', async () => {
+  it('a revoked refresh token in a call that is not interactive: exit 2 with the log-in-once line, the token dropped, no device request', async (t) => {
+    const { expect } = t;
+    const { idp, deviceRequests, refreshGrants, loggedIn, pastReportedExpiry } = await world(t);
     const { cacheDir, args, reportedExpiry } = await loggedIn();
     const held = idp.refreshTokens.at(-1)!;
     await idp.revoke(held);
@@ -96,33 +119,35 @@ describe('the refresh token kept in the cache', () => {
     expect(deviceRequests()).toBe(devices);
   }, 60_000);
 
-  it('an outage during the refresh, in the margin window: the credential is served through it and the refresh token kept', async () => {
+  it('an outage during the refresh, in the margin window: the credential is served through it and the refresh token kept', async (t) => {
+    const { expect } = t;
+    const { idp, refreshGrants, loggedIn, pastReportedExpiry } = await world(t);
     const { cacheDir, args, reportedExpiry } = await loggedIn();
     const held = idp.refreshTokens.at(-1)!;
     const cached = cacheEntries(cacheDir);
     await pastReportedExpiry(reportedExpiry);
     idp.failRefresh(10);
-    try {
-      const refreshes = idp.requests.filter((r) => r.grant === 'refresh_token').length;
-      const result = await runCli([...args, '--timeout', '3s'], { env: NOT_INTERACTIVE });
-      expect(result.code, result.stderr).toBe(0);
-      expect(result.stderr).toMatch(/served through an outage: the cached credential, which really expires at \S+Z\n$/);
-      const token = (JSON.parse(result.stdout) as { status: { token: string } }).status.token;
-      expect(cached).toContain(token);
-      expect(idp.requests.filter((r) => r.grant === 'refresh_token').length).toBeGreaterThan(refreshes);
-      expect(leaks(result, [...idp.issued], [token])).toEqual([]);
-      // The failure is remembered beside the credential, and the refresh token with them.
-      expect(cacheEntries(cacheDir)).toContain('"CachedFailure"');
-      expect(cacheEntries(cacheDir)).toContain(held);
-    } finally {
-      idp.failRefresh(0);
-    }
+    const refreshes = refreshGrants();
+    // A refresh is started only with half the --timeout left: 10 s leaves a loaded machine 5 s to get
+    // there (with 3 s, a call that took 1.7 s to start beside the other tests sent none). The 503 ends
+    // the call at once, well within the margin window.
+    const result = await runCli([...args, '--timeout', '10s'], { env: NOT_INTERACTIVE });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/served through an outage: the cached credential, which really expires at \S+Z\n$/);
+    const token = (JSON.parse(result.stdout) as { status: { token: string } }).status.token;
+    expect(cached).toContain(token);
+    expect(refreshGrants(), result.stderr).toBeGreaterThan(refreshes);
+    expect(leaks(result, [...idp.issued], [token])).toEqual([]);
+    // The failure is remembered beside the credential, and the refresh token with them.
+    expect(cacheEntries(cacheDir)).toContain('"CachedFailure"');
+    expect(cacheEntries(cacheDir)).toContain(held);
   }, 60_000);
 
-  it('a second caller while a person logs in waits on the login (past the 10 s a fetch may hold the lock): one prompt, one device request', async () => {
+  it('a second caller while a person logs in waits on the login (past the 10 s a fetch may hold the lock): one prompt, one device request', async (t) => {
+    const { expect } = t;
+    const { idp, argsFor, deviceRequests } = await world(t);
     idp.tokenTtl(600);
-    const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-refresh-cache-'));
-    const args = ['--config-inline', config(), '--cache', '--cache-dir', cacheDir];
+    const args = argsFor(mkdtempSync(join(tmpdir(), 'webapi-credential-refresh-cache-')));
     const devices = deviceRequests();
     const first = startPlugin(args, INTERACTIVE);
     const { url, code } = await first.prompt();
@@ -146,7 +171,9 @@ describe('the refresh token kept in the cache', () => {
     expect(leaks(two, [...idp.issued], [token])).toEqual([]);
   }, 60_000);
 
-  it("a revoked refresh token when a person can answer: dropped, then one prompt, and the new login's refresh token kept", async () => {
+  it("a revoked refresh token when a person can answer: dropped, then one prompt, and the new login's refresh token kept", async (t) => {
+    const { expect } = t;
+    const { idp, deviceRequests, refreshGrants, loggedIn, pastReportedExpiry } = await world(t);
     const { cacheDir, args, reportedExpiry } = await loggedIn();
     const held = idp.refreshTokens.at(-1)!;
     await idp.revoke(held);

@@ -7,6 +7,7 @@ import { createServer, request as httpsRequest, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
+import type { TestContext } from 'vitest';
 import { CLIENT_ID } from './device-config.js';
 import type { Pki } from './pki.js';
 import { decodeJws, verifyJws } from './signed-jwt.js';
@@ -199,6 +200,19 @@ export async function startDeviceProvider(pki: Pki): Promise<DeviceProvider> {
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/**
+ * A device provider of one test's own, closed when that test finishes: no other test reads its
+ * requests or sets its lifetimes, so the tests that wait on its clock can wait at the same time.
+ */
+export async function ownDeviceProvider(
+  pki: Pki,
+  onTestFinished: TestContext['onTestFinished'],
+): Promise<DeviceProvider> {
+  const idp = await startDeviceProvider(pki);
+  onTestFinished(() => idp.close());
+  return idp;
 }
 
 /** interactions.url: the person logs in as ACCOUNT and grants openid and offline_access to the client. */

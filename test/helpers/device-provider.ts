@@ -2,7 +2,7 @@
 // features.deviceFlow) and refresh tokens, over HTTPS with the test CA; and a person who approves or
 // denies a login through its own verification endpoint (GET /device for the form, POST the
 // user_code) and its interaction API (provider.interactionFinished, behind interactions.url).
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, type KeyPairKeyObjectResult } from 'node:crypto';
 import { createServer, request as httpsRequest, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -45,11 +45,16 @@ export interface DeviceProvider {
   close: () => Promise<void>;
 }
 
+// One signing key for every provider in the process: a 2048-bit RSA key costs some 60 ms of CPU, and
+// tests that each start a provider of their own made it again for each (an id_token still names its
+// provider by iss, which isIdToken checks).
+let signingKey: KeyPairKeyObjectResult | undefined;
+
 export async function startDeviceProvider(pki: Pki): Promise<DeviceProvider> {
   const server: Server = createServer({ key: pki.server.key, cert: pki.server.cert });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `https://localhost:${(server.address() as AddressInfo).port}`;
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const { privateKey, publicKey } = (signingKey ??= generateKeyPairSync('rsa', { modulusLength: 2048 }));
   let ttl = 600;
   let tokenTtl = 600;
   let slowDowns = 0;

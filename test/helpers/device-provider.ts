@@ -2,11 +2,12 @@
 // features.deviceFlow) and refresh tokens, over HTTPS with the test CA; and a person who approves or
 // denies a login through its own verification endpoint (GET /device for the form, POST the
 // user_code) and its interaction API (provider.interactionFinished, behind interactions.url).
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, type KeyPairKeyObjectResult } from 'node:crypto';
 import { createServer, request as httpsRequest, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
+import type { TestContext } from 'vitest';
 import { CLIENT_ID } from './device-config.js';
 import type { Pki } from './pki.js';
 import { decodeJws, verifyJws } from './signed-jwt.js';
@@ -44,11 +45,16 @@ export interface DeviceProvider {
   close: () => Promise<void>;
 }
 
+// One signing key for every provider in the process: a 2048-bit RSA key costs some 60 ms of CPU, and
+// tests that each start a provider of their own made it again for each (an id_token still names its
+// provider by iss, which isIdToken checks).
+let signingKey: KeyPairKeyObjectResult | undefined;
+
 export async function startDeviceProvider(pki: Pki): Promise<DeviceProvider> {
   const server: Server = createServer({ key: pki.server.key, cert: pki.server.cert });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `https://localhost:${(server.address() as AddressInfo).port}`;
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const { privateKey, publicKey } = (signingKey ??= generateKeyPairSync('rsa', { modulusLength: 2048 }));
   let ttl = 600;
   let tokenTtl = 600;
   let slowDowns = 0;
@@ -199,6 +205,19 @@ export async function startDeviceProvider(pki: Pki): Promise<DeviceProvider> {
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/**
+ * A device provider of one test's own, closed when that test finishes: no other test reads its
+ * requests or sets its lifetimes, so the tests that wait on its clock can wait at the same time.
+ */
+export async function ownDeviceProvider(
+  pki: Pki,
+  onTestFinished: TestContext['onTestFinished'],
+): Promise<DeviceProvider> {
+  const idp = await startDeviceProvider(pki);
+  onTestFinished(() => idp.close());
+  return idp;
 }
 
 /** interactions.url: the person logs in as ACCOUNT and grants openid and offline_access to the client. */

@@ -2,24 +2,31 @@
 // the cache holds and its age (never the token) and runs no login; with nobody logged in it fails
 // with exit 2 and the line a person needs, without a device request; once the credential expired it
 // says it was refreshed; `doctor --login` logs in, only at a terminal (util-linux `script` gives it one).
+// Each test has a provider of its own (its requests, its token lifetime), so the tests run at the same
+// time: one waits out a credential's life.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, it, type TestContext } from 'vitest';
 import { baseEnv, leaks, runCli, type CliResult } from '../helpers/cli.js';
 import { deviceConfig } from '../helpers/device-config.js';
-import { actAsPerson, startDeviceProvider } from '../helpers/device-provider.js';
+import { actAsPerson, ownDeviceProvider } from '../helpers/device-provider.js';
 import { approvedLogin, cliAtTerminal } from '../helpers/device-run.js';
 import { expectFailure } from '../helpers/integration.js';
 import { makePki } from '../helpers/pki.js';
 import { describeWith, SCRIPT } from '../helpers/tools.js';
 
 const pki = makePki();
-const idp = await startDeviceProvider(pki);
-afterAll(() => idp.close());
 
-const config = () => deviceConfig(idp.issuer, pki.ca.certFile, { provider: { expiryMargin: '8s' } });
-const deviceRequests = () => idp.requests.filter((r) => r.path === '/device/auth').length;
+/** The test's own provider, closed when it finishes, with the config for it and its count of device requests. */
+async function provider({ onTestFinished }: TestContext) {
+  const idp = await ownDeviceProvider(pki, onTestFinished);
+  return {
+    idp,
+    config: () => deviceConfig(idp.issuer, pki.ca.certFile, { provider: { expiryMargin: '8s' } }),
+    deviceRequests: () => idp.requests.filter((r) => r.path === '/device/auth').length,
+  };
+}
 const line = (result: CliResult, name: string) =>
   result.stdout.split('\n').find((l) => l.slice(2).startsWith(`${name} `)) ?? '';
 
@@ -28,61 +35,72 @@ async function loggedIn(args: string[]): Promise<number> {
   return Date.parse(/good until (\S+Z)/.exec(result.stderr)?.[1] ?? '');
 }
 
-describe('doctor on a login config', () => {
-  it('shows the refresh token held and its age, runs no login; once the credential expired, says it was refreshed', async () => {
+describe.concurrent('doctor on a login config', () => {
+  // Two halves of one story, apart so that they run at the same time: this one waits out a credential's
+  // short life (12 s, reported 6 s early: expiryMargin 8s is at most half of it), the next needs one that
+  // is still good (the provider's 600 s).
+  it('once the credential expired, says it was refreshed with the refresh token the cache holds', async (context) => {
+    const { expect } = context;
+    const { idp, config, deviceRequests } = await provider(context);
     idp.tokenTtl(12);
-    try {
-      const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-doctor-login-'));
-      const args = ['--config-inline', config(), '--cache', '--cache-dir', cacheDir];
-      const expiry = await loggedIn(args);
-      const devices = deviceRequests();
-      const result = await runCli(['doctor', ...args]);
-      expect(result.code, result.stdout + result.stderr).toBe(0);
-      expect(result.stdout.split('\n').map((l) => l.slice(2).split(' ')[0])).toEqual([
-        'source',
-        'config',
-        'login',
-        'token',
-        'credential',
-        'cache',
-        'cluster',
-        '',
-      ]);
-      expect(line(result, 'login')).toMatch(
-        /^✓ login +no login run \(doctor --login logs in now at a terminal\); a refresh token held, kept \d+ s ago: it serves without a prompt once the credential expires$/,
-      );
-      expect(deviceRequests()).toBe(devices);
-      expect(leaks(result, [...idp.issued])).toEqual([]);
-
-      const json = await runCli(['doctor', ...args, '-o', 'json']);
-      const stages = (JSON.parse(json.stdout) as { stages: Array<{ name: string; details: Record<string, unknown> }> })
-        .stages;
-      const login = stages.find((s) => s.name === 'login')!;
-      expect(login.details).toMatchObject({
-        loggedIn: false,
-        refreshed: false,
-        refreshToken: { keptAt: expect.stringMatching(/Z$/) },
-      });
-      expect(leaks(json, [...idp.issued])).toEqual([]);
-
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiry - Date.now() + 300)));
-      const refreshed = await runCli(['doctor', ...args]);
-      expect(refreshed.code, refreshed.stdout + refreshed.stderr).toBe(0);
-      expect(line(refreshed, 'login')).toMatch(
-        /^✓ login +the credential had expired: refreshed with the refresh token the cache holds, no person needed; a refresh token held, kept \d+ s ago/,
-      );
-      expect(line(refreshed, 'token API')).toMatch(/^✓ token API +POST \S+\/token: 200 in /);
-      expect(line(refreshed, 'credential')).toMatch(
-        /^✓ credential +token, JWT, .*expires at \S+Z \(in \d+ s\), reported to kubectl as \S+Z/,
-      );
-      expect(deviceRequests()).toBe(devices);
-      expect(leaks(refreshed, [...idp.issued])).toEqual([]);
-    } finally {
-      idp.tokenTtl(600);
-    }
+    const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-doctor-login-'));
+    const args = ['--config-inline', config(), '--cache', '--cache-dir', cacheDir];
+    const expiry = await loggedIn(args);
+    const devices = deviceRequests();
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, expiry - Date.now() + 300)));
+    const refreshed = await runCli(['doctor', ...args]);
+    expect(refreshed.code, refreshed.stdout + refreshed.stderr).toBe(0);
+    expect(line(refreshed, 'login')).toMatch(
+      /^✓ login +the credential had expired: refreshed with the refresh token the cache holds, no person needed; a refresh token held, kept \d+ s ago/,
+    );
+    expect(line(refreshed, 'token API')).toMatch(/^✓ token API +POST \S+\/token: 200 in /);
+    expect(line(refreshed, 'credential')).toMatch(
+      /^✓ credential +token, JWT, .*expires at \S+Z \(in \d+ s\), reported to kubectl as \S+Z/,
+    );
+    expect(deviceRequests()).toBe(devices);
+    expect(leaks(refreshed, [...idp.issued])).toEqual([]);
   }, 60_000);
 
-  it('nobody logged in: the login stage fails with exit 2 and the line a person needs, and no device request is made', async () => {
+  it('shows the refresh token held and its age, and runs no login', async (context) => {
+    const { expect } = context;
+    const { idp, config, deviceRequests } = await provider(context);
+    const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-doctor-login-'));
+    const args = ['--config-inline', config(), '--cache', '--cache-dir', cacheDir];
+    await loggedIn(args);
+    const devices = deviceRequests();
+    const result = await runCli(['doctor', ...args]);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout.split('\n').map((l) => l.slice(2).split(' ')[0])).toEqual([
+      'source',
+      'config',
+      'login',
+      'token',
+      'credential',
+      'cache',
+      'cluster',
+      '',
+    ]);
+    expect(line(result, 'login')).toMatch(
+      /^✓ login +no login run \(doctor --login logs in now at a terminal\); a refresh token held, kept \d+ s ago: it serves without a prompt once the credential expires$/,
+    );
+    expect(deviceRequests()).toBe(devices);
+    expect(leaks(result, [...idp.issued])).toEqual([]);
+
+    const json = await runCli(['doctor', ...args, '-o', 'json']);
+    const stages = (JSON.parse(json.stdout) as { stages: Array<{ name: string; details: Record<string, unknown> }> })
+      .stages;
+    const login = stages.find((s) => s.name === 'login')!;
+    expect(login.details).toMatchObject({
+      loggedIn: false,
+      refreshed: false,
+      refreshToken: { keptAt: expect.stringMatching(/Z$/) },
+    });
+    expect(leaks(json, [...idp.issued])).toEqual([]);
+  }, 60_000);
+
+  it('nobody logged in: the login stage fails with exit 2 and the line a person needs, and no device request is made', async (context) => {
+    const { expect } = context;
+    const { config, deviceRequests } = await provider(context);
     const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-doctor-login-'));
     const devices = deviceRequests();
     const result = await runCli(['doctor', '--config-inline', config(), '--cache', '--cache-dir', cacheDir]);
@@ -94,7 +112,7 @@ describe('doctor on a login config', () => {
     expect(deviceRequests()).toBe(devices);
   });
 
-  it('a config without login has no login stage', async () => {
+  it('a config without login has no login stage', async ({ expect }) => {
     const result = await runCli([
       'doctor',
       '--config-inline',
@@ -106,7 +124,9 @@ describe('doctor on a login config', () => {
     expect(result.stdout).toMatch(/^. token API /m);
   });
 
-  it('doctor --login without a terminal is exit 2, before any request', async () => {
+  it('doctor --login without a terminal is exit 2, before any request', async (context) => {
+    const { expect } = context;
+    const { config, deviceRequests } = await provider(context);
     const devices = deviceRequests();
     expectFailure(
       await runCli(['doctor', '--login', '--config-inline', config()]),
@@ -117,8 +137,10 @@ describe('doctor on a login config', () => {
   });
 });
 
-describeWith(SCRIPT)('doctor --login at a terminal', () => {
-  it('doctor without --login at a terminal, nobody logged in: exit 2, and the login stage points at --login', async () => {
+describeWith(SCRIPT).concurrent('doctor --login at a terminal', () => {
+  it('doctor without --login at a terminal, nobody logged in: exit 2, and the login stage points at --login', async (context) => {
+    const { expect } = context;
+    const { config, deviceRequests } = await provider(context);
     const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-doctor-terminal-'));
     const devices = deviceRequests();
     const { code: exit, output } = await cliAtTerminal([
@@ -138,12 +160,15 @@ describeWith(SCRIPT)('doctor --login at a terminal', () => {
   }, 60_000);
 
   // Its words are the plugin's frame: a word of them a comparison in the config chose reads the same.
-  it.each([
+  it.for([
     ['login', 'other'],
     ['terminal', 'other'],
   ])(
     'that login stage reads the same whether a secret chose %s or %s',
-    async (yes, no) => {
+    { timeout: 60_000 },
+    async ([yes, no], context) => {
+      const { expect } = context;
+      const { idp } = await provider(context);
       const decided = deviceConfig(idp.issuer, pki.ca.certFile, {
         provider: { headers: { 'X-Word': `{{ env.SECRET < vars.t ? '${yes}' : '${no}' }}` } },
       });
@@ -161,10 +186,11 @@ describeWith(SCRIPT)('doctor --login at a terminal', () => {
       expect(lines[0]).toMatch(/^✗ login +a login is needed, and doctor runs none unless asked: /);
       expect(lines[1]).toBe(lines[0]);
     },
-    60_000,
   );
 
-  it('logs in now (the person approves), caches the refresh token, and reports it', async () => {
+  it('logs in now (the person approves), caches the refresh token, and reports it', async (context) => {
+    const { expect } = context;
+    const { idp, config, deviceRequests } = await provider(context);
     const cacheDir = mkdtempSync(join(tmpdir(), 'webapi-credential-doctor-login-'));
     const devices = deviceRequests();
     const run = cliAtTerminal(['doctor', '--login', '--config-inline', config(), '--cache', '--cache-dir', cacheDir]);

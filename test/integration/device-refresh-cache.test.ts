@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { describe, it, type TestContext } from 'vitest';
 import { leaks, runCli } from '../helpers/cli.js';
 import { deviceConfig, execInfoEnv } from '../helpers/device-config.js';
-import { actAsPerson, startDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
+import { actAsPerson, ownDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
 import { approvedLogin, startPlugin } from '../helpers/device-run.js';
 import { cacheEntries } from '../helpers/integration.js';
 import { makePki } from '../helpers/pki.js';
@@ -38,8 +38,7 @@ interface World {
 
 /** An issuer for one test alone, closed when it ends. */
 async function world({ expect, onTestFinished }: TestContext): Promise<World> {
-  const idp = await startDeviceProvider(pki);
-  onTestFinished(() => idp.close());
+  const idp = await ownDeviceProvider(pki, onTestFinished);
   const config = deviceConfig(idp.issuer, pki.ca.certFile, { provider: { expiryMargin: '8s' } });
   const argsFor = (cacheDir: string) => ['--config-inline', config, '--cache', '--cache-dir', cacheDir];
   return {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, it, type TestContext } from 'vitest';
 import { leaks, runCli } from '../helpers/cli.js';
 import { CLIENT_ID } from '../helpers/device-config.js';
-import { actAsPerson, startDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
+import { actAsPerson, ownDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
 import { startPlugin } from '../helpers/device-run.js';
 import { makePki } from '../helpers/pki.js';
 
@@ -40,8 +40,7 @@ const tokenOf = (stdout: string) =>
  * The test's context gives expect and onTestFinished: the global ones cannot tell concurrent tests apart.
  */
 async function issuer({ expect, onTestFinished }: TestContext) {
-  const idp: DeviceProvider = await startDeviceProvider(pki);
-  onTestFinished(() => idp.close());
+  const idp: DeviceProvider = await ownDeviceProvider(pki, onTestFinished);
   const config = JSON.stringify({
     webAPIProviderConfig: {
       method: 'POST',

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { describe, it, type TestContext } from 'vitest';
 import { leaks, runCli } from '../helpers/cli.js';
 import { deviceConfig, execInfoEnv } from '../helpers/device-config.js';
-import { startDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
+import { ownDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
 import { approvedLogin } from '../helpers/device-run.js';
 import { cacheEntries } from '../helpers/integration.js';
 import { makePki } from '../helpers/pki.js';
@@ -124,8 +124,7 @@ interface World {
 
 /** An issuer and its gateway for one test alone, closed when it ends. */
 async function world({ expect, onTestFinished }: TestContext): Promise<World> {
-  const idp = await startDeviceProvider(pki);
-  onTestFinished(() => idp.close());
+  const idp = await ownDeviceProvider(pki, onTestFinished);
   const gateway = await startGateway(idp.issuer);
   onTestFinished(() => gateway.close());
   /** id_tokens of 12 s reported 8 s early: served from the cache for 4 s, then refreshed. */

@@ -7,6 +7,12 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+/**
+ * vitest.config.ts's projects that npm test runs: all but the perf tier (`npm run test:perf`) and the
+ * release tier (`npm run test:release`), which .ci/run runs after it (test/tiers.ts says why;
+ * test/tiers.test.ts holds every project to one of the three commands).
+ */
+const NPM_TEST_PROJECTS = ['unit', 'bin', 'binary'];
 const node = process.execPath;
 // Set by npm for the scripts it runs: its own CLI, so that no shell (nor npm.cmd) is needed.
 const npm = process.env.npm_execpath;
@@ -22,9 +28,16 @@ function run(args, { quiet = false } = {}) {
 if (!npm) throw new Error('run the suite with npm test (npm_execpath is not set)');
 if ((await run([npm, 'run', 'build:binary', '--silent']).exited) !== 0) process.exit(1);
 
-const vitest = run(['node_modules/vitest/vitest.mjs', 'run', '--project', '!release', ...process.argv.slice(2)]);
+const vitest = run([
+  'node_modules/vitest/vitest.mjs',
+  'run',
+  ...NPM_TEST_PROJECTS.flatMap((project) => ['--project', project]),
+  ...process.argv.slice(2),
+]);
+// Incremental: a run after a change checks what the change touched (tsc's state under node_modules/.cache).
+const tsc = ['--noEmit', '--incremental', '--tsBuildInfoFile', 'node_modules/.cache/tsc/tsbuildinfo'];
 const checks = [
-  ['tsc --noEmit', run(['node_modules/typescript/bin/tsc', '--noEmit'], { quiet: true })],
+  ['tsc --noEmit', run(['node_modules/typescript/bin/tsc', ...tsc], { quiet: true })],
   ['npm run lint', run([npm, 'run', 'lint', '--silent'], { quiet: true })],
 ];
 const failed = (

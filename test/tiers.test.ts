@@ -320,6 +320,20 @@ describe('the unit tier', () => {
       ).toBe(isPerfTest(file));
   });
 
+  it('runs every vitest project in one of npm test, test:perf and test:release, and CI runs all three', () => {
+    const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
+    const projects = [...read('vitest.config.ts').matchAll(/\bname: '([\w-]+)'/g)].map((m) => m[1]!);
+    const npmTest = [
+      .../const NPM_TEST_PROJECTS = \[([^\]]*)\]/.exec(read('scripts/test.mjs'))![1]!.matchAll(/'([\w-]+)'/g),
+    ].map((m) => m[1]!);
+    const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+    const separate = ['perf', 'release'].filter((tier) => scripts[`test:${tier}`] === `vitest run --project ${tier}`);
+    expect(separate).toEqual(['perf', 'release']);
+    expect(scripts['test']).toBe('node scripts/test.mjs');
+    expect([...npmTest, ...separate].sort()).toEqual([...projects].sort());
+    expect(read('.ci/run')).toMatch(/^npm test\nnpm run test:perf\nnpm run test:release\n/m);
+  });
+
   it('refuses a spawn at run time in its workers (test/unit-setup.ts), but for openssl, which makes the test certificates', () => {
     const childProcess = process.getBuiltinModule('node:child_process');
     expect(() => childProcess.spawnSync('true')).toThrow('a unit-tier test ran spawnSync(true)');

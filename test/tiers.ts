@@ -33,7 +33,10 @@ export const RELEASE_TESTS = [
   'test/release/pe-clean.test.ts',
 ];
 
-/** vitest glob of the perf tier (`npm run test:perf`): the large inputs, timed against each other. */
+/**
+ * vitest glob of the perf tier (`npm run test:perf`): the large inputs, timed against each other. Not part of
+ * npm test (53 s of CPU, a tenth of its time on two cores): `.ci/run` runs it after npm test (issue 34).
+ */
 export const PERF_TESTS = ['test/**/*.perf.test.ts'];
 
 /** Whether `file` (relative to the repository, with `/`) belongs to the process tier. */

@@ -67,19 +67,19 @@ describe('the release workflow', () => {
     }
   });
 
-  it('runs on a version tag: npm ci, npm test and the release tier (.ci/run), then npm run release, then publishes', () => {
+  it('runs on a version tag: npm ci, npm test, the perf and release tiers (.ci/run), then npm run release, then publishes', () => {
     expect(workflow.on.push.tags).toEqual(['v*']);
     const order = [/\.ci\/run/, /npm run release/, /gh release create/, /npm publish/, /docker buildx build/].map(
       indexOf,
     );
     expect(order.every((index) => index >= 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
-    // .ci/run is npm ci, npm test, then the release tier, with CI=true so that no suite skips.
+    // .ci/run is npm ci, npm test, then the perf and release tiers, with CI=true so that no suite skips.
     expect(
       execFileSync('grep', ['-E', '^(npm ci|npm test|npm run test:|export CI=true)', join(ROOT, '.ci', 'run')], {
         encoding: 'utf8',
       }),
-    ).toBe('export CI=true\nnpm ci --no-audit --no-fund\nnpm test\nnpm run test:release\n');
+    ).toBe('export CI=true\nnpm ci --no-audit --no-fund\nnpm test\nnpm run test:perf\nnpm run test:release\n');
   });
 
   it('uploads every file of dist/release and nothing else, and publishes the tarball npm run release made, with provenance', () => {

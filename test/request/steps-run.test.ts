@@ -290,7 +290,8 @@ describe('steps', () => {
     );
   });
 
-  it('keeps the whole call, steps included, within --timeout', async () => {
+  // The two that wait out a deadline do it at once (their servers are their own).
+  it.concurrent('keeps the whole call, steps included, within --timeout', async ({ expect }) => {
     const api = await startApi(vault({ login: () => undefined }));
     const result = await run(['--timeout', '2s'], provider(config(api.url)));
     // A login that never answers ends the call (the test's timeout would end it otherwise), by the deadline.
@@ -298,21 +299,24 @@ describe('steps', () => {
     expect(result.stderr).toMatch(/^webapi-credential: steps\.login: no answer from \S+ within --timeout 2s\n$/);
   });
 
-  it('gives the steps and the main request one deadline: what a slow step used is gone for the main request', async () => {
-    // Each request alone fits in --timeout 4s, with room for a busy machine; both together do not.
-    const slow = vault();
-    const api = await startApi((request, response) => void setTimeout(() => void slow(request, response), 2_500));
-    const result = await run(['--timeout', '4s'], provider(config(api.url)));
-    // The main request failed, not the step (the role's name shows redacted: the login answered it as a policy name),
-    // by the whole-call deadline, not the 10 s per-attempt timeout (which says so instead).
-    expectFailure(
-      result,
-      3,
-      new RegExp(`^no answer from ${api.url}/v1/kubernetes/creds/\\S+ within --timeout 4s$`),
-      secrets,
-    );
-    expect(api.requests.map((r) => r.path)).toEqual(['/v1/auth/kubernetes/login', '/v1/kubernetes/creds/deployer']);
-  });
+  it.concurrent(
+    'gives the steps and the main request one deadline: what a slow step used is gone for the main request',
+    async ({ expect }) => {
+      // Each request alone fits in --timeout 4s, with room for a busy machine; both together do not.
+      const slow = vault();
+      const api = await startApi((request, response) => void setTimeout(() => void slow(request, response), 2_500));
+      const result = await run(['--timeout', '4s'], provider(config(api.url)));
+      // The main request failed, not the step (the role's name shows redacted: the login answered it as a policy name),
+      // by the whole-call deadline, not the 10 s per-attempt timeout (which says so instead).
+      expectFailure(
+        result,
+        3,
+        new RegExp(`^no answer from ${api.url}/v1/kubernetes/creds/\\S+ within --timeout 4s$`),
+        secrets,
+      );
+      expect(api.requests.map((r) => r.path)).toEqual(['/v1/auth/kubernetes/login', '/v1/kubernetes/creds/deployer']);
+    },
+  );
 
   it('caches the credential of a config with steps and serves it without running them again', async () => {
     const api = await startApi(vault());

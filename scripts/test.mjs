@@ -17,8 +17,18 @@ const node = process.execPath;
 // Set by npm for the scripts it runs: its own CLI, so that no shell (nor npm.cmd) is needed.
 const npm = process.env.npm_execpath;
 
-function run(args, { quiet = false } = {}) {
-  const child = spawn(node, args, { cwd: root, stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+// vitest leads a process group of its own (not on Windows, which has none), so that stopping it stops its
+// workers and what their tests started: a SIGTERM to vitest alone ends it and leaves its forks to
+// finish their current tests, for a minute or more after npm test has exited.
+const GROUPS = process.platform !== 'win32';
+
+function run(args, { quiet = false, group = false } = {}) {
+  const child = spawn(node, args, {
+    cwd: root,
+    // A group of its own is not the terminal's foreground one: vitest run reads no input, so it gets none.
+    stdio: quiet ? ['ignore', 'pipe', 'pipe'] : group ? ['ignore', 'inherit', 'inherit'] : 'inherit',
+    detached: group && GROUPS,
+  });
   const output = [];
   if (quiet) for (const stream of [child.stdout, child.stderr]) stream.on('data', (chunk) => output.push(chunk));
   const exited = new Promise((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
@@ -28,12 +38,31 @@ function run(args, { quiet = false } = {}) {
 if (!npm) throw new Error('run the suite with npm test (npm_execpath is not set)');
 if ((await run([npm, 'run', 'build:binary', '--silent']).exited) !== 0) process.exit(1);
 
-const vitest = run([
-  'node_modules/vitest/vitest.mjs',
-  'run',
-  ...NPM_TEST_PROJECTS.flatMap((project) => ['--project', project]),
-  ...process.argv.slice(2),
-]);
+const vitest = run(
+  [
+    'node_modules/vitest/vitest.mjs',
+    'run',
+    ...NPM_TEST_PROJECTS.flatMap((project) => ['--project', project]),
+    ...process.argv.slice(2),
+  ],
+  { group: true },
+);
+let interrupted = false;
+function stopSuite() {
+  try {
+    if (GROUPS) process.kill(-vitest.child.pid, 'SIGTERM');
+    else vitest.child.kill();
+  } catch {
+    // Gone already.
+  }
+}
+// Ctrl-C reaches the terminal's foreground group, which vitest's group is not: passed on.
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    interrupted = true;
+    stopSuite();
+  });
+}
 // Incremental: a run after a change checks what the change touched (tsc's state under node_modules/.cache).
 const tsc = ['--noEmit', '--incremental', '--tsBuildInfoFile', 'node_modules/.cache/tsc/tsbuildinfo'];
 const checks = [
@@ -43,7 +72,8 @@ const checks = [
 const failed = (
   await Promise.all(checks.map(async ([name, check]) => ((await check.exited) === 0 ? undefined : [name, check])))
 ).filter((entry) => entry !== undefined);
-if (failed.length > 0) vitest.child.kill();
+if (failed.length > 0) stopSuite();
 const suite = await vitest.exited;
+if (interrupted) process.exit(130);
 for (const [name, check] of failed) process.stderr.write(`\n${name} failed:\n${check.output()}`);
 process.exit(failed.length > 0 || suite !== 0 ? 1 : 0);

@@ -10,7 +10,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { it, type TestContext } from 'vitest';
 import { startApiServer } from '../helpers/apiserver.js';
-import { CLIENT_ID } from '../helpers/device-config.js';
+import { deviceConfig } from '../helpers/device-config.js';
 import { actAsPerson, ACCOUNT, ownDeviceProvider } from '../helpers/device-provider.js';
 import { atTerminal } from '../helpers/device-run.js';
 import { KUBECTL_1_33, makeKube, requireKubectl, runKubectl, writeKubeconfig, type Kube } from '../helpers/kubectl.js';
@@ -30,16 +30,7 @@ async function world({ onTestFinished }: TestContext) {
   function kubeWith(interactiveMode: 'IfAvailable' | 'Never', extra: Record<string, unknown> = {}): Kube {
     const kube = makeKube();
     onTestFinished(() => rmSync(kube.dir, { recursive: true, force: true }));
-    const config = JSON.stringify({
-      webAPIProviderConfig: {
-        method: 'POST',
-        url: `${idp.issuer}/token`,
-        form: { client_id: CLIENT_ID },
-        tls: { caFile: pki.ca.certFile },
-        login: { deviceAuthorization: { url: `${idp.issuer}/device/auth`, form: { scope: 'openid offline_access' } } },
-        ...extra,
-      },
-    });
+    const config = deviceConfig(idp.issuer, pki.ca.certFile, { provider: extra });
     return writeKubeconfig(kube, {
       server: api.url,
       caFile: api.caFile,

@@ -47,7 +47,8 @@ export interface DeviceProvider {
 
 // One signing key for every provider in the process: a 2048-bit RSA key costs some 60 ms of CPU, and
 // tests that each start a provider of their own made it again for each (an id_token still names its
-// provider by iss, which isIdToken checks).
+// provider by iss, which isIdToken checks; iss holds the port, and a provider started on the port of
+// one closed before would take that one's tokens: no test holds a token across providers).
 let signingKey: KeyPairKeyObjectResult | undefined;
 
 export async function startDeviceProvider(pki: Pki): Promise<DeviceProvider> {

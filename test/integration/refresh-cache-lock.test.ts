@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'vitest';
 import { leaks, runCli } from '../helpers/cli.js';
-import { CLIENT_ID } from '../helpers/device-config.js';
+import { deviceConfig } from '../helpers/device-config.js';
 import { actAsPerson, ownDeviceProvider, type DeviceProvider } from '../helpers/device-provider.js';
 import { startPlugin } from '../helpers/device-run.js';
 import { makePki } from '../helpers/pki.js';
@@ -41,16 +41,7 @@ const tokenOf = (stdout: string) =>
  */
 async function issuer({ expect, onTestFinished }: TestContext) {
   const idp: DeviceProvider = await ownDeviceProvider(pki, onTestFinished);
-  const config = JSON.stringify({
-    webAPIProviderConfig: {
-      method: 'POST',
-      url: `${idp.issuer}/token`,
-      form: { client_id: CLIENT_ID },
-      tls: { caFile: pki.ca.certFile },
-      expiryMargin: '8s',
-      login: { deviceAuthorization: { url: `${idp.issuer}/device/auth`, form: { scope: 'openid offline_access' } } },
-    },
-  });
+  const config = deviceConfig(idp.issuer, pki.ca.certFile, { provider: { expiryMargin: '8s' } });
   return {
     idp,
     refreshGrants: () => idp.requests.filter((r) => r.grant === 'refresh_token').length,
@@ -96,7 +87,9 @@ describe.concurrent('a refresh token kept in the cache, and the lock of who uses
     idp.failRefresh(10);
     try {
       const refreshes = refreshGrants();
-      const result = await runCli([...args, '--timeout', '3s'], { env: NOT_INTERACTIVE });
+      // A refresh starts only with half the --timeout left (at most 10 s), counted from the process's
+      // start: 10 s leaves room for a start that takes seconds beside the other tests' calls.
+      const result = await runCli([...args, '--timeout', '10s'], { env: NOT_INTERACTIVE });
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toMatch(
         /^webapi-credential: [^\n]*; served through an outage: the cached credential, which really expires at \S+Z\n$/,
@@ -174,13 +167,15 @@ describe.concurrent('a refresh token kept in the cache, and the lock of who uses
     // Past the real expiry: nothing to serve while another refreshes.
     await past(reportedExpiry + MARGIN_MS);
     const held = idp.holdRefresh();
-    const stopped = startPlugin([...args, '--timeout', '4s'], INTERACTIVE);
+    // Room for a slow start (a refresh starts only with half the --timeout left); the waiter takes over
+    // past the stopped call's deadline and then needs that half of its own: 30 s.
+    const stopped = startPlugin([...args, '--timeout', '8s'], INTERACTIVE);
     try {
       await held.arrived;
       stopped.child.kill('SIGSTOP');
       expect(readdirSync(cacheDir).filter((name) => name.endsWith('.lock'))).toHaveLength(1);
       const [devices, refreshes] = [deviceRequests(), refreshGrants()];
-      const waiter = await runCli([...args, '--timeout', '15s'], { env: NOT_INTERACTIVE });
+      const waiter = await runCli([...args, '--timeout', '30s'], { env: NOT_INTERACTIVE });
       expect(waiter.code, waiter.stderr).toBe(0);
       expect(waiter.stderr).toBe('');
       const { token } = tokenOf(waiter.stdout);

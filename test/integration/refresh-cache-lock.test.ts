@@ -167,11 +167,13 @@ describe.concurrent('a refresh token kept in the cache, and the lock of who uses
     // Past the real expiry: nothing to serve while another refreshes.
     await past(reportedExpiry + MARGIN_MS);
     const held = idp.holdRefresh();
-    // Room for a slow start (a refresh starts only with half the --timeout left); the waiter takes over
-    // past the stopped call's deadline and then needs that half of its own: 30 s.
-    const stopped = startPlugin([...args, '--timeout', '8s'], INTERACTIVE);
+    // Room for a slow start (a refresh starts only with half the --timeout left: 5 s here); the waiter
+    // takes over past the stopped call's deadline and then needs that half of its own: 30 s.
+    const stopped = startPlugin([...args, '--timeout', '10s'], INTERACTIVE);
     try {
-      await held.arrived;
+      // Had the call ended without a refresh, the test says why rather than wait for its own timeout.
+      const ended = await Promise.race([held.arrived.then(() => undefined), stopped.done]);
+      expect(ended, 'the stopped call ended before its refresh reached the issuer').toBeUndefined();
       stopped.child.kill('SIGSTOP');
       expect(readdirSync(cacheDir).filter((name) => name.endsWith('.lock'))).toHaveLength(1);
       const [devices, refreshes] = [deviceRequests(), refreshGrants()];
@@ -189,5 +191,5 @@ describe.concurrent('a refresh token kept in the cache, and the lock of who uses
       stopped.child.kill('SIGCONT');
       await stopped.done;
     }
-  }, 60_000);
+  }, 90_000);
 });

@@ -332,6 +332,8 @@ describe('the unit tier', () => {
     expect(scripts['test']).toBe('node scripts/test.mjs');
     expect([...npmTest, ...separate].sort()).toEqual([...projects].sort());
     expect(read('.ci/run')).toMatch(/^npm test\nnpm run test:perf\nnpm run test:release\n/m);
+    // A newcomer can run what CI runs: the README shows it.
+    expect(read('README.md')).toContain('\nnpm ci && npm test && npm run test:perf && npm run test:release\n');
   });
 
   it('refuses a spawn at run time in its workers (test/unit-setup.ts), but for openssl, which makes the test certificates', () => {
